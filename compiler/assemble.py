@@ -1,0 +1,164 @@
+"""Cross-file rules and the typed catalogue: unique ids, known categories, provider aliases."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from dataclasses import replace
+from typing import Any
+
+from compiler.aliases import assign_aliases
+from compiler.errors import Diagnostics
+from compiler.load import Loaded
+from compiler.model import Catalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
+from compiler.tokens import count_tokens
+
+log = logging.getLogger(__name__)
+
+SKILL_LEVEL1_BUDGET = 100
+SKILL_LEVEL2_BUDGET = 5000
+
+#: A skill is "called" to read its instructions (level 2) or one bundled file (level 3).
+SKILL_ARGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "resource": {
+            "type": "string",
+            "description": "Relative path of a bundled file to read (level 3); omit it to get the SKILL.md instructions.",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+def _parse_category(text: str) -> NodePath:
+    return tuple(part for part in text.split("/") if part)
+
+
+def _skill_tool(record: dict[str, Any]) -> Tool:
+    info = SkillInfo(
+        name=record["name"],
+        frontmatter=record["frontmatter"],
+        body=record["body"],
+        resources=tuple(SkillResource(r["rel_path"], r["data"], r["media_type"]) for r in record["resources"]),
+    )
+    return Tool(
+        id=record["id"],
+        summary=record["summary"],
+        description=record["description"],
+        args_schema=SKILL_ARGS_SCHEMA,
+        path=tuple(record["path"]),
+        origin=Origin(record["file"], 1),
+        tags=tuple(record["tags"]),
+        kind="read",
+        optional=True,
+        when_to_use=record["description"],
+        annotations={"readOnlyHint": True, "title": record["name"]},
+        handler={"type": "skill"},
+        skill=info,
+    )
+
+
+def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:  # noqa: C901 - a sequence of independent rules
+    """Apply the cross-file rules; return the catalogue and every diagnostic found."""
+    diags = Diagnostics()
+    diags.extend(loaded.diagnostics.items)
+    for file_result in loaded.tool_files.values():
+        diags.extend(file_result.diagnostics)
+    for skill in loaded.skills:
+        diags.extend(skill.diagnostics)
+
+    nodes: dict[NodePath, Node] = {
+        rec.path: Node(rec.path, rec.title, rec.summary, tuple(rec.tags), Origin(rec.file))
+        for rec in loaded.nodes
+    }
+    root = nodes.get(())
+    title = root.title if root else "Catalogue"
+    summary = root.summary if root else ""
+
+    defined_at: dict[str, str] = {}
+    tools: dict[str, Tool] = {}
+    explicit_aliases: dict[str, str] = {}
+    alias_owner: dict[str, tuple[str, str]] = {}
+
+    for rel, result in sorted(loaded.tool_files.items()):
+        home = loaded.tool_paths[rel]
+        for rec in result.tools:
+            where = f"{rel}:{rec['line']}" if rec["line"] else rel
+            if rec["id"] in defined_at:
+                diags.error(rel, f"duplicate tool id {rec['id']!r}, first defined at {defined_at[rec['id']]}",
+                            line=rec["line"], json_path=f"{rec['json_path']}.id", code="duplicate_id",
+                            hint="Tool ids are unique across the catalogue: rename one of them.")
+                continue
+            categories: list[NodePath] = []
+            for index, category in enumerate(rec["categories"]):
+                cat_path = _parse_category(category)
+                if cat_path not in nodes:
+                    known = [path_str(p) for p in nodes if p]
+                    close = difflib.get_close_matches(category, known, n=1)
+                    diags.error(rel, f"category {category!r} is not a node of the catalogue", line=rec["line"],
+                                json_path=f"{rec['json_path']}.categories[{index}]", code="unknown_category",
+                                expected="the folder path of an existing node", got=repr(category),
+                                hint=f"Did you mean {close[0]!r}?" if close else "Create the folder or fix the path.")
+                    continue
+                if cat_path != home and cat_path not in categories:
+                    categories.append(cat_path)
+            if rec["alias"]:
+                if rec["alias"] in alias_owner:
+                    other_id, other_where = alias_owner[rec["alias"]]
+                    diags.error(rel, f"alias {rec['alias']!r} is already used by {other_id!r} ({other_where})",
+                                line=rec["line"], json_path=f"{rec['json_path']}.alias", code="alias_collision",
+                                hint="Explicit aliases must be unique: choose another alias for one of the tools.")
+                    continue
+                alias_owner[rec["alias"]] = (rec["id"], where)
+                explicit_aliases[rec["id"]] = rec["alias"]
+            defined_at[rec["id"]] = where
+            tools[rec["id"]] = Tool(
+                id=rec["id"], summary=rec["summary"], description=rec["description"],
+                args_schema=rec["args_schema"], path=home, origin=Origin(rel, rec["line"]),
+                result_schema=rec["result_schema"], examples=tuple(rec["examples"]), errors=tuple(rec["errors"]),
+                tags=tuple(rec["tags"]), kind=rec["kind"], optional=rec["optional"], when_to_use=rec["when_to_use"],
+                policy={k: tuple(v) for k, v in rec["policy"].items()}, annotations=rec["annotations"],
+                categories=tuple(sorted(categories)), handler=rec["handler"], version=rec["version"],
+                deprecated=rec["deprecated"],
+            )
+
+    for skill in loaded.skills:
+        rec = skill.record
+        if rec is None:
+            continue
+        if rec["id"] in defined_at:
+            diags.error(rec["file"], f"skill {rec['name']!r} is exposed as {rec['id']!r}, "
+                        f"which is already defined at {defined_at[rec['id']]}", line=1, code="duplicate_id",
+                        hint="Rename the skill (and its folder) or the other tool.")
+            continue
+        defined_at[rec["id"]] = rec["file"]
+        tool = _skill_tool(rec)
+        level1 = count_tokens(f"{rec['name']}: {rec['description']}")
+        level2 = count_tokens(rec["body"])
+        if level1 > SKILL_LEVEL1_BUDGET:
+            diags.warning(rec["file"], f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
+                          line=1, code="skill_level1_tokens",
+                          hint="Every agent reads level 1 of every skill: shorten the description.")
+        if level2 > SKILL_LEVEL2_BUDGET:
+            diags.warning(rec["file"], f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
+                          code="skill_level2_tokens",
+                          hint="Move detail into references/ files that are read on demand (level 3).")
+        tools[rec["id"]] = tool
+
+    result = assign_aliases(list(tools), explicit_aliases)
+    for provider, tool_id, reason in result.adjustments:
+        tool = tools[tool_id]
+        diags.warning(tool.origin.file, f"{provider} alias of {tool_id!r} {reason}", line=tool.origin.line,
+                      code="alias_adjusted", hint="Set an explicit 'alias:' on the tool to choose the name yourself.")
+    final = {
+        tool_id: _with_aliases(tools[tool_id], result.aliases[tool_id])
+        for tool_id in sorted(tools)
+    }
+    catalog = Catalog(title=title, summary=summary, nodes=dict(sorted(nodes.items())), tools=final,
+                      alias_collisions=result.adjustments)
+    return catalog, diags
+
+
+def _with_aliases(tool: Tool, aliases: dict[str, str]) -> Tool:
+    return replace(tool, aliases=dict(sorted(aliases.items())))

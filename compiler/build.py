@@ -1,0 +1,119 @@
+"""The build, top to bottom: fingerprint → load → assemble → plan → write.
+
+Each stage is a plain function of the previous stage's value; only the last one
+writes, and only after everything else succeeded.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler import FORMAT_VERSION, __version__
+from compiler.assemble import assemble
+from compiler.check_tools import FileResult
+from compiler.errors import Diagnostic, Severity, SourceError
+from compiler.load import fingerprint, load
+from compiler.model import Catalog
+from compiler.plan import Contributor, plan
+from compiler.write import ENTRY, WriteResult, read_state, write_build
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What ``toolcat build`` reports."""
+
+    registry_version: str
+    up_to_date: bool
+    counts: dict[str, int]
+    warnings: list[Diagnostic] = field(default_factory=list)
+    write: WriteResult | None = None
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """The short summary printed after a build."""
+        counts = ", ".join(f"{self.counts.get(k, 0)} {k}" for k in ("nodes", "tools", "skills"))
+        if self.up_to_date:
+            return f"up to date: registry_version {self.registry_version} ({counts}); 0 files written"
+        assert self.write is not None  # noqa: S101 - set whenever not up to date
+        return (
+            f"built registry_version {self.registry_version}: {counts}; "
+            f"{self.write.files_written} files written, {self.write.files_kept} unchanged, "
+            f"{self.write.files_removed} removed ({self.write.total_files} in the build) in {self.seconds:.2f}s"
+        )
+
+
+def _cache_from_state(state: dict[str, Any]) -> dict[str, Any]:
+    cache: dict[str, Any] = {}
+    for digest, (rel, raw) in state.get("cache", {}).items():
+        diagnostics = [
+            Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]
+        ]
+        cache[digest] = (rel, FileResult(tools=raw["tools"], diagnostics=diagnostics))
+    return cache
+
+
+def _cache_to_state(cache: dict[str, Any], live: set[str]) -> dict[str, Any]:
+    return {
+        digest: [rel, {"tools": result.tools, "diagnostics": [d.as_dict() for d in result.diagnostics]}]
+        for digest, (rel, result) in sorted(cache.items())
+        if digest in live
+    }
+
+
+def compile_catalog(
+    src: Path, *, strict: bool = False, cache: dict[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Catalog, list[Diagnostic]]:
+    """Load and check the sources; raise :class:`SourceError` with every problem when invalid."""
+    loaded = load(src, cache, progress)
+    catalog, diags = assemble(loaded)
+    if diags.failed(strict=strict):
+        problems = diags.sorted() if strict else [d for d in diags.sorted() if d.severity is Severity.ERROR]
+        raise SourceError(problems, strict=strict)
+    return catalog, diags.sorted()
+
+
+def _counts(catalog: Catalog) -> dict[str, int]:
+    return {
+        "nodes": len(catalog.nodes),
+        "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
+        "skills": len(catalog.skills),
+    }
+
+
+def build(
+    src: Path, out: Path, *, strict: bool = False, force: bool = False,
+    progress: Callable[[int], None] | None = None, extra: list[Contributor] | None = None,
+) -> BuildResult:
+    """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input."""
+    started = time.perf_counter()
+    state = read_state(out)
+    input_hash, file_hashes = fingerprint(src)
+    settings = {"generator": __version__, "format_version": FORMAT_VERSION, "strict": strict}
+    if (
+        not force and not extra
+        and state.get("input_hash") == input_hash and state.get("settings") == settings
+        and (out / ENTRY).is_file() and state.get("versions")
+        and (out / state["versions"][0]["manifest"]["path"]).is_file()
+    ):
+        log.info("sources unchanged since the last build: nothing to do")
+        return BuildResult(state["versions"][0]["registry_version"], True, state.get("counts", {}),
+                           seconds=time.perf_counter() - started)
+    cache = _cache_from_state(state) if state.get("settings") == settings else {}
+    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
+    planned = plan(catalog, extra)
+    counts = _counts(catalog)
+    new_state = {
+        "input_hash": input_hash, "settings": settings, "counts": counts,
+        "cache": _cache_to_state(cache, set(file_hashes.values())),
+    }
+    written = write_build(out, planned, state, new_state)
+    warnings = [d for d in diagnostics if d.severity is Severity.WARNING]
+    return BuildResult(planned.registry_version, False, counts, warnings, written, time.perf_counter() - started)

@@ -1,0 +1,17 @@
+"""Canonical bytes and hashes: sorted keys, compact separators, UTF-8, no timestamps."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+import json
+
+
+def dumps(obj: Any) -> bytes:
+    """The one JSON encoding every artifact uses, so equal data gives equal bytes."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sha256(data: bytes) -> str:
+    """Hex sha256 of some bytes."""
+    return hashlib.sha256(data).hexdigest()

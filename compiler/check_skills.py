@@ -1,0 +1,278 @@
+"""Check one Agent Skill folder against the Agent Skills specification.
+
+Spec violations are errors; the common extra frontmatter keys are warnings (errors
+under ``--strict``). Deliberate differences from the reference validator
+(``skills-ref``) are listed in docs/sources.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+
+from compiler.errors import Diagnostic, Severity
+from compiler.parse import DuplicateKeys, Parsed, ParseFailure, child_path, parse_text
+
+log = logging.getLogger(__name__)
+
+SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
+SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+SKILL_FILES = {"SKILL.md", "metadata.yaml"}
+MEDIA_TYPES = {
+    ".md": "text/markdown", ".txt": "text/plain", ".py": "text/x-python", ".sh": "text/x-shellscript",
+    ".json": "application/json", ".yaml": "application/yaml", ".yml": "application/yaml",
+    ".js": "text/javascript", ".ts": "text/plain", ".html": "text/html", ".css": "text/css",
+    ".csv": "text/csv", ".xml": "application/xml", ".svg": "image/svg+xml", ".png": "image/png",
+    ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".pdf": "application/pdf",
+    ".sql": "application/sql", ".toml": "application/toml",
+}
+
+
+@dataclass(slots=True)
+class SkillResult:
+    """A checked skill: its normalised record (None when invalid) and diagnostics."""
+
+    record: dict[str, Any] | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def skill_tool_id(name: str) -> str:
+    """``code-reviewer`` → ``task.code_reviewer``."""
+    return "task." + name.replace("-", "_")
+
+
+def media_type(path: str) -> str:
+    """A fixed extension table, so builds do not depend on the machine's mime database."""
+    return MEDIA_TYPES.get(Path(path).suffix.lower(), "application/octet-stream")
+
+
+def _first_sentence(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    match = re.search(r"(?<=[.!?])\s", flat)
+    sentence = flat[: match.start()] if match else flat
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+
+
+def _split(text: str) -> tuple[str, str, int] | None:
+    """Frontmatter text, body, and the line where the frontmatter starts (python-frontmatter's split)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if not text.startswith("---"):
+        return None
+    handler = frontmatter.YAMLHandler()
+    try:
+        fm, body = handler.split(text)
+    except ValueError:
+        return None
+    return fm, body, 2
+
+
+class _SkillChecker:
+    def __init__(self, rel_md: str, parsed: Parsed | None, offset: int, result: SkillResult) -> None:
+        self.rel = rel_md
+        self.parsed = parsed
+        self.offset = offset
+        self.result = result
+
+    def add(self, severity: Severity, json_path: str, message: str, **kw: Any) -> None:
+        line = column = None
+        if self.parsed is not None:
+            line, column = self.parsed.where(json_path)
+            if line is not None:
+                line += self.offset - 1
+        self.result.diagnostics.append(
+            Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw))
+
+
+def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:  # noqa: C901, PLR0912, PLR0915 - the spec's rules, in order
+    """Check the skill in ``skill_dir`` (which holds SKILL.md) found under ``node_path``."""
+    result = SkillResult()
+    rel_dir = skill_dir.relative_to(root).as_posix()
+    rel_md = f"{rel_dir}/SKILL.md"
+    raw = (skill_dir / "SKILL.md").read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, f"not UTF-8 text: {exc.reason}",
+                                             code="encoding", hint="Save SKILL.md as UTF-8."))
+        return result
+    split = _split(text)
+    if split is None:
+        result.diagnostics.append(Diagnostic(
+            Severity.ERROR, rel_md, "SKILL.md must start with YAML frontmatter between '---' lines", line=1,
+            code="no_frontmatter", expected="'---' on line 1, then name and description, then '---'",
+            got=repr(text.splitlines()[0][:60]) if text else "an empty file",
+            hint="Add a frontmatter block: ---\\nname: <folder name>\\ndescription: what it does and when to use it\\n---"))
+        return result
+    fm_text, body, offset = split
+    try:
+        parsed = parse_text(fm_text, is_json=False)
+    except ParseFailure as exc:
+        line = exc.line + offset - 1 if exc.line else None
+        result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, f"frontmatter: {exc.message}", line=line,
+                                             column=exc.column, hint=exc.hint, code="parse"))
+        return result
+    except DuplicateKeys as exc:
+        for json_path, line, column in exc.places:
+            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, "duplicate frontmatter key",
+                                                 line=line + offset - 1, column=column, json_path=json_path,
+                                                 code="duplicate_key"))
+        return result
+    checker = _SkillChecker(rel_md, parsed, offset, result)
+    meta = parsed.data
+    if not isinstance(meta, dict):
+        checker.add(Severity.ERROR, "$", "frontmatter must be a YAML mapping", expected="name: ..., description: ...",
+                    got=type(meta).__name__, code="wrong_type")
+        return result
+
+    extra_meta: dict[str, Any] = {}
+    metadata_file = skill_dir / "metadata.yaml"
+    if metadata_file.exists():
+        rel_meta = f"{rel_dir}/metadata.yaml"
+        try:
+            merged = parse_text(metadata_file.read_text(encoding="utf-8"), is_json=False).data or {}
+        except ParseFailure as exc:
+            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, exc.message, line=exc.line,
+                                                 column=exc.column, hint=exc.hint, code="parse"))
+            return result
+        except DuplicateKeys:
+            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, "duplicate key", code="duplicate_key"))
+            return result
+        if not isinstance(merged, dict):
+            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, "metadata.yaml must be a mapping",
+                                                 code="wrong_type"))
+            return result
+        extra_meta = merged
+    meta = {**extra_meta, **meta}  # the frontmatter wins
+
+    errors_before = len([d for d in result.diagnostics if d.severity is Severity.ERROR])
+    name = meta.get("name")
+    if not isinstance(name, str) or not name.strip():
+        checker.add(Severity.ERROR, "$.name" if "name" in meta else "$", "missing or empty 'name'",
+                    expected="the skill name, equal to the folder name", got=repr(name), code="missing_field",
+                    hint=f"Add 'name: {skill_dir.name}'.")
+        name = ""
+    else:
+        name = name.strip()
+        if len(name) > MAX_NAME:
+            checker.add(Severity.ERROR, "$.name", f"name is {len(name)} characters, over {MAX_NAME}",
+                        code="name_length", hint="Shorten the name (and the folder).")
+        if not SKILL_NAME.match(name):
+            fixed = re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")
+            checker.add(Severity.ERROR, "$.name", f"name {name!r} breaks the Agent Skills naming rule",
+                        expected="lowercase a-z, 0-9 and single hyphens, not at the start or end",
+                        got=repr(name), code="bad_skill_name", hint=f"Use {fixed!r} (and rename the folder to match).")
+        if name != skill_dir.name:
+            checker.add(Severity.ERROR, "$.name", f"name {name!r} differs from its folder {skill_dir.name!r}",
+                        expected=repr(skill_dir.name), got=repr(name), code="name_folder_mismatch",
+                        hint="The spec requires the folder to be named exactly as the skill.")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        checker.add(Severity.ERROR, "$.description" if "description" in meta else "$",
+                    "missing or empty 'description'", expected="what the skill does and when to use it",
+                    got=repr(description), code="missing_field")
+        description = ""
+    elif len(description) > MAX_DESCRIPTION:
+        checker.add(Severity.ERROR, "$.description", f"description is {len(description)} characters, over {MAX_DESCRIPTION}",
+                    code="description_length", hint="Move detail into the SKILL.md body; keep the description to what and when.")
+    compatibility = meta.get("compatibility")
+    if compatibility is not None:
+        if not isinstance(compatibility, str):
+            checker.add(Severity.ERROR, "$.compatibility", "compatibility must be a string",
+                        got=type(compatibility).__name__, code="wrong_type")
+        elif len(compatibility) > MAX_COMPATIBILITY:
+            checker.add(Severity.ERROR, "$.compatibility",
+                        f"compatibility is {len(compatibility)} characters, over {MAX_COMPATIBILITY}",
+                        code="compatibility_length")
+    license_ = meta.get("license")
+    if license_ is not None and not isinstance(license_, str):
+        checker.add(Severity.WARNING, "$.license", "license should be a string", got=type(license_).__name__,
+                    code="wrong_type")
+        license_ = str(license_)
+    metadata = meta.get("metadata")
+    string_metadata: dict[str, str] = {}
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            checker.add(Severity.ERROR, "$.metadata", "metadata must be a map of strings to strings",
+                        expected="a mapping", got=type(metadata).__name__, code="wrong_type")
+        else:
+            for key, value in metadata.items():
+                if isinstance(value, (dict, list)):
+                    checker.add(Severity.WARNING, child_path("$.metadata", key),
+                                "metadata values should be strings; this nested value is kept as JSON text",
+                                code="metadata_value", hint="Flatten it to a string.")
+                    import json  # noqa: PLC0415 - rare path
+
+                    string_metadata[str(key)] = json.dumps(value, ensure_ascii=False, sort_keys=True)
+                elif value is None:
+                    string_metadata[str(key)] = ""
+                else:
+                    string_metadata[str(key)] = str(value).lower() if isinstance(value, bool) else str(value)
+    allowed = meta.get("allowed-tools")
+    allowed_tools: list[str] = []
+    if allowed is not None:
+        if isinstance(allowed, list):
+            checker.add(Severity.WARNING, "$.allowed-tools", "allowed-tools is a YAML list; the spec says a space-delimited string",
+                        code="allowed_tools_form", hint=f"Write: allowed-tools: {' '.join(map(str, allowed))}")
+            allowed_tools = [str(a).strip() for a in allowed]
+        elif isinstance(allowed, str):
+            if "," in allowed:
+                checker.add(Severity.WARNING, "$.allowed-tools", "allowed-tools is comma-separated; the spec says space-delimited",
+                            code="allowed_tools_form", hint="Separate the tools with spaces.")
+                allowed_tools = [a.strip() for a in allowed.split(",") if a.strip()]
+            else:
+                allowed_tools = allowed.split()
+        else:
+            checker.add(Severity.ERROR, "$.allowed-tools", "allowed-tools must be a string",
+                        got=type(allowed).__name__, code="wrong_type")
+    extras = {k: v for k, v in meta.items() if k not in SPEC_FIELDS}
+    for key in sorted(extras):
+        checker.add(Severity.WARNING, child_path("$", key), f"'{key}' is not an Agent Skills frontmatter field",
+                    code="extra_field",
+                    hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable.")
+
+    if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
+        return result
+
+    resources: list[dict[str, Any]] = []
+    for file in sorted(p for p in skill_dir.rglob("*") if p.is_file()):
+        rel = file.relative_to(skill_dir).as_posix()
+        if rel in SKILL_FILES or any(part.startswith(".") or part == "__pycache__" for part in Path(rel).parts):
+            continue
+        if file.is_symlink():
+            result.diagnostics.append(Diagnostic(Severity.WARNING, f"{rel_dir}/{rel}", "symbolic link skipped",
+                                                 code="symlink", hint="Copy the file into the skill folder."))
+            continue
+        resources.append({"rel_path": rel, "data": file.read_bytes(), "media_type": media_type(rel)})
+
+    frontmatter_out: dict[str, Any] = {"name": name, "description": " ".join(description.split())}
+    if license_:
+        frontmatter_out["license"] = license_
+    if compatibility:
+        frontmatter_out["compatibility"] = compatibility
+    if string_metadata:
+        frontmatter_out["metadata"] = string_metadata
+    if allowed_tools:
+        frontmatter_out["allowed-tools"] = " ".join(allowed_tools)
+    tags = extras.get("tags")
+    result.record = {
+        "id": skill_tool_id(name),
+        "name": name,
+        "summary": _first_sentence(description),
+        "description": " ".join(description.split()),
+        "frontmatter": frontmatter_out,
+        "extras": {k: v for k, v in sorted(extras.items())},
+        "body": body.strip() + "\n",
+        "resources": resources,
+        "tags": sorted({str(t) for t in tags}) if isinstance(tags, list) else [],
+        "path": node_path,
+        "file": rel_md,
+    }
+    return result

@@ -1,0 +1,121 @@
+"""The typed, immutable catalogue: what validation produces and planning consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = Any
+NodePath = tuple[str, ...]
+
+PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "gemini")
+
+
+def path_str(path: NodePath) -> str:
+    """``("coding", "refactoring")`` → ``"coding/refactoring"``; the root is ``""``."""
+    return "/".join(path)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a thing was defined: the source file (relative to the root) and line."""
+
+    file: str
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One ontology node: a folder of the source tree."""
+
+    path: NodePath
+    title: str
+    summary: str
+    tags: tuple[str, ...]
+    origin: Origin
+
+    @property
+    def name(self) -> str:
+        """The last path segment (``""`` for the root)."""
+        return self.path[-1] if self.path else ""
+
+
+@dataclass(frozen=True, slots=True)
+class SkillResource:
+    """A file bundled with a skill (level 3), read only on demand."""
+
+    rel_path: str
+    data: bytes
+    media_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillInfo:
+    """The Agent Skill behind a ``task.*`` tool."""
+
+    name: str
+    frontmatter: dict[str, JSON]
+    body: str
+    resources: tuple[SkillResource, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool (or a skill exposed as a tool), validated and normalised."""
+
+    id: str
+    summary: str
+    description: str
+    args_schema: dict[str, JSON]
+    path: NodePath
+    origin: Origin
+    result_schema: dict[str, JSON] | None = None
+    examples: tuple[dict[str, JSON], ...] = ()
+    errors: tuple[dict[str, JSON], ...] = ()
+    tags: tuple[str, ...] = ()
+    kind: str = "read"
+    optional: bool = False
+    when_to_use: str = ""
+    policy: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    annotations: dict[str, JSON] = field(default_factory=dict)
+    categories: tuple[NodePath, ...] = ()
+    handler: dict[str, JSON] | None = None
+    version: str | None = None
+    deprecated: bool | str = False
+    skill: SkillInfo | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def type(self) -> str:
+        """``"skill"`` for an Agent Skill, else ``"tool"``."""
+        return "skill" if self.skill is not None else "tool"
+
+    @property
+    def namespace(self) -> str:
+        """The first id segment: ``file`` for ``file.read``."""
+        return self.id.split(".", 1)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Everything a build compiles: nodes by path and tools by id, both sorted."""
+
+    title: str
+    summary: str
+    nodes: dict[NodePath, Node]
+    tools: dict[str, Tool]
+    alias_collisions: tuple[tuple[str, str, str], ...] = ()
+
+    def tools_at(self, path: NodePath) -> list[Tool]:
+        """Tools listed directly at a node: their home node or an extra category."""
+        return [t for t in self.tools.values() if t.path == path or path in t.categories]
+
+    def children(self, path: NodePath) -> list[Node]:
+        """Direct child nodes, sorted by name."""
+        depth = len(path)
+        return [n for p, n in self.nodes.items() if len(p) == depth + 1 and p[:depth] == path]
+
+    @property
+    def skills(self) -> list[Tool]:
+        """The tools that are Agent Skills."""
+        return [t for t in self.tools.values() if t.skill is not None]

@@ -1,0 +1,303 @@
+"""Plan the artifact set: the validated catalogue → ``{relative path: bytes}`` plus the manifest.
+
+Nothing is written here. Every file except ``catalog.json`` is named by its content
+hash, so it never changes once published; every file is reached through a *ref*
+(``{"path", "sha256", "bytes"}``) held by the file that points to it, so a reader can
+verify everything it fetches. The layout is documented in docs/format.md and each
+artifact kind has a JSON Schema in ``compiler/schemas/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler import FORMAT_VERSION, __version__
+from compiler.aliases import PROVIDER_RULES
+from compiler.canonical import dumps, sha256
+from compiler.model import PROVIDERS, Catalog, NodePath, Tool, path_str
+from compiler.tokens import count_tokens
+
+log = logging.getLogger(__name__)
+
+NODE_PAGE_SIZE = 100
+LOOKUP_BUCKET_TARGET = 256
+HASH_CHARS = 16
+GENERATOR = f"toolcat {__version__}"
+
+Ref = dict[str, Any]
+
+
+@dataclass(slots=True)
+class ArtifactSet:
+    """Files by relative path, and the manifest fields they contribute."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
+        """Store ``data`` under a content-hashed name and return the ref to it."""
+        digest = sha256(data)
+        path = f"{directory}/{stem}.{digest[:HASH_CHARS]}{suffix}" if stem else f"{directory}/{digest[:HASH_CHARS]}{suffix}"
+        self.files[path] = data
+        return {"path": path, "sha256": digest, "bytes": len(data)}
+
+    def add_json(self, directory: str, stem: str, obj: Any) -> Ref:
+        """Store canonical JSON under a content-hashed name."""
+        return self.add(directory, stem, ".json", dumps(obj))
+
+    def add_in_folder(self, directory: str, rel_path: str, data: bytes) -> Ref:
+        """Store ``data`` as ``directory/<hash>/rel_path``: the hash names the folder, the file keeps its name."""
+        digest = sha256(data)
+        path = f"{directory}/{digest[:HASH_CHARS]}/{rel_path}"
+        self.files[path] = data
+        return {"path": path, "sha256": digest, "bytes": len(data)}
+
+
+#: Extra stages (search index, prompt sections, provider exports...) add files and
+#: manifest entries: ``contribute(catalog, artifacts, specs)``. ``specs`` maps each tool id
+#: to its spec dict (as written) and its ref.
+Contributor = Callable[[Catalog, ArtifactSet, dict[str, tuple[dict[str, Any], Ref]]], None]
+
+
+def node_slug(path: NodePath) -> str:
+    """File stem of a node shard: ``coding.refactoring``; the root is ``_root``."""
+    return ".".join(path) if path else "_root"
+
+
+def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:
+    """What list and search return for a tool: never its argument schema."""
+    return {
+        "tool_id": tool.id,
+        "alias": tool.aliases.get("openai", tool.id),
+        "type": tool.type,
+        "path": list(tool.path),
+        "summary": tool.summary,
+        "tags": list(tool.tags),
+        "kind": tool.kind,
+        "optional": tool.optional,
+        "deprecated": tool.deprecated,
+        "spec": spec_ref,
+    }
+
+
+def pointer_tokens(tool: Tool) -> int:
+    """Tokens of the level-1 pointer as an agent sees it (no ref)."""
+    shown = {k: v for k, v in pointer(tool, {}).items() if k != "spec"}
+    return count_tokens(dumps(shown).decode())
+
+
+def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
+    assert tool.skill is not None  # noqa: S101 - only called for skills
+    skill = tool.skill
+    directory = f"skills/{skill.name}"
+    body_ref = artifacts.add_in_folder(directory, "SKILL.md", skill.body.encode("utf-8"))
+    resources = [
+        {"path": res.rel_path, "media_type": res.media_type, "ref": artifacts.add_in_folder(directory, res.rel_path, res.data)}
+        for res in skill.resources
+    ]
+    return {
+        "name": skill.name,
+        "frontmatter": skill.frontmatter,
+        "body": body_ref,
+        "body_tokens": count_tokens(skill.body),
+        "level1_tokens": count_tokens(f"{skill.name}: {skill.frontmatter.get('description', '')}"),
+        "resources": resources,
+    }
+
+
+def tool_spec(tool: Tool) -> dict[str, Any]:
+    """The full level-2 spec of a tool, as stored (without its skill section and token counts)."""
+    return {
+        "artifact": "tool",
+        "tool_id": tool.id,
+        "type": tool.type,
+        "aliases": tool.aliases,
+        "path": list(tool.path),
+        "categories": [list(c) for c in tool.categories],
+        "summary": tool.summary,
+        "description": tool.description,
+        "args_schema": tool.args_schema,
+        "result_schema": tool.result_schema,
+        "examples": list(tool.examples),
+        "errors": list(tool.errors),
+        "tags": list(tool.tags),
+        "kind": tool.kind,
+        "optional": tool.optional,
+        "when_to_use": tool.when_to_use,
+        "policy": {k: list(v) for k, v in tool.policy.items()},
+        "annotations": tool.annotations,
+        "handler": tool.handler,
+        "version": tool.version,
+        "deprecated": tool.deprecated,
+        "source": {"file": tool.origin.file, "line": tool.origin.line},
+    }
+
+
+def _plan_tools(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, tuple[dict[str, Any], Ref]]:
+    specs: dict[str, tuple[dict[str, Any], Ref]] = {}
+    for tool in catalog.tools.values():
+        spec = tool_spec(tool)
+        if tool.skill is not None:
+            spec["skill"] = _skill_section(tool, artifacts)
+        spec["tokens"] = {"pointer": pointer_tokens(tool), "spec": count_tokens(dumps(spec).decode())}
+        specs[tool.id] = (spec, artifacts.add_json("tools", tool.id, spec))
+    return specs
+
+
+def _subtree_counts(catalog: Catalog) -> dict[NodePath, int]:
+    """Distinct tools at or below each node (a DAG: a tool counts once per subtree)."""
+    below: dict[NodePath, set[str]] = {path: set() for path in catalog.nodes}
+    for tool in catalog.tools.values():
+        for home in (tool.path, *tool.categories):
+            for depth in range(len(home) + 1):
+                prefix = home[:depth]
+                if prefix in below:
+                    below[prefix].add(tool.id)
+    return {path: len(ids) for path, ids in below.items()}
+
+
+def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+    counts = _subtree_counts(catalog)
+    refs: dict[NodePath, Ref] = {}
+    for path in sorted(catalog.nodes, key=lambda p: (-len(p), p)):  # leaves first: parents hold child hashes
+        node = catalog.nodes[path]
+        pointers = [pointer(t, specs[t.id][1]) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
+        pages = [pointers[i : i + NODE_PAGE_SIZE] for i in range(0, len(pointers), NODE_PAGE_SIZE)] or [[]]
+        page_refs = [
+            artifacts.add_json("nodes", f"{node_slug(path)}.p{number}",
+                               {"artifact": "node_page", "path": list(path), "page": number, "tools": page})
+            for number, page in enumerate(pages[1:], start=2)
+        ]
+        children = [
+            {
+                "name": child.name, "path": list(child.path), "title": child.title, "summary": child.summary,
+                "tags": list(child.tags), "tool_count": counts[child.path], "ref": refs[child.path],
+            }
+            for child in catalog.children(path)
+        ]
+        shard = {
+            "artifact": "node", "path": list(path), "title": node.title, "summary": node.summary,
+            "tags": list(node.tags), "children": children, "tools": pages[0], "tool_count": counts[path],
+            "direct_tools": len(pointers), "page_size": NODE_PAGE_SIZE, "pages": page_refs,
+        }
+        refs[path] = artifacts.add_json("nodes", node_slug(path), shard)
+    return refs[()]
+
+
+def lookup_bucket(key: str, buckets: int) -> int:
+    """Which lookup bucket holds ``key``: the first 8 hex digits of its sha256, modulo the count."""
+    return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) % buckets
+
+
+def _plan_lookup(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> dict[str, Any]:
+    entries: dict[str, dict[str, Any]] = {}
+    for tool in catalog.tools.values():
+        value = {"tool_id": tool.id, "spec": specs[tool.id][1]}
+        names = {tool.id, *tool.aliases.values()}
+        if tool.skill is not None:
+            names.add(tool.skill.name)
+        for name in names:
+            entries.setdefault(name, value)
+    count = 1 << max(0, math.ceil(math.log2(max(1, math.ceil(len(entries) / LOOKUP_BUCKET_TARGET)))))
+    buckets: list[dict[str, Any]] = [{} for _ in range(count)]
+    for name, value in sorted(entries.items()):
+        buckets[lookup_bucket(name, count)][name] = value
+    refs = [
+        artifacts.add_json("lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket})
+        for index, bucket in enumerate(buckets)
+    ]
+    return {"buckets": count, "hash": "sha256-hex8-mod", "refs": refs}
+
+
+def _plan_aliases(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, Ref]:
+    out: dict[str, Ref] = {}
+    for provider in PROVIDERS:
+        to_alias = {tool.id: tool.aliases[provider] for tool in catalog.tools.values()}
+        rule = PROVIDER_RULES[provider]
+        doc = {
+            "artifact": "aliases", "provider": provider,
+            "rule": {"pattern": rule.pattern.pattern, "max_length": rule.max_length, "doc": rule.doc},
+            "to_alias": to_alias, "to_id": {alias: tool_id for tool_id, alias in to_alias.items()},
+        }
+        out[provider] = artifacts.add_json("aliases", provider, doc)
+    return out
+
+
+def _plan_stats(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+    per_tool = {
+        tool_id: {
+            "pointer": spec["tokens"]["pointer"], "spec": spec["tokens"]["spec"],
+            **({"skill_level1": spec["skill"]["level1_tokens"], "skill_level2": spec["skill"]["body_tokens"]}
+               if "skill" in spec else {}),
+        }
+        for tool_id, (spec, _) in specs.items()
+    }
+    totals = {
+        "pointers": sum(v["pointer"] for v in per_tool.values()),
+        "specs": sum(v["spec"] for v in per_tool.values()),
+    }
+    return artifacts.add_json("stats", "tokens", {"artifact": "stats", "encoding": "o200k_base",
+                                                   "tools": per_tool, "totals": totals})
+
+
+def registry_version(catalog: Catalog, specs: dict[str, tuple[dict[str, Any], Ref]]) -> str:
+    """A hash of the canonical inputs (nodes and full tool specs), the format and the generator."""
+    canonical = {
+        "format_version": FORMAT_VERSION,
+        "generator": GENERATOR,
+        "nodes": [[path_str(p), n.title, n.summary, list(n.tags)] for p, n in catalog.nodes.items()],
+        "tools": {tool_id: ref["sha256"] for tool_id, (_, ref) in specs.items()},
+    }
+    return sha256(dumps(canonical))[:16]
+
+
+def contributors() -> list[Contributor]:
+    """The optional stages that add to a build; each module is imported only when a build runs."""
+    found: list[Contributor] = []
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A planned build: every file, the manifest and the ref that points to it."""
+
+    files: dict[str, bytes]
+    manifest: dict[str, Any]
+    manifest_ref: Ref
+    registry_version: str
+
+
+def plan(catalog: Catalog, extra: list[Contributor] | None = None) -> Plan:
+    """Every artifact of a build, in memory; the manifest comes last because it points to the rest."""
+    artifacts = ArtifactSet()
+    specs = _plan_tools(catalog, artifacts)
+    root_ref = _plan_nodes(catalog, artifacts, specs)
+    version = registry_version(catalog, specs)
+    manifest: dict[str, Any] = {
+        "artifact": "manifest",
+        "format_version": FORMAT_VERSION,
+        "registry_version": version,
+        "generator": GENERATOR,
+        "title": catalog.title,
+        "summary": catalog.summary,
+        "counts": {
+            "nodes": len(catalog.nodes),
+            "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
+            "skills": len(catalog.skills),
+        },
+        "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
+        "root": root_ref,
+        "lookup": _plan_lookup(catalog, artifacts, specs),
+        "aliases": _plan_aliases(catalog, artifacts),
+        "stats": _plan_stats(catalog, artifacts, specs),
+    }
+    for contribute in [*contributors(), *(extra or [])]:
+        contribute(catalog, artifacts, specs)
+    manifest.update(artifacts.manifest)
+    manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
+    return Plan(artifacts.files, manifest, manifest_ref, version)
