@@ -8,6 +8,7 @@ The result of a file depends only on its bytes, so the build caches it by hash
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import logging
 import re
@@ -18,6 +19,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
+from compiler.canonical import dumps
 from compiler.errors import Diagnostic, Severity
 from compiler.parse import DuplicateKeys, Parsed, ParseFailure, child_path, parse_text
 from compiler.tokens import count_tokens
@@ -85,6 +87,31 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+@functools.cache
+def _meta_validator(cls: type) -> Any:
+    """A validator of the metaschema itself, built once per draft (``check_schema`` rebuilds it each call)."""
+    return cls(cls.META_SCHEMA)
+
+
+def schema_errors(schema: dict[str, Any]) -> list[SchemaError]:
+    """What ``check_schema`` would complain about, most relevant first; cached by canonical bytes."""
+    return list(_schema_errors_cached(dumps(schema)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _schema_errors_cached(canonical: bytes) -> tuple[SchemaError, ...]:
+    schema = json.loads(canonical)
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    best = jsonschema.exceptions.best_match(_meta_validator(cls).iter_errors(schema))
+    return () if best is None else (SchemaError.create_from(best),)
+
+
+@functools.lru_cache(maxsize=65536)
+def _validator(canonical: bytes) -> Any:
+    schema = json.loads(canonical)
+    return validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
+
+
 def remote_refs(schema: Any, path: str = "$") -> list[tuple[str, str]]:
     """Every ``$ref`` that does not point inside the document itself."""
     found: list[tuple[str, str]] = []
@@ -136,9 +163,7 @@ class _Checker:
                        hint="Copy the referenced definition into $defs and point to '#/$defs/<name>'.")
             ok = False
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-        try:
-            cls.check_schema(schema)
-        except SchemaError as exc:
+        for exc in schema_errors(schema):
             where = path + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
             self.error(where, f"invalid JSON Schema: {exc.message}", code="invalid_schema",
                        hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.")
@@ -242,8 +267,8 @@ class _Checker:
                 continue
             args = example.get("args", {})
             if schema_ok:
-                cls = validator_for(args_schema, default=jsonschema.Draft202012Validator)
-                for err in sorted(cls(args_schema).iter_errors(args), key=lambda e: list(e.absolute_path)):
+                validator = _validator(dumps(args_schema))
+                for err in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
                     where = child_path(ex_path, "args")
                     for part in err.absolute_path:
                         where = child_path(where, part)

@@ -151,8 +151,12 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
             return Parsed(data, {})
     else:
         try:
-            root = yaml.compose(text, Loader=_Loader)
-            data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+            loader = _Loader(text)
+            try:
+                root = loader.get_single_node()
+                data = loader.construct_document(root) if root is not None else None
+            finally:
+                loader.dispose()
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = f"{exc.problem or 'invalid YAML'}"

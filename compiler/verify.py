@@ -1,0 +1,124 @@
+"""Verify a build as a reader would see it: every ref resolves, every hash matches, every
+JSON artifact validates against the JSON Schema of its ``artifact`` kind.
+
+Used by ``toolcat verify`` (run it before a deploy) and by the tests on every real build.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from compiler.canonical import sha256
+
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def artifact_schema(kind: str) -> dict[str, Any] | None:
+    """The published JSON Schema of an artifact kind (``compiler/schemas/<kind>.json``), if any."""
+    resource = resources.files("compiler") / "schemas" / f"{kind}.json"
+    if not resource.is_file():
+        return None
+    loaded: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
+    return loaded
+
+
+def schema_kinds() -> list[str]:
+    """Every artifact kind that has a published schema."""
+    folder = resources.files("compiler") / "schemas"
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def _refs(obj: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(obj, dict):
+        if set(obj) == {"path", "sha256", "bytes"} and isinstance(obj["path"], str):
+            found.append(obj)
+        else:
+            for value in obj.values():
+                found.extend(_refs(value))
+    elif isinstance(obj, list):
+        for value in obj:
+            found.extend(_refs(value))
+    return found
+
+
+@dataclass(slots=True)
+class VerifyReport:
+    """What :func:`verify_build` found."""
+
+    files_checked: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+
+def _check_json(rel: str, data: bytes, report: VerifyReport) -> Any:
+    try:
+        obj = json.loads(data)
+    except ValueError as exc:
+        report.problems.append(f"{rel}: not valid JSON ({exc})")
+        return None
+    kind = obj.get("artifact") if isinstance(obj, dict) else None
+    if not isinstance(kind, str):
+        report.problems.append(f"{rel}: JSON artifact without an 'artifact' kind")
+        return obj
+    report.kinds[kind] = report.kinds.get(kind, 0) + 1
+    schema = artifact_schema(kind)
+    if schema is None:
+        report.problems.append(f"{rel}: no published schema for artifact kind {kind!r} (add compiler/schemas/{kind}.json)")
+        return obj
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(obj))
+    if error is not None:
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        report.problems.append(f"{rel}: {where}: {error.message} (schema {kind}.json)")
+    return obj
+
+
+def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
+    """Walk every file reachable from ``out/catalog.json`` and check it."""
+    report = VerifyReport()
+    entry_path = out / "catalog.json"
+    try:
+        entry_bytes = entry_path.read_bytes()
+    except OSError as exc:
+        report.problems.append(f"{entry_path}: cannot read the entry point ({exc}); is this a toolcat build folder?")
+        return report
+    entry = _check_json("catalog.json", entry_bytes, report)
+    if not isinstance(entry, dict):
+        return report
+    queue = [entry["manifest"]] if isinstance(entry.get("manifest"), dict) else []
+    if all_versions:
+        queue += [v["manifest"] for v in entry.get("versions", []) if isinstance(v, dict) and "manifest" in v]
+    seen: set[str] = set()
+    while queue:
+        ref = queue.pop()
+        rel = ref["path"]
+        if rel in seen:
+            continue
+        seen.add(rel)
+        try:
+            data = (out / rel).read_bytes()
+        except OSError:
+            report.problems.append(f"{rel}: referenced but missing")
+            continue
+        report.files_checked += 1
+        if sha256(data) != ref["sha256"] or len(data) != ref["bytes"]:
+            report.problems.append(f"{rel}: sha256/size differ from the ref that points to it (tampered or stale)")
+            continue
+        if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
+            obj = _check_json(rel, data, report)
+            queue.extend(_refs(obj))
+    return report
