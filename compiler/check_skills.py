@@ -71,7 +71,9 @@ def _split(text: str) -> tuple[str, str, int] | None:
         fm, body = handler.split(text)
     except ValueError:
         return None
-    return fm, body, 2
+    # the frontmatter text keeps the newline after the opening '---' when there is one,
+    # so its line n is then line n of the file
+    return fm, body, 1 if fm.startswith("\n") else 2
 
 
 class _SkillChecker:
@@ -214,7 +216,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 elif value is None:
                     string_metadata[str(key)] = ""
                 else:
-                    string_metadata[str(key)] = str(value).lower() if isinstance(value, bool) else str(value)
+                    string_metadata[str(key)] = parsed.text_of(child_path("$.metadata", key), value)
     allowed = meta.get("allowed-tools")
     allowed_tools: list[str] = []
     if allowed is not None:

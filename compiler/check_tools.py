@@ -186,10 +186,11 @@ class _Checker:
                            hint=f"Add '{key}:' to this tool.")
             return ""
         if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "version":
-            self.warning(child_path(path, key), f"'{key}' is a number; YAML may have changed it",
+            text = self.parsed.text_of(child_path(path, key), value)
+            self.warning(child_path(path, key), f"'{key}' is a number; it is read as the string {text!r}",
                          expected="a quoted string", got=_short(value), code="number_as_string",
-                         hint=f'Quote it: {key}: "{value}".')
-            return str(value)
+                         hint=f'Quote it: {key}: "{text}".')
+            return text
         if not isinstance(value, str):
             self.error(child_path(path, key), f"'{key}' must be a string", expected="a string",
                        got=_type_name(value), code="wrong_type")

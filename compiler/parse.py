@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -29,6 +29,16 @@ class Parsed:
 
     data: Any
     lines: dict[str, tuple[int, int]]
+    #: the source text of numeric scalars (``version: 1.10`` loads as the float 1.1)
+    number_text: dict[str, str] = field(default_factory=dict)
+
+    def text_of(self, json_path: str, value: Any) -> str:
+        """A scalar as the author wrote it: the source text for numbers, else ``str(value)``."""
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, (int, float)):
+            return self.number_text.get(json_path, str(value))
+        return str(value)
 
     def where(self, json_path: str) -> tuple[int | None, int | None]:
         """The line and column of ``json_path`` or of its nearest located parent."""
@@ -76,25 +86,29 @@ def normalise(value: Any) -> Any:
     return value
 
 
-def _mark_lines(node: yaml.Node, path: str, out: dict[str, tuple[int, int]]) -> None:
+_NUMBER_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:int")
+
+
+def _mark_lines(node: yaml.Node, path: str, out: dict[str, tuple[int, int]], numbers: dict[str, str]) -> None:
     out[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.ScalarNode) and node.tag in _NUMBER_TAGS:
+        numbers[path] = node.value
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.start_mark)
             child = child_path(path, key)
             out[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _mark_children(value_node, child, out)
+            _mark_children(value_node, child, out, numbers)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _mark_lines(item, child_path(path, index), out)
+            _mark_lines(item, child_path(path, index), out, numbers)
 
 
-def _mark_children(node: yaml.Node, path: str, out: dict[str, tuple[int, int]]) -> None:
+def _mark_children(node: yaml.Node, path: str, out: dict[str, tuple[int, int]], numbers: dict[str, str]) -> None:
     # the key's line is the useful one for a mapping value; keep it, then descend
-    if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
-        keep = out[path]
-        _mark_lines(node, path, out)
-        out[path] = keep
+    keep = out[path]
+    _mark_lines(node, path, out, numbers)
+    out[path] = keep
 
 
 def _yaml_hint(problem: str) -> str:
@@ -171,10 +185,11 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
         except yaml.YAMLError as exc:
             raise ParseFailure(f"invalid YAML: {exc}", None, None, _yaml_hint(str(exc))) from None
     lines: dict[str, tuple[int, int]] = {}
+    numbers: dict[str, str] = {}
     if root is not None:
         dups: list[tuple[str, int, int]] = []
         _check_duplicate_keys(root, "$", dups)
         if dups:
             raise DuplicateKeys(dups)
-        _mark_lines(root, "$", lines)
-    return Parsed(normalise(data), lines)
+        _mark_lines(root, "$", lines, numbers)
+    return Parsed(normalise(data), lines, numbers)
