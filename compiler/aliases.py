@@ -58,7 +58,7 @@ def _suffixed(base: str, tool_id: str, max_length: int) -> str:
     return f"{base[: max_length - 9].rstrip('_-')}_{digest}"
 
 
-def plain_alias(tool_id: str, rule: ProviderRule) -> str:
+def plain_alias(tool_id: str) -> str:
     """The natural alias: dots and other unsafe characters become underscores."""
     alias = _SAFE.sub("_", tool_id)
     if not re.match(r"[a-zA-Z_]", alias):
@@ -93,7 +93,7 @@ def assign_aliases(tool_ids: list[str], explicit: dict[str, str] | None = None) 
         for tool_id in ids:
             if provider in out[tool_id]:
                 continue
-            alias = plain_alias(explicit.get(tool_id, tool_id), rule)
+            alias = plain_alias(explicit.get(tool_id, tool_id))
             reason = ""
             if len(alias) > rule.max_length:
                 alias = _suffixed(alias, tool_id, rule.max_length)

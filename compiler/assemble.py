@@ -59,7 +59,7 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
     )
 
 
-def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:  # noqa: C901 - a sequence of independent rules
+def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
     """Apply the cross-file rules; return the catalogue and every diagnostic found."""
     diags = Diagnostics()
     diags.extend(loaded.diagnostics.items)
@@ -124,39 +124,39 @@ def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:  # noqa: C901 - a s
             )
 
     for skill in loaded.skills:
-        rec = skill.record
-        if rec is None:
+        skill_rec = skill.record
+        if skill_rec is None:
             continue
-        if rec["id"] in defined_at:
-            diags.error(rec["file"], f"skill {rec['name']!r} is exposed as {rec['id']!r}, "
-                        f"which is already defined at {defined_at[rec['id']]}", line=1, code="duplicate_id",
+        if skill_rec["id"] in defined_at:
+            diags.error(skill_rec["file"], f"skill {skill_rec['name']!r} is exposed as {skill_rec['id']!r}, "
+                        f"which is already defined at {defined_at[skill_rec['id']]}", line=1, code="duplicate_id",
                         hint="Rename the skill (and its folder) or the other tool.")
             continue
-        defined_at[rec["id"]] = rec["file"]
-        tool = _skill_tool(rec)
-        level1 = count_tokens(f"{rec['name']}: {rec['description']}")
-        level2 = count_tokens(rec["body"])
+        defined_at[skill_rec["id"]] = skill_rec["file"]
+        tool = _skill_tool(skill_rec)
+        level1 = count_tokens(f"{skill_rec['name']}: {skill_rec['description']}")
+        level2 = count_tokens(skill_rec["body"])
         if level1 > SKILL_LEVEL1_BUDGET:
-            diags.warning(rec["file"], f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
+            diags.warning(skill_rec["file"], f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
                           line=1, code="skill_level1_tokens",
                           hint="Every agent reads level 1 of every skill: shorten the description.")
         if level2 > SKILL_LEVEL2_BUDGET:
-            diags.warning(rec["file"], f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
+            diags.warning(skill_rec["file"], f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
                           code="skill_level2_tokens",
                           hint="Move detail into references/ files that are read on demand (level 3).")
-        tools[rec["id"]] = tool
+        tools[skill_rec["id"]] = tool
 
-    result = assign_aliases(list(tools), explicit_aliases)
-    for provider, tool_id, reason in result.adjustments:
+    alias_result = assign_aliases(list(tools), explicit_aliases)
+    for provider, tool_id, reason in alias_result.adjustments:
         tool = tools[tool_id]
         diags.warning(tool.origin.file, f"{provider} alias of {tool_id!r} {reason}", line=tool.origin.line,
                       code="alias_adjusted", hint="Set an explicit 'alias:' on the tool to choose the name yourself.")
     final = {
-        tool_id: _with_aliases(tools[tool_id], result.aliases[tool_id])
+        tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id])
         for tool_id in sorted(tools)
     }
     catalog = Catalog(title=title, summary=summary, nodes=dict(sorted(nodes.items())), tools=final,
-                      alias_collisions=result.adjustments)
+                      alias_collisions=alias_result.adjustments)
     return catalog, diags
 
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import frontmatter
+from frontmatter.default_handlers import YAMLHandler
 
 from compiler.errors import Diagnostic, Severity
-from compiler.parse import DuplicateKeys, Parsed, ParseFailure, child_path, parse_text
+from compiler.parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def _split(text: str) -> tuple[str, str, int] | None:
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---"):
         return None
-    handler = frontmatter.YAMLHandler()
+    handler = YAMLHandler()
     try:
         fm, body = handler.split(text)
     except ValueError:
@@ -93,7 +93,7 @@ class _SkillChecker:
             Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw))
 
 
-def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:  # noqa: C901, PLR0912, PLR0915 - the spec's rules, in order
+def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:
     """Check the skill in ``skill_dir`` (which holds SKILL.md) found under ``node_path``."""
     result = SkillResult()
     rel_dir = skill_dir.relative_to(root).as_posix()
@@ -116,12 +116,12 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     fm_text, body, offset = split
     try:
         parsed = parse_text(fm_text, is_json=False)
-    except ParseFailure as exc:
+    except SourceParseError as exc:
         line = exc.line + offset - 1 if exc.line else None
         result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, f"frontmatter: {exc.message}", line=line,
                                              column=exc.column, hint=exc.hint, code="parse"))
         return result
-    except DuplicateKeys as exc:
+    except DuplicateKeyError as exc:
         for json_path, line, column in exc.places:
             result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, "duplicate frontmatter key",
                                                  line=line + offset - 1, column=column, json_path=json_path,
@@ -140,11 +140,11 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         rel_meta = f"{rel_dir}/metadata.yaml"
         try:
             merged = parse_text(metadata_file.read_text(encoding="utf-8"), is_json=False).data or {}
-        except ParseFailure as exc:
+        except SourceParseError as exc:
             result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, exc.message, line=exc.line,
                                                  column=exc.column, hint=exc.hint, code="parse"))
             return result
-        except DuplicateKeys:
+        except DuplicateKeyError:
             result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, "duplicate key", code="duplicate_key"))
             return result
         if not isinstance(merged, dict):
@@ -270,7 +270,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         "summary": _first_sentence(description),
         "description": " ".join(description.split()),
         "frontmatter": frontmatter_out,
-        "extras": {k: v for k, v in sorted(extras.items())},
+        "extras": dict(sorted(extras.items())),
         "body": body.strip() + "\n",
         "resources": resources,
         "tags": sorted({str(t) for t in tags}) if isinstance(tags, list) else [],

@@ -21,7 +21,7 @@ from jsonschema.validators import validator_for
 
 from compiler.canonical import dumps
 from compiler.errors import Diagnostic, Severity
-from compiler.parse import DuplicateKeys, Parsed, ParseFailure, child_path, parse_text
+from compiler.parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
 from compiler.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 @functools.cache
-def _meta_validator(cls: type) -> Any:
+def _meta_validator(cls: Any) -> Any:
     """A validator of the metaschema itself, built once per draft (``check_schema`` rebuilds it each call)."""
     return cls(cls.META_SCHEMA)
 
@@ -212,7 +212,7 @@ class _Checker:
             return []
         return [v.strip() for v in value]
 
-    def tool(self, tool: Any, path: str) -> dict[str, Any] | None:  # noqa: C901, PLR0912, PLR0915 - one flat pass over the fields reads best
+    def tool(self, tool: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(tool, dict):
             self.error(path, "a tool must be a mapping", expected="a mapping with id, summary, args_schema",
                        got=_type_name(tool), code="wrong_type")
@@ -426,7 +426,7 @@ class _Checker:
                        got=_short(kind), code="bad_handler",
                        hint="Leave the handler out when the host application runs the tool itself.")
             return None
-        return handler
+        return dict(handler)
 
 
 def check_tools_file(rel: str, text: str) -> FileResult:
@@ -434,11 +434,11 @@ def check_tools_file(rel: str, text: str) -> FileResult:
     result = FileResult()
     try:
         parsed = parse_text(text, is_json=rel.endswith(".json"))
-    except ParseFailure as exc:
+    except SourceParseError as exc:
         result.diagnostics.append(Diagnostic(Severity.ERROR, rel, exc.message, line=exc.line, column=exc.column,
                                              hint=exc.hint, code="parse"))
         return result
-    except DuplicateKeys as exc:
+    except DuplicateKeyError as exc:
         for json_path, line, column in exc.places:
             result.diagnostics.append(Diagnostic(
                 Severity.ERROR, rel, "duplicate key: YAML would keep only the last value", line=line,

@@ -18,7 +18,7 @@ from compiler.canonical import sha256
 from compiler.check_skills import SkillResult, check_skill
 from compiler.check_tools import FileResult, check_tools_file
 from compiler.errors import CatalogError, Diagnostic, Diagnostics, Severity
-from compiler.parse import DuplicateKeys, ParseFailure, child_path, parse_text
+from compiler.parse import DuplicateKeyError, SourceParseError, child_path, parse_text
 
 log = logging.getLogger(__name__)
 
@@ -81,12 +81,13 @@ def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnosti
         return record
     try:
         parsed = parse_text(file.read_text(encoding="utf-8"), is_json=False)
-    except ParseFailure as exc:
+    except SourceParseError as exc:
         diags.error(rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
         return record
-    except DuplicateKeys as exc:
-        for json_path, line, column in exc.places:
-            diags.error(rel, "duplicate key", line=line, column=column, json_path=json_path, code="duplicate_key")
+    except DuplicateKeyError as exc:
+        for json_path, dup_line, dup_column in exc.places:
+            diags.error(rel, "duplicate key", line=dup_line, column=dup_column, json_path=json_path,
+                        code="duplicate_key")
         return record
     except UnicodeDecodeError as exc:
         diags.error(rel, f"not UTF-8 text: {exc.reason}", code="encoding")

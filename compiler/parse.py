@@ -7,7 +7,7 @@ normalised here: dates become ISO strings, CRLF is accepted, a BOM is dropped.
 
 from __future__ import annotations
 
-import datetime as _dt
+import datetime as dt
 import json
 import logging
 from dataclasses import dataclass, field
@@ -54,7 +54,7 @@ class Parsed:
 
 
 @dataclass(frozen=True, slots=True)
-class ParseFailure(Exception):
+class SourceParseError(Exception):
     """The text is not valid YAML/JSON; line and column are 1-based when known."""
 
     message: str
@@ -79,7 +79,7 @@ def normalise(value: Any) -> Any:
         return {str(k) if not isinstance(k, str) else k: normalise(v) for k, v in value.items()}
     if isinstance(value, list):
         return [normalise(v) for v in value]
-    if isinstance(value, (_dt.date, _dt.datetime)):
+    if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
@@ -141,20 +141,20 @@ def _check_duplicate_keys(node: yaml.Node, path: str, dups: list[tuple[str, int,
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateKeys(Exception):
+class DuplicateKeyError(Exception):
     """A mapping names the same key twice (YAML would silently keep the last one)."""
 
     places: list[tuple[str, int, int]]
 
 
 def parse_text(text: str, *, is_json: bool) -> Parsed:
-    """Parse source text; raise :class:`ParseFailure` or :class:`DuplicateKeys`."""
+    """Parse source text; raise :class:`SourceParseError` or :class:`DuplicateKeyError`."""
     text = text.removeprefix("\ufeff")
     if is_json:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ParseFailure(
+            raise SourceParseError(
                 f"invalid JSON: {exc.msg}", exc.lineno, exc.colno,
                 "Check for a trailing comma, a missing quote or an unclosed bracket.",
             ) from None
@@ -176,20 +176,20 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
             problem = f"{exc.problem or 'invalid YAML'}"
             if exc.context:
                 problem = f"{exc.context}, {problem}"
-            raise ParseFailure(
+            raise SourceParseError(
                 f"invalid YAML: {problem}",
                 mark.line + 1 if mark else None,
                 mark.column + 1 if mark else None,
                 _yaml_hint(problem),
             ) from None
         except yaml.YAMLError as exc:
-            raise ParseFailure(f"invalid YAML: {exc}", None, None, _yaml_hint(str(exc))) from None
+            raise SourceParseError(f"invalid YAML: {exc}", None, None, _yaml_hint(str(exc))) from None
     lines: dict[str, tuple[int, int]] = {}
     numbers: dict[str, str] = {}
     if root is not None:
         dups: list[tuple[str, int, int]] = []
         _check_duplicate_keys(root, "$", dups)
         if dups:
-            raise DuplicateKeys(dups)
+            raise DuplicateKeyError(dups)
         _mark_lines(root, "$", lines, numbers)
     return Parsed(normalise(data), lines, numbers)

@@ -228,7 +228,7 @@ def _plan_aliases(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, Ref]:
     return out
 
 
-def _plan_stats(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+def _plan_stats(artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
     per_tool = {
         tool_id: {
             "pointer": spec["tokens"]["pointer"], "spec": spec["tokens"]["spec"],
@@ -259,6 +259,9 @@ def registry_version(catalog: Catalog, specs: dict[str, tuple[dict[str, Any], Re
 def contributors() -> list[Contributor]:
     """The optional stages that add to a build; each module is imported only when a build runs."""
     found: list[Contributor] = []
+    from compiler.index import contribute as index_contribute  # noqa: PLC0415 - heavy, build only
+
+    found.append(index_contribute)
     return found
 
 
@@ -294,7 +297,7 @@ def plan(catalog: Catalog, extra: list[Contributor] | None = None) -> Plan:
         "root": root_ref,
         "lookup": _plan_lookup(catalog, artifacts, specs),
         "aliases": _plan_aliases(catalog, artifacts),
-        "stats": _plan_stats(catalog, artifacts, specs),
+        "stats": _plan_stats(artifacts, specs),
     }
     for contribute in [*contributors(), *(extra or [])]:
         contribute(catalog, artifacts, specs)

@@ -1,5 +1,6 @@
-"""Verify a build as a reader would see it: every ref resolves, every hash matches, every
-JSON artifact validates against the JSON Schema of its ``artifact`` kind.
+"""Verify a build as a reader would see it: refs resolve, hashes match, JSON validates.
+
+Every JSON artifact is checked against the JSON Schema of its ``artifact`` kind.
 
 Used by ``toolcat verify`` (run it before a deploy) and by the tests on every real build.
 """

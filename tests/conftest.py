@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
+from compiler.build import build
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_SRC = REPO / "catalog_src"
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -43,8 +45,6 @@ def make_tree(tmp_path: Path) -> Callable[[dict[str, Any]], Path]:
 @pytest.fixture(scope="session")
 def example_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalogue compiled once per session (tests must not modify it)."""
-    from compiler.build import build
-
     out = tmp_path_factory.mktemp("example") / "build"
     build(EXAMPLE_SRC, out)
     return out

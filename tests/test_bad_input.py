@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import write_tree
 
 from compiler.cli import main
-from conftest import write_tree
 
 GOOD: dict[str, Any] = {
     "_node.yaml": {"title": "Test catalogue", "summary": "Small catalogue for bad-input tests."},
@@ -112,8 +113,6 @@ def test_case_count() -> None:
 def test_bad_source_fails_cleanly(tmp_path: Path, good_build: tuple[Path, dict[str, str]], case: str,
                                   files: dict[str, Any], file: str, line: int | None, fragment: str) -> None:
     """A malformed source exits 1, names its file (and line) with a clear message, and build/ stays as it was."""
-    import shutil
-
     src = write_tree(tmp_path / "src", {**GOOD, **files})
     out = tmp_path / "build"
     shutil.copytree(good_build[0], out)

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLE_SRC, write_tree
 
 from compiler import write as write_module
 from compiler.build import build
 from compiler.cli import main
 from compiler.errors import BuildError
 from compiler.verify import verify_build
-from conftest import EXAMPLE_SRC, write_tree
 
 CASES = Path(__file__).parent / "cases"
 UPDATE_GOLDEN = os.environ.get("TOOLCAT_UPDATE_GOLDEN") == "1"
@@ -127,7 +127,7 @@ def test_failed_write_leaves_previous_build(tmp_path: Path, monkeypatch: pytest.
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(write_module, "_entry_point", broken)
-    with pytest.raises(BuildError, match="previous build .* is untouched"):
+    with pytest.raises(BuildError, match=r"previous build .* is untouched"):
         build(src, out)
     assert tree_bytes(out) == before
     assert not list(tmp_path.glob(".build.tmp-*"))

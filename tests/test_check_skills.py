@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import skills_ref
+from conftest import write_tree
 
 from compiler.check_skills import check_skill, skill_tool_id
 from compiler.errors import Severity
-from conftest import write_tree
 
 #: Diagnostics toolcat raises that the reference validator does not check (docs/sources.md lists them):
 #: they are warnings, about the *form* of accepted values.
@@ -44,8 +45,6 @@ def test_every_corpus_skill_compiles_or_is_diagnosed(corpus: Path) -> None:
 
 def test_agreement_with_skills_ref(corpus: Path) -> None:
     """Where skills-ref accepts or rejects a corpus skill, toolcat --strict agrees (form-only warnings aside)."""
-    import skills_ref
-
     disagreements = []
     flow_style = []
     dirs = corpus_skill_dirs(corpus)
