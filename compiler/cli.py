@@ -16,7 +16,8 @@ from compiler.errors import Diagnostic
 
 log = logging.getLogger(__name__)
 
-PROGRESS_THRESHOLD = 300
+#: Show a progress bar when the tools files weigh more than this (a few hundred tools).
+PROGRESS_THRESHOLD_BYTES = 256 * 1024
 
 
 def _configure_logging(verbose: int, quiet: int) -> None:
@@ -42,18 +43,18 @@ def _print_warnings(warnings: list[Diagnostic], quiet: bool) -> None:
 
 @contextlib.contextmanager
 def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on stderr for builds of more than a few hundred source files."""
+    """A progress bar on stderr for builds of more than a few hundred tools, by bytes of source read."""
     from compiler.load import TOOL_SUFFIXES, source_files  # noqa: PLC0415 - keeps --help fast
 
     if not src.is_dir():
         yield None
         return
-    total = sum(1 for p in source_files(src) if p.suffix in TOOL_SUFFIXES)
-    if total <= PROGRESS_THRESHOLD:
+    total = sum(p.stat().st_size for p in source_files(src) if p.suffix in TOOL_SUFFIXES)
+    if total <= PROGRESS_THRESHOLD_BYTES:
         yield None
         return
     with click.progressbar(length=total, label="compiling sources", file=sys.stderr) as bar:
-        yield lambda _items: bar.update(1)
+        yield bar.update
 
 
 @main.command()

@@ -126,7 +126,10 @@ def load(
     cache: dict[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Loaded:
-    """Read and check every source under ``root``; ``cache`` maps file hash → checked result."""
+    """Read and check every source under ``root``; ``cache`` maps file hash → checked result.
+
+    ``progress`` is called with the size in bytes of each tools file once it is checked.
+    """
     if not root.is_dir():
         raise CatalogError(f"source folder {str(root)!r} does not exist or is not a folder. "
                            "Pass the folder holding your catalogue sources (default: catalog_src).")
@@ -178,7 +181,7 @@ def load(
                 out.tool_files[rel] = result
                 out.tool_paths[rel] = path
                 if progress:
-                    progress(len(result.tools) or 1)
+                    progress(entry.stat().st_size)
         stack.extend(reversed(subfolders))
     out.nodes.sort(key=lambda n: n.path)
     return out

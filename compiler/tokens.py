@@ -9,6 +9,10 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 ENCODING = "o200k_base"
+#: bpe-openai refuses inputs of a million characters or more; longer texts are counted in
+#: pieces cut just after a newline, which can differ from a whole-text count by at most a
+#: token per cut (only where blank lines meet the cut).
+CHUNK_CHARS = 200_000
 
 
 @functools.cache
@@ -18,8 +22,24 @@ def _encoding() -> Any:
     return bpe_openai.get_encoding(ENCODING)
 
 
+def _chunks(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > CHUNK_CHARS:
+        cut = text.rfind("\n", start, start + CHUNK_CHARS)
+        if cut <= start:
+            cut = start + CHUNK_CHARS
+        pieces.append(text[start : cut + 1])
+        start = cut + 1
+    pieces.append(text[start:])
+    return pieces
+
+
 def count_tokens(text: str) -> int:
     """How many o200k_base tokens ``text`` costs."""
     if not text:
         return 0
-    return len(_encoding().encode(text))
+    encoding = _encoding()
+    if len(text) <= CHUNK_CHARS:
+        return len(encoding.encode(text))
+    return sum(len(encoding.encode(piece)) for piece in _chunks(text))
