@@ -1,0 +1,205 @@
+"""Benchmark the runtime reader: open + root list, expand_tool, find_tool — cold and warm.
+
+For the example catalogue (catalog_src) and a generated 10,000-tool catalogue
+(bench/gen_catalog.py), read from a folder and over HTTP from a local ThreadingHTTPServer
+on 127.0.0.1. "cold" = a new Catalog with an empty memory cache (and, over HTTP, an empty
+disk cache); "warm" = the same call again on the same Catalog (for open: a new Catalog
+whose disk cache is already filled, so only catalog.json is revalidated).
+
+Prints one table with wall time, requests and bytes per operation, and the issue's
+targets beside the measured figures. Builds go to $TMPDIR/toolcat-bench (reused when
+the sources did not change). Run: ``make bench-reader``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gen_catalog import generate  # noqa: E402
+
+from compiler.build import build  # noqa: E402
+from compiler.reader import Catalog  # noqa: E402
+
+WORK = Path(tempfile.gettempdir()) / "toolcat-bench"
+REPEAT_COLD = 7
+REPEAT_WARM = 200
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Static files with an ETag on catalog.json (SimpleHTTPRequestHandler has Last-Modified only)."""
+
+    def log_message(self, *args: object) -> None:
+        """Silence the access log."""
+
+    def end_headers(self) -> None:
+        """Add the ETag of catalog.json."""
+        if self.path.endswith("catalog.json"):
+            import hashlib  # noqa: PLC0415
+
+            data = (Path(self.directory) / "catalog.json").read_bytes()
+            self.send_header("ETag", '"' + hashlib.sha256(data).hexdigest()[:20] + '"')
+        super().end_headers()
+
+    def send_head(self) -> Any:
+        """Answer 304 when If-None-Match matches catalog.json's ETag."""
+        if self.path.endswith("catalog.json") and self.headers.get("If-None-Match"):
+            import hashlib  # noqa: PLC0415
+
+            data = (Path(self.directory) / "catalog.json").read_bytes()
+            if self.headers["If-None-Match"] == '"' + hashlib.sha256(data).hexdigest()[:20] + '"':
+                self.send_response(304)
+                self.end_headers()
+                return None
+        return super().send_head()
+
+
+def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(folder)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+def builds() -> dict[str, Path]:
+    WORK.mkdir(parents=True, exist_ok=True)
+    out = {}
+    example = WORK / "build-example"
+    build(REPO / "catalog_src", example)
+    out["example"] = example
+    src10k = WORK / "src10k"
+    if not (src10k / "_node.yaml").is_file():
+        generate(src10k, 10_000)
+    big = WORK / "build10k"
+    started = time.perf_counter()
+    result = build(src10k, big)
+    if not result.up_to_date:
+        print(f"(built the 10,000-tool catalogue in {time.perf_counter() - started:.1f}s)")
+    out["10k"] = big
+    return out
+
+
+def measure(label: str, fn: Callable[[Catalog | None], Any], make: Callable[[], Catalog | None], repeat: int,
+            rows: list[list[str]], catalogue: str, where: str) -> None:
+    """Median wall time of ``fn`` over ``repeat`` runs, each on ``make()``; requests/bytes of the last run."""
+    times, cost = [], {}
+    for _ in range(repeat):
+        catalog = make()
+        before = catalog.stats() if catalog else {"requests": 0, "bytes_downloaded": 0}
+        started = time.perf_counter()
+        result = fn(catalog)
+        times.append((time.perf_counter() - started) * 1000)
+        after = (catalog or result).stats()
+        cost = {k: after[k] - before.get(k, 0) for k in ("requests", "bytes_downloaded")}
+        if isinstance(result, dict):
+            assert result.get("ok"), result
+    rows.append([catalogue, where, label, f"{statistics.median(times):.3f}", str(cost["requests"]),
+                 f"{cost['bytes_downloaded'] / 1024:.1f}"])
+
+
+def fresh_process(location: str, rows: list[list[str]], catalogue: str) -> None:
+    """import compiler.reader + open + root list in a new interpreter (bytecode cached), timed inside it."""
+    code = ("import time; t = time.perf_counter(); from compiler.reader import Catalog; "
+            f"c = Catalog.open({location!r}); assert c.list()['ok']; print((time.perf_counter() - t) * 1000)")
+    times = []
+    for _ in range(REPEAT_COLD):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
+        times.append(float(done.stdout.strip()))
+    rows.append([catalogue, "folder", "import + open + root list (new process)", f"{statistics.median(times):.3f}",
+                 "3", ""])
+
+
+def run_source(name: str, location: str, rows: list[list[str]], tool: str, purpose: str, http: bool) -> None:
+    where = "http" if http else "folder"
+    cache = WORK / f"cache-{name}"
+
+    def fresh_cache() -> Path:
+        shutil.rmtree(cache, ignore_errors=True)
+        return cache
+
+    def open_list(cold: bool) -> Catalog:
+        catalog = Catalog.open(location, cache_dir=fresh_cache() if cold else cache)
+        catalog.list()
+        return catalog
+
+    measure("open + root list (cold)", lambda _c: open_list(cold=True), lambda: None, REPEAT_COLD, rows, name, where)
+    measure("open + root list (warm)", lambda _c: open_list(cold=False), lambda: None, REPEAT_COLD, rows, name, where)
+
+    def opened() -> Catalog:
+        catalog = Catalog.open(location, cache_dir=fresh_cache())
+        catalog.list()
+        return catalog
+
+    measure("expand_tool (cold)", lambda c: c.expand_tool(tool), opened, REPEAT_COLD, rows, name, where)
+    warm = opened()
+    warm.expand_tool(tool)
+    measure("expand_tool (warm)", lambda c: c.expand_tool(tool), lambda: warm, REPEAT_WARM, rows, name, where)
+    if "index" in warm.manifest:
+        measure("find_tool (cold)", lambda c: c.find_tool(purpose), opened, REPEAT_COLD, rows, name, where)
+        warm.find_tool(purpose)
+        measure("find_tool (warm)", lambda c: c.find_tool(purpose), lambda: warm, REPEAT_WARM // 4, rows, name, where)
+    else:
+        rows.append([name, where, "find_tool", "n/a (no search index in this build)", "", ""])
+
+
+def main() -> None:
+    folders = builds()
+    rows: list[list[str]] = []
+    cases = {"example": ("file.read", "read the contents of a text file"),
+             "10k": ("billing.invoice.get", "export invoices for a date range")}
+    servers = []
+    try:
+        for name, folder in folders.items():
+            tool, purpose = cases[name]
+            fresh_process(str(folder), rows, name)
+            run_source(name, str(folder), rows, tool, purpose, http=False)
+            httpd, url = serve(folder)
+            servers.append(httpd)
+            run_source(name, url, rows, tool, purpose, http=True)
+    finally:
+        for httpd in servers:
+            httpd.shutdown()
+            httpd.server_close()
+    header = ["catalogue", "source", "operation", "median ms", "requests", "KB"]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    print("reader benchmark (median wall time; requests and KB of the operation itself)")
+    for row in [header, ["-" * w for w in widths], *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+    print()
+    print("targets (issue 3): folder cold open+root list < 50 ms; folder warm expand < 1 ms;")
+    print("                   at 10,000 tools over HTTP, root list and one search each <= 3 requests and < 100 KB")
+    lookup = {(r[0], r[1], r[2]): r for r in rows}
+    checks = [
+        ("folder import+open+root list, new process (10k)",
+         float(lookup["10k", "folder", "import + open + root list (new process)"][3]), 50.0, "ms"),
+        ("folder cold open+root list (10k)", float(lookup["10k", "folder", "open + root list (cold)"][3]), 50.0, "ms"),
+        ("folder warm expand (10k)", float(lookup["10k", "folder", "expand_tool (warm)"][3]), 1.0, "ms"),
+        ("http cold open+root list requests (10k)", float(lookup["10k", "http", "open + root list (cold)"][4]), 3, ""),
+        ("http cold open+root list KB (10k)", float(lookup["10k", "http", "open + root list (cold)"][5]), 100, "KB"),
+    ]
+    if ("10k", "http", "find_tool (cold)") in lookup:
+        row = lookup["10k", "http", "find_tool (cold)"]
+        checks += [("http one search requests (10k)", float(row[4]), 3, ""),
+                   ("http one search KB (10k)", float(row[5]), 100, "KB")]
+    for label, value, target, unit in checks:
+        verdict = "ok" if value <= target else "MISSED"
+        print(f"  {label:<42} {value:>9.3f} {unit:<3} target <= {target} {unit}  ({value / target:.2f}x of target) {verdict}")
+
+
+if __name__ == "__main__":
+    main()

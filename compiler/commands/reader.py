@@ -1,0 +1,197 @@
+"""``toolcat show | help | exec | list``: the runtime reader from the command line.
+
+Each command opens a catalogue (``--build DIR`` or ``--url URL``), makes one reader call
+and prints its envelope: JSON with ``--json``, a readable form otherwise. An error
+envelope exits with status 1.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+log = logging.getLogger(__name__)
+
+Json = dict[str, Any]
+
+
+def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
+    fn = click.option("--json", "as_json", is_flag=True, help="Print the reader's JSON envelope.")(fn)
+    fn = click.option("--version", "version", default=None, help="Pin a published registry_version.")(fn)
+    fn = click.option("--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat).")(fn)
+    fn = click.option("--url", default=None, help="Base URL of a published build (http or https).")(fn)
+    return click.option("--build", "build_dir", default="build", show_default=True,
+                        help="Build folder (the one holding catalog.json).")(fn)
+
+
+def _open(build_dir: str, url: str | None, cache_dir: str | None, version: str | None, **policy: Any) -> Any:
+    from compiler.reader import Catalog, ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
+
+    try:
+        return Catalog.open(url or build_dir, cache_dir=cache_dir, version=version, **policy)
+    except ReaderError as exc:
+        envelope = exc.envelope()
+        raise click.ClickException(_render_error(envelope)) from None
+
+
+def _render_error(envelope: Json) -> str:
+    error = envelope.get("error", {})
+    lines = [f"{error.get('code')}: {error.get('message')}"]
+    for item in error.get("details", {}).get("field_errors", []) or []:
+        expected = f" (expected {item['expected']})" if item.get("expected") else ""
+        lines.append(f"  - {item.get('field')}: {item.get('message')}{expected}")
+    suggestions = error.get("details", {}).get("suggestions")
+    if suggestions:
+        lines.append("  did you mean: " + ", ".join(map(str, suggestions)))
+    lines.extend(f"  hint: {hint}" for hint in error.get("hints", []))
+    if error.get("next_action"):
+        lines.append(f"  next: {json.dumps(error['next_action'], ensure_ascii=False)}")
+    if error.get("help_path") and error.get("help_path") != "root":
+        lines.append(f"  help: toolcat help {error['help_path']}")
+    return "\n".join(lines)
+
+
+def _emit(envelope: Json, as_json: bool, render: Callable[[Json], str]) -> None:
+    if as_json:
+        click.echo(json.dumps(envelope, indent=2, ensure_ascii=False, default=repr))
+    elif envelope.get("ok") is False:
+        click.echo(_render_error(envelope), err=True)
+    else:
+        click.echo(render(envelope))
+    if envelope.get("ok") is False:
+        sys.exit(1)
+
+
+def _render_spec(spec: Json) -> str:
+    lines = [f"{spec['tool_id']}  ({spec.get('type')}, {spec.get('kind')}; alias {spec.get('alias')})",
+             f"  {spec.get('summary')}"]
+    if spec.get("deprecated"):
+        lines.append(f"  DEPRECATED: {spec['deprecated']}")
+    if spec.get("description"):
+        lines += ["", *("  " + line for line in str(spec["description"]).strip().splitlines())]
+    schema = spec.get("args_schema") or {}
+    required = set(schema.get("required") or [])
+    if schema.get("properties"):
+        lines += ["", "arguments:"]
+        for name, sub in schema["properties"].items():
+            sub = sub if isinstance(sub, dict) else {}  # noqa: PLW2901 - normalising the loop value
+            flag = "required" if name in required else f"default {json.dumps(sub['default'])}" if "default" in sub else "optional"
+            lines.append(f"  {name}: {sub.get('type', 'any')} ({flag}) {sub.get('description', '')}".rstrip())
+    for example in spec.get("examples") or []:
+        lines.append(f"example: {example.get('description', '')} {json.dumps(example.get('args', {}), ensure_ascii=False)}")
+    skill = spec.get("skill")
+    if isinstance(skill, dict):
+        lines += ["", "--- SKILL.md ---", skill.get("body", "").rstrip()]
+        if skill.get("resources"):
+            lines.append("resources: " + ", ".join(r["path"] for r in skill["resources"]))
+    lines.append(f"\nhandler: {(spec.get('handler') or {}).get('type') or 'none (the host runs it)'}")
+    return "\n".join(lines)
+
+
+def _render_help(out: Json) -> str:
+    level = out.get("level")
+    if level == "root":
+        lines = [f"{out.get('title')} (registry {out.get('registry_version')})", out.get("summary") or "", "groups:"]
+        lines += [f"  {g['name']}" for g in out.get("groups", [])]
+        lines.append(out.get("usage", ""))
+        return "\n".join(line for line in lines if line)
+    if level == "group":
+        lines = [f"{out['path']}: {out.get('summary')}"]
+        lines += [f"  {g['path']}/  ({g['op_count']} ops: {', '.join(g['sample_ops'])})" for g in out.get("groups", [])]
+        lines += [f"  {o['op']:<32} [{o.get('kind')}] {o.get('summary')}" for o in out.get("operations", [])]
+        return "\n".join(lines)
+    lines = [f"{out['op']} [{out.get('kind')}] {out.get('summary')}", f"usage: {out.get('usage')}", "args:"]
+    for arg in out.get("args", []):
+        extra = " required" if arg["required"] else f" default={json.dumps(arg['default'])}" if "default" in arg else ""
+        lines.append(f"  {arg['name']}: {arg['type']}{extra}  {arg.get('description', '')}".rstrip())
+    lines += [f"note: {n}" for n in out.get("notes", [])]
+    lines += [f"don't: {d}" for d in (out.get("policy") or {}).get("dont", [])]
+    lines += [f"example: {json.dumps(e.get('args', {}), ensure_ascii=False)}  {e.get('description', '')}"
+              for e in out.get("examples", [])]
+    return "\n".join(lines)
+
+
+def _render_list(out: Json) -> str:
+    lines = [f"/{'/'.join(out.get('path', []))}  {out.get('title', '')}: {out.get('tool_count', 0)} tool(s) below"]
+    lines += [f"  {n['name']}/  ({n.get('tool_count', 0)})  {n.get('summary', '')}".rstrip() for n in out.get("nodes", [])]
+    lines += [f"  {t['tool_id']:<32} [{t.get('kind')}] {t.get('summary')}" for t in out.get("tools", [])]
+    if out.get("next_cursor"):
+        lines.append(f"  … more: --cursor {out['next_cursor']}")
+    return "\n".join(lines)
+
+
+def _render_exec(out: Json) -> str:
+    meta = out.get("meta", {})
+    head = [f"# {w}" for w in meta.get("warnings", [])]
+    if out.get("dry_run"):
+        return "\n".join([*head, "dry run: nothing was executed", json.dumps(out.get("would_run"), indent=2,
+                                                                               ensure_ascii=False)])
+    result = out.get("result")
+    body = result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False, default=repr)
+    if isinstance(result, dict) and isinstance(result.get("body"), str) and result.get("level") == 2:
+        body = result["body"]
+    return "\n".join([*head, body])
+
+
+@click.command("show")
+@click.argument("tool_id")
+@_source_options
+def show(tool_id: str, build_dir: str, url: str | None, cache_dir: str | None, version: str | None,
+         as_json: bool) -> None:
+    """Print the full spec of TOOL_ID (canonical id, provider alias or skill name)."""
+    catalog = _open(build_dir, url, cache_dir, version)
+    _emit(catalog.tool_describe(tool_id), as_json, _render_spec)
+
+
+@click.command("help")
+@click.argument("path", default="root")
+@click.option("--full", is_flag=True, help="Everything: description, notes, errors, all examples.")
+@click.option("--schemas", is_flag=True, help="Include the raw JSON Schemas.")
+@_source_options
+def help_(path: str, full: bool, schemas: bool, build_dir: str, url: str | None, cache_dir: str | None,
+          version: str | None, as_json: bool) -> None:
+    """Gateway help for PATH: root, a group (onto, onto.task) or an operation (onto.task.update)."""
+    catalog = _open(build_dir, url, cache_dir, version)
+    _emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json,
+          _render_help)
+
+
+@click.command("exec")
+@click.argument("op")
+@click.option("--args", "args_json", default="{}", show_default=True, help="Arguments as a JSON object.")
+@click.option("--dry-run", is_flag=True, help="Validate and show what would run; run nothing.")
+@click.option("--read-only", is_flag=True, help="Refuse tools of kind write.")
+@_source_options
+def exec_(op: str, args_json: str, dry_run: bool, read_only: bool, build_dir: str, url: str | None,
+          cache_dir: str | None, version: str | None, as_json: bool) -> None:
+    """Validate and run operation OP with --args through its handler."""
+    try:
+        args = json.loads(args_json)
+    except ValueError as exc:
+        msg = f"--args is not valid JSON: {exc}. Example: --args '{{\"path\": \"README.md\"}}'"
+        raise click.BadParameter(msg, param_hint="--args") from None
+    catalog = _open(build_dir, url, cache_dir, version, read_only=read_only)
+    _emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
+
+
+@click.command("list")
+@click.argument("path", default="")
+@click.option("--tag", "tags", multiple=True, help="Keep tools with this tag (repeatable; searches the subtree).")
+@click.option("--query", default=None, help="Rank the subtree's tools for this text.")
+@click.option("--limit", default=20, show_default=True, type=int, help="Tools per page (at most 50).")
+@click.option("--cursor", default=None, help="Continue from a previous page.")
+@_source_options
+def list_(path: str, tags: tuple[str, ...], query: str | None, limit: int, cursor: str | None, build_dir: str,
+          url: str | None, cache_dir: str | None, version: str | None, as_json: bool) -> None:
+    """List the child nodes and tools at PATH (coding/refactoring; default the root)."""
+    catalog = _open(build_dir, url, cache_dir, version)
+    _emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json,
+          _render_list)
+
+
+COMMANDS: list[click.Command] = [show, help_, exec_, list_]

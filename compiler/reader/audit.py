@@ -1,0 +1,61 @@
+"""An append-only JSON Lines audit log of reader operations (search → choose → expand → call).
+
+One record per public operation: ``{ts, trace_id, session_id, op, target, outcome,
+latency_ms, registry_version}`` where ``outcome`` is ``"ok"`` or the error code. A log
+that cannot be written never breaks the operation it records; it logs a warning once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+TARGET_LIMIT = 300
+
+
+class AuditLog:
+    """Appends one JSON object per line to ``path`` (thread-safe)."""
+
+    def __init__(self, path: str | Path, session_id: str) -> None:
+        self.path = Path(path)
+        self.session_id = session_id
+        self._lock = threading.Lock()
+        self._warned = False
+
+    def record(self, *, op: str, target: Any, outcome: str, latency_ms: float, trace_id: str,
+               registry_version: str, extra: dict[str, Any] | None = None) -> None:
+        """Append one record; a write failure is logged, never raised."""
+        text = target if isinstance(target, str) else json.dumps(target, ensure_ascii=False, default=repr)
+        record = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
+            "trace_id": trace_id,
+            "session_id": self.session_id,
+            "op": op,
+            "target": text[:TARGET_LIMIT],
+            "outcome": outcome,
+            "latency_ms": round(latency_ms, 3),
+            "registry_version": registry_version,
+            **(extra or {}),
+        }
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True, default=repr) + "\n"
+        with self._lock:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(line)
+            except OSError as exc:
+                if not self._warned:
+                    log.warning("cannot write the audit log %s: %s", self.path, exc)
+                    self._warned = True
+
+
+def read_audit(path: str | Path) -> list[dict[str, Any]]:
+    """Every record of an audit log, in order (for hosts and tests)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]

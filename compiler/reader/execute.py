@@ -1,0 +1,391 @@
+"""Run one tool: validate its arguments, apply schema defaults, dispatch to its handler.
+
+Handlers are found in :data:`HANDLERS` by the spec's ``handler.type``; another module
+adds a kind with :func:`register_handler` (for example ``mcp``). A handler receives an
+:class:`ExecContext` and returns a JSON-able result, or raises :class:`ReaderError` (or
+an ordinary exception, which :func:`map_exception` turns into an envelope code).
+``jsonschema`` is imported lazily here and only here; without it a minimal check of
+required fields and JSON types runs and says so in the warnings.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from compiler.reader.envelope import ReaderError
+
+log = logging.getLogger(__name__)
+
+HTTP_BODY_LIMIT = 4 * 1024 * 1024
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ExecContext:
+    """Everything a handler may need: the spec, validated args, and reader services.
+
+    A plain class, not a dataclass: ``dataclasses`` would add milliseconds to ``import compiler.reader``.
+    """
+
+    __slots__ = ("allow_python", "args", "fetch_bytes", "spec", "timeout", "tool_id", "warnings")
+
+    def __init__(self, tool_id: str, spec: dict[str, Any], args: dict[str, Any], timeout: float,
+                 fetch_bytes: Callable[[dict[str, Any]], bytes], allow_python: Callable[[str], bool],
+                 warnings: list[str] | None = None) -> None:
+        self.tool_id = tool_id
+        self.spec = spec
+        self.args = args
+        self.timeout = timeout
+        self.fetch_bytes = fetch_bytes
+        self.allow_python = allow_python
+        self.warnings = warnings if warnings is not None else []
+
+    @property
+    def handler(self) -> dict[str, Any]:
+        """The spec's handler mapping (never None inside a handler)."""
+        handler = self.spec.get("handler")
+        return handler if isinstance(handler, dict) else {}
+
+
+Handler = Callable[[ExecContext], Any]
+HANDLERS: dict[str, Handler] = {}
+
+
+def register_handler(kind: str, handler: Handler) -> None:
+    """Make ``handler`` run tools whose spec says ``handler: {type: kind}``."""
+    HANDLERS[kind] = handler
+
+
+# -- validation ---------------------------------------------------------------------------
+JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "object": (dict,), "array": (list,), "null": (type(None),),
+}
+
+
+def _is_type(value: Any, name: str) -> bool:
+    if name in ("integer", "number") and isinstance(value, bool):
+        return False
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, JSON_TYPES.get(name, (object,)))
+
+
+def apply_defaults(schema: Any, value: Any) -> Any:
+    """A copy of ``value`` with the ``default`` of every absent property filled in (recursively)."""
+    if not isinstance(schema, dict) or not isinstance(value, dict):
+        return value
+    out = dict(value)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, sub in properties.items():
+            if not isinstance(sub, dict):
+                continue
+            if name not in out and "default" in sub:
+                out[name] = copy.deepcopy(sub["default"])
+            if name in out:
+                out[name] = apply_defaults(sub, out[name])
+    return out
+
+
+def _field(path: Any) -> str:
+    parts = [str(p) for p in path]
+    return ".".join(parts) if parts else "$"
+
+
+def _expected(error: Any) -> str | None:
+    validator, value = error.validator, error.validator_value
+    if validator in ("type", "enum", "const", "format", "pattern"):
+        return f"{validator} {json.dumps(value, ensure_ascii=False)}"
+    if validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+                     "minItems", "maxItems", "multipleOf"):
+        return f"{validator} {value}"
+    return None
+
+
+def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
+    import jsonschema  # noqa: PLC0415 - optional, only used when executing
+    from jsonschema import validators  # noqa: PLC0415
+
+    cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ReaderError("INTERNAL", f"the tool's args_schema is itself invalid: {exc.message}",
+                          hints=["This is a catalogue bug; rebuild with `toolcat build --strict`."]) from None
+    out: list[dict[str, Any]] = []
+    for error in cls(schema).iter_errors(args):
+        base = list(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            out.extend({"field": _field([*base, name]), "message": f"'{name}' is required", "expected": "present"}
+                       for name in error.validator_value if name not in error.instance)
+            continue
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = sorted((error.schema or {}).get("properties", {}))
+            expected = ("one of " + ", ".join(allowed)) if allowed else "no properties"
+            out.extend({"field": _field([*base, name]), "message": f"unexpected property '{name}'",
+                        "expected": expected}
+                       for name in sorted(k for k in error.instance if k not in allowed))
+            continue
+        item: dict[str, Any] = {"field": _field(base), "message": error.message}
+        wanted = _expected(error)
+        if wanted:
+            item["expected"] = wanted
+        out.append(item)
+    return out
+
+
+def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
+    """Required fields and JSON types of top-level properties: the stdlib fallback."""
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    out: list[dict[str, Any]] = [{"field": str(name), "message": f"'{name}' is required", "expected": "present"}
+                                 for name in schema.get("required", []) or [] if name not in args]
+    for name, value in args.items():
+        sub = properties.get(name) if isinstance(properties, dict) else None
+        if not isinstance(sub, dict):
+            if schema.get("additionalProperties") is False:
+                out.append({"field": name, "message": f"unexpected property '{name}'"})
+            continue
+        wanted = sub.get("type")
+        names = wanted if isinstance(wanted, list) else [wanted] if isinstance(wanted, str) else []
+        if names and not any(_is_type(value, n) for n in names):
+            out.append({"field": name, "message": f"{value!r} is not of type {' or '.join(names)}",
+                        "expected": f"type {json.dumps(wanted)}"})
+        if isinstance(sub.get("enum"), list) and value not in sub["enum"]:
+            out.append({"field": name, "message": f"{value!r} is not one of {sub['enum']}",
+                        "expected": f"enum {json.dumps(sub['enum'])}"})
+    return out
+
+
+def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> list[dict[str, Any]]:
+    """Every field error of ``args`` against ``schema`` (empty when valid), sorted by field."""
+    if not isinstance(schema, dict) or not schema:
+        return []
+    try:
+        errors = _jsonschema_errors(schema, args)
+    except ImportError:
+        warnings.append("jsonschema is not installed: only required fields and top-level types were checked")
+        errors = _minimal_errors(schema, args)
+    return sorted(errors, key=lambda e: (e["field"], e["message"]))
+
+
+# -- exceptions from handlers ----------------------------------------------------------------
+def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
+    """An exception raised by a handler as a ReaderError: a code the agent can act on, no traceback."""
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, ReaderError):
+        return exc
+    if isinstance(exc, PermissionError):
+        return ReaderError("NOT_AUTHORIZED", message, help_path=tool_id,
+                           hints=["The tool refused the operation (for example a path outside its sandbox)."])
+    if isinstance(exc, FileExistsError):
+        return ReaderError("CONFLICT", message, help_path=tool_id)
+    if isinstance(exc, (FileNotFoundError, LookupError)):
+        return ReaderError("NOT_FOUND", message, help_path=tool_id,
+                           hints=["Check the identifier or path; list or search for what exists first."])
+    if isinstance(exc, (ValueError, TypeError, IsADirectoryError, NotADirectoryError)):
+        return ReaderError("VALIDATION_ERROR", message, help_path=tool_id,
+                           details={"field_errors": [], "exception": type(exc).__name__},
+                           next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}})
+    if isinstance(exc, TimeoutError):
+        return ReaderError("UNAVAILABLE", f"the tool timed out: {message}", help_path=tool_id)
+    return ReaderError("INTERNAL", f"{type(exc).__name__}: {message}", help_path=tool_id,
+                       details={"exception": type(exc).__name__})
+
+
+# -- handlers ---------------------------------------------------------------------------------
+def run_python(ctx: ExecContext) -> Any:
+    """Call ``package.module:function`` with the validated args dict."""
+    target = ctx.handler.get("target")
+    if not isinstance(target, str) or ":" not in target:
+        raise ReaderError("NOT_EXECUTABLE", f"python handler of {ctx.tool_id} has no 'module:function' target",
+                          help_path=ctx.tool_id)
+    module_name, _, attr = target.partition(":")
+    if not ctx.allow_python(module_name):
+        raise ReaderError(
+            "NOT_AUTHORIZED", f"this reader does not run python handlers from module {module_name!r}",
+            help_path=ctx.tool_id, details={"target": target},
+            hints=[("Python handlers of a remote catalogue run only for modules the host allows: "
+                    "Catalog.open(..., python_modules=['package.']).")],
+        )
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise ReaderError(
+            "NOT_EXECUTABLE", f"cannot load python handler {target!r} of {ctx.tool_id}: {exc}",
+            help_path=ctx.tool_id, details={"target": target},
+            hints=["Install the package that provides the handler in the host's environment."],
+        ) from None
+    if not callable(obj):
+        raise ReaderError("NOT_EXECUTABLE", f"python handler {target!r} is not callable", help_path=ctx.tool_id)
+    try:
+        return obj(ctx.args)
+    except Exception as exc:
+        log.debug("python handler %s raised", target, exc_info=True)
+        raise map_exception(exc, ctx.tool_id) from None
+
+
+HTTP_STATUS_CODES = {400: "VALIDATION_ERROR", 401: "NOT_AUTHORIZED", 403: "NOT_AUTHORIZED", 404: "NOT_FOUND",
+                     409: "CONFLICT", 422: "VALIDATION_ERROR", 429: "UNAVAILABLE"}
+
+
+def _http_request(ctx: ExecContext) -> tuple[str, str, bytes | None, dict[str, str]]:
+    from urllib.parse import quote, urlencode  # noqa: PLC0415
+
+    handler = ctx.handler
+    method = str(handler.get("method", "POST")).upper()
+    url = handler.get("url")
+    if not isinstance(url, str) or not re.match(r"^https?://", url):
+        raise ReaderError("NOT_EXECUTABLE", f"http handler of {ctx.tool_id} has no http(s) URL",
+                          help_path=ctx.tool_id)
+    rest = dict(ctx.args)
+    missing = [name for name in PLACEHOLDER.findall(url) if name not in rest]
+    if missing:
+        raise ReaderError(
+            "VALIDATION_ERROR", f"the URL of {ctx.tool_id} needs {', '.join(missing)}",
+            help_path=ctx.tool_id,
+            details={"field_errors": [{"field": m, "message": f"'{m}' is required by the URL", "expected": "present"}
+                                      for m in missing]},
+        )
+
+    def fill(match: re.Match[str]) -> str:
+        value = rest.pop(match.group(1))
+        return quote(value if isinstance(value, str) else json.dumps(value), safe="")
+
+    url = PLACEHOLDER.sub(fill, url)
+    headers = {str(k): str(v) for k, v in (handler.get("headers") or {}).items()}
+    body: bytes | None = None
+    if method in ("GET", "DELETE", "HEAD"):
+        if rest:
+            pairs = [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in sorted(rest.items())]
+            url += ("&" if "?" in url else "?") + urlencode(pairs)
+    else:
+        body = json.dumps(rest, ensure_ascii=False).encode("utf-8")
+        headers.setdefault("Content-Type", "application/json")
+    headers.setdefault("Accept", "application/json")
+    return method, url, body, headers
+
+
+def _decode(body: bytes, content_type: str) -> Any:
+    text = body.decode("utf-8", errors="replace")
+    if "json" in content_type or text[:1] in "{[":
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return {"text": text}
+
+
+def run_http(ctx: ExecContext) -> Any:
+    """Fill the URL template, send args as query (GET/DELETE) or JSON body, return the decoded response."""
+    import urllib.error  # noqa: PLC0415
+    import urllib.request  # noqa: PLC0415
+
+    method, url, body, headers = _http_request(ctx)
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)  # noqa: S310 - scheme checked
+    try:
+        with urllib.request.urlopen(request, timeout=ctx.timeout) as response:  # noqa: S310
+            data = response.read(HTTP_BODY_LIMIT + 1)
+            content_type = response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        detail = _decode(exc.read(HTTP_BODY_LIMIT), exc.headers.get("Content-Type", "") if exc.headers else "")
+        code = HTTP_STATUS_CODES.get(exc.code, "UNAVAILABLE" if exc.code >= 500 else "INTERNAL")
+        raise ReaderError(code, f"{method} {url.split('?', 1)[0]} answered HTTP {exc.code}", help_path=ctx.tool_id,
+                          details={"status": exc.code, "body": detail}) from None
+    except (TimeoutError, OSError) as exc:
+        raise ReaderError("UNAVAILABLE", f"{method} {url.split('?', 1)[0]} failed: {exc or type(exc).__name__}",
+                          help_path=ctx.tool_id, details={"timeout_s": ctx.timeout},
+                          hints=["The endpoint is down or slow; retry later."]) from None
+    if len(data) > HTTP_BODY_LIMIT:
+        raise ReaderError("INTERNAL", f"the response of {ctx.tool_id} exceeds {HTTP_BODY_LIMIT} bytes",
+                          help_path=ctx.tool_id)
+    return _decode(data, content_type)
+
+
+def run_skill(ctx: ExecContext) -> Any:
+    """Level 2 (the SKILL.md body) or, with ``resource``, one bundled file (level 3)."""
+    skill = ctx.spec.get("skill")
+    if not isinstance(skill, dict):
+        raise ReaderError("NOT_EXECUTABLE", f"{ctx.tool_id} has a skill handler but no skill section",
+                          help_path=ctx.tool_id)
+    resource = ctx.args.get("resource")
+    if resource is None:
+        body = ctx.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
+        return {"skill": skill.get("name"), "level": 2, "body": body,
+                "resources": [r.get("path") for r in skill.get("resources", [])]}
+    return read_resource(ctx.tool_id, skill, resource, ctx.fetch_bytes)
+
+
+def read_resource(tool_id: str, skill: dict[str, Any], resource: Any,
+                  fetch_bytes: Callable[[dict[str, Any]], bytes]) -> dict[str, Any]:
+    """One bundled file of a skill: text when it decodes as UTF-8, else base64."""
+    import base64  # noqa: PLC0415
+    import difflib  # noqa: PLC0415
+
+    resources = {r.get("path"): r for r in skill.get("resources", []) if isinstance(r, dict)}
+    if not isinstance(resource, str) or resource not in resources:
+        names = sorted(str(p) for p in resources)
+        close = difflib.get_close_matches(str(resource), names, n=3, cutoff=0.3)
+        raise ReaderError(
+            "UNKNOWN_PATH", f"{tool_id} has no resource {resource!r}", help_path=tool_id,
+            details={"resources": names, "suggestions": close},
+            hints=[f"Resources of this skill: {', '.join(names) or 'none'}."],
+            next_action={"op": "tool_describe", "args": {"name": tool_id}},
+        )
+    entry = resources[resource]
+    data = fetch_bytes(entry["ref"])
+    out: dict[str, Any] = {"tool_id": tool_id, "skill": skill.get("name"), "level": 3, "path": resource,
+                           "media_type": entry.get("media_type"), "bytes": len(data)}
+    try:
+        out["content"] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        out["content_base64"] = base64.b64encode(data).decode("ascii")
+    return out
+
+
+def run_mcp(ctx: ExecContext) -> Any:
+    """Load the real ``mcp`` handler (compiler.mcp.upstream, which needs the mcp SDK) and run it."""
+    try:
+        importlib.import_module("compiler.mcp.upstream")  # registers itself, replacing this loader
+    except ImportError as exc:
+        raise ReaderError("NOT_EXECUTABLE", f"{ctx.tool_id} runs on an upstream MCP server, and the mcp package "
+                          f"is not installed ({exc})", help_path=ctx.tool_id,
+                          hints=["pip install mcp (or toolcat with its dependencies) in the host's environment."]) from None
+    handler = HANDLERS["mcp"]
+    if handler is run_mcp:
+        raise ReaderError("NOT_EXECUTABLE", "compiler.mcp.upstream did not register an mcp handler",
+                          help_path=ctx.tool_id)
+    return handler(ctx)
+
+
+register_handler("python", run_python)
+register_handler("http", run_http)
+register_handler("skill", run_skill)
+register_handler("mcp", run_mcp)
+
+
+def describe_run(spec: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """What a dry run would do: the handler kind and target, with the validated args."""
+    handler = spec.get("handler")
+    if not isinstance(handler, dict):
+        return {"handler": None, "args": args, "note": "no handler: the host application runs this tool"}
+    kind = handler.get("type")
+    plan: dict[str, Any] = {"handler": kind, "args": args}
+    if kind == "python":
+        plan["target"] = handler.get("target")
+    elif kind == "http":
+        ctx = ExecContext(str(spec.get("tool_id")), spec, args, 0.0, lambda _r: b"", lambda _m: True)
+        method, url, body, _ = _http_request(ctx)
+        plan.update(method=method, url=url, body=json.loads(body) if body else None)
+    elif kind == "mcp":
+        plan.update(server=handler.get("command") or handler.get("url"), tool=handler.get("tool"))
+    elif kind == "skill":
+        plan["reads"] = args.get("resource") or "SKILL.md"
+    return plan

@@ -1,0 +1,266 @@
+"""The reader over HTTP: a real ThreadingHTTPServer on 127.0.0.1 serving a real build."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from compiler.build import build
+from compiler.reader import Catalog, ReaderError
+
+
+class StaticServer:
+    """Serves a folder with ETags on catalog.json; counts requests and bytes; injects faults per path."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.requests: list[str] = []
+        self.bytes_sent = 0
+        self.faults: dict[str, str] = {}  # path suffix -> "404" | "500" | "500once" | "truncate" | "hang" | "tamper"
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                rel = self.path.lstrip("/").split("?", 1)[0]
+                with server.lock:
+                    server.requests.append(rel)
+                fault = next((f for suffix, f in server.faults.items() if rel.endswith(suffix)), None)
+                if fault == "500once":
+                    server.faults = {k: v for k, v in server.faults.items() if v != "500once"}
+                    fault = "500"
+                if fault in ("404", "500"):
+                    self.send_error(int(fault))
+                    return
+                if fault == "hang":
+                    time.sleep(3)
+                    return
+                file = server.root / rel
+                if not file.is_file():
+                    self.send_error(404)
+                    return
+                data = file.read_bytes()
+                if fault == "tamper":
+                    data = data.replace(b"e", b"E", 1)
+                etag = '"' + hashlib.sha256(data).hexdigest()[:20] + '"'
+                if rel == "catalog.json" and self.headers.get("If-None-Match") == etag:
+                    self.send_response(304)
+                    self.send_header("ETag", etag)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if rel == "catalog.json":
+                    self.send_header("ETag", etag)
+                self.end_headers()
+                body = data[: len(data) // 2] if fault == "truncate" else data
+                self.wfile.write(body)
+                with server.lock:
+                    server.bytes_sent += len(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def reset(self) -> None:
+        """Forget the requests and bytes counted so far."""
+        with self.lock:
+            self.requests.clear()
+            self.bytes_sent = 0
+
+    def close(self) -> None:
+        """Stop serving."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _source(extra_tool: bool = False) -> dict:
+    tools = [{"id": f"net.thing.op{i}", "summary": f"Operate on things, variant {i}", "description": "x",
+              "tags": ["net"], "args_schema": {"type": "object"}} for i in range(5)]
+    if extra_tool:
+        tools.append({"id": "net.thing.added", "summary": "A tool added in the second release", "description": "x",
+                      "args_schema": {"type": "object"}})
+    return {"_node.yaml": {"title": "HTTP test", "summary": "served over http"},
+            "net/_node.yaml": {"title": "Net", "summary": "Network tools."},
+            "net/tools.yaml": {"tools": tools},
+            "local/_node.yaml": {"title": "Local", "summary": "Python tools."},
+            "local/tools.yaml": {"tools": [{"id": "local.echo", "summary": "Echo", "description": "x",
+                                            "handler": "json:dumps", "args_schema": {"type": "object"}}]}}
+
+
+@pytest.fixture
+def site(tmp_path: Path):
+    src = write_tree(tmp_path / "src", _source())
+    build(src, tmp_path / "build")
+    server = StaticServer(tmp_path / "build")
+    yield server, tmp_path
+    server.close()
+
+
+def test_open_and_root_list_cost_three_requests(site):
+    """Opening and listing the root over HTTP costs catalog.json + manifest + root shard, all counted."""
+    server, tmp = site
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    out = catalog.list()
+    assert out["ok"]
+    assert [n["name"] for n in out["nodes"]] == ["local", "net"]
+    assert len(server.requests) == 3
+    assert server.requests[0] == "catalog.json"
+    assert catalog.stats()["bytes_downloaded"] == server.bytes_sent
+
+
+def test_warm_cache_revalidates_only_the_entry(site):
+    """A second session re-asks only for catalog.json (answered 304) and reads the rest from the disk cache."""
+    server, tmp = site
+    Catalog.open(server.url, cache_dir=tmp / "cache").expand_tool("net.thing.op1")
+    server.reset()
+    warm = Catalog.open(server.url, cache_dir=tmp / "cache")
+    assert warm.expand_tool("net.thing.op1")["ok"]
+    assert server.requests == ["catalog.json"]
+    assert warm.stats()["not_modified"] == 1
+    assert warm.stats()["cache_hits"] >= 3
+
+
+def test_tampered_file_is_integrity_and_not_cached(site):
+    """A file whose bytes differ from its parent's hash is INTEGRITY, and is not kept in the cache."""
+    server, tmp = site
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    spec_name = next(p.name for p in (tmp / "build" / "tools").glob("net.thing.op2.*"))
+    server.faults = {spec_name: "tamper"}
+    out = catalog.expand_tool("net.thing.op2")
+    assert out["error"]["code"] == "INTEGRITY"
+    server.faults.clear()
+    assert catalog.expand_tool("net.thing.op2")["ok"]
+
+
+def test_tampered_manifest_fails_open(site):
+    """A tampered manifest makes open() raise INTEGRITY."""
+    server, tmp = site
+    name = next((tmp / "build" / "manifests").iterdir()).name
+    server.faults = {name: "tamper"}
+    with pytest.raises(ReaderError) as info:
+        Catalog.open(server.url, cache_dir=tmp / "cache")
+    assert info.value.code == "INTEGRITY"
+
+
+def test_corrupt_cache_file_is_fetched_again(site):
+    """A cached file corrupted on disk is detected, discarded and fetched again."""
+    server, tmp = site
+    Catalog.open(server.url, cache_dir=tmp / "cache").list()
+    for file in (tmp / "cache" / "objects").rglob("*"):
+        if file.is_file():
+            file.write_bytes(b"garbage")
+    server.reset()
+    assert Catalog.open(server.url, cache_dir=tmp / "cache").list()["ok"]
+    assert len(server.requests) == 3
+
+
+def test_stale_cache_sees_the_new_release(site):
+    """After a new build is published, the cached entry is revalidated and the new version read; refresh() notices."""
+    server, tmp = site
+    cache = tmp / "cache"
+    old = Catalog.open(server.url, cache_dir=cache)
+    old_version = old.registry_version
+    assert old.resolve("net.thing.added") is None
+    build(write_tree(tmp / "src2", _source(extra_tool=True)), tmp / "build")
+    fresh = Catalog.open(server.url, cache_dir=cache)
+    assert fresh.registry_version != old_version
+    assert fresh.resolve("net.thing.added") == "net.thing.added"
+    assert old.refresh() is True
+    assert old.expand_tool("net.thing.added")["ok"]
+    assert old.refresh() is False
+
+
+def test_pinned_version_survives_a_new_release(site):
+    """version= keeps reading the pinned registry_version after a newer one is published."""
+    server, tmp = site
+    first = Catalog.open(server.url, cache_dir=tmp / "cache").registry_version
+    build(write_tree(tmp / "src2", _source(extra_tool=True)), tmp / "build")
+    pinned = Catalog.open(server.url, cache_dir=tmp / "cache", version=first)
+    assert pinned.registry_version == first
+    assert pinned.expand_tool("net.thing.added")["error"]["code"] == "TOOL_NOT_FOUND"
+    assert pinned.refresh() is False
+
+
+def test_404_names_the_url(site):
+    """A missing file answers UNAVAILABLE naming the URL, without retrying."""
+    server, tmp = site
+    with pytest.raises(ReaderError) as info:
+        Catalog.open(server.url + "nothing-here/", cache_dir=tmp / "cache")
+    assert info.value.code == "UNAVAILABLE"
+    assert "nothing-here/catalog.json" in info.value.message
+    assert "404" in info.value.message
+    assert len(server.requests) == 1
+
+
+def test_500_is_retried_then_reported(site):
+    """A 500 is retried a bounded number of times, then UNAVAILABLE; a single 500 is absorbed by a retry."""
+    server, tmp = site
+    server.faults = {"catalog.json": "500"}
+    with pytest.raises(ReaderError) as info:
+        Catalog.open(server.url, cache_dir=tmp / "cache", retries=2)
+    assert info.value.code == "UNAVAILABLE"
+    assert info.value.details["attempts"] == 3
+    assert len(server.requests) == 3
+    server.faults = {"catalog.json": "500once"}
+    assert Catalog.open(server.url, cache_dir=tmp / "cache").list()["ok"]
+
+
+def test_truncated_body_is_never_used(site):
+    """A body cut short (Content-Length larger than what arrives) is an error, never used or cached."""
+    server, tmp = site
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache", timeout=2, retries=1)
+    spec_name = next(p.name for p in (tmp / "build" / "tools").glob("net.thing.op3.*"))
+    server.faults = {spec_name: "truncate"}
+    out = catalog.expand_tool("net.thing.op3")
+    assert out["error"]["code"] in ("UNAVAILABLE", "INTEGRITY")
+    assert not list((tmp / "cache" / "objects").rglob(spec_name))
+
+
+def test_hanging_server_times_out_in_bounded_time(site):
+    """A server that never answers costs at most (retries+1) * timeout plus backoff, then UNAVAILABLE."""
+    server, tmp = site
+    server.faults = {"catalog.json": "hang"}
+    started = time.perf_counter()
+    with pytest.raises(ReaderError) as info:
+        Catalog.open(server.url, cache_dir=tmp / "cache", timeout=0.3, retries=1)
+    elapsed = time.perf_counter() - started
+    assert info.value.code == "UNAVAILABLE"
+    assert elapsed < 2.5
+
+
+def test_remote_python_handlers_need_host_consent(site):
+    """A python handler named by a remote catalogue runs only for modules the host allowed."""
+    server, tmp = site
+    remote = Catalog.open(server.url, cache_dir=tmp / "cache")
+    assert remote.tool_exec("local.echo", {})["error"]["code"] == "NOT_AUTHORIZED"
+    allowed = Catalog.open(server.url, cache_dir=tmp / "cache", python_modules=["json"])
+    assert allowed.tool_exec("local.echo", {"a": 1})["result"] == '{"a": 1}'
+
+
+def test_unsupported_scheme_is_bad_request(tmp_path):
+    """ftp:// and friends are refused at open."""
+    with pytest.raises(ReaderError) as info:
+        Catalog.open("ftp://example.com/build/", cache_dir=tmp_path)
+    assert info.value.code == "BAD_REQUEST"
+
+
+def test_cache_dir_defaults_to_env(site, monkeypatch):
+    """Without cache_dir, files are cached under $TOOLCAT_CACHE."""
+    server, tmp = site
+    monkeypatch.setenv("TOOLCAT_CACHE", str(tmp / "envcache"))
+    Catalog.open(server.url).list()
+    assert any((tmp / "envcache" / "objects").rglob("*"))
+    shutil.rmtree(tmp / "envcache")
