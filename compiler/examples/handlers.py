@@ -94,19 +94,39 @@ JSONDict = dict[str, Any]
 SANDBOX_ENV = "TOOLCAT_SANDBOX"
 
 #: Directories that searches and renames never descend into.
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", "target", "vendor",
-})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        "dist",
+        "build",
+        "target",
+        "vendor",
+    }
+)
 
 MAX_READ_BYTES = 10 * 1024 * 1024
 MAX_SEARCH_FILE_BYTES = 2 * 1024 * 1024
 
 
+def _words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text``, as a set (for keyword tables)."""
+    return frozenset(text.split())
+
+
 def sandbox_root() -> Path:
     """The directory every ``file.*`` path is confined to (``$TOOLCAT_SANDBOX`` or the cwd)."""
-    raw = os.environ.get(SANDBOX_ENV) or os.getcwd()
-    return Path(raw).resolve()
+    raw = os.environ.get(SANDBOX_ENV)
+    return (Path(raw) if raw else Path.cwd()).resolve()
 
 
 def _resolve(path: str, root: Path) -> Path:
@@ -183,7 +203,7 @@ def file_read(args: JSONDict) -> JSONDict:
         raise ValueError(f"{shown!r} looks like a binary file; file.read returns text only")
     text = data.decode(encoding)
     lines = text.splitlines(keepends=True)
-    window = lines[start_line - 1:start_line - 1 + max_lines]
+    window = lines[start_line - 1 : start_line - 1 + max_lines]
     end_line = start_line - 1 + len(window)
     return {
         "path": _rel(target, root),
@@ -224,8 +244,8 @@ def file_write(args: JSONDict) -> JSONDict:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
             if existed:
-                os.chmod(tmp_name, target.stat().st_mode & 0o7777)
-            os.replace(tmp_name, target)
+                Path(tmp_name).chmod(target.stat().st_mode & 0o7777)
+            Path(tmp_name).replace(target)
         except BaseException:
             Path(tmp_name).unlink(missing_ok=True)
             raise
@@ -237,8 +257,9 @@ def file_write(args: JSONDict) -> JSONDict:
     }
 
 
-def _walk(directory: Path, *, recursive: bool, max_depth: int, include_hidden: bool,
-          skip_dirs: frozenset[str] = frozenset()) -> Iterator[tuple[Path, int]]:
+def _walk(
+    directory: Path, *, recursive: bool, max_depth: int, include_hidden: bool, skip_dirs: frozenset[str] = frozenset()
+) -> Iterator[tuple[Path, int]]:
     """Entries under ``directory`` (sorted, depth-first), with their depth (1 = direct child)."""
     stack: list[tuple[Path, int]] = [(directory, 0)]
     while stack:
@@ -252,8 +273,13 @@ def _walk(directory: Path, *, recursive: bool, max_depth: int, include_hidden: b
             if not include_hidden and _is_hidden(child.name):
                 continue
             yield child, depth + 1
-            if (recursive and depth + 1 < max_depth and child.is_dir() and not child.is_symlink()
-                    and child.name not in skip_dirs):
+            if (
+                recursive
+                and depth + 1 < max_depth
+                and child.is_dir()
+                and not child.is_symlink()
+                and child.name not in skip_dirs
+            ):
                 subdirs.append((child, depth + 1))
         stack.extend(reversed(subdirs))
 
@@ -273,8 +299,7 @@ def file_dir(args: JSONDict) -> JSONDict:
     max_entries = int(args.get("max_entries", 500))
     entries: list[JSONDict] = []
     truncated = False
-    for child, _depth in _walk(target, recursive=recursive, max_depth=max_depth,
-                               include_hidden=include_hidden):
+    for child, _depth in _walk(target, recursive=recursive, max_depth=max_depth, include_hidden=include_hidden):
         if pattern and not fnmatch.fnmatch(child.name, str(pattern)):
             continue
         if len(entries) >= max_entries:
@@ -282,13 +307,15 @@ def file_dir(args: JSONDict) -> JSONDict:
             break
         kind = _kind(child)
         info = child.lstat()
-        entries.append({
-            "path": child.relative_to(root).as_posix(),
-            "name": child.name,
-            "type": kind,
-            "size_bytes": info.st_size if kind == "file" else None,
-            "modified": _iso_mtime(info.st_mtime),
-        })
+        entries.append(
+            {
+                "path": child.relative_to(root).as_posix(),
+                "name": child.name,
+                "type": kind,
+                "size_bytes": info.st_size if kind == "file" else None,
+                "modified": _iso_mtime(info.st_mtime),
+            }
+        )
     return {"path": _rel(target, root), "entries": entries, "count": len(entries), "truncated": truncated}
 
 
@@ -335,9 +362,11 @@ def file_search(args: JSONDict) -> JSONDict:
     if base.is_file():
         candidates: list[Path] = [base]
     else:
-        candidates = [p for p, _ in _walk(base, recursive=True, max_depth=64,
-                                          include_hidden=include_hidden, skip_dirs=SKIP_DIRS)
-                      if p.is_file() and not p.is_symlink()]
+        candidates = [
+            p
+            for p, _ in _walk(base, recursive=True, max_depth=64, include_hidden=include_hidden, skip_dirs=SKIP_DIRS)
+            if p.is_file() and not p.is_symlink()
+        ]
     matches: list[JSONDict] = []
     scanned = 0
     matched_files: set[str] = set()
@@ -364,14 +393,16 @@ def file_search(args: JSONDict) -> JSONDict:
                 truncated = True
                 break
             matched_files.add(rel)
-            matches.append({
-                "path": rel,
-                "line": index + 1,
-                "column": found.start() + 1,
-                "text": line,
-                "before": lines[max(0, index - context):index],
-                "after": lines[index + 1:index + 1 + context],
-            })
+            matches.append(
+                {
+                    "path": rel,
+                    "line": index + 1,
+                    "column": found.start() + 1,
+                    "text": line,
+                    "before": lines[max(0, index - context) : index],
+                    "after": lines[index + 1 : index + 1 + context],
+                }
+            )
         if truncated:
             break
     return {
@@ -457,7 +488,7 @@ def file_delete(args: JSONDict) -> JSONDict:
     shown = str(args["path"])
     target = _resolve(shown, root)
     named = _unresolved(shown, root)
-    if target == root or named == root:
+    if root in (target, named):
         raise PermissionError("refusing to delete the sandbox root")
     if not named.exists() and not named.is_symlink():
         if args.get("missing_ok", False):
@@ -470,8 +501,10 @@ def file_delete(args: JSONDict) -> JSONDict:
         return {"path": rel, "deleted": True, "type": kind, "files_removed": 1}
     contents = list(named.rglob("*"))
     if contents and not args.get("recursive", False):
-        raise OSError(f"directory {shown!r} is not empty ({len(contents)} entries); "
-                      "pass recursive: true to delete it with its contents")
+        raise OSError(
+            f"directory {shown!r} is not empty ({len(contents)} entries); "
+            "pass recursive: true to delete it with its contents"
+        )
     removed = sum(1 for p in contents if p.is_file() or p.is_symlink())
     shutil.rmtree(named)
     return {"path": rel, "deleted": True, "type": "directory", "files_removed": removed}
@@ -496,12 +529,14 @@ def _now() -> str:
 def reset_store(seed: bool = False) -> None:
     """Empty the work-tracking store and its id counters; ``seed=True`` loads the demo data."""
     _STORE.clear()
-    _STORE.update({
-        "projects": {},
-        "tasks": {},
-        "comments": {},
-        "counters": {"P": 0, "T": 0, "C": 0},
-    })
+    _STORE.update(
+        {
+            "projects": {},
+            "tasks": {},
+            "comments": {},
+            "counters": {"P": 0, "T": 0, "C": 0},
+        }
+    )
     if seed:
         seed_demo_data()
 
@@ -516,51 +551,130 @@ def seed_demo_data() -> None:
     """Add the demo projects, tasks and comments the catalogue's examples refer to."""
     stamp = "2026-11-02T09:00:00+00:00"
     projects = [
-        ("PAY", "Payments platform", "Card and wallet payments: checkout API, ledger, reconciliation.",
-         "maria.lopez@acme.example", "active", "2027-03-31"),
-        ("WEB", "Website redesign", "New marketing site on the design system, with localisation.",
-         "sam.okafor@acme.example", "active", "2027-01-15"),
-        ("OPS", "Infrastructure cost reduction", "Cut cloud spend 20% by rightsizing and storage tiering.",
-         "li.wei@acme.example", "on_hold", None),
+        (
+            "PAY",
+            "Payments platform",
+            "Card and wallet payments: checkout API, ledger, reconciliation.",
+            "maria.lopez@acme.example",
+            "active",
+            "2027-03-31",
+        ),
+        (
+            "WEB",
+            "Website redesign",
+            "New marketing site on the design system, with localisation.",
+            "sam.okafor@acme.example",
+            "active",
+            "2027-01-15",
+        ),
+        (
+            "OPS",
+            "Infrastructure cost reduction",
+            "Cut cloud spend 20% by rightsizing and storage tiering.",
+            "li.wei@acme.example",
+            "on_hold",
+            None,
+        ),
     ]
     for key, name, description, owner, status, target in projects:
         pid = _next_id("P")
         _STORE["projects"][pid] = {
-            "id": pid, "key": key, "name": name, "description": description, "owner": owner,
-            "status": status, "target_date": target, "created_at": stamp, "updated_at": stamp,
+            "id": pid,
+            "key": key,
+            "name": name,
+            "description": description,
+            "owner": owner,
+            "status": status,
+            "target_date": target,
+            "created_at": stamp,
+            "updated_at": stamp,
             "archived_at": None,
         }
     tasks = [
-        ("P-0001", "Retry failed card captures with exponential backoff",
-         ("Captures that fail with a 5xx from the acquirer are dropped. Add a retry queue "
-          "(max 5 attempts, jittered backoff) and alert after the last failure."),
-         "in_progress", "high", "dev.patel@acme.example", ["backend", "reliability"], "2026-12-04"),
-        ("P-0001", "Reconcile ledger against the acquirer settlement file",
-         "Nightly job comparing ledger entries with the settlement CSV; report mismatches to #payments-ops.",
-         "todo", "medium", None, ["backend", "finance"], "2026-12-18"),
-        ("P-0001", "Checkout API returns 500 on expired 3-D Secure session",
-         "Expired 3DS sessions raise an unhandled exception instead of a 409 with a retry hint.",
-         "todo", "urgent", "dev.patel@acme.example", ["bug", "checkout"], "2026-11-27"),
-        ("P-0002", "Migrate pricing page to the design system",
-         "Rebuild the pricing page with DS components; keep the existing URLs and analytics events.",
-         "in_review", "medium", "sam.okafor@acme.example", ["frontend"], "2026-12-11"),
-        ("P-0002", "Add German and French translations for the landing page",
-         "Strings are in locales/en.json; translations come from the localisation vendor.",
-         "blocked", "low", None, ["frontend", "i18n"], None),
-        ("P-0003", "Move cold log archives to the infrequent-access storage tier",
-         "Log buckets older than 90 days are on the standard tier. Add a lifecycle rule.",
-         "todo", "medium", "li.wei@acme.example", ["infra", "cost"], None),
+        (
+            "P-0001",
+            "Retry failed card captures with exponential backoff",
+            (
+                "Captures that fail with a 5xx from the acquirer are dropped. Add a retry queue "
+                "(max 5 attempts, jittered backoff) and alert after the last failure."
+            ),
+            "in_progress",
+            "high",
+            "dev.patel@acme.example",
+            ["backend", "reliability"],
+            "2026-12-04",
+        ),
+        (
+            "P-0001",
+            "Reconcile ledger against the acquirer settlement file",
+            "Nightly job comparing ledger entries with the settlement CSV; report mismatches to #payments-ops.",
+            "todo",
+            "medium",
+            None,
+            ["backend", "finance"],
+            "2026-12-18",
+        ),
+        (
+            "P-0001",
+            "Checkout API returns 500 on expired 3-D Secure session",
+            "Expired 3DS sessions raise an unhandled exception instead of a 409 with a retry hint.",
+            "todo",
+            "urgent",
+            "dev.patel@acme.example",
+            ["bug", "checkout"],
+            "2026-11-27",
+        ),
+        (
+            "P-0002",
+            "Migrate pricing page to the design system",
+            "Rebuild the pricing page with DS components; keep the existing URLs and analytics events.",
+            "in_review",
+            "medium",
+            "sam.okafor@acme.example",
+            ["frontend"],
+            "2026-12-11",
+        ),
+        (
+            "P-0002",
+            "Add German and French translations for the landing page",
+            "Strings are in locales/en.json; translations come from the localisation vendor.",
+            "blocked",
+            "low",
+            None,
+            ["frontend", "i18n"],
+            None,
+        ),
+        (
+            "P-0003",
+            "Move cold log archives to the infrequent-access storage tier",
+            "Log buckets older than 90 days are on the standard tier. Add a lifecycle rule.",
+            "todo",
+            "medium",
+            "li.wei@acme.example",
+            ["infra", "cost"],
+            None,
+        ),
     ]
     for project_id, title, description, status, priority, assignee, labels, due in tasks:
         tid = _next_id("T")
         _STORE["tasks"][tid] = {
-            "id": tid, "project_id": project_id, "title": title, "description": description,
-            "status": status, "priority": priority, "assignee": assignee, "labels": labels,
-            "due_date": due, "created_at": stamp, "updated_at": stamp,
+            "id": tid,
+            "project_id": project_id,
+            "title": title,
+            "description": description,
+            "status": status,
+            "priority": priority,
+            "assignee": assignee,
+            "labels": labels,
+            "due_date": due,
+            "created_at": stamp,
+            "updated_at": stamp,
         }
     cid = _next_id("C")
     _STORE["comments"][cid] = {
-        "id": cid, "task_id": "T-0001", "author": "maria.lopez@acme.example",
+        "id": cid,
+        "task_id": "T-0001",
+        "author": "maria.lopez@acme.example",
         "body": "Please cap total retry time at 10 minutes so captures stay inside the auth window.",
         "created_at": stamp,
     }
@@ -626,7 +740,7 @@ def onto_task_list(args: JSONDict) -> JSONDict:
         offset = int(cursor) if cursor else 0
     except ValueError:
         raise ValueError(f"invalid cursor {cursor!r}: pass next_cursor from a previous page") from None
-    page = tasks[offset:offset + limit]
+    page = tasks[offset : offset + limit]
     more = offset + limit < len(tasks)
     return {
         "tasks": [_public(t) for t in page],
@@ -760,7 +874,7 @@ def onto_comment_list(args: JSONDict) -> JSONDict:
 
 
 def _task_summary(project_id: str) -> JSONDict:
-    today = dt.date.today().isoformat()
+    today = dt.datetime.now(dt.UTC).date().isoformat()
     tasks = [t for t in _STORE["tasks"].values() if t["project_id"] == project_id]
     open_tasks = [t for t in tasks if t["status"] not in CLOSED_STATUSES]
     return {
@@ -821,9 +935,7 @@ def onto_project_create(args: JSONDict) -> JSONDict:
 def onto_project_update(args: JSONDict) -> JSONDict:
     """``onto.project.update``: change only the fields given (not the key, not archiving)."""
     project = _writable_project(str(args["project_id"]))
-    changes: JSONDict = {
-        n: args[n] for n in ("name", "description", "owner", "status", "target_date") if n in args
-    }
+    changes: JSONDict = {n: args[n] for n in ("name", "description", "owner", "status", "target_date") if n in args}
     if not changes:
         raise ValueError("nothing to update: pass at least one field besides project_id")
     project.update(changes)
@@ -837,13 +949,16 @@ def onto_project_archive(args: JSONDict) -> JSONDict:
     if project["status"] == "archived":
         return {"project": _public(project), "cancelled_task_ids": []}
     open_tasks = sorted(
-        (t for t in _STORE["tasks"].values()
-         if t["project_id"] == project["id"] and t["status"] not in CLOSED_STATUSES),
+        (
+            t
+            for t in _STORE["tasks"].values()
+            if t["project_id"] == project["id"] and t["status"] not in CLOSED_STATUSES
+        ),
         key=lambda t: t["id"],
     )
     if open_tasks and not args.get("cancel_open_tasks", False):
         raise ValueError(
-            f"project {project['id']} has {len(open_tasks)} open tasks; close or move them, "
+            f"project {project['id']} has {len(open_tasks)} open task(s); close or move them, "
             "or pass cancel_open_tasks: true"
         )
     stamp = _now()
@@ -921,8 +1036,12 @@ _MAX_RESULT_BITS = 4_096
 def _safe_pow(base: Any, exponent: Any) -> Any:
     if isinstance(exponent, int | float) and abs(exponent) > _MAX_EXPONENT:
         raise ValueError(f"exponent {exponent} is too large (limit {_MAX_EXPONENT})")
-    if (isinstance(base, int) and isinstance(exponent, int) and exponent > 0
-            and abs(base).bit_length() * exponent > _MAX_RESULT_BITS):
+    if (
+        isinstance(base, int)
+        and isinstance(exponent, int)
+        and exponent > 0
+        and abs(base).bit_length() * exponent > _MAX_RESULT_BITS
+    ):
         raise ValueError("result would be too large")
     return operator.pow(base, exponent)
 
@@ -941,17 +1060,32 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
     ast.Pow: _safe_pow,
-    ast.BitXor: _safe_pow,  # "2^10" means a power to most people
 }
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "abs": abs, "round": round, "min": min, "max": max,
-    "sqrt": math.sqrt, "cbrt": math.cbrt, "exp": math.exp,
-    "log": math.log, "log10": math.log10, "log2": math.log2,
-    "sin": math.sin, "cos": math.cos, "tan": math.tan,
-    "asin": math.asin, "acos": math.acos, "atan": math.atan, "atan2": math.atan2,
-    "degrees": math.degrees, "radians": math.radians, "hypot": math.hypot,
-    "floor": math.floor, "ceil": math.ceil, "factorial": _safe_factorial,
+    "abs": abs,
+    "round": round,
+    "min": min,
+    "max": max,
+    "sqrt": math.sqrt,
+    "cbrt": math.cbrt,
+    "exp": math.exp,
+    "log": math.log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "asin": math.asin,
+    "acos": math.acos,
+    "atan": math.atan,
+    "atan2": math.atan2,
+    "degrees": math.degrees,
+    "radians": math.radians,
+    "hypot": math.hypot,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "factorial": _safe_factorial,
 }
 _CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
@@ -983,7 +1117,8 @@ def util_math_eval(args: JSONDict) -> JSONDict:
     """``util.math.eval``: evaluate an arithmetic expression without ``eval``."""
     expression = str(args["expression"])
     try:
-        tree = ast.parse(expression.strip(), mode="eval")
+        # "2^10" means a power to most people; rewriting the text keeps ** precedence
+        tree = ast.parse(expression.strip().replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise ValueError(f"cannot parse expression: {exc.msg}") from None
     if sum(1 for _ in ast.walk(tree)) > 200:
@@ -999,7 +1134,10 @@ def util_math_eval(args: JSONDict) -> JSONDict:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("result is not a finite number")
     if isinstance(value, int) and abs(value) >= 2**63:
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise ValueError("result is too large to represent") from None
     precision = args.get("precision")
     if precision is not None and isinstance(value, float):
         value = round(value, int(precision))
@@ -1079,14 +1217,11 @@ def util_json_query(args: JSONDict) -> JSONDict:
 # ---------------------------------------------------------------------------
 
 _SENTENCE_END = re.compile(r"""(?:(?<=[.!?])|(?<=[.!?]["')\]]))\s+(?=["'(\[]?[A-Z0-9])""")
-_STOPWORDS = frozenset([
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
-    "does", "for", "from", "had", "has", "have", "he", "her", "his", "i", "if", "in", "into",
-    "is", "it", "its", "it's", "just", "more", "most", "my", "no", "not", "of", "on", "or",
-    "our", "she", "so", "than", "that", "the", "their", "them", "then", "there", "these",
-    "they", "this", "those", "to", "too", "was", "we", "were", "what", "when", "which", "who",
-    "will", "with", "would", "you", "your",
-])
+_STOPWORDS = _words(
+    "a an and are as at be been but by can could did do does for from had has have he her his i if in "
+    "into is it its it's just more most my no not of on or our she so than that the their them then "
+    "there these they this those to too was we were what when which who will with would you your"
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -1144,17 +1279,22 @@ def util_text_diff(args: JSONDict) -> JSONDict:
     """``util.text.diff``: a unified diff between two texts."""
     original, modified = str(args["original"]), str(args["modified"])
     if args.get("ignore_whitespace", False):
+
         def norm(s: str) -> list[str]:
             return [" ".join(line.split()) + "\n" for line in s.splitlines()]
+
         old_lines, new_lines = norm(original), norm(modified)
     else:
         old_lines, new_lines = original.splitlines(keepends=True), modified.splitlines(keepends=True)
-    diff_lines = list(difflib.unified_diff(
-        old_lines, new_lines,
-        fromfile=str(args.get("from_label", "original")),
-        tofile=str(args.get("to_label", "modified")),
-        n=int(args.get("context_lines", 3)),
-    ))
+    diff_lines = list(
+        difflib.unified_diff(
+            old_lines,
+            new_lines,
+            fromfile=str(args.get("from_label", "original")),
+            tofile=str(args.get("to_label", "modified")),
+            n=int(args.get("context_lines", 3)),
+        )
+    )
     diff = "".join(line if line.endswith("\n") else line + "\n" for line in diff_lines)
     added = sum(1 for line in diff_lines if line.startswith("+") and not line.startswith("+++"))
     removed = sum(1 for line in diff_lines if line.startswith("-") and not line.startswith("---"))
@@ -1174,27 +1314,21 @@ LANGUAGE_EXTENSIONS: dict[str, tuple[str, ...]] = {
 }
 _RESERVED: dict[str, frozenset[str]] = {
     "py": frozenset(keyword.kwlist),
-    "js": frozenset([
-        "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete",
-        "do", "else", "export", "extends", "finally", "for", "function", "if", "import", "in",
-        "instanceof", "new", "return", "super", "switch", "this", "throw", "try", "typeof",
-        "var", "void", "while", "with", "yield", "let", "static", "enum", "await", "null",
-        "true", "false",
-    ]),
-    "go": frozenset([
-        "break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
-        "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range",
-        "return", "select", "struct", "switch", "type", "var",
-    ]),
-    "java": frozenset([
-        "abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class",
-        "const", "continue", "default", "do", "double", "else", "enum", "extends", "final",
-        "finally", "float", "for", "goto", "if", "implements", "import", "instanceof", "int",
-        "interface", "long", "native", "new", "package", "private", "protected", "public",
-        "return", "short", "static", "strictfp", "super", "switch", "synchronized", "this",
-        "throw", "throws", "transient", "try", "void", "volatile", "while", "true", "false",
-        "null",
-    ]),
+    "js": _words(
+        "break case catch class const continue debugger default delete do else export extends finally "
+        "for function if import in instanceof new return super switch this throw try typeof var void "
+        "while with yield let static enum await null true false"
+    ),
+    "go": _words(
+        "break case chan const continue default defer else fallthrough for func go goto if import "
+        "interface map package range return select struct switch type var"
+    ),
+    "java": _words(
+        "abstract assert boolean break byte case catch char class const continue default do double "
+        "else enum extends final finally float for goto if implements import instanceof int interface "
+        "long native new package private protected public return short static strictfp super switch "
+        "synchronized this throw throws transient try void volatile while true false null"
+    ),
 }
 _RESERVED["ts"] = _RESERVED["js"] | frozenset(["interface", "type", "implements", "private", "protected", "public"])
 MAX_DIFF_PREVIEW = 50_000
@@ -1204,9 +1338,7 @@ def _source_files(project: Path, extensions: tuple[str, ...]) -> list[Path]:
     found: list[Path] = []
     for directory, dirnames, filenames in os.walk(project):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(extensions):
-                found.append(Path(directory) / name)
+        found.extend(Path(directory) / name for name in sorted(filenames) if name.endswith(extensions))
     return found
 
 
@@ -1252,10 +1384,14 @@ def refactor_rename_symbol(args: JSONDict) -> JSONDict:
     preview_parts: list[str] = []
     for path, original, updated in changed:
         rel = path.relative_to(root).as_posix()
-        preview_parts.extend(difflib.unified_diff(
-            original.splitlines(keepends=True), updated.splitlines(keepends=True),
-            fromfile=f"a/{rel}", tofile=f"b/{rel}",
-        ))
+        preview_parts.extend(
+            difflib.unified_diff(
+                original.splitlines(keepends=True),
+                updated.splitlines(keepends=True),
+                fromfile=f"a/{rel}",
+                tofile=f"b/{rel}",
+            )
+        )
     preview = "".join(line if line.endswith("\n") else line + "\n" for line in preview_parts)
     if len(preview) > MAX_DIFF_PREVIEW:
         preview = preview[:MAX_DIFF_PREVIEW] + "\n... (diff truncated)\n"
@@ -1267,8 +1403,10 @@ def refactor_rename_symbol(args: JSONDict) -> JSONDict:
         "Textual rename: occurrences inside strings and comments were renamed too; review the diff.",
     ]
     if clashes:
-        warnings.append(f"{new_name!r} already appears in {len(clashes)} file(s), e.g. {clashes[0]}: "
-                        "check for shadowing or duplicate definitions.")
+        warnings.append(
+            f"{new_name!r} already appears in {len(clashes)} file(s), e.g. {clashes[0]}: "
+            "check for shadowing or duplicate definitions."
+        )
     return {
         "changed_files": [p.relative_to(root).as_posix() for p, _, _ in changed],
         "diff_preview": preview,
