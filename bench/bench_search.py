@@ -1,0 +1,269 @@
+"""Search quality and speed on real labelled queries (MetaTool, BFCL) and on a 10,000-tool catalogue.
+
+Each benchmark set is compiled into a catalogue THROUGH toolcat's own build (a YAML source tree,
+then ``compiler.build.build``); toolcat is then queried with the stdlib reader
+(:class:`compiler.reader.search.Searcher`), and BM25 (``bm25s``) and plain scikit-learn TF-IDF are
+scored on the very same document texts (``compiler.index.tool_text``).
+
+    python bench/bench_search.py            # 2,000 sampled MetaTool queries (seed 0), all BFCL queries
+    python bench/bench_search.py --full     # all 20,614 MetaTool queries
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
+
+from compiler.build import build, compile_catalog
+from compiler.index import tool_order, tool_text
+from compiler.reader.search import Searcher
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bench"
+BFCL_FILES = ("BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json")
+BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer", "str": "string",
+              "bool": "boolean", "list": "array"}
+JSON_TYPES = {"object", "number", "array", "integer", "string", "boolean", "null"}
+
+Queries = list[tuple[str, set[str]]]
+
+
+def snake(name: str) -> str:
+    """``ChaDri.change_drink`` → ``cha_dri_change_drink``: one canonical id segment."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text).lower()
+    text = re.sub(r"[^a-z0-9]+", "_", text).strip("_") or "tool"
+    return text if text[0].isalpha() else f"x{text}"
+
+
+def json_schema(schema: Any) -> Any:
+    """BFCL's parameter dialect → JSON Schema: dict→object, float→number, tuple→array, any → no type."""
+    if isinstance(schema, list):
+        return [json_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "optional":
+            continue
+        if key == "type":
+            kind = BFCL_TYPES.get(str(value), str(value))
+            if kind in JSON_TYPES:
+                out["type"] = kind
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {k: json_schema(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties", "anyOf", "oneOf"):
+            out[key] = json_schema(value)
+        else:
+            out[key] = value
+    if isinstance(out.get("required"), list) and "properties" in out:
+        out["required"] = [r for r in out["required"] if r in out["properties"]]
+    return out
+
+
+def metatool_source(root: Path) -> tuple[dict[str, str], Queries]:
+    """The 199 MetaTool tools as one node; returns (canonical id → MetaTool name, queries)."""
+    descriptions = json.loads((CORPUS / "metatool" / "plugin_des.json").read_text(encoding="utf-8"))
+    tools, back = [], {}
+    for name, description in sorted(descriptions.items()):
+        tool_id = f"plugins.{snake(name)}"
+        while tool_id in back:
+            tool_id += "_x"
+        back[tool_id] = name
+        tools.append({"id": tool_id, "summary": description, "args_schema": {"type": "object", "properties": {}}})
+    (root / "plugins").mkdir(parents=True, exist_ok=True)
+    (root / "_node.yaml").write_text(yaml.safe_dump({"title": "MetaTool", "summary": "MetaTool plugins"}))
+    (root / "plugins" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
+    with (CORPUS / "metatool" / "all_clean_data.csv").open(encoding="utf-8", newline="") as handle:
+        queries = [(row["Query"], {row["Tool"]}) for row in csv.DictReader(handle)]
+    return back, queries
+
+
+def bfcl_source(root: Path) -> tuple[dict[str, str], Queries]:
+    """Every distinct BFCL definition across live_multiple and multiple; returns (id → BFCL name, queries)."""
+    definitions: dict[str, dict[str, Any]] = {}
+    queries: Queries = []
+    for file in BFCL_FILES:
+        answers = {}
+        for line in (CORPUS / "bfcl" / "possible_answer" / file).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            answers[row["id"]] = next(iter(row["ground_truth"][0]))
+        for line in (CORPUS / "bfcl" / file).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            for function in row["function"]:
+                definitions.setdefault(json.dumps(function, sort_keys=True), function)
+            text = " ".join(m["content"] for m in row["question"][0] if m["role"] == "user")
+            queries.append((text, {answers[row["id"]]}))
+    tools, back = [], {}
+    for _, function in sorted(definitions.items()):
+        base = f"bfcl.{snake(function['name'])}"
+        tool_id, n = base, 1
+        while tool_id in back:
+            n += 1
+            tool_id = f"{base}_v{n}"
+        back[tool_id] = function["name"]
+        schema = json_schema(function.get("parameters") or {"type": "object", "properties": {}})
+        schema["type"] = "object"
+        description = function.get("description") or function["name"]
+        tools.append({"id": tool_id, "summary": description.split(". ")[0][:200], "description": description,
+                      "args_schema": schema})
+    (root / "functions").mkdir(parents=True, exist_ok=True)
+    (root / "_node.yaml").write_text(yaml.safe_dump({"title": "BFCL", "summary": "BFCL functions"}))
+    (root / "functions" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
+    return back, queries
+
+
+def local_fetch(build_dir: Path) -> Callable[[dict[str, Any]], Any]:
+    def fetch(ref: dict[str, Any]) -> Any:
+        data = (build_dir / ref["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == ref["sha256"]
+        return json.loads(data)
+    return fetch
+
+
+def open_build(build_dir: Path) -> tuple[dict[str, Any], Callable[[dict[str, Any]], Any]]:
+    fetch = local_fetch(build_dir)
+    entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
+    return fetch(entry["manifest"]), fetch
+
+
+def index_bytes(build_dir: Path) -> int:
+    return sum(p.stat().st_size for p in (build_dir / "index").iterdir())
+
+
+def score(ranked: list[list[str]], queries: Queries) -> tuple[float, float, float]:
+    r1 = r5 = mrr = 0.0
+    for names, (_, gold) in zip(ranked, queries, strict=True):
+        rank = next((i for i, name in enumerate(names[:10]) if name in gold), None)
+        if rank is not None:
+            r1 += rank == 0
+            r5 += rank < 5
+            mrr += 1 / (rank + 1)
+    n = len(queries)
+    return r1 / n, r5 / n, mrr / n
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def run_toolcat(build_dir: Path, queries: Queries, back: dict[str, str], cold_sample: int) -> dict[str, Any]:
+    manifest, fetch = open_build(build_dir)
+    searcher = Searcher(manifest, fetch)
+    ranked, times = [], []
+    for text, _ in queries:
+        start = time.perf_counter()
+        hits = searcher.rank_tools(text)[:10]
+        times.append((time.perf_counter() - start) * 1000)
+        ranked.append([back.get(p["tool_id"], p["tool_id"]) for p, _, _ in hits])
+    cold_bytes, cold_times = [], []
+    for text, _ in queries[:cold_sample]:
+        fresh = Searcher(manifest, fetch)
+        start = time.perf_counter()
+        fresh.find_tool(text, limit=10)
+        cold_times.append((time.perf_counter() - start) * 1000)
+        cold_bytes.append(fresh.bytes_read)
+    total = index_bytes(build_dir)
+    return {"ranked": ranked, "median_ms": statistics.median(times), "p95_ms": pct(times, 0.95),
+            "cold_median_ms": statistics.median(cold_times), "bytes_median": statistics.median(cold_bytes),
+            "bytes_p95": pct(cold_bytes, 0.95), "index_bytes": total}
+
+
+def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str, list[list[str]]]:
+    import bm25s  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
+    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415
+
+    catalog, _ = compile_catalog(src)
+    order = tool_order(catalog)
+    names = [back.get(t.id, t.id) for t in order]
+    texts = [tool_text(t, catalog) for t in order]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    docs, _ = retriever.retrieve(bm25s.tokenize([q for q, _ in queries], stopwords="en", show_progress=False),
+                                 k=min(10, len(texts)), show_progress=False)
+    bm25 = [[names[i] for i in row] for row in docs]
+    vectorizer = TfidfVectorizer()
+    matrix = vectorizer.fit_transform(texts)
+    sims = (vectorizer.transform([q for q, _ in queries]) @ matrix.T).toarray()
+    tfidf = [[names[i] for i in np.argsort(-row, kind="stable")[:10]] for row in sims]
+    return {"BM25 (bm25s)": bm25, "sklearn TF-IDF": tfidf}
+
+
+def quality_set(name: str, make: Callable[[Path], tuple[dict[str, str], Queries]], tmp: Path,
+                sample: int | None, rows: list[list[str]]) -> None:
+    src = tmp / f"{name}-src"
+    back, queries = make(src)
+    if sample is not None and len(queries) > sample:
+        queries = random.Random(0).sample(queries, sample)
+    out = tmp / f"{name}-build"
+    started = time.perf_counter()
+    build(src, out)
+    build_s = time.perf_counter() - started
+    toolcat = run_toolcat(out, queries, back, cold_sample=200)
+    label = f"{name} ({len(back)} tools, {len(queries)} queries)"
+    r1, r5, mrr = score(toolcat["ranked"], queries)
+    rows.append([label, "toolcat", f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
+                 f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%})",
+                 f"{build_s:.1f}s"])
+    for baseline, ranked in run_baselines(src, queries, back).items():
+        r1, r5, mrr = score(ranked, queries)
+        rows.append([label, baseline, f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", "", "", ""])
+
+
+def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
+    src = generate(tmp / f"gen{n}", n)
+    out = tmp / f"gen{n}-build"
+    started = time.perf_counter()
+    build(src, out)
+    build_s = time.perf_counter() - started
+    rng = random.Random(1)
+    queries: Queries = [(f"{rng.choice(list(VERBS))} {rng.choice(OBJECTS)} records in {rng.choice(DOMAINS)}", set())
+                        for _ in range(500)]
+    toolcat = run_toolcat(out, queries, {}, cold_sample=200)
+    rows.append([f"generated ({n} tools, {len(queries)} queries)", "toolcat", "-", "-", "-",
+                 f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
+                 (f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%}), "
+                  f"p95 {toolcat['bytes_p95'] / toolcat['index_bytes']:.1%} of {toolcat['index_bytes'] / 1e6:.1f} MB"),
+                 f"{build_s:.1f}s"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="all 20,614 MetaTool queries instead of a 2,000 sample")
+    parser.add_argument("--scale", type=int, default=10_000, help="tools in the generated catalogue")
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"skipped: the corpus is not at {CORPUS}")
+        return
+    rows: list[list[str]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp_name:
+        tmp = Path(tmp_name)
+        quality_set("MetaTool", metatool_source, tmp, None if args.full else 2000, rows)
+        quality_set("BFCL", bfcl_source, tmp, None, rows)
+        scale_set(args.scale, tmp, rows)
+    header = ["set", "ranker", "recall@1", "recall@5", "MRR@10", "warm ms median / p95", "index read per query (cold)", "build"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""Build the search index: fit TF-IDF over tool and node texts and write it as term shards and doc shards.
+
+The analyzers come from :mod:`compiler.reader.search`, so the stdlib reader tokenises a query
+exactly as scikit-learn tokenised the documents. Documents are numbered in home-path order, so
+every node's subtree is one contiguous doc-id range (tools listed there through ``categories``
+are kept as an explicit list): scoping a search to a category needs only that node's entry.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from compiler.model import Catalog, Node, NodePath, Tool
+from compiler.plan import ArtifactSet, Ref, pointer
+from compiler.reader.search import ANALYZERS, analyzer_settings
+
+log = logging.getLogger(__name__)
+
+#: Spaces and their weights in the combined score ``sum(weight * cosine)``.
+SPACE_WEIGHTS: dict[str, float] = {"words": 0.5, "chars": 0.5}
+#: How many times each field is repeated in a tool's text (with sublinear tf, k copies weigh 1 + ln k).
+FIELD_WEIGHTS: dict[str, int] = {
+    "id": 2, "summary": 2, "description": 1, "tags": 1, "args": 1, "examples": 1, "node_titles": 1,
+    "when_to_use": 1, "skill_name": 2, "skill_description": 2, "skill_body": 1,
+}
+SKILL_BODY_CHARS = 1500
+TERM_SHARD_BYTES = 24_000
+DOC_SHARD_SIZE = 32
+WEIGHT_DECIMALS = 8
+
+
+def _schema_text(schema: Any, depth: int = 0) -> list[str]:
+    """Argument names and descriptions, two levels deep."""
+    out: list[str] = []
+    if not isinstance(schema, dict) or depth > 2:
+        return out
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            out.append(str(name))
+            if isinstance(sub, dict):
+                if isinstance(sub.get("description"), str):
+                    out.append(sub["description"])
+                out.extend(_schema_text(sub, depth + 1))
+                out.extend(_schema_text(sub.get("items"), depth + 1))
+    return out
+
+
+def _node_titles(tool: Tool, catalog: Catalog) -> list[str]:
+    titles: list[str] = []
+    for home in (tool.path, *tool.categories):
+        for depth in range(1, len(home) + 1):
+            node = catalog.nodes.get(home[:depth])
+            if node is not None and node.title not in titles:
+                titles.append(node.title)
+    return titles
+
+
+def tool_text(tool: Tool, catalog: Catalog) -> str:
+    """The text a tool is indexed under: its fields, repeated by :data:`FIELD_WEIGHTS`."""
+    fields: dict[str, list[str]] = {
+        "id": [tool.id],
+        "summary": [tool.summary],
+        "description": [tool.description],
+        "tags": list(tool.tags),
+        "args": _schema_text(tool.args_schema),
+        "examples": [str(ex.get("description", "")) for ex in tool.examples],
+        "node_titles": _node_titles(tool, catalog),
+        "when_to_use": [tool.when_to_use],
+    }
+    if tool.skill is not None:
+        fields["skill_name"] = [tool.skill.name]
+        fields["skill_description"] = [str(tool.skill.frontmatter.get("description", ""))]
+        fields["skill_body"] = [tool.skill.body[:SKILL_BODY_CHARS]]
+    lines: list[str] = []
+    for name, texts in fields.items():
+        text = "\n".join(t for t in texts if t)
+        if text:
+            lines.extend([text] * FIELD_WEIGHTS[name])
+    return "\n".join(lines)
+
+
+def node_text(node: Node, catalog: Catalog) -> str:
+    """A node's text: title and path (twice), summary, tags, and the ids and summaries of its direct tools."""
+    tools = catalog.tools_at(node.path)
+    parts = [node.title, " ".join(node.path)] * 2 + [node.summary, " ".join(node.tags)]
+    parts += [f"{t.id} {t.summary}" for t in tools]
+    return "\n".join(p for p in parts if p)
+
+
+def _fit_space(name: str, texts: list[str]) -> tuple[dict[str, float], list[dict[str, float]]]:
+    """Fit one space: idf by term, and each document's l2-normalised weights by term."""
+    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415 - heavy, build only
+
+    if not any(ANALYZERS[name](t) for t in texts):
+        return {}, [{} for _ in texts]
+    vectorizer = TfidfVectorizer(analyzer=ANALYZERS[name], sublinear_tf=True, norm="l2", smooth_idf=True)
+    matrix = vectorizer.fit_transform(texts).tocsr()
+    terms = vectorizer.get_feature_names_out()
+    idf = {str(terms[i]): float(v) for i, v in enumerate(vectorizer.idf_)}
+    docs: list[dict[str, float]] = []
+    for row in range(matrix.shape[0]):
+        start, end = matrix.indptr[row], matrix.indptr[row + 1]
+        docs.append({str(terms[j]): float(w) for j, w in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)})
+    return idf, docs
+
+
+def _write_space(artifacts: ArtifactSet, part: str, name: str, idf: dict[str, float],
+                 docs: list[dict[str, float]]) -> dict[str, Any]:
+    postings: dict[str, list[tuple[int, float]]] = {term: [] for term in idf}
+    for doc_id, weights in enumerate(docs):
+        for term, weight in weights.items():
+            postings[term].append((doc_id, weight))
+    shards: list[dict[str, Any]] = []
+    batch: dict[str, Any] = {}
+    size = 0
+
+    def flush() -> None:
+        nonlocal batch, size
+        if batch:
+            terms = sorted(batch)
+            ref = artifacts.add_json("index", f"{part}.{name}.t{len(shards)}",
+                                     {"artifact": "index_terms", "part": part, "space": name, "terms": batch})
+            shards.append({"first": terms[0], "last": terms[-1], "ref": ref})
+        batch, size = {}, 0
+
+    for term in sorted(postings):
+        previous = 0
+        gaps = []
+        for doc_id, _ in postings[term]:
+            gaps.append(doc_id - previous)
+            previous = doc_id
+        entry = {"idf": idf[term], "docs": gaps, "w": [round(w, WEIGHT_DECIMALS) for _, w in postings[term]]}
+        cost = len(term) + 24 + 14 * len(gaps)
+        if batch and size + cost > TERM_SHARD_BYTES:
+            flush()
+        batch[term] = entry
+        size += cost
+    flush()
+    return {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(idf), "shards": shards}
+
+
+def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    shards = []
+    for first in range(0, len(docs), DOC_SHARD_SIZE):
+        chunk = docs[first : first + DOC_SHARD_SIZE]
+        ref = artifacts.add_json("index", f"{part}.d{first // DOC_SHARD_SIZE}",
+                                 {"artifact": "index_docs", "part": part, "first": first, "docs": chunk})
+        shard: dict[str, Any] = {"first": first, "count": len(chunk), "ref": ref}
+        if part == "nodes":
+            shard["first_path"] = chunk[0]["path"]
+        shards.append(shard)
+    return shards
+
+
+def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]) -> dict[str, Any]:
+    spaces = []
+    for name in SPACE_WEIGHTS:
+        idf, weights = _fit_space(name, texts)
+        spaces.append(_write_space(artifacts, part, name, idf, weights))
+    return {"n_docs": len(docs), "spaces": spaces, "doc_shard_size": DOC_SHARD_SIZE,
+            "doc_shards": _write_docs(artifacts, part, docs)}
+
+
+def tool_order(catalog: Catalog) -> list[Tool]:
+    """Tools in doc-id order: by home path, then id, so each subtree is one contiguous range."""
+    return sorted(catalog.tools.values(), key=lambda t: (t.path, t.id))
+
+
+def _node_entries(catalog: Catalog, order: list[Tool]) -> list[dict[str, Any]]:
+    doc_of = {tool.id: doc_id for doc_id, tool in enumerate(order)}
+    homes = [tool.path for tool in order]
+    entries = []
+    for path in sorted(catalog.nodes):
+        node = catalog.nodes[path]
+        low = next((i for i, home in enumerate(homes) if home[: len(path)] == path), len(homes))
+        high = low
+        while high < len(homes) and homes[high][: len(path)] == path:
+            high += 1
+        direct = sum(1 for home in homes[low:high] if home == path)
+        extra = sorted({doc_of[t.id] for t in order for c in t.categories if c[: len(path)] == path} - set(range(low, high)))
+        extra_direct = sorted({doc_of[t.id] for t in order if path in t.categories} - set(range(low, low + direct)))
+        entries.append({"path": list(path), "title": node.title, "summary": node.summary, "tags": list(node.tags),
+                        "range": [low, high], "direct": direct, "extra": extra, "extra_direct": extra_direct})
+    return entries
+
+
+def contribute(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> None:
+    """Write the index (tools and nodes) and set ``manifest["index"]`` to its meta file."""
+    order = tool_order(catalog)
+    tool_docs = [{"pointer": pointer(tool, specs[tool.id][1])} for tool in order]
+    tools = _write_part(artifacts, "tools", [tool_text(t, catalog) for t in order], tool_docs)
+    node_paths: list[NodePath] = sorted(catalog.nodes)
+    all_entries = _node_entries(catalog, order)
+    node_texts = [node_text(catalog.nodes[p], catalog) for p in node_paths]
+    # The root is kept for scoping (its entry holds the whole range) but not ranked: it matches everything.
+    nodes = _write_part(artifacts, "nodes", node_texts, all_entries)
+    meta = {
+        "artifact": "index_meta",
+        "analyzer": analyzer_settings(),
+        "score": {"combine": "sum over spaces of weight * cosine(query, doc)", "weights": SPACE_WEIGHTS},
+        "fields": {"weights": FIELD_WEIGHTS, "skill_body_chars": SKILL_BODY_CHARS},
+        "tools": tools,
+        "nodes": nodes,
+    }
+    artifacts.manifest["index"] = artifacts.add_json("index", "meta", meta)
+    log.info("search index: %d tools, %d nodes, %d files", len(order), len(node_paths),
+             sum(len(s["shards"]) for p in (tools, nodes) for s in p["spaces"]) + len(tools["doc_shards"]) + len(nodes["doc_shards"]))
+

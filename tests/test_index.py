@@ -1,0 +1,110 @@
+"""The index contributor: artifacts valid against their schemas, deterministic, sharded, scoped by ranges."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+
+from compiler.build import build
+from compiler.index import TERM_SHARD_BYTES
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "compiler" / "schemas"
+TREE = {
+    "_node.yaml": {"title": "Index", "summary": "index tests"},
+    "a/tools.yaml": {"tools": [{"id": f"a.tool{i}", "summary": f"Alpha tool {i} reads widgets",
+                                "args_schema": {"type": "object"}} for i in range(40)]},
+    "a/deep/tools.yaml": {"tools": [{"id": "a.deep.thing", "summary": "A deep thing", "args_schema": {"type": "object"}}]},
+    "b/tools.yaml": {"tools": [{"id": "b.extra", "summary": "Listed in a too", "categories": ["a/deep"],
+                                "args_schema": {"type": "object"}}]},
+}
+
+
+def _load(out: Path, ref: dict) -> dict:
+    return json.loads((out / ref["path"]).read_bytes())
+
+
+def _build(make_tree, tmp_path, name="build") -> Path:
+    out = tmp_path / name
+    build(make_tree(TREE), out)
+    return out
+
+
+def _manifest(out: Path) -> dict:
+    return _load(out, json.loads((out / "catalog.json").read_text())["manifest"])
+
+
+def test_index_artifacts_match_their_schemas(make_tree, tmp_path):
+    """The meta, every term shard and every doc shard validate against compiler/schemas/index_*.json."""
+    out = _build(make_tree, tmp_path)
+    meta = _load(out, _manifest(out)["index"])
+    jsonschema.validate(meta, json.loads((SCHEMAS / "index_meta.json").read_text()))
+    terms_schema = json.loads((SCHEMAS / "index_terms.json").read_text())
+    docs_schema = json.loads((SCHEMAS / "index_docs.json").read_text())
+    for part in ("tools", "nodes"):
+        for space in meta[part]["spaces"]:
+            for shard in space["shards"]:
+                jsonschema.validate(_load(out, shard["ref"]), terms_schema)
+        for shard in meta[part]["doc_shards"]:
+            jsonschema.validate(_load(out, shard["ref"]), docs_schema)
+    assert meta["analyzer"]["vectorizer"] == {"sublinear_tf": True, "norm": "l2", "smooth_idf": True, "use_idf": True}
+
+
+def test_term_shards_cover_sorted_disjoint_ranges(make_tree, tmp_path):
+    """Each space's shards hold sorted, non-overlapping term ranges, and each shard stays near the size budget."""
+    out = _build(make_tree, tmp_path)
+    meta = _load(out, _manifest(out)["index"])
+    for space in meta["tools"]["spaces"]:
+        previous_last = ""
+        for shard in space["shards"]:
+            terms = sorted(_load(out, shard["ref"])["terms"])
+            assert terms[0] == shard["first"]
+            assert terms[-1] == shard["last"]
+            assert shard["first"] > previous_last
+            previous_last = shard["last"]
+            assert shard["ref"]["bytes"] < 3 * TERM_SHARD_BYTES
+
+
+def test_node_entries_hold_contiguous_ranges_and_dag_extras(make_tree, tmp_path):
+    """Node a covers its 41 home tools as one range plus b.extra (listed via categories) as an extra id."""
+    out = _build(make_tree, tmp_path)
+    meta = _load(out, _manifest(out)["index"])
+    entries = [d for s in meta["nodes"]["doc_shards"] for d in _load(out, s["ref"])["docs"]]
+    by_path = {tuple(e["path"]): e for e in entries}
+    low, high = by_path[("a",)]["range"]
+    assert high - low == 41
+    assert by_path[("a",)]["direct"] == 40
+    tool_docs = [d["pointer"]["tool_id"] for s in meta["tools"]["doc_shards"] for d in _load(out, s["ref"])["docs"]]
+    assert [tool_docs[i] for i in by_path[("a", "deep")]["extra"]] == ["b.extra"]
+    assert [tool_docs[i] for i in by_path[("a", "deep")]["extra_direct"]] == ["b.extra"]
+
+
+def test_index_is_byte_identical_across_builds(make_tree, tmp_path):
+    """Two builds of the same sources write the same index files."""
+    first = _build(make_tree, tmp_path, "one")
+    second = _build(make_tree, tmp_path, "two")
+    files = sorted(p.name for p in (first / "index").iterdir())
+    assert files == sorted(p.name for p in (second / "index").iterdir())
+    assert _manifest(first)["index"] == _manifest(second)["index"]
+
+
+def test_empty_catalogue_builds_an_empty_index(make_tree, tmp_path):
+    """A catalogue with no tools still builds, with zero tool docs."""
+    out = tmp_path / "empty"
+    build(make_tree({"_node.yaml": {"title": "Empty", "summary": "nothing"}}), out)
+    meta = _load(out, _manifest(out)["index"])
+    assert meta["tools"]["n_docs"] == 0
+
+
+def test_reader_imports_only_the_stdlib():
+    """compiler/reader/search.py imports only stdlib modules and compiler.reader.*."""
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "compiler" / "reader" / "search.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or name.startswith("compiler.reader"), name
