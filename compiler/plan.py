@@ -262,6 +262,10 @@ def contributors() -> list[Contributor]:
     from compiler.index import contribute as index_contribute  # noqa: PLC0415 - heavy, build only
 
     found.append(index_contribute)
+    from compiler.exports import contribute as exports_contribute  # noqa: PLC0415 - build only
+    from compiler.prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
+
+    found.extend([prompts_contribute, exports_contribute])
     return found
 
 

@@ -1,0 +1,1 @@
+"""Package data: Jinja templates (docs site, prompt sections) loaded through importlib.resources."""
