@@ -85,3 +85,29 @@ def test_reader_modules_import_only_the_stdlib(module):
             names.add(node.module)
     outside = {n for n in names if n.split(".")[0] not in sys.stdlib_module_names and not n.startswith("compiler.reader")}
     assert not outside
+
+
+REAL_CALLS: dict[str, list[tuple[object, ...]]] = {
+    "tool_help": [("root",), ("onto",), ("onto.task",), ("onto.task.update",)],
+    "tool_list": [(), ("file",)],
+    "search_tool_by_category": [("upload a file", "storage")],
+    "list": [(), ("storage",)],
+    "search_nodes": [("calendar",)],
+    "find_tool": [("send an email",)],
+    "tool_describe": [("file.read",), ("task.code_reviewer",)],
+    "expand_tool": [("refactor.rename_symbol",)],
+    "tool_exec": [("util.math.eval", {"expression": "1+2"}), ("util.math.eval", {"expression": 3})],
+    "call_tool": [("util.math.eval", {"expression": "2*3"})],
+    "tool_batch": [([{"op": "util.math.eval", "args": {"expression": "1"}}],)],
+}
+
+
+@pytest.mark.parametrize("dialect", ["spec", "gateway", "namespaced"])
+def test_output_schemas_describe_real_answers(example_build, dialect):
+    """Each discovery tool's declared outputSchema validates what the reader really answers (MCP clients enforce it)."""
+    catalog = Catalog.open(example_build)
+    for tool in dialect_tools(dialect):
+        for args in REAL_CALLS[tool.method]:
+            answer = getattr(catalog, tool.method)(*args)
+            errors = [e.message for e in Draft202012Validator(tool.output_schema).iter_errors(answer)]
+            assert errors == [], (tool.name, args, errors[:3])

@@ -62,6 +62,16 @@ _POINTER: dict[str, Any] = {
     "required": ["tool_id", "summary"],
 }
 _POINTERS: dict[str, Any] = {"type": "array", "items": _POINTER}
+#: tool_list rows: metadata only, the canonical name and its alias.
+_LISTED: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "alias": {"type": "string"}, "type": {"enum": ["tool", "skill"]},
+                       "kind": {"enum": ["read", "write"]}, "summary": {"type": "string"}},
+        "required": ["name", "alias"],
+    },
+}
 _NODES: dict[str, Any] = {
     "type": "array",
     "items": {
@@ -161,7 +171,8 @@ _SPEC = (
             "limit": _LIMIT,
             "cursor": {"type": "string", "description": "next_cursor from the previous page."},
         }, ["query", "category_path"]),
-        _envelope({"tools": _POINTERS}),
+        _envelope({"category_path": {"type": "array", "items": {"type": "string"}}, "results": _POINTERS,
+                   "next_cursor": {"type": ["string", "null"]}}),
         _READ_ONLY, "search_tool_by_category",
     ),
     DiscoveryTool(
@@ -201,8 +212,9 @@ _GATEWAY = (
             "include_schemas": {"type": "boolean", "default": False,
                                 "description": "Include the raw JSON Schemas of arguments and result."},
         }),
-        _envelope({"path": {"type": "string"}, "groups": {"type": "array"}, "ops": {"type": "array"},
-                   "op": {"type": "object"}}),
+        _envelope({"path": {"type": "string"}, "level": {"type": "string"}, "groups": {"type": "array"},
+                   "ops": {"type": "array"}, "op": {"type": "string"}, "args": {"type": "array"},
+                   "usage": {"type": "string"}}),
         _READ_ONLY, "tool_help",
     ),
     DiscoveryTool(
@@ -245,7 +257,7 @@ _NAMESPACED = (
             "namespace": {"type": "string", "description": 'First id segment, e.g. "file".'},
             "tags": {"type": "array", "items": {"type": "string"}, "description": "Keep only tools with all these tags."},
         }),
-        _envelope({"tools": _POINTERS}),
+        _envelope({"namespace": {"type": ["string", "null"]}, "count": {"type": "integer"}, "tools": _LISTED}),
         _READ_ONLY, "tool_list",
     ),
     DiscoveryTool(
