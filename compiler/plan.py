@@ -25,6 +25,7 @@ from compiler.tokens import count_tokens
 log = logging.getLogger(__name__)
 
 NODE_PAGE_SIZE = 100
+NAMESPACE_PAGE_SIZE = 200
 LOOKUP_BUCKET_TARGET = 256
 HASH_CHARS = 16
 GENERATOR = f"toolcat {__version__}"
@@ -189,6 +190,27 @@ def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple
     return refs[()]
 
 
+def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet,
+                     specs: dict[str, tuple[dict[str, Any], Ref]]) -> dict[str, Ref]:
+    """One pointer shard per id namespace (paged like nodes): what gateway help needs for a group."""
+    by_namespace: dict[str, list[dict[str, Any]]] = {}
+    for tool in catalog.tools.values():
+        by_namespace.setdefault(tool.namespace, []).append(pointer(tool, specs[tool.id][1]))
+    refs: dict[str, Ref] = {}
+    for namespace, pointers in sorted(by_namespace.items()):
+        pages = [pointers[i : i + NAMESPACE_PAGE_SIZE] for i in range(0, len(pointers), NAMESPACE_PAGE_SIZE)]
+        page_refs = [
+            artifacts.add_json("namespaces", f"{namespace}.p{number}",
+                               {"artifact": "namespace_page", "namespace": namespace, "page": number, "tools": page})
+            for number, page in enumerate(pages[1:], start=2)
+        ]
+        refs[namespace] = artifacts.add_json("namespaces", namespace, {
+            "artifact": "namespace", "namespace": namespace, "tool_count": len(pointers),
+            "page_size": NAMESPACE_PAGE_SIZE, "tools": pages[0], "pages": page_refs,
+        })
+    return refs
+
+
 def lookup_bucket(key: str, buckets: int) -> int:
     """Which lookup bucket holds ``key``: the first 8 hex digits of its sha256, modulo the count."""
     return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) % buckets
@@ -298,6 +320,7 @@ def plan(catalog: Catalog, extra: list[Contributor] | None = None) -> Plan:
             "skills": len(catalog.skills),
         },
         "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
+        "namespace_shards": _plan_namespaces(catalog, artifacts, specs),
         "root": root_ref,
         "lookup": _plan_lookup(catalog, artifacts, specs),
         "aliases": _plan_aliases(catalog, artifacts),

@@ -381,6 +381,23 @@ class Catalog:
                 out.setdefault(pointer["tool_id"], pointer)
         return out
 
+    def _namespace_pointers(self, namespace: str) -> dict[str, Json]:
+        """Pointers of one id namespace, from its namespace shard and pages.
+
+        Builds that predate namespace shards fall back to a walk of every node shard.
+        """
+        refs = self.manifest.get("namespace_shards")
+        if not isinstance(refs, dict) or self._pointers is not None:
+            return {k: v for k, v in self._all_pointers().items() if k.split(".", 1)[0] == namespace}
+        ref = refs.get(namespace)
+        if not isinstance(ref, dict):
+            return {}
+        shard = self.fetch_json(ref)
+        tools = list(shard.get("tools", []))
+        for page in shard.get("pages", []):
+            tools.extend(self.fetch_json(page).get("tools", []))
+        return {p["tool_id"]: p for p in sorted(tools, key=lambda p: p["tool_id"])}
+
     def _all_pointers(self) -> dict[str, Json]:
         """Every tool's pointer, by id: walks every node shard once per registry_version."""
         if self._pointers is None:
@@ -590,7 +607,7 @@ class Catalog:
         namespaces = [str(n) for n in self.manifest.get("namespaces", [])]
         if text.split(".", 1)[0] not in namespaces:
             self._unknown_help(text, namespaces)
-        groups, ops = self._namespace_tree()
+        groups, ops = self._namespace_tree(text.split(".", 1)[0])
         if text not in groups:
             self._unknown_help(text, sorted([*groups, *ops]))
         return self._help_group(text, groups, ops, fmt)
@@ -605,9 +622,9 @@ class Catalog:
             help_path="root",
         )
 
-    def _namespace_tree(self) -> tuple[dict[str, Json], dict[str, Json]]:
-        """Groups (every proper prefix of an id) and operations, from all pointers."""
-        ops = self._all_pointers()
+    def _namespace_tree(self, namespace: str | None = None) -> tuple[dict[str, Json], dict[str, Json]]:
+        """Groups (every proper prefix of an id) and operations, of one namespace or of all pointers."""
+        ops = self._namespace_pointers(namespace) if namespace is not None else self._all_pointers()
         groups: dict[str, Json] = {}
         for tool_id in ops:
             parts = tool_id.split(".")
@@ -885,7 +902,7 @@ class Catalog:
             group = _check_str(namespace, "namespace").strip().strip(".")
             if group.split(".", 1)[0] not in self.manifest.get("namespaces", []):
                 self._unknown_help(group, [str(n) for n in self.manifest.get("namespaces", [])])
-        pointers = self._all_pointers()
+        pointers = self._namespace_pointers(group.split(".", 1)[0]) if group is not None else self._all_pointers()
         rows = []
         for tool_id, pointer in pointers.items():
             if group is not None and not tool_id.startswith(group + "."):
@@ -895,7 +912,7 @@ class Catalog:
             rows.append({"name": tool_id, "alias": pointer.get("alias"), "type": pointer.get("type"),
                          "kind": pointer.get("kind"), "summary": pointer.get("summary")})
         if group is not None and not rows and not wanted:
-            groups, ops = self._namespace_tree()
+            groups, ops = self._namespace_tree(group.split(".", 1)[0])
             self._unknown_help(group, sorted([*groups, *ops]))
         next_action = {"op": "tool_describe", "args": {"name": rows[0]["name"]}} if rows else None
         return _ok({"namespace": group, "count": len(rows), "tools": rows}, help_path=group or "root",

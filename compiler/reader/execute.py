@@ -11,6 +11,7 @@ required fields and JSON types runs and says so in the warnings.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import json
 import logging
@@ -108,18 +109,28 @@ def _expected(error: Any) -> str | None:
     return None
 
 
-def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
+@functools.lru_cache(maxsize=4096)
+def _compiled_validator(canonical_schema: str) -> Any:
+    """A checked, compiled validator per distinct schema (checking the schema costs milliseconds)."""
     import jsonschema  # noqa: PLC0415 - optional, only used when executing
     from jsonschema import validators  # noqa: PLC0415
 
+    schema = json.loads(canonical_schema)
     cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ReaderError("INTERNAL", f"the tool's args_schema is itself invalid: {exc.message}",
                           hints=["This is a catalogue bug; rebuild with `toolcat build --strict`."]) from None
+    return cls(schema)
+
+
+def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
+    import jsonschema  # noqa: F401, PLC0415 - raises ImportError where it is absent, even with a warm cache
+
+    validator = _compiled_validator(json.dumps(schema, sort_keys=True))
     out: list[dict[str, Any]] = []
-    for error in cls(schema).iter_errors(args):
+    for error in validator.iter_errors(args):
         base = list(error.absolute_path)
         if error.validator == "required" and isinstance(error.instance, dict):
             out.extend({"field": _field([*base, name]), "message": f"'{name}' is required", "expected": "present"}
