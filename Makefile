@@ -24,6 +24,11 @@ $(VENV)/.dev-installed: $(VENV)/.installed pyproject.toml
 ## build: compile catalog_src into build/ and build the docs site into build/site
 build: $(VENV)/.installed
 	$(TOOLCAT) build $(SRC) --out $(OUT)
+	$(TOOLCAT) site --build $(OUT)
+
+## site: rebuild only the docs site from an existing build/
+site: $(VENV)/.installed
+	$(TOOLCAT) site --build $(OUT)
 
 ## browser: install Debian's chromium for the browser tests, where apt can
 browser:
