@@ -169,20 +169,28 @@ def run_toolcat(build_dir: Path, queries: Queries, back: dict[str, str], cold_sa
     ranked, times = [], []
     for text, _ in queries:
         start = time.perf_counter()
-        hits = searcher.rank_tools(text)[:10]
+        hits = searcher.rank_tools(text, limit=10)
         times.append((time.perf_counter() - start) * 1000)
         ranked.append([back.get(p["tool_id"], p["tool_id"]) for p, _, _ in hits])
-    cold_bytes, cold_times = [], []
+    cold_bytes, cold_times, cold_requests = [], [], []
     for text, _ in queries[:cold_sample]:
-        fresh = Searcher(manifest, fetch)
+        fetched: list[int] = []
+
+        def counting_fetch(ref: dict[str, Any], fetched: list[int] = fetched) -> Any:
+            fetched.append(ref["bytes"])
+            return fetch(ref)
+
+        fresh = Searcher(manifest, counting_fetch)
         start = time.perf_counter()
-        fresh.find_tool(text, limit=10)
+        fresh.find_tool(text, limit=5)
         cold_times.append((time.perf_counter() - start) * 1000)
         cold_bytes.append(fresh.bytes_read)
+        cold_requests.append(len(fetched))
     total = index_bytes(build_dir)
     return {"ranked": ranked, "median_ms": statistics.median(times), "p95_ms": pct(times, 0.95),
             "cold_median_ms": statistics.median(cold_times), "bytes_median": statistics.median(cold_bytes),
-            "bytes_p95": pct(cold_bytes, 0.95), "index_bytes": total}
+            "bytes_p95": pct(cold_bytes, 0.95), "index_bytes": total,
+            "requests_median": statistics.median(cold_requests), "requests_p95": pct(cold_requests, 0.95)}
 
 
 def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str, list[list[str]]]:
@@ -221,10 +229,10 @@ def quality_set(name: str, make: Callable[[Path], tuple[dict[str, str], Queries]
     r1, r5, mrr = score(toolcat["ranked"], queries)
     rows.append([label, "toolcat", f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
                  f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%})",
-                 f"{build_s:.1f}s"])
+                 f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}", f"{build_s:.1f}s"])
     for baseline, ranked in run_baselines(src, queries, back).items():
         r1, r5, mrr = score(ranked, queries)
-        rows.append([label, baseline, f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", "", "", ""])
+        rows.append([label, baseline, f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", "", "", "", ""])
 
 
 def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
@@ -241,13 +249,14 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
                  f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
                  (f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%}), "
                   f"p95 {toolcat['bytes_p95'] / toolcat['index_bytes']:.1%} of {toolcat['index_bytes'] / 1e6:.1f} MB"),
-                 f"{build_s:.1f}s"])
+                 f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}", f"{build_s:.1f}s"])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="all 20,614 MetaTool queries instead of a 2,000 sample")
     parser.add_argument("--scale", type=int, default=10_000, help="tools in the generated catalogue")
+    parser.add_argument("--sets", default="metatool,bfcl,scale", help="comma-separated: metatool, bfcl, scale")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
@@ -255,10 +264,14 @@ def main() -> None:
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp_name:
         tmp = Path(tmp_name)
-        quality_set("MetaTool", metatool_source, tmp, None if args.full else 2000, rows)
-        quality_set("BFCL", bfcl_source, tmp, None, rows)
-        scale_set(args.scale, tmp, rows)
-    header = ["set", "ranker", "recall@1", "recall@5", "MRR@10", "warm ms median / p95", "index read per query (cold)", "build"]
+        if "metatool" in args.sets:
+            quality_set("MetaTool", metatool_source, tmp, None if args.full else 2000, rows)
+        if "bfcl" in args.sets:
+            quality_set("BFCL", bfcl_source, tmp, None, rows)
+        if "scale" in args.sets:
+            scale_set(args.scale, tmp, rows)
+    header = ["set", "ranker", "recall@1", "recall@5", "MRR@10", "warm ms median / p95", "index read per query (cold)",
+              "requests median / p95 (cold)", "build"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:

@@ -20,6 +20,7 @@ from compiler.errors import Diagnostic, Severity, SourceError
 from compiler.load import fingerprint, load
 from compiler.model import Catalog
 from compiler.plan import Contributor, plan
+from compiler.reader.search import ANALYZER_VERSION
 from compiler.write import ENTRY, WriteResult, read_state, write_build
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,10 @@ def build(
     started = time.perf_counter()
     state = read_state(out)
     input_hash, file_hashes = fingerprint(src)
-    settings = {"generator": __version__, "format_version": FORMAT_VERSION, "strict": strict}
+    # anything that changes the bytes of a build for the same sources belongs here, so that an
+    # upgrade of toolcat (or of its search analyzer) is never mistaken for "up to date"
+    settings = {"generator": __version__, "format_version": FORMAT_VERSION, "strict": strict,
+                "analyzer": ANALYZER_VERSION}
     if (
         not force and not extra
         and state.get("input_hash") == input_hash and state.get("settings") == settings

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 import json
+from typing import Any
 
 
 def dumps(obj: Any) -> bytes:

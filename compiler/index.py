@@ -13,7 +13,7 @@ from typing import Any
 
 from compiler.model import Catalog, Node, NodePath, Tool
 from compiler.plan import ArtifactSet, Ref, pointer
-from compiler.reader.search import ANALYZERS, analyzer_settings
+from compiler.reader.search import ANALYZERS, analyzer_settings, word_ngrams
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +25,11 @@ FIELD_WEIGHTS: dict[str, int] = {
     "when_to_use": 1, "skill_name": 2, "skill_description": 2, "skill_body": 1,
 }
 SKILL_BODY_CHARS = 1500
+#: Character n-grams in more than this share of documents are dropped (scikit-learn's ``max_df``): they carry
+#: almost no information but have the longest postings. Only from this many documents on, so small catalogues
+#: keep every n-gram.
+CHAR_MAX_DF = 0.3
+CHAR_MAX_DF_MIN_DOCS = 100
 TERM_SHARD_BYTES = 24_000
 DOC_SHARD_SIZE = 32
 WEIGHT_DECIMALS = 8
@@ -89,29 +94,73 @@ def node_text(node: Node, catalog: Catalog) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _fit_space(name: str, texts: list[str]) -> tuple[dict[str, float], list[dict[str, float]]]:
-    """Fit one space: idf by term, and each document's l2-normalised weights by term."""
+def make_vectorizer(name: str, n_docs: int) -> Any:
+    """The scikit-learn vectorizer of a space (the parity tests build theirs with this too)."""
     from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415 - heavy, build only
 
+    max_df = CHAR_MAX_DF if name == "chars" and n_docs >= CHAR_MAX_DF_MIN_DOCS else 1.0
+    return TfidfVectorizer(analyzer=ANALYZERS[name], sublinear_tf=True, norm="l2", smooth_idf=True, max_df=max_df)
+
+
+def _fit_space(name: str, texts: list[str]) -> tuple[dict[str, float], list[dict[str, float]], float]:
+    """Fit one space: idf by term, each document's l2-normalised weights by term, and the max_df used."""
     if not any(ANALYZERS[name](t) for t in texts):
-        return {}, [{} for _ in texts]
-    vectorizer = TfidfVectorizer(analyzer=ANALYZERS[name], sublinear_tf=True, norm="l2", smooth_idf=True)
-    matrix = vectorizer.fit_transform(texts).tocsr()
+        return {}, [{} for _ in texts], 1.0
+    vectorizer = make_vectorizer(name, len(texts))
+    try:
+        matrix = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:  # max_df removed every term (near-identical documents): keep them all
+        log.info("%s: every character n-gram is in more than %.0f%% of documents; keeping them all", name, CHAR_MAX_DF * 100)
+        vectorizer.set_params(max_df=1.0)
+        matrix = vectorizer.fit_transform(texts).tocsr()
     terms = vectorizer.get_feature_names_out()
     idf = {str(terms[i]): float(v) for i, v in enumerate(vectorizer.idf_)}
     docs: list[dict[str, float]] = []
     for row in range(matrix.shape[0]):
         start, end = matrix.indptr[row], matrix.indptr[row + 1]
         docs.append({str(terms[j]): float(w) for j, w in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)})
-    return idf, docs
+    return idf, docs, float(vectorizer.max_df)
 
 
-def _write_space(artifacts: ArtifactSet, part: str, name: str, idf: dict[str, float],
-                 docs: list[dict[str, float]]) -> dict[str, Any]:
+def _entries(idf: dict[str, float], docs: list[dict[str, float]]) -> dict[str, dict[str, Any]]:
+    """Each term's stored entry: ``{idf, docs: delta-encoded ids, w: rounded weights}``."""
     postings: dict[str, list[tuple[int, float]]] = {term: [] for term in idf}
     for doc_id, weights in enumerate(docs):
         for term, weight in weights.items():
             postings[term].append((doc_id, weight))
+    entries = {}
+    for term, pairs in postings.items():
+        previous = 0
+        gaps = []
+        for doc_id, _ in pairs:
+            gaps.append(doc_id - previous)
+            previous = doc_id
+        entries[term] = {"idf": idf[term], "docs": gaps, "w": [round(w, WEIGHT_DECIMALS) for _, w in pairs]}
+    return entries
+
+
+def _bundle(word: str, char_entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The char n-gram entries of one word; an n-gram whose posting equals an earlier one is ``{"same": ngram}``."""
+    bundle: dict[str, Any] = {}
+    seen: dict[tuple[Any, ...], str] = {}
+    for gram in dict.fromkeys(word_ngrams(word)):
+        entry = char_entries.get(gram)
+        if entry is None:
+            continue
+        key = (entry["idf"], tuple(entry["docs"]), tuple(entry["w"]))
+        bundle[gram] = {"same": seen[key]} if key in seen else entry
+        seen.setdefault(key, gram)
+    return bundle
+
+
+def _entry_cost(term: str, entry: dict[str, Any]) -> int:
+    cost = len(term) + 24 + 14 * len(entry.get("docs", ()))
+    for gram, sub in entry.get("chars", {}).items():
+        cost += _entry_cost(gram, sub)
+    return cost
+
+
+def _write_space(artifacts: ArtifactSet, part: str, name: str, entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
     shards: list[dict[str, Any]] = []
     batch: dict[str, Any] = {}
     size = 0
@@ -125,20 +174,15 @@ def _write_space(artifacts: ArtifactSet, part: str, name: str, idf: dict[str, fl
             shards.append({"first": terms[0], "last": terms[-1], "ref": ref})
         batch, size = {}, 0
 
-    for term in sorted(postings):
-        previous = 0
-        gaps = []
-        for doc_id, _ in postings[term]:
-            gaps.append(doc_id - previous)
-            previous = doc_id
-        entry = {"idf": idf[term], "docs": gaps, "w": [round(w, WEIGHT_DECIMALS) for _, w in postings[term]]}
-        cost = len(term) + 24 + 14 * len(gaps)
+    for term in sorted(entries):
+        entry = entries[term]
+        cost = _entry_cost(term, entry)
         if batch and size + cost > TERM_SHARD_BYTES:
             flush()
         batch[term] = entry
         size += cost
     flush()
-    return {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(idf), "shards": shards}
+    return {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(entries), "shards": shards}
 
 
 def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -155,11 +199,20 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
 
 
 def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]) -> dict[str, Any]:
+    fitted = {name: _fit_space(name, texts) for name in SPACE_WEIGHTS}
+    entries = {name: _entries(idf, weights) for name, (idf, weights, _) in fitted.items()}
+    # Each word also carries the postings of its own character n-grams (a "bundle"): a query whose words the
+    # catalogue knows then needs only its words' shards. The chars shards serve the n-grams of unknown words.
+    for word, entry in entries["words"].items():
+        bundle = _bundle(word, entries["chars"])
+        if bundle:
+            entry["chars"] = bundle
     spaces = []
     for name in SPACE_WEIGHTS:
-        idf, weights = _fit_space(name, texts)
-        spaces.append(_write_space(artifacts, part, name, idf, weights))
-    return {"n_docs": len(docs), "spaces": spaces, "doc_shard_size": DOC_SHARD_SIZE,
+        space = _write_space(artifacts, part, name, entries[name])
+        space["max_df"] = fitted[name][2]
+        spaces.append(space)
+    return {"n_docs": len(docs), "spaces": spaces, "doc_shard_size": DOC_SHARD_SIZE, "bundles": True,
             "doc_shards": _write_docs(artifacts, part, docs)}
 
 

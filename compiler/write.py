@@ -70,7 +70,7 @@ def _entry_point(plan: Plan, versions: list[dict[str, Any]]) -> bytes:
     return json.dumps(entry, sort_keys=True, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
-def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[str, Any]) -> WriteResult:  # noqa: C901 - one guarded sequence
+def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[str, Any]) -> WriteResult:
     """Write ``plan`` into ``out`` through a temporary folder; ``new_state`` is saved beside it."""
     out = out.resolve()
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"

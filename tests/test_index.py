@@ -108,3 +108,36 @@ def test_reader_imports_only_the_stdlib():
             for name in names:
                 top = name.split(".")[0]
                 assert top in sys.stdlib_module_names or name.startswith("compiler.reader"), name
+
+
+def test_word_entries_bundle_exactly_their_own_ngrams(make_tree, tmp_path):
+    """Each word carries every n-gram of itself that the chars space has, with the chars space's very entry."""
+    from compiler.reader.search import word_ngrams  # noqa: PLC0415 - the reader's own n-gram rule
+
+    out = _build(make_tree, tmp_path)
+    meta = _load(out, _manifest(out)["index"])
+    spaces = {s["name"]: s for s in meta["tools"]["spaces"]}
+    words = {t: e for sh in spaces["words"]["shards"] for t, e in _load(out, sh["ref"])["terms"].items()}
+    chars = {t: e for sh in spaces["chars"]["shards"] for t, e in _load(out, sh["ref"])["terms"].items()}
+    assert meta["tools"]["bundles"] is True
+    bundled = 0
+    for word, entry in words.items():
+        bundle = entry.get("chars", {})
+        assert set(bundle) == {g for g in word_ngrams(word) if g in chars}, word
+        for gram, sub in bundle.items():
+            resolved = bundle[sub["same"]] if "same" in sub else sub
+            assert resolved == chars[gram], (word, gram)
+            bundled += 1
+    assert bundled > 0
+
+
+def test_identical_documents_keep_their_ngrams(make_tree, tmp_path):
+    """120 tools with the same text: max_df would drop every n-gram, so the chars space keeps them all (max_df 1)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"  # one-letter id parts have no 4-gram, so every n-gram is shared
+    tools = [{"id": f"same.{a}.{b}", "summary": "Identical widget reader", "args_schema": {"type": "object"}}
+             for a in letters[:12] for b in letters[:10]]
+    out = tmp_path / "same"
+    build(make_tree({"_node.yaml": {"title": "Same", "summary": "same"}, "same/tools.yaml": {"tools": tools}}), out)
+    spaces = {s["name"]: s for s in _load(out, _manifest(out)["index"])["tools"]["spaces"]}
+    assert spaces["chars"]["max_df"] == 1.0
+    assert spaces["chars"]["terms"] > 0

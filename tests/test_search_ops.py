@@ -95,7 +95,7 @@ def test_unknown_category_gives_unknown_path_with_hints(searcher):
     assert is_error(result)
     assert result["error"]["code"] == "UNKNOWN_PATH"
     assert "storage" in result["error"]["details"]["closest_roots"]
-    assert result["error"]["next_action"]["call"] == "search_nodes"
+    assert result["error"]["next_action"]["op"] == "search_nodes"
 
 
 def test_no_match_in_category_points_to_where_it_matches(searcher):
@@ -141,3 +141,37 @@ def test_cli_search_prints_ranked_pointers(searcher):
     out = runner.invoke(main, ["search", "forecast", "--build", str(searcher.build_dir), "--in", "nowhere"])
     assert out.exit_code == 1
     assert "UNKNOWN_PATH" in out.output
+
+
+def test_rank_tools_limit_is_the_prefix_of_the_full_ranking(searcher):
+    """rank_tools(limit=k) returns exactly the first k of the unlimited ranking, scoped or not."""
+    for query, within in (("bucket", None), ("weather bucket delete", None), ("bucket operation", ["storage"]),
+                          ("forecast city alerts", None)):
+        full = searcher.rank_tools(query, within=within)
+        for k in (1, 3, 20):
+            assert searcher.rank_tools(query, within=within, limit=k) == full[:k]
+
+
+def test_identical_ngram_postings_are_shared(searcher):
+    """Character n-grams with identical postings (those of 'forecast') decode to one shared object."""
+    searcher.scores("tools", "forecast")
+    chars = [p for (part, space, _), p in searcher._postings.items() if part == "tools" and space == "chars" and p]
+    assert len(chars) >= 3
+    assert len({id(p) for p in chars}) < len(chars)
+
+
+def test_known_words_need_no_chars_shard(searcher):
+    """A query of words the catalogue knows reads the meta, its words' shards and doc shards, never a chars shard."""
+    fetched = []
+
+    def counting(ref):
+        fetched.append(ref["path"])
+        return json.loads((searcher.build_dir / ref["path"]).read_bytes())
+
+    fresh = Searcher(searcher.manifest, counting)
+    assert fresh.find_tool("delete bucket")["matches"][0]["name"] == "storage.bucket.delete"
+    assert fetched
+    assert not [p for p in fetched if ".chars." in p]
+    fetched.clear()
+    fresh.find_tool("bukcet")  # unknown word: its n-grams come from the chars shards
+    assert [p for p in fetched if ".chars." in p]

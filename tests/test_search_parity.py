@@ -10,10 +10,9 @@ import pytest
 from conftest import write_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from compiler.build import build, compile_catalog
-from compiler.index import SPACE_WEIGHTS, tool_order, tool_text
+from compiler.index import CHAR_MAX_DF_MIN_DOCS, SPACE_WEIGHTS, make_vectorizer, tool_order, tool_text
 from compiler.reader.search import ANALYZERS, Searcher, analyze_words
 
 WORDS = ["read", "write", "delete", "file", "bucket", "object", "calendar", "event", "invoice", "customer", "weather", "forecast", "send", "mail", "message", "search", "list", "create", "update", "archive", "export", "report", "user", "team", "order", "refund", "ship", "track"]
@@ -24,7 +23,7 @@ def _tree() -> dict:
     tree: dict = {"_node.yaml": {"title": "Parity", "summary": "random tools"}}
     for area in ("alpha", "beta", "gamma"):
         tools = []
-        for i in range(12):
+        for i in range(40):  # 120 tools: enough for the chars space's max_df to apply
             words = rng.sample(WORDS, 6)
             tools.append({
                 "id": f"{area}.{words[0]}_{words[1]}{i}",
@@ -56,10 +55,11 @@ def parity(tmp_path_factory):
     catalog, _ = compile_catalog(src)
     texts = [tool_text(t, catalog) for t in tool_order(catalog)]
     models = {}
+    assert len(texts) >= CHAR_MAX_DF_MIN_DOCS
     for name in SPACE_WEIGHTS:
-        vectorizer = TfidfVectorizer(analyzer=ANALYZERS[name], sublinear_tf=True, norm="l2", smooth_idf=True)
+        vectorizer = make_vectorizer(name, len(texts))
         models[name] = (vectorizer, vectorizer.fit_transform(texts))
-    return Searcher(manifest, fetch), models, len(texts)
+    return Searcher(manifest, fetch), models, len(texts), texts
 
 
 def _sklearn_scores(models, query: str) -> list[float]:
@@ -71,7 +71,7 @@ def _sklearn_scores(models, query: str) -> list[float]:
 
 
 def _check(parity, query: str) -> None:
-    searcher, models, n = parity
+    searcher, models, n, _ = parity
     reader, _, _ = searcher.scores("tools", query)
     expected = _sklearn_scores(models, query)
     for doc_id in range(n):
@@ -98,13 +98,37 @@ def test_reader_scores_match_sklearn_for_seeded_word_queries(parity):
 
 def test_scores_are_not_all_zero(parity):
     """The parity is not vacuous: a catalogue word scores some documents above 0.1."""
-    searcher, _, _ = parity
+    searcher, _, _, _ = parity
     reader, _, _ = searcher.scores("tools", "bucket forecast")
     assert max(reader.values()) > 0.1
 
 
 def test_analyzer_splits_identifiers_and_stems():
     """Identifiers split on dots, underscores and case; plurals and -ing/-ed are stemmed; stop words dropped."""
-    assert analyze_words("s3.file_read getHTTPResponse") == ["s", "3", "file", "read", "get", "http", "respons"]
+    assert analyze_words("s3.file_read getHTTPResponse") == ["s3", "s", "3", "file", "read", "get", "http", "respons"]
+    assert analyze_words("ec2 v2 x86_64 abc123") == ["ec2", "ec", "2", "v2", "v", "2", "x86", "x", "86", "64", "abc", "123"]
     assert analyze_words("the buckets") == ["bucket"]
     assert analyze_words("running stopped") == ["run", "stop"]
+
+
+def test_char_max_df_drops_common_ngrams(parity):
+    """With 120 documents the chars space drops n-grams in over half of them, so the parity covers max_df."""
+    _, models, _, texts = parity
+    vectorizer, _ = models["chars"]
+    assert vectorizer.max_df < 1.0
+    every_ngram = {gram for text in texts for gram in ANALYZERS["chars"](text)}
+    assert len(vectorizer.vocabulary_) < len(every_ngram), "no n-gram was frequent enough to be dropped"
+
+
+def test_top_k_equals_the_exhaustive_ranking(parity):
+    """The pruned top-k search returns the same documents, order and scores (1e-9) as the exhaustive ranking."""
+    searcher, _, _, _ = parity
+    rng = random.Random(11)  # noqa: S311 - seeded test queries
+    for _ in range(300):
+        query = " ".join(rng.choices([*WORDS, "getHTTPResponse", "zzz", "archiving"], k=rng.randint(1, 6)))
+        for k in (1, 5, 10):
+            full = searcher._ranked("tools", query)[:k]
+            top = searcher._ranked("tools", query, limit=k)
+            assert [d for d, _, _ in top] == [d for d, _, _ in full], (query, k)
+            assert all(abs(a[1] - b[1]) < 1e-9 and sorted(a[2]) == sorted(b[2]) for a, b in zip(top, full, strict=True))
+

@@ -111,7 +111,7 @@ def run_evals(src: Path, build_dir: Path) -> list[EvalReport]:
         misses = []
         for item in data["queries"]:
             expect = (item["expect"],) if isinstance(item["expect"], str) else tuple(item["expect"])
-            ranked = [p["tool_id"] for p, _, _ in searcher.rank_tools(item["query"])[: max(k, EVAL_DEPTH)]]
+            ranked = [p["tool_id"] for p, _, _ in searcher.rank_tools(item["query"], limit=max(k, EVAL_DEPTH))]
             rank = next((i for i, tool_id in enumerate(ranked) if tool_id in expect), None)
             if rank is not None and rank < k:
                 hits += 1

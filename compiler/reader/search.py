@@ -5,8 +5,9 @@ defined here, so a query is tokenised exactly as the documents were. The index i
 *spaces* (``words``, ``chars``), each a TF-IDF model of its own; the score of a document is
 ``sum(space.weight * cosine_space(query, doc))``, where each cosine is what scikit-learn
 computes for ``sublinear_tf=True, norm="l2", smooth_idf=True``. Postings hold the documents'
-l2-normalised weights, so a query only needs the term shards of its own terms, and then the
-doc shards of its hits. The format is documented in docs/search.md.
+l2-normalised weights, so a query only needs the term shards of its own words (each word entry
+bundles its own character n-grams; only unknown words need the chars shards), and then the doc
+shards of its best hits, found by an exact top-k search. The format is documented in docs/search.md.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import hashlib
+import heapq
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -30,11 +32,17 @@ CAMEL_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\
 STOP_WORDS = frozenset(
     ["a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "please", "so", "that", "the", "their", "them", "then", "there", "these", "this", "to", "us", "was", "we", "what", "when", "where", "which", "who", "will", "with", "would", "you", "your"]
 )
-CHAR_NGRAMS = (3, 5)
-ANALYZER_VERSION = "toolcat-analyzer-1"
+#: Only 4-grams: as good as 3- to 5-grams on MetaTool and BFCL (docs/search.md) with a third of the terms.
+CHAR_NGRAMS = (4, 4)
+#: ``s3``, ``ec2``, ``v2``, ``mp3``: kept whole as well as split.
+SHORT_ALNUM = re.compile(r"(?=[^\W_]*[^\W\d_])(?=[^\W_]*\d)[^\W_]+")
+SHORT_TOKEN_CHARS = 4
+ANALYZER_VERSION = "toolcat-analyzer-2"
 MAX_LIMIT = 50
 #: A document is a hit when one of its words matches, or its score reaches this on character n-grams alone.
 MIN_CHAR_ONLY_SCORE = 0.1
+#: Margin on the top-k stopping test, far above the rounding of the running sum of bounds (~1e-16).
+BOUND_SLACK = 1e-9
 
 
 def stem(word: str) -> str:
@@ -60,26 +68,39 @@ def stem(word: str) -> str:
 
 
 def analyze_words(text: str) -> list[str]:
-    """Word terms: split on non-alphanumerics and identifier case, lowercase, drop stop words, stem."""
+    """Word terms: split on non-alphanumerics and identifier case, lowercase, drop stop words, stem.
+
+    A short token mixing letters and digits (``s3``, ``ec2``, ``v2``) is kept whole, followed by its parts.
+    """
     out: list[str] = []
     for token in WORD_PATTERN.findall(text):
-        for part in CAMEL_PATTERN.findall(token):
+        parts = CAMEL_PATTERN.findall(token)
+        if len(parts) > 1 and len(token) <= SHORT_TOKEN_CHARS and SHORT_ALNUM.fullmatch(token):
+            out.append(token.lower())
+        for part in parts:
             lowered = part.lower()
             if lowered not in STOP_WORDS:
                 out.append(stem(lowered))
     return out
 
 
-def analyze_chars(text: str) -> list[str]:
-    """Character n-grams (3 to 5) of each word term padded with spaces, as scikit-learn's ``char_wb`` does."""
+def word_ngrams(word: str) -> list[str]:
+    """Character n-grams (:data:`CHAR_NGRAMS`) of one word term padded with spaces, as ``char_wb`` does."""
     low, high = CHAR_NGRAMS
+    padded = f" {word} "
+    out: list[str] = []
+    for size in range(low, high + 1):
+        if len(padded) < size:
+            break
+        out.extend(padded[i : i + size] for i in range(len(padded) - size + 1))
+    return out
+
+
+def analyze_chars(text: str) -> list[str]:
+    """The character n-grams of each word term of ``text`` (:func:`word_ngrams`)."""
     out: list[str] = []
     for word in analyze_words(text):
-        padded = f" {word} "
-        for size in range(low, high + 1):
-            if len(padded) < size:
-                break
-            out.extend(padded[i : i + size] for i in range(len(padded) - size + 1))
+        out.extend(word_ngrams(word))
     return out
 
 
@@ -96,6 +117,8 @@ def analyzer_settings() -> dict[str, Any]:
         "stop_words": sorted(STOP_WORDS),
         "stemmer": "toolcat suffix stemmer (compiler/reader/search.py::stem)",
         "char_ngrams": {"range": list(CHAR_NGRAMS), "of": "each stemmed word term, padded with one space each side"},
+        "short_alnum": {"pattern": SHORT_ALNUM.pattern, "max_chars": SHORT_TOKEN_CHARS,
+                        "rule": "a token of letters and digits this short is also kept whole, before its parts"},
         "vectorizer": {"sublinear_tf": True, "norm": "l2", "smooth_idf": True, "use_idf": True},
     }
 
@@ -127,6 +150,25 @@ def _cursor_key(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:8]
 
 
+class _Posting:
+    """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map."""
+
+    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "weights")
+
+    def __init__(self, idf: float, ids: list[int], weights: list[float]) -> None:
+        self.idf = idf
+        self.ids = ids
+        self.weights = weights
+        self.max_weight = max(weights, default=0.0)
+        self._by_doc: dict[int, float] | None = None
+
+    def by_doc(self) -> dict[int, float]:
+        """Doc id → weight, built on first use."""
+        if self._by_doc is None:
+            self._by_doc = dict(zip(self.ids, self.weights, strict=True))
+        return self._by_doc
+
+
 class _Part:
     """One indexed collection (tools or nodes): its spaces' term shards and its doc shards."""
 
@@ -151,7 +193,8 @@ class Searcher:
         self.manifest = manifest
         self._fetch_json = fetch_json
         self._cache: dict[str, Any] = {}
-        self._postings: dict[tuple[str, str, str], tuple[list[int], list[float]] | None] = {}
+        self._postings: dict[tuple[str, str, str], _Posting | None] = {}
+        self._interned: dict[tuple[Any, ...], _Posting] = {}
         self._meta: dict[str, Any] | None = None
         self._parts: dict[str, _Part] = {}
         self.bytes_read = 0
@@ -172,7 +215,7 @@ class Searcher:
                 if not isinstance(ref, dict):
                     raise ReaderError("UNAVAILABLE", "this build has no search index",
                                       hints=["Rebuild the catalogue with a toolcat that writes the index (manifest key 'index')."],
-                                      next_action={"call": "list", "args": {}})
+                                      next_action={"op": "list", "args": {}})
                 self._meta = self._fetch(ref)
                 if self._meta.get("analyzer", {}).get("version") != ANALYZER_VERSION:
                     raise ReaderError("UNAVAILABLE", "the search index was built with another analyzer version",
@@ -182,41 +225,65 @@ class Searcher:
             self._parts[name] = _Part(self._meta[name])
         return self._parts[name]
 
-    def _posting(self, part_name: str, part: _Part, space: dict[str, Any], term: str) -> tuple[list[int], list[float], float] | None:
-        firsts = self.firsts_of(part, space)
-        index = bisect.bisect_right(firsts, term) - 1
-        if index < 0:
+    def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
+        """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
+        index = bisect.bisect_right(part.firsts[space["name"]], term) - 1
+        if index < 0 or term > space["shards"][index]["last"]:
             return None
-        shard_meta = space["shards"][index]
-        if term > shard_meta["last"]:
-            return None
-        entry = self._fetch(shard_meta["ref"])["terms"].get(term)
-        if entry is None:
-            return None
+        entry: dict[str, Any] | None = self._fetch(space["shards"][index]["ref"])["terms"].get(term)
+        return entry
+
+    def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
+        ids: list[int] = []
+        last = 0
+        for gap in entry["docs"]:
+            last += gap
+            ids.append(last)
+        posting = _Posting(float(entry["idf"]), ids, entry["w"])
+        # Character n-grams of one word often have identical postings: share one object so that
+        # the top-k search walks them once (with the query weights summed).
+        content = (space_name, posting.idf, tuple(entry["docs"]), tuple(posting.weights))
+        return self._interned.setdefault(content, posting)
+
+    def _posting(self, part_name: str, part: _Part, space: dict[str, Any], term: str) -> _Posting | None:
         key = (part_name, space["name"], term)
-        cached = self._postings.get(key)
-        if cached is None:
-            ids: list[int] = []
-            last = 0
-            for gap in entry["docs"]:
-                last += gap
-                ids.append(last)
-            cached = (ids, entry["w"])
-            self._postings[key] = cached
-        return cached[0], cached[1], float(entry["idf"])
+        if key not in self._postings:
+            entry = self._entry(part, space, term)
+            self._postings[key] = None if entry is None else self._decode(space["name"], entry)
+        return self._postings[key]
 
-    @staticmethod
-    def firsts_of(part: _Part, space: dict[str, Any]) -> list[str]:
-        """The first term of each shard of a space, for bisecting."""
-        return part.firsts[space["name"]]
+    def _bundled_ngrams(self, part_name: str, part: _Part, query: str) -> None:
+        """Cache the n-gram postings of the query's known words from their bundles (no chars shard needed).
 
-    def _idf(self, part_name: str, part: _Part, space: dict[str, Any], tokens: list[str]) -> dict[str, tuple[float, list[int], list[float]]]:
-        found: dict[str, tuple[float, list[int], list[float]]] = {}
+        A known word's bundle holds every n-gram of it that the index has, so its other n-grams are absent.
+        """
+        words = next(s for s in part.spaces if s["name"] == "words")
+        for word in dict.fromkeys(analyze_words(query)):
+            entry = self._entry(part, words, word)
+            if entry is None:
+                continue  # an unknown word: its n-grams come from the chars shards
+            bundle = entry.get("chars", {})
+            for gram in word_ngrams(word):
+                key = (part_name, "chars", gram)
+                if key in self._postings:
+                    continue
+                sub = bundle.get(gram)
+                if sub is not None and "same" in sub:
+                    sub = bundle[sub["same"]]
+                self._postings[key] = None if sub is None else self._decode("chars", sub)
+
+    def _space_terms(self, part_name: str, part: _Part, space: dict[str, Any], query: str) -> list[tuple[str, float, _Posting]]:
+        """The query's terms in one space that the index knows: (term, query weight, posting)."""
+        if space["name"] == "chars" and part.meta.get("bundles"):
+            self._bundled_ngrams(part_name, part, query)
+        found: dict[str, _Posting] = {}
+        tokens = ANALYZERS[space["name"]](query)
         for term in dict.fromkeys(tokens):
             posting = self._posting(part_name, part, space, term)
             if posting is not None:
-                found[term] = (posting[2], posting[0], posting[1])
-        return found
+                found[term] = posting
+        weights = query_weights(tokens, {t: p.idf for t, p in found.items()})
+        return [(term, q, found[term]) for term, q in weights.items()]
 
     def _doc(self, part: _Part, doc_id: int) -> dict[str, Any]:
         shard = self._fetch(part.doc_shards[doc_id // part.doc_shard_size]["ref"])
@@ -226,27 +293,30 @@ class Searcher:
     # -- scoring -----------------------------------------------------------------------------
 
     def scores(self, part_name: str, query: str) -> tuple[dict[int, float], dict[int, list[str]], dict[int, bool]]:
-        """Every matching document's combined score, its matched word terms, and whether a word matched."""
+        """Every matching document's combined score, its matched word terms, and whether a word matched.
+
+        Exhaustive: every posting of every query term is summed (the parity tests hold this to scikit-learn).
+        """
         part = self._part(part_name)
         total: dict[int, float] = {}
         matched: dict[int, list[str]] = {}
         for space in part.spaces:
-            tokens = ANALYZERS[space["name"]](query)
-            postings = self._idf(part_name, part, space, tokens)
-            weights = query_weights(tokens, {t: p[0] for t, p in postings.items()})
             scale = float(space["weight"])
-            for term, q in weights.items():
-                _, ids, ws = postings[term]
+            for term, q, posting in self._space_terms(part_name, part, space, query):
                 factor = scale * q
-                for doc_id, w in zip(ids, ws, strict=True):
+                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
                     total[doc_id] = total.get(doc_id, 0.0) + factor * w
                 if space["name"] == "words":
-                    for doc_id in ids:
+                    for doc_id in posting.ids:
                         matched.setdefault(doc_id, []).append(term)
         word_hit = {doc_id: doc_id in matched for doc_id in total}
         return total, matched, word_hit
 
-    def _ranked(self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None) -> list[tuple[int, float, list[str]]]:
+    def _ranked(self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None,
+                limit: int | None = None) -> list[tuple[int, float, list[str]]]:
+        """Hits best first (ties by doc id); with ``limit``, only the best ``limit``, found by :meth:`_top_k`."""
+        if limit is not None:
+            return self._top_k(part_name, query, limit, allowed)
         total, matched, word_hit = self.scores(part_name, query)
         hits = [
             (doc_id, score, matched.get(doc_id, []))
@@ -255,6 +325,72 @@ class Searcher:
         ]
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits
+
+    def _top_k(self, part_name: str, query: str, k: int,
+               allowed: Callable[[int], bool] | None) -> list[tuple[int, float, list[str]]]:
+        """The exact top ``k`` hits, without summing the long postings of low-impact terms for every document.
+
+        Terms are taken in decreasing upper bound (query weight x the term's largest document weight), term at a
+        time. Once the k-th best score of a known hit exceeds the sum of the bounds still to come, no unseen
+        document can reach the top k: the remaining terms only update the candidates already seen (and those
+        that cannot reach the k-th score are dropped). Every document's terms are summed in the same order, so
+        scores equal :meth:`scores` up to float rounding (~1e-16) and ties keep the doc-id order.
+        """
+        part = self._part(part_name)
+        factors: dict[int, tuple[float, str, _Posting]] = {}  # identical postings (see _posting) merged
+        word_terms: list[tuple[str, _Posting]] = []
+        for space in part.spaces:
+            scale = float(space["weight"])
+            for term, q, posting in self._space_terms(part_name, part, space, query):
+                factor, first, _ = factors.get(id(posting), (0.0, term, posting))
+                factors[id(posting)] = (factor + scale * q, first, posting)
+                if space["name"] == "words":
+                    word_terms.append((term, posting))
+        terms = [(factor * posting.max_weight, factor, term, posting) for factor, term, posting in factors.values()]
+        terms.sort(key=lambda t: (-t[0], t[2]))
+        remaining = sum(t[0] for t in terms)
+        done = 0.0
+        total: dict[int, float] = {}
+        word_docs: set[int] = set()
+        words = {id(posting) for _, posting in word_terms}
+        position = 0
+        kth = -1.0
+        while position < len(terms):
+            bound, factor, _, posting = terms[position]
+            position += 1
+            remaining -= bound
+            done += bound
+            get = total.get
+            if allowed is None:
+                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                    total[doc_id] = get(doc_id, 0.0) + factor * w
+                if id(posting) in words:
+                    word_docs.update(posting.ids)
+            else:
+                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                    if allowed(doc_id):
+                        total[doc_id] = get(doc_id, 0.0) + factor * w
+                        if id(posting) in words:
+                            word_docs.add(doc_id)
+            # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
+            if done > remaining:
+                kth = _kth_hit_score(total, word_docs, k)
+                if kth > remaining + BOUND_SLACK:
+                    break
+        if position < len(terms):
+            total = {d: s for d, s in total.items() if s + remaining + BOUND_SLACK >= kth}
+            for _, factor, _, posting in terms[position:]:
+                by_doc = posting.by_doc()
+                is_word = id(posting) in words
+                for doc_id in total:
+                    weight = by_doc.get(doc_id)
+                    if weight is not None:
+                        total[doc_id] += factor * weight
+                        if is_word:
+                            word_docs.add(doc_id)
+        hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return [(d, s, [term for term, posting in word_terms if d in posting.by_doc()]) for d, s in hits[:k]]
 
     # -- scoping -----------------------------------------------------------------------------
 
@@ -296,13 +432,16 @@ class Searcher:
             hints.append("Closest node paths: " + ", ".join("/".join(p) for p in suggestions))
         return ReaderError("UNKNOWN_PATH", f"unknown category path {'/'.join(path)!r}",
                            details={"category_path": path, "closest_roots": close, "closest_paths": suggestions},
-                           hints=hints, next_action={"call": "search_nodes", "args": {"query": query or " ".join(path)}})
+                           hints=hints, next_action={"op": "search_nodes", "args": {"query": query or " ".join(path)}})
 
     # -- operations --------------------------------------------------------------------------
 
     def rank_tools(self, query: str, *, within: list[str] | None = None,
-                   direct_only: bool = False) -> list[tuple[dict[str, Any], float, list[str]]]:
-        """``(pointer, confidence, matched terms)`` best first, optionally inside a node (and below it)."""
+                   direct_only: bool = False, limit: int | None = None) -> list[tuple[dict[str, Any], float, list[str]]]:
+        """``(pointer, confidence, matched terms)`` best first, optionally inside a node (and below it).
+
+        Every hit by default; with ``limit``, only the best ``limit`` (exact, and much faster on big catalogues).
+        """
         allowed = None
         if within is not None and (within or direct_only):
             entry = self.node_entry(list(within))
@@ -311,14 +450,15 @@ class Searcher:
             allowed = self._scope(entry, direct_only=direct_only)
         part = self._part("tools")
         return [(self._doc(part, doc_id)["pointer"], round(score, 6), terms)
-                for doc_id, score, terms in self._ranked("tools", query, allowed)]
+                for doc_id, score, terms in self._ranked("tools", query, allowed, limit)]
 
     def _top_tools(self, query: str, limit: int, offset: int = 0,
-                   allowed: Callable[[int], bool] | None = None) -> tuple[list[tuple[dict[str, Any], float, list[str]]], int]:
-        hits = self._ranked("tools", query, allowed)
+                   allowed: Callable[[int], bool] | None = None) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
+        """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit)."""
+        hits = self._ranked("tools", query, allowed, offset + limit + 1)
         part = self._part("tools")
         page = [(self._doc(part, doc_id)["pointer"], score, terms) for doc_id, score, terms in hits[offset : offset + limit]]
-        return page, len(hits)
+        return page, len(hits) > offset + limit
 
     def find_tool(self, purpose: str, limit: int = 5) -> dict[str, Any]:
         """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose."""
@@ -334,7 +474,7 @@ class Searcher:
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         part = self._part("nodes")
         results = []
-        for doc_id, score, _ in self._ranked("nodes", query, lambda doc_id: doc_id > 0)[:limit]:
+        for doc_id, score, _ in self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit):
             doc = self._doc(part, doc_id)  # doc 0 is the root: it holds everything, so it is never a result
             results.append({"path": doc["path"], "title": doc["title"], "summary": doc["summary"],
                             "confidence": round(min(1.0, score), 4)})
@@ -363,14 +503,14 @@ class Searcher:
                 if entry is None:
                     raise self._unknown_path(path, text)
                 allowed = self._scope(entry, direct_only=False)
-            page, total = self._top_tools(text, limit, offset, allowed)
+            page, more = self._top_tools(text, limit, offset, allowed)
             if not page and offset == 0:
                 raise self._no_match(text, path)
             end = offset + len(page)
             return {
                 "category_path": path,
                 "results": [{**pointer, "confidence": round(min(1.0, score), 4)} for pointer, score, _ in page],
-                "next_cursor": f"{end}:{key}" if end < total else None,
+                "next_cursor": f"{end}:{key}" if more else None,
             }
         except ReaderError as err:
             return err.envelope()
@@ -384,10 +524,10 @@ class Searcher:
         hints = [f"No tool under {'/'.join(path) or 'the root'!r} matches {query!r}."]
         if places:
             hints.append("The query matches tools in: " + ", ".join("/".join(p) or "(root)" for p in places[:3]))
-            action = {"call": "search_tool_by_category", "args": {"query": query, "category_path": places[0]}}
+            action = {"op": "search_tool_by_category", "args": {"query": query, "category_path": places[0]}}
         else:
             hints.append("No tool in the catalogue matches; try other words, or browse with list.")
-            action = {"call": "list", "args": {"path": path}}
+            action = {"op": "list", "args": {"path": path}}
         return ReaderError("NO_MATCH_IN_CATEGORY", f"no tool under {'/'.join(path) or '(root)'!r} matches the query",
                            details={"category_path": path, "query": query, "matching_categories": places[:3]},
                            hints=hints, next_action=action)
@@ -433,3 +573,11 @@ def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
         where = [name for name, words in fields.items() if term in words] or ["text"]
         parts.append(f"{term} ({', '.join(where)})")
     return "matched " + "; ".join(parts)
+
+
+def _kth_hit_score(total: dict[int, float], word_docs: set[int], k: int) -> float:
+    """The k-th best partial score among documents already known to be hits (-1 when fewer than k)."""
+    scores = [s for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+    if len(scores) < k:
+        return -1.0
+    return heapq.nlargest(k, scores)[-1]
