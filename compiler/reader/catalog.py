@@ -429,9 +429,6 @@ class Catalog:
         if not isinstance(result, dict):
             raise ReaderError("INTERNAL", f"search returned {type(result).__name__}, not a dict")
         if is_error(result):
-            action = result["error"].get("next_action")
-            if isinstance(action, dict) and "call" in action and "op" not in action:  # one spelling for agents
-                result["error"]["next_action"] = {"op": action["call"], **{k: v for k, v in action.items() if k != "call"}}
             return result
         out = dict(result)
         for key in ("tools", "results"):
