@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from compiler.build import build  # noqa: E402
 from compiler.exports import BuildFolder, export_specs  # noqa: E402
+from compiler.mcp.importer import arguments_schema  # noqa: E402
 from compiler.reader import Catalog  # noqa: E402
 from compiler.tokens import count_tokens  # noqa: E402
 
@@ -48,17 +49,7 @@ def slug(name: str) -> str:
 
 
 def docker_schema(tool: dict[str, Any]) -> dict[str, Any]:
-    if "inputSchema" in tool:
-        return tool["inputSchema"]
-    properties, required = {}, []
-    for arg in tool.get("arguments", []):
-        prop: dict[str, Any] = {"type": arg.get("type", "string"), "description": arg.get("desc", "")}
-        if "items" in arg:
-            prop["items"] = arg["items"] if isinstance(arg["items"], dict) else {"type": arg["items"]}
-        properties[arg["name"]] = prop
-        if not arg.get("optional"):
-            required.append(arg["name"])
-    return {"type": "object", "properties": properties, "required": required}
+    return tool["inputSchema"] if "inputSchema" in tool else arguments_schema(tool.get("arguments", []))
 
 
 def mcp_source(tools: list[tuple[str, str, dict[str, Any]]], root: Path, title: str) -> tuple[Path, dict[str, str]]:

@@ -24,22 +24,13 @@ from compiler.exports import (
     to_canonical,
     validate_definition,
 )
+from compiler.mcp.importer import arguments_schema
 from compiler.reader.dialects import DIALECT_NAMES
 
 
 def _docker_schema(tool: dict) -> dict:
     """Docker's flattened ``arguments`` list (or nothing) as a JSON Schema, as an importer would read it."""
-    if "inputSchema" in tool:
-        return tool["inputSchema"]
-    properties, required = {}, []
-    for arg in tool.get("arguments", []):
-        prop = {"type": arg.get("type", "string"), "description": arg.get("desc", "")}
-        if "items" in arg:
-            prop["items"] = arg["items"] if isinstance(arg["items"], dict) else {"type": arg["items"]}
-        properties[arg["name"]] = prop
-        if not arg.get("optional"):
-            required.append(arg["name"])
-    return {"type": "object", "properties": properties, "required": required}
+    return tool["inputSchema"] if "inputSchema" in tool else arguments_schema(tool.get("arguments", []))
 
 
 def _corpus_tools(corpus: Path) -> list[tuple[str, str, dict]]:

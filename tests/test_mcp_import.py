@@ -109,3 +109,17 @@ def test_import_cli_needs_exactly_one_source(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["import", "mcp"])
     assert result.exit_code == 2
     assert "exactly one of" in result.output
+
+
+def test_docker_flattened_arguments_become_a_schema():
+    """A Docker registry entry with `arguments: [{name, type, desc, optional}]` keeps its arguments when imported."""
+    tools, _ = convert([{"name": "list_tables", "description": "List tables.",
+                         "arguments": [{"name": "db", "type": "string", "desc": "Database"},
+                                       {"name": "limit", "type": "integer", "desc": "Max rows", "optional": True}]}],
+                       "dk", None)
+    assert tools[0]["args_schema"] == {
+        "type": "object",
+        "properties": {"db": {"type": "string", "description": "Database"},
+                       "limit": {"type": "integer", "description": "Max rows"}},
+        "required": ["db"],
+    }

@@ -95,6 +95,22 @@ def _read_json(path: Path) -> Any:
         raise McpImportError(f"{path}: cannot read JSON ({exc})") from None
 
 
+def arguments_schema(arguments: list[Any]) -> Json:
+    """A JSON Schema for the Docker MCP registry's flattened ``arguments: [{name, type, desc, optional?, items?}]``."""
+    properties: Json = {}
+    required: list[str] = []
+    for arg in arguments:
+        if not isinstance(arg, dict) or not isinstance(arg.get("name"), str):
+            continue
+        prop: Json = {"type": arg.get("type", "string"), "description": arg.get("desc", "")}
+        if "items" in arg:
+            prop["items"] = arg["items"] if isinstance(arg["items"], dict) else {"type": arg["items"]}
+        properties[arg["name"]] = prop
+        if not arg.get("optional"):
+            required.append(arg["name"])
+    return {"type": "object", "properties": properties, "required": required}
+
+
 def convert(tools: list[Any], namespace: str, handler: Json | None) -> tuple[list[Json], list[str]]:
     """toolcat tool definitions for MCP tool entries, and warnings for the ones skipped or renamed."""
     out: list[Json] = []
@@ -121,6 +137,8 @@ def convert(tools: list[Any], namespace: str, handler: Json | None) -> tuple[lis
         annotations = {k: v for k, v in (entry.get("annotations") or {}).items() if k in ANNOTATION_KEYS}
         title = annotations.get("title") or entry.get("title")
         schema = entry.get("inputSchema") or entry.get("input_schema") or entry.get("parameters")
+        if not schema and isinstance(entry.get("arguments"), list):
+            schema = arguments_schema(entry["arguments"])
         if not isinstance(schema, dict) or not schema:
             schema = {"type": "object"}
         schema = dict(schema)
