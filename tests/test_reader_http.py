@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import shutil
 import threading
@@ -17,13 +18,18 @@ from compiler.reader import Catalog, ReaderError
 
 
 class StaticServer:
-    """Serves a folder with ETags on catalog.json; counts requests and bytes; injects faults per path."""
+    """Serves a folder with ETags on catalog.json; counts requests and bytes; injects faults per path.
+
+    With ``compress = True`` it gzips bodies for clients that accept it, as static hosts and CDNs do.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.requests: list[str] = []
         self.bytes_sent = 0
-        self.faults: dict[str, str] = {}  # path suffix -> "404" | "500" | "500once" | "truncate" | "hang" | "tamper"
+        self.compress = False
+        # path suffix -> "404" | "500" | "500once" | "truncate" | "hang" | "tamper" | "badgzip" | "brotli" | "bomb"
+        self.faults: dict[str, str] = {}
         self.lock = threading.Lock()
         server = self
 
@@ -58,9 +64,20 @@ class StaticServer:
                     self.send_header("ETag", etag)
                     self.end_headers()
                     return
+                encoding = None
+                if fault == "badgzip":
+                    data, encoding = b"this is not gzip", "gzip"
+                elif fault == "brotli":
+                    encoding = "br"
+                elif fault == "bomb":
+                    data, encoding = gzip.compress(b" " * 200_000, mtime=0), "gzip"  # ~250 bytes on the wire
+                elif server.compress and "gzip" in self.headers.get("Accept-Encoding", ""):
+                    data, encoding = gzip.compress(data, mtime=0), "gzip"
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                if encoding:
+                    self.send_header("Content-Encoding", encoding)
                 if rel == "catalog.json":
                     self.send_header("ETag", etag)
                 self.end_headers()
@@ -119,6 +136,46 @@ def test_open_and_root_list_cost_three_requests(site):
     assert len(server.requests) == 3
     assert server.requests[0] == "catalog.json"
     assert catalog.stats()["bytes_downloaded"] == server.bytes_sent
+
+
+def test_gzip_bodies_are_inflated_verified_and_cached(site):
+    """A host that gzips: the reader asks for it, counts the compressed bytes, verifies and caches the inflated file."""
+    server, tmp = site
+    server.compress = True
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    assert catalog.list()["ok"]
+    assert catalog.expand_tool("net.thing.op1")["ok"]
+    stats = catalog.stats()
+    assert stats["bytes_downloaded"] == server.bytes_sent
+    assert stats["bytes_downloaded"] < stats["bytes_decoded"]
+    cached = [f for f in (tmp / "cache" / "objects").rglob("*") if f.is_file()]
+    assert cached
+    for file in cached:  # the cache holds the files as built, whose names are their sha256
+        assert hashlib.sha256(file.read_bytes()).hexdigest() == file.name
+    server.reset()
+    again = Catalog.open(server.url, cache_dir=tmp / "cache")
+    assert again.expand_tool("net.thing.op1")["ok"]
+    assert server.requests == ["catalog.json"]
+
+
+@pytest.mark.parametrize(("fault", "code", "words"), [
+    ("badgzip", "UNAVAILABLE", "does not inflate"),
+    ("brotli", "UNAVAILABLE", "Content-Encoding 'br'"),
+    ("bomb", "INTEGRITY", "larger than expected"),
+])
+def test_bad_compressed_bodies_are_never_used(site, fault, code, words):
+    """A gzip body that does not inflate, an encoding nobody asked for, or one that inflates past its ref: errors."""
+    server, tmp = site
+    server.compress = True
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache", timeout=2, retries=1)
+    spec_name = next(p.name for p in (tmp / "build" / "tools").glob("net.thing.op4.*"))
+    server.faults = {spec_name: fault}
+    out = catalog.expand_tool("net.thing.op4")
+    assert out["error"]["code"] == code
+    assert words in out["error"]["message"]
+    assert not list((tmp / "cache" / "objects").rglob(spec_name))
+    server.faults.clear()
+    assert catalog.expand_tool("net.thing.op4")["ok"]
 
 
 def test_warm_cache_revalidates_only_the_entry(site):
@@ -224,6 +281,10 @@ def test_truncated_body_is_never_used(site):
     catalog = Catalog.open(server.url, cache_dir=tmp / "cache", timeout=2, retries=1)
     spec_name = next(p.name for p in (tmp / "build" / "tools").glob("net.thing.op3.*"))
     server.faults = {spec_name: "truncate"}
+    out = catalog.expand_tool("net.thing.op3")
+    assert out["error"]["code"] in ("UNAVAILABLE", "INTEGRITY")
+    assert not list((tmp / "cache" / "objects").rglob(spec_name))
+    server.compress = True  # a gzip stream cut short is caught the same way
     out = catalog.expand_tool("net.thing.op3")
     assert out["error"]["code"] in ("UNAVAILABLE", "INTEGRITY")
     assert not list((tmp / "cache" / "objects").rglob(spec_name))

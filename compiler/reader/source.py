@@ -4,7 +4,9 @@ Only ``catalog.json`` is mutable; it is revalidated over HTTP with ``If-None-Mat
 Every other file is reached through a ref ``{"path", "sha256", "bytes"}`` and checked
 against that hash before it is used; over HTTP verified files are kept in an on-disk
 cache keyed by their sha256 (``$TOOLCAT_CACHE`` or ``~/.cache/toolcat``), so they are
-fetched at most once. Timeouts and retries are bounded: a hanging or failing server
+fetched at most once. Requests ask for ``Accept-Encoding: gzip`` (static hosts and CDNs compress
+JSON on the fly): a gzip body is inflated, bounded by the size its ref promised, and the hash is
+checked on the inflated bytes. Timeouts and retries are bounded: a hanging or failing server
 costs at most ``(retries + 1) * timeout`` plus a short backoff.
 """
 
@@ -17,6 +19,7 @@ import os
 import posixpath
 import threading
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +35,25 @@ USER_AGENT = "toolcat-reader/1"
 
 
 class SourceStats:
-    """What a source has cost so far: network requests (file reads for a folder), bytes downloaded, cache hits."""
+    """What a source has cost so far: network requests (file reads for a folder), cache hits, and bytes.
 
-    __slots__ = ("bytes_downloaded", "cache_hits", "not_modified", "requests")
+    ``bytes_downloaded`` is what crossed the wire (gzip-compressed when the server compressed it);
+    ``bytes_decoded`` is the same files' size once inflated. A folder reads plain files: both are equal.
+    """
+
+    __slots__ = ("bytes_decoded", "bytes_downloaded", "cache_hits", "not_modified", "requests")
 
     def __init__(self) -> None:
         self.requests = 0
         self.bytes_downloaded = 0
+        self.bytes_decoded = 0
         self.cache_hits = 0
         self.not_modified = 0
 
     def as_dict(self) -> dict[str, int]:
         """JSON-able copy."""
         return {"requests": self.requests, "bytes_downloaded": self.bytes_downloaded,
-                "cache_hits": self.cache_hits, "not_modified": self.not_modified}
+                "bytes_decoded": self.bytes_decoded, "cache_hits": self.cache_hits, "not_modified": self.not_modified}
 
 
 def default_cache_dir() -> Path:
@@ -87,6 +95,42 @@ def verify(data: bytes, path: str, digest: str, size: int, where: str) -> bytes:
     return data
 
 
+class _CorruptBody(Exception):  # noqa: N818 - internal signal, retried like a truncated body
+    """A compressed body that does not inflate (cut short in transit, or not gzip at all)."""
+
+
+def wire_limit(limit: int) -> int:
+    """The most bytes a response for a ``limit``-byte file may take on the wire (gzip can add a little)."""
+    return limit + limit // 1000 + 1024
+
+
+def decode_body(body: bytes, encoding: str, limit: int, url: str) -> bytes:
+    """Inflate a ``Content-Encoding: gzip`` body, reading no more than ``limit`` + 1 decoded bytes.
+
+    A body larger than ``limit`` once decoded is INTEGRITY (it cannot be the promised file, and a gzip
+    bomb stops there); a gzip stream that does not inflate completely raises :class:`_CorruptBody`.
+    """
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        data = body
+    elif encoding in ("gzip", "x-gzip"):
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(body, limit + 1)
+        except zlib.error as exc:
+            raise _CorruptBody(f"gzip body does not inflate ({exc})") from None
+        if len(data) <= limit and not inflater.eof:
+            raise _CorruptBody(f"gzip body ends early ({len(body)} bytes received)")
+    else:
+        raise ReaderError("UNAVAILABLE", f"{url} answered with Content-Encoding {encoding!r}, which the reader cannot decode",
+                          details={"url": url, "content_encoding": encoding},
+                          hints=["The reader asks for gzip or identity; configure the host to serve one of them."])
+    if len(data) > limit:
+        raise ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes); it was not used",
+                          details={"url": url})
+    return data
+
+
 class Source:
     """Bytes of one published catalogue."""
 
@@ -124,6 +168,7 @@ class FolderSource(Source):
             raise ReaderError("UNAVAILABLE", f"cannot read {entry}: {exc}") from None
         self.stats.requests += 1
         self.stats.bytes_downloaded += len(data)
+        self.stats.bytes_decoded += len(data)
         return data
 
     def fetch(self, ref: dict[str, Any]) -> bytes:
@@ -142,6 +187,7 @@ class FolderSource(Source):
             raise ReaderError("UNAVAILABLE", f"cannot read {file}: {exc}", details={"path": path}) from None
         self.stats.requests += 1
         self.stats.bytes_downloaded += len(data)
+        self.stats.bytes_decoded += len(data)
         return verify(data, path, digest, size, str(file))
 
 
@@ -199,7 +245,10 @@ class HttpSource(Source):
         return self.base_url + quote(path, safe="/")
 
     def _get(self, path: str, headers: dict[str, str], limit: int) -> tuple[int, bytes, dict[str, str]]:
-        """GET with bounded timeout and retries; returns (status, body, headers) for 2xx and 304."""
+        """GET with bounded timeout and retries; returns (status, decoded body, headers) for 2xx and 304.
+
+        ``limit`` bounds the decoded body: a longer one (or one that inflates past it) is INTEGRITY.
+        """
         import http.client  # noqa: PLC0415
         import urllib.error  # noqa: PLC0415
         import urllib.request  # noqa: PLC0415
@@ -209,23 +258,27 @@ class HttpSource(Source):
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(BACKOFF_SECONDS * (2 ** (attempt - 1)))
-            request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **headers})  # noqa: S310 - http(s) checked at open
+            request = urllib.request.Request(  # noqa: S310 - http(s) checked at open
+                url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", **headers})
             with self._lock:
                 self.stats.requests += 1
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                    body = response.read(limit + 1)
+                    body = response.read(wire_limit(limit) + 1)
                     status = response.status
                     response_headers = {k.lower(): v for k, v in response.headers.items()}
                 with self._lock:
                     self.stats.bytes_downloaded += len(body)
-                if len(body) > limit:
+                if len(body) > wire_limit(limit):
                     raise ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes); it was not used",
                                       details={"url": url})
                 declared = response_headers.get("content-length")
                 if declared is not None and declared.isdigit() and int(declared) != len(body):
                     last = f"truncated body ({len(body)} of {declared} bytes)"
                     continue
+                body = decode_body(body, response_headers.get("content-encoding", ""), limit, url)
+                with self._lock:
+                    self.stats.bytes_decoded += len(body)
             except urllib.error.HTTPError as exc:
                 if exc.code == 304:
                     return 304, b"", {k.lower(): v for k, v in exc.headers.items()}
@@ -239,6 +292,9 @@ class HttpSource(Source):
                     hints=[("Check the base URL (it must be the folder holding catalog.json) and that the whole "
                             "build folder was deployed.")],
                 ) from None
+            except _CorruptBody as exc:
+                last = str(exc)
+                continue
             except (TimeoutError, http.client.IncompleteRead, http.client.HTTPException, OSError) as exc:
                 last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 if isinstance(exc, http.client.IncompleteRead):
