@@ -325,3 +325,93 @@ def test_cache_dir_defaults_to_env(site, monkeypatch):
     Catalog.open(server.url).list()
     assert any((tmp / "envcache" / "objects").rglob("*"))
     shutil.rmtree(tmp / "envcache")
+
+
+@pytest.fixture
+def sharded(tmp_path: Path, monkeypatch):
+    """The example catalogue built with tiny index shards, so one search needs several term and doc shards."""
+    import compiler.index  # noqa: PLC0415
+
+    monkeypatch.setattr(compiler.index, "TERM_SHARD_BYTES", 3000)
+    monkeypatch.setattr(compiler.index, "DOC_SHARD_SIZE", 4)
+    build(Path(__file__).resolve().parent.parent / "catalog_src", tmp_path / "build")
+    server = StaticServer(tmp_path / "build")
+    yield server, tmp_path
+    server.close()
+
+
+QUERY = "read the contents of a text file and upload it to a bucket"
+
+
+def _cold_search(server: StaticServer, tmp: Path, cache: str, **options):
+    catalog = Catalog.open(server.url, cache_dir=tmp / cache, **options)
+    catalog.list()
+    before = catalog.stats()
+    out = catalog.find_tool(QUERY)
+    after = catalog.stats()
+    return out, {k: after[k] - before[k] for k in ("requests", "round_trips")}
+
+
+def test_a_search_fetches_its_shards_together(sharded):
+    """A cold search reads the meta, then all its term shards at once, then all its doc shards at once."""
+    server, tmp = sharded
+    out, cost = _cold_search(server, tmp, "cache-a")
+    assert out["matches"], out
+    assert cost["requests"] >= 6  # the meta, several term shards, several doc shards
+    assert cost["round_trips"] == 3
+    one_by_one, sequential = _cold_search(server, tmp, "cache-b", max_parallel=1)
+    assert one_by_one == out
+    assert sequential == {"requests": cost["requests"], "round_trips": cost["requests"]}
+
+
+def test_a_scoped_search_fetches_the_category_with_the_terms(sharded):
+    """search_tool_by_category costs four rounds: the category's node shard, the index meta, the term shards.
+
+    The category's index entry comes with the term shards, the doc shards in the last round; the node shard
+    is read first so that an unknown path is UNKNOWN_PATH with suggestions from the node tree.
+    """
+    server, tmp = sharded
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    catalog.list()
+    before = catalog.stats()
+    out = catalog.search_tool_by_category("upload an object", "storage")
+    assert out["ok"], out
+    assert out["results"]
+    cost = {k: catalog.stats()[k] - before[k] for k in ("requests", "round_trips")}
+    assert cost["round_trips"] == 4
+    assert cost["requests"] > 4
+
+
+@pytest.mark.parametrize("fault", ["tamper", "500"])
+def test_a_bad_shard_in_a_parallel_fetch_is_reported_then_retried(sharded, fault):
+    """One bad file among those fetched together: the search answers its error envelope; the next search recovers."""
+    server, tmp = sharded
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache", retries=0)
+    catalog.list()
+    meta = catalog.fetch_json(catalog.manifest["index"])
+    words = next(s for s in meta["tools"]["spaces"] if s["name"] == "words")
+    shard = next(s for s in words["shards"] if s["first"] <= "text" <= s["last"])
+    server.faults = {Path(shard["ref"]["path"]).name: fault}
+    out = catalog.find_tool(QUERY)
+    assert out["ok"] is False
+    assert out["error"]["code"] == ("INTEGRITY" if fault == "tamper" else "UNAVAILABLE")
+    server.faults.clear()
+    assert catalog.find_tool(QUERY)["matches"]
+
+
+def test_list_with_a_query_reads_only_the_pages_pointers(sharded):
+    """list(query=...) counts every hit but reads the doc shards of the page only."""
+    server, tmp = sharded
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    catalog.list()
+    server.reset()
+    out = catalog.list("", query="file", limit=3)
+    assert out["ok"], out
+    assert len(out["tools"]) == 3
+    doc_shards = [r for r in server.requests if r.startswith("index/tools.d")]
+    assert 1 <= len(doc_shards) <= 3
+    every_hit = catalog._searcher_required().rank_tools("file")  # noqa: SLF001 - the exhaustive ranking to compare with
+    assert out["total_tools"] == len(every_hit) > 3
+    assert [t["tool_id"] for t in out["tools"]] == [h[0]["tool_id"] for h in every_hit[:3]]
+    second = catalog.list("", query="file", limit=3, cursor=out["next_cursor"])
+    assert [t["tool_id"] for t in second["tools"]] == [h[0]["tool_id"] for h in every_hit[3:6]]

@@ -145,6 +145,7 @@ class Catalog:
         self._lock = threading.RLock()
         self._json: dict[str, Any] = {}
         self._bytes: dict[str, bytes] = {}
+        self._prefetch_errors: dict[str, ReaderError] = {}
         self._expanded: set[str] = set()
         self._idempotency: dict[str, tuple[str, str, Json]] = {}
         self._key_locks: dict[str, threading.Lock] = {}
@@ -158,11 +159,14 @@ class Catalog:
     def open(cls, path_or_url: str | Path, cache_dir: str | Path | None = None, version: str | None = None, *,
              read_only: bool = False, allowed_namespaces: list[str] | None = None,
              audit: str | Path | None = None, require_expand: bool = False,
-             timeout: float = 10.0, retries: int = 2, python_modules: list[str] | None = None) -> Catalog:
+             timeout: float = 10.0, retries: int = 2, python_modules: list[str] | None = None,
+             max_parallel: int = 8) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
         ``python_modules`` lists module prefixes whose python handlers may run; by default
         they run for a local folder and are refused for a remote (http) catalogue.
+        ``max_parallel`` bounds the requests in flight when a search needs several files over
+        HTTP (1 fetches them one after the other).
         """
         if not isinstance(path_or_url, (str, Path)):
             raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {path_or_url!r:.80}")
@@ -172,7 +176,9 @@ class Catalog:
                 not isinstance(allowed_namespaces, (list, tuple))
                 or not all(isinstance(n, str) for n in allowed_namespaces)):
             raise ReaderError("BAD_REQUEST", "allowed_namespaces must be a list of namespace names")
-        source = open_source(path_or_url, cache_dir, timeout, retries)
+        if not isinstance(max_parallel, int) or isinstance(max_parallel, bool) or max_parallel < 1:
+            raise ReaderError("BAD_REQUEST", f"max_parallel must be a positive integer, got {max_parallel!r:.40}")
+        source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel)
         catalog = cls(source, version=version, read_only=read_only, allowed_namespaces=allowed_namespaces,
                       audit=audit, require_expand=require_expand, timeout=timeout, python_modules=python_modules)
         started = time.perf_counter()
@@ -261,7 +267,12 @@ class Catalog:
         digest = ref.get("sha256") if isinstance(ref, dict) else None
         if isinstance(digest, str) and digest in self._json:
             return self._json[digest]
-        data = self.source.fetch(ref)
+        failed = self._prefetch_errors.pop(digest, None) if isinstance(digest, str) else None
+        if failed is not None:  # prefetch() met it moments ago: report it here, where the file is needed
+            raise failed
+        return self._parse(ref, self.source.fetch(ref))
+
+    def _parse(self, ref: Json, data: bytes) -> Any:
         try:
             value = json.loads(data)
         except ValueError as exc:
@@ -269,8 +280,26 @@ class Catalog:
         with self._lock:
             if len(self._json) > MEMORY_CACHE_ENTRIES:
                 self._json.clear()
-            self._json[str(digest)] = value
+            self._json[str(ref.get("sha256"))] = value
         return value
+
+    def prefetch(self, refs: list[Json]) -> None:
+        """Bring several JSON files into memory at once: over HTTP the missing ones are fetched concurrently.
+
+        A search knows all the shards it needs before it reads them; fetching them together costs one round
+        trip instead of one each. An error is kept for the next :meth:`fetch_json` of that file, which reports it.
+        """
+        wanted = list({str(r["sha256"]): r for r in refs if isinstance(r, dict) and r.get("sha256") not in self._json}.values())
+        if len(wanted) < 2:  # a single file is fetched where it is read
+            return
+        for ref, data in zip(wanted, self.source.fetch_many(wanted), strict=True):
+            if isinstance(data, ReaderError):
+                self._prefetch_errors[str(ref["sha256"])] = data
+                continue
+            try:
+                self._parse(ref, data)
+            except ReaderError as err:
+                self._prefetch_errors[str(ref["sha256"])] = err
 
     def stats(self) -> Json:
         """Requests, bytes downloaded and cache hits of the source so far, and the files held in memory."""
@@ -323,8 +352,8 @@ class Catalog:
         ids: list[str] = []
         if self._searcher_or_none() is not None:
             try:
-                hits = self._searcher_or_none().rank_tools(name.replace(".", " ").replace("_", " "))
-                ids = [h[0]["tool_id"] for h in hits[:5]]
+                hits = self._searcher_or_none().rank_tools(name.replace(".", " ").replace("_", " "), limit=5)
+                ids = [h[0]["tool_id"] for h in hits]
             except Exception:
                 log.debug("search for suggestions failed", exc_info=True)
         counts = self.manifest.get("counts") or {}
@@ -412,7 +441,7 @@ class Catalog:
                 from compiler.reader.search import Searcher  # noqa: PLC0415 - written by the search stage
             except ImportError:
                 return None
-            self._searcher = Searcher(self.manifest, self.fetch_json)
+            self._searcher = Searcher(self.manifest, self.fetch_json, self.prefetch if self.source.concurrent else None)
         return self._searcher
 
     def _searcher_required(self) -> Any:
@@ -481,20 +510,26 @@ class Catalog:
             offset = int(cursor[2:])
         shard = self._node(where)
         confidences: dict[str, float] = {}
-        if isinstance(query, str) and query.strip():
-            hits = self._searcher_required().rank_tools(query, within=list(where))
-            pointers = [h[0] for h in hits]
+        searched = isinstance(query, str) and bool(query.strip())
+        if searched and not wanted:  # ranked, and only the page's pointers are read
+            hits, total = self._searcher_required().rank_tools_page(query, within=list(where), offset=offset, limit=count)
+            page = [h[0] for h in hits]
             confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
-        elif wanted:
-            pointers = list(self._subtree_pointers(where).values())
-        elif offset + count <= len(shard.get("tools", [])):
-            pointers = shard.get("tools", [])  # the first page answers without fetching more
         else:
-            pointers = self._node_tools(shard)
-        if wanted:
-            pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
-        page = pointers[offset:offset + count]
-        total = (shard.get("direct_tools", len(pointers)) if not (query or wanted) else len(pointers))
+            if searched:  # tags filter the ranked hits: every hit's pointer is needed
+                hits = self._searcher_required().rank_tools(query, within=list(where))
+                pointers = [h[0] for h in hits]
+                confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
+            elif wanted:
+                pointers = list(self._subtree_pointers(where).values())
+            elif offset + count <= len(shard.get("tools", [])):
+                pointers = shard.get("tools", [])  # the first page answers without fetching more
+            else:
+                pointers = self._node_tools(shard)
+            if wanted:
+                pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
+            page = pointers[offset:offset + count]
+            total = len(pointers) if searched or wanted else shard.get("direct_tools", len(pointers))
         more = offset + count < total
         nodes = [] if offset else [{k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count")
                                     if k in c} for c in shard.get("children", [])]

@@ -24,6 +24,7 @@ from typing import Any
 from compiler.reader.envelope import ReaderError
 
 FetchJSON = Callable[[dict[str, Any]], Any]
+Prefetch = Callable[[list[dict[str, Any]]], None]
 
 #: Runs of letters and digits; everything else separates tokens (so ``s3.file_read`` → s3 file read).
 WORD_PATTERN = re.compile(r"[^\W_]+")
@@ -184,14 +185,19 @@ class _Part:
 class Searcher:
     """Ranked search over a built catalogue; fetches index files lazily and caches them by sha256.
 
-    ``fetch_json(ref)`` returns the parsed, hash-verified JSON a ref points to (the reader supplies it).
+    ``fetch_json(ref)`` returns the parsed, hash-verified JSON a ref points to (the reader supplies it);
+    ``prefetch(refs)``, when given, brings several at once (concurrently over HTTP). A query's term
+    shards are known from the meta alone, and its results' doc shards once it is ranked, so a cold
+    search reads in three rounds: the meta, the term shards, the doc shards (one more for the chars
+    shards of words the index does not know).
     Public operations return results or error envelopes; :meth:`rank_tools` raises
     :class:`~compiler.reader.envelope.ReaderError`.
     """
 
-    def __init__(self, manifest: dict[str, Any], fetch_json: FetchJSON) -> None:
+    def __init__(self, manifest: dict[str, Any], fetch_json: FetchJSON, prefetch: Prefetch | None = None) -> None:
         self.manifest = manifest
         self._fetch_json = fetch_json
+        self._prefetch_fn = prefetch
         self._cache: dict[str, Any] = {}
         self._postings: dict[tuple[str, str, str], _Posting | None] = {}
         self._interned: dict[tuple[Any, ...], _Posting] = {}
@@ -225,13 +231,46 @@ class Searcher:
             self._parts[name] = _Part(self._meta[name])
         return self._parts[name]
 
-    def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
-        """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
+    def _shard_ref(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
+        """The ref of the one shard whose term range covers ``term`` (None when no shard does)."""
         index = bisect.bisect_right(part.firsts[space["name"]], term) - 1
         if index < 0 or term > space["shards"][index]["last"]:
             return None
-        entry: dict[str, Any] | None = self._fetch(space["shards"][index]["ref"])["terms"].get(term)
+        ref: dict[str, Any] = space["shards"][index]["ref"]
+        return ref
+
+    def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
+        """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
+        ref = self._shard_ref(part, space, term)
+        if ref is None:
+            return None
+        entry: dict[str, Any] | None = self._fetch(ref)["terms"].get(term)
         return entry
+
+    def _prefetch(self, refs: list[dict[str, Any] | None]) -> None:
+        if self._prefetch_fn is not None:
+            missing = [ref for ref in refs if ref is not None and ref["sha256"] not in self._cache]
+            if len(missing) > 1:
+                self._prefetch_fn(missing)
+
+    def _prefetch_query(self, part_name: str, query: str, extra: list[dict[str, Any] | None] | None = None) -> None:
+        """Fetch the term shards ``query`` will read in one go (plus ``extra`` refs), before they are read one by one."""
+        if self._prefetch_fn is None:
+            return
+        part = self._part(part_name)
+        spaces = {space["name"]: space for space in part.spaces}
+        words = list(dict.fromkeys(analyze_words(query)))
+        refs = [self._shard_ref(part, spaces["words"], word) for word in words] + list(extra or [])
+        if not part.meta.get("bundles"):
+            refs += [self._shard_ref(part, spaces["chars"], gram) for gram in dict.fromkeys(analyze_chars(query))]
+        self._prefetch(refs)
+        if part.meta.get("bundles"):  # the n-grams of the words the index does not know come from the chars shards
+            unknown = [word for word in words if self._entry(part, spaces["words"], word) is None]
+            self._prefetch([self._shard_ref(part, spaces["chars"], gram) for word in unknown for gram in word_ngrams(word)])
+
+    def _prefetch_docs(self, part_name: str, doc_ids: list[int]) -> None:
+        part = self._part(part_name)
+        self._prefetch([part.doc_shards[doc_id // part.doc_shard_size]["ref"] for doc_id in doc_ids])
 
     def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
         ids: list[int] = []
@@ -298,6 +337,7 @@ class Searcher:
         Exhaustive: every posting of every query term is summed (the parity tests hold this to scikit-learn).
         """
         part = self._part(part_name)
+        self._prefetch_query(part_name, query)
         total: dict[int, float] = {}
         matched: dict[int, list[str]] = {}
         for space in part.spaces:
@@ -337,6 +377,7 @@ class Searcher:
         scores equal :meth:`scores` up to float rounding (~1e-16) and ties keep the doc-id order.
         """
         part = self._part(part_name)
+        self._prefetch_query(part_name, query)
         factors: dict[int, tuple[float, str, _Posting]] = {}  # identical postings (see _posting) merged
         word_terms: list[tuple[str, _Posting]] = []
         for space in part.spaces:
@@ -394,19 +435,32 @@ class Searcher:
 
     # -- scoping -----------------------------------------------------------------------------
 
-    def node_entry(self, path: list[str]) -> dict[str, Any] | None:
-        """The node index entry of ``path`` (with its tool doc-id range), or None when there is no such node."""
+    def _node_shard_ref(self, path: list[str]) -> dict[str, Any] | None:
         part = self._part("nodes")
-        firsts = [shard["first_path"] for shard in part.doc_shards]
-        index = bisect.bisect_right(firsts, path) - 1
+        index = bisect.bisect_right([shard["first_path"] for shard in part.doc_shards], path) - 1
         if index < 0:
             return None
-        shard = self._fetch(part.doc_shards[index]["ref"])
-        for doc in shard["docs"]:
+        ref: dict[str, Any] = part.doc_shards[index]["ref"]
+        return ref
+
+    def node_entry(self, path: list[str]) -> dict[str, Any] | None:
+        """The node index entry of ``path`` (with its tool doc-id range), or None when there is no such node."""
+        ref = self._node_shard_ref(path)
+        if ref is None:
+            return None
+        for doc in self._fetch(ref)["docs"]:
             if doc["path"] == path:
                 entry: dict[str, Any] = doc
                 return entry
         return None
+
+    def _scoped(self, query: str, path: list[str], *, direct_only: bool = False) -> Callable[[int], bool]:
+        """The doc filter of a category; its node shard is fetched together with the query's term shards."""
+        self._prefetch_query("tools", query, [self._node_shard_ref(path)])
+        entry = self.node_entry(path)
+        if entry is None:
+            raise self._unknown_path(path, query)
+        return self._scope(entry, direct_only=direct_only)
 
     @staticmethod
     def _scope(entry: dict[str, Any], *, direct_only: bool) -> Callable[[int], bool]:
@@ -444,19 +498,32 @@ class Searcher:
         """
         allowed = None
         if within is not None and (within or direct_only):
-            entry = self.node_entry(list(within))
-            if entry is None:
-                raise self._unknown_path(list(within), query)
-            allowed = self._scope(entry, direct_only=direct_only)
+            allowed = self._scoped(query, list(within), direct_only=direct_only)
         part = self._part("tools")
-        return [(self._doc(part, doc_id)["pointer"], round(score, 6), terms)
-                for doc_id, score, terms in self._ranked("tools", query, allowed, limit)]
+        hits = self._ranked("tools", query, allowed, limit)
+        self._prefetch_docs("tools", [doc_id for doc_id, _, _ in hits])
+        return [(self._doc(part, doc_id)["pointer"], round(score, 6), terms) for doc_id, score, terms in hits]
+
+    def rank_tools_page(self, query: str, *, within: list[str] | None = None, offset: int = 0,
+                        limit: int = 10) -> tuple[list[tuple[dict[str, Any], float, list[str]]], int]:
+        """One page of :meth:`rank_tools` and the number of hits in all.
+
+        Every hit is scored, but only the page's pointers are read: at 10,000 tools a page of 10 reads a few
+        doc shards instead of hundreds.
+        """
+        allowed = self._scoped(query, list(within)) if within else None
+        hits = self._ranked("tools", query, allowed)
+        page = hits[offset : offset + limit]
+        self._prefetch_docs("tools", [doc_id for doc_id, _, _ in page])
+        part = self._part("tools")
+        return [(self._doc(part, doc_id)["pointer"], round(score, 6), terms) for doc_id, score, terms in page], len(hits)
 
     def _top_tools(self, query: str, limit: int, offset: int = 0,
                    allowed: Callable[[int], bool] | None = None) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
         """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit)."""
         hits = self._ranked("tools", query, allowed, offset + limit + 1)
         part = self._part("tools")
+        self._prefetch_docs("tools", [doc_id for doc_id, _, _ in hits[offset : offset + limit]])
         page = [(self._doc(part, doc_id)["pointer"], score, terms) for doc_id, score, terms in hits[offset : offset + limit]]
         return page, len(hits) > offset + limit
 
@@ -474,7 +541,9 @@ class Searcher:
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         part = self._part("nodes")
         results = []
-        for doc_id, score, _ in self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit):
+        hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)
+        self._prefetch_docs("nodes", [doc_id for doc_id, _, _ in hits])
+        for doc_id, score, _ in hits:
             doc = self._doc(part, doc_id)  # doc 0 is the root: it holds everything, so it is never a result
             results.append({"path": doc["path"], "title": doc["title"], "summary": doc["summary"],
                             "confidence": round(min(1.0, score), 4)})
@@ -497,12 +566,7 @@ class Searcher:
             path = split_path(category_path)
             key = _cursor_key(text, path)
             offset = _decode_cursor(cursor, key)
-            allowed = None
-            if path:
-                entry = self.node_entry(path)
-                if entry is None:
-                    raise self._unknown_path(path, text)
-                allowed = self._scope(entry, direct_only=False)
+            allowed = self._scoped(text, path) if path else None
             page, more = self._top_tools(text, limit, offset, allowed)
             if not page and offset == 0:
                 raise self._no_match(text, path)

@@ -39,12 +39,16 @@ class SourceStats:
 
     ``bytes_downloaded`` is what crossed the wire (gzip-compressed when the server compressed it);
     ``bytes_decoded`` is the same files' size once inflated. A folder reads plain files: both are equal.
+    ``round_trips`` counts the requests one after the other: the files of one :meth:`Source.fetch_many`
+    are fetched concurrently and count once, so on a network with latency L an operation waits about
+    ``round_trips * L``.
     """
 
-    __slots__ = ("bytes_decoded", "bytes_downloaded", "cache_hits", "not_modified", "requests")
+    __slots__ = ("bytes_decoded", "bytes_downloaded", "cache_hits", "not_modified", "requests", "round_trips")
 
     def __init__(self) -> None:
         self.requests = 0
+        self.round_trips = 0
         self.bytes_downloaded = 0
         self.bytes_decoded = 0
         self.cache_hits = 0
@@ -52,7 +56,7 @@ class SourceStats:
 
     def as_dict(self) -> dict[str, int]:
         """JSON-able copy."""
-        return {"requests": self.requests, "bytes_downloaded": self.bytes_downloaded,
+        return {"requests": self.requests, "round_trips": self.round_trips, "bytes_downloaded": self.bytes_downloaded,
                 "bytes_decoded": self.bytes_decoded, "cache_hits": self.cache_hits, "not_modified": self.not_modified}
 
 
@@ -136,6 +140,10 @@ class Source:
 
     location: str
     stats: SourceStats
+    @property
+    def concurrent(self) -> bool:
+        """Whether :meth:`fetch_many` overlaps its requests (worth calling only then)."""
+        return False
 
     def read_entry(self) -> bytes:
         """The current ``catalog.json``."""
@@ -144,6 +152,16 @@ class Source:
     def fetch(self, ref: dict[str, Any]) -> bytes:
         """The verified bytes a ref points to."""
         raise NotImplementedError
+
+    def fetch_many(self, refs: list[dict[str, Any]]) -> list[bytes | ReaderError]:
+        """The verified bytes of several refs (or the error each one met), in order; one after the other here."""
+        out: list[bytes | ReaderError] = []
+        for ref in refs:
+            try:
+                out.append(self.fetch(ref))
+            except ReaderError as err:
+                out.append(err)
+        return out
 
 
 class FolderSource(Source):
@@ -167,6 +185,7 @@ class FolderSource(Source):
         except OSError as exc:
             raise ReaderError("UNAVAILABLE", f"cannot read {entry}: {exc}") from None
         self.stats.requests += 1
+        self.stats.round_trips += 1
         self.stats.bytes_downloaded += len(data)
         self.stats.bytes_decoded += len(data)
         return data
@@ -186,6 +205,7 @@ class FolderSource(Source):
         except OSError as exc:
             raise ReaderError("UNAVAILABLE", f"cannot read {file}: {exc}", details={"path": path}) from None
         self.stats.requests += 1
+        self.stats.round_trips += 1
         self.stats.bytes_downloaded += len(data)
         self.stats.bytes_decoded += len(data)
         return verify(data, path, digest, size, str(file))
@@ -194,11 +214,12 @@ class FolderSource(Source):
 class HttpSource(Source):
     """An http(s) base URL (a static host or CDN), read with urllib and an on-disk cache."""
 
-    def __init__(self, base_url: str, cache_dir: Path | None, timeout: float, retries: int) -> None:
+    def __init__(self, base_url: str, cache_dir: Path | None, timeout: float, retries: int, max_parallel: int = 8) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self.location = self.base_url
         self.timeout = timeout
         self.retries = max(0, retries)
+        self.max_parallel = max(1, max_parallel)
         self.stats = SourceStats()
         self._lock = threading.Lock()
         self.cache_dir = cache_dir
@@ -244,7 +265,8 @@ class HttpSource(Source):
 
         return self.base_url + quote(path, safe="/")
 
-    def _get(self, path: str, headers: dict[str, str], limit: int) -> tuple[int, bytes, dict[str, str]]:
+    def _get(self, path: str, headers: dict[str, str], limit: int, *,
+             batched: bool = False) -> tuple[int, bytes, dict[str, str]]:
         """GET with bounded timeout and retries; returns (status, decoded body, headers) for 2xx and 304.
 
         ``limit`` bounds the decoded body: a longer one (or one that inflates past it) is INTEGRITY.
@@ -262,6 +284,7 @@ class HttpSource(Source):
                 url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", **headers})
             with self._lock:
                 self.stats.requests += 1
+                self.stats.round_trips += 0 if batched and not attempt else 1
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
                     body = response.read(wire_limit(limit) + 1)
@@ -339,13 +362,45 @@ class HttpSource(Source):
 
     def fetch(self, ref: dict[str, Any]) -> bytes:
         """The verified bytes of ``ref``: from the cache when present, else downloaded, checked, cached."""
+        return self._fetch(ref, batched=False)
+
+    @property
+    def concurrent(self) -> bool:
+        """True unless ``max_parallel`` is 1."""
+        return self.max_parallel > 1
+
+    def fetch_many(self, refs: list[dict[str, Any]]) -> list[bytes | ReaderError]:
+        """Several refs at once: the ones not in the disk cache are downloaded concurrently (one round trip).
+
+        At most ``max_parallel`` requests are in flight; each is bounded and retried as in :meth:`fetch`.
+        """
+        if len(refs) < 2 or self.max_parallel == 1:  # nothing to overlap
+            return super().fetch_many(refs)
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - only for searches over HTTP
+
+        def one(ref: dict[str, Any]) -> bytes | ReaderError:
+            try:
+                return self._fetch(ref, batched=True)
+            except ReaderError as err:
+                return err
+
+        with self._lock:
+            before = self.stats.requests
+        with ThreadPoolExecutor(max_workers=min(self.max_parallel, len(refs))) as pool:
+            out = list(pool.map(one, refs))
+        with self._lock:
+            if self.stats.requests > before:
+                self.stats.round_trips += 1
+        return out
+
+    def _fetch(self, ref: dict[str, Any], *, batched: bool) -> bytes:
         path, digest, size = check_ref(ref)
         cached = self._read_cached(digest, size)
         if cached is not None:
             with self._lock:
                 self.stats.cache_hits += 1
             return cached
-        _, body, _ = self._get(path, {}, size)
+        _, body, _ = self._get(path, {}, size, batched=batched)
         data = verify(body, path, digest, size, self._url(path))
         file = self._object_file(digest)
         if file is not None:
@@ -353,7 +408,8 @@ class HttpSource(Source):
         return data
 
 
-def open_source(path_or_url: str | Path, cache_dir: str | Path | None, timeout: float, retries: int) -> Source:
+def open_source(path_or_url: str | Path, cache_dir: str | Path | None, timeout: float, retries: int,
+                max_parallel: int = 8) -> Source:
     """A folder or http(s) source for ``path_or_url``; anything else is BAD_REQUEST."""
     text = str(path_or_url)
     if isinstance(path_or_url, str) and "://" in text:
@@ -364,7 +420,7 @@ def open_source(path_or_url: str | Path, cache_dir: str | Path | None, timeout: 
         if not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ReaderError("BAD_REQUEST", f"timeout must be a positive number of seconds, got {timeout!r}")
         cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        return HttpSource(text, cache, float(timeout), int(retries))
+        return HttpSource(text, cache, float(timeout), int(retries), max_parallel)
     root = Path(path_or_url)
     if root.name == ENTRY and root.is_file():
         root = root.parent
