@@ -410,8 +410,29 @@ def test_list_with_a_query_reads_only_the_pages_pointers(sharded):
     assert len(out["tools"]) == 3
     doc_shards = [r for r in server.requests if r.startswith("index/tools.d")]
     assert 1 <= len(doc_shards) <= 3
-    every_hit = catalog._searcher_required().rank_tools("file")  # noqa: SLF001 - the exhaustive ranking to compare with
+    every_hit = catalog._searcher_required().rank_tools("file")  # the exhaustive ranking, to compare with
     assert out["total_tools"] == len(every_hit) > 3
     assert [t["tool_id"] for t in out["tools"]] == [h[0]["tool_id"] for h in every_hit[:3]]
     second = catalog.list("", query="file", limit=3, cursor=out["next_cursor"])
     assert [t["tool_id"] for t in second["tools"]] == [h[0]["tool_id"] for h in every_hit[3:6]]
+
+
+def test_walking_the_node_tree_fetches_a_level_at_a_time(sharded):
+    """list(tags=...) walks every node shard: over HTTP a level's shards come together, one round trip each."""
+    server, tmp = sharded
+    results = {}
+    for parallel in (8, 1):
+        catalog = Catalog.open(server.url, cache_dir=tmp / f"cache-{parallel}", max_parallel=parallel)
+        catalog.list()
+        before = catalog.stats()
+        out = catalog.list("", tags=["read"], limit=50)
+        assert out["ok"], out
+        results[parallel] = (out["tools"], {k: catalog.stats()[k] - before[k] for k in ("requests", "round_trips")})
+    (tools, cost), (tools_one_by_one, cost_one_by_one) = results[8], results[1]
+    assert tools == tools_one_by_one
+    assert tools
+    assert cost["requests"] == cost_one_by_one["requests"] > 10
+    assert cost_one_by_one["round_trips"] == cost_one_by_one["requests"]
+    src = Path(__file__).resolve().parent.parent / "catalog_src"
+    depth = max(len(node.parent.relative_to(src).parts) for node in src.rglob("_node.yaml"))
+    assert cost["round_trips"] <= depth  # one per level below the root (already read by list())

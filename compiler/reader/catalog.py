@@ -293,13 +293,14 @@ class Catalog:
         if len(wanted) < 2:  # a single file is fetched where it is read
             return
         for ref, data in zip(wanted, self.source.fetch_many(wanted), strict=True):
-            if isinstance(data, ReaderError):
-                self._prefetch_errors[str(ref["sha256"])] = data
-                continue
+            digest = str(ref["sha256"])
             try:
+                if isinstance(data, ReaderError):
+                    raise data
                 self._parse(ref, data)
+                self._prefetch_errors.pop(digest, None)
             except ReaderError as err:
-                self._prefetch_errors[str(ref["sha256"])] = err
+                self._prefetch_errors[digest] = err
 
     def stats(self) -> Json:
         """Requests, bytes downloaded and cache hits of the source so far, and the files held in memory."""
@@ -395,7 +396,20 @@ class Catalog:
             tools.extend(self.fetch_json(ref).get("tools", []))
         return tools
 
+    def _prefetch_subtree(self, path: tuple[str, ...]) -> None:
+        """Over HTTP, bring every node shard and page under ``path`` into memory, one level per round trip."""
+        if not self.source.concurrent:
+            return
+        level = [self._node(path)]
+        while level:
+            children: list[Json] = [c["ref"] for shard in level for c in shard.get("children", [])
+                                    if isinstance(c, dict) and isinstance(c.get("ref"), dict)]
+            self.prefetch([*children, *(ref for shard in level for ref in shard.get("pages", []))])
+            level = [shard for ref in children if isinstance(shard := self.fetch_json(ref), dict)]
+
     def _walk(self, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Json]]:
+        """Every node shard under ``path``, depth first (fetched a level at a time over HTTP)."""
+        self._prefetch_subtree(path)
         stack = [path]
         while stack:
             current = stack.pop()
