@@ -190,9 +190,12 @@ def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple
     return refs[()]
 
 
-def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet,
-                     specs: dict[str, tuple[dict[str, Any], Ref]]) -> dict[str, Ref]:
-    """One pointer shard per id namespace (paged like nodes): what gateway help needs for a group."""
+def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+    """One pointer shard per id namespace (paged like nodes): what gateway help needs for a group.
+
+    Their refs go in a ``namespace_index`` file, not in the manifest: the manifest is read by every
+    ``list()`` at the root, and must not grow with the number of namespaces.
+    """
     by_namespace: dict[str, list[dict[str, Any]]] = {}
     for tool in catalog.tools.values():
         by_namespace.setdefault(tool.namespace, []).append(pointer(tool, specs[tool.id][1]))
@@ -208,7 +211,7 @@ def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet,
             "artifact": "namespace", "namespace": namespace, "tool_count": len(pointers),
             "page_size": NAMESPACE_PAGE_SIZE, "tools": pages[0], "pages": page_refs,
         })
-    return refs
+    return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
 
 
 def lookup_bucket(key: str, buckets: int) -> int:
@@ -320,7 +323,7 @@ def plan(catalog: Catalog, extra: list[Contributor] | None = None) -> Plan:
             "skills": len(catalog.skills),
         },
         "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
-        "namespace_shards": _plan_namespaces(catalog, artifacts, specs),
+        "namespace_index": _plan_namespaces(catalog, artifacts, specs),
         "root": root_ref,
         "lookup": _plan_lookup(catalog, artifacts, specs),
         "aliases": _plan_aliases(catalog, artifacts),

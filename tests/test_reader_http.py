@@ -436,3 +436,43 @@ def test_walking_the_node_tree_fetches_a_level_at_a_time(sharded):
     src = Path(__file__).resolve().parent.parent / "catalog_src"
     depth = max(len(node.parent.relative_to(src).parts) for node in src.rglob("_node.yaml"))
     assert cost["round_trips"] <= depth  # one per level below the root (already read by list())
+
+
+def test_group_help_reads_the_namespace_index_then_one_namespace_shard(site):
+    """The manifest holds one ref to the namespace index; group help reads it and the group's shard only."""
+    server, tmp = site
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    assert "namespace_shards" not in catalog.manifest
+    assert isinstance(catalog.manifest["namespace_index"], dict)
+    catalog.list()
+    server.reset()
+    out = catalog.tool_help("net.thing")
+    assert out["ok"], out
+    assert "net.thing.op3" in str(out)
+    # "net.thing" is first looked up as an operation name (one lookup bucket), then read as a group
+    assert [r.split("/")[0] for r in server.requests] == ["lookup", "namespaces", "namespaces"]
+    assert server.requests[1].startswith("namespaces/_index.")
+    assert server.requests[2].startswith("namespaces/net.")
+
+
+def test_a_build_with_inline_namespace_shards_still_reads(tmp_path):
+    """Builds from before namespace_index kept the namespace refs in the manifest: the reader accepts both."""
+    import json  # noqa: PLC0415
+
+    out = tmp_path / "build"
+    build(write_tree(tmp_path / "src", _source()), out)
+    entry = json.loads((out / "catalog.json").read_text())
+    manifest = json.loads((out / entry["manifest"]["path"]).read_text())
+    index = json.loads((out / manifest.pop("namespace_index")["path"]).read_text())
+    manifest["namespace_shards"] = index["namespaces"]
+    data = json.dumps(manifest, sort_keys=True).encode()
+    digest = hashlib.sha256(data).hexdigest()
+    (out / f"manifests/manifest.{digest[:16]}.json").write_bytes(data)
+    entry["manifest"] = {"path": f"manifests/manifest.{digest[:16]}.json", "sha256": digest, "bytes": len(data)}
+    (out / "catalog.json").write_text(json.dumps(entry))
+    catalog = Catalog.open(out)
+    assert "namespace_index" not in catalog.manifest
+    out_help = catalog.tool_help("net.thing")
+    assert out_help["ok"], out_help
+    assert "net.thing.op3" in str(out_help)
+    assert catalog.tool_list(namespace="net")["ok"]

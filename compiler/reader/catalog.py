@@ -289,6 +289,8 @@ class Catalog:
         A search knows all the shards it needs before it reads them; fetching them together costs one round
         trip instead of one each. An error is kept for the next :meth:`fetch_json` of that file, which reports it.
         """
+        if not self.source.concurrent:
+            return
         wanted = list({str(r["sha256"]): r for r in refs if isinstance(r, dict) and r.get("sha256") not in self._json}.values())
         if len(wanted) < 2:  # a single file is fetched where it is read
             return
@@ -429,13 +431,16 @@ class Catalog:
 
         Builds that predate namespace shards fall back to a walk of every node shard.
         """
-        refs = self.manifest.get("namespace_shards")
-        if not isinstance(refs, dict) or self._pointers is not None:
+        refs = None if self._pointers is not None else self.manifest.get("namespace_shards")  # older builds: inline
+        if self._pointers is None and not isinstance(refs, dict) and isinstance(self.manifest.get("namespace_index"), dict):
+            refs = self.fetch_json(self.manifest["namespace_index"]).get("namespaces")
+        if not isinstance(refs, dict):  # every pointer is in memory already, or the build has no namespace shards
             return {k: v for k, v in self._all_pointers().items() if k.split(".", 1)[0] == namespace}
         ref = refs.get(namespace)
         if not isinstance(ref, dict):
             return {}
         shard = self.fetch_json(ref)
+        self.prefetch(shard.get("pages", []))
         tools = list(shard.get("tools", []))
         for page in shard.get("pages", []):
             tools.extend(self.fetch_json(page).get("tools", []))
