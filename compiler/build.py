@@ -6,6 +6,8 @@ writes, and only after everything else succeeded.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -24,6 +26,26 @@ from compiler.reader.search import ANALYZER_VERSION
 from compiler.write import ENTRY, WriteResult, read_state, write_build
 
 log = logging.getLogger(__name__)
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 of toolcat's own code, schemas and prompt templates: the build's output depends on them.
+
+    Part of the incremental-build settings, so that changed compiler code (a development checkout, or
+    an upgrade that kept the version number) is never mistaken for "up to date".
+    """
+    import templates  # noqa: PLC0415 - the package-data folder of the prompt templates
+
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for root in (package, Path(templates.__file__).resolve().parent / "prompts"):
+        for file in sorted(root.rglob("*")):
+            if file.is_file() and file.suffix in {".py", ".json", ".j2", ".md", ".jinja", ".txt", ".xml"} \
+                    and "__pycache__" not in file.parts:
+                digest.update(file.relative_to(root.parent).as_posix().encode("utf-8") + b"\0")
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +122,7 @@ def build(
     # anything that changes the bytes of a build for the same sources belongs here, so that an
     # upgrade of toolcat (or of its search analyzer) is never mistaken for "up to date"
     settings = {"generator": __version__, "format_version": FORMAT_VERSION, "strict": strict,
-                "analyzer": ANALYZER_VERSION}
+                "analyzer": ANALYZER_VERSION, "code": code_fingerprint()}
     if (
         not force and not extra
         and state.get("input_hash") == input_hash and state.get("settings") == settings

@@ -88,6 +88,21 @@ def test_unchanged_sources_do_no_work(tmp_path: Path) -> None:
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
 
 
+def test_changed_compiler_code_is_never_up_to_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same sources after toolcat's own code changed (same version number) are compiled again."""
+    import compiler.build  # noqa: PLC0415
+
+    src = write_tree(tmp_path / "src", small_tree())
+    out = tmp_path / "build"
+    first = build(src, out)
+    assert build(src, out).up_to_date
+    monkeypatch.setattr(compiler.build, "code_fingerprint", lambda: "another-checkout")
+    again = build(src, out)
+    assert not again.up_to_date
+    assert again.registry_version == first.registry_version  # same sources, same artifacts
+    assert build(src, out).up_to_date
+
+
 def test_one_tool_change_rewrites_only_its_dependents(tmp_path: Path) -> None:
     """Changing one summary writes its spec, the node shards up to the root, one lookup bucket and the manifest."""
     src = write_tree(tmp_path / "src", small_tree())
