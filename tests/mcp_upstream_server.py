@@ -1,11 +1,13 @@
 """A small upstream MCP server for the tests, written with the official SDK (MCPServer, formerly FastMCP).
 
 Run ``python tests/mcp_upstream_server.py`` (stdio) or ``... http PORT`` (streamable HTTP on 127.0.0.1).
-Tools: ``add`` (structured result), ``shout`` (text result) and ``fail`` (an isError result).
+Tools: ``add`` (structured result), ``shout`` (text result), ``fail`` (an isError result) and ``pid``
+(the server's process id, to tell a reused session from a new one).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from mcp.server.mcpserver import MCPServer
@@ -30,6 +32,12 @@ def shout(text: str) -> str:
 def fail(reason: str) -> str:
     """Raise, so the client sees an isError result."""
     raise ToolError(f"refused: {reason}")
+
+
+@server.tool(description="The process id of this server.")
+def pid() -> dict[str, int]:
+    """The process id, so a client can tell whether it talks to the same server as before."""
+    return {"pid": os.getpid()}
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 A tool spec's ``handler: {type: mcp, command: [...] | "cmd string", url: "http://...", tool: "name",
 env?: {...}, cwd?: "..."}`` names the server (a command to start over stdio, or a streamable
-HTTP URL) and the upstream tool. Each call opens a session with the official SDK client,
-calls the tool with the validated args and returns its ``structuredContent`` (or its text,
-parsed as JSON when it is JSON). An upstream ``isError`` result becomes an
+HTTP URL) and the upstream tool. Calls go through a session of the official SDK client that
+is kept open for the next calls to the same server (:class:`UpstreamPool`); a call sends the
+validated args and returns the tool's ``structuredContent`` (or its text, parsed as JSON
+when it is JSON). An upstream ``isError`` result becomes an
 ``UPSTREAM_ERROR`` envelope carrying the upstream text; a server that cannot be reached is
 ``UNAVAILABLE``.
 
@@ -15,11 +16,14 @@ the reader imports it lazily the first time it meets an ``mcp`` handler.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import json
 import logging
 import shlex
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from compiler.reader.envelope import ReaderError
@@ -29,6 +33,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds allowed on top of the call timeout to start an upstream server and shake hands.
 STARTUP_SECONDS = 20.0
+#: Seconds given to the pooled sessions to close at exit.
+CLOSE_SECONDS = 3.0
+#: Seconds a pooled session has to answer the ping that precedes its reuse.
+PING_SECONDS = 5.0
 #: Command names replaced by the running interpreter, so ``[python, server.py]`` works in a venv.
 PYTHON_NAMES = ("python", "python3")
 
@@ -70,56 +78,156 @@ def result_value(result: Any) -> Any:
     return out
 
 
-async def call_upstream(handler: dict[str, Any], tool_id: str, args: dict[str, Any],
-                        timeout: float) -> Any:  # noqa: ASYNC109 - the reader's per-call timeout (anyio.fail_after)
-    """Open a session on the upstream server, call its tool, close; returns the result value."""
-    import anyio  # noqa: PLC0415 - only with the mcp SDK installed
-    from mcp import ClientSession  # noqa: PLC0415
+class _Session:
+    """One upstream server's session, owned by a task on the pool's event loop until it is stopped."""
+
+    def __init__(self) -> None:
+        self.session: Any = None
+        self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.stop = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+
+class UpstreamPool:
+    """Long-lived sessions to upstream MCP servers, one per server, shared by every call in this process.
+
+    Starting a stdio server and shaking hands takes about a second; a pooled session answers the next
+    calls in milliseconds. The sessions live on an event loop in a daemon thread; a session whose
+    server dies (or that a call leaves in doubt) is dropped and reopened by the next call. Everything
+    is closed at interpreter exit, or by :func:`close_upstreams`.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sessions: dict[tuple[Any, ...], _Session] = {}
+        self._at_exit = False
+
+    def call(self, handler: dict[str, Any], tool_id: str, args: dict[str, Any], timeout: float) -> Any:
+        """Call the handler's upstream tool (blocking); returns the ``CallToolResult``."""
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="toolcat-mcp-upstreams", daemon=True).start()
+                self._loop = loop
+                if not self._at_exit:
+                    atexit.register(self.close)
+                    self._at_exit = True
+            loop = self._loop
+        future = asyncio.run_coroutine_threadsafe(self._call(handler, tool_id, args, seconds=timeout), loop)
+        try:
+            return future.result(timeout + STARTUP_SECONDS + 1)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError from None
+
+    async def _call(self, handler: dict[str, Any], tool_id: str, args: dict[str, Any], *, seconds: float) -> Any:
+        key, opener, name = _server(handler, tool_id)
+        entry = await self._live(key, opener, seconds)
+        try:
+            return await asyncio.wait_for(entry.session.call_tool(name, args, read_timeout_seconds=seconds), seconds + 1)
+        except BaseException:
+            self._drop(key, entry)  # a server that died during the call, or a call in doubt: start afresh next time
+            raise
+
+    async def _live(self, key: tuple[Any, ...], opener: Callable[[], Any], seconds: float) -> _Session:
+        """A ready session to the server: the pooled one when it still answers a ping, else a new one."""
+        entry = self._sessions.get(key)
+        if entry is not None and entry.ready.done() and not entry.stop.is_set():
+            try:
+                await asyncio.wait_for(entry.session.send_ping(), PING_SECONDS)
+            except Exception:  # the server went away since the last call: the tool call itself was not sent
+                log.debug("upstream session %s does not answer a ping; reopening", key, exc_info=True)
+                self._drop(key, entry)
+            else:
+                return entry
+        entry = self._sessions.get(key)
+        if entry is None:
+            entry = self._sessions[key] = _Session()
+            entry.task = asyncio.ensure_future(self._serve(key, entry, opener))
+        try:
+            await asyncio.wait_for(asyncio.shield(entry.ready), seconds + STARTUP_SECONDS)
+        except BaseException:
+            self._drop(key, entry)
+            raise
+        return entry
+
+    async def _serve(self, key: tuple[Any, ...], entry: _Session, opener: Callable[[], Any]) -> None:
+        from mcp import ClientSession  # noqa: PLC0415 - only with the mcp SDK installed
+
+        try:
+            async with opener() as (read_stream, write_stream), ClientSession(read_stream, write_stream) as session:
+                await session.initialize()
+                entry.session = session
+                entry.ready.set_result(None)
+                await entry.stop.wait()
+        except BaseException as exc:  # handed to the waiting call, or the server went away
+            if not entry.ready.done():
+                entry.ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))
+            log.debug("upstream session %s ended", key, exc_info=True)
+        finally:
+            self._drop(key, entry)
+
+    def _drop(self, key: tuple[Any, ...], entry: _Session) -> None:
+        entry.stop.set()
+        if self._sessions.get(key) is entry:
+            del self._sessions[key]
+
+    def close(self) -> None:
+        """Close every session (their stdio servers exit) and stop the loop."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is None:
+            return
+
+        async def close_all() -> None:
+            entries = list(self._sessions.values())
+            for entry in entries:
+                entry.stop.set()
+            tasks = [entry.task for entry in entries if entry.task is not None]
+            if tasks:
+                await asyncio.wait(tasks, timeout=CLOSE_SECONDS)
+
+        try:
+            asyncio.run_coroutine_threadsafe(close_all(), loop).result(CLOSE_SECONDS + 1)
+        except Exception:  # best effort at exit
+            log.debug("closing upstream sessions failed", exc_info=True)
+        self._sessions.clear()  # a session that did not close in time belongs to the stopped loop: forget it
+        loop.call_soon_threadsafe(loop.stop)
+
+
+def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Callable[[], Any], str]:
+    """(pool key, transport opener, upstream tool name) of a handler; NOT_EXECUTABLE when it names no server."""
     from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: PLC0415
     from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
 
-    name = handler.get("tool") or tool_id.rsplit(".", 1)[-1]
+    name = str(handler.get("tool") or tool_id.rsplit(".", 1)[-1])
     argv = server_command(handler, tool_id)
     url = handler.get("url")
-    if argv is None and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
-        raise ReaderError("NOT_EXECUTABLE", f"the mcp handler of {tool_id} needs a command or an http(s) url",
-                          help_path=tool_id)
-    where = " ".join(argv) if argv is not None else str(url)
-    with anyio.fail_after(timeout + STARTUP_SECONDS):
-        if argv is not None:
-            env = {str(k): str(v) for k, v in (handler.get("env") or {}).items()}
-            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=handler.get("cwd"))
-            transport: Any = stdio_client(params)
-        else:
-            transport = streamable_http_client(str(url))
-        async with transport as (read_stream, write_stream), ClientSession(read_stream, write_stream) as session:
-            await session.initialize()
-            result = await session.call_tool(str(name), args, read_timeout_seconds=timeout)
-    if result.is_error:
-        text = "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
-        raise ReaderError(
-            "UPSTREAM_ERROR", f"{where} answered {name} with an error: {text[:500] or 'no message'}",
-            details={"upstream_tool": name, "text": text, "structured": result.structured_content},
-            help_path=tool_id, hints=["Read the upstream message, fix the arguments and retry."],
-            next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
-        )
-    return result_value(result)
+    if argv is not None:
+        env = {str(k): str(v) for k, v in (handler.get("env") or {}).items()}
+        cwd = handler.get("cwd")
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=cwd)
+        return ("stdio", tuple(argv), tuple(sorted(env.items())), cwd), lambda: stdio_client(params), name
+    if isinstance(url, str) and url.startswith(("http://", "https://")):
+        return ("http", url), lambda: streamable_http_client(url), name
+    raise ReaderError("NOT_EXECUTABLE", f"the mcp handler of {tool_id} needs a command or an http(s) url",
+                      help_path=tool_id)
+
+
+POOL = UpstreamPool()
+
+
+def close_upstreams() -> None:
+    """Close the pooled upstream sessions now (they reopen on the next call)."""
+    POOL.close()
 
 
 def run_mcp(ctx: ExecContext) -> Any:
-    """The registered ``mcp`` handler: a blocking call (it runs its own event loop when none is running here)."""
-    import anyio  # noqa: PLC0415
-
-    def run() -> Any:
-        return anyio.run(call_upstream, ctx.handler, ctx.tool_id, ctx.args, ctx.timeout)
-
+    """The registered ``mcp`` handler: a blocking call on a pooled session to the upstream server."""
+    where = " ".join(server_command(ctx.handler, ctx.tool_id) or [str(ctx.handler.get("url"))])
     try:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return run()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # an event loop runs in this thread
-            return pool.submit(run).result()
+        result = POOL.call(ctx.handler, ctx.tool_id, ctx.args, ctx.timeout)
     except ReaderError:
         raise
     except TimeoutError:
@@ -130,11 +238,24 @@ def run_mcp(ctx: ExecContext) -> Any:
         inner = _first_leaf(exc)
         if isinstance(inner, ReaderError):
             raise inner from None
+        if isinstance(inner, TimeoutError):
+            raise ReaderError("UNAVAILABLE", f"the upstream MCP server of {ctx.tool_id} did not answer in time",
+                              help_path=ctx.tool_id, details={"timeout_s": ctx.timeout + STARTUP_SECONDS}) from None
         raise ReaderError(
             "UNAVAILABLE", f"cannot reach the upstream MCP server of {ctx.tool_id}: {type(inner).__name__}: {inner}",
             help_path=ctx.tool_id, details={"handler": {k: v for k, v in ctx.handler.items() if k != "env"}},
             hints=["Check the handler's command or url; the server must speak MCP over stdio or streamable HTTP."],
         ) from None
+    if result.is_error:
+        name = ctx.handler.get("tool") or ctx.tool_id.rsplit(".", 1)[-1]
+        text = "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
+        raise ReaderError(
+            "UPSTREAM_ERROR", f"{where} answered {name} with an error: {text[:500] or 'no message'}",
+            details={"upstream_tool": name, "text": text, "structured": result.structured_content},
+            help_path=ctx.tool_id, hints=["Read the upstream message, fix the arguments and retry."],
+            next_action={"op": "tool_help", "args": {"path": ctx.tool_id, "format": "full"}},
+        )
+    return result_value(result)
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
