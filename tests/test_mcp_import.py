@@ -95,7 +95,7 @@ def test_live_import_over_stdio_then_run_through_toolcat(tmp_path: Path) -> None
     command = f"{sys.executable} {UPSTREAM}"
     result = import_mcp(command=command, out=tmp_path / "src" / "upstream")
     assert result.namespace == "upstream_test"
-    assert set(result.tool_ids) == {"upstream_test.add", "upstream_test.shout", "upstream_test.fail"}
+    assert set(result.tool_ids) == {"upstream_test.add", "upstream_test.shout", "upstream_test.fail", "upstream_test.pid"}
     build(tmp_path / "src", tmp_path / "build")
     catalog = Catalog.open(tmp_path / "build")
     assert catalog.tool_describe("upstream_test.add")["args_schema"]["required"] == ["a", "b"]
