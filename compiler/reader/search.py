@@ -268,9 +268,17 @@ class Searcher:
             unknown = [word for word in words if self._entry(part, spaces["words"], word) is None]
             self._prefetch([self._shard_ref(part, spaces["chars"], gram) for word in unknown for gram in word_ngrams(word)])
 
-    def _prefetch_docs(self, part_name: str, doc_ids: list[int]) -> None:
+    def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
+        """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""
         part = self._part(part_name)
-        self._prefetch([part.doc_shards[doc_id // part.doc_shard_size]["ref"] for doc_id in doc_ids])
+        self._prefetch([part.doc_shards[doc_id // part.doc_shard_size]["ref"] for doc_id, _, _ in hits])
+        return [self._doc(part, doc_id) for doc_id, _, _ in hits]
+
+    def _pointed(self, hits: list[tuple[int, float, list[str]]],
+                 digits: int | None = None) -> list[tuple[dict[str, Any], float, list[str]]]:
+        """Tool hits as ``(pointer, score, matched terms)``, the score rounded to ``digits`` when given."""
+        return [(doc["pointer"], score if digits is None else round(score, digits), terms)
+                for doc, (_, score, terms) in zip(self._docs("tools", hits), hits, strict=True)]
 
     def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
         ids: list[int] = []
@@ -499,10 +507,7 @@ class Searcher:
         allowed = None
         if within is not None and (within or direct_only):
             allowed = self._scoped(query, list(within), direct_only=direct_only)
-        part = self._part("tools")
-        hits = self._ranked("tools", query, allowed, limit)
-        self._prefetch_docs("tools", [doc_id for doc_id, _, _ in hits])
-        return [(self._doc(part, doc_id)["pointer"], round(score, 6), terms) for doc_id, score, terms in hits]
+        return self._pointed(self._ranked("tools", query, allowed, limit), 6)
 
     def rank_tools_page(self, query: str, *, within: list[str] | None = None, offset: int = 0,
                         limit: int = 10) -> tuple[list[tuple[dict[str, Any], float, list[str]]], int]:
@@ -513,19 +518,13 @@ class Searcher:
         """
         allowed = self._scoped(query, list(within)) if within else None
         hits = self._ranked("tools", query, allowed)
-        page = hits[offset : offset + limit]
-        self._prefetch_docs("tools", [doc_id for doc_id, _, _ in page])
-        part = self._part("tools")
-        return [(self._doc(part, doc_id)["pointer"], round(score, 6), terms) for doc_id, score, terms in page], len(hits)
+        return self._pointed(hits[offset : offset + limit], 6), len(hits)
 
     def _top_tools(self, query: str, limit: int, offset: int = 0,
                    allowed: Callable[[int], bool] | None = None) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
         """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit)."""
         hits = self._ranked("tools", query, allowed, offset + limit + 1)
-        part = self._part("tools")
-        self._prefetch_docs("tools", [doc_id for doc_id, _, _ in hits[offset : offset + limit]])
-        page = [(self._doc(part, doc_id)["pointer"], score, terms) for doc_id, score, terms in hits[offset : offset + limit]]
-        return page, len(hits) > offset + limit
+        return self._pointed(hits[offset : offset + limit]), len(hits) > offset + limit
 
     def find_tool(self, purpose: str, limit: int = 5) -> dict[str, Any]:
         """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose."""
@@ -539,15 +538,9 @@ class Searcher:
             return err.envelope()
 
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
-        part = self._part("nodes")
-        results = []
-        hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)
-        self._prefetch_docs("nodes", [doc_id for doc_id, _, _ in hits])
-        for doc_id, score, _ in hits:
-            doc = self._doc(part, doc_id)  # doc 0 is the root: it holds everything, so it is never a result
-            results.append({"path": doc["path"], "title": doc["title"], "summary": doc["summary"],
-                            "confidence": round(min(1.0, score), 4)})
-        return results
+        hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
+        return [{"path": doc["path"], "title": doc["title"], "summary": doc["summary"],
+                 "confidence": round(min(1.0, score), 4)} for doc, (_, score, _) in zip(self._docs("nodes", hits), hits, strict=True)]
 
     def search_nodes(self, query: str, limit: int = 5) -> dict[str, Any]:
         """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best."""

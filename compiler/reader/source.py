@@ -54,6 +54,13 @@ class SourceStats:
         self.cache_hits = 0
         self.not_modified = 0
 
+    def count_file(self, size: int) -> None:
+        """One plain file read on its own (a folder's reads)."""
+        self.requests += 1
+        self.round_trips += 1
+        self.bytes_downloaded += size
+        self.bytes_decoded += size
+
     def as_dict(self) -> dict[str, int]:
         """JSON-able copy."""
         return {"requests": self.requests, "round_trips": self.round_trips, "bytes_downloaded": self.bytes_downloaded,
@@ -184,10 +191,7 @@ class FolderSource(Source):
             ) from None
         except OSError as exc:
             raise ReaderError("UNAVAILABLE", f"cannot read {entry}: {exc}") from None
-        self.stats.requests += 1
-        self.stats.round_trips += 1
-        self.stats.bytes_downloaded += len(data)
-        self.stats.bytes_decoded += len(data)
+        self.stats.count_file(len(data))
         return data
 
     def fetch(self, ref: dict[str, Any]) -> bytes:
@@ -204,10 +208,7 @@ class FolderSource(Source):
             ) from None
         except OSError as exc:
             raise ReaderError("UNAVAILABLE", f"cannot read {file}: {exc}", details={"path": path}) from None
-        self.stats.requests += 1
-        self.stats.round_trips += 1
-        self.stats.bytes_downloaded += len(data)
-        self.stats.bytes_decoded += len(data)
+        self.stats.count_file(len(data))
         return verify(data, path, digest, size, str(file))
 
 
