@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import write_tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.build import build
 from compiler.reader import Catalog, ReaderError
@@ -476,3 +478,39 @@ def test_a_build_with_inline_namespace_shards_still_reads(tmp_path):
     assert out_help["ok"], out_help
     assert "net.thing.op3" in str(out_help)
     assert catalog.tool_list(namespace="net")["ok"]
+
+
+@pytest.fixture(scope="module")
+def sharded_server(tmp_path_factory: pytest.TempPathFactory):
+    """A module-wide server of the small-sharded example build (for the property test below)."""
+    import compiler.index  # noqa: PLC0415
+
+    tmp = tmp_path_factory.mktemp("sharded")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compiler.index, "TERM_SHARD_BYTES", 3000)
+        patch.setattr(compiler.index, "DOC_SHARD_SIZE", 4)
+        build(Path(__file__).resolve().parent.parent / "catalog_src", tmp / "build")
+    server = StaticServer(tmp / "build")
+    server.compress = True
+    yield server, tmp
+    server.close()
+
+
+_TEXT = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyz .,_-3éÆ/"), max_size=40)
+
+
+@given(query=_TEXT, path=st.sampled_from(["", "storage", "file", "nope", "storage/objects", "a/b/c"]),
+       limit=st.one_of(st.integers(-2, 60), st.none()))
+@settings(max_examples=60, deadline=None)
+def test_searches_over_http_always_answer_an_envelope(sharded_server, query, path, limit):
+    """Whatever the query, category or limit, the parallel-fetching searches answer a dict, never raise."""
+    server, tmp = sharded_server
+    catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
+    answers = [catalog.find_tool(query, limit=limit) if limit is not None else catalog.find_tool(query),
+               catalog.search_nodes(query), catalog.search_tool_by_category(query, path),
+               catalog.list(path, query=query)]
+    for out in answers:
+        assert isinstance(out, dict)
+        assert "ok" in out
+        if not out["ok"]:
+            assert out["error"]["code"] in {"BAD_REQUEST", "UNKNOWN_PATH", "NO_MATCH_IN_CATEGORY", "VALIDATION_ERROR"}

@@ -291,7 +291,8 @@ class Catalog:
         """
         if not self.source.concurrent:
             return
-        wanted = list({str(r["sha256"]): r for r in refs if isinstance(r, dict) and r.get("sha256") not in self._json}.values())
+        wanted = list({r["sha256"]: r for r in refs  # a malformed ref is left to fetch_json, which reports it
+                       if isinstance(r, dict) and isinstance(r.get("sha256"), str) and r["sha256"] not in self._json}.values())
         if len(wanted) < 2:  # a single file is fetched where it is read
             return
         for ref, data in zip(wanted, self.source.fetch_many(wanted), strict=True):

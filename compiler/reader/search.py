@@ -249,7 +249,7 @@ class Searcher:
 
     def _prefetch(self, refs: list[dict[str, Any] | None]) -> None:
         if self._prefetch_fn is not None:
-            missing = [ref for ref in refs if ref is not None and ref["sha256"] not in self._cache]
+            missing = [ref for ref in refs if isinstance(ref, dict) and ref.get("sha256") not in self._cache]
             if len(missing) > 1:
                 self._prefetch_fn(missing)
 
