@@ -514,3 +514,21 @@ def test_searches_over_http_always_answer_an_envelope(sharded_server, query, pat
         assert "ok" in out
         if not out["ok"]:
             assert out["error"]["code"] in {"BAD_REQUEST", "UNKNOWN_PATH", "NO_MATCH_IN_CATEGORY", "VALIDATION_ERROR"}
+
+
+def test_cli_search_reads_a_published_build(site):
+    """`toolcat search --url` ranks the tools of a build served over HTTP; a dead URL exits 1 with UNAVAILABLE."""
+    from click.testing import CliRunner  # noqa: PLC0415
+
+    from compiler.cli import main  # noqa: PLC0415
+
+    server, tmp = site
+    runner = CliRunner()
+    out = runner.invoke(main, ["search", "operate on things", "--url", server.url, "--cache-dir", str(tmp / "c"),
+                               "--limit", "2"])
+    assert out.exit_code == 0, out.output
+    assert len(out.output.splitlines()) == 2
+    assert out.output.split()[2].startswith("net.thing.op")
+    out = runner.invoke(main, ["search", "things", "--url", server.url + "missing/", "--cache-dir", str(tmp / "c")])
+    assert out.exit_code == 1
+    assert "UNAVAILABLE" in out.output

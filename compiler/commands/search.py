@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -21,25 +20,17 @@ EVAL_DEPTH = 10
 LINT_THRESHOLD = 0.8
 
 
-def open_searcher(build_dir: Path) -> Any:
-    """A :class:`~compiler.reader.search.Searcher` over a local build folder (every file hash-checked)."""
-    from compiler.reader.search import Searcher  # noqa: PLC0415 - keeps --help fast
+def open_searcher(location: Path | str, cache_dir: str | None = None) -> Any:
+    """The :class:`~compiler.reader.search.Searcher` of a build folder or URL, read by the reader (hash-checked)."""
+    from compiler.reader import Catalog, ReaderError  # noqa: PLC0415 - keeps --help fast
 
-    entry_path = build_dir / "catalog.json"
-    if not entry_path.is_file():
-        raise CatalogError(f"{entry_path}: no catalogue here; run `toolcat build` first, or pass --build DIR.")
-
-    def fetch(ref: dict[str, Any]) -> Any:
-        data = (build_dir / ref["path"]).read_bytes()
-        if hashlib.sha256(data).hexdigest() != ref["sha256"]:
-            raise CatalogError(f"{build_dir / ref['path']}: content does not match its sha256; rebuild with --force.")
-        return json.loads(data)
-
-    entry = json.loads(entry_path.read_text(encoding="utf-8"))
-    return Searcher(fetch(entry["manifest"]), fetch)
+    try:
+        return Catalog.open(location if isinstance(location, str) else Path(location), cache_dir=cache_dir).searcher()
+    except ReaderError as exc:
+        _fail_envelope(exc.envelope())
 
 
-def _fail_envelope(result: dict[str, Any]) -> None:
+def _fail_envelope(result: dict[str, Any]) -> NoReturn:
     error = result["error"]
     lines = [f"{error['code']}: {error['message']}", *[f"  hint: {h}" for h in error["hints"]]]
     if error.get("next_action"):
@@ -52,11 +43,14 @@ def _fail_envelope(result: dict[str, Any]) -> None:
 @click.option("--in", "category", default="", help="Search only under this category path (a/b or a.b).")
 @click.option("--build", "build_dir", default="build", type=click.Path(path_type=Path), show_default=True,
               help="The build folder to search.")
+@click.option("--url", default=None, help="Search a published build at this http(s) base URL instead.")
+@click.option("--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat).")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 50), help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result (pointers + confidence) as JSON.")
-def search(query: str, category: str, build_dir: Path, limit: int, as_json: bool) -> None:
+def search(query: str, category: str, build_dir: Path, url: str | None, cache_dir: str | None, limit: int,
+           as_json: bool) -> None:
     """Rank the tools of a build for QUERY and print their pointers."""
-    result = open_searcher(build_dir).search_tool_by_category(query, category, limit=limit)
+    result = open_searcher(url or build_dir, cache_dir).search_tool_by_category(query, category, limit=limit)
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         if result.get("ok") is False:

@@ -464,6 +464,10 @@ class Catalog:
             self._searcher = Searcher(self.manifest, self.fetch_json, self.prefetch if self.source.concurrent else None)
         return self._searcher
 
+    def searcher(self) -> Any:
+        """The catalogue's :class:`~compiler.reader.search.Searcher`; ReaderError UNAVAILABLE without an index."""
+        return self._searcher_required()
+
     def _searcher_required(self) -> Any:
         searcher = self._searcher_or_none()
         if searcher is None:
