@@ -7,6 +7,10 @@ operation → tool_exec with a bad argument (an expected isError) → tool_exec)
 ``--seconds`` (default 15) have passed. Prints per-operation count, throughput, p50 and
 p99 latency, and the failed calls (must be 0).
 
+Then times the ``mcp`` handler against the SDK test server (tests/mcp_upstream_server.py over
+stdio): a call on a new session each time (what every call cost before the session pool)
+beside calls on the pooled session, in the same run.
+
     .venv/bin/python bench/bench_mcp.py [--clients 64] [--seconds 15] [--build DIR]
 """
 
@@ -100,6 +104,46 @@ async def drive(url: str, clients: int, seconds: float) -> tuple[dict[str, list[
     return timings, failures, flows, elapsed
 
 
+def upstream_pool(tmp: Path, calls: int = 30) -> None:
+    """tool_exec of an mcp-handled tool: a new session per call against the pooled session, side by side."""
+    import yaml  # noqa: PLC0415
+
+    from compiler.build import build  # noqa: PLC0415
+    from compiler.mcp.upstream import close_upstreams  # noqa: PLC0415
+    from compiler.reader import Catalog  # noqa: PLC0415
+
+    src = tmp / "upstream-src"
+    (src / "up").mkdir(parents=True)
+    (src / "_node.yaml").write_text(yaml.safe_dump({"title": "Upstream", "summary": "An upstream MCP server."}))
+    (src / "up" / "_node.yaml").write_text(yaml.safe_dump({"title": "Up", "summary": "Upstream tools."}))
+    handler = {"type": "mcp", "command": ["python", str(REPO / "tests" / "mcp_upstream_server.py")], "tool": "add"}
+    tool = {"id": "up.math.add", "summary": "Add two integers upstream.", "kind": "read", "handler": handler,
+            "args_schema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}
+    (src / "up" / "tools.yaml").write_text(yaml.safe_dump({"tools": [tool]}))
+    build(src, tmp / "upstream-build")
+    catalog = Catalog.open(tmp / "upstream-build")
+
+    def timed() -> float:
+        started = time.perf_counter()
+        out = catalog.tool_exec("up.math.add", {"a": 1, "b": 2})
+        assert out["ok"], out
+        return (time.perf_counter() - started) * 1000
+
+    fresh = []
+    for _ in range(max(3, calls // 6)):
+        close_upstreams()
+        fresh.append(timed())
+    pooled = [timed() for _ in range(calls)]
+    close_upstreams()
+    print()
+    print("mcp handler (stdio upstream, tests/mcp_upstream_server.py), tool_exec wall time:")
+    print(f"| {'session':<28} | {'calls':>5} | {'median ms':>9} | {'max ms':>8} |")
+    print(f"|{'-' * 30}|{'-' * 7}|{'-' * 11}|{'-' * 10}|")
+    for label, values in (("new session per call", fresh), ("pooled session", pooled)):
+        print(f"| {label:<28} | {len(values):>5} | {statistics.median(values):>9.1f} | {max(values):>8.1f} |")
+    print(f"pooled / new: {statistics.median(pooled) / statistics.median(fresh):.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=64)
@@ -143,6 +187,8 @@ def main() -> None:
     print(f"failed calls: {len(failures)}")
     for failure in failures[:10]:
         print(f"  {failure}")
+    with tempfile.TemporaryDirectory() as tmp:
+        upstream_pool(Path(tmp))
     if failures:
         sys.exit(1)
 
