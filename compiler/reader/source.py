@@ -137,9 +137,13 @@ def decode_body(body: bytes, encoding: str, limit: int, url: str) -> bytes:
                           details={"url": url, "content_encoding": encoding},
                           hints=["The reader asks for gzip or identity; configure the host to serve one of them."])
     if len(data) > limit:
-        raise ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes); it was not used",
-                          details={"url": url})
+        raise too_large(url, limit)
     return data
+
+
+def too_large(url: str, limit: int) -> ReaderError:
+    """INTEGRITY: a body longer than the file its ref promised."""
+    return ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes); it was not used", details={"url": url})
 
 
 class Source:
@@ -294,8 +298,7 @@ class HttpSource(Source):
                 with self._lock:
                     self.stats.bytes_downloaded += len(body)
                 if len(body) > wire_limit(limit):
-                    raise ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes); it was not used",
-                                      details={"url": url})
+                    raise too_large(url, limit)
                 declared = response_headers.get("content-length")
                 if declared is not None and declared.isdigit() and int(declared) != len(body):
                     last = f"truncated body ({len(body)} of {declared} bytes)"
