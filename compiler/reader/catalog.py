@@ -394,6 +394,8 @@ class Catalog:
         return shard
 
     def _node_tools(self, shard: Json) -> list[Json]:
+        """The pointers of a paged shard (node or namespace): its first page, then the others (fetched together)."""
+        self.prefetch(shard.get("pages", []))
         tools = list(shard.get("tools", []))
         for ref in shard.get("pages", []):
             tools.extend(self.fetch_json(ref).get("tools", []))
@@ -440,11 +442,7 @@ class Catalog:
         ref = refs.get(namespace)
         if not isinstance(ref, dict):
             return {}
-        shard = self.fetch_json(ref)
-        self.prefetch(shard.get("pages", []))
-        tools = list(shard.get("tools", []))
-        for page in shard.get("pages", []):
-            tools.extend(self.fetch_json(page).get("tools", []))
+        tools = self._node_tools(self.fetch_json(ref))
         return {p["tool_id"]: p for p in sorted(tools, key=lambda p: p["tool_id"])}
 
     def _all_pointers(self) -> dict[str, Json]:
@@ -533,17 +531,15 @@ class Catalog:
                 raise _bad(f"cursor {cursor!r:.80} is not one this reader returned; omit it to start over")
             offset = int(cursor[2:])
         shard = self._node(where)
-        confidences: dict[str, float] = {}
         searched = isinstance(query, str) and bool(query.strip())
+        hits: list[Any] = []
         if searched and not wanted:  # ranked, and only the page's pointers are read
             hits, total = self._searcher_required().rank_tools_page(query, within=list(where), offset=offset, limit=count)
             page = [h[0] for h in hits]
-            confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
         else:
             if searched:  # tags filter the ranked hits: every hit's pointer is needed
                 hits = self._searcher_required().rank_tools(query, within=list(where))
                 pointers = [h[0] for h in hits]
-                confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
             elif wanted:
                 pointers = list(self._subtree_pointers(where).values())
             elif offset + count <= len(shard.get("tools", [])):
@@ -554,6 +550,7 @@ class Catalog:
                 pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
             page = pointers[offset:offset + count]
             total = len(pointers) if searched or wanted else shard.get("direct_tools", len(pointers))
+        confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
         more = offset + count < total
         nodes = [] if offset else [{k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count")
                                     if k in c} for c in shard.get("children", [])]
