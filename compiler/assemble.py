@@ -7,7 +7,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from compiler.aliases import assign_aliases
+from compiler.aliases import assign_aliases, plain_alias
 from compiler.errors import Diagnostics
 from compiler.load import Loaded
 from compiler.model import Catalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
@@ -59,6 +59,37 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
     )
 
 
+def _check_alias_hijacks(tools: dict[str, Tool], explicit: dict[str, str], alias_paths: dict[str, str],
+                         defined_at: dict[str, str], diags: Diagnostics) -> None:
+    """An explicit alias may not take a name by which agents already reach another tool or skill.
+
+    Readers resolve a tool by its id, its provider alias or a skill's name (the lookup artifacts),
+    so an alias equal to one of those, even in another case, would take that tool over. This is
+    not the provider-alias renaming of :mod:`compiler.aliases`, which settles two *derived*
+    aliases (``a.b_c`` and ``a_b.c``) deterministically: an author-chosen alias has no such excuse.
+    """
+    names: dict[str, list[tuple[str, str, str]]] = {}  # casefolded name -> (name, what it is, owner id)
+    for tool_id, tool in tools.items():
+        owned = [(tool_id, "tool id"),
+                 (explicit[tool_id], "alias") if tool_id in explicit else (plain_alias(tool_id), "provider alias")]
+        if tool.skill is not None:
+            owned.append((tool.skill.name, "skill name"))
+        for name, what in owned:
+            names.setdefault(name.casefold(), []).append((name, what, tool_id))
+    for tool_id, alias in sorted(explicit.items()):
+        tool = tools[tool_id]
+        for name, what, owner in names.get(alias.casefold(), []):
+            if owner == tool_id:
+                continue
+            case = " (they differ only in case, which agents and some providers ignore)" if name != alias else ""
+            diags.error(tool.origin.file, f"alias {alias!r} of {tool_id!r} collides with the {what} {name!r} of "
+                        f"{owner!r} ({defined_at.get(owner, tools[owner].origin.file)}){case}",
+                        line=tool.origin.line, json_path=alias_paths.get(tool_id), code="alias_collision",
+                        expected="a name no other tool or skill answers to", got=repr(alias),
+                        hint=f"Agents call tools by id, alias or skill name, so these share one namespace: choose "
+                             f"another alias for {tool_id!r}, or drop it to use the default {plain_alias(tool_id)!r}.")
+
+
 def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
     """Apply the cross-file rules; return the catalogue and every diagnostic found."""
     diags = Diagnostics()
@@ -80,6 +111,7 @@ def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
     tools: dict[str, Tool] = {}
     explicit_aliases: dict[str, str] = {}
     alias_owner: dict[str, tuple[str, str]] = {}
+    alias_paths: dict[str, str] = {}
 
     for rel, result in sorted(loaded.tool_files.items()):
         home = loaded.tool_paths[rel]
@@ -112,6 +144,7 @@ def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
                     continue
                 alias_owner[rec["alias"]] = (rec["id"], where)
                 explicit_aliases[rec["id"]] = rec["alias"]
+                alias_paths[rec["id"]] = f"{rec['json_path']}.alias"
             defined_at[rec["id"]] = where
             tools[rec["id"]] = Tool(
                 id=rec["id"], summary=rec["summary"], description=rec["description"],
@@ -146,6 +179,7 @@ def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
                           hint="Move detail into references/ files that are read on demand (level 3).")
         tools[skill_rec["id"]] = tool
 
+    _check_alias_hijacks(tools, explicit_aliases, alias_paths, defined_at, diags)
     alias_result = assign_aliases(list(tools), explicit_aliases)
     for provider, tool_id, reason in alias_result.adjustments:
         tool = tools[tool_id]

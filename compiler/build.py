@@ -23,7 +23,7 @@ from compiler.load import fingerprint, load
 from compiler.model import Catalog
 from compiler.plan import Contributor, plan
 from compiler.reader.search import ANALYZER_VERSION
-from compiler.write import ENTRY, WriteResult, read_state, write_build
+from compiler.write import ENTRY, WriteResult, build_lock, read_state, write_build
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +115,20 @@ def build(
     src: Path, out: Path, *, strict: bool = False, force: bool = False,
     progress: Callable[[int], None] | None = None, extra: list[Contributor] | None = None,
 ) -> BuildResult:
-    """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input."""
+    """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input.
+
+    Concurrent builds into the same folder take turns (:func:`compiler.write.build_lock`), and each
+    first repairs what a build killed mid-swap left behind.
+    """
     started = time.perf_counter()
+    with build_lock(out):
+        return _build_locked(src, out, strict=strict, force=force, progress=progress, extra=extra, started=started)
+
+
+def _build_locked(
+    src: Path, out: Path, *, strict: bool, force: bool, progress: Callable[[int], None] | None,
+    extra: list[Contributor] | None, started: float,
+) -> BuildResult:
     state = read_state(out)
     input_hash, file_hashes = fingerprint(src)
     # anything that changes the bytes of a build for the same sources belongs here, so that an

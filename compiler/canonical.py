@@ -8,8 +8,12 @@ from typing import Any
 
 
 def dumps(obj: Any) -> bytes:
-    """The one JSON encoding every artifact uses, so equal data gives equal bytes."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """The one JSON encoding every artifact uses, so equal data gives equal bytes.
+
+    NaN and Infinity are refused (ValueError): they are not JSON, and JavaScript's ``JSON.parse``
+    rejects an artifact holding them. The sources are checked for them first (compiler.parse).
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def sha256(data: bytes) -> str:

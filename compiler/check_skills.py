@@ -8,6 +8,7 @@ under ``--strict``). Deliberate differences from the reference validator
 from __future__ import annotations
 
 import logging
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,20 @@ from typing import Any
 from frontmatter.default_handlers import YAMLHandler
 
 from compiler.errors import Diagnostic, Severity
-from compiler.parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
+from compiler.parse import (
+    MAX_SKILL_BYTES,
+    MAX_SKILL_MD_BYTES,
+    MAX_SKILL_RESOURCE_BYTES,
+    MAX_SOURCE_BYTES,
+    DuplicateKeyError,
+    Parsed,
+    SourceFileError,
+    SourceParseError,
+    child_path,
+    parse_text,
+    read_source,
+    symlink_error,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,12 +107,67 @@ class _SkillChecker:
             Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw))
 
 
+def _resource_paths(skill_dir: Path) -> list[Path]:
+    """Every entry of the skill folder below its top level files, links included but never followed."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(skill_dir):
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+        found.extend(base / d for d in dirs if (base / d).is_symlink())  # os.walk lists them, never enters them
+        found.extend(base / f for f in files if not f.startswith("."))
+    return sorted(found)
+
+
+def _over_total(file: Path, root: Path, total: int) -> SourceFileError | None:
+    """A link, or a file that would take the skill's bundled files over their total cap (checked before reading)."""
+    if file.is_symlink():
+        return symlink_error(file, root)
+    size = file.stat().st_size
+    if total + size <= MAX_SKILL_BYTES:
+        return None
+    limit = f"{MAX_SKILL_BYTES // (1024 * 1024)} MiB"
+    return SourceFileError(f"the skill's bundled files come to more than the limit of {limit} with this one",
+                           f"at most {limit} in all", f"{total + size:,} bytes",
+                           "Keep large data out of skills, or split the skill into several.", "too_large")
+
+
+def _resources(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult) -> list[dict[str, Any]] | None:
+    """The bundled files (level 3), each and all together within their caps; None when one is refused."""
+    resources: list[dict[str, Any]] = []
+    total = 0
+    refused = False
+    for file in _resource_paths(skill_dir):
+        rel = file.relative_to(skill_dir).as_posix()
+        if rel in SKILL_FILES:
+            continue
+        problem = _over_total(file, root, total)
+        if problem is None:
+            try:
+                data = read_source(file, MAX_SKILL_RESOURCE_BYTES, root)
+            except SourceFileError as exc:
+                problem = exc
+        if problem is not None:
+            result.diagnostics.append(Diagnostic(Severity.ERROR, f"{rel_dir}/{rel}", problem.message,
+                                                 expected=problem.expected, got=problem.got, hint=problem.hint,
+                                                 code=problem.code))
+            refused = True
+            continue
+        total += len(data)
+        resources.append({"rel_path": rel, "data": data, "media_type": media_type(rel)})
+    return None if refused else resources
+
+
 def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:
     """Check the skill in ``skill_dir`` (which holds SKILL.md) found under ``node_path``."""
     result = SkillResult()
     rel_dir = skill_dir.relative_to(root).as_posix()
     rel_md = f"{rel_dir}/SKILL.md"
-    raw = (skill_dir / "SKILL.md").read_bytes()
+    try:
+        raw = read_source(skill_dir / "SKILL.md", MAX_SKILL_MD_BYTES, root)
+    except SourceFileError as exc:
+        result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint,
+                                             code=exc.code))
+        return result
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -136,10 +205,18 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
 
     extra_meta: dict[str, Any] = {}
     metadata_file = skill_dir / "metadata.yaml"
-    if metadata_file.exists():
+    if os.path.lexists(metadata_file):
         rel_meta = f"{rel_dir}/metadata.yaml"
         try:
-            merged = parse_text(metadata_file.read_text(encoding="utf-8"), is_json=False).data or {}
+            merged = parse_text(read_source(metadata_file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False).data or {}
+        except SourceFileError as exc:
+            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint,
+                                                 code=exc.code))
+            return result
+        except UnicodeDecodeError as exc:
+            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, f"not UTF-8 text: {exc.reason}",
+                                                 code="encoding", hint="Save metadata.yaml as UTF-8."))
+            return result
         except SourceParseError as exc:
             result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, exc.message, line=exc.line,
                                                  column=exc.column, hint=exc.hint, code="parse"))
@@ -243,16 +320,9 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
         return result
 
-    resources: list[dict[str, Any]] = []
-    for file in sorted(p for p in skill_dir.rglob("*") if p.is_file()):
-        rel = file.relative_to(skill_dir).as_posix()
-        if rel in SKILL_FILES or any(part.startswith(".") or part == "__pycache__" for part in Path(rel).parts):
-            continue
-        if file.is_symlink():
-            result.diagnostics.append(Diagnostic(Severity.WARNING, f"{rel_dir}/{rel}", "symbolic link skipped",
-                                                 code="symlink", hint="Copy the file into the skill folder."))
-            continue
-        resources.append({"rel_path": rel, "data": file.read_bytes(), "media_type": media_type(rel)})
+    resources = _resources(root, skill_dir, rel_dir, result)
+    if resources is None:
+        return result
 
     frontmatter_out: dict[str, Any] = {"name": name, "description": " ".join(description.split())}
     if license_:

@@ -7,7 +7,9 @@ looked up in (and added to) the cache the caller passes in.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,7 +20,16 @@ from compiler.canonical import sha256
 from compiler.check_skills import SkillResult, check_skill
 from compiler.check_tools import FileResult, check_tools_file
 from compiler.errors import CatalogError, Diagnostic, Diagnostics, Severity
-from compiler.parse import DuplicateKeyError, SourceParseError, child_path, parse_text
+from compiler.parse import (
+    MAX_SOURCE_BYTES,
+    DuplicateKeyError,
+    SourceFileError,
+    SourceParseError,
+    child_path,
+    parse_text,
+    read_source,
+    symlink_error,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,21 +63,52 @@ class Loaded:
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
 
 
+def _walk(root: Path) -> Iterator[tuple[Path, bool]]:
+    """Every regular file (False) and symbolic link (True) under ``root``, sorted; links are never followed."""
+    found: list[tuple[Path, bool]] = []
+    for folder, dirs, files in os.walk(root):  # os.walk does not descend into linked folders
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]  # .git can be huge
+        found.extend((base / name, True) for name in dirs if (base / name).is_symlink())
+        for name in files:
+            path = base / name
+            if path.is_symlink():
+                found.append((path, True))
+            elif path.is_file():
+                found.append((path, False))
+    for path, is_link in sorted(found):
+        if not path.name.startswith("."):
+            yield path, is_link
+
+
 def source_files(root: Path) -> Iterator[Path]:
-    """Every file that can affect a build, sorted (used for the input fingerprint)."""
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).parts
-        if any(part.startswith(".") or part == "__pycache__" for part in rel):
-            continue
-        if path.is_file():
+    """Every regular file that can affect a build, sorted; symbolic links are not followed."""
+    for path, is_link in _walk(root):
+        if not is_link:
             yield path
 
 
+def _file_digest(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:  # streamed: an oversized file is refused later, not held in memory here
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:  # unreadable: the loader reports it where it matters
+        return f"unreadable:{exc.errno}"
+
+
 def fingerprint(root: Path) -> tuple[str, dict[str, str]]:
-    """A hash over every source file's relative path and bytes, plus the per-file hashes."""
-    hashes = {p.relative_to(root).as_posix(): sha256(p.read_bytes()) for p in source_files(root)}
+    """A hash over every source file's relative path and bytes, plus the per-file hashes.
+
+    A symbolic link counts by where it points (it is not followed), so adding one is a change:
+    the next build is never "up to date" with it, and the loader refuses it.
+    """
+    hashes = {
+        path.relative_to(root).as_posix(): "symlink:" + sha256(os.fsencode(path.readlink()))
+        if is_link else _file_digest(path)
+        for path, is_link in _walk(root)
+    }
     joined = "\n".join(f"{rel}\0{digest}" for rel, digest in sorted(hashes.items()))
-    return sha256(joined.encode()), hashes
+    return sha256(joined.encode("utf-8", "surrogateescape")), hashes
 
 
 def _titleize(name: str) -> str:
@@ -77,10 +119,13 @@ def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnosti
     rel = (folder / NODE_FILE).relative_to(root).as_posix()
     record = NodeRecord(path, _titleize(path[-1] if path else root.name), "", [], rel)
     file = folder / NODE_FILE
-    if not file.exists():
+    if not os.path.lexists(file):
         return record
     try:
-        parsed = parse_text(file.read_text(encoding="utf-8"), is_json=False)
+        parsed = parse_text(read_source(file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False)
+    except SourceFileError as exc:
+        diags.error(rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code)
+        return record
     except SourceParseError as exc:
         diags.error(rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
         return record
@@ -121,6 +166,28 @@ def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnosti
     return record
 
 
+def _tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> FileResult:
+    """One tools file checked, or its cached result when a file with the same bytes was checked before."""
+    try:
+        data = read_source(entry, MAX_SOURCE_BYTES, root)
+    except SourceFileError as exc:
+        return FileResult(diagnostics=[Diagnostic(Severity.ERROR, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint,
+                                                  code=exc.code)])
+    digest = sha256(data)  # of the bytes checked, even if the file changed since the fingerprint
+    cached = cache.get(digest)
+    if cached is not None and cached[0] == rel:
+        return cached[1]  # type: ignore[no-any-return]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result = FileResult(diagnostics=[Diagnostic(Severity.ERROR, rel, f"not UTF-8 text: {exc.reason}",
+                                                    code="encoding", hint="Save the file as UTF-8.")])
+    else:
+        result = check_tools_file(rel, text)
+    cache[digest] = (rel, result)
+    return result
+
+
 def load(
     root: Path,
     cache: dict[str, Any] | None = None,
@@ -144,13 +211,17 @@ def load(
         subfolders: list[tuple[Path, tuple[str, ...]]] = []
         for entry in entries:
             name = entry.name
-            if name.startswith(".") or name == "__pycache__":
+            if name.startswith(".") or name in {"__pycache__", NODE_FILE}:
                 continue
             rel = entry.relative_to(root).as_posix()
+            if entry.is_symlink():
+                refused = symlink_error(entry, root)
+                out.diagnostics.error(rel, refused.message, expected=refused.expected, got=refused.got, hint=refused.hint, code=refused.code)
+                continue
             if entry.is_dir():
                 if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
                     continue
-                if (entry / "SKILL.md").is_file():
+                if os.path.lexists(entry / "SKILL.md"):
                     out.skills.append(check_skill(root, entry, path))
                     continue
                 if (entry / "skill.md").is_file():
@@ -164,21 +235,8 @@ def load(
                                           code="bad_node_name", hint=f"Rename the folder to {fixed!r}.")
                     continue
                 subfolders.append((entry, (*path, name)))
-            elif entry.suffix in TOOL_SUFFIXES and name != NODE_FILE:
-                digest = out.file_hashes.get(rel) or sha256(entry.read_bytes())
-                cached = cache.get(digest)
-                if cached is None or cached[0] != rel:
-                    try:
-                        text = entry.read_bytes().decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        result = FileResult(diagnostics=[Diagnostic(Severity.ERROR, rel, f"not UTF-8 text: {exc.reason}",
-                                                                    code="encoding", hint="Save the file as UTF-8.")])
-                    else:
-                        result = check_tools_file(rel, text)
-                    cache[digest] = (rel, result)
-                else:
-                    result = cached[1]
-                out.tool_files[rel] = result
+            elif entry.suffix in TOOL_SUFFIXES:
+                out.tool_files[rel] = _tools_file(root, entry, rel, cache)
                 out.tool_paths[rel] = path
                 if progress:
                     progress(entry.stat().st_size)
