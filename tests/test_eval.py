@@ -69,3 +69,17 @@ def test_lint_reports_confusable_pairs_with_similarity(make_tree):
     assert "cal.event.create" not in result.output
     strict = CliRunner().invoke(main, ["lint", str(src), "--threshold", "0.6", "--strict"])
     assert strict.exit_code == 1
+
+
+def test_eval_file_alias_bomb_is_refused_with_its_place(make_tree):
+    """An eval file is read with the source limits: a YAML alias bomb is a located error, not minutes of work."""
+    src = make_tree(TOOLS)
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]" for i in range(8)]
+    lines.append("queries: [*i]")
+    (src / "evals").mkdir()
+    (src / "evals" / "bomb.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", str(src)])
+    assert result.exit_code == 1
+    assert "bomb.yaml:" in result.output
+    assert "Traceback" not in result.output

@@ -81,10 +81,29 @@ class EvalReport:
         return self.recall >= self.min_recall and self.mrr >= self.min_mrr
 
 
-def _load_eval(path: Path) -> dict[str, Any]:
-    import yaml  # noqa: PLC0415
+def _load_eval(path: Path, src: Path) -> dict[str, Any]:
+    """One eval file, read with the same limits as every source file (size, aliases, nesting, numbers)."""
+    from compiler.parse import (  # noqa: PLC0415 - build extra
+        MAX_SOURCE_BYTES,
+        DuplicateKeyError,
+        SourceFileError,
+        SourceParseError,
+        parse_text,
+        read_source,
+    )
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        data = parse_text(read_source(path, MAX_SOURCE_BYTES, src).decode("utf-8"), is_json=False).data
+    except SourceFileError as exc:
+        raise CatalogError(f"{path}: {exc.message}. {exc.hint}") from None
+    except SourceParseError as exc:
+        where = f"{path}:{exc.line}:{exc.column}" if exc.line else str(path)
+        raise CatalogError(f"{where}: {exc.message}. {exc.hint}") from None
+    except DuplicateKeyError as exc:
+        line = exc.places[0][1] if exc.places else 0
+        raise CatalogError(f"{path}:{line}: a mapping names the same key twice") from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
         raise CatalogError(f"{path}: an eval file is a mapping with 'queries: [{{query, expect}}]' (and k, min_recall, min_mrr)")
     for index, item in enumerate(data["queries"]):
@@ -98,7 +117,7 @@ def run_evals(src: Path, build_dir: Path) -> list[EvalReport]:
     searcher = open_searcher(build_dir)
     reports = []
     for path in sorted((src / "evals").glob("*.y*ml")):
-        data = _load_eval(path)
+        data = _load_eval(path, src)
         k = int(data.get("k", 5))
         hits = 0
         reciprocal = 0.0
