@@ -25,6 +25,9 @@ FIELD_WEIGHTS: dict[str, int] = {
     "when_to_use": 1, "skill_name": 2, "skill_description": 2, "skill_body": 1,
 }
 SKILL_BODY_CHARS = 1500
+#: Each field is indexed up to this many characters. A multi-megabyte description (sources allow 4 MiB)
+#: would cost hundreds of MB in the char n-gram space and add nothing a query could find.
+FIELD_CHARS = 8_000
 #: Character n-grams in more than this share of documents are dropped (scikit-learn's ``max_df``): they carry
 #: almost no information but have the longest postings. Only from this many documents on, so small catalogues
 #: keep every n-gram.
@@ -80,7 +83,7 @@ def tool_text(tool: Tool, catalog: Catalog) -> str:
         fields["skill_body"] = [tool.skill.body[:SKILL_BODY_CHARS]]
     lines: list[str] = []
     for name, texts in fields.items():
-        text = "\n".join(t for t in texts if t)
+        text = "\n".join(t for t in texts if t)[:FIELD_CHARS]
         if text:
             lines.extend([text] * FIELD_WEIGHTS[name])
     return "\n".join(lines)
