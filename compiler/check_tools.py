@@ -22,6 +22,7 @@ from jsonschema.validators import validator_for
 from compiler.canonical import dumps
 from compiler.errors import Diagnostic, Severity
 from compiler.parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
+from compiler.reader import schemaguard
 from compiler.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -108,23 +109,19 @@ def _schema_errors_cached(canonical: bytes) -> tuple[SchemaError, ...]:
 
 @functools.lru_cache(maxsize=65536)
 def _validator(canonical: bytes) -> Any:
-    schema = json.loads(canonical)
-    return validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
+    """A validator with RE2 regexes that never retrieves; patterns RE2 cannot run count as matching (warned)."""
+    return schemaguard.validator_for(json.loads(canonical), skip_unsupported=True)
 
 
-def remote_refs(schema: Any, path: str = "$") -> list[tuple[str, str]]:
-    """Every ``$ref`` that does not point inside the document itself."""
-    found: list[tuple[str, str]] = []
-    if isinstance(schema, dict):
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and not ref.startswith("#"):
-            found.append((child_path(path, "$ref"), ref))
-        for key, value in schema.items():
-            found.extend(remote_refs(value, child_path(path, key)))
-    elif isinstance(schema, list):
-        for index, value in enumerate(schema):
-            found.extend(remote_refs(value, child_path(path, index)))
-    return found
+@functools.lru_cache(maxsize=65536)
+def _schema_problems(canonical: bytes) -> tuple[schemaguard.SchemaProblem, ...]:
+    """:func:`compiler.reader.schemaguard.analyse` of a schema, with paths under ``$``; cached by bytes."""
+    return tuple(schemaguard.analyse(json.loads(canonical)))
+
+
+def schema_problems(schema: dict[str, Any], path: str) -> list[schemaguard.SchemaProblem]:
+    """Refs that leave the document or point nowhere, ref cycles, bad regexes, depth: paths under ``path``."""
+    return [p._replace(path=path + p.path[1:]) for p in _schema_problems(dumps(schema))]
 
 
 class _Checker:
@@ -157,11 +154,13 @@ class _Checker:
                        hint="Write the schema as a YAML mapping, e.g. {type: object, properties: {...}}.")
             return False
         ok = True
-        for ref_path, ref in remote_refs(schema, path):
-            self.error(ref_path, f"remote $ref {ref!r} is not allowed", expected="a local '#/...' reference",
-                       got=_short(ref), code="remote_ref",
-                       hint="Copy the referenced definition into $defs and point to '#/$defs/<name>'.")
-            ok = False
+        problems = schema_problems(schema, path)
+        for problem in problems:
+            self.add(Severity.ERROR if problem.severity == "error" else Severity.WARNING, problem.path,
+                     problem.message, code=problem.code, hint=problem.hint)
+            ok = ok and problem.severity != "error"
+        if any(p.code == "schema_too_deep" for p in problems):
+            return False  # the metaschema check recurses once per level
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
         for exc in schema_errors(schema):
             where = path + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
@@ -267,7 +266,11 @@ class _Checker:
                            expected="{description, args}", got=_short(example), code="wrong_type")
                 continue
             args = example.get("args", {})
-            if schema_ok:
+            if schemaguard.too_deep(args, schemaguard.MAX_ARGS_DEPTH) is not None:
+                self.error(child_path(ex_path, "args"),
+                           f"example args nest lists and objects deeper than {schemaguard.MAX_ARGS_DEPTH} levels",
+                           code="example_invalid", hint="The reader refuses such arguments; flatten the example.")
+            elif schema_ok:
                 validator = _validator(dumps(args_schema))
                 for err in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
                     where = child_path(ex_path, "args")

@@ -1,6 +1,8 @@
 """Verify a build as a reader would see it: refs resolve, hashes match, JSON validates.
 
-Every JSON artifact is checked against the JSON Schema of its ``artifact`` kind.
+Every JSON artifact is checked against the JSON Schema of its ``artifact`` kind, and the
+``args_schema``/``result_schema`` of every tool spec with :func:`compiler.reader.schemaguard.analyse`
+(invalid regexes, references that leave the document or loop): what the reader would refuse.
 
 Used by ``toolcat verify`` (run it before a deploy) and by the tests on every real build.
 """
@@ -18,6 +20,7 @@ from typing import Any
 import jsonschema
 
 from compiler.canonical import sha256
+from compiler.reader import schemaguard
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +84,15 @@ def _check_json(rel: str, data: bytes, report: VerifyReport) -> Any:
     if schema is None:
         report.problems.append(f"{rel}: no published schema for artifact kind {kind!r} (add compiler/schemas/{kind}.json)")
         return obj
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(obj))
+    validator = jsonschema.Draft202012Validator(schema, registry=schemaguard.refusing_registry())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
     if error is not None:
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
         report.problems.append(f"{rel}: {where}: {error.message} (schema {kind}.json)")
+    if kind == "tool" and isinstance(obj, dict):
+        for key in ("args_schema", "result_schema"):
+            problems = schemaguard.analyse(obj.get(key), f"$.{key}", warnings=False)
+            report.problems.extend(f"{rel}: {p.path}: {p.message}" for p in problems if p.severity == "error")
     return obj
 
 

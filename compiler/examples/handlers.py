@@ -340,20 +340,31 @@ def file_stat(args: JSONDict) -> JSONDict:
     }
 
 
+def _search_regex(pattern: str, *, fixed: bool, ignore_case: bool) -> Any:
+    """The agent's pattern compiled in RE2 (linear time: no pattern can freeze the gateway)."""
+    from compiler.reader import regex  # noqa: PLC0415 - imports google-re2 on the first search only
+    from compiler.reader.envelope import ReaderError  # noqa: PLC0415
+
+    try:
+        return regex.compile_pattern(re.escape(pattern) if fixed else pattern, ignore_case=ignore_case)
+    except regex.PatternError as exc:
+        raise ReaderError(
+            "VALIDATION_ERROR", f"pattern {pattern!r} {exc.reason}", help_path="file.search",
+            details={"field_errors": [{"field": "pattern", "message": exc.reason,
+                                       "expected": "an RE2 regular expression (no lookaround or backreferences)"}]},
+            hints=[regex.AGENT_HINT if isinstance(exc, regex.UnsupportedPatternError) else exc.hint],
+            next_action={"op": "tool_help", "args": {"path": "file.search", "format": "full"}},
+        ) from None
+
+
 def file_search(args: JSONDict) -> JSONDict:
     """``file.search``: grep-like search of text files, with optional context lines."""
     root = sandbox_root()
     shown = str(args.get("path", "."))
     base = _resolve(shown, root)
     _require_exists(base, shown)
-    pattern = str(args["pattern"])
-    if args.get("fixed_string", False):
-        pattern = re.escape(pattern)
-    flags = 0 if args.get("case_sensitive", False) else re.IGNORECASE
-    try:
-        regex = re.compile(pattern, flags)
-    except re.error as exc:
-        raise ValueError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
+    regex = _search_regex(str(args["pattern"]), fixed=bool(args.get("fixed_string", False)),
+                          ignore_case=not args.get("case_sensitive", False))
     include = str(args.get("include", "*"))
     include_hidden = bool(args.get("include_hidden", False))
     max_results = int(args.get("max_results", 100))
