@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from compiler.commands.reader import allow_handlers_from, handler_options
+
 DIALECTS = ("spec", "gateway", "namespaced")
 
 
@@ -28,9 +30,18 @@ DIALECTS = ("spec", "gateway", "namespaced")
               help="Seconds between checks for a new registry_version (default 1 for a folder, 30 for a URL; 0 off).")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="On-disk cache for a URL catalogue.")
+@click.option("--pin", default=None, metavar="sha256:HEX",
+              help="Serve only the catalogue whose manifest file has this sha256 (kept across refreshes).")
+@handler_options
 def serve(build_dir: Path | None, url: str | None, dialect: str, transport: str, host: str, port: int,
-          read_only: bool, audit: Path | None, poll_seconds: float | None, cache_dir: Path | None) -> None:
-    """Serve a catalogue to MCP clients through one dialect's discovery tools."""
+          read_only: bool, audit: Path | None, poll_seconds: float | None, cache_dir: Path | None, pin: str | None,
+          allow_http: tuple[str, ...], allow_mcp: tuple[str, ...], allow_python: tuple[str, ...],
+          sandbox: str | None) -> None:
+    """Serve a catalogue to MCP clients through one dialect's discovery tools.
+
+    A --url catalogue runs no python, http or mcp handler unless an --allow-* flag names it;
+    http handlers reach loopback or private addresses only when --allow-http lists them.
+    """
     from compiler.mcp.server import ServeOptions  # noqa: PLC0415 - the mcp SDK is heavy
     from compiler.mcp.server import serve as run_serve  # noqa: PLC0415 - same module
     from compiler.reader import ReaderError  # noqa: PLC0415 - keeps --help fast
@@ -40,7 +51,8 @@ def serve(build_dir: Path | None, url: str | None, dialect: str, transport: str,
     location = url if url is not None else str(build_dir or Path("build"))
     options = ServeOptions(location=location, dialect=dialect, transport=transport, host=host, port=port,
                            read_only=read_only, audit=str(audit) if audit else None, poll_seconds=poll_seconds,
-                           cache_dir=str(cache_dir) if cache_dir else None)
+                           cache_dir=str(cache_dir) if cache_dir else None, pin=pin, sandbox=sandbox,
+                           allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python))
 
     def ready(endpoint: str) -> None:
         click.echo(f"toolcat MCP server ({dialect} dialect) listening on {endpoint}", err=True)

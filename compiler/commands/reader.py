@@ -1,8 +1,10 @@
 """``toolcat show | help | exec | list``: the runtime reader from the command line.
 
-Each command opens a catalogue (``--build DIR`` or ``--url URL``), makes one reader call
-and prints its envelope: JSON with ``--json``, a readable form otherwise. An error
-envelope exits with status 1.
+Each command opens a catalogue (``--build DIR`` or ``--url URL``, optionally ``--pin
+sha256:HEX``), makes one reader call and prints its envelope: JSON with ``--json``, a readable
+form otherwise. An error envelope exits with status 1. ``toolcat exec`` runs handlers only as
+the host allows (``--allow-http``, ``--allow-mcp``, ``--allow-python``; ``--sandbox`` for the
+``file.*`` tools): see docs/reader.md.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ Json = dict[str, Any]
 
 def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
     fn = click.option("--json", "as_json", is_flag=True, help="Print the reader's JSON envelope.")(fn)
+    fn = click.option("--pin", default=None, metavar="sha256:HEX",
+                      help="Refuse (INTEGRITY) unless the catalogue's manifest file has this sha256 "
+                           "(the sha256 of the manifest ref in catalog.json).")(fn)
     fn = click.option("--version", "version", default=None, help="Pin a published registry_version.")(fn)
     fn = click.option("--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat).")(fn)
     fn = click.option("--url", default=None, help="Base URL of a published build (http or https).")(fn)
@@ -29,11 +34,49 @@ def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
                         help="Build folder (the one holding catalog.json).")(fn)
 
 
-def _open(build_dir: str, url: str | None, cache_dir: str | None, version: str | None, **policy: Any) -> Any:
+def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """``--allow-http``, ``--allow-mcp``, ``--allow-python`` and ``--sandbox``: what handlers may run and touch."""
+    fn = click.option("--sandbox", default=None, type=click.Path(file_okay=False, exists=True),
+                      help="Folder the file.* tools work in (else $TOOLCAT_SANDBOX; without either they refuse).")(fn)
+    fn = click.option("--allow-python", "allow_python", multiple=True, metavar="PREFIX",
+                      help="Run python handlers from modules with this prefix, e.g. mypkg. (repeatable; "
+                           "a --url catalogue runs none by default).")(fn)
+    fn = click.option("--allow-mcp", "allow_mcp", multiple=True, metavar="COMMAND|URL|JSON",
+                      help="Run mcp handlers that start exactly this command line, call this URL, or match "
+                           """'{"command": [...], "env": {...}, "cwd": "..."}' (repeatable; """
+                           "a --url catalogue runs none by default).")(fn)
+    return click.option("--allow-http", "allow_http", multiple=True, metavar="HOST[:PORT]",
+                        help="Let http handlers call this host (repeatable; needed for a --url catalogue, and for "
+                             "loopback or private addresses).")(fn)
+
+
+def allow_handlers_from(http: tuple[str, ...], mcp: tuple[str, ...], python: tuple[str, ...]) -> dict[str, list[Any]] | None:
+    """The ``allow_handlers`` of the --allow-* flags (None when none was given); BadParameter for bad JSON."""
+    allow: dict[str, list[Any]] = {}
+    if http:
+        allow["http"] = list(http)
+    if python:
+        allow["python"] = list(python)
+    if mcp:
+        entries: list[Any] = []
+        for text in mcp:
+            if text.lstrip().startswith(("{", "[")):
+                try:
+                    entries.append(json.loads(text))
+                except ValueError as exc:
+                    raise click.BadParameter(f"{text!r} is not valid JSON: {exc}", param_hint="--allow-mcp") from None
+            else:
+                entries.append(text)
+        allow["mcp"] = entries
+    return allow or None
+
+
+def _open(build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None,
+          **policy: Any) -> Any:
     from compiler.reader import Catalog, ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
 
     try:
-        return Catalog.open(url or build_dir, cache_dir=cache_dir, version=version, **policy)
+        return Catalog.open(url or build_dir, cache_dir=cache_dir, version=version, pin=pin, **policy)
     except ReaderError as exc:
         envelope = exc.envelope()
         raise click.ClickException(_render_error(envelope)) from None
@@ -142,9 +185,9 @@ def _render_exec(out: Json) -> str:
 @click.argument("tool_id")
 @_source_options
 def show(tool_id: str, build_dir: str, url: str | None, cache_dir: str | None, version: str | None,
-         as_json: bool) -> None:
+         pin: str | None, as_json: bool) -> None:
     """Print the full spec of TOOL_ID (canonical id, provider alias or skill name)."""
-    catalog = _open(build_dir, url, cache_dir, version)
+    catalog = _open(build_dir, url, cache_dir, version, pin)
     _emit(catalog.tool_describe(tool_id), as_json, _render_spec)
 
 
@@ -154,9 +197,9 @@ def show(tool_id: str, build_dir: str, url: str | None, cache_dir: str | None, v
 @click.option("--schemas", is_flag=True, help="Include the raw JSON Schemas.")
 @_source_options
 def help_(path: str, full: bool, schemas: bool, build_dir: str, url: str | None, cache_dir: str | None,
-          version: str | None, as_json: bool) -> None:
+          version: str | None, pin: str | None, as_json: bool) -> None:
     """Gateway help for PATH: root, a group (onto, onto.task) or an operation (onto.task.update)."""
-    catalog = _open(build_dir, url, cache_dir, version)
+    catalog = _open(build_dir, url, cache_dir, version, pin)
     _emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json,
           _render_help)
 
@@ -166,16 +209,19 @@ def help_(path: str, full: bool, schemas: bool, build_dir: str, url: str | None,
 @click.option("--args", "args_json", default="{}", show_default=True, help="Arguments as a JSON object.")
 @click.option("--dry-run", is_flag=True, help="Validate and show what would run; run nothing.")
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind write.")
+@handler_options
 @_source_options
-def exec_(op: str, args_json: str, dry_run: bool, read_only: bool, build_dir: str, url: str | None,
-          cache_dir: str | None, version: str | None, as_json: bool) -> None:
-    """Validate and run operation OP with --args through its handler."""
+def exec_(op: str, args_json: str, dry_run: bool, read_only: bool, allow_http: tuple[str, ...],
+          allow_mcp: tuple[str, ...], allow_python: tuple[str, ...], sandbox: str | None, build_dir: str,
+          url: str | None, cache_dir: str | None, version: str | None, pin: str | None, as_json: bool) -> None:
+    """Validate and run operation OP with --args through its handler (as far as the --allow-* flags allow)."""
     try:
         args = json.loads(args_json)
     except ValueError as exc:
         msg = f"--args is not valid JSON: {exc}. Example: --args '{{\"path\": \"README.md\"}}'"
         raise click.BadParameter(msg, param_hint="--args") from None
-    catalog = _open(build_dir, url, cache_dir, version, read_only=read_only)
+    catalog = _open(build_dir, url, cache_dir, version, pin, read_only=read_only, sandbox=sandbox,
+                    allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python))
     _emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
 
 
@@ -187,9 +233,9 @@ def exec_(op: str, args_json: str, dry_run: bool, read_only: bool, build_dir: st
 @click.option("--cursor", default=None, help="Continue from a previous page.")
 @_source_options
 def list_(path: str, tags: tuple[str, ...], query: str | None, limit: int, cursor: str | None, build_dir: str,
-          url: str | None, cache_dir: str | None, version: str | None, as_json: bool) -> None:
+          url: str | None, cache_dir: str | None, version: str | None, pin: str | None, as_json: bool) -> None:
     """List the child nodes and tools at PATH (coding/refactoring; default the root)."""
-    catalog = _open(build_dir, url, cache_dir, version)
+    catalog = _open(build_dir, url, cache_dir, version, pin)
     _emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json,
           _render_list)
 

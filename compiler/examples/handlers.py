@@ -13,9 +13,12 @@ Failures are reported by raising ordinary exceptions:
 
 Groups of handlers:
 
-* ``file_*``: the ``file.*`` tools, confined to a sandbox directory: the environment
-  variable ``TOOLCAT_SANDBOX`` (default: the current working directory). Every path is
-  resolved (symlinks included) and rejected if it lands outside that root.
+* ``file_*``: the ``file.*`` tools, confined to a sandbox directory the host names: the
+  ``sandbox`` option of the reader (``Catalog.open(..., sandbox=DIR)``, ``toolcat serve
+  --sandbox DIR``), else the environment variable ``TOOLCAT_SANDBOX``. Without one they refuse
+  (NOT_AUTHORIZED); they never fall back to the working directory, which an MCP client may
+  have set to ``/``. Every path is resolved (symlinks included) and rejected if it lands
+  outside that root, and so is a path whose name alone (before symlinks) leaves it.
 * ``onto_*``: the ``onto.task.*``, ``onto.project.*`` and ``onto.comment.*`` work-tracking
   tools over an in-memory store. The module starts with a small demo data set so the
   catalogue's examples work out of the box; :func:`reset_store` empties the store (or
@@ -124,9 +127,23 @@ def _words(text: str) -> frozenset[str]:
 
 
 def sandbox_root() -> Path:
-    """The directory every ``file.*`` path is confined to (``$TOOLCAT_SANDBOX`` or the cwd)."""
-    raw = os.environ.get(SANDBOX_ENV)
-    return (Path(raw) if raw else Path.cwd()).resolve()
+    """The directory every ``file.*`` path is confined to: the reader's ``sandbox`` option, else ``$TOOLCAT_SANDBOX``.
+
+    Without either, NOT_AUTHORIZED: the working directory is never used (an MCP client may start
+    the server in ``/``).
+    """
+    from compiler.reader.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
+    from compiler.reader.trust import current_sandbox  # noqa: PLC0415
+
+    raw = current_sandbox() or os.environ.get(SANDBOX_ENV, "").strip()
+    if not raw:
+        raise ReaderError(
+            "NOT_AUTHORIZED", "the file.* tools have no sandbox folder on this host, so they touch no file",
+            hints=[(f"The host names the folder these tools may use: set {SANDBOX_ENV}=/path/to/folder, or open the "
+                    "catalogue with Catalog.open(..., sandbox='/path/to/folder') (toolcat serve/exec --sandbox DIR)."),
+                   "Tell the user file access is not set up; do not retry."],
+        )
+    return Path(raw).resolve()
 
 
 def _resolve(path: str, root: Path) -> Path:
@@ -143,8 +160,16 @@ def _resolve(path: str, root: Path) -> Path:
 
 
 def _unresolved(path: str, root: Path) -> Path:
-    """The path as named (symlinks not followed), for lstat-style questions."""
-    return Path(os.path.normpath(root / path))
+    """The path as named (symlinks not followed), for lstat-style questions; refuse names that leave the root.
+
+    ``link/../../x`` can resolve inside the root (through a symlink) while its name points outside.
+    """
+    named = Path(os.path.normpath(root / path))
+    if named != root and root not in named.parents:
+        raise PermissionError(
+            f"path {path!r} names {named}, outside the sandbox root {root}; use a path inside the root"
+        )
+    return named
 
 
 def _rel(target: Path, root: Path) -> str:
@@ -1349,7 +1374,9 @@ def _source_files(project: Path, extensions: tuple[str, ...]) -> list[Path]:
     found: list[Path] = []
     for directory, dirnames, filenames in os.walk(project):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        found.extend(Path(directory) / name for name in sorted(filenames) if name.endswith(extensions))
+        # a symlinked file may point outside the sandbox: rewriting it would write there
+        found.extend(Path(directory) / name for name in sorted(filenames)
+                     if name.endswith(extensions) and not (Path(directory) / name).is_symlink())
     return found
 
 

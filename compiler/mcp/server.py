@@ -80,6 +80,12 @@ class ServeOptions:
     audit: str | None = None
     poll_seconds: float | None = None
     cache_dir: str | None = None
+    #: Which handlers run (``Catalog.open(allow_handlers=)``); None: a folder's all, a URL's none.
+    allow_handlers: dict[str, list[Any]] | None = None
+    #: ``sha256:<hex>`` of the manifest file to serve (kept across refreshes).
+    pin: str | None = None
+    #: Folder the file.* tools work in (else $TOOLCAT_SANDBOX).
+    sandbox: str | None = None
 
 
 def _json_text(value: Any) -> str:
@@ -433,9 +439,9 @@ class CatalogServer:
     # -- transports ---------------------------------------------------------------------------
     async def run_stdio(self) -> None:
         """Serve one client over stdin/stdout until it closes them."""
-        from mcp.server.stdio import stdio_server  # noqa: PLC0415
+        from compiler.mcp.stdio import stdio_transport  # noqa: PLC0415 - answers bad lines the SDK would drop
 
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_transport() as (read_stream, write_stream):
             await self.server.run(read_stream, write_stream, self.initialization_options())
 
     def http_app(self, host: str = "127.0.0.1") -> Any:
@@ -460,7 +466,8 @@ class CatalogServer:
 
 def open_catalog(options: ServeOptions) -> Catalog:
     """Open the catalogue ``toolcat serve`` will serve (raises ReaderError when it cannot)."""
-    return Catalog.open(options.location, options.cache_dir, read_only=options.read_only, audit=options.audit)
+    return Catalog.open(options.location, options.cache_dir, read_only=options.read_only, audit=options.audit,
+                        allow_handlers=options.allow_handlers, pin=options.pin, sandbox=options.sandbox)
 
 
 def make_server(options: ServeOptions, catalog: Catalog | None = None) -> CatalogServer:

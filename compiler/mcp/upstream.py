@@ -1,7 +1,8 @@
 """The ``mcp`` handler kind: run a catalogue tool on an upstream MCP server.
 
 A tool spec's ``handler: {type: mcp, command: [...] | "cmd string", url: "http://...", tool: "name",
-env?: {...}, cwd?: "..."}`` names the server (a command to start over stdio, or a streamable
+env?: {...}, cwd?: "..."}`` names the server (which runs only when the host allows exactly that command,
+env and cwd, or that url: :mod:`compiler.reader.trust`) (a command to start over stdio, or a streamable
 HTTP URL) and the upstream tool. Calls go through a session of the official SDK client that
 is kept open for the next calls to the same server (:class:`UpstreamPool`); a call sends the
 validated args and returns the tool's ``structuredContent`` (or its text, parsed as JSON
@@ -28,6 +29,7 @@ from typing import Any
 
 from compiler.reader.envelope import ReaderError
 from compiler.reader.execute import ExecContext, register_handler
+from compiler.reader.trust import mcp_target, redacted_handler
 
 log = logging.getLogger(__name__)
 
@@ -224,8 +226,15 @@ def close_upstreams() -> None:
 
 
 def run_mcp(ctx: ExecContext) -> Any:
-    """The registered ``mcp`` handler: a blocking call on a pooled session to the upstream server."""
-    where = " ".join(server_command(ctx.handler, ctx.tool_id) or [str(ctx.handler.get("url"))])
+    """The registered ``mcp`` handler: a blocking call on a pooled session to the upstream server.
+
+    The server must be one the host allows (``ctx.policy``: its exact command, env and cwd, or its
+    url); the reader checks that before it calls a handler, and this checks it again.
+    """
+    refusal = ctx.policy.refusal(ctx.tool_id, ctx.handler)
+    if refusal is not None:
+        raise refusal
+    where = mcp_target(ctx.handler)
     try:
         result = POOL.call(ctx.handler, ctx.tool_id, ctx.args, ctx.timeout)
     except ReaderError:
@@ -243,7 +252,7 @@ def run_mcp(ctx: ExecContext) -> Any:
                               help_path=ctx.tool_id, details={"timeout_s": ctx.timeout + STARTUP_SECONDS}) from None
         raise ReaderError(
             "UNAVAILABLE", f"cannot reach the upstream MCP server of {ctx.tool_id}: {type(inner).__name__}: {inner}",
-            help_path=ctx.tool_id, details={"handler": {k: v for k, v in ctx.handler.items() if k != "env"}},
+            help_path=ctx.tool_id, details={"handler": redacted_handler(ctx.handler)},
             hints=["Check the handler's command or url; the server must speak MCP over stdio or streamable HTTP."],
         ) from None
     if result.is_error:

@@ -19,6 +19,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ from compiler.reader import execute
 from compiler.reader.audit import AuditLog
 from compiler.reader.envelope import ReaderError, error_envelope, is_error
 from compiler.reader.source import FolderSource, Source, open_source
+from compiler.reader.trust import HandlerPolicy
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,13 @@ MAX_LIMIT = 50
 MAX_BATCH = 100
 MAX_NAME = 300
 MEMORY_CACHE_ENTRIES = 20_000
+#: Idempotency keys kept per session, the JSON bytes of their answers in all and for one, and for how long.
+IDEMPOTENCY_MAX_KEYS = 10_000
+IDEMPOTENCY_MAX_BYTES = 32 * 1024 * 1024
+IDEMPOTENCY_MAX_ENTRY_BYTES = 1024 * 1024
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0
+#: Errors a retry may cure: their answers are not kept for idempotency keys, so a retry runs again.
+TRANSIENT_CODES = frozenset({"UNAVAILABLE", "INTERNAL"})
 #: Above this many tools, a TOOL_NOT_FOUND does not walk every node shard to suggest names.
 SUGGEST_WALK_LIMIT = 2_000
 HELP_FORMATS = ("short", "full")
@@ -50,6 +59,30 @@ def _trace_id() -> str:
     return os.urandom(8).hex()
 
 
+def _shown(value: Any, limit: int = 80) -> str:
+    """A short repr of a value from a caller: bounded in length and nesting, so deep input cannot recurse."""
+    import reprlib  # noqa: PLC0415 - only on errors
+
+    shower = reprlib.Repr()
+    shower.maxlevel = 4
+    shower.maxstring = shower.maxother = limit
+    shower.maxlist = shower.maxtuple = shower.maxdict = shower.maxset = 8
+    try:
+        return shower.repr(value)[:limit]
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"
+
+
+def _audit_target(target: Any) -> str:
+    """The target of an operation as the audit log's JSON text (a bounded repr when it nests too deeply)."""
+    if isinstance(target, str):
+        return target
+    try:
+        return json.dumps(target, ensure_ascii=False, default=repr)
+    except (RecursionError, ValueError):
+        return _shown(target, 300)
+
+
 def _ok(data: Json, *, help_path: str = "root", hints: list[str] | None = None,
         next_action: Json | None = None) -> Json:
     return {"ok": True, **data, "help_path": help_path, "hints": list(hints or []), "next_action": next_action}
@@ -62,7 +95,7 @@ def _bad(message: str, *, help_path: str = "root", hints: list[str] | None = Non
 
 def _check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: str = "root") -> str:
     if not isinstance(value, str) or (not allow_empty and not value.strip()) or len(value) > 4 * MAX_NAME:
-        raise _bad(f"'{name}' must be a non-empty string (at most {4 * MAX_NAME} characters), got {value!r:.80}",
+        raise _bad(f"'{name}' must be a non-empty string (at most {4 * MAX_NAME} characters), got {_shown(value)}",
                    help_path=help_path)
     return value
 
@@ -71,7 +104,7 @@ def _check_limit(limit: Any, default: int) -> int:
     if limit is None:
         return default
     if isinstance(limit, bool) or not isinstance(limit, int):
-        raise _bad(f"'limit' must be an integer from 1 to {MAX_LIMIT}, got {limit!r:.80}")
+        raise _bad(f"'limit' must be an integer from 1 to {MAX_LIMIT}, got {_shown(limit)}")
     return max(1, min(MAX_LIMIT, limit))
 
 
@@ -81,13 +114,13 @@ def _check_tags(tags: Any) -> list[str]:
     if isinstance(tags, str):
         tags = [tags]
     if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
-        raise _bad(f"'tags' must be a list of strings, got {tags!r:.80}")
+        raise _bad(f"'tags' must be a list of strings, got {_shown(tags)}")
     return [t.lower() for t in tags]
 
 
 def _check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, bool):
-        raise _bad(f"'{name}' must be true or false, got {value!r:.80}")
+        raise _bad(f"'{name}' must be true or false, got {_shown(value)}")
     return value
 
 
@@ -103,9 +136,9 @@ def node_path(path: Any) -> tuple[str, ...]:
     elif isinstance(path, (list, tuple)) and all(isinstance(p, str) for p in path):
         parts = list(path)
     else:
-        raise _bad(f"a path is a list of names or a 'a/b' string, got {path!r:.80}")
+        raise _bad(f"a path is a list of names or a 'a/b' string, got {_shown(path)}")
     if any(not p for p in parts) or len(parts) > 32:
-        raise _bad(f"path {path!r:.80} has an empty segment")
+        raise _bad(f"path {_shown(path)} has an empty segment")
     return tuple(parts)
 
 
@@ -124,6 +157,120 @@ def _close(word: str, names: list[str], n: int = 5) -> list[str]:
     return list(dict.fromkeys([*found, *sorted(prefixed)[:n]]))[:n]
 
 
+class IdempotencyStore:
+    """The first answer to each idempotency key, replayed when the same call is retried; bounded and expiring.
+
+    A retry with the key of an earlier call gets that call's answer (a success, or a deterministic
+    error) without running again; the same key with another op or other args is CONFLICT. Transient
+    errors (:data:`TRANSIENT_CODES`) are not kept, so a retry runs again. At most ``max_keys`` answers
+    and ``max_bytes`` of JSON are kept, each for ``ttl_seconds``; the oldest go first. An answer larger
+    than ``max_entry_bytes`` is not kept (the call says so in a warning). Calls with the same key run
+    one at a time.
+    """
+
+    def __init__(self, *, max_keys: int = IDEMPOTENCY_MAX_KEYS, max_bytes: int = IDEMPOTENCY_MAX_BYTES,
+                 max_entry_bytes: int = IDEMPOTENCY_MAX_ENTRY_BYTES, ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_keys, self.max_bytes, self.max_entry_bytes = max_keys, max_bytes, max_entry_bytes
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+        self.bytes = 0
+        #: key -> (tool_id, sha256 of the canonical args, the answer as JSON text, its size, when it was kept)
+        self._entries: OrderedDict[str, tuple[str, str, str, int, float]] = OrderedDict()
+        self._guard = threading.Lock()
+        self._locks: dict[str, list[Any]] = {}  # key -> [lock, callers holding or waiting]: only keys in use
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @contextmanager
+    def lock(self, key: str | None) -> Iterator[None]:
+        """Hold the key while its call runs (a concurrent retry waits, then replays); nothing for no key."""
+        if key is None:
+            yield
+            return
+        with self._guard:
+            slot = self._locks.setdefault(key, [threading.Lock(), 0])
+            slot[1] += 1
+        try:
+            with slot[0]:
+                yield
+        finally:
+            with self._guard:
+                slot[1] -= 1
+                if slot[1] == 0:
+                    del self._locks[key]
+
+    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
+        """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
+        with self._guard:
+            self._expire()
+            found = self._entries.get(key)
+        if found is None:
+            return None
+        first_op, first_args, text, _, _ = found
+        if (first_op, first_args) != (tool_id, args_digest):
+            raise ReaderError(
+                "CONFLICT", f"idempotency_key {key!r} was already used for a different call",
+                details={"first_op": first_op}, help_path=tool_id,
+                hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
+            )
+        answer: Json = json.loads(text)
+        return answer
+
+    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: Strings) -> None:
+        """Keep ``answer`` for ``key`` unless it is a transient error or too large (then say so in ``warnings``)."""
+        if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
+            return
+        text = json.dumps(answer, ensure_ascii=False, default=repr)
+        size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
+        if size > self.max_entry_bytes:
+            warnings.append(f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
+                            f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again")
+            return
+        with self._guard:
+            self._entries[key] = (tool_id, args_digest, text, size, self.clock())
+            self.bytes += size
+            self._expire()
+            while self._entries and (len(self._entries) > self.max_keys or self.bytes > self.max_bytes):
+                self._pop_oldest()
+
+    def _expire(self) -> None:
+        oldest = self.clock() - self.ttl_seconds
+        while self._entries and next(iter(self._entries.values()))[4] < oldest:
+            self._pop_oldest()
+
+    def _pop_oldest(self) -> None:
+        _, entry = self._entries.popitem(last=False)
+        self.bytes -= entry[3]
+
+
+def _check_pin(pin: Any) -> str | None:
+    """The hex digest of ``pin="sha256:<64 hex>"``; BAD_REQUEST for anything else."""
+    if pin is None:
+        return None
+    text = pin.strip().lower() if isinstance(pin, str) else ""
+    digest = text.removeprefix("sha256:")
+    if not text.startswith("sha256:") or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise ReaderError("BAD_REQUEST", f"pin must be 'sha256:' and 64 hex digits, got {_shown(pin, 100)}",
+                          hints=[("pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in "
+                                  "catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256'].")])
+    return digest
+
+
+def _check_sandbox(sandbox: Any) -> str | None:
+    """``sandbox`` as an absolute folder path; BAD_REQUEST unless it is an existing folder."""
+    if sandbox is None:
+        return None
+    if not isinstance(sandbox, (str, Path)) or not str(sandbox).strip():
+        raise ReaderError("BAD_REQUEST", f"sandbox must be a folder path, got {_shown(sandbox, 100)}")
+    root = Path(sandbox).expanduser().resolve()
+    if not root.is_dir():
+        raise ReaderError("BAD_REQUEST", f"sandbox {str(sandbox)!r} is not an existing folder",
+                          hints=["Create the folder the file.* tools may use, or pass another one."])
+    return str(root)
+
+
 class Catalog:
     """A published catalogue, opened from a build folder or an http(s) base URL."""
 
@@ -132,9 +279,14 @@ class Catalog:
 
     def __init__(self, source: Source, *, version: str | None, read_only: bool,
                  allowed_namespaces: list[str] | None, audit: str | Path | None, require_expand: bool,
-                 timeout: float, python_modules: list[str] | None) -> None:
+                 timeout: float, python_modules: list[str] | None, policy: HandlerPolicy | None = None,
+                 pin: str | None = None) -> None:
         self.source = source
         self.pinned = version
+        #: sha256 (hex) of the manifest file this session must read, from ``open(..., pin="sha256:...")``.
+        self.pin = pin
+        self.policy = policy if policy is not None else HandlerPolicy(
+            trusted=isinstance(source, FolderSource), python_modules=python_modules)
         self.read_only = read_only
         self.allowed_namespaces = list(allowed_namespaces) if allowed_namespaces is not None else None
         self.require_expand = require_expand
@@ -147,8 +299,7 @@ class Catalog:
         self._bytes: dict[str, bytes] = {}
         self._prefetch_errors: dict[str, ReaderError] = {}
         self._expanded: set[str] = set()
-        self._idempotency: dict[str, tuple[str, str, Json]] = {}
-        self._key_locks: dict[str, threading.Lock] = {}
+        self._idempotency = IdempotencyStore()
         self._reset_views()
         self.entry: Json = {}
         self.manifest = {}
@@ -160,27 +311,43 @@ class Catalog:
              read_only: bool = False, allowed_namespaces: list[str] | None = None,
              audit: str | Path | None = None, require_expand: bool = False,
              timeout: float = 10.0, retries: int = 2, python_modules: list[str] | None = None,
-             max_parallel: int = 8) -> Catalog:
+             max_parallel: int = 8, allow_handlers: dict[str, list[Any]] | None = None, pin: str | None = None,
+             sandbox: str | Path | None = None) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
-        ``python_modules`` lists module prefixes whose python handlers may run; by default
-        they run for a local folder and are refused for a remote (http) catalogue.
+        ``allow_handlers`` says which handlers run, by type and target (:mod:`compiler.reader.trust`):
+        ``{"python": ["mypkg."], "http": ["api.example.com", "127.0.0.1:8080"], "mcp": ["python /srv/up.py"]}``.
+        A type it does not name runs every handler for a local folder (the host built it) and none
+        for a catalogue opened by URL; skill handlers always run. http handlers reach non-public
+        addresses only for a host:port listed here. ``python_modules`` is the same as
+        ``allow_handlers["python"]``.
+        ``pin="sha256:<hex>"`` is the sha256 of the manifest file's bytes (the ``sha256`` of the
+        ``manifest`` ref in catalog.json): open fails with INTEGRITY unless that manifest is published,
+        and every file read after it is checked against hashes it holds. ``version`` selects a
+        registry_version by name; ``pin`` checks content.
+        ``sandbox`` is the folder the ``file.*`` handlers work in (else ``$TOOLCAT_SANDBOX``; without
+        either they refuse).
         ``max_parallel`` bounds the requests in flight when a search needs several files over
         HTTP (1 fetches them one after the other).
         """
         if not isinstance(path_or_url, (str, Path)):
-            raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {path_or_url!r:.80}")
+            raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {_shown(path_or_url)}")
         if version is not None and not isinstance(version, str):
-            raise ReaderError("BAD_REQUEST", f"version must be a registry_version string, got {version!r:.80}")
+            raise ReaderError("BAD_REQUEST", f"version must be a registry_version string, got {_shown(version)}")
         if allowed_namespaces is not None and (
                 not isinstance(allowed_namespaces, (list, tuple))
                 or not all(isinstance(n, str) for n in allowed_namespaces)):
             raise ReaderError("BAD_REQUEST", "allowed_namespaces must be a list of namespace names")
         if not isinstance(max_parallel, int) or isinstance(max_parallel, bool) or max_parallel < 1:
-            raise ReaderError("BAD_REQUEST", f"max_parallel must be a positive integer, got {max_parallel!r:.40}")
+            raise ReaderError("BAD_REQUEST", f"max_parallel must be a positive integer, got {_shown(max_parallel, 40)}")
+        digest = _check_pin(pin)
+        root = _check_sandbox(sandbox)
         source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel)
+        policy = HandlerPolicy(allow_handlers, trusted=isinstance(source, FolderSource), python_modules=python_modules,
+                               sandbox=root)
         catalog = cls(source, version=version, read_only=read_only, allowed_namespaces=allowed_namespaces,
-                      audit=audit, require_expand=require_expand, timeout=timeout, python_modules=python_modules)
+                      audit=audit, require_expand=require_expand, timeout=timeout, python_modules=python_modules,
+                      policy=policy, pin=digest)
         started = time.perf_counter()
         catalog._load(catalog._read_entry())
         if catalog.audit is not None:
@@ -210,16 +377,32 @@ class Catalog:
         return entry
 
     def _manifest_ref(self, entry: Json) -> tuple[str, Json]:
+        """(registry_version, manifest ref) to load: the latest, the ``version`` asked for, or the ``pin``."""
+        versions = [(str(v.get("registry_version")), v.get("manifest") or {})
+                    for v in entry.get("versions") or [] if isinstance(v, dict)]
         if self.pinned is None:
-            return str(entry.get("registry_version")), entry.get("manifest") or {}
-        for item in entry.get("versions") or []:
-            if isinstance(item, dict) and item.get("registry_version") == self.pinned:
-                return self.pinned, item.get("manifest") or {}
-        available = [v.get("registry_version") for v in entry.get("versions") or [] if isinstance(v, dict)]
+            candidates = [(str(entry.get("registry_version")), entry.get("manifest") or {}), *versions]
+        else:
+            candidates = [item for item in versions if item[0] == self.pinned]
+            if not candidates:
+                raise ReaderError(
+                    "UNAVAILABLE", f"registry_version {self.pinned!r} is not published at {self.source.location}",
+                    details={"requested": self.pinned, "available": [v for v, _ in versions]},
+                    hints=["Pin one of the available versions, or open without version= to read the latest."],
+                )
+        if self.pin is None:
+            return candidates[0]
+        for version, ref in candidates:
+            if isinstance(ref, dict) and ref.get("sha256") == self.pin:
+                return version, ref
+        got = candidates[0][1].get("sha256") if isinstance(candidates[0][1], dict) else None
         raise ReaderError(
-            "UNAVAILABLE", f"registry_version {self.pinned!r} is not published at {self.source.location}",
-            details={"requested": self.pinned, "available": available},
-            hints=["Pin one of the available versions, or open without version= to read the latest."],
+            "INTEGRITY", f"{self.source.location} does not publish the pinned manifest: expected sha256 {self.pin}, "
+            f"got {got}" + (f" (registry_version {self.pinned})" if self.pinned is not None else ""),
+            details={"expected_sha256": self.pin, "got_sha256": got, "registry_version": candidates[0][0]},
+            hints=["The host serves another catalogue than the one pinned; nothing from it was used.",
+                   ("Pin a new catalogue only after reviewing it: pin is the sha256 of its manifest file, the "
+                    "'sha256' of the 'manifest' ref in catalog.json.")],
         )
 
     def _load(self, entry: Json) -> None:
@@ -240,9 +423,12 @@ class Catalog:
         self._searcher: Any = None
 
     def refresh(self) -> bool:
-        """Re-read catalog.json (revalidated by ETag); True when a new registry_version was loaded."""
+        """Re-read catalog.json (revalidated by ETag); True when a new registry_version was loaded.
+
+        A catalogue opened with ``version=`` or ``pin=`` keeps the manifest it opened.
+        """
         entry = self._read_entry()
-        if self.pinned is not None or entry.get("registry_version") == self.registry_version:
+        if self.pinned is not None or self.pin is not None or entry.get("registry_version") == self.registry_version:
             with self._lock:
                 self.entry = entry
             return False
@@ -333,7 +519,7 @@ class Catalog:
     def _spec(self, name: Any, *, help_path: str = "root") -> tuple[str, Json]:
         """(tool_id, spec) for a name, or TOOL_NOT_FOUND with suggestions."""
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-            raise _bad(f"a tool name must be a non-empty string, got {name!r:.80}", help_path=help_path)
+            raise _bad(f"a tool name must be a non-empty string, got {_shown(name)}", help_path=help_path)
         found = None
         for candidate in dict.fromkeys([name, name.strip(), name.strip().lower()]):
             found = self._lookup(candidate)
@@ -342,7 +528,7 @@ class Catalog:
         if found is None:
             suggestions = self._suggest_tools(name)
             raise ReaderError(
-                "TOOL_NOT_FOUND", f"no tool named {name!r:.120} (checked canonical ids, provider aliases and skill names)",
+                "TOOL_NOT_FOUND", f"no tool named {_shown(name, 120)} (checked canonical ids, provider aliases and skill names)",
                 details={"suggestions": suggestions},
                 hints=[f"Did you mean {', '.join(suggestions)}?" if suggestions else
                        "Search for the tool by purpose, or browse the groups."],
@@ -501,14 +687,14 @@ class Catalog:
         except ReaderError as exc:
             result = exc.envelope()
         except Exception as exc:
-            log.exception("reader operation %s(%r) failed", op, target)
+            log.exception("reader operation %s(%s) failed", op, _shown(target, 300))
             result = error_envelope("INTERNAL", f"{op} failed: {type(exc).__name__}: {exc}",
                                     details={"exception": type(exc).__name__},
                                     hints=["This is a reader or catalogue bug; the host log has the traceback."])
         latency = (time.perf_counter() - started) * 1000
         if self.audit is not None:
             outcome = result["error"]["code"] if is_error(result) else "ok"
-            self.audit.record(op=op, target=target, outcome=outcome, latency_ms=latency, trace_id=trace,
+            self.audit.record(op=op, target=_audit_target(target), outcome=outcome, latency_ms=latency, trace_id=trace,
                               registry_version=self.registry_version)
         return result
 
@@ -528,7 +714,7 @@ class Catalog:
         offset = 0
         if cursor is not None:
             if not isinstance(cursor, str) or not cursor.startswith("o:") or not cursor[2:].isdigit():
-                raise _bad(f"cursor {cursor!r:.80} is not one this reader returned; omit it to start over")
+                raise _bad(f"cursor {_shown(cursor)} is not one this reader returned; omit it to start over")
             offset = int(cursor[2:])
         shard = self._node(where)
         searched = isinstance(query, str) and bool(query.strip())
@@ -584,7 +770,7 @@ class Catalog:
             where = node_path(category_path)
             count = _check_limit(limit, 5)
             if cursor is not None and not isinstance(cursor, str):
-                raise _bad(f"cursor {cursor!r:.80} must be a string this reader returned")
+                raise _bad(f"cursor {_shown(cursor)} must be a string this reader returned")
             self._node(where)  # UNKNOWN_PATH with suggestions before searching
             return self._delegate(self._searcher_required().search_tool_by_category(query, list(where), count, cursor))
         return self._run("search_tool_by_category", {"query": query, "category_path": category_path}, run)
@@ -609,8 +795,11 @@ class Catalog:
         handler = spec.get("handler")
         out["handler"] = {"type": handler.get("type")} if isinstance(handler, dict) else None
         out["executable"] = isinstance(handler, dict) and handler.get("type") in execute.HANDLERS
-        skill = spec.get("skill")
         hints: Strings = []
+        if out["executable"] and self.policy.refusal(tool_id, handler) is not None:
+            out["executable"] = False
+            hints.append("This host does not allow this tool's handler: tool_exec answers NOT_AUTHORIZED.")
+        skill = spec.get("skill")
         if isinstance(skill, dict):
             body = self.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
             out["skill"] = {
@@ -621,7 +810,7 @@ class Catalog:
             }
             if skill.get("resources"):
                 hints.append("Read a resource only when the instructions call for it: read_skill_resource(tool_id, path).")
-        if not out["executable"]:
+        if not out["executable"] and not hints:
             hints.append("This tool has no handler this reader can run: the host application executes it.")
         if spec.get("deprecated"):
             hints.append(self._deprecation(spec))
@@ -644,13 +833,13 @@ class Catalog:
 
     def _help(self, path: Any, fmt: Any, include_examples: Any, include_schemas: Any) -> Json:
         if fmt not in HELP_FORMATS:
-            raise _bad(f"format must be 'short' or 'full', got {fmt!r:.80}")
+            raise _bad(f"format must be 'short' or 'full', got {_shown(fmt)}")
         examples = _check_bool(include_examples, "include_examples")
         schemas = _check_bool(include_schemas, "include_schemas")
         if path is None:
             path = "root"
         if not isinstance(path, str) or len(path) > MAX_NAME:
-            raise _bad(f"a help path is a dotted string like 'onto.task', got {path!r:.80}")
+            raise _bad(f"a help path is a dotted string like 'onto.task', got {_shown(path)}")
         text = path.strip().strip(".").replace("/", ".")
         if text in ROOT_NAMES:
             return self._help_root(fmt)
@@ -668,7 +857,7 @@ class Catalog:
     def _unknown_help(self, text: str, names: Strings) -> None:
         close = _close(text, names)
         raise ReaderError(
-            "UNKNOWN_PATH", f"no group or operation {text!r:.120}",
+            "UNKNOWN_PATH", f"no group or operation {_shown(text, 120)}",
             details={"path": text, "suggestions": close},
             hints=[f"Did you mean {', '.join(close)}?" if close else "Start at the root to see the groups."],
             next_action={"op": "tool_help", "args": {"path": close[0] if close else "root"}},
@@ -790,10 +979,10 @@ class Catalog:
         except ReaderError as exc:
             envelope = exc.envelope()
         except Exception as exc:
-            log.exception("tool_exec(%r) failed", op)
+            log.exception("tool_exec(%s) failed", _shown(op))
             envelope = error_envelope("INTERNAL", f"{type(exc).__name__}: {exc}",
                                       details={"exception": type(exc).__name__}, help_path=tool_id or "root")
-        envelope["op"] = tool_id if tool_id is not None else repr(op)[:MAX_NAME]
+        envelope["op"] = tool_id if tool_id is not None else _shown(op, MAX_NAME)
         envelope["meta"] = {"trace_id": trace, "latency_ms": round((time.perf_counter() - started) * 1000, 3),
                             "warnings": warnings, "registry_version": self.registry_version, **meta_extra}
         return envelope
@@ -819,22 +1008,12 @@ class Catalog:
                 next_action={"op": "tool_describe", "args": {"name": tool_id}},
             )
 
-    @contextmanager
-    def _key_lock(self, key: str | None) -> Iterator[None]:
-        if key is None:
-            yield
-            return
-        with self._lock:
-            lock = self._key_locks.setdefault(key, threading.Lock())
-        with lock:
-            yield
-
     def _exec_steps(self, op: Any, args: Any, key: Any, dry_run: Any, warnings: Strings,
                     meta: Json) -> tuple[str, Json]:
         if not isinstance(op, str) or not op.strip():
-            raise _bad(f"'op' must be an operation name like 'file.read', got {op!r:.80}")
+            raise _bad(f"'op' must be an operation name like 'file.read', got {_shown(op)}")
         if key is not None and (not isinstance(key, str) or not key or len(key) > MAX_NAME):
-            raise _bad(f"idempotency_key must be a non-empty string, got {key!r:.80}")
+            raise _bad(f"idempotency_key must be a non-empty string, got {_shown(key)}")
         dry = _check_bool(dry_run, "dry_run")
         tool_id, spec = self._spec(op)
         meta["tool_id"] = tool_id
@@ -861,7 +1040,10 @@ class Catalog:
                 next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
             )
         if dry:
-            return tool_id, {"dry_run": True, "result": None, "would_run": execute.describe_run(spec, filled)}
+            plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
+            if not plan.get("allowed", True):
+                warnings.append("a real call would be refused: this host does not allow the tool's handler")
+            return tool_id, {"dry_run": True, "result": None, "would_run": plan}
         handler = spec.get("handler")
         if not isinstance(handler, dict):
             raise ReaderError(
@@ -874,23 +1056,21 @@ class Catalog:
         if runner is None:
             raise ReaderError("NOT_EXECUTABLE", f"this reader has no {kind!r} handler to run {tool_id}",
                               help_path=tool_id, details={"handler": kind, "known": sorted(execute.HANDLERS)})
-        canonical = json.dumps(filled, sort_keys=True, default=repr)
-        with self._key_lock(key):
-            if key is not None and key in self._idempotency:
-                first_op, first_args, first = self._idempotency[key]
-                if (first_op, first_args) != (tool_id, canonical):
-                    raise ReaderError(
-                        "CONFLICT", f"idempotency_key {key!r} was already used for a different call",
-                        details={"first_op": first_op}, help_path=tool_id,
-                        hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
-                    )
-                meta["replayed"] = True
-                if is_error(first):
-                    raise ReaderError(**{k: first["error"][k] for k in ("code", "message", "details", "hints",
-                                                                         "next_action", "help_path")})
-                return tool_id, copy.deepcopy(first)
-            ctx = execute.ExecContext(tool_id, spec, filled, self.timeout, self.fetch_bytes, self._python_allowed,
-                                      warnings)
+        refusal = self.policy.refusal(tool_id, handler)
+        if refusal is not None:
+            raise refusal
+        canonical = hashlib.sha256(json.dumps(filled, sort_keys=True, default=repr).encode("utf-8")).hexdigest()
+        with self._idempotency.lock(key):
+            if key is not None:
+                first = self._idempotency.get(key, tool_id, canonical)
+                if first is not None:
+                    meta["replayed"] = True
+                    if is_error(first):
+                        raise ReaderError(**{k: first["error"][k] for k in ("code", "message", "details", "hints",
+                                                                             "next_action", "help_path")})
+                    return tool_id, first
+            ctx = execute.ExecContext(tool_id, spec, filled, self.timeout, self.fetch_bytes, self.policy.allows_python,
+                                      warnings, policy=self.policy)
             try:
                 result = runner(ctx)
                 json.dumps(result)
@@ -900,17 +1080,11 @@ class Catalog:
                                   help_path=tool_id) from None
             except ReaderError as exc:
                 if key is not None:
-                    self._idempotency[key] = (tool_id, canonical, exc.envelope())
+                    self._idempotency.put(key, tool_id, canonical, exc.envelope(), warnings)
                 raise
             if key is not None:
-                self._idempotency[key] = (tool_id, canonical, copy.deepcopy(body))
+                self._idempotency.put(key, tool_id, canonical, body, warnings)
             return tool_id, body
-
-    def _python_allowed(self, module: str) -> bool:
-        if self.python_modules is None:
-            return isinstance(self.source, FolderSource)
-        return any(p == "*" or module == p.rstrip(".") or module.startswith(p.rstrip(".") + ".")
-                   for p in self.python_modules)
 
     def tool_batch(self, ops: Any, mode: Any = "sequential") -> Json:
         """Run several ``{op, args, idempotency_key?, dry_run?}`` items, in order or in parallel."""
@@ -919,7 +1093,7 @@ class Catalog:
 
     def _batch(self, ops: Any, mode: Any) -> Json:
         if mode not in ("sequential", "parallel"):
-            raise _bad(f"mode must be 'sequential' or 'parallel', got {mode!r:.80}")
+            raise _bad(f"mode must be 'sequential' or 'parallel', got {_shown(mode)}")
         if not isinstance(ops, list) or not ops or len(ops) > MAX_BATCH:
             raise _bad(f"ops must be a list of 1 to {MAX_BATCH} items like {{'op': 'file.read', 'args': {{...}}}}")
 
@@ -927,7 +1101,7 @@ class Catalog:
             if not isinstance(item, dict) or "op" not in item:
                 envelope = _bad("each batch item needs an 'op' (and optional args, idempotency_key, dry_run)"
                                 ).envelope()
-                return {"op": repr(item)[:80], **envelope}
+                return {"op": _shown(item), **envelope}
             return self.tool_exec(item.get("op"), item.get("args"), item.get("idempotency_key"),
                                   item.get("dry_run", False))
 

@@ -20,6 +20,15 @@ from collections.abc import Callable
 from typing import Any
 
 from compiler.reader.envelope import ReaderError
+from compiler.reader.trust import (
+    DEFAULT_POLICY,
+    HOW_TO_ALLOW,
+    HandlerPolicy,
+    checked_request,
+    http_static_refusal,
+    mcp_target,
+    sandbox_scope,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +42,11 @@ class ExecContext:
     A plain class, not a dataclass: ``dataclasses`` would add milliseconds to ``import compiler.reader``.
     """
 
-    __slots__ = ("allow_python", "args", "fetch_bytes", "spec", "timeout", "tool_id", "warnings")
+    __slots__ = ("allow_python", "args", "fetch_bytes", "policy", "spec", "timeout", "tool_id", "warnings")
 
     def __init__(self, tool_id: str, spec: dict[str, Any], args: dict[str, Any], timeout: float,
                  fetch_bytes: Callable[[dict[str, Any]], bytes], allow_python: Callable[[str], bool],
-                 warnings: list[str] | None = None) -> None:
+                 warnings: list[str] | None = None, policy: HandlerPolicy | None = None) -> None:
         self.tool_id = tool_id
         self.spec = spec
         self.args = args
@@ -45,6 +54,8 @@ class ExecContext:
         self.fetch_bytes = fetch_bytes
         self.allow_python = allow_python
         self.warnings = warnings if warnings is not None else []
+        #: What the host lets handlers run and reach, and the file.* sandbox (:mod:`compiler.reader.trust`).
+        self.policy = policy if policy is not None else DEFAULT_POLICY
 
     @property
     def handler(self) -> dict[str, Any]:
@@ -260,6 +271,8 @@ def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
     """An exception raised by a handler as a ReaderError: a code the agent can act on, no traceback."""
     message = str(exc) or type(exc).__name__
     if isinstance(exc, ReaderError):
+        if exc.help_path == "root":  # raised by a handler that does not know its tool's name
+            exc.help_path = tool_id
         return exc
     if isinstance(exc, PermissionError):
         return ReaderError("NOT_AUTHORIZED", message, help_path=tool_id,
@@ -288,11 +301,10 @@ def run_python(ctx: ExecContext) -> Any:
                           help_path=ctx.tool_id)
     module_name, _, attr = target.partition(":")
     if not ctx.allow_python(module_name):
-        raise ReaderError(
-            "NOT_AUTHORIZED", f"this reader does not run python handlers from module {module_name!r}",
-            help_path=ctx.tool_id, details={"target": target},
-            hints=[("Python handlers of a remote catalogue run only for modules the host allows: "
-                    "Catalog.open(..., python_modules=['package.']).")],
+        raise ctx.policy.refusal(ctx.tool_id, {"type": "python", "target": target}) or ReaderError(
+            "NOT_AUTHORIZED", f"{ctx.tool_id}: the host does not allow python handlers from module {module_name!r}",
+            help_path=ctx.tool_id, details={"handler": "python", "target": module_name},
+            hints=[f"The host allows it with {HOW_TO_ALLOW['python']}."],
         )
     try:
         obj: Any = importlib.import_module(module_name)
@@ -307,7 +319,8 @@ def run_python(ctx: ExecContext) -> Any:
     if not callable(obj):
         raise ReaderError("NOT_EXECUTABLE", f"python handler {target!r} is not callable", help_path=ctx.tool_id)
     try:
-        return obj(ctx.args)
+        with sandbox_scope(ctx.policy.sandbox):  # handlers.sandbox_root() reads it
+            return obj(ctx.args)
     except Exception as exc:
         log.debug("python handler %s raised", target, exc_info=True)
         raise map_exception(exc, ctx.tool_id) from None
@@ -365,28 +378,44 @@ def _decode(body: bytes, content_type: str) -> Any:
 
 
 def run_http(ctx: ExecContext) -> Any:
-    """Fill the URL template, send args as query (GET/DELETE) or JSON body, return the decoded response."""
-    import urllib.error  # noqa: PLC0415
-    import urllib.request  # noqa: PLC0415
+    """Fill the URL template, send args as query (GET/DELETE) or JSON body, return the decoded response.
+
+    The request goes through :func:`compiler.reader.trust.checked_request`: an allowed host, public
+    addresses only (unless the host lists the host:port), no redirects, ``timeout`` for the whole call.
+    Envelopes name the method and URL without its query, never a header value.
+    """
+    import http.client  # noqa: PLC0415
 
     method, url, body, headers = _http_request(ctx)
-    request = urllib.request.Request(url, data=body, method=method, headers=headers)  # noqa: S310 - scheme checked
+    shown = f"{method} {url.split('?', 1)[0]}"
     try:
-        with urllib.request.urlopen(request, timeout=ctx.timeout) as response:  # noqa: S310
-            data = response.read(HTTP_BODY_LIMIT + 1)
-            content_type = response.headers.get("Content-Type", "")
-    except urllib.error.HTTPError as exc:
-        detail = _decode(exc.read(HTTP_BODY_LIMIT), exc.headers.get("Content-Type", "") if exc.headers else "")
-        code = HTTP_STATUS_CODES.get(exc.code, "UNAVAILABLE" if exc.code >= 500 else "INTERNAL")
-        raise ReaderError(code, f"{method} {url.split('?', 1)[0]} answered HTTP {exc.code}", help_path=ctx.tool_id,
-                          details={"status": exc.code, "body": detail}) from None
-    except (TimeoutError, OSError) as exc:
-        raise ReaderError("UNAVAILABLE", f"{method} {url.split('?', 1)[0]} failed: {exc or type(exc).__name__}",
-                          help_path=ctx.tool_id, details={"timeout_s": ctx.timeout},
+        status, response_headers, data = checked_request(ctx.tool_id, method, url, body, headers,
+                                                          timeout=ctx.timeout, limit=HTTP_BODY_LIMIT,
+                                                          policy=ctx.policy)
+    except ReaderError:
+        raise
+    except (TimeoutError, OSError, http.client.HTTPException) as exc:
+        reason = type(exc).__name__ if isinstance(exc, http.client.HTTPException) else str(exc) or type(exc).__name__
+        raise ReaderError("UNAVAILABLE", f"{shown} failed: {reason}", help_path=ctx.tool_id,
+                          details={"timeout_s": ctx.timeout},
                           hints=["The endpoint is down or slow; retry later."]) from None
+    except ValueError:  # http.client refuses a method or header with control characters; the value may be secret
+        raise ReaderError("NOT_EXECUTABLE", f"the http handler of {ctx.tool_id} has a method or header that "
+                          "cannot be sent (control characters)", help_path=ctx.tool_id,
+                          hints=["This is a catalogue bug; fix the handler's method and headers."]) from None
     if len(data) > HTTP_BODY_LIMIT:
         raise ReaderError("INTERNAL", f"the response of {ctx.tool_id} exceeds {HTTP_BODY_LIMIT} bytes",
                           help_path=ctx.tool_id)
+    content_type = response_headers.get("content-type", "")
+    if 300 <= status < 400:
+        raise ReaderError(
+            "UNAVAILABLE", f"{shown} answered HTTP {status} (a redirect); http handlers do not follow redirects",
+            help_path=ctx.tool_id, details={"status": status, "location": response_headers.get("location")},
+            hints=["The endpoint moved: the catalogue's handler URL must name the final address."])
+    if status >= 400:
+        code = HTTP_STATUS_CODES.get(status, "UNAVAILABLE" if status >= 500 else "INTERNAL")
+        raise ReaderError(code, f"{shown} answered HTTP {status}", help_path=ctx.tool_id,
+                          details={"status": status, "body": _decode(data, content_type)})
     return _decode(data, content_type)
 
 
@@ -452,21 +481,33 @@ register_handler("skill", run_skill)
 register_handler("mcp", run_mcp)
 
 
-def describe_run(spec: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-    """What a dry run would do: the handler kind and target, with the validated args."""
+def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPolicy | None = None) -> dict[str, Any]:
+    """What a dry run would do: the handler kind and target with the validated args, and whether the host allows it.
+
+    Nothing runs and no host name is resolved. A handler the host does not allow is described by
+    its refusal only (``allowed: false``); header and env values are never shown.
+    """
     handler = spec.get("handler")
     if not isinstance(handler, dict):
         return {"handler": None, "args": args, "note": "no handler: the host application runs this tool"}
+    policy = policy if policy is not None else DEFAULT_POLICY
+    tool_id = str(spec.get("tool_id"))
     kind = handler.get("type")
-    plan: dict[str, Any] = {"handler": kind, "args": args}
-    if kind == "python":
+    plan: dict[str, Any] = {"handler": kind, "args": args, "allowed": True}
+    refusal = policy.refusal(tool_id, handler)
+    if kind == "http" and refusal is None:
+        ctx = ExecContext(tool_id, spec, args, 0.0, lambda _r: b"", policy.allows_python, policy=policy)
+        method, url, body, headers = _http_request(ctx)
+        refusal = http_static_refusal(tool_id, url, policy)
+        if refusal is None:
+            plan.update(method=method, url=url, body=json.loads(body) if body else None, headers=sorted(headers),
+                        note="the host name's addresses are checked when the call runs")
+    if refusal is not None:
+        plan.update(allowed=False, refusal={"code": refusal.code, "message": refusal.message, "hints": refusal.hints})
+    elif kind == "python":
         plan["target"] = handler.get("target")
-    elif kind == "http":
-        ctx = ExecContext(str(spec.get("tool_id")), spec, args, 0.0, lambda _r: b"", lambda _m: True)
-        method, url, body, _ = _http_request(ctx)
-        plan.update(method=method, url=url, body=json.loads(body) if body else None)
     elif kind == "mcp":
-        plan.update(server=handler.get("command") or handler.get("url"), tool=handler.get("tool"))
+        plan.update(server=mcp_target(handler), tool=handler.get("tool"))
     elif kind == "skill":
         plan["reads"] = args.get("resource") or "SKILL.md"
     return plan
