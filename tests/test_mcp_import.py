@@ -85,7 +85,7 @@ def test_github_toolsnaps_compile_and_search(corpus: Path, tmp_path: Path) -> No
     assert spec["args_schema"]["required"] == ["owner", "repo", "title"]
     dry = catalog.tool_exec("github.create_issue", {"owner": "o", "repo": "r", "title": "t"}, dry_run=True)
     assert dry["would_run"] == {"handler": "mcp", "args": {"owner": "o", "repo": "r", "title": "t"},
-                                "server": "http://127.0.0.1:9/mcp", "tool": "create_issue"}
+                                "server": "http://127.0.0.1:9/mcp", "tool": "create_issue", "allowed": True}
     assert catalog.tool_describe("github.get_me")["kind"] == "read"
 
 

@@ -330,10 +330,14 @@ HTTP_STATUS_CODES = {400: "VALIDATION_ERROR", 401: "NOT_AUTHORIZED", 403: "NOT_A
                      409: "CONFLICT", 422: "VALIDATION_ERROR", 429: "UNAVAILABLE"}
 
 
-def _http_request(ctx: ExecContext) -> tuple[str, str, bytes | None, dict[str, str]]:
+def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
     from urllib.parse import quote, urlencode  # noqa: PLC0415
 
+    from compiler.reader.http_request import build_request, is_extended  # noqa: PLC0415
+
     handler = ctx.handler
+    if is_extended(handler):  # params / body / auth: the OpenAPI form (docs/reader.md, "http handler")
+        return build_request(ctx.tool_id, handler, ctx.args, reveal_secrets=reveal_secrets)
     method = str(handler.get("method", "POST")).upper()
     url = handler.get("url")
     if not isinstance(url, str) or not re.match(r"^https?://", url):
@@ -497,10 +501,12 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
     refusal = policy.refusal(tool_id, handler)
     if kind == "http" and refusal is None:
         ctx = ExecContext(tool_id, spec, args, 0.0, lambda _r: b"", policy.allows_python, policy=policy)
-        method, url, body, headers = _http_request(ctx)
+        method, url, body, headers = _http_request(ctx, reveal_secrets=False)
         refusal = http_static_refusal(tool_id, url, policy)
         if refusal is None:
-            plan.update(method=method, url=url, body=json.loads(body) if body else None, headers=sorted(headers),
+            from compiler.reader.http_request import shown_body  # noqa: PLC0415
+
+            plan.update(method=method, url=url, body=shown_body(body, headers), headers=sorted(headers),
                         note="the host name's addresses are checked when the call runs")
     if refusal is not None:
         plan.update(allowed=False, refusal={"code": refusal.code, "message": refusal.message, "hints": refusal.hints})

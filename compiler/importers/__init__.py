@@ -1,0 +1,1 @@
+"""Importers: OpenAPI / Swagger specs and provider function definitions as catalogue sources."""
