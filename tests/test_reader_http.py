@@ -84,9 +84,9 @@ class StaticServer:
                     self.send_header("ETag", etag)
                 self.end_headers()
                 body = data[: len(data) // 2] if fault == "truncate" else data
-                self.wfile.write(body)
-                with server.lock:
+                with server.lock:  # counted before the write: the client may read its stats as soon as it has the body
                     server.bytes_sent += len(body)
+                self.wfile.write(body)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"

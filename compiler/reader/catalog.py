@@ -28,7 +28,7 @@ from typing import Any
 from compiler.reader import execute
 from compiler.reader.audit import AuditLog
 from compiler.reader.envelope import ReaderError, error_envelope, is_error
-from compiler.reader.source import FolderSource, Source, open_source
+from compiler.reader.source import MAX_FILE_BYTES, FolderSource, Source, open_source
 from compiler.reader.trust import HandlerPolicy
 
 log = logging.getLogger(__name__)
@@ -312,7 +312,7 @@ class Catalog:
              audit: str | Path | None = None, require_expand: bool = False,
              timeout: float = 10.0, retries: int = 2, python_modules: list[str] | None = None,
              max_parallel: int = 8, allow_handlers: dict[str, list[Any]] | None = None, pin: str | None = None,
-             sandbox: str | Path | None = None) -> Catalog:
+             sandbox: str | Path | None = None, max_file_bytes: int = MAX_FILE_BYTES) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
         ``allow_handlers`` says which handlers run, by type and target (:mod:`compiler.reader.trust`):
@@ -329,6 +329,8 @@ class Catalog:
         either they refuse).
         ``max_parallel`` bounds the requests in flight when a search needs several files over
         HTTP (1 fetches them one after the other).
+        ``max_file_bytes`` caps every file read over HTTP, on the wire and inflated, whatever its ref
+        promises (a larger promise is INTEGRITY).
         """
         if not isinstance(path_or_url, (str, Path)):
             raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {_shown(path_or_url)}")
@@ -342,7 +344,7 @@ class Catalog:
             raise ReaderError("BAD_REQUEST", f"max_parallel must be a positive integer, got {_shown(max_parallel, 40)}")
         digest = _check_pin(pin)
         root = _check_sandbox(sandbox)
-        source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel)
+        source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel, max_file_bytes=max_file_bytes)
         policy = HandlerPolicy(allow_handlers, trusted=isinstance(source, FolderSource), python_modules=python_modules,
                                sandbox=root)
         catalog = cls(source, version=version, read_only=read_only, allowed_namespaces=allowed_namespaces,
@@ -360,7 +362,7 @@ class Catalog:
         raw = self.source.read_entry()
         try:
             entry = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ReaderError("UNAVAILABLE", f"{self.source.location}: catalog.json is not valid JSON ({exc})",
                               hints=["Point the reader at a toolcat build folder or its base URL."]) from None
         if not isinstance(entry, dict) or entry.get("artifact") != "catalog" or entry.get("format") != "toolcat":
@@ -461,7 +463,7 @@ class Catalog:
     def _parse(self, ref: Json, data: bytes) -> Any:
         try:
             value = json.loads(data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ReaderError("INTEGRITY", f"{ref.get('path')} is not valid JSON: {exc}") from None
         with self._lock:
             if len(self._json) > MEMORY_CACHE_ENTRIES:
