@@ -13,6 +13,7 @@ temporary folder beside ``out`` → swap. A failed site build leaves the previou
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
@@ -29,8 +30,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 import jinja2
+import markupsafe
 import yaml
 
 from compiler import FORMAT_VERSION
@@ -165,6 +168,21 @@ class _VerifiedFiles:
                 self.read(ref, held_by=holder)
 
 
+#: Names that become page file names, URL paths and HTML ids; ``toolcat build`` only writes names like these.
+_SAFE_NAMES = {
+    "node name": re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*"),
+    "tool id": re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*"),
+    "skill name": re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*"),
+}
+
+
+def _check_name(kind: str, value: Any, held_by: str) -> str:
+    if not isinstance(value, str) or len(value) > 128 or not _SAFE_NAMES[kind].fullmatch(value):
+        raise BuildError(f"{held_by}: {kind} {value!r} is not one toolcat builds (it becomes a file name, URL and "
+                         "HTML id on the site); rebuild the catalogue with `toolcat build --force`")
+    return value
+
+
 def read_build(build_dir: Path) -> BuildData:
     """Read and verify the current version of the build in ``build_dir``."""
     entry_path = build_dir / ENTRY
@@ -193,7 +211,7 @@ def read_build(build_dir: Path) -> BuildData:
     while pending:
         ref, holder = pending.pop()
         shard = files.json(ref, held_by=holder)
-        path = tuple(shard["path"])
+        path = tuple(_check_name("node name", part, ref["path"]) for part in shard["path"])
         if path in nodes:
             continue
         pointers = list(shard["tools"])
@@ -203,7 +221,7 @@ def read_build(build_dir: Path) -> BuildData:
                                tuple(shard.get("children", [])), tuple(pointers), int(shard.get("tool_count", 0)))
         pending.extend((child["ref"], ref["path"]) for child in reversed(shard.get("children", [])))
         for pointer in pointers:
-            tool_id = pointer["tool_id"]
+            tool_id = _check_name("tool id", pointer["tool_id"], ref["path"])
             if tool_id in specs:
                 continue
             spec = files.json(pointer["spec"], held_by=ref["path"])
@@ -211,6 +229,7 @@ def read_build(build_dir: Path) -> BuildData:
             spec_refs[tool_id] = pointer["spec"]
             skill = spec.get("skill")
             if skill:
+                _check_name("skill name", skill["name"], pointer["spec"]["path"])
                 body = files.read(skill["body"], held_by=pointer["spec"]["path"]).decode("utf-8")
                 skills[skill["name"]] = SkillData(skill["name"], dict(skill.get("frontmatter", {})), body,
                                                   skill["body"], tuple(skill.get("resources", [])))
@@ -354,149 +373,253 @@ def schema_rows(schema: dict[str, Any] | None, root: dict[str, Any] | None = Non
     return rows
 
 
-# --------------------------------------------------------------------------- Markdown hygiene
+# --------------------------------------------------------------------------- untrusted text → safe HTML
+#
+# Every string in the artifacts was written by a catalogue author (tool YAML, _node.yaml, SKILL.md
+# of a third-party skill) and is untrusted. None of it reaches mkdocs' Markdown parser:
+# - author Markdown is rendered here by Python-Markdown with raw HTML switched off and without
+#   attr_list / md_in_html, its links and images are rewritten by policy, then nh3 (ammonia) keeps
+#   only an allow-list of tags, attributes, classes and URL schemes; the result enters the page as
+#   a raw HTML block, which Python-Markdown passes through untouched;
+# - every other value is escaped: Jinja autoescape for HTML, ``cell`` for Markdown text;
+# - titles that mkdocs-material prints without escaping (nav, <title>, header) are neutralised;
+# - mkdocs runs nh3 again over each page's content (``on_page_content``, a wider allow-list that
+#   keeps the theme's own markup), and every page carries a Content-Security-Policy that allows
+#   only the theme's own inline scripts (by sha256) and no inline event handlers or javascript: URLs.
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
-_REF_DEF = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+).*$")
-_HEADING = re.compile(r"^(#{1,6})(\s+.*)$")
+#: URL schemes author links and images may use; relative URLs are rewritten or dropped by policy.
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+#: Browsers drop tabs and newlines anywhere in a URL and trim C0 controls and spaces around it.
+_URL_JUNK = re.compile(r"[\x00-\x20\x7f]+")
+ADMONITION_TYPES = frozenset({
+    "note", "abstract", "summary", "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done",
+    "question", "help", "faq", "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error",
+    "bug", "example", "quote", "cite",
+})
+#: Tags author Markdown may produce (what Python-Markdown, tables, admonitions, details and fences emit).
+FRAGMENT_TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
+    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "s",
+    "samp", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
+    "tr", "u", "ul",
+})
+_HEADINGS = tuple(f"h{level}" for level in range(1, 7))
+FRAGMENT_ATTRIBUTES: dict[str, set[str]] = {
+    "a": {"href", "title", "class"}, "img": {"src", "alt", "title"}, "ol": {"start"},
+    "td": {"style", "colspan", "rowspan"}, "th": {"style", "colspan", "rowspan"},
+    "code": {"class"}, "pre": {"class"}, "div": {"class"}, "p": {"class"}, "details": {"class", "open"},
+    "span": {"class"}, **{tag: {"id"} for tag in _HEADINGS},
+}
+_CODE_CLASS = re.compile(r"^language-[A-Za-z0-9_+#.-]{1,40}$")
+_FRAGMENT_CLASSES: dict[str, frozenset[str]] = {
+    "a": frozenset({"headerlink"}), "pre": frozenset({"highlight"}), "p": frozenset({"admonition-title"}),
+    "div": ADMONITION_TYPES | {"admonition"}, "details": ADMONITION_TYPES, "span": frozenset({"tc-target"}),
+}
+#: Page ids author headings must not take: the theme's (``__*``) and toolcat's own.
+RESERVED_IDS = frozenset({"toolcat-search", "toolcat-search-input", "toolcat-search-results", "toolcat-search-status"})
 
 
-def _outside_code(text: str, fix_line: Any) -> str:
-    """Apply ``fix_line(line, in_fence=False)`` to the prose of ``text``; code spans and fences are left alone."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        match = _FENCE.match(line)
-        if fence is not None:
-            if match and match.group(2)[0] == fence[0] and len(match.group(2)) >= len(fence):
-                fence = None
-            out.append(line)
-            continue
-        if match:
-            fence = match.group(2)
-            out.append(line)
-            continue
-        spans: list[str] = []
-
-        def hide(span: re.Match[str], spans: list[str] = spans) -> str:
-            spans.append(span.group(0))
-            return f"\x00{len(spans) - 1}\x00"
-
-        def show(match: re.Match[str], spans: list[str] = spans) -> str:
-            return spans[int(match.group(1))]
-
-        fixed = fix_line(_CODE_SPAN.sub(hide, line.replace("\x00", "")))
-        out.append(re.sub("\x00(\\d+)\x00", show, fixed))
-    return "\n".join(out)
+def url_scheme(url: str) -> str:
+    """The scheme a browser would see in ``url`` (entities decoded, whitespace and controls dropped), lowercased."""
+    match = _SCHEME.match(_URL_JUNK.sub("", html.unescape(url)))
+    return match.group(0)[:-1].lower() if match else ""
 
 
-def _escape_html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _fragment_class(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 attribute filter: author HTML keeps only the classes its own renderer gives (no theme classes)."""
+    if attribute != "class":
+        return value
+    allowed = _FRAGMENT_CLASSES.get(tag, frozenset())
+    kept = [name for name in value.split() if name in allowed or (tag == "code" and _CODE_CLASS.match(name))]
+    return " ".join(kept) or None
 
 
-def markdown_text(text: str, links: dict[str, str] | None = None, anchors: set[str] | None = None) -> str:
-    """Author Markdown made safe for the site.
+@functools.cache
+def _fragment_cleaner() -> Any:
+    import nh3  # noqa: PLC0415 - only site builds sanitise
 
-    Raw HTML is escaped (third-party skills must not inject markup), and links that
-    would break the site are neutralised: a relative link becomes a link to the
-    published file when ``links`` maps it (a skill resource), else plain text; an
-    in-page ``#anchor`` survives only if ``anchors`` holds it. Absolute http(s) and
-    mailto links are kept.
-    """
-    links = links or {}
-
-    def fix_link(match: re.Match[str]) -> str:
-        bang, label, target = match.group(1), match.group(2), match.group(3)
-        if _SCHEME.match(target) and target.split(":", 1)[0].lower() in {"http", "https", "mailto"}:
-            return match.group(0)
-        if target.startswith("#") and anchors is not None and target[1:] in anchors:
-            return match.group(0)
-        clean = target.split("#", 1)[0].removeprefix("./")
-        if clean in links:
-            inner = f'<img alt="{html.escape(label)}" src="{links[clean]}">' if bang else label
-            return inner if bang else f'<a href="{links[clean]}">{label}</a>'
-        return f"{label} (`{target}`)" if target and not target.startswith("#") else label
-
-    def fix_line(segment: str) -> str:
-        return _LINK.sub(fix_link, _escape_html(segment))
-
-    def fix_ref_defs(line: str) -> str:
-        match = _REF_DEF.match(line)
-        if match and not _SCHEME.match(match.group(2)):
-            return ""
-        return line
-
-    fixed = _outside_code(text, fix_line)
-    return "\n".join(fix_ref_defs(line) for line in fixed.split("\n"))
+    return nh3.Cleaner(
+        tags=FRAGMENT_TAGS, attributes=FRAGMENT_ATTRIBUTES, attribute_filter=_fragment_class,
+        url_schemes=SAFE_SCHEMES, link_rel="noopener noreferrer", filter_style_properties={"text-align"},
+        strip_comments=True,
+    )
 
 
-def shift_headings(text: str, by: int) -> str:
-    """Push Markdown ATX headings down ``by`` levels (outside code fences), capped at h6."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        match = _FENCE.match(line)
-        if fence is not None:
-            if match and match.group(2)[0] == fence[0]:
-                fence = None
-        elif match:
-            fence = match.group(2)
-        else:
-            heading = _HEADING.match(line)
-            if heading:
-                line = "#" * min(6, len(heading.group(1)) + by) + heading.group(2)  # noqa: PLW2901 - rewritten line
-        out.append(line)
-    return "\n".join(out)
+def sanitize_fragment(fragment: str) -> str:
+    """nh3 with the author allow-list: no script, style, form, frame, event handler or non-http(s)/mailto URL."""
+    return str(_fragment_cleaner().clean(fragment))
 
 
-def heading_slugs(text: str) -> set[str]:
-    """Slugs the ``toc`` extension gives the headings of ``text`` (for keeping valid in-page links)."""
-    from markdown.extensions.toc import slugify  # type: ignore[import-untyped]  # noqa: PLC0415 - mkdocs dependency, only needed here
+@dataclass(frozen=True, slots=True)
+class LinkPolicy:
+    """Where author links may point: published resource files (by their path in the skill) and in-page anchors."""
 
-    slugs: set[str] = set()
-    fence: str | None = None
-    for line in text.split("\n"):
-        match = _FENCE.match(line)
-        if fence is not None:
-            if match and match.group(2)[0] == fence[0]:
-                fence = None
-            continue
-        if match:
-            fence = match.group(2)
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            slugs.add(slugify(re.sub(r"[`*_]", "", heading.group(2).strip().rstrip("#").strip()), "-"))
-    return slugs
+    resources: dict[str, str] = field(default_factory=dict)
+    reserved_ids: frozenset[str] = frozenset()
 
 
-def cell(value: Any) -> str:
-    """A value made safe for one Markdown table cell."""
+def _target(target: str, policy: LinkPolicy, anchors: set[str]) -> str | None:
+    """The URL an author link or image keeps, or None when it must become text."""
+    scheme = url_scheme(target)
+    decoded = html.unescape(target).strip()
+    if scheme:
+        return decoded if scheme in SAFE_SCHEMES else None
+    if decoded.startswith("#"):
+        return decoded if unquote(decoded[1:]) in anchors else None
+    if decoded.startswith(("/", "\\")):  # site-absolute or protocol-relative: nothing an author can know about
+        return None
+    clean = posixpath.normpath(unquote(decoded.split("#", 1)[0].split("?", 1)[0]))
+    return policy.resources.get(clean)
+
+
+def _author_markdown() -> Any:
+    """A Python-Markdown for untrusted text: raw HTML off, no attr_list/md_in_html, links and headings by policy."""
+    from xml.etree import ElementTree as ET  # noqa: PLC0415
+
+    import markdown  # type: ignore[import-untyped]  # noqa: PLC0415 - a dependency of mkdocs, only needed here
+    from markdown.extensions import toc  # type: ignore[import-untyped]  # noqa: PLC0415
+    from markdown.treeprocessors import Treeprocessor  # type: ignore[import-untyped]  # noqa: PLC0415
+
+    class AuthorPolicy(Treeprocessor):  # type: ignore[misc]  # Python-Markdown is untyped
+        """Shift headings (ids and permalinks when asked), then keep or neutralise every link and image."""
+
+        policy = LinkPolicy()
+        shift = 0
+        heading_ids = False
+
+        def run(self, root: Any) -> None:
+            anchors = set(self.policy.reserved_ids)
+            used = set(self.policy.reserved_ids) | RESERVED_IDS
+            for el in root.iter():
+                if el.tag in _HEADINGS:
+                    el.tag = f"h{min(6, int(el.tag[1]) + self.shift)}"
+                    if self.heading_ids:
+                        name = toc.strip_tags(toc.render_inner_html(el, self.md))
+                        slug = toc.slugify(html.unescape(name), "-").lstrip("_") or "section"
+                        el.set("id", toc.unique(slug, used))
+                        anchors.add(el.get("id"))
+                        link = ET.SubElement(el, "a", {"class": "headerlink", "href": f"#{el.get('id')}",
+                                                          "title": "Permanent link"})
+                        link.text = "\u00b6"
+            for el in list(root.iter()):
+                attribute = {"a": "href", "img": "src"}.get(el.tag)
+                if attribute is None:
+                    continue
+                raw = el.get(attribute, "")
+                kept = _target(raw, self.policy, anchors)
+                if kept is not None:
+                    el.set(attribute, kept)
+                    continue
+                label = el.get("alt", "") if el.tag == "img" else None
+                el.tag = "span"
+                el.attrib.clear()
+                if label is not None:
+                    el.text = label
+                if raw and not html.unescape(raw).strip().startswith("#"):
+                    note = ET.SubElement(el, "span", {"class": "tc-target"})
+                    note.text = " ("
+                    shown = ET.SubElement(note, "code")
+                    shown.text = raw
+                    shown.tail = ")"
+
+    md = markdown.Markdown(
+        extensions=["tables", "admonition", "pymdownx.details", "pymdownx.superfences", "pymdownx.highlight"],
+        extension_configs={"pymdownx.highlight": {"use_pygments": False}},
+    )
+    md.preprocessors.deregister("html_block")  # raw HTML is text, shown escaped
+    md.inlinePatterns.deregister("html")
+    md.treeprocessors.register(AuthorPolicy(md), "toolcat_policy", -1)  # after 'unescape', so hrefs are final
+    return md
+
+
+@functools.cache
+def _markdown_instance() -> Any:
+    return _author_markdown()
+
+
+#: One line of text with nothing Markdown or HTML would read as markup: escaped directly (most summaries).
+_PLAIN = re.compile(r"[A-Za-z\"'(][^`*_\[\]<>&!\\#{}~|\n\r\t]*")
+
+
+def author_html(text: Any, *, policy: LinkPolicy | None = None, shift: int = 0, heading_ids: bool = False) -> str:
+    """Untrusted author Markdown rendered and sanitised into an HTML fragment safe to put in a page."""
+    text = "" if text is None else str(text)
+    stripped = text.strip()
+    if not stripped:
+        return ""
+    if _PLAIN.fullmatch(stripped):
+        return f"<p>{html.escape(stripped, quote=False)}</p>"
+    md = _markdown_instance()
+    processor = md.treeprocessors["toolcat_policy"]
+    processor.policy, processor.shift, processor.heading_ids = policy or LinkPolicy(), shift, heading_ids
+    md.reset()
+    return sanitize_fragment(md.convert(text.replace("\x00", "")))
+
+
+def _markup(value: str) -> markupsafe.Markup:
+    return markupsafe.Markup(value)  # noqa: S704 - every caller passes escaped or nh3-sanitised HTML
+
+
+def md_block(text: Any, *, css: str = "", policy: LinkPolicy | None = None, shift: int = 4,
+             heading_ids: bool = False) -> markupsafe.Markup:
+    """Author Markdown as a raw HTML block for a Markdown page (by default headings go below the tool's h4)."""
+    fragment = author_html(text, policy=policy, shift=shift, heading_ids=heading_ids)
+    classes = html.escape(f"tc-md {css}".strip())
+    return _markup(f'<div class="{classes}">\n{fragment}\n</div>' if fragment else "")
+
+
+#: Characters Markdown reads as syntax (links, emphasis, code, attr_list, tables, HTML), as entities.
+_MARKDOWN_SPECIAL = str.maketrans({c: f"&#{ord(c)};" for c in "\\`*_{}[]<>&|\"'!#~"})
+
+
+def cell(value: Any) -> markupsafe.Markup:
+    """Plain text made inert in Markdown and HTML: every syntax character becomes an entity."""
     text = "" if value is None else str(value)
-    return _escape_html(text).replace("|", "&#124;").replace("\r", "").replace("\n", "<br>")
+    return _markup(text.translate(_MARKDOWN_SPECIAL).replace("\r", "").replace("\n", "<br>"))
 
 
-def code(value: Any) -> str:
+def code(value: Any) -> markupsafe.Markup:
     """Inline code that survives table cells and odd characters."""
-    return f"<code>{cell(value)}</code>"
+    return _markup(f"<code>{cell(value)}</code>")
 
 
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 
 
-def html_text(value: Any) -> str:
+def html_text(value: Any) -> markupsafe.Markup:
     """Short author text as HTML for raw-HTML tables: escaped, with `code` and **bold** kept.
 
     The big tables are emitted as raw HTML blocks, which Python-Markdown passes through
     without inline parsing: that is most of the speed-up for 10,000-tool catalogues.
     """
-    text = html.escape("" if value is None else str(value), quote=False).replace("\r", "")
+    text = html.escape("" if value is None else str(value), quote=True).replace("\r", "")
     text = _INLINE_CODE.sub(r"<code>\1</code>", text)
-    return _BOLD.sub(r"<strong>\1</strong>", text).replace("\n\n", "<br>").replace("\n", " ")
+    return _markup(_BOLD.sub(r"<strong>\1</strong>", text).replace("\n\n", "<br>").replace("\n", " "))
+
+
+#: What mkdocs-material prints unescaped (nav, <title>, header, meta description) must hold no markup at all:
+#: ``<`` and ``&`` are followed by a WORD JOINER (U+2060), so they can open neither a tag nor a character
+#: reference and still read as themselves; quotes become typographic ones.
+_THEME_NEUTRAL = str.maketrans({"<": "<\u2060", "&": "&\u2060", '"': "\u201d", "'": "\u2019"})
+
+
+def theme_text(value: Any) -> str:
+    """A title or description made inert for the theme, on one line.
+
+    mkdocs-material renders nav titles, page titles and the site name without escaping, and
+    through ``striptags`` (which decodes entities) in ``<title>``, so neither raw text nor
+    entities are safe there. A ``<`` or ``&`` followed by U+2060 starts no markup in any of
+    those contexts, and a quote that is not ASCII ends no attribute.
+    """
+    return " ".join(("" if value is None else str(value)).translate(_THEME_NEUTRAL).split())
+
+
+def _quote_url(url: str) -> str:
+    """A relative URL built from artifact paths, percent-encoded so no quote, space or angle bracket survives."""
+    path, hash_mark, fragment = url.partition("#")
+    return quote(path, safe="/") + hash_mark + quote(fragment, safe="")
 
 
 # --------------------------------------------------------------------------- rendering
@@ -513,9 +636,9 @@ def _relative(target: str, from_page: str) -> str:
 
 
 def _html_target(link: str) -> str:
-    """The built URL of a page link (``use_directory_urls: false``): ``a.md#x`` → ``a.html#x``."""
+    """The built URL of a page link (``use_directory_urls: false``), percent-encoded: ``a.md#x`` → ``a.html#x``."""
     page, hash_mark, anchor = link.partition("#")
-    return (page[:-3] + ".html" if page.endswith(".md") else page) + hash_mark + anchor
+    return _quote_url((page[:-3] + ".html" if page.endswith(".md") else page) + hash_mark + anchor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,11 +650,19 @@ class SiteProject:
     config: dict[str, Any]
 
 
+def _md_filter(text: Any, css: str = "", *, wrap: bool = True) -> markupsafe.Markup:
+    """Author Markdown for a page: a sanitised HTML block (``wrap``) or bare fragment (a list item's body)."""
+    if not wrap:
+        return _markup(author_html(text, shift=4))
+    return md_block(text, css=css)
+
+
 def _environment() -> jinja2.Environment:
+    """Jinja for Markdown pages: autoescape on, so a value is HTML-escaped unless a filter made it Markup."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("templates", "site"),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,  # noqa: S701 - the output is Markdown; values go through the cell/md filters
+        autoescape=True,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -540,9 +671,8 @@ def _environment() -> jinja2.Environment:
     env.filters["code"] = code
     env.filters["html"] = html_text
     env.filters["page_url"] = _html_target
-    env.filters["md"] = lambda text: markdown_text(str(text or ""))
-    env.filters["pretty"] = lambda obj: json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True)
-    env.filters["jsonv"] = _json_value
+    env.filters["url"] = _quote_url
+    env.filters["md"] = _md_filter
     return env
 
 
@@ -626,7 +756,8 @@ def _node_context(node: NodeData, data: BuildData) -> dict[str, Any]:
         {**child, "link": _relative(page_of(tuple(child["path"])), page)}
         for child in node.children if tuple(child["path"]) in data.nodes
     ]
-    return {"node": node, "title": node.title or (node.path[-1] if node.path else "Catalogue"),
+    title = node.title or (node.path[-1] if node.path else "Catalogue")
+    return {"node": node, "title": title, "page_title": theme_text(title),
             "crumbs": _breadcrumbs(node.path, page, data), "children": children, "listed": listed,
             "tools": sections}
 
@@ -650,25 +781,42 @@ def _home_page(data: BuildData, env: jinja2.Environment) -> str:
     )
 
 
+#: Files a browser renders as a document that can run script (HTML, SVG, XML): published for readers, never linked.
+ACTIVE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".xslt", ".mht",
+                   ".mhtml")
+ACTIVE_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml",
+                                "text/xsl", "application/xslt+xml"})
+
+
+def active_content(path: str, media_type: str) -> bool:
+    """Whether a browser opening this resource file from the site's origin could run script in it."""
+    kind = media_type.partition(";")[0].strip().lower()
+    return path.lower().endswith(ACTIVE_SUFFIXES) or kind in ACTIVE_MEDIA_TYPES
+
+
 def _skill_page(skill: SkillData, tool_id: str, data: BuildData, env: jinja2.Environment) -> str:
     page = f"skills/{skill.name}.md"
     spec = data.specs[tool_id]
     home = tuple(spec.get("path", []))
     links = {
-        res["path"]: _relative(f"{ARTIFACTS_DIR}/{res['ref']['path']}", page)
-        for res in skill.resources
+        posixpath.normpath(res["path"]): _quote_url(_relative(f"{ARTIFACTS_DIR}/{res['ref']['path']}", page))
+        for res in skill.resources if not active_content(res["path"], res.get("media_type", ""))
     }
-    body = shift_headings(skill.body, 1)
-    body = markdown_text(body, links, heading_slugs(body))
+    # the page's own headings keep their ids; body headings that would clash get a suffix
+    from markdown.extensions.toc import slugify  # type: ignore[import-untyped]  # noqa: PLC0415 - mkdocs dependency
+
+    page_ids = frozenset({slugify(skill.name, "-"), "metadata", "resources", "instructions"})
+    body = md_block(skill.body, policy=LinkPolicy(links, page_ids), shift=1, heading_ids=True)
     resources = [
         {"path": res["path"], "media_type": res.get("media_type", ""), "bytes": res["ref"]["bytes"],
-         "link": links[res["path"]]}
+         "link": links.get(posixpath.normpath(res["path"]))}
         for res in skill.resources
     ]
     metadata = [(key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True))
                 for key, value in sorted(skill.frontmatter.items())]
     return env.get_template("skill.md.j2").render(
-        skill=skill, tool_id=tool_id, spec=spec, metadata=metadata, body=body, resources=resources,
+        skill=skill, page_title=theme_text(skill.name), tool_id=tool_id, spec=spec, metadata=metadata, body=body,
+        resources=resources,
         home_link=_relative(page_of(home), page) + f"#{tool_id}", home_title=" / ".join(home) or "root",
         body_link=_relative(f"{ARTIFACTS_DIR}/{skill.body_ref['path']}", page),
         spec_link=_relative(f"{ARTIFACTS_DIR}/{data.spec_refs[tool_id]['path']}", page),
@@ -678,7 +826,7 @@ def _skill_page(skill: SkillData, tool_id: str, data: BuildData, env: jinja2.Env
 def _nav(data: BuildData) -> list[Any]:
     def entry(path: NodePath) -> Any:
         node = data.nodes[path]
-        title = node.title or path[-1]
+        title = theme_text(node.title or path[-1])
         kids = [tuple(c["path"]) for c in node.children if tuple(c["path"]) in data.nodes]
         if not kids:
             return {title: page_of(path)}
@@ -689,7 +837,7 @@ def _nav(data: BuildData) -> list[Any]:
     if root is not None:
         nav.extend(entry(tuple(c["path"])) for c in root.children if tuple(c["path"]) in data.nodes)
     if data.skills:
-        nav.append({"Skill pages": [{name: f"skills/{name}.md"} for name in sorted(data.skills)]})
+        nav.append({"Skill pages": [{theme_text(name): f"skills/{name}.md"} for name in sorted(data.skills)]})
     return nav
 
 
@@ -697,8 +845,8 @@ def mkdocs_config(data: BuildData) -> dict[str, Any]:
     """The ``mkdocs.yml`` of the site: mkdocs-material, offline (no web fonts), strict link checks."""
     manifest = data.manifest
     return {
-        "site_name": manifest.get("title") or "toolcat catalogue",
-        "site_description": manifest.get("summary") or "",
+        "site_name": theme_text(manifest.get("title")) or "toolcat catalogue",
+        "site_description": theme_text(manifest.get("summary")),
         "docs_dir": "docs",
         "use_directory_urls": False,
         "strict": True,
@@ -728,6 +876,7 @@ def mkdocs_config(data: BuildData) -> dict[str, Any]:
             "omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn", "anchors": "warn",
         },
         "nav": _nav(data),
+        "hooks": [HOOKS_FILE],
     }
 
 
@@ -749,6 +898,119 @@ def render_project(data: BuildData) -> SiteProject:
     return SiteProject(pages, static, mkdocs_config(data))
 
 
+# --------------------------------------------------------------------------- mkdocs hooks (run inside mkdocs)
+
+#: The hook module written beside ``mkdocs.yml``; mkdocs loads it by path and calls its ``on_*`` functions.
+HOOKS_FILE = "toolcat_hooks.py"
+HOOKS_SOURCE = (
+    '"""mkdocs hooks of a toolcat site (generated): sanitise page content, add a Content-Security-Policy."""\n\n'
+    "from compiler.site import on_page_content, on_post_page, on_post_template  # noqa: F401\n"
+)
+#: Tags the theme's Markdown extensions and toolcat's templates put in page content (tabs, admonitions, tables).
+PAGE_TAGS = FRAGMENT_TAGS | {"input", "label", "caption", "colgroup", "col", "figure", "figcaption"}
+PAGE_ATTRIBUTES: dict[str, set[str]] = {
+    "*": {"class", "id", "title", "lang", "dir", "aria-label", "aria-hidden"},
+    "a": {"href"}, "img": {"src", "alt", "width", "height"}, "ol": {"start"}, "details": {"open"},
+    "td": {"style", "colspan", "rowspan"}, "th": {"style", "colspan", "rowspan"},
+    "div": {"data-tabs", "data-catalog"}, "label": {"for"},
+    "input": {"id", "name", "checked", "placeholder", "autocomplete", "aria-label"},
+}
+#: ``Content-Security-Policy`` of every page; the theme's inline scripts are allowed by hash, nothing else inline.
+CSP = ("default-src 'self'; script-src 'self' {hashes}; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: https: http:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; "
+       "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'")
+_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+_CHARSET = re.compile(r"<meta charset=\"[^\"]*\">", re.IGNORECASE)
+
+
+@functools.cache
+def _page_cleaner() -> Any:
+    import nh3  # noqa: PLC0415 - only site builds sanitise
+
+    return nh3.Cleaner(
+        tags=PAGE_TAGS, attributes=PAGE_ATTRIBUTES, url_schemes=SAFE_SCHEMES, link_rel="noopener noreferrer",
+        tag_attribute_values={"input": {"type": {"radio", "checkbox", "search"}}},
+        filter_style_properties={"text-align"}, strip_comments=True,
+    )
+
+
+def sanitize_page(content: str) -> str:
+    """nh3 over a whole page's content: keeps the theme's and toolcat's markup, drops anything executable."""
+    return str(_page_cleaner().clean(content))
+
+
+@functools.cache
+def _theme_scripts() -> tuple[re.Pattern[str], ...]:
+    """The inline scripts of mkdocs-material's ``partials/javascripts``, as exact patterns.
+
+    Their only Jinja expression (the site's base URL) matches a relative path; every other
+    character must be the theme's own.
+    """
+    folder = resources.files("material").joinpath("templates", "partials", "javascripts")
+    patterns = []
+    for item in sorted(folder.iterdir(), key=lambda i: i.name):
+        if item.name.endswith(".html"):
+            for body in re.findall(r"<script>(.*?)</script>", item.read_text(encoding="utf-8"), re.DOTALL):
+                parts = re.split(r"\{\{.*?\}\}", body)
+                patterns.append(re.compile(r"[\w./-]*".join(re.escape(part) for part in parts)))
+    return tuple(patterns)
+
+
+def content_security_policy(document: str, where: str) -> str:
+    """The page with a CSP ``<meta>`` first in its ``<head>``; an inline script that is not the theme's is refused."""
+    import base64  # noqa: PLC0415
+    import hashlib  # noqa: PLC0415
+
+    hashes: list[str] = []
+    for attrs, body in _SCRIPT.findall(document):
+        src = re.search(r"\bsrc=\"([^\"]*)\"", attrs)
+        if src is not None:
+            if url_scheme(src.group(1)) or src.group(1).startswith("//") or body.strip():
+                raise BuildError(f"{where}: a script from {src.group(1)!r} is not one of the site's own files")
+            continue
+        if re.search(r"\btype=\"application/json\"", attrs):
+            continue  # data (the theme's __config), never executed
+        if not any(pattern.fullmatch(body) for pattern in _theme_scripts()):
+            raise BuildError(f"{where}: an inline script that is not mkdocs-material's own ({body[:60]!r}…); "
+                             "refusing to publish it")
+        digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
+        hashes.append(f"'sha256-{digest}'")
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP.format(hashes=" ".join(dict.fromkeys(hashes)))}">'
+    charset = _CHARSET.search(document)
+    if charset is None:
+        raise BuildError(f"{where}: no <meta charset> to put the Content-Security-Policy after")
+    return document[:charset.end()] + meta + document[charset.end():]
+
+
+def _plugin_error(exc: BuildError) -> Exception:
+    from mkdocs.exceptions import PluginError  # noqa: PLC0415 - only inside mkdocs
+
+    return PluginError(str(exc))
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:  # noqa: ARG001 - mkdocs' hook signature
+    """mkdocs hook: every page's rendered content goes through nh3 before the theme wraps it."""
+    return sanitize_page(html)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:  # noqa: ARG001 - mkdocs' hook signature
+    """mkdocs hook: the finished page gets its Content-Security-Policy (or the build stops)."""
+    try:
+        return content_security_policy(output, page.file.src_uri)
+    except BuildError as exc:
+        raise _plugin_error(exc) from exc
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:  # noqa: ARG001 - mkdocs' hook signature
+    """mkdocs hook: the theme's own HTML pages (404.html) get the same policy."""
+    if not template_name.endswith(".html"):
+        return output_content
+    try:
+        return content_security_policy(output_content, template_name)
+    except BuildError as exc:
+        raise _plugin_error(exc) from exc
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -765,6 +1027,7 @@ def write_project(project: SiteProject, folder: Path) -> Path:
         target = docs / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+    (folder / HOOKS_FILE).write_text(HOOKS_SOURCE, encoding="utf-8")
     config = folder / "mkdocs.yml"
     config.write_text(yaml.safe_dump(project.config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return config
@@ -789,6 +1052,9 @@ def run_mkdocs(config: Path, site_dir: Path) -> None:
     # the sitemap's dates come from SOURCE_DATE_EPOCH when set: a fixed default keeps two
     # builds of the same catalogue byte-identical (CI may pass the commit time instead)
     env = {"SOURCE_DATE_EPOCH": "0", **os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    # the generated hooks import compiler.site: the child must find this very package
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         problems = "\n".join(line for line in (proc.stderr + proc.stdout).splitlines()
@@ -861,10 +1127,17 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
 
 def serve_site(site_dir: Path, port: int, announce: Callable[[str], object] = print) -> None:
     """Serve a built site on 127.0.0.1 with the stdlib HTTP server until interrupted."""
-    import functools  # noqa: PLC0415
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
 
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(site_dir))
+    class Handler(SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            """Published artifacts are data: never rendered as a document of the site's origin."""
+            if self.path.lstrip("/").startswith(f"{ARTIFACTS_DIR}/"):
+                self.send_header("Content-Security-Policy", "sandbox; default-src 'none'")
+                self.send_header("X-Content-Type-Options", "nosniff")
+            super().end_headers()
+
+    handler = functools.partial(Handler, directory=str(site_dir))
     with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         announce(f"serving {site_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
         try:

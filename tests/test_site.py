@@ -20,12 +20,12 @@ from compiler.cli import main
 from compiler.errors import BuildError
 from compiler.site import (
     ARTIFACTS_DIR,
+    LinkPolicy,
+    author_html,
     build_site,
-    markdown_text,
     read_build,
     render_project,
     schema_rows,
-    shift_headings,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -186,26 +186,29 @@ def test_schema_rows_handle_array_results_and_missing_schemas():
     assert schema_rows(None) == []
 
 
-def test_markdown_text_escapes_html_and_neutralises_links_outside_code():
-    """Raw HTML is escaped, unknown relative links become text, known ones point to the file, code is untouched."""
-    text = markdown_text(
+def test_author_html_escapes_html_and_rewrites_links():
+    """Raw HTML shows as text, unknown relative links become text, resource links point to the file, code is untouched."""
+    text = author_html(
         "<b>x</b> [`ref`](ref.md) [gone](gone.md) [web](https://e.org) [top](#top) [bad](#bad) `<i>[k](k.md)`",
-        {"ref.md": "../artifacts/ref.md"}, {"top"},
+        policy=LinkPolicy({"ref.md": "../artifacts/ref.md"}, frozenset({"top"})),
     )
     assert "&lt;b&gt;x&lt;/b&gt;" in text
-    assert '<a href="../artifacts/ref.md">`ref`</a>' in text
-    assert "gone (`gone.md`)" in text
-    assert "(gone.md)" not in text
-    assert "[web](https://e.org)" in text
-    assert "[top](#top)" in text
-    assert "[bad]" not in text
-    assert "bad" in text
-    assert "`<i>[k](k.md)`" in text
+    assert '<a href="../artifacts/ref.md" rel="noopener noreferrer"><code>ref</code></a>' in text
+    assert 'gone<span class="tc-target"> (<code>gone.md</code>)</span>' in text
+    assert 'href="gone.md"' not in text
+    assert '<a href="https://e.org" rel="noopener noreferrer">web</a>' in text
+    assert '<a href="#top"' in text
+    assert 'href="#bad"' not in text
+    assert "<span>bad</span>" in text
+    assert "<code>&lt;i&gt;[k](k.md)</code>" in text
 
 
-def test_shift_headings_skips_fenced_code():
-    """Skill body headings move down a level so the page keeps one h1; fenced code is left alone."""
-    assert shift_headings("# A\n```\n# not\n```\n## B", 1) == "## A\n```\n# not\n```\n### B"
+def test_author_html_shifts_headings_with_ids_and_skips_fenced_code():
+    """Skill body headings move down a level and get ids and permalinks; fenced code is left alone."""
+    text = author_html("# A\n```\n# not\n```\n## B", shift=1, heading_ids=True)
+    assert text.startswith('<h2 id="a">A<a class="headerlink" href="#a"')
+    assert "<code># not</code>" in text
+    assert '<h3 id="b">B' in text
 
 
 def test_read_build_verifies_every_reachable_file(small_site: Path):

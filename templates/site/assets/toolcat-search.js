@@ -167,30 +167,34 @@
     });
   };
 
+  // Catalogue text only ever reaches the DOM as textContent or as a percent-encoded relative URL.
   function pageOf(pointer) {
-    var page = pointer.path.length ? "nodes/" + pointer.path.join(".") + ".html" : "index.html";
-    return page + "#" + pointer.tool_id;
+    var path = Array.isArray(pointer.path) ? pointer.path.map(String) : [];
+    var page = path.length ? "nodes/" + encodeURIComponent(path.join(".")) + ".html" : "index.html";
+    return page + "#" + encodeURIComponent(String(pointer.tool_id));
   }
 
   function attach(box) {
     var input = box.querySelector("input"), list = box.querySelector("ol"), status = box.querySelector(".tc-status");
-    var reader = new Reader(box.getAttribute("data-catalog")), timer = null, generation = 0;
+    var entry = new URL(box.getAttribute("data-catalog") || "", document.baseURI);
+    if (entry.origin !== location.origin || !input || !list || !status) return;  // only this site's own artifacts
+    var reader = new Reader(entry.href), timer = null, generation = 0;
     function run() {
       var query = input.value.trim(), mine = ++generation;
-      if (!query) { list.innerHTML = ""; status.textContent = ""; return; }
+      if (!query) { list.replaceChildren(); status.textContent = ""; return; }
       var started = performance.now();
       reader.search(query, 10).then(function (results) {
         if (mine !== generation) return;
-        list.innerHTML = "";
+        list.replaceChildren();
         results.forEach(function (r) {
           var li = document.createElement("li"), a = document.createElement("a"), score = document.createElement("span");
           a.href = pageOf(r.pointer);
-          a.textContent = r.pointer.tool_id;
+          a.textContent = String(r.pointer.tool_id);
           a.className = "tc-hit";
           score.className = "tc-score";
           score.textContent = r.score.toFixed(3);
           li.appendChild(a);
-          li.appendChild(document.createTextNode(" — " + r.pointer.summary));
+          li.appendChild(document.createTextNode(" — " + String(r.pointer.summary)));
           li.appendChild(score);
           list.appendChild(li);
         });
@@ -199,7 +203,7 @@
           " index file(s)" + (reader.verified ? ", each checked against its sha256." : " (sha256 not checked: this page is not a secure context).");
       }).catch(function (error) {
         if (mine !== generation) return;
-        list.innerHTML = "";
+        list.replaceChildren();
         status.textContent = "Search unavailable: " + error.message;
       });
     }
