@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test lint typecheck check bench clean browser
+.PHONY: build site test lint typecheck check bench clean browser fuzz
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ browser:
 ## test: install what the tests need and run them
 test: $(VENV)/.dev-installed browser
 	$(PY) -m pytest -q
+
+## fuzz: the hypothesis fuzzing harness with a large budget (FUZZ_EXAMPLES inputs per property); prints the figures
+FUZZ_EXAMPLES ?= 5000
+fuzz: $(VENV)/.dev-installed
+	TOOLCAT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/test_fuzz.py -q -p no:cacheprovider
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check compiler tests bench
