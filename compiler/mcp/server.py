@@ -50,6 +50,7 @@ from compiler import __version__
 from compiler.reader import Catalog, error_envelope, is_error
 from compiler.reader.dialects import DiscoveryTool, dialect_tools
 from compiler.reader.envelope import ReaderError
+from compiler.reader.schemaguard import MAX_ARGS_DEPTH, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,11 @@ def _json_text(value: Any) -> str:
 
 def _input_errors(tool: DiscoveryTool, arguments: Json) -> list[Json]:
     """Field errors of ``arguments`` against the tool's input schema (empty when valid)."""
+    deep = too_deep(arguments, MAX_ARGS_DEPTH)
+    if deep is not None:  # jsonschema recurses (and its messages repr the value): refuse before validating
+        return [{"field": deep.removeprefix("$.") or "$",
+                 "message": f"nested deeper than {MAX_ARGS_DEPTH} lists/objects (or contains itself)",
+                 "expected": f"at most {MAX_ARGS_DEPTH} levels"}]
     validator = _validator(tool.name, tool.dialect)
     out: list[Json] = []
     for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
@@ -287,7 +293,8 @@ class CatalogServer:
         if isinstance(prompts, dict) and isinstance(prompts.get("index"), dict):
             try:
                 index = self.catalog.fetch_json(prompts["index"])
-                section = (index.get("sections") or {}).get(f"system.{self.dialect}")
+                sections = index.get("sections") if isinstance(index, dict) else None
+                section = sections.get(f"system.{self.dialect}") if isinstance(sections, dict) else None
                 if isinstance(section, dict) and isinstance(section.get("ref"), dict):
                     return self.catalog.fetch_bytes(section["ref"]).decode("utf-8")
             except ReaderError as exc:
@@ -313,11 +320,14 @@ class CatalogServer:
             out.append(types.Resource(
                 uri=skill_uri(name), name=name, title=f"Skill {name} (SKILL.md)", mime_type="text/markdown",
                 description=str(row.get("summary") or ""), size=len(str(skill.get("body", "")).encode("utf-8"))))
+            resources = skill.get("resources")
             out.extend(types.Resource(
                 uri=skill_uri(name, str(res.get("path"))), name=f"{name}/{res.get('path')}",
-                mime_type=res.get("media_type"), size=res.get("bytes"),
+                mime_type=res["media_type"] if isinstance(res.get("media_type"), str) else None,
+                size=res["bytes"] if type(res.get("bytes")) is int and res["bytes"] >= 0 else None,
                 description=f"A file bundled with skill {name}; read it only when SKILL.md calls for it.")
-                for res in skill.get("resources", []))
+                for res in (resources if isinstance(resources, list) else [])
+                if isinstance(res, dict) and isinstance(res.get("path"), str))
         return out
 
     async def _list_resources(self, _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None,

@@ -47,6 +47,9 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "INTERNAL"})
 #: Above this many tools, a TOOL_NOT_FOUND does not walk every node shard to suggest names.
 SUGGEST_WALK_LIMIT = 2_000
+#: A node tree deeper or larger than this is not what a build writes: a walk stops with INTEGRITY.
+MAX_NODE_DEPTH = 64
+MAX_WALK_NODES = 1_000_000
 HELP_FORMATS = ("short", "full")
 ROOT_NAMES = ("", "root", "/", ".")
 
@@ -594,9 +597,14 @@ class Catalog:
         if not self.source.concurrent:
             return
         level = [self._node(path)]
-        while level:
+        seen: set[str] = set()
+        for _depth in range(MAX_NODE_DEPTH):
+            if not level:
+                return
             children: list[Json] = [c["ref"] for shard in level for c in shard.get("children", [])
-                                    if isinstance(c, dict) and isinstance(c.get("ref"), dict)]
+                                    if isinstance(c, dict) and isinstance(c.get("ref"), dict)
+                                    and c["ref"].get("sha256") not in seen]
+            seen.update(str(ref.get("sha256")) for ref in children)
             self.prefetch([*children, *(ref for shard in level for ref in shard.get("pages", []))])
             level = [shard for ref in children if isinstance(shard := self.fetch_json(ref), dict)]
 
@@ -604,11 +612,21 @@ class Catalog:
         """Every node shard under ``path``, depth first (fetched a level at a time over HTTP)."""
         self._prefetch_subtree(path)
         stack = [path]
+        visited = 0
         while stack:
             current = stack.pop()
             shard = self._node(current)
+            visited += 1
+            if visited > MAX_WALK_NODES or len(current) > MAX_NODE_DEPTH:
+                raise ReaderError("INTEGRITY", f"the node tree under {'/'.join(path) or 'root'} is deeper than "
+                                  f"{MAX_NODE_DEPTH} levels or has more than {MAX_WALK_NODES} nodes",
+                                  hints=[("The host serves a node tree no toolcat build writes; pin the catalogue "
+                                         "(pin='sha256:...') or report it to its publisher.")])
             yield current, shard
-            stack.extend(tuple(c["path"]) for c in reversed(shard.get("children", [])))
+            children = [c for c in shard.get("children", []) if isinstance(c, dict)]
+            # a child's path is its parent's plus its name: anything else (a path back to an ancestor) would loop
+            stack.extend(child for c in reversed(children)
+                         if isinstance(c.get("name"), str) and (child := (*current, c["name"])) == tuple(c.get("path") or ()))
 
     def _subtree_pointers(self, path: tuple[str, ...]) -> dict[str, Json]:
         out: dict[str, Json] = {}
