@@ -39,6 +39,7 @@ import yaml
 from compiler import FORMAT_VERSION
 from compiler.canonical import sha256
 from compiler.errors import BuildError
+from compiler.write import build_lock, exchange
 
 log = logging.getLogger(__name__)
 
@@ -1085,6 +1086,20 @@ class SiteResult:
                 f"{self.seconds_read:.1f}s, render {self.seconds_render:.1f}s, mkdocs {self.seconds_mkdocs:.1f}s)")
 
 
+def _swap_in(fresh: Path, out: Path, old: Path) -> None:
+    """Put ``fresh`` in place of ``out`` in one step where the kernel can (the previous site ends up in ``fresh``)."""
+    if out.exists() and exchange(fresh, out):
+        return
+    if out.exists():
+        out.rename(old)
+    try:
+        fresh.rename(out)
+    except OSError:
+        if old.exists():
+            old.rename(out)
+        raise
+
+
 def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | None = None) -> SiteResult:
     """Read ``build_dir``, render the mkdocs project and build it into ``out`` (default ``build_dir/site``).
 
@@ -1100,24 +1115,17 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
     project = render_project(data)
     render_done = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".site.tmp-", dir=out.parent))
-    try:
-        config = write_project(project, project_dir if project_dir is not None else work / "project")
-        fresh = work / "site"
-        run_mkdocs(config, fresh)
-        _write_artifacts(data, fresh)
-        mkdocs_done = time.perf_counter()
-        old = work / "old"
-        if out.exists():
-            out.rename(old)
+    with build_lock(out):  # site builds into one folder take turns; leftovers of a killed one are removed first
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
         try:
-            fresh.rename(out)
-        except OSError:
-            if old.exists():
-                old.rename(out)
-            raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            config = write_project(project, project_dir if project_dir is not None else work / "project")
+            fresh = work / "site"
+            run_mkdocs(config, fresh)
+            _write_artifacts(data, fresh)
+            mkdocs_done = time.perf_counter()
+            _swap_in(fresh, out, work / "old")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     result = SiteResult(out, str(data.manifest.get("registry_version", "")), len(project.pages),
                         sum(1 for s in data.specs.values() if s.get("type") != "skill"), len(data.skills),
                         len(data.files), read_done - started, render_done - read_done, mkdocs_done - render_done)

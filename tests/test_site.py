@@ -327,6 +327,22 @@ def test_tampered_artifact_fails_and_keeps_the_old_site(tmp_path: Path, make_tre
     assert not list(out.glob(".site.tmp-*"))
 
 
+def test_site_swap_is_one_step_and_cleans_what_a_killed_build_left(tmp_path: Path, make_tree):
+    """A rebuild exchanges the site folder in one step (same folder, new content) and removes stale temp folders."""
+    src = make_tree(small_tree())
+    out = tmp_path / "build"
+    build(src, out)
+    build_site(out)
+    stale = out / ".site.tmp-killed"
+    (stale / "site").mkdir(parents=True)
+    (out / "site" / "marker.txt").write_text("from the previous site")
+    build_site(out)
+    assert not stale.exists()
+    assert not (out / "site" / "marker.txt").exists()
+    assert (out / "site" / "index.html").is_file()
+    assert not list(out.glob(".site.*"))
+
+
 def test_strict_mkdocs_failure_keeps_the_old_site(tmp_path: Path, make_tree, monkeypatch: pytest.MonkeyPatch):
     """When mkdocs --strict rejects the project (a nav entry to a missing page), the old site is left in place."""
     src = make_tree(small_tree())
