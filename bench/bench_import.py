@@ -22,8 +22,8 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from compiler.build import build  # noqa: E402 - after the path set-up
-from compiler.importers.openapi import METHODS, import_openapi  # noqa: E402
+from toolcat.build import build  # noqa: E402 - after the path set-up
+from toolcat.importers.openapi import METHODS, import_openapi  # noqa: E402
 
 SPECS = [("box-platform-api.openapi.json", "box"), ("slack-web-api.swagger2.json", "slack"),
          ("spotify-web-api.openapi.yaml", "spotify")]

@@ -108,9 +108,9 @@ def upstream_pool(tmp: Path, calls: int = 30) -> None:
     """tool_exec of an mcp-handled tool: a new session per call against the pooled session, side by side."""
     import yaml  # noqa: PLC0415
 
-    from compiler.build import build  # noqa: PLC0415
-    from compiler.mcp.upstream import close_upstreams  # noqa: PLC0415
-    from compiler.reader import Catalog  # noqa: PLC0415
+    from toolcat.build import build  # noqa: PLC0415
+    from toolcat.mcp.upstream import close_upstreams  # noqa: PLC0415
+    from toolcat.reader import Catalog  # noqa: PLC0415
 
     src = tmp / "upstream-src"
     (src / "up").mkdir(parents=True)
@@ -155,7 +155,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         build_dir = args.build
         if build_dir is None:
-            from compiler.build import build  # noqa: PLC0415
+            from toolcat.build import build  # noqa: PLC0415
 
             build_dir = Path(tmp) / "build"
             build(REPO / "catalog_src", build_dir)

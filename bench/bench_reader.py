@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from gen_catalog import generate  # noqa: E402
 
-from compiler.build import build  # noqa: E402
-from compiler.reader import Catalog  # noqa: E402
+from toolcat.build import build  # noqa: E402
+from toolcat.reader import Catalog  # noqa: E402
 
 WORK = Path(tempfile.gettempdir()) / "toolcat-bench"
 REPEAT_COLD = 7
@@ -123,8 +123,8 @@ def measure(label: str, fn: Callable[[Catalog | None], Any], make: Callable[[], 
 
 
 def fresh_process(location: str, rows: list[list[str]], catalogue: str) -> None:
-    """import compiler.reader + open + root list in a new interpreter (bytecode cached), timed inside it."""
-    code = ("import time; t = time.perf_counter(); from compiler.reader import Catalog; "
+    """import toolcat.reader + open + root list in a new interpreter (bytecode cached), timed inside it."""
+    code = ("import time; t = time.perf_counter(); from toolcat.reader import Catalog; "
             f"c = Catalog.open({location!r}); assert c.list()['ok']; print((time.perf_counter() - t) * 1000)")
     times = []
     for _ in range(REPEAT_COLD):

@@ -1,9 +1,9 @@
 """Search quality and speed on real labelled queries (MetaTool, BFCL) and on a 10,000-tool catalogue.
 
 Each benchmark set is compiled into a catalogue THROUGH toolcat's own build (a YAML source tree,
-then ``compiler.build.build``); toolcat is then queried with the stdlib reader
-(:class:`compiler.reader.search.Searcher`), and BM25 (``bm25s``) and plain scikit-learn TF-IDF are
-scored on the very same document texts (``compiler.index.tool_text``).
+then ``toolcat.build.build``); toolcat is then queried with the stdlib reader
+(:class:`toolcat.reader.search.Searcher`), and BM25 (``bm25s``) and plain scikit-learn TF-IDF are
+scored on the very same document texts (``toolcat.index.tool_text``).
 
     python bench/bench_search.py            # 2,000 sampled MetaTool queries (seed 0), all BFCL queries
     python bench/bench_search.py --full     # all 20,614 MetaTool queries
@@ -30,9 +30,9 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
-from compiler.build import build, compile_catalog
-from compiler.index import tool_order, tool_text
-from compiler.reader.search import Searcher
+from toolcat.build import build, compile_catalog
+from toolcat.index import tool_order, tool_text
+from toolcat.reader.search import Searcher
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bench"
 BFCL_FILES = ("BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json")

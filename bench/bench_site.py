@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_site_src import write_corpus_tree
 from gen_catalog import generate
 
-from compiler.build import build
-from compiler.site import build_site
+from toolcat.build import build
+from toolcat.site import build_site
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 TARGET_SECONDS_10K = 120.0

@@ -25,11 +25,11 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from compiler.build import build  # noqa: E402
-from compiler.exports import BuildFolder, export_specs  # noqa: E402
-from compiler.mcp.importer import arguments_schema  # noqa: E402
-from compiler.reader import Catalog  # noqa: E402
-from compiler.tokens import count_tokens  # noqa: E402
+from toolcat.build import build  # noqa: E402
+from toolcat.exports import BuildFolder, export_specs  # noqa: E402
+from toolcat.mcp.importer import arguments_schema  # noqa: E402
+from toolcat.reader import Catalog  # noqa: E402
+from toolcat.tokens import count_tokens  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "tools" / "mcp"
 TARGET = 0.97

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from compiler.check_skills import check_skill
-from compiler.errors import Severity
+from toolcat.check_skills import check_skill
+from toolcat.errors import Severity
 
 TOOLSNAPS = Path("tools/mcp/github-mcp-server/toolsnaps")
 SKILL_COLLECTIONS = Path("skills")

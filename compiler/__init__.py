@@ -1,15 +1,29 @@
 """toolcat: a catalogue compiler for LLM tools and Agent Skills.
 
-The build side lives in this package (``compiler.build``, ``compiler.cli``); the
-stdlib-only runtime reader lives in ``compiler.reader``. This module imports
-nothing heavy so that ``import compiler.reader`` stays fast.
+``from toolcat import Catalog`` is the runtime reader (stdlib only). The build side lives in
+``toolcat.build`` and ``toolcat.cli`` and needs the ``[build]`` extra. The source folder is
+``compiler/`` in the repository; it ships as the import package ``toolcat``. Importing this
+module loads nothing: the reader is imported on first use of one of its names.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
 #: Version of the artifact format written to ``build/`` (see docs/format.md).
 FORMAT_VERSION = 1
 
-__all__ = ["FORMAT_VERSION", "__version__"]
+#: Names re-exported from :mod:`toolcat.reader`, loaded on first access.
+_READER_NAMES = ("Catalog", "ReaderError", "ERROR_CODES", "error_envelope", "is_error", "register_handler")
+
+__all__ = ["ERROR_CODES", "FORMAT_VERSION", "Catalog", "ReaderError", "__version__", "error_envelope", "is_error",
+           "register_handler"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _READER_NAMES:
+        return getattr(importlib.import_module(".reader", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

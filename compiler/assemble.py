@@ -7,11 +7,11 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from compiler.aliases import assign_aliases, plain_alias
-from compiler.errors import Diagnostics
-from compiler.load import Loaded
-from compiler.model import Catalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
-from compiler.tokens import count_tokens
+from .aliases import assign_aliases, plain_alias
+from .errors import Diagnostics
+from .load import Loaded
+from .model import Catalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
+from .tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def _check_alias_hijacks(tools: dict[str, Tool], explicit: dict[str, str], alias
 
     Readers resolve a tool by its id, its provider alias or a skill's name (the lookup artifacts),
     so an alias equal to one of those, even in another case, would take that tool over. This is
-    not the provider-alias renaming of :mod:`compiler.aliases`, which settles two *derived*
+    not the provider-alias renaming of :mod:`toolcat.aliases`, which settles two *derived*
     aliases (``a.b_c`` and ``a_b.c``) deterministically: an author-chosen alias has no such excuse.
     """
     names: dict[str, list[tuple[str, str, str]]] = {}  # casefolded name -> (name, what it is, owner id)

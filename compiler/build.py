@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import logging
 import time
 from collections.abc import Callable
@@ -15,15 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler import FORMAT_VERSION, __version__
-from compiler.assemble import assemble
-from compiler.check_tools import FileResult
-from compiler.errors import Diagnostic, Severity, SourceError
-from compiler.load import fingerprint, load
-from compiler.model import Catalog
-from compiler.plan import Contributor, plan
-from compiler.reader.search import ANALYZER_VERSION
-from compiler.write import ENTRY, WriteResult, build_lock, read_state, write_build
+from . import FORMAT_VERSION, __version__
+from .assemble import assemble
+from .check_tools import FileResult
+from .errors import Diagnostic, Severity, SourceError
+from .load import fingerprint, load
+from .model import Catalog
+from .plan import Contributor, plan
+from .reader.search import ANALYZER_VERSION
+from .write import ENTRY, WriteResult, build_lock, read_state, write_build
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +36,11 @@ def code_fingerprint() -> str:
     Part of the incremental-build settings, so that changed compiler code (a development checkout, or
     an upgrade that kept the version number) is never mistaken for "up to date".
     """
-    import templates  # noqa: PLC0415 - the package-data folder of the prompt templates
+    templates = importlib.import_module("toolcat.templates")  # package data, shipped from the top-level templates/
 
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
-    for root in (package, Path(templates.__file__).resolve().parent / "prompts"):
+    for root in (package, Path(str(templates.__file__)).resolve().parent / "prompts"):
         for file in sorted(root.rglob("*")):
             if file.is_file() and file.suffix in {".py", ".json", ".j2", ".md", ".jinja", ".txt", ".xml"} \
                     and "__pycache__" not in file.parts:
@@ -117,7 +118,7 @@ def build(
 ) -> BuildResult:
     """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input.
 
-    Concurrent builds into the same folder take turns (:func:`compiler.write.build_lock`), and each
+    Concurrent builds into the same folder take turns (:func:`toolcat.write.build_lock`), and each
     first repairs what a build killed mid-swap left behind.
     """
     started = time.perf_counter()

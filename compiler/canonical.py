@@ -11,7 +11,7 @@ def dumps(obj: Any) -> bytes:
     """The one JSON encoding every artifact uses, so equal data gives equal bytes.
 
     NaN and Infinity are refused (ValueError): they are not JSON, and JavaScript's ``JSON.parse``
-    rejects an artifact holding them. The sources are checked for them first (compiler.parse).
+    rejects an artifact holding them. The sources are checked for them first (toolcat.parse).
     """
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 

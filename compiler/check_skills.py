@@ -16,8 +16,8 @@ from typing import Any
 
 from frontmatter.default_handlers import YAMLHandler
 
-from compiler.errors import Diagnostic, Severity
-from compiler.parse import (
+from .errors import Diagnostic, Severity
+from .parse import (
     MAX_SKILL_BYTES,
     MAX_SKILL_MD_BYTES,
     MAX_SKILL_RESOURCE_BYTES,

@@ -2,7 +2,7 @@
 
 The result of a file depends only on its bytes, so the build caches it by hash
 (incremental builds). Cross-file checks (duplicate ids, categories, aliases) live in
-:mod:`compiler.assemble`.
+:mod:`toolcat.assemble`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
-from compiler.canonical import dumps
-from compiler.errors import Diagnostic, Severity
-from compiler.parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
-from compiler.reader import schemaguard
-from compiler.tokens import count_tokens
+from .canonical import dumps
+from .errors import Diagnostic, Severity
+from .parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
+from .reader import schemaguard
+from .tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def _validator(canonical: bytes) -> Any:
 
 @functools.lru_cache(maxsize=65536)
 def _schema_problems(canonical: bytes) -> tuple[schemaguard.SchemaProblem, ...]:
-    """:func:`compiler.reader.schemaguard.analyse` of a schema, with paths under ``$``; cached by bytes."""
+    """:func:`toolcat.reader.schemaguard.analyse` of a schema, with paths under ``$``; cached by bytes."""
     return tuple(schemaguard.analyse(json.loads(canonical)))
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from compiler import __version__
-from compiler.errors import Diagnostic
+from . import __version__
+from .errors import Diagnostic
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,38 @@ def _configure_logging(verbose: int, quiet: int) -> None:
     logging.basicConfig(level=max(logging.DEBUG, level), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Which extra brings each optional top-level module, for the message of a command that needs it.
+EXTRA_OF_MODULE = {
+    **dict.fromkeys(("yaml", "frontmatter", "jinja2", "sklearn", "scipy", "numpy", "bpe_openai"), "build"),
+    **dict.fromkeys(("jsonschema", "referencing", "re2"), "exec"),
+    **dict.fromkeys(("mkdocs", "material", "markdown", "nh3"), "site"),
+    **dict.fromkeys(("mcp", "mcp_types", "anyio", "uvicorn", "starlette"), "mcp"),
+}
+
+#: Commands whose extra is not the one of the first module they miss (site needs jinja2 too, but [site] brings all).
+EXTRA_OF_COMMAND = {"site": "site", "serve": "mcp"}
+
+
+class ToolcatGroup(click.Group):
+    """The command group; a command whose optional dependency is missing says which extra to install."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a missing optional module becomes a one-line error naming its extra."""
+        try:
+            return super().invoke(ctx)
+        except ModuleNotFoundError as exc:
+            top = (exc.name or "").split(".")[0]
+            extra = EXTRA_OF_MODULE.get(top)
+            if extra is None:
+                raise
+            command = ctx.invoked_subcommand or "this command"
+            extra = EXTRA_OF_COMMAND.get(command, extra)
+            msg = (f"toolcat {command} needs the [{extra}] extra ({top} is not installed): "
+                   f"pip install 'toolcat[{extra}]' (or 'toolcat[all]')")
+            raise click.ClickException(msg) from None
+
+
+@click.group(cls=ToolcatGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="toolcat")
 @click.option("-v", "--verbose", count=True, help="More log output (repeatable).")
 @click.option("-q", "--quiet", count=True, help="Less log output (repeatable).")
@@ -44,7 +75,7 @@ def _print_warnings(warnings: list[Diagnostic], quiet: bool) -> None:
 @contextlib.contextmanager
 def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
     """A progress bar on stderr for builds of more than a few hundred tools, by bytes of source read."""
-    from compiler.load import TOOL_SUFFIXES, source_files  # noqa: PLC0415 - keeps --help fast
+    from .load import TOOL_SUFFIXES, source_files  # noqa: PLC0415 - keeps --help fast
 
     if not src.is_dir():
         yield None
@@ -66,7 +97,7 @@ def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool) -> None:
     """Compile SRC (default catalog_src) into versioned artifacts in --out (default build)."""
-    from compiler.build import build as run_build  # noqa: PLC0415 - heavy imports only when building
+    from .build import build as run_build  # noqa: PLC0415 - heavy imports only when building
 
     with _progress(src) as progress:
         result = run_build(src, out, strict=strict, force=force, progress=progress)
@@ -87,7 +118,7 @@ def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool) -> Non
 @click.option("--json", "as_json", is_flag=True, help="Print the diagnostics as JSON.")
 def validate(src: Path, strict: bool, as_json: bool) -> None:
     """Check SRC without writing anything; exit 1 when it is invalid."""
-    from compiler.build import compile_catalog  # noqa: PLC0415 - heavy imports only when needed
+    from .build import compile_catalog  # noqa: PLC0415 - heavy imports only when needed
 
     catalog, diagnostics = compile_catalog(src, strict=strict)
     warnings = [d for d in diagnostics if d.severity.value == "warning"]
@@ -100,14 +131,14 @@ def validate(src: Path, strict: bool, as_json: bool) -> None:
 
 
 def _register_command_modules() -> None:
-    """Add the commands of every module in :mod:`compiler.commands` (sorted by module name)."""
+    """Add the commands of every module in :mod:`toolcat.commands` (sorted by module name)."""
     import importlib  # noqa: PLC0415
     import pkgutil  # noqa: PLC0415
 
-    from compiler import commands  # noqa: PLC0415
+    from . import commands  # noqa: PLC0415
 
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"compiler.commands.{info.name}")
+        module = importlib.import_module(f"toolcat.commands.{info.name}")
         for command in getattr(module, "COMMANDS", []):
             main.add_command(command)
 

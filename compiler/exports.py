@@ -21,7 +21,7 @@ The rules followed (from each provider's function-calling documentation):
   ``nullable``; ``oneOf`` becomes ``anyOf``; an object needs at least one property (a tool
   without arguments has no ``parameters``).
 
-Names come from the alias maps (``compiler.aliases``); :func:`to_canonical` maps a
+Names come from the alias maps (``toolcat.aliases``); :func:`to_canonical` maps a
 provider's tool call back to the canonical id.
 """
 
@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compiler.aliases import PROVIDER_RULES
-from compiler.canonical import sha256
-from compiler.reader.dialects import DIALECT_NAMES, DiscoveryTool, dialect_tools
+from .aliases import PROVIDER_RULES
+from .canonical import sha256
+from .reader.dialects import DIALECT_NAMES, DiscoveryTool, dialect_tools
 
 if TYPE_CHECKING:
-    from compiler.model import Catalog
-    from compiler.plan import ArtifactSet, Ref
+    from .model import Catalog
+    from .plan import ArtifactSet, Ref
 
 log = logging.getLogger(__name__)
 
@@ -736,7 +736,7 @@ class BuildFolder:
 def to_canonical(provider: str, name: str, source: Path | str | BuildFolder | Catalog | Mapping[str, str]) -> str:
     """The canonical tool id behind a provider's tool-call ``name`` (an alias or an id).
 
-    ``source`` is a build folder, a compiled :class:`compiler.model.Catalog`, or an alias →
+    ``source`` is a build folder, a compiled :class:`toolcat.model.Catalog`, or an alias →
     id mapping. A KeyError says when the name is unknown.
     """
     _check_provider(provider)

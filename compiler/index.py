@@ -1,6 +1,6 @@
 """Build the search index: fit TF-IDF over tool and node texts and write it as term shards and doc shards.
 
-The analyzers come from :mod:`compiler.reader.search`, so the stdlib reader tokenises a query
+The analyzers come from :mod:`toolcat.reader.search`, so the stdlib reader tokenises a query
 exactly as scikit-learn tokenised the documents. Documents are numbered in home-path order, so
 every node's subtree is one contiguous doc-id range (tools listed there through ``categories``
 are kept as an explicit list): scoping a search to a category needs only that node's entry.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from compiler.model import Catalog, Node, NodePath, Tool
-from compiler.plan import ArtifactSet, Ref, pointer
-from compiler.reader.search import ANALYZERS, analyzer_settings, word_ngrams
+from .model import Catalog, Node, NodePath, Tool
+from .plan import ArtifactSet, Ref, pointer
+from .reader.search import ANALYZERS, analyzer_settings, word_ngrams
 
 log = logging.getLogger(__name__)
 

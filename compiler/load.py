@@ -1,7 +1,7 @@
 """Walk ``catalog_src/``: folders become nodes, YAML/JSON files tools, SKILL.md folders skills.
 
 Loading only reads and checks files one at a time; cross-file rules are applied by
-:mod:`compiler.assemble`. A tools file's result depends only on its bytes, so it is
+:mod:`toolcat.assemble`. A tools file's result depends only on its bytes, so it is
 looked up in (and added to) the cache the caller passes in.
 """
 
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.canonical import sha256
-from compiler.check_skills import SkillResult, check_skill
-from compiler.check_tools import FileResult, check_tools_file
-from compiler.errors import CatalogError, Diagnostic, Diagnostics, Severity
-from compiler.parse import (
+from .canonical import sha256
+from .check_skills import SkillResult, check_skill
+from .check_tools import FileResult, check_tools_file
+from .errors import CatalogError, Diagnostic, Diagnostics, Severity
+from .parse import (
     MAX_SOURCE_BYTES,
     DuplicateKeyError,
     SourceFileError,

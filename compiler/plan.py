@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import FORMAT_VERSION, __version__
-from compiler.aliases import PROVIDER_RULES
-from compiler.canonical import dumps, sha256
-from compiler.model import PROVIDERS, Catalog, NodePath, Tool, path_str
-from compiler.tokens import count_tokens
+from . import FORMAT_VERSION, __version__
+from .aliases import PROVIDER_RULES
+from .canonical import dumps, sha256
+from .model import PROVIDERS, Catalog, NodePath, Tool, path_str
+from .tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -284,11 +284,11 @@ def registry_version(catalog: Catalog, specs: dict[str, tuple[dict[str, Any], Re
 def contributors() -> list[Contributor]:
     """The optional stages that add to a build; each module is imported only when a build runs."""
     found: list[Contributor] = []
-    from compiler.index import contribute as index_contribute  # noqa: PLC0415 - heavy, build only
+    from .index import contribute as index_contribute  # noqa: PLC0415 - heavy, build only
 
     found.append(index_contribute)
-    from compiler.exports import contribute as exports_contribute  # noqa: PLC0415 - build only
-    from compiler.prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
+    from .exports import contribute as exports_contribute  # noqa: PLC0415 - build only
+    from .prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
 
     found.extend([prompts_contribute, exports_contribute])
     return found

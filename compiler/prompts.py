@@ -10,7 +10,7 @@ Rendered with Jinja2 from ``templates/prompts/`` (package data, ``StrictUndefine
 * Claude's ``<available_skills>`` block (as ``skills-ref`` emits it) and a Markdown skills list;
 * per-tool snippets (short and full) with their token counts, so the stdlib reader can
   assemble a focused section at run time without Jinja
-  (:func:`compiler.reader.prompting.prompt_section`).
+  (:func:`toolcat.reader.prompting.prompt_section`).
 
 Everything lands under ``prompts/``; ``manifest["prompts"]`` holds the index ref and the
 token count of every section.
@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from compiler.plan import lookup_bucket
-from compiler.reader.dialects import DIALECT_NAMES
-from compiler.tokens import ENCODING, count_tokens
+from .plan import lookup_bucket
+from .reader.dialects import DIALECT_NAMES
+from .tokens import ENCODING, count_tokens
 
 if TYPE_CHECKING:
-    from compiler.model import Catalog, Tool
-    from compiler.plan import ArtifactSet, Ref
+    from .model import Catalog, Tool
+    from .plan import ArtifactSet, Ref
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ JSON = Any
 def environment() -> jinja2.Environment:
     """The Jinja environment over ``templates/prompts`` (package data); a missing variable is an error."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("templates", "prompts"),
+        loader=jinja2.PackageLoader("toolcat.templates", "prompts"),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # noqa: S701 - Markdown and prompt text, not HTML; XML is escaped by xml_escape
         trim_blocks=True,

@@ -36,10 +36,10 @@ import jinja2
 import markupsafe
 import yaml
 
-from compiler import FORMAT_VERSION
-from compiler.canonical import sha256
-from compiler.errors import BuildError
-from compiler.write import build_lock, exchange
+from . import FORMAT_VERSION
+from .canonical import sha256
+from .errors import BuildError
+from .write import build_lock, exchange
 
 log = logging.getLogger(__name__)
 
@@ -661,7 +661,7 @@ def _md_filter(text: Any, css: str = "", *, wrap: bool = True) -> markupsafe.Mar
 def _environment() -> jinja2.Environment:
     """Jinja for Markdown pages: autoescape on, so a value is HTML-escaped unless a filter made it Markup."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("templates", "site"),
+        loader=jinja2.PackageLoader("toolcat.templates", "site"),
         undefined=jinja2.StrictUndefined,
         autoescape=True,
         keep_trailing_newline=True,
@@ -892,7 +892,7 @@ def render_project(data: BuildData) -> SiteProject:
     for name, skill in data.skills.items():
         pages[f"skills/{name}.md"] = _skill_page(skill, skill_tools[name], data, env)
     static: dict[str, bytes] = {}
-    assets = resources.files("templates").joinpath("site", "assets")
+    assets = resources.files("toolcat.templates").joinpath("site", "assets")
     for item in assets.iterdir():
         if item.is_file():
             static[f"assets/{item.name}"] = item.read_bytes()
@@ -905,7 +905,7 @@ def render_project(data: BuildData) -> SiteProject:
 HOOKS_FILE = "toolcat_hooks.py"
 HOOKS_SOURCE = (
     '"""mkdocs hooks of a toolcat site (generated): sanitise page content, add a Content-Security-Policy."""\n\n'
-    "from compiler.site import on_page_content, on_post_page, on_post_template  # noqa: F401\n"
+    "from toolcat.site import on_page_content, on_post_page, on_post_template  # noqa: F401\n"
 )
 #: Tags the theme's Markdown extensions and toolcat's templates put in page content (tabs, admonitions, tables).
 PAGE_TAGS = FRAGMENT_TAGS | {"input", "label", "caption", "colgroup", "col", "figure", "figcaption"}
@@ -1053,9 +1053,7 @@ def run_mkdocs(config: Path, site_dir: Path) -> None:
     # the sitemap's dates come from SOURCE_DATE_EPOCH when set: a fixed default keeps two
     # builds of the same catalogue byte-identical (CI may pass the commit time instead)
     env = {"SOURCE_DATE_EPOCH": "0", **os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-    # the generated hooks import compiler.site: the child must find this very package
-    package_root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+    # the generated hooks import toolcat.site from the same interpreter's installed toolcat
     proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         problems = "\n".join(line for line in (proc.stderr + proc.stdout).splitlines()

@@ -1,7 +1,7 @@
 """Verify a build as a reader would see it: refs resolve, hashes match, JSON validates.
 
 Every JSON artifact is checked against the JSON Schema of its ``artifact`` kind, and the
-``args_schema``/``result_schema`` of every tool spec with :func:`compiler.reader.schemaguard.analyse`
+``args_schema``/``result_schema`` of every tool spec with :func:`toolcat.reader.schemaguard.analyse`
 (invalid regexes, references that leave the document or loop): what the reader would refuse.
 
 Used by ``toolcat verify`` (run it before a deploy) and by the tests on every real build.
@@ -19,8 +19,8 @@ from typing import Any
 
 import jsonschema
 
-from compiler.canonical import sha256
-from compiler.reader import schemaguard
+from .canonical import sha256
+from .reader import schemaguard
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 @functools.cache
 def artifact_schema(kind: str) -> dict[str, Any] | None:
     """The published JSON Schema of an artifact kind (``compiler/schemas/<kind>.json``), if any."""
-    resource = resources.files("compiler") / "schemas" / f"{kind}.json"
+    resource = resources.files("toolcat") / "schemas" / f"{kind}.json"
     if not resource.is_file():
         return None
     loaded: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
@@ -37,7 +37,7 @@ def artifact_schema(kind: str) -> dict[str, Any] | None:
 
 def schema_kinds() -> list[str]:
     """Every artifact kind that has a published schema."""
-    folder = resources.files("compiler") / "schemas"
+    folder = resources.files("toolcat") / "schemas"
     return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
 
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler import FORMAT_VERSION
-from compiler.canonical import dumps
-from compiler.errors import BuildError
-from compiler.plan import Plan
+from . import FORMAT_VERSION
+from .canonical import dumps
+from .errors import BuildError
+from .plan import Plan
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler.build import build
+from toolcat.build import build
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_SRC = REPO / "catalog_src"

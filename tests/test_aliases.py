@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.aliases import PROVIDER_RULES, assign_aliases, reverse_map
+from toolcat.aliases import PROVIDER_RULES, assign_aliases, reverse_map
 
 segment = st.from_regex(r"[a-z][a-z0-9_]{0,30}", fullmatch=True)
 tool_ids = st.lists(st.lists(segment, min_size=2, max_size=4).map(".".join), min_size=1, max_size=40, unique=True)

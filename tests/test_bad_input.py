@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_tree
 
-from compiler.cli import main
+from toolcat.cli import main
 
 GOOD: dict[str, Any] = {
     "_node.yaml": {"title": "Test catalogue", "summary": "Small catalogue for bad-input tests."},

@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLE_SRC, write_tree
 
-from compiler import write as write_module
-from compiler.build import build
-from compiler.cli import main
-from compiler.errors import BuildError
-from compiler.verify import verify_build
+from toolcat import write as write_module
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.errors import BuildError
+from toolcat.verify import verify_build
 
 CASES = Path(__file__).parent / "cases"
 UPDATE_GOLDEN = os.environ.get("TOOLCAT_UPDATE_GOLDEN") == "1"
@@ -90,13 +90,13 @@ def test_unchanged_sources_do_no_work(tmp_path: Path) -> None:
 
 def test_changed_compiler_code_is_never_up_to_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same sources after toolcat's own code changed (same version number) are compiled again."""
-    import compiler.build  # noqa: PLC0415
+    import toolcat.build  # noqa: PLC0415
 
     src = write_tree(tmp_path / "src", small_tree())
     out = tmp_path / "build"
     first = build(src, out)
     assert build(src, out).up_to_date
-    monkeypatch.setattr(compiler.build, "code_fingerprint", lambda: "another-checkout")
+    monkeypatch.setattr(toolcat.build, "code_fingerprint", lambda: "another-checkout")
     again = build(src, out)
     assert not again.up_to_date
     assert again.registry_version == first.registry_version  # same sources, same artifacts

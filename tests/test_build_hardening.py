@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO, write_tree
 
-from compiler import parse as parse_module
-from compiler import write as write_module
-from compiler.build import build
-from compiler.canonical import dumps
-from compiler.cli import main
+from toolcat import parse as parse_module
+from toolcat import write as write_module
+from toolcat.build import build
+from toolcat.canonical import dumps
+from toolcat.cli import main
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-key-material\n"  # noqa: S105 - bait, not a credential
 
@@ -44,7 +44,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The toolcat CLI in a child process (a crash or a hang there cannot take the test run down)."""
-    return subprocess.run([sys.executable, "-c", "from compiler.cli import main; main()", *args],
+    return subprocess.run([sys.executable, "-c", "from toolcat.cli import main; main()", *args],
                           capture_output=True, text=True, timeout=timeout, cwd=REPO, check=False,
                           env={**os.environ, **(env or {})})
 
@@ -305,7 +305,7 @@ def test_concurrent_builds_serialise(tmp_path: Path) -> None:
     src = write_tree(tmp_path / "src", TREE)
     other = write_tree(tmp_path / "src2", {**TREE, "files/_node.yaml": {"title": "Other"}})
     out = tmp_path / "build"
-    args = [sys.executable, "-c", "from compiler.cli import main; main()", "build"]
+    args = [sys.executable, "-c", "from toolcat.cli import main; main()", "build"]
     procs = [subprocess.Popen([*args, str(s), "--out", str(out)], cwd=REPO, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for s in (src, other)]
     outputs = [p.communicate(timeout=60) for p in procs]

@@ -8,8 +8,8 @@ import pytest
 import skills_ref
 from conftest import write_tree
 
-from compiler.check_skills import check_skill, skill_tool_id
-from compiler.errors import Severity
+from toolcat.check_skills import check_skill, skill_tool_id
+from toolcat.errors import Severity
 
 #: Diagnostics toolcat raises that the reference validator does not check (docs/sources.md lists them):
 #: they are warnings, about the *form* of accepted values.

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema.validators import Draft202012Validator
 
-from compiler.reader import Catalog
-from compiler.reader.dialects import DIALECT_NAMES, DIALECTS, canonical_name, dialect_tools, discovery_tool
+from toolcat.reader import Catalog
+from toolcat.reader.dialects import DIALECT_NAMES, DIALECTS, canonical_name, dialect_tools, discovery_tool
 
 READER = Path(__file__).resolve().parent.parent / "compiler" / "reader"
 ALL_TOOLS = [tool for name in DIALECT_NAMES for tool in DIALECTS[name]]
@@ -75,7 +75,7 @@ def test_canonical_name_maps_aliases_back():
 
 @pytest.mark.parametrize("module", ["dialects.py", "prompting.py"])
 def test_reader_modules_import_only_the_stdlib(module):
-    """The reader-side modules of this area import nothing outside the stdlib and compiler.reader."""
+    """The reader-side modules of this area import nothing outside the stdlib and toolcat.reader."""
     tree = ast.parse((READER / module).read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
@@ -83,7 +83,7 @@ def test_reader_modules_import_only_the_stdlib(module):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
-    outside = {n for n in names if n.split(".")[0] not in sys.stdlib_module_names and not n.startswith("compiler.reader")}
+    outside = {n for n in names if n.split(".")[0] not in sys.stdlib_module_names and not n.startswith("toolcat.reader")}
     assert not outside
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli import main
+from toolcat.cli import main
 
 TOOLS = {
     "_node.yaml": {"title": "Eval", "summary": "eval tests"},

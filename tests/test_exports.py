@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from jsonschema.validators import Draft202012Validator
 
-from compiler.aliases import PROVIDER_RULES
-from compiler.build import compile_catalog
-from compiler.cli import main
-from compiler.exports import (
+from toolcat.aliases import PROVIDER_RULES
+from toolcat.build import compile_catalog
+from toolcat.cli import main
+from toolcat.exports import (
     PROVIDER_NAMES,
     BuildFolder,
     definition,
@@ -24,8 +24,8 @@ from compiler.exports import (
     to_canonical,
     validate_definition,
 )
-from compiler.mcp.importer import arguments_schema
-from compiler.reader.dialects import DIALECT_NAMES
+from toolcat.mcp.importer import arguments_schema
+from toolcat.reader.dialects import DIALECT_NAMES
 
 
 def _docker_schema(tool: dict) -> dict:

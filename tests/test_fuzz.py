@@ -36,13 +36,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.build import build, compile_catalog
-from compiler.errors import CatalogError
-from compiler.mcp.server import CatalogServer
-from compiler.mcp.stdio import Drop, Oversize, Reply, check_line
-from compiler.reader import Catalog
-from compiler.reader.dialects import dialect_tools
-from compiler.reader.envelope import ReaderError
+from toolcat.build import build, compile_catalog
+from toolcat.errors import CatalogError
+from toolcat.mcp.server import CatalogServer
+from toolcat.mcp.stdio import Drop, Oversize, Reply, check_line
+from toolcat.reader import Catalog
+from toolcat.reader.dialects import dialect_tools
+from toolcat.reader.envelope import ReaderError
 
 REPO = Path(__file__).resolve().parent.parent
 FUZZ_EXAMPLES = int(os.environ.get("TOOLCAT_FUZZ_EXAMPLES", "0") or 0)
@@ -275,7 +275,7 @@ BASE_TOOL: dict[str, Any] = {
     "args_schema": {"type": "object", "properties": {"expression": {"type": "string", "minLength": 1}},
                     "required": ["expression"], "additionalProperties": False},
     "examples": [{"description": "add", "args": {"expression": "1+2"}}],
-    "tags": ["math"], "handler": "compiler.examples.handlers:util_math_eval",
+    "tags": ["math"], "handler": "toolcat.examples.handlers:util_math_eval",
 }
 BASE_NODE = {"title": "Group", "summary": "A group of tools.", "tags": ["g"]}
 BASE_SKILL = ("---\nname: demo-skill\ndescription: Demonstrates skills. Use when testing.\nlicense: MIT\n"
@@ -882,7 +882,7 @@ def test_known_k1_deep_catalog_json_is_refused_with_reader_error(fuzz_build: Pat
 def test_known_k2_node_cycle_does_not_hang(fuzz_build: Path, tmp_path: Path) -> None:
     """The root shard's first child claims path [] (the root): tool_list() answers within 5 s."""
     work = _tampered(fuzz_build, tmp_path / "b", _artifact("node", path=[]), _set(("children", 0, "path"), []))
-    code = f"from compiler.reader import Catalog; print(Catalog.open({str(work)!r}).tool_list()['ok'])"
+    code = f"from toolcat.reader import Catalog; print(Catalog.open({str(work)!r}).tool_list()['ok'])"
     try:
         done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=5,
                               check=False)

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 from conftest import REPO, write_tree
 
-from compiler.build import build
-from compiler.reader import Catalog, ReaderError
-from compiler.reader.source import (
+from toolcat.build import build
+from toolcat.reader import Catalog, ReaderError
+from toolcat.reader.source import (
     MAX_ENTRY_BYTES,
     MAX_FILE_BYTES,
     MAX_REDIRECTS,
@@ -304,7 +304,7 @@ def vm_kib():
         if line.startswith("VmSize:"):
             return int(line.split()[1])
     return 0
-from compiler.reader import Catalog, ReaderError
+from toolcat.reader import Catalog, ReaderError
 base = vm_kib() * 1024
 resource.setrlimit(resource.RLIMIT_AS, (base + 400 * 2**20, base + 400 * 2**20))
 out = {}

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from compiler.build import build
-from compiler.cli import main
-from compiler.exports import BuildFolder, export_specs
-from compiler.importers.common import ImporterError, snake
-from compiler.importers.functions import import_functions, split_description, undo_openai_strict
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.exports import BuildFolder, export_specs
+from toolcat.importers.common import ImporterError, snake
+from toolcat.importers.functions import import_functions, split_description, undo_openai_strict
 
 REPO = Path(__file__).resolve().parent.parent
 PROVIDERS = ("openai", "anthropic", "gemini")

@@ -15,12 +15,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from compiler.build import build
-from compiler.cli import main
-from compiler.exports import BuildFolder
-from compiler.importers.common import ImporterError
-from compiler.importers.openapi import import_openapi
-from compiler.reader.http_request import build_request
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.exports import BuildFolder
+from toolcat.importers.common import ImporterError
+from toolcat.importers.openapi import import_openapi
+from toolcat.reader.http_request import build_request
 
 DATA = Path(__file__).resolve().parent / "data" / "openapi"
 SHOP = DATA / "shop31.yaml"
@@ -200,7 +200,7 @@ def test_requests_reach_a_live_server_with_every_location_right(
 
 def test_a_missing_secret_is_refused_and_never_written(tmp_path: Path) -> None:
     """Sources hold env var names only; a call without the variable set is NOT_AUTHORIZED naming the variable."""
-    from compiler.reader import ReaderError  # noqa: PLC0415
+    from toolcat.reader import ReaderError  # noqa: PLC0415
 
     specs = _built(tmp_path, (SHOP, "shop", ()))
     text = "".join(p.read_text() for p in (tmp_path / "src").rglob("*.yaml"))
@@ -312,7 +312,7 @@ def test_corpus_specs_import_and_build_one_tool_per_operation(
 def test_catalog_tool_exec_sends_imported_operations_and_dry_runs_hide_secrets(
         tmp_path: Path, server: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch) -> None:
     """Through Catalog.tool_exec (validation, trust policy, checked_request) the live server gets the right request."""
-    from compiler.reader import Catalog  # noqa: PLC0415
+    from toolcat.reader import Catalog  # noqa: PLC0415
 
     host, seen = server
     _built(tmp_path, (SHOP, "shop", ("--server-var", f"host={host}")),

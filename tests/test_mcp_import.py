@@ -10,10 +10,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from compiler.build import build
-from compiler.cli import main
-from compiler.mcp.importer import McpImportError, convert, import_mcp, load_dump, namespace_for, segment, summary_of
-from compiler.reader import Catalog
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.mcp.importer import McpImportError, convert, import_mcp, load_dump, namespace_for, segment, summary_of
+from toolcat.reader import Catalog
 
 REPO = Path(__file__).resolve().parent.parent
 UPSTREAM = REPO / "tests" / "mcp_upstream_server.py"

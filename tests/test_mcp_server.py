@@ -20,14 +20,14 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from compiler.build import build
-from compiler.mcp.server import SKILL_SCHEME, parse_skill_uri, skill_uri
-from compiler.reader.dialects import dialect_tools
+from toolcat.build import build
+from toolcat.mcp.server import SKILL_SCHEME, parse_skill_uri, skill_uri
+from toolcat.reader.dialects import dialect_tools
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
 UPSTREAM = str(REPO / "tests" / "mcp_upstream_server.py")
-MATH_EVAL = "compiler.examples.handlers:util_math_eval"
+MATH_EVAL = "toolcat.examples.handlers:util_math_eval"
 
 
 def _free_port() -> int:
@@ -310,11 +310,11 @@ def test_upstream_mcp_server_through_the_mcp_handler(mini_build: Path) -> None:
 
 
 def test_reader_loads_the_mcp_handler_lazily(mini_build: Path) -> None:
-    """A plain Catalog runs an mcp-handled tool without the caller importing compiler.mcp."""
+    """A plain Catalog runs an mcp-handled tool without the caller importing toolcat.mcp."""
     code = (
         "import sys, json\n"
-        "from compiler.reader import Catalog\n"
-        "assert 'compiler.mcp.upstream' not in sys.modules\n"
+        "from toolcat.reader import Catalog\n"
+        "assert 'toolcat.mcp.upstream' not in sys.modules\n"
         f"c = Catalog.open({str(mini_build)!r})\n"
         "print(json.dumps(c.tool_exec('mini.up.add', {'a': 1, 'b': 2})['result']))\n"
     )

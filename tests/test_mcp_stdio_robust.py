@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.build import build
-from compiler.mcp.stdio import MAX_DEPTH, MAX_LINE_BYTES, LineFramer, Oversize, check_line, top_level_id
+from toolcat.build import build
+from toolcat.mcp.stdio import MAX_DEPTH, MAX_LINE_BYTES, LineFramer, Oversize, check_line, top_level_id
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
@@ -103,7 +103,7 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "id": "tiny.math.eval", "summary": "Evaluate an arithmetic expression exactly.", "kind": "read",
             "args_schema": {"type": "object", "properties": {"expression": {"type": "string"}},
                             "required": ["expression"]},
-            "handler": "compiler.examples.handlers:util_math_eval"}]},
+            "handler": "toolcat.examples.handlers:util_math_eval"}]},
     })
     build(src, root / "build")
     return root / "build"

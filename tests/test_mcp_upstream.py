@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from compiler.build import build
-from compiler.mcp.upstream import POOL, close_upstreams
-from compiler.reader import Catalog
+from toolcat.build import build
+from toolcat.mcp.upstream import POOL, close_upstreams
+from toolcat.reader import Catalog
 
 REPO = Path(__file__).resolve().parent.parent
 UPSTREAM = str(REPO / "tests" / "mcp_upstream_server.py")
@@ -88,7 +88,7 @@ def test_close_stops_the_servers(catalog: Catalog) -> None:
 
 def test_a_process_with_pooled_sessions_exits_promptly(upstream_build: Path) -> None:
     """At interpreter exit the pool closes its sessions: the process ends, and so does its upstream server."""
-    code = ("from compiler.reader import Catalog\n"
+    code = ("from toolcat.reader import Catalog\n"
             f"c = Catalog.open({str(upstream_build)!r})\n"
             "print(c.tool_exec('up.srv.pid', {})['result']['pid'])\n")
     started = time.monotonic()

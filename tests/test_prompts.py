@@ -14,13 +14,13 @@ from click.testing import CliRunner
 from conftest import write_tree
 from skills_ref.prompt import to_prompt
 
-from compiler.build import build
-from compiler.cli import main
-from compiler.exports import BuildFolder
-from compiler.prompts import environment, render
-from compiler.reader import Catalog
-from compiler.reader.prompting import prompt_section
-from compiler.tokens import count_tokens
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.exports import BuildFolder
+from toolcat.prompts import environment, render
+from toolcat.reader import Catalog
+from toolcat.reader.prompting import prompt_section
+from toolcat.tokens import count_tokens
 
 CASES = Path(__file__).resolve().parent / "cases" / "prompts"
 GOLDEN = CASES / "golden"

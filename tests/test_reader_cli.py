@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_tree
 
-from compiler.build import build
-from compiler.cli import main
+from toolcat.build import build
+from toolcat.cli import main
 
 
 @pytest.fixture(scope="module")

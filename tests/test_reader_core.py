@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from compiler.build import build
-from compiler.reader import ERROR_CODES, Catalog, ReaderError, is_error
-from compiler.reader.audit import read_audit
+from toolcat.build import build
+from toolcat.reader import ERROR_CODES, Catalog, ReaderError, is_error
+from toolcat.reader.audit import read_audit
 
 REPO = Path(__file__).resolve().parent.parent
 HANDLER_MODULE = """
@@ -552,31 +552,40 @@ def test_audit_log_records_the_trail(built, tmp_path):
 
 
 # -- import discipline ------------------------------------------------------------------------------
+def _absolute(node: ast.ImportFrom) -> str:
+    """The absolute module an import in toolcat/reader/ names (the source folder ships as ``toolcat``)."""
+    if node.level == 0:
+        return node.module or ""
+    base = ["toolcat", "reader"][: 3 - node.level]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
 def test_reader_imports_only_the_stdlib():
-    """Every top-level import in compiler/reader is stdlib or compiler.reader; jsonschema only inside functions."""
+    """Every top-level import in compiler/reader is stdlib or toolcat.reader; jsonschema only inside functions."""
     for file in sorted((REPO / "compiler" / "reader").glob("*.py")):
         tree = ast.parse(file.read_text(), filename=str(file))
         for node in tree.body:
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                names = [node.module or ""]
+            elif isinstance(node, ast.ImportFrom):
+                names = [_absolute(node)]
             for name in names:
                 top = name.split(".")[0]
-                assert top in sys.stdlib_module_names or name.startswith("compiler.reader") or name == "__future__", \
-                    f"{file.name} imports {name} at module level"
+                assert top in sys.stdlib_module_names or name.startswith("toolcat.reader") or name in (
+                    "__future__", "toolcat"), f"{file.name} imports {name} at module level"
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                mod = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
-                top = (mod or "").split(".")[0]
-                assert top in sys.stdlib_module_names or top in ("compiler", "__future__", "jsonschema", "referencing", "re2", ""), \
-                    f"{file.name} imports {mod}"
+                mod = _absolute(node) if isinstance(node, ast.ImportFrom) else node.names[0].name
+                top = mod.split(".")[0]
+                assert top in sys.stdlib_module_names or top in ("toolcat", "__future__", "jsonschema", "referencing",
+                                                                 "re2"), f"{file.name} imports {mod}"
+                assert not mod.startswith("compiler"), f"{file.name} imports {mod}: the package is toolcat"
 
 
 def test_importing_the_reader_loads_nothing_heavy():
-    """import compiler.reader loads neither sklearn, jinja2, yaml, click nor jsonschema."""
-    code = ("import sys, compiler.reader; heavy = [m for m in ('sklearn', 'jinja2', 'yaml', 'click', 'jsonschema', "
+    """import toolcat.reader loads neither sklearn, jinja2, yaml, click nor jsonschema."""
+    code = ("import sys, toolcat.reader; heavy = [m for m in ('sklearn', 'jinja2', 'yaml', 'click', 'jsonschema', "
             "'numpy', 're2', 'referencing') if m in sys.modules]; print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == ""

@@ -15,8 +15,8 @@ from conftest import write_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.build import build
-from compiler.reader import Catalog, ReaderError
+from toolcat.build import build
+from toolcat.reader import Catalog, ReaderError
 
 
 class StaticServer:
@@ -332,10 +332,10 @@ def test_cache_dir_defaults_to_env(site, monkeypatch):
 @pytest.fixture
 def sharded(tmp_path: Path, monkeypatch):
     """The example catalogue built with tiny index shards, so one search needs several term and doc shards."""
-    import compiler.index  # noqa: PLC0415
+    import toolcat.index  # noqa: PLC0415
 
-    monkeypatch.setattr(compiler.index, "TERM_SHARD_BYTES", 3000)
-    monkeypatch.setattr(compiler.index, "DOC_SHARD_SIZE", 4)
+    monkeypatch.setattr(toolcat.index, "TERM_SHARD_BYTES", 3000)
+    monkeypatch.setattr(toolcat.index, "DOC_SHARD_SIZE", 4)
     build(Path(__file__).resolve().parent.parent / "catalog_src", tmp_path / "build")
     server = StaticServer(tmp_path / "build")
     yield server, tmp_path
@@ -483,12 +483,12 @@ def test_a_build_with_inline_namespace_shards_still_reads(tmp_path):
 @pytest.fixture(scope="module")
 def sharded_server(tmp_path_factory: pytest.TempPathFactory):
     """A module-wide server of the small-sharded example build (for the property test below)."""
-    import compiler.index  # noqa: PLC0415
+    import toolcat.index  # noqa: PLC0415
 
     tmp = tmp_path_factory.mktemp("sharded")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compiler.index, "TERM_SHARD_BYTES", 3000)
-        patch.setattr(compiler.index, "DOC_SHARD_SIZE", 4)
+        patch.setattr(toolcat.index, "TERM_SHARD_BYTES", 3000)
+        patch.setattr(toolcat.index, "DOC_SHARD_SIZE", 4)
         build(Path(__file__).resolve().parent.parent / "catalog_src", tmp / "build")
     server = StaticServer(tmp / "build")
     server.compress = True
@@ -520,7 +520,7 @@ def test_cli_search_reads_a_published_build(site):
     """`toolcat search --url` ranks the tools of a build served over HTTP; a dead URL exits 1 with UNAVAILABLE."""
     from click.testing import CliRunner  # noqa: PLC0415
 
-    from compiler.cli import main  # noqa: PLC0415
+    from toolcat.cli import main  # noqa: PLC0415
 
     server, tmp = site
     runner = CliRunner()

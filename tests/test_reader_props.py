@@ -9,8 +9,8 @@ from conftest import write_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.build import build
-from compiler.reader import ERROR_CODES, Catalog, is_error
+from toolcat.build import build
+from toolcat.reader import ERROR_CODES, Catalog, is_error
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=True) | st.text(max_size=20),

@@ -22,12 +22,12 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO, write_tree
 
-from compiler import check_tools
-from compiler.build import build
-from compiler.cli import main
-from compiler.reader import execute, regex, schemaguard
-from compiler.reader.catalog import Catalog
-from compiler.reader.envelope import ReaderError
+from toolcat import check_tools
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.reader import execute, regex, schemaguard
+from toolcat.reader.catalog import Catalog
+from toolcat.reader.envelope import ReaderError
 
 #: Far above what the fixed code needs (about a second, mostly imports); far below "forever".
 BOUND_S = 30
@@ -396,7 +396,7 @@ def test_verify_flags_an_invalid_pattern_in_built_artifacts(tmp_path: Path, monk
 # -- defect 2: regexes at runtime run in RE2 --------------------------------------------------------
 RUNTIME_REDOS = r"""
 import json, time
-from compiler.reader import execute
+from toolcat.reader import execute
 evil = "a" * 5000 + "!"
 cases = {
     "pattern": ({"type": "object", "properties": {"p": {"type": "string", "pattern": "^(a+)+$"}}}, {"p": evil}),
@@ -435,7 +435,7 @@ def test_schema_regex_semantics_are_kept() -> None:
 
 FILE_SEARCH = r"""
 import json, os
-from compiler.examples.handlers import file_search
+from toolcat.examples.handlers import file_search
 result = file_search({"pattern": "(-+)+y", "path": "."})
 found = file_search({"pattern": "(-+)+Y", "path": ".", "case_sensitive": False})
 print(json.dumps({"plain": len(result["matches"]), "found": [m["line"] for m in found["matches"]]}))

@@ -8,10 +8,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from compiler.build import build
-from compiler.cli import main
-from compiler.reader.envelope import is_error
-from compiler.reader.search import Searcher
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.reader.envelope import is_error
+from toolcat.reader.search import Searcher
 
 TREE = {
     "_node.yaml": {"title": "Ops", "summary": "test catalogue"},

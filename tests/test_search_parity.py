@@ -11,9 +11,9 @@ from conftest import write_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.build import build, compile_catalog
-from compiler.index import CHAR_MAX_DF_MIN_DOCS, SPACE_WEIGHTS, make_vectorizer, tool_order, tool_text
-from compiler.reader.search import ANALYZERS, Searcher, analyze_words
+from toolcat.build import build, compile_catalog
+from toolcat.index import CHAR_MAX_DF_MIN_DOCS, SPACE_WEIGHTS, make_vectorizer, tool_order, tool_text
+from toolcat.reader.search import ANALYZERS, Searcher, analyze_words
 
 WORDS = ["read", "write", "delete", "file", "bucket", "object", "calendar", "event", "invoice", "customer", "weather", "forecast", "send", "mail", "message", "search", "list", "create", "update", "archive", "export", "report", "user", "team", "order", "refund", "ship", "track"]
 

@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_tree
 
-import compiler.site as site_module
-from compiler.build import build
-from compiler.cli import main
-from compiler.errors import BuildError
-from compiler.site import (
+import toolcat.site as site_module
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.errors import BuildError
+from toolcat.site import (
     ARTIFACTS_DIR,
     LinkPolicy,
     author_html,
@@ -295,7 +295,7 @@ def test_home_page_shows_counts_namespaces_and_agent_usage(small_site: Path):
     assert data.manifest["registry_version"] in page
     assert "<code>refactor</code>" in page
     assert "<code>task</code>" in page
-    assert "from compiler.reader import Catalog" in page or "compiler.reader" in page
+    assert "from toolcat import Catalog" in page
     entry = json.loads((site / ARTIFACTS_DIR / "catalog.json").read_text(encoding="utf-8"))
     assert entry["manifest"] == data.entry["manifest"]
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from compiler.reader import Catalog
-from compiler.reader.search import STOP_WORDS, analyze_words
-from compiler.site import build_site, read_build
+from toolcat.reader import Catalog
+from toolcat.reader.search import STOP_WORDS, analyze_words
+from toolcat.site import build_site, read_build
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",

@@ -26,10 +26,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_tree
 
-from compiler.cli import main
-from compiler.errors import BuildError
-from compiler.site import SAFE_SCHEMES, author_html, content_security_policy, theme_text, url_scheme
-from compiler.site import _check_name as check_name
+from toolcat.cli import main
+from toolcat.errors import BuildError
+from toolcat.site import SAFE_SCHEMES, author_html, content_security_policy, theme_text, url_scheme
+from toolcat.site import _check_name as check_name
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",

@@ -24,10 +24,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_tree
 
-from compiler.build import build
-from compiler.cli import main
-from compiler.mcp.upstream import close_upstreams
-from compiler.reader import Catalog, ReaderError
+from toolcat.build import build
+from toolcat.cli import main
+from toolcat.mcp.upstream import close_upstreams
+from toolcat.reader import Catalog, ReaderError
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
@@ -362,7 +362,7 @@ def test_non_public_addresses_are_blocked(address):
     """Every loopback, private, link-local, CGNAT, multicast, reserved or unspecified address has a block reason."""
     import ipaddress  # noqa: PLC0415
 
-    from compiler.reader.trust import blocked_reason  # noqa: PLC0415 - new in this change: a clean failure before it
+    from toolcat.reader.trust import blocked_reason  # noqa: PLC0415 - new in this change: a clean failure before it
 
     assert blocked_reason(ipaddress.ip_address(address)) is not None
 
@@ -372,7 +372,7 @@ def test_public_addresses_are_not_blocked(address):
     """Public IPv4 and IPv6 addresses pass the address check."""
     import ipaddress  # noqa: PLC0415
 
-    from compiler.reader.trust import blocked_reason  # noqa: PLC0415 - new in this change: a clean failure before it
+    from toolcat.reader.trust import blocked_reason  # noqa: PLC0415 - new in this change: a clean failure before it
 
     assert blocked_reason(ipaddress.ip_address(address)) is None
 
@@ -605,11 +605,11 @@ def test_rename_symbol_does_not_write_through_a_symlink_out_of_the_sandbox(examp
 
 def test_serve_passes_the_sandbox_and_handler_options(example_build, workspace):
     """ServeOptions carries sandbox, allow_handlers and pin into the catalogue toolcat serve opens."""
-    from compiler.mcp.server import ServeOptions, open_catalog  # noqa: PLC0415 - the mcp SDK is heavy
+    from toolcat.mcp.server import ServeOptions, open_catalog  # noqa: PLC0415 - the mcp SDK is heavy
 
     entry = json.loads((example_build / "catalog.json").read_text())
     options = ServeOptions(location=str(example_build), sandbox=str(workspace), pin="sha256:" + entry["manifest"]["sha256"],
-                           allow_handlers={"python": ["compiler.examples.handlers"]})
+                           allow_handlers={"python": ["toolcat.examples.handlers"]})
     catalog = open_catalog(options)
     assert catalog.tool_exec("file.read", {"path": "notes.txt"})["ok"]
     assert catalog.pin == entry["manifest"]["sha256"]
@@ -670,7 +670,7 @@ def test_the_key_store_is_bounded(hostile):
 
 def test_the_key_store_evicts_oldest_first_expires_and_skips_large_answers():
     """Beyond max_keys or max_bytes the oldest answers go; after ttl_seconds they expire; a too-large one is not kept."""
-    from compiler.reader.catalog import IdempotencyStore  # noqa: PLC0415 - new in this change
+    from toolcat.reader.catalog import IdempotencyStore  # noqa: PLC0415 - new in this change
 
     now = [0.0]
     store = IdempotencyStore(max_keys=10, max_bytes=4_000, max_entry_bytes=1_000, ttl_seconds=60,
@@ -697,7 +697,7 @@ def test_the_key_store_evicts_oldest_first_expires_and_skips_large_answers():
 # -- the policy's own rules ---------------------------------------------------------------------------
 def test_policy_rejects_malformed_allow_lists():
     """allow_handlers that is not {type: [targets]} is BAD_REQUEST with an example, before anything is opened."""
-    from compiler.reader.trust import HandlerPolicy  # noqa: PLC0415 - new in this change
+    from toolcat.reader.trust import HandlerPolicy  # noqa: PLC0415 - new in this change
 
     for bad in ({"http": "api.example.com"}, {"http": ["api.example.com/path"]}, {"mcp": [42]},
                 {"python": [""]}, ["http"], {"http": ["host:notaport"]}):
@@ -709,7 +709,7 @@ def test_policy_rejects_malformed_allow_lists():
 
 def test_policy_matches_targets_exactly():
     """Hosts match by name and port (*.domain for subdomains); mcp entries match command, env and cwd exactly."""
-    from compiler.reader.trust import HandlerPolicy  # noqa: PLC0415 - new in this change
+    from toolcat.reader.trust import HandlerPolicy  # noqa: PLC0415 - new in this change
 
     policy = HandlerPolicy({"http": ["api.example.com", "*.corp.example:8443", "[::1]:9000"],
                             "mcp": ["python /srv/up.py", {"command": ["node", "s.js"], "env": {"A": "1"}},

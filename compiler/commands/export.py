@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from compiler.exports import BuildFolder
+    from ..exports import BuildFolder
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ _BUILD = click.option("--build", "build_dir", default="build", show_default=True
 
 
 def _open(build_dir: Path) -> BuildFolder:
-    from compiler.exports import BuildFolder  # noqa: PLC0415 - keeps --help fast
+    from ..exports import BuildFolder  # noqa: PLC0415 - keeps --help fast
 
     try:
         return BuildFolder(build_dir)
@@ -48,7 +48,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 def export(provider: str, dialect: str | None, tool_names: tuple[str, ...], namespace: str | None,
            build_dir: Path, out: Path | None, strict: bool) -> None:
     """Write tool definitions for PROVIDER: a dialect's discovery tools, or (gated) catalogue tools."""
-    from compiler.exports import export_dialect, export_specs, to_canonical  # noqa: PLC0415
+    from ..exports import export_dialect, export_specs, to_canonical  # noqa: PLC0415
 
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
@@ -148,7 +148,7 @@ def prompt(build_dir: Path, dialect: str | None, section_name: str | None, task:
         raise click.ClickException(f"{build_dir} has no prompt sections; rebuild it with this version of toolcat")
     index = folder.fetch_json(entry["index"])
     if task is not None:
-        from compiler.reader import Catalog  # noqa: PLC0415
+        from ..reader import Catalog  # noqa: PLC0415
 
         result = Catalog.open(build_dir).prompt_section(task=task, budget_tokens=budget, detail=detail)
         if not result.get("ok"):

@@ -1,4 +1,4 @@
-"""``toolcat import openapi`` and ``toolcat import functions``: subcommands of the ``import`` group (compiler.commands.mcp)."""
+"""``toolcat import openapi`` and ``toolcat import functions``: subcommands of the ``import`` group (toolcat.commands.mcp)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from compiler.commands.mcp import import_group
+from .mcp import import_group
 
 _OUT = click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
                     help="Folder to write (default catalog_src/<namespace>); replaced as a whole, "
@@ -15,7 +15,7 @@ _FORCE = click.option("--force", is_flag=True, help="Replace an --out folder tha
 
 
 def _report(result: object) -> None:
-    from compiler.importers.common import ImportResult  # noqa: PLC0415 - keeps --help fast
+    from ..importers.common import ImportResult  # noqa: PLC0415 - keeps --help fast
 
     assert isinstance(result, ImportResult)  # noqa: S101 - both importers return one
     click.echo(f"imported {result.count} tool(s) into {result.path} (namespace {result.namespace})")
@@ -35,8 +35,8 @@ def _report(result: object) -> None:
 def import_openapi(spec: str, namespace: str | None, out: Path | None, allow_remote_refs: bool,
                    server: str | None, server_vars: tuple[str, ...], force: bool) -> None:
     """Write catalogue sources for every operation of an OpenAPI 3.0/3.1 or Swagger 2.0 SPEC (file or URL)."""
-    from compiler.importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
-    from compiler.importers.openapi import import_openapi as run_import  # noqa: PLC0415 - loads yaml, referencing
+    from ..importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
+    from ..importers.openapi import import_openapi as run_import  # noqa: PLC0415 - loads yaml, referencing
 
     variables: dict[str, str] = {}
     for item in server_vars:
@@ -63,8 +63,8 @@ def import_openapi(spec: str, namespace: str | None, out: Path | None, allow_rem
 @_FORCE
 def import_functions(file: Path, fmt: str, namespace: str | None, out: Path | None, force: bool) -> None:
     """Write catalogue sources for OpenAI, Anthropic, Gemini or MCP function definitions (no handler: the host runs them)."""
-    from compiler.importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
-    from compiler.importers.functions import import_functions as run_import  # noqa: PLC0415
+    from ..importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
+    from ..importers.functions import import_functions as run_import  # noqa: PLC0415
 
     try:
         result = run_import(file, fmt=fmt, namespace=namespace, out=out, force=force)
@@ -73,4 +73,4 @@ def import_functions(file: Path, fmt: str, namespace: str | None, out: Path | No
     _report(result)
 
 
-COMMANDS: list[click.Command] = []  # the subcommands hang off ``import``, which compiler.commands.mcp lists
+COMMANDS: list[click.Command] = []  # the subcommands hang off ``import``, which toolcat.commands.mcp lists

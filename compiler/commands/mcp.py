@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from compiler.commands.reader import allow_handlers_from, handler_options
+from .reader import allow_handlers_from, handler_options
 
 DIALECTS = ("spec", "gateway", "namespaced")
 
@@ -42,9 +42,9 @@ def serve(build_dir: Path | None, url: str | None, dialect: str, transport: str,
     A --url catalogue runs no python, http or mcp handler unless an --allow-* flag names it;
     http handlers reach loopback or private addresses only when --allow-http lists them.
     """
-    from compiler.mcp.server import ServeOptions  # noqa: PLC0415 - the mcp SDK is heavy
-    from compiler.mcp.server import serve as run_serve  # noqa: PLC0415 - same module
-    from compiler.reader import ReaderError  # noqa: PLC0415 - keeps --help fast
+    from ..mcp.server import ServeOptions  # noqa: PLC0415 - the mcp SDK is heavy
+    from ..mcp.server import serve as run_serve  # noqa: PLC0415 - same module
+    from ..reader import ReaderError  # noqa: PLC0415 - keeps --help fast
 
     if build_dir is not None and url is not None:
         raise click.UsageError("give either --build DIR or --url URL, not both")
@@ -86,8 +86,8 @@ def import_group() -> None:
 def import_mcp(command: str | None, url: str | None, file: Path | None, namespace: str | None, out: Path | None,
                server_command: str | None, server_url: str | None) -> None:
     """Write catalogue sources for the tools of an MCP server, each with an mcp handler."""
-    from compiler.mcp.importer import McpImportError  # noqa: PLC0415 - keeps --help fast
-    from compiler.mcp.importer import import_mcp as run_import  # noqa: PLC0415 - the importer loads yaml and the SDK
+    from ..mcp.importer import McpImportError  # noqa: PLC0415 - keeps --help fast
+    from ..mcp.importer import import_mcp as run_import  # noqa: PLC0415 - the importer loads yaml and the SDK
 
     if sum(x is not None for x in (command, url, file)) != 1:
         raise click.UsageError("give exactly one of --command, --url or --file")

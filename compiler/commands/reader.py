@@ -73,7 +73,7 @@ def allow_handlers_from(http: tuple[str, ...], mcp: tuple[str, ...], python: tup
 
 def _open(build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None,
           **policy: Any) -> Any:
-    from compiler.reader import Catalog, ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
+    from ..reader import Catalog, ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
 
     try:
         return Catalog.open(url or build_dir, cache_dir=cache_dir, version=version, pin=pin, **policy)

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 import click
 
-from compiler.errors import CatalogError
+from ..errors import CatalogError
 
 log = logging.getLogger(__name__)
 
@@ -21,8 +21,8 @@ LINT_THRESHOLD = 0.8
 
 
 def open_searcher(location: Path | str, cache_dir: str | None = None) -> Any:
-    """The :class:`~compiler.reader.search.Searcher` of a build folder or URL, read by the reader (hash-checked)."""
-    from compiler.reader import Catalog, ReaderError  # noqa: PLC0415 - keeps --help fast
+    """The :class:`~toolcat.reader.search.Searcher` of a build folder or URL, read by the reader (hash-checked)."""
+    from ..reader import Catalog, ReaderError  # noqa: PLC0415 - keeps --help fast
 
     try:
         return Catalog.open(location if isinstance(location, str) else Path(location), cache_dir=cache_dir).searcher()
@@ -83,7 +83,7 @@ class EvalReport:
 
 def _load_eval(path: Path, src: Path) -> dict[str, Any]:
     """One eval file, read with the same limits as every source file (size, aliases, nesting, numbers)."""
-    from compiler.parse import (  # noqa: PLC0415 - build extra
+    from ..parse import (  # noqa: PLC0415 - build extra
         MAX_SOURCE_BYTES,
         DuplicateKeyError,
         SourceFileError,
@@ -149,7 +149,7 @@ def eval_command(src: Path, build_dir: Path | None, verbose: bool) -> None:
         raise CatalogError(f"{src / 'evals'}: no eval files; add e.g. evals/search.yaml with k, min_recall, min_mrr, queries")
     with tempfile.TemporaryDirectory(prefix="toolcat-eval-") as tmp:
         if build_dir is None:
-            from compiler.build import build  # noqa: PLC0415 - heavy
+            from ..build import build  # noqa: PLC0415 - heavy
 
             build_dir = Path(tmp) / "build"
             build(src, build_dir)
@@ -169,9 +169,9 @@ def eval_command(src: Path, build_dir: Path | None, verbose: bool) -> None:
 
 def confusable_pairs(src: Path, threshold: float = LINT_THRESHOLD) -> list[tuple[str, str, float]]:
     """Tool pairs whose index vectors (the combined word + character score) are at least ``threshold`` alike."""
-    from compiler.build import compile_catalog  # noqa: PLC0415 - heavy
-    from compiler.index import SPACE_WEIGHTS, tool_order, tool_text  # noqa: PLC0415
-    from compiler.reader.search import ANALYZERS  # noqa: PLC0415
+    from ..build import compile_catalog  # noqa: PLC0415 - heavy
+    from ..index import SPACE_WEIGHTS, tool_order, tool_text  # noqa: PLC0415
+    from ..reader.search import ANALYZERS  # noqa: PLC0415
 
     catalog, _ = compile_catalog(src)
     order = tool_order(catalog)

@@ -132,8 +132,8 @@ def sandbox_root() -> Path:
     Without either, NOT_AUTHORIZED: the working directory is never used (an MCP client may start
     the server in ``/``).
     """
-    from compiler.reader.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
-    from compiler.reader.trust import current_sandbox  # noqa: PLC0415
+    from ..reader.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
+    from ..reader.trust import current_sandbox  # noqa: PLC0415
 
     raw = current_sandbox() or os.environ.get(SANDBOX_ENV, "").strip()
     if not raw:
@@ -367,8 +367,8 @@ def file_stat(args: JSONDict) -> JSONDict:
 
 def _search_regex(pattern: str, *, fixed: bool, ignore_case: bool) -> Any:
     """The agent's pattern compiled in RE2 (linear time: no pattern can freeze the gateway)."""
-    from compiler.reader import regex  # noqa: PLC0415 - imports google-re2 on the first search only
-    from compiler.reader.envelope import ReaderError  # noqa: PLC0415
+    from ..reader import regex  # noqa: PLC0415 - imports google-re2 on the first search only
+    from ..reader.envelope import ReaderError  # noqa: PLC0415
 
     try:
         return regex.compile_pattern(re.escape(pattern) if fixed else pattern, ignore_case=ignore_case)

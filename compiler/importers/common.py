@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from compiler.mcp.importer import segment, summary_of
+from ..mcp.importer import segment, summary_of
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from compiler.importers.common import (
+from .common import (
     STATE_DIR,
     STATE_FILE,
     ImporterError,
@@ -49,7 +49,7 @@ def load_definitions(path: Path, fmt: str) -> list[tuple[str, Json]]:
     if path.is_dir():
         if fmt != "mcp":
             raise ImporterError(f"{path}: a folder; only --format mcp reads a folder of per-tool JSON files")
-        from compiler.mcp.importer import McpImportError, load_dump  # noqa: PLC0415
+        from ..mcp.importer import McpImportError, load_dump  # noqa: PLC0415
 
         try:
             return [(f"/{i}", t) for i, t in enumerate(load_dump(path))]
@@ -175,7 +175,7 @@ def args_schema_of(fmt: str, item: Json, where: str, warnings: Warnings) -> Json
     if fmt == "mcp" and raw is None:
         raw = item.get("input_schema") or item.get("parameters")
         if raw is None and isinstance(item.get("arguments"), list):  # the Docker MCP registry's flattened form
-            from compiler.mcp.importer import arguments_schema  # noqa: PLC0415
+            from ..mcp.importer import arguments_schema  # noqa: PLC0415
 
             raw = arguments_schema(item["arguments"])
     if raw is None:
@@ -234,7 +234,7 @@ def convert(definitions: list[tuple[str, Json]], fmt: str, namespace: str,
         annotations: Json = item["annotations"] if fmt == "mcp" and isinstance(item.get("annotations"), dict) else {}
         tool["kind"] = "read" if annotations.get("readOnlyHint") is True else "write"
         if annotations:
-            from compiler.mcp.importer import ANNOTATION_KEYS  # noqa: PLC0415
+            from ..mcp.importer import ANNOTATION_KEYS  # noqa: PLC0415
 
             kept = {k: v for k, v in annotations.items() if k in ANNOTATION_KEYS}
             if kept:

@@ -23,7 +23,7 @@ from urllib.request import pathname2url, url2pathname
 
 import yaml
 
-from compiler.importers.common import (
+from .common import (
     STATE_DIR,
     STATE_FILE,
     ImporterError,

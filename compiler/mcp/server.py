@@ -2,8 +2,8 @@
 
 The server exposes only the 2-5 discovery tools of the chosen dialect (their names,
 descriptions, input and output schemas and annotations come from
-:mod:`compiler.reader.dialects`, the source the provider exports use too). A call runs
-the matching :class:`compiler.reader.Catalog` method in a worker thread and answers
+:mod:`toolcat.reader.dialects`, the source the provider exports use too). A call runs
+the matching :class:`toolcat.reader.Catalog` method in a worker thread and answers
 with the result as JSON text plus ``structuredContent``; an error envelope from the
 reader becomes an ``isError: true`` result carrying the envelope, and so does an input
 that breaks the tool's input schema (so the model can correct itself). An unknown
@@ -46,11 +46,11 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 
-from compiler import __version__
-from compiler.reader import Catalog, error_envelope, is_error
-from compiler.reader.dialects import DiscoveryTool, dialect_tools
-from compiler.reader.envelope import ReaderError
-from compiler.reader.schemaguard import MAX_ARGS_DEPTH, too_deep
+from .. import __version__
+from ..reader import Catalog, error_envelope, is_error
+from ..reader.dialects import DiscoveryTool, dialect_tools
+from ..reader.envelope import ReaderError
+from ..reader.schemaguard import MAX_ARGS_DEPTH, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -449,7 +449,7 @@ class CatalogServer:
     # -- transports ---------------------------------------------------------------------------
     async def run_stdio(self) -> None:
         """Serve one client over stdin/stdout until it closes them."""
-        from compiler.mcp.stdio import stdio_transport  # noqa: PLC0415 - answers bad lines the SDK would drop
+        from .stdio import stdio_transport  # noqa: PLC0415 - answers bad lines the SDK would drop
 
         async with stdio_transport() as (read_stream, write_stream):
             await self.server.run(read_stream, write_stream, self.initialization_options())

@@ -2,7 +2,7 @@
 
 A tool spec's ``handler: {type: mcp, command: [...] | "cmd string", url: "http://...", tool: "name",
 env?: {...}, cwd?: "..."}`` names the server (which runs only when the host allows exactly that command,
-env and cwd, or that url: :mod:`compiler.reader.trust`) (a command to start over stdio, or a streamable
+env and cwd, or that url: :mod:`toolcat.reader.trust`) (a command to start over stdio, or a streamable
 HTTP URL) and the upstream tool. Calls go through a session of the official SDK client that
 is kept open for the next calls to the same server (:class:`UpstreamPool`); a call sends the
 validated args and returns the tool's ``structuredContent`` (or its text, parsed as JSON
@@ -10,7 +10,7 @@ when it is JSON). An upstream ``isError`` result becomes an
 ``UPSTREAM_ERROR`` envelope carrying the upstream text; a server that cannot be reached is
 ``UNAVAILABLE``.
 
-Importing this module registers the handler with :func:`compiler.reader.execute.register_handler`;
+Importing this module registers the handler with :func:`toolcat.reader.execute.register_handler`;
 the reader imports it lazily the first time it meets an ``mcp`` handler.
 """
 
@@ -27,9 +27,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from compiler.reader.envelope import ReaderError
-from compiler.reader.execute import ExecContext, register_handler
-from compiler.reader.trust import mcp_target, redacted_handler
+from ..reader.envelope import ReaderError
+from ..reader.execute import ExecContext, register_handler
+from ..reader.trust import mcp_target, redacted_handler
 
 log = logging.getLogger(__name__)
 

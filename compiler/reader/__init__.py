@@ -1,4 +1,4 @@
-"""The runtime reader: ``from compiler.reader import Catalog``.
+"""The runtime reader: ``from toolcat.reader import Catalog``.
 
 Stdlib only (a test checks every import against ``sys.stdlib_module_names``), so it
 imports fast and works where the build-side packages are not installed. ``jsonschema``
@@ -7,8 +7,8 @@ is used, when present, only to validate arguments at execution time.
 
 from __future__ import annotations
 
-from compiler.reader.catalog import Catalog
-from compiler.reader.envelope import ERROR_CODES, ReaderError, error_envelope, is_error
-from compiler.reader.execute import register_handler
+from .catalog import Catalog
+from .envelope import ERROR_CODES, ReaderError, error_envelope, is_error
+from .execute import register_handler
 
 __all__ = ["ERROR_CODES", "Catalog", "ReaderError", "error_envelope", "is_error", "register_handler"]

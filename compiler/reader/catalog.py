@@ -25,11 +25,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from compiler.reader import execute
-from compiler.reader.audit import AuditLog
-from compiler.reader.envelope import ReaderError, error_envelope, is_error
-from compiler.reader.source import MAX_FILE_BYTES, FolderSource, Source, open_source
-from compiler.reader.trust import HandlerPolicy
+from . import execute
+from .audit import AuditLog
+from .envelope import ReaderError, error_envelope, is_error
+from .source import MAX_FILE_BYTES, FolderSource, Source, open_source
+from .trust import HandlerPolicy
 
 log = logging.getLogger(__name__)
 
@@ -318,7 +318,7 @@ class Catalog:
              sandbox: str | Path | None = None, max_file_bytes: int = MAX_FILE_BYTES) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
-        ``allow_handlers`` says which handlers run, by type and target (:mod:`compiler.reader.trust`):
+        ``allow_handlers`` says which handlers run, by type and target (:mod:`toolcat.reader.trust`):
         ``{"python": ["mypkg."], "http": ["api.example.com", "127.0.0.1:8080"], "mcp": ["python /srv/up.py"]}``.
         A type it does not name runs every handler for a local folder (the host built it) and none
         for a catalogue opened by URL; skill handlers always run. http handlers reach non-public
@@ -662,21 +662,21 @@ class Catalog:
     def _searcher_or_none(self) -> Any:
         if self._searcher is None and "index" in self.manifest:
             try:
-                from compiler.reader.search import Searcher  # noqa: PLC0415 - written by the search stage
+                from .search import Searcher  # noqa: PLC0415 - written by the search stage
             except ImportError:
                 return None
             self._searcher = Searcher(self.manifest, self.fetch_json, self.prefetch if self.source.concurrent else None)
         return self._searcher
 
     def searcher(self) -> Any:
-        """The catalogue's :class:`~compiler.reader.search.Searcher`; ReaderError UNAVAILABLE without an index."""
+        """The catalogue's :class:`~toolcat.reader.search.Searcher`; ReaderError UNAVAILABLE without an index."""
         return self._searcher_required()
 
     def _searcher_required(self) -> Any:
         searcher = self._searcher_or_none()
         if searcher is None:
             reason = ("this catalogue was built without a search index" if "index" not in self.manifest
-                      else "this reader has no search module (compiler.reader.search)")
+                      else "this reader has no search module (toolcat.reader.search)")
             raise ReaderError("UNAVAILABLE", f"search is unavailable: {reason}",
                               hints=["Browse with list()/tool_help() instead, or rebuild with the search stage."],
                               next_action={"op": "list", "args": {"path": "root"}})
@@ -1194,7 +1194,7 @@ class Catalog:
     def prompt_section(self, task: str, budget_tokens: int = 1500, detail: str = "short") -> Json:
         """A prompt section for ``task`` within a token budget (written by the prompts stage)."""
         def run(_trace: str) -> Json:
-            from compiler.reader.prompting import prompt_section  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - optional module
+            from .prompting import prompt_section  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - optional module
 
             result = prompt_section(self, task=task, budget_tokens=budget_tokens, detail=detail)
             return result if isinstance(result, dict) else {"ok": True, "section": result}

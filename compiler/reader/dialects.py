@@ -8,7 +8,7 @@ A dialect is the small set of tools an agent is given instead of the whole catal
 
 Each tool carries its name, the description a model reads, a JSON Schema of its input
 (matching the reader method's keyword arguments), a JSON Schema of its output, MCP
-annotations, and the name of the :class:`compiler.reader.Catalog` method it maps to.
+annotations, and the name of the :class:`toolcat.reader.Catalog` method it maps to.
 Pure data and stdlib only: the reader imports it.
 """
 

@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from compiler.reader.envelope import ReaderError
-from compiler.reader.trust import (
+from .envelope import ReaderError
+from .trust import (
     DEFAULT_POLICY,
     HOW_TO_ALLOW,
     HandlerPolicy,
@@ -39,7 +39,7 @@ PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 class ExecContext:
     """Everything a handler may need: the spec, validated args, and reader services.
 
-    A plain class, not a dataclass: ``dataclasses`` would add milliseconds to ``import compiler.reader``.
+    A plain class, not a dataclass: ``dataclasses`` would add milliseconds to ``import toolcat.reader``.
     """
 
     __slots__ = ("allow_python", "args", "fetch_bytes", "policy", "spec", "timeout", "tool_id", "warnings")
@@ -54,7 +54,7 @@ class ExecContext:
         self.fetch_bytes = fetch_bytes
         self.allow_python = allow_python
         self.warnings = warnings if warnings is not None else []
-        #: What the host lets handlers run and reach, and the file.* sandbox (:mod:`compiler.reader.trust`).
+        #: What the host lets handlers run and reach, and the file.* sandbox (:mod:`toolcat.reader.trust`).
         self.policy = policy if policy is not None else DEFAULT_POLICY
 
     @property
@@ -94,7 +94,7 @@ def apply_defaults(schema: Any, value: Any) -> Any:
     Iterative and bounded: objects deeper than ``MAX_ARGS_DEPTH`` get no defaults (validation
     refuses such arguments anyway), so neither a deep schema nor cyclic args can exhaust the stack.
     """
-    from compiler.reader.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - keeps the import block untouched
+    from .schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - keeps the import block untouched
 
     if not isinstance(schema, dict) or not isinstance(value, dict):
         return value
@@ -117,7 +117,7 @@ def apply_defaults(schema: Any, value: Any) -> Any:
 
 
 def _copied_default(name: str, default: Any) -> Any:
-    from compiler.reader.schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT, too_deep  # noqa: PLC0415
+    from .schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT, too_deep  # noqa: PLC0415
 
     if too_deep(default, MAX_ARGS_DEPTH) is not None:
         raise ReaderError("INTERNAL", f"the default of {name!r} in the tool's args_schema nests lists and objects "
@@ -152,7 +152,7 @@ def _compiled_validator(canonical_schema: str) -> Any:
     import jsonschema  # noqa: PLC0415 - optional, only used when executing
     from jsonschema import validators  # noqa: PLC0415
 
-    from compiler.reader import schemaguard  # noqa: PLC0415
+    from . import schemaguard  # noqa: PLC0415
 
     schema = json.loads(canonical_schema)
     errors = [p for p in schemaguard.analyse(schema, warnings=False) if p.severity == "error"]
@@ -174,7 +174,7 @@ def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dic
     import jsonschema  # noqa: F401, PLC0415 - raises ImportError where it is absent, even with a warm cache
     from referencing.exceptions import Unresolvable  # noqa: PLC0415
 
-    from compiler.reader import regex, schemaguard  # noqa: PLC0415
+    from . import regex, schemaguard  # noqa: PLC0415
 
     deep = schemaguard.too_deep(schema, schemaguard.MAX_SCHEMA_DEPTH)
     if deep is not None:  # before json.dumps, which recurses once per level
@@ -248,7 +248,7 @@ def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> lis
 
     Arguments nested deeper than ``MAX_ARGS_DEPTH`` lists and objects are refused first.
     """
-    from compiler.reader.schemaguard import MAX_ARGS_DEPTH, too_deep  # noqa: PLC0415
+    from .schemaguard import MAX_ARGS_DEPTH, too_deep  # noqa: PLC0415
 
     deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH - 1) is not None]
     if deep:
@@ -333,7 +333,7 @@ HTTP_STATUS_CODES = {400: "VALIDATION_ERROR", 401: "NOT_AUTHORIZED", 403: "NOT_A
 def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
     from urllib.parse import quote, urlencode  # noqa: PLC0415
 
-    from compiler.reader.http_request import build_request, is_extended  # noqa: PLC0415
+    from .http_request import build_request, is_extended  # noqa: PLC0415
 
     handler = ctx.handler
     if is_extended(handler):  # params / body / auth: the OpenAPI form (docs/reader.md, "http handler")
@@ -384,7 +384,7 @@ def _decode(body: bytes, content_type: str) -> Any:
 def run_http(ctx: ExecContext) -> Any:
     """Fill the URL template, send args as query (GET/DELETE) or JSON body, return the decoded response.
 
-    The request goes through :func:`compiler.reader.trust.checked_request`: an allowed host, public
+    The request goes through :func:`toolcat.reader.trust.checked_request`: an allowed host, public
     addresses only (unless the host lists the host:port), no redirects, ``timeout`` for the whole call.
     Envelopes name the method and URL without its query, never a header value.
     """
@@ -465,16 +465,16 @@ def read_resource(tool_id: str, skill: dict[str, Any], resource: Any,
 
 
 def run_mcp(ctx: ExecContext) -> Any:
-    """Load the real ``mcp`` handler (compiler.mcp.upstream, which needs the mcp SDK) and run it."""
+    """Load the real ``mcp`` handler (toolcat.mcp.upstream, which needs the mcp SDK) and run it."""
     try:
-        importlib.import_module("compiler.mcp.upstream")  # registers itself, replacing this loader
+        importlib.import_module("toolcat.mcp.upstream")  # registers itself, replacing this loader
     except ImportError as exc:
         raise ReaderError("NOT_EXECUTABLE", f"{ctx.tool_id} runs on an upstream MCP server, and the mcp package "
                           f"is not installed ({exc})", help_path=ctx.tool_id,
                           hints=["pip install mcp (or toolcat with its dependencies) in the host's environment."]) from None
     handler = HANDLERS["mcp"]
     if handler is run_mcp:
-        raise ReaderError("NOT_EXECUTABLE", "compiler.mcp.upstream did not register an mcp handler",
+        raise ReaderError("NOT_EXECUTABLE", "toolcat.mcp.upstream did not register an mcp handler",
                           help_path=ctx.tool_id)
     return handler(ctx)
 
@@ -504,7 +504,7 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
         method, url, body, headers = _http_request(ctx, reveal_secrets=False)
         refusal = http_static_refusal(tool_id, url, policy)
         if refusal is None:
-            from compiler.reader.http_request import shown_body  # noqa: PLC0415
+            from .http_request import shown_body  # noqa: PLC0415
 
             plan.update(method=method, url=url, body=shown_body(body, headers), headers=sorted(headers),
                         note="the host name's addresses are checked when the call runs")

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from compiler.reader.envelope import ReaderError
+from .envelope import ReaderError
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_STYLE = {"query": ("form", True), "cookie": ("form", True), "path": ("simple", False),

@@ -4,7 +4,7 @@ Stdlib only, no Jinja: the build pre-renders every tool's ``short`` and ``full``
 and counts its tokens (o200k_base), so assembling a section is picking snippets and
 adding up their counts. ``catalog`` is anything with ``manifest``, ``fetch_json(ref)``
 and, for the task-relevant part, ``find_tool(purpose, limit)`` — the reader's
-:class:`compiler.reader.Catalog` calls this from ``Catalog.prompt_section``.
+:class:`toolcat.reader.Catalog` calls this from ``Catalog.prompt_section``.
 
 The reported ``tokens`` is the sum of the parts' counts plus the separators' counts, as
 measured at build time. BPE can merge across a boundary, so the true count of ``text``

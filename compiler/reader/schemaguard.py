@@ -7,13 +7,13 @@ make validation unsafe: nesting past :data:`MAX_SCHEMA_DEPTH`, a ``$ref``/``$dyn
 loop of references that never moves into the value (endless recursion), a nested
 ``$schema`` (jsonschema would switch to its stock validator there), and regexes that are
 invalid, that RE2 cannot run, or that backtrack exponentially elsewhere. The build reports
-these as diagnostics (:mod:`compiler.check_tools`), ``toolcat verify`` as problems, and the
+these as diagnostics (:mod:`toolcat.check_tools`), ``toolcat verify`` as problems, and the
 reader refuses a schema with an error before it validates anything.
 
 :func:`validator_class` is the jsonschema validator the reader and the build use: its
-regex keywords run in RE2 (:mod:`compiler.reader.regex`), and :func:`refusing_registry`
+regex keywords run in RE2 (:mod:`toolcat.reader.regex`), and :func:`refusing_registry`
 makes every reference outside the document fail instead of being retrieved. jsonschema and
-referencing are imported lazily here, as in :mod:`compiler.reader.execute`.
+referencing are imported lazily here, as in :mod:`toolcat.reader.execute`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import functools
 import json
 from typing import Any, NamedTuple
 
-from compiler.reader import regex
+from . import regex
 
 #: Lists and objects nested deeper than this are refused in a schema (jsonschema recurses per level).
 MAX_SCHEMA_DEPTH = 64
@@ -50,7 +50,7 @@ class SchemaProblem(NamedTuple):
 
 
 def child_path(parent: str, key: object) -> str:
-    """``$.a`` + ``b`` → ``$.a.b``; ``$.a`` + 3 → ``$.a[3]``; odd keys are quoted (as compiler.parse spells them)."""
+    """``$.a`` + ``b`` → ``$.a.b``; ``$.a`` + 3 → ``$.a[3]``; odd keys are quoted (as toolcat.parse spells them)."""
     if isinstance(key, int):
         return f"{parent}[{key}]"
     text = str(key)
@@ -306,7 +306,7 @@ def _matches(pattern: str, text: str, *, skip_unsupported: bool) -> bool:
 def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
     """``cls`` with RE2 for ``pattern``, ``patternProperties``, ``additionalProperties`` and ``unevaluatedProperties``.
 
-    A pattern RE2 cannot run raises :class:`~compiler.reader.regex.UnsupportedPatternError` (the
+    A pattern RE2 cannot run raises :class:`~toolcat.reader.regex.UnsupportedPatternError` (the
     reader refuses the call), or counts as a match with ``skip_unsupported`` (the build, which
     has already warned about it).
     """

@@ -1,6 +1,6 @@
 """Search a built catalogue in plain Python: the analyzer the build used, and the ranked operations.
 
-The build (:mod:`compiler.index`) fits scikit-learn's ``TfidfVectorizer`` with the analyzers
+The build (:mod:`toolcat.index`) fits scikit-learn's ``TfidfVectorizer`` with the analyzers
 defined here, so a query is tokenised exactly as the documents were. The index is stored as
 *spaces* (``words``, ``chars``), each a TF-IDF model of its own; the score of a document is
 ``sum(space.weight * cosine_space(query, doc))``, where each cosine is what scikit-learn
@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from compiler.reader.envelope import ReaderError
+from .envelope import ReaderError
 
 FetchJSON = Callable[[dict[str, Any]], Any]
 Prefetch = Callable[[list[dict[str, Any]]], None]
@@ -191,7 +191,7 @@ class Searcher:
     search reads in three rounds: the meta, the term shards, the doc shards (one more for the chars
     shards of words the index does not know).
     Public operations return results or error envelopes; :meth:`rank_tools` raises
-    :class:`~compiler.reader.envelope.ReaderError`.
+    :class:`~toolcat.reader.envelope.ReaderError`.
     """
 
     def __init__(self, manifest: dict[str, Any], fetch_json: FetchJSON, prefetch: Prefetch | None = None) -> None:

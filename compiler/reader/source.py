@@ -37,7 +37,7 @@ import zlib
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from compiler.reader.envelope import ReaderError
+from .envelope import ReaderError
 
 log = logging.getLogger(__name__)
 
@@ -260,7 +260,7 @@ class BodyDecoder:
 
 def origin(url: str) -> tuple[str, str, int] | None:
     """``(scheme, host, port)`` of an http(s) URL, default port filled in; None for anything else."""
-    from urllib.parse import urlsplit  # noqa: PLC0415 - keeps `import compiler.reader` fast
+    from urllib.parse import urlsplit  # noqa: PLC0415 - keeps `import toolcat.reader` fast
 
     try:
         parts = urlsplit(url)
@@ -297,7 +297,7 @@ def _time_left(deadline: float) -> float:
 
 @functools.cache
 def _transport() -> Any:
-    """The urllib pieces of the HTTP source, defined on first use so that ``import compiler.reader`` stays fast.
+    """The urllib pieces of the HTTP source, defined on first use so that ``import toolcat.reader`` stays fast.
 
     Returns ``opener(base) -> OpenerDirector``, built once per base URL. Each request carries one monotonic
     deadline (``request.toolcat_deadline``, passed on to redirect hops): its connections give the connect and
@@ -688,7 +688,7 @@ class HttpSource(Source):
 
     # -- network -------------------------------------------------------------------------
     def _url(self, path: str) -> str:
-        from urllib.parse import quote  # noqa: PLC0415 - keeps `import compiler.reader` fast
+        from urllib.parse import quote  # noqa: PLC0415 - keeps `import toolcat.reader` fast
 
         return self.base_url + quote(path, safe="/")
 

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from compiler.reader.envelope import ReaderError
+from .envelope import ReaderError
 
 #: The handler types the host allows by target; skill handlers only read the catalogue's own files.
 GATED_TYPES = ("python", "http", "mcp")
@@ -136,7 +136,7 @@ class HandlerPolicy:
     """Which handlers run on this host (see the module docstring); built once per opened catalogue.
 
     ``trusted`` is the default of a type the host does not name: True for a folder, False for a URL.
-    A plain class, not a dataclass, to keep ``import compiler.reader`` fast.
+    A plain class, not a dataclass, to keep ``import toolcat.reader`` fast.
     """
 
     __slots__ = ("http", "mcp", "other", "python", "sandbox", "trusted")

@@ -1,0 +1,64 @@
+"""Distribution: ``pip install toolcat`` is the reader alone, imported as ``toolcat``; extras add the rest."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("scikit-learn", "numpy", "scipy", "mkdocs", "mkdocs-material", "mcp", "jinja2", "jsonschema", "pyyaml")
+
+
+def test_package_code_never_names_its_source_folder():
+    """Code in compiler/ imports its siblings relatively (or as toolcat), never as ``compiler``: it ships as toolcat."""
+    for file in sorted((REPO / "compiler").rglob("*.py")):
+        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "compiler" for a in node.names), file
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert (node.module or "").split(".")[0] != "compiler", file
+
+
+def test_toolcat_package_exports_the_reader_lazily():
+    """``import toolcat`` loads no reader module until ``toolcat.Catalog`` is used, then it is the reader's class."""
+    code = ("import sys, toolcat; before = 'toolcat.reader' in sys.modules; from toolcat import Catalog; "
+            "from toolcat.reader import Catalog as C; print(before, Catalog is C)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    assert out.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.slow
+def test_reader_only_install_reads_a_build_and_names_the_missing_extras(example_build: Path, tmp_path: Path):
+    """A fresh venv with ``pip install .`` (no extras) opens a build, lists it, and a build command names [build]."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / "bin"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(bin_dir / "pip"), "install", "-q", "--disable-pip-version-check", str(REPO)],
+                          capture_output=True, text=True, check=False, env=env, cwd=tmp_path, timeout=600)
+    if done.returncode != 0 and ("No matching distribution" in done.stderr or "connection" in done.stderr.lower()):
+        pytest.skip(f"pip could not reach a package index to build the wheel: {done.stderr.strip()[-200:]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    listed = subprocess.run([str(bin_dir / "pip"), "list", "--format=freeze", "--disable-pip-version-check"],
+                            capture_output=True, text=True, check=True, env=env).stdout.lower()
+    installed = {line.split("==")[0] for line in listed.splitlines()}
+    assert not installed & set(HEAVY), installed
+    code = f"from toolcat import Catalog; out = Catalog.open({str(example_build)!r}).list(); print(out['ok'])"
+    read = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True, check=False,
+                          env=env, cwd=tmp_path)
+    assert read.stdout.strip() == "True", read.stderr[-2000:]
+    build = subprocess.run([str(bin_dir / "toolcat"), "build", str(REPO / "catalog_src"), "--out", str(tmp_path / "b")],
+                           capture_output=True, text=True, check=False, env=env, cwd=tmp_path)
+    assert build.returncode == 1
+    assert "pip install 'toolcat[build]'" in build.stderr
+    assert "Traceback" not in build.stderr
+    served = subprocess.run([str(bin_dir / "toolcat"), "serve", "--build", str(example_build)],
+                            capture_output=True, text=True, check=False, env=env, cwd=tmp_path, timeout=60)
+    assert "pip install 'toolcat[mcp]'" in served.stderr
