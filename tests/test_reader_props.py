@@ -45,7 +45,7 @@ def _check(out: object) -> None:
     assert isinstance(out, dict)
     json.dumps(out, default=repr)
     if is_error(out):
-        assert out["error"]["code"] in ERROR_CODES or out["error"]["code"] == "NOT_FOUND"
+        assert out["error"]["code"] in ERROR_CODES
         assert out["error"]["code"] != "INTERNAL", out
         assert "help_path" in out["error"]
         assert "hints" in out["error"]

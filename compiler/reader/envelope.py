@@ -6,23 +6,30 @@ Shape (docs/reader.md): ``{"ok": false, "error": {"code", "message", "details", 
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
-#: The error codes of the design, plus INTEGRITY (a fetched file does not match its hash)
-#: and NOT_EXECUTABLE (the tool has no handler: the host must run it).
-ERROR_CODES = (
-    "UNKNOWN_PATH",
-    "NO_MATCH_IN_CATEGORY",
-    "TOOL_NOT_FOUND",
-    "NOT_AUTHORIZED",
-    "VALIDATION_ERROR",
-    "CONFLICT",
-    "INTERNAL",
-    "INTEGRITY",
-    "NOT_EXECUTABLE",
-    "UNAVAILABLE",
-    "BAD_REQUEST",
-)
+
+class ErrorCode(StrEnum):
+    """Every code an envelope can carry (docs/reader.md, "Errors"); members compare equal to their strings."""
+
+    UNKNOWN_PATH = "UNKNOWN_PATH"  # no node or group at that path
+    NO_MATCH_IN_CATEGORY = "NO_MATCH_IN_CATEGORY"  # a scoped search found nothing there
+    TOOL_NOT_FOUND = "TOOL_NOT_FOUND"  # no tool by that id or alias
+    NOT_AUTHORIZED = "NOT_AUTHORIZED"  # policy, trust or sandbox refused the call
+    VALIDATION_ERROR = "VALIDATION_ERROR"  # the arguments do not match the tool's schema
+    CONFLICT = "CONFLICT"  # an idempotency key reused for another call, or the tool's own conflict
+    INTERNAL = "INTERNAL"  # a bug, in toolcat or in a handler
+    INTEGRITY = "INTEGRITY"  # a fetched file does not match its hash, or is not what a build writes
+    NOT_EXECUTABLE = "NOT_EXECUTABLE"  # the tool has no handler this reader can run: the host must run it
+    UNAVAILABLE = "UNAVAILABLE"  # the host, or the tool's endpoint, failed or timed out: retry later
+    BAD_REQUEST = "BAD_REQUEST"  # a malformed call: wrong types, a bad cursor or mode
+    NOT_FOUND = "NOT_FOUND"  # a handler's own "no such thing" (a file, a task)
+    UPSTREAM_ERROR = "UPSTREAM_ERROR"  # an upstream MCP server answered its tool call with an error
+
+
+#: The codes as plain strings, for membership tests.
+ERROR_CODES: tuple[str, ...] = tuple(code.value for code in ErrorCode)
 
 
 class ReaderError(Exception):
@@ -65,7 +72,7 @@ def error_envelope(
     return {
         "ok": False,
         "error": {
-            "code": code,
+            "code": str(code),
             "message": message,
             "details": details or {},
             "hints": list(hints or []),
