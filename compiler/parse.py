@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from .reader.schemaguard import child_path  # one spelling of JSON paths, shared with the reader
+
 log = logging.getLogger(__name__)
 
 # -- limits (documented in docs/sources.md, "Limits") ------------------------------------------
@@ -166,16 +168,6 @@ def _too_big(size: int, limit: int) -> SourceFileError:
         "into several files, or move long text into a skill's references/ files.",
         "too_large",
     )
-
-
-def child_path(parent: str, key: object) -> str:
-    """``$.a`` + ``b`` → ``$.a.b``; ``$.a`` + 3 → ``$.a[3]``; odd keys are quoted."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    text = str(key)
-    if text.replace("_", "a").replace("-", "a").isalnum():
-        return f"{parent}.{text}"
-    return f"{parent}[{json.dumps(text, ensure_ascii=False)}]"
 
 
 def normalise(value: Any) -> Any:
