@@ -50,6 +50,10 @@ PROVIDER_RULES: dict[str, ProviderRule] = {
     ),
 }
 
+#: Every provider toolcat names tools for, in the order builds, exports and pages list them. The one
+#: definition: the alias maps, exports, ``toolcat export --provider`` and the site all read it.
+PROVIDERS: tuple[str, ...] = tuple(PROVIDER_RULES)
+
 _SAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
 

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from . import FORMAT_VERSION, __version__
+from .artifacts import Contributor
 from .assemble import assemble
 from .check_tools import FileResult
 from .errors import Diagnostic, Severity, SourceError
 from .load import fingerprint, load
 from .model import Catalog
-from .plan import Contributor, plan
+from .plan import plan
 from .reader.search import ANALYZER_VERSION
 from .write import ENTRY, WriteResult, build_lock, read_state, write_build
 
@@ -47,6 +48,19 @@ def code_fingerprint() -> str:
                 digest.update(file.relative_to(root.parent).as_posix().encode("utf-8") + b"\0")
                 digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def default_contributors() -> list[Contributor]:
+    """The stages that add to every build (search index, prompt sections, provider exports), in order.
+
+    They are passed to :func:`toolcat.plan.plan` as mkdocs passes plugins; none imports the planner.
+    Each module is imported only when a build runs.
+    """
+    from .exports import contribute as exports_contribute  # noqa: PLC0415 - build only
+    from .index import contribute as index_contribute  # noqa: PLC0415 - scikit-learn, build only
+    from .prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
+
+    return [index_contribute, prompts_contribute, exports_contribute]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +161,7 @@ def _build_locked(
                            seconds=time.perf_counter() - started)
     cache = _cache_from_state(state) if state.get("settings") == settings else {}
     catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
-    planned = plan(catalog, extra)
+    planned = plan(catalog, [*default_contributors(), *(extra or [])])
     counts = _counts(catalog)
     new_state = {
         "input_hash": input_hash, "settings": settings, "counts": counts,

@@ -26,11 +26,11 @@ from .parse import (
     Parsed,
     SourceFileError,
     SourceParseError,
-    child_path,
     parse_text,
     read_source,
     symlink_error,
 )
+from .reader.schemaguard import child_path
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,9 @@ from jsonschema.validators import validator_for
 
 from .canonical import dumps
 from .errors import Diagnostic, Severity
-from .parse import DuplicateKeyError, Parsed, SourceParseError, child_path, parse_text
+from .parse import DuplicateKeyError, Parsed, SourceParseError, parse_text
 from .reader import schemaguard
+from .reader.schemaguard import child_path
 from .tokens import count_tokens
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .artifacts import ArtifactSet, Ref, pointer
 from .model import Catalog, Node, NodePath, Tool
-from .plan import ArtifactSet, Ref, pointer
 from .reader.search import ANALYZERS, analyzer_settings, word_ngrams
 
 log = logging.getLogger(__name__)

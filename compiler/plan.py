@@ -9,17 +9,18 @@ artifact kind has a JSON Schema in ``compiler/schemas/``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import FORMAT_VERSION, __version__
-from .aliases import PROVIDER_RULES
+from .aliases import PROVIDER_RULES, PROVIDERS
+from .artifacts import ArtifactSet, Contributor, Ref, Specs, pointer
 from .canonical import dumps, sha256
-from .model import PROVIDERS, Catalog, NodePath, Tool, path_str
+from .model import Catalog, NodePath, Tool, path_str
+from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -27,63 +28,11 @@ log = logging.getLogger(__name__)
 NODE_PAGE_SIZE = 100
 NAMESPACE_PAGE_SIZE = 200
 LOOKUP_BUCKET_TARGET = 256
-HASH_CHARS = 16
 GENERATOR = f"toolcat {__version__}"
-
-Ref = dict[str, Any]
-
-
-@dataclass(slots=True)
-class ArtifactSet:
-    """Files by relative path, and the manifest fields they contribute."""
-
-    files: dict[str, bytes] = field(default_factory=dict)
-    manifest: dict[str, Any] = field(default_factory=dict)
-
-    def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
-        """Store ``data`` under a content-hashed name and return the ref to it."""
-        digest = sha256(data)
-        path = f"{directory}/{stem}.{digest[:HASH_CHARS]}{suffix}" if stem else f"{directory}/{digest[:HASH_CHARS]}{suffix}"
-        self.files[path] = data
-        return {"path": path, "sha256": digest, "bytes": len(data)}
-
-    def add_json(self, directory: str, stem: str, obj: Any) -> Ref:
-        """Store canonical JSON under a content-hashed name."""
-        return self.add(directory, stem, ".json", dumps(obj))
-
-    def add_in_folder(self, directory: str, rel_path: str, data: bytes) -> Ref:
-        """Store ``data`` as ``directory/<hash>/rel_path``: the hash names the folder, the file keeps its name."""
-        digest = sha256(data)
-        path = f"{directory}/{digest[:HASH_CHARS]}/{rel_path}"
-        self.files[path] = data
-        return {"path": path, "sha256": digest, "bytes": len(data)}
-
-
-#: Extra stages (search index, prompt sections, provider exports...) add files and
-#: manifest entries: ``contribute(catalog, artifacts, specs)``. ``specs`` maps each tool id
-#: to its spec dict (as written) and its ref.
-Contributor = Callable[[Catalog, ArtifactSet, dict[str, tuple[dict[str, Any], Ref]]], None]
-
 
 def node_slug(path: NodePath) -> str:
     """File stem of a node shard: ``coding.refactoring``; the root is ``_root``."""
     return ".".join(path) if path else "_root"
-
-
-def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:
-    """What list and search return for a tool: never its argument schema."""
-    return {
-        "tool_id": tool.id,
-        "alias": tool.aliases.get("openai", tool.id),
-        "type": tool.type,
-        "path": list(tool.path),
-        "summary": tool.summary,
-        "tags": list(tool.tags),
-        "kind": tool.kind,
-        "optional": tool.optional,
-        "deprecated": tool.deprecated,
-        "spec": spec_ref,
-    }
 
 
 def pointer_tokens(tool: Tool) -> int:
@@ -139,8 +88,8 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
     }
 
 
-def _plan_tools(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, tuple[dict[str, Any], Ref]]:
-    specs: dict[str, tuple[dict[str, Any], Ref]] = {}
+def _plan_tools(catalog: Catalog, artifacts: ArtifactSet) -> Specs:
+    specs: Specs = {}
     for tool in catalog.tools.values():
         spec = tool_spec(tool)
         if tool.skill is not None:
@@ -162,7 +111,7 @@ def _subtree_counts(catalog: Catalog) -> dict[NodePath, int]:
     return {path: len(ids) for path, ids in below.items()}
 
 
-def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
     counts = _subtree_counts(catalog)
     refs: dict[NodePath, Ref] = {}
     for path in sorted(catalog.nodes, key=lambda p: (-len(p), p)):  # leaves first: parents hold child hashes
@@ -190,7 +139,7 @@ def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple
     return refs[()]
 
 
-def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
     """One pointer shard per id namespace (paged like nodes): what gateway help needs for a group.
 
     Their refs go in a ``namespace_index`` file, not in the manifest: the manifest is read by every
@@ -214,12 +163,7 @@ def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, 
     return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
 
 
-def lookup_bucket(key: str, buckets: int) -> int:
-    """Which lookup bucket holds ``key``: the first 8 hex digits of its sha256, modulo the count."""
-    return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) % buckets
-
-
-def _plan_lookup(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> dict[str, Any]:
+def _plan_lookup(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
     entries: dict[str, dict[str, Any]] = {}
     for tool in catalog.tools.values():
         value = {"tool_id": tool.id, "spec": specs[tool.id][1]}
@@ -236,7 +180,7 @@ def _plan_lookup(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tupl
         artifacts.add_json("lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket})
         for index, bucket in enumerate(buckets)
     ]
-    return {"buckets": count, "hash": "sha256-hex8-mod", "refs": refs}
+    return {"buckets": count, "hash": LOOKUP_HASH, "refs": refs}
 
 
 def _plan_aliases(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, Ref]:
@@ -253,7 +197,7 @@ def _plan_aliases(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, Ref]:
     return out
 
 
-def _plan_stats(artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> Ref:
+def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
     per_tool = {
         tool_id: {
             "pointer": spec["tokens"]["pointer"], "spec": spec["tokens"]["spec"],
@@ -270,7 +214,7 @@ def _plan_stats(artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], R
                                                    "tools": per_tool, "totals": totals})
 
 
-def registry_version(catalog: Catalog, specs: dict[str, tuple[dict[str, Any], Ref]]) -> str:
+def registry_version(catalog: Catalog, specs: Specs) -> str:
     """A hash of the canonical inputs (nodes and full tool specs), the format and the generator."""
     canonical = {
         "format_version": FORMAT_VERSION,
@@ -279,19 +223,6 @@ def registry_version(catalog: Catalog, specs: dict[str, tuple[dict[str, Any], Re
         "tools": {tool_id: ref["sha256"] for tool_id, (_, ref) in specs.items()},
     }
     return sha256(dumps(canonical))[:16]
-
-
-def contributors() -> list[Contributor]:
-    """The optional stages that add to a build; each module is imported only when a build runs."""
-    found: list[Contributor] = []
-    from .index import contribute as index_contribute  # noqa: PLC0415 - heavy, build only
-
-    found.append(index_contribute)
-    from .exports import contribute as exports_contribute  # noqa: PLC0415 - build only
-    from .prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
-
-    found.extend([prompts_contribute, exports_contribute])
-    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,8 +235,12 @@ class Plan:
     registry_version: str
 
 
-def plan(catalog: Catalog, extra: list[Contributor] | None = None) -> Plan:
-    """Every artifact of a build, in memory; the manifest comes last because it points to the rest."""
+def plan(catalog: Catalog, contributors: Sequence[Contributor] = ()) -> Plan:
+    """Every artifact of a build, in memory; the manifest comes last because it points to the rest.
+
+    ``contributors`` (search index, prompt sections, provider exports...) run in order after the
+    core artifacts, each adding files and manifest entries (``build.py`` passes them in).
+    """
     artifacts = ArtifactSet()
     specs = _plan_tools(catalog, artifacts)
     root_ref = _plan_nodes(catalog, artifacts, specs)
@@ -329,7 +264,7 @@ def plan(catalog: Catalog, extra: list[Contributor] | None = None) -> Plan:
         "aliases": _plan_aliases(catalog, artifacts),
         "stats": _plan_stats(artifacts, specs),
     }
-    for contribute in [*contributors(), *(extra or [])]:
+    for contribute in contributors:
         contribute(catalog, artifacts, specs)
     manifest.update(artifacts.manifest)
     manifest_ref = artifacts.add_json("manifests", "manifest", manifest)

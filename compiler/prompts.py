@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from .plan import lookup_bucket
+from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .reader.dialects import DIALECT_NAMES
+from .reader.schema_text import type_text
 from .tokens import ENCODING, count_tokens
 
 if TYPE_CHECKING:
+    from .artifacts import ArtifactSet, Ref
     from .model import Catalog, Tool
-    from .plan import ArtifactSet, Ref
 
 log = logging.getLogger(__name__)
 
@@ -87,27 +88,6 @@ def _resolve(node: JSON, root: dict[str, JSON], depth: int = 0) -> JSON:
     return node
 
 
-def _type_text(node: dict[str, JSON], root: dict[str, JSON]) -> str:
-    raw = node.get("type")
-    if isinstance(raw, list):
-        return " or ".join(str(t) for t in raw)
-    if raw == "array":
-        items = _resolve(node.get("items"), root)
-        return f"array of {_type_text(items, root)}" if isinstance(items, dict) and items else "array"
-    if isinstance(raw, str):
-        return raw
-    for key in ("anyOf", "oneOf"):
-        if isinstance(node.get(key), list):
-            return " or ".join(_type_text(_resolve(b, root), root) for b in node[key] if isinstance(b, dict))
-    if "enum" in node:
-        return "enum"
-    if "const" in node:
-        return "constant"
-    if "properties" in node:
-        return "object"
-    return "any"
-
-
 _CONSTRAINTS = (
     ("minLength", "At least {} character{s}"), ("maxLength", "At most {} character{s}"),
     ("minimum", "Minimum {}"), ("maximum", "Maximum {}"),
@@ -155,7 +135,7 @@ def describe_parameters(schema: dict[str, JSON], root: dict[str, JSON] | None = 
                 children = describe_parameters(target, root, depth + 1)
         out.append({
             "name": name,
-            "type": _type_text(node, root),
+            "type": type_text(node, root),
             "required": name in required,
             "description": description,
             "default": _js(node["default"]) if "default" in node else None,
@@ -372,7 +352,7 @@ def contribute(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[
     required, _ = _ordered(list(prompt_set.snippets.values()))
     index_ref = artifacts.add_json("prompts", "index", {
         "artifact": "prompts", "encoding": ENCODING, "sections": sections,
-        "snippets": {"buckets": count, "hash": "sha256-hex8-mod", "refs": bucket_refs},
+        "snippets": {"buckets": count, "hash": LOOKUP_HASH, "refs": bucket_refs},
         "required": [{"tool_id": s.tool_id, "short_tokens": s.short_tokens, "full_tokens": s.full_tokens}
                      for s in required],
         "focused": prompt_set.focused,

@@ -19,8 +19,10 @@ from typing import Any
 
 import jsonschema
 
-from .canonical import sha256
 from .reader import schemaguard
+from .reader.envelope import ReaderError
+from .reader.field_errors import json_path
+from .reader.source import FolderSource
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +89,7 @@ def _check_json(rel: str, data: bytes, report: VerifyReport) -> Any:
     validator = jsonschema.Draft202012Validator(schema, registry=schemaguard.refusing_registry())
     error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
     if error is not None:
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        where = json_path(error.absolute_path)
         report.problems.append(f"{rel}: {where}: {error.message} (schema {kind}.json)")
     if kind == "tool" and isinstance(obj, dict):
         for key in ("args_schema", "result_schema"):
@@ -96,14 +98,39 @@ def _check_json(rel: str, data: bytes, report: VerifyReport) -> Any:
     return obj
 
 
-def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
-    """Walk every file reachable from ``out/catalog.json`` and check it."""
-    report = VerifyReport()
-    entry_path = out / "catalog.json"
+def _fetch(source: FolderSource, ref: dict[str, Any], rel: str, report: VerifyReport) -> bytes | None:
+    """The bytes of ``ref`` as the reader reads them, or None with the problem recorded.
+
+    The path must stay inside the build, the read is bounded by the size the ref promises, and
+    size and sha256 are checked.
+    """
     try:
-        entry_bytes = entry_path.read_bytes()
-    except OSError as exc:
-        report.problems.append(f"{entry_path}: cannot read the entry point ({exc}); is this a toolcat build folder?")
+        return source.fetch(ref)
+    except ReaderError as err:
+        if err.code == "INTEGRITY" and "expected_sha256" in err.details:
+            report.files_checked += 1
+            report.problems.append(f"{rel}: sha256/size differ from the ref that points to it (tampered or stale)")
+        elif err.code == "UNAVAILABLE" and "is missing" in err.message:
+            report.problems.append(f"{rel}: referenced but missing")
+        else:
+            report.problems.append(f"{rel}: {err.message}")
+        return None
+
+
+def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
+    """Walk every file reachable from ``out/catalog.json`` and check it.
+
+    Files are read through the reader's :class:`~toolcat.reader.source.FolderSource`, so a ref that
+    leaves the build folder, a file larger than its ref, or one whose sha256 differs is reported
+    exactly where a reader would refuse it.
+    """
+    report = VerifyReport()
+    source = FolderSource(out)
+    try:
+        entry_bytes = source.read_entry()
+    except ReaderError as err:
+        report.problems.append(f"{out / 'catalog.json'}: cannot read the entry point ({err.message}); "
+                               "is this a toolcat build folder?")
         return report
     entry = _check_json("catalog.json", entry_bytes, report)
     if not isinstance(entry, dict):
@@ -114,19 +141,14 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
     seen: set[str] = set()
     while queue:
         ref = queue.pop()
-        rel = ref["path"]
+        rel = str(ref.get("path")) if isinstance(ref, dict) else repr(ref)
         if rel in seen:
             continue
         seen.add(rel)
-        try:
-            data = (out / rel).read_bytes()
-        except OSError:
-            report.problems.append(f"{rel}: referenced but missing")
+        data = _fetch(source, ref, rel, report)
+        if data is None:
             continue
         report.files_checked += 1
-        if sha256(data) != ref["sha256"] or len(data) != ref["bytes"]:
-            report.problems.append(f"{rel}: sha256/size differ from the ref that points to it (tampered or stale)")
-            continue
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
             obj = _check_json(rel, data, report)
             queue.extend(_refs(obj))

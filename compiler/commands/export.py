@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..aliases import PROVIDERS
+
 if TYPE_CHECKING:
     from ..exports import BuildFolder
 
@@ -35,7 +37,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-@click.option("--provider", required=True, type=click.Choice(["openai", "anthropic", "gemini"]),
+@click.option("--provider", required=True, type=click.Choice(PROVIDERS),
               help="Whose tool-definition format to write.")
 @click.option("--dialect", type=click.Choice(["spec", "gateway", "namespaced"]),
               help="Export this dialect's discovery tools instead of catalogue tools.")

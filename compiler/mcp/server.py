@@ -50,6 +50,7 @@ from .. import __version__
 from ..reader import Catalog, error_envelope, is_error
 from ..reader.dialects import DiscoveryTool, dialect_tools
 from ..reader.envelope import ReaderError
+from ..reader.field_errors import field_errors
 from ..reader.schemaguard import MAX_ARGS_DEPTH, too_deep
 
 log = logging.getLogger(__name__)
@@ -100,24 +101,7 @@ def _input_errors(tool: DiscoveryTool, arguments: Json) -> list[Json]:
         return [{"field": deep.removeprefix("$.") or "$",
                  "message": f"nested deeper than {MAX_ARGS_DEPTH} lists/objects (or contains itself)",
                  "expected": f"at most {MAX_ARGS_DEPTH} levels"}]
-    validator = _validator(tool.name, tool.dialect)
-    out: list[Json] = []
-    for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
-        field = ".".join(str(p) for p in error.absolute_path) or "$"
-        if error.validator == "additionalProperties":
-            allowed = sorted(tool.input_schema.get("properties", {}))
-            extra = sorted(k for k in arguments if k not in allowed) if field == "$" else []
-            out.extend({"field": name, "message": f"unexpected argument '{name}'",
-                        "expected": f"one of {', '.join(allowed)}"} for name in extra)
-            if extra:
-                continue
-        if error.validator == "required":
-            missing = [n for n in error.validator_value if n not in (error.instance or {})]
-            out.extend({"field": name, "message": f"'{name}' is required", "expected": "present"} for name in missing)
-            continue
-        out.append({"field": field, "message": error.message})
-    unique = {(e["field"], e["message"]): e for e in out}  # one "required" error per missing name repeats the list
-    return list(unique.values())
+    return field_errors(_validator(tool.name, tool.dialect).iter_errors(arguments), unexpected="argument")
 
 
 @functools.cache

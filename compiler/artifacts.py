@@ -1,0 +1,73 @@
+"""What the planner and its contributors share: the content-hashed file set, refs, tool pointers.
+
+:mod:`toolcat.plan` builds the core artifacts; contributors (search index, prompt sections,
+provider exports) add theirs to the same :class:`ArtifactSet`. Both import this module, never
+each other: ``build.py`` hands the contributors to :func:`toolcat.plan.plan`, so no contributor
+imports the planner back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .canonical import dumps, sha256
+
+if TYPE_CHECKING:
+    from .model import Catalog, Tool
+
+HASH_CHARS = 16
+
+#: ``{"path", "sha256", "bytes"}``: how one file points to another (docs/format.md).
+Ref = dict[str, Any]
+#: Each tool id → its spec dict (as written) and the ref to it.
+Specs = dict[str, tuple[dict[str, Any], Ref]]
+
+
+@dataclass(slots=True)
+class ArtifactSet:
+    """Files by relative path, and the manifest fields they contribute."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
+        """Store ``data`` under a content-hashed name and return the ref to it."""
+        digest = sha256(data)
+        path = f"{directory}/{stem}.{digest[:HASH_CHARS]}{suffix}" if stem else f"{directory}/{digest[:HASH_CHARS]}{suffix}"
+        self.files[path] = data
+        return {"path": path, "sha256": digest, "bytes": len(data)}
+
+    def add_json(self, directory: str, stem: str, obj: Any) -> Ref:
+        """Store canonical JSON under a content-hashed name."""
+        return self.add(directory, stem, ".json", dumps(obj))
+
+    def add_in_folder(self, directory: str, rel_path: str, data: bytes) -> Ref:
+        """Store ``data`` as ``directory/<hash>/rel_path``: the hash names the folder, the file keeps its name."""
+        digest = sha256(data)
+        path = f"{directory}/{digest[:HASH_CHARS]}/{rel_path}"
+        self.files[path] = data
+        return {"path": path, "sha256": digest, "bytes": len(data)}
+
+
+#: Extra stages (search index, prompt sections, provider exports...) add files and
+#: manifest entries: ``contribute(catalog, artifacts, specs)``. ``specs`` maps each tool id
+#: to its spec dict (as written) and its ref.
+Contributor = Callable[["Catalog", ArtifactSet, Specs], None]
+
+
+def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:
+    """What list and search return for a tool: never its argument schema."""
+    return {
+        "tool_id": tool.id,
+        "alias": tool.aliases.get("openai", tool.id),
+        "type": tool.type,
+        "path": list(tool.path),
+        "summary": tool.summary,
+        "tags": list(tool.tags),
+        "kind": tool.kind,
+        "optional": tool.optional,
+        "deprecated": tool.deprecated,
+        "spec": spec_ref,
+    }

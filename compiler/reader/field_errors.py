@@ -1,0 +1,75 @@
+"""jsonschema errors as the field list an agent can act on (format layer, stdlib only).
+
+One spelling everywhere a call's arguments are refused (``tool_exec``, the MCP server's
+discovery tools): ``{"field": "a.0.b", "message": ..., "expected": ...}``, one entry per
+missing or unexpected name. Errors are duck-typed (``validator``, ``validator_value``,
+``instance``, ``schema``, ``absolute_path``, ``message``): jsonschema itself is never imported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+                     "minItems", "maxItems", "multipleOf"})
+
+
+def field_name(path: Iterable[Any]) -> str:
+    """``["a", 0, "b"]`` → ``a.0.b``; the arguments object itself is ``$``."""
+    parts = [str(p) for p in path]
+    return ".".join(parts) if parts else "$"
+
+
+def json_path(path: Iterable[Any], root: str = "$") -> str:
+    """``["a", 0, "b"]`` → ``$.a[0].b``: the spelling of diagnostics and ``toolcat verify``."""
+    return root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def expected(error: Any) -> str | None:
+    """What the failed keyword wanted, in words (``type "string"``, ``maxLength 64``), when it says."""
+    validator, value = error.validator, error.validator_value
+    if validator in ("type", "enum", "const", "format", "pattern"):
+        return f"{validator} {json.dumps(value, ensure_ascii=False)}"
+    if validator in _BOUNDS:
+        return f"{validator} {value}"
+    return None
+
+
+def field_errors(errors: Iterable[Any], *, matches: Callable[[str, str], bool] | None = None,
+                 unexpected: str = "property") -> list[dict[str, Any]]:
+    """The field list for jsonschema ``errors``, in path order, without repeats.
+
+    ``required`` gives one entry per missing name and ``additionalProperties`` one per unexpected
+    name (``expected`` lists the allowed ones); ``matches(pattern, name)`` tells which names a
+    ``patternProperties`` pattern admits (the reader passes its RE2-backed search; without it a
+    name is never taken as matching). ``unexpected`` names what a key is: ``property`` or
+    ``argument``.
+    """
+    out: list[dict[str, Any]] = []
+    for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
+        base = list(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            out.extend({"field": field_name([*base, name]), "message": f"'{name}' is required", "expected": "present"}
+                       for name in error.validator_value if name not in error.instance)
+            continue
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            schema = error.schema if isinstance(error.schema, dict) else {}
+            allowed = sorted(schema.get("properties") or {})
+            patterns = list(schema.get("patternProperties") or {})
+            wanted = ("one of " + ", ".join(allowed)) if allowed else "no properties"
+            if patterns:
+                wanted += " or a name matching " + ", ".join(patterns)
+            out.extend({"field": field_name([*base, name]), "message": f"unexpected {unexpected} '{name}'",
+                        "expected": wanted}
+                       for name in sorted(k for k in error.instance if k not in allowed
+                                          and not (matches and any(matches(p, k) for p in patterns))))
+            continue
+        item: dict[str, Any] = {"field": field_name(base), "message": error.message}
+        hint = expected(error)
+        if hint:
+            item["expected"] = hint
+        out.append(item)
+    unique = {(e["field"], e["message"]): e for e in out}  # nested errors can repeat a missing name
+    return list(unique.values())
