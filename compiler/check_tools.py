@@ -23,6 +23,7 @@ from .canonical import dumps
 from .errors import Diagnostic, Severity
 from .parse import DuplicateKeyError, Parsed, SourceParseError, parse_text
 from .reader import schemaguard
+from .reader.field_errors import json_path
 from .reader.schemaguard import child_path
 from .tokens import count_tokens
 
@@ -164,7 +165,7 @@ class _Checker:
             return False  # the metaschema check recurses once per level
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
         for exc in schema_errors(schema):
-            where = path + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
+            where = json_path(exc.path, path)
             self.error(where, f"invalid JSON Schema: {exc.message}", code="invalid_schema",
                        hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.")
             ok = False

@@ -8,7 +8,6 @@ from typing import Any
 JSON = Any
 NodePath = tuple[str, ...]
 
-PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "gemini")
 
 
 def path_str(path: NodePath) -> str:

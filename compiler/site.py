@@ -37,8 +37,11 @@ import markupsafe
 import yaml
 
 from . import FORMAT_VERSION
-from .canonical import sha256
+from .aliases import PROVIDERS
 from .errors import BuildError
+from .reader.envelope import ReaderError
+from .reader.schema_text import type_text
+from .reader.source import FolderSource
 from .write import build_lock, exchange
 
 log = logging.getLogger(__name__)
@@ -52,7 +55,6 @@ ARTIFACTS_DIR = "artifacts"
 #: Suffixes mkdocs would turn into pages: skill files with them are never put in ``docs/``.
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 MAX_SCHEMA_DEPTH = 6
-PROVIDER_ORDER = ("openai", "anthropic", "gemini")
 
 
 # --------------------------------------------------------------------------- reading
@@ -120,6 +122,7 @@ class _VerifiedFiles:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.source = FolderSource(root)
         self.files: dict[str, bytes] = {}
         self.parsed: dict[str, Any] = {}
 
@@ -127,22 +130,12 @@ class _VerifiedFiles:
         path: str = ref["path"]
         if path in self.files:
             return self.files[path]
-        if path.startswith("/") or ".." in path.split("/"):
-            raise BuildError(f"{held_by}: ref path {path!r} leaves the build folder; rebuild with `toolcat build --force`")
-        try:
-            data = (self.root / path).read_bytes()
-        except OSError as exc:
-            raise BuildError(
-                f"{self.root / path}: missing, but {held_by} points to it ({exc.strerror}); "
-                "rebuild the catalogue with `toolcat build --force`"
-            ) from exc
-        digest = sha256(data)
-        if digest != ref["sha256"] or len(data) != ref["bytes"]:
-            raise BuildError(
-                f"{self.root / path}: integrity check failed: {held_by} expects sha256 {ref['sha256'][:16]}… "
-                f"({ref['bytes']} bytes), the file has {digest[:16]}… ({len(data)} bytes); "
-                "the build folder was modified: rebuild it with `toolcat build --force`"
-            )
+        try:  # the reader's own folder source: clean ref paths, size cap, no symlinks, sha256
+            data = self.source.fetch(ref)
+        except ReaderError as err:
+            what = "integrity check failed" if err.code == "INTEGRITY" else "cannot be read"
+            raise BuildError(f"{self.root / path}: {what}: {err.message} (held by {held_by}); "
+                             "rebuild the catalogue with `toolcat build --force`") from None
         self.files[path] = data
         return data
 
@@ -281,28 +274,13 @@ def _variants(schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def type_label(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> str:
-    """A short human type: ``string``, ``integer | null``, ``array<object>``, ``string (date-time)``."""
-    schema = _resolve(schema, root, depth)
-    variants = _variants(schema)
-    if variants and depth < MAX_SCHEMA_DEPTH:
-        return " | ".join(dict.fromkeys(type_label(v, root, depth + 1) for v in variants))
-    if "const" in schema:
-        return f"const {json.dumps(schema['const'], ensure_ascii=False)}"
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        label = " | ".join(str(k) for k in kind)
-    elif isinstance(kind, str):
-        label = kind
-    elif "enum" in schema:
-        label = "enum"
-    elif "properties" in schema:
-        label = "object"
-    else:
-        label = "any"
-    if label == "array" and isinstance(schema.get("items"), dict) and depth < MAX_SCHEMA_DEPTH:
-        label = f"array<{type_label(schema['items'], root, depth + 1)}>"
-    if isinstance(schema.get("format"), str):
-        label += f" ({schema['format']})"
+    """The type as the agent reads it (:func:`toolcat.reader.schema_text.type_text`), plus a const or a format."""
+    node = _resolve(schema, root, depth)
+    if "const" in node:
+        return f"const {json.dumps(node['const'], ensure_ascii=False)}"
+    label = type_text(schema, root, depth)
+    if isinstance(node.get("format"), str):
+        label += f" ({node['format']})"
     return label
 
 
@@ -708,7 +686,7 @@ def _tool_view(spec: dict[str, Any], ref: Ref, page: str, data: BuildData) -> di
             for ex in spec.get("examples", [])
         ],
         "errors": list(spec.get("errors", [])),
-        "aliases": [(p, spec.get("aliases", {}).get(p, "")) for p in PROVIDER_ORDER if p in spec.get("aliases", {})],
+        "aliases": [(p, spec.get("aliases", {}).get(p, "")) for p in PROVIDERS if p in spec.get("aliases", {})],
         "tokens": spec.get("tokens", {}),
         "annotations": spec.get("annotations") or {},
         "handler": (spec.get("handler") or {}).get("type", "none (the host runs it)"),

@@ -172,7 +172,7 @@ def test_schema_rows_flatten_nested_objects_arrays_refs_and_variants():
     assert rows["filter.owner"].required
     assert not rows["filter.since"].required
     assert rows["filter.since"].type == "string (date-time)"
-    assert rows["sort"].type == "array<object>"
+    assert rows["sort"].type == "array of object"
     assert rows["sort[].field"].enum == ("name", "date")
     assert rows["sort[].field"].required
     assert rows["limit"].type == "integer | null"

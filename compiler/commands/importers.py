@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..aliases import PROVIDERS
 from .mcp import import_group
 
 _OUT = click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -56,7 +57,7 @@ def import_openapi(spec: str, namespace: str | None, out: Path | None, allow_rem
 
 @import_group.command(name="functions")
 @click.argument("file", type=click.Path(path_type=Path, exists=True))
-@click.option("--format", "fmt", required=True, type=click.Choice(("openai", "anthropic", "gemini", "mcp")),
+@click.option("--format", "fmt", required=True, type=click.Choice((*PROVIDERS, "mcp")),
               help="Whose definition format FILE holds (mcp: a tools/list result, or a folder of per-tool files).")
 @click.option("--namespace", default=None, help="First id segment of the tools (default: the file's name).")
 @_OUT

@@ -15,13 +15,12 @@ import logging
 import os
 import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..mcp.importer import segment, summary_of
+from ..mcp.importer import ImportResult, segment, summary_of
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +41,6 @@ __all__ = ["ImportResult", "ImporterError", "Warnings", "dump_yaml", "read_overr
 
 class ImporterError(Exception):
     """A source that cannot be imported: the message names the file, the JSON pointer and the fix."""
-
-
-@dataclass(frozen=True, slots=True)
-class ImportResult:
-    """What an import wrote."""
-
-    path: Path
-    namespace: str
-    count: int
-    tool_ids: tuple[str, ...]
-    warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
 class Warnings:

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..aliases import PROVIDERS
 from .common import (
     STATE_DIR,
     STATE_FILE,
@@ -36,7 +37,7 @@ from .common import (
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("openai", "anthropic", "gemini", "mcp")
+FORMATS = (*PROVIDERS, "mcp")
 WHEN_TO_USE = "When to use: "
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _ALIAS = re.compile(r"[a-zA-Z_][a-zA-Z0-9_-]{0,62}")
