@@ -10,8 +10,9 @@ when it is JSON). An upstream ``isError`` result becomes an
 ``UPSTREAM_ERROR`` envelope carrying the upstream text; a server that cannot be reached is
 ``UNAVAILABLE``.
 
-Importing this module registers the handler with :func:`toolcat.reader.execute.register_handler`;
-the reader imports it lazily the first time it meets an ``mcp`` handler.
+:func:`run_mcp` is the handler: toolcat declares it as the entry point ``mcp`` of the group
+``toolcat.handlers`` (pyproject.toml), which the reader loads the first time a spec needs an ``mcp``
+handler (:mod:`toolcat.reader.handlers`). Importing this module registers nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..reader.envelope import ReaderError
-from ..reader.execute import ExecContext, register_handler
+from ..reader.execute import ExecContext
 from ..reader.trust import mcp_target, redacted_handler
 
 log = logging.getLogger(__name__)
@@ -273,5 +274,3 @@ def _first_leaf(exc: BaseException) -> BaseException:
         exc = exc.exceptions[0]
     return exc
 
-
-register_handler("mcp", run_mcp)

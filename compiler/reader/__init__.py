@@ -9,6 +9,6 @@ from __future__ import annotations
 
 from .catalog import Catalog
 from .envelope import ERROR_CODES, ReaderError, error_envelope, is_error
-from .execute import register_handler
+from .handlers import register_handler
 
 __all__ = ["ERROR_CODES", "Catalog", "ReaderError", "error_envelope", "is_error", "register_handler"]

@@ -1,7 +1,7 @@
 """Run one tool: validate its arguments, apply schema defaults, dispatch to its handler.
 
-Handlers are found in :data:`HANDLERS` by the spec's ``handler.type``; another module
-adds a kind with :func:`register_handler` (for example ``mcp``). A handler receives an
+Handlers are found by the spec's ``handler.type`` (:mod:`toolcat.reader.handlers`: a catalogue's own,
+:func:`register_handler`, then installed entry points such as ``mcp``). A handler receives an
 :class:`ExecContext` and returns a JSON-able result, or raises :class:`ReaderError` (or
 an ordinary exception, which :func:`map_exception` turns into an envelope code).
 ``jsonschema`` is imported lazily here and only here; without it a minimal check of
@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .envelope import ReaderError
+from .handlers import register_handler
 from .trust import (
     DEFAULT_POLICY,
     HOW_TO_ALLOW,
@@ -63,14 +64,6 @@ class ExecContext:
         handler = self.spec.get("handler")
         return handler if isinstance(handler, dict) else {}
 
-
-Handler = Callable[[ExecContext], Any]
-HANDLERS: dict[str, Handler] = {}
-
-
-def register_handler(kind: str, handler: Handler) -> None:
-    """Make ``handler`` run tools whose spec says ``handler: {type: kind}``."""
-    HANDLERS[kind] = handler
 
 
 # -- validation ---------------------------------------------------------------------------
@@ -464,25 +457,9 @@ def read_resource(tool_id: str, skill: dict[str, Any], resource: Any,
     return out
 
 
-def run_mcp(ctx: ExecContext) -> Any:
-    """Load the real ``mcp`` handler (toolcat.mcp.upstream, which needs the mcp SDK) and run it."""
-    try:
-        importlib.import_module("toolcat.mcp.upstream")  # registers itself, replacing this loader
-    except ImportError as exc:
-        raise ReaderError("NOT_EXECUTABLE", f"{ctx.tool_id} runs on an upstream MCP server, and the mcp package "
-                          f"is not installed ({exc})", help_path=ctx.tool_id,
-                          hints=["pip install mcp (or toolcat with its dependencies) in the host's environment."]) from None
-    handler = HANDLERS["mcp"]
-    if handler is run_mcp:
-        raise ReaderError("NOT_EXECUTABLE", "toolcat.mcp.upstream did not register an mcp handler",
-                          help_path=ctx.tool_id)
-    return handler(ctx)
-
-
 register_handler("python", run_python)
 register_handler("http", run_http)
 register_handler("skill", run_skill)
-register_handler("mcp", run_mcp)
 
 
 def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPolicy | None = None) -> dict[str, Any]:

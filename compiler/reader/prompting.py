@@ -13,8 +13,9 @@ is at most that sum in practice (tests hold it to the budget on real builds).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Protocol
+
+from .buckets import lookup_bucket
 
 DETAILS = ("short", "full")
 MAX_CANDIDATES = 20
@@ -27,14 +28,12 @@ MIN_RELEVANCE = 0.05
 class PromptSource(Protocol):
     """What :func:`prompt_section` needs from a catalogue."""
 
-    manifest: dict[str, Any]
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """The catalogue's manifest."""
 
     def fetch_json(self, ref: dict[str, Any]) -> Any:
         """Parse the file a ref points to, after checking its hash."""
-
-
-def _bucket(key: str, buckets: int) -> int:
-    return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) % buckets
 
 
 def _matched_ids(found: Any) -> list[str]:
@@ -68,7 +67,7 @@ class _Snippets:
         self.loaded: dict[int, dict[str, Any]] = {}
 
     def get(self, tool_id: str) -> dict[str, Any] | None:
-        index = _bucket(tool_id, int(self.table["buckets"]))
+        index = lookup_bucket(tool_id, int(self.table["buckets"]))
         if index not in self.loaded:
             self.loaded[index] = self.catalog.fetch_json(self.table["refs"][index])["entries"]
         entry = self.loaded[index].get(tool_id)

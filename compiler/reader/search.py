@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import hashlib
 import heapq
 import math
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_path
 from .envelope import ReaderError
 
 FetchJSON = Callable[[dict[str, Any]], Any]
@@ -39,7 +39,6 @@ CHAR_NGRAMS = (4, 4)
 SHORT_ALNUM = re.compile(r"(?=[^\W_]*[^\W\d_])(?=[^\W_]*\d)[^\W_]+")
 SHORT_TOKEN_CHARS = 4
 ANALYZER_VERSION = "toolcat-analyzer-2"
-MAX_LIMIT = 50
 #: A document is a hit when one of its words matches, or its score reaches this on character n-grams alone.
 MIN_CHAR_ONLY_SCORE = 0.1
 #: Margin on the top-k stopping test, far above the rounding of the running sum of bounds (~1e-16).
@@ -133,22 +132,6 @@ def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, flo
     raw = {term: (1.0 + math.log(count)) * idf[term] for term, count in counts.items()}
     norm = math.sqrt(sum(v * v for v in raw.values()))
     return {term: v / norm for term, v in raw.items()} if norm > 0 else {}
-
-
-def split_path(category_path: list[str] | tuple[str, ...] | str | None) -> list[str]:
-    """``"a/b"``, ``"a.b"`` or ``["a", "b"]`` → ``["a", "b"]``; empty or None is the root."""
-    if category_path is None:
-        return []
-    if isinstance(category_path, str):
-        text = category_path.strip().strip("/")
-        if not text:
-            return []
-        return [p for p in re.split(r"[/.]", text) if p]
-    return [str(p) for p in category_path]
-
-
-def _cursor_key(*parts: Any) -> str:
-    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:8]
 
 
 class _Posting:
@@ -530,7 +513,7 @@ class Searcher:
         """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose."""
         try:
             query = _require_query(purpose, "purpose")
-            limit = _check_limit(limit)
+            limit = check_limit(limit, 5)
             page, _ = self._top_tools(query, limit)
             return {"matches": [{"name": pointer["tool_id"], "relevance": round(min(1.0, score), 4),
                                  "reason": _reason(pointer, terms)} for pointer, score, terms in page]}
@@ -546,7 +529,7 @@ class Searcher:
         """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best."""
         try:
             text = _require_query(query, "query")
-            return {"results": self._node_results(text, _check_limit(limit))}
+            return {"results": self._node_results(text, check_limit(limit, 5))}
         except ReaderError as err:
             return err.envelope()
 
@@ -555,10 +538,10 @@ class Searcher:
         """Tools under a category (and everything below it, DAG included), ranked, as pointers + confidence."""
         try:
             text = _require_query(query, "query")
-            limit = _check_limit(limit)
-            path = split_path(category_path)
-            key = _cursor_key(text, path)
-            offset = _decode_cursor(cursor, key)
+            limit = check_limit(limit, 5)
+            path = list(node_path(category_path))
+            key = cursor_key(text, path)
+            offset = decode_cursor(cursor, key)
             allowed = self._scoped(text, path) if path else None
             page, more = self._top_tools(text, limit, offset, allowed)
             if not page and offset == 0:
@@ -567,7 +550,7 @@ class Searcher:
             return {
                 "category_path": path,
                 "results": [{**pointer, "confidence": round(min(1.0, score), 4)} for pointer, score, _ in page],
-                "next_cursor": f"{end}:{key}" if more else None,
+                "next_cursor": encode_cursor(end, key) if more else None,
             }
         except ReaderError as err:
             return err.envelope()
@@ -596,24 +579,6 @@ def _require_query(text: Any, name: str) -> str:
                           details={"got": repr(text)[:60]},
                           hints=[f"Say what you need in a few words, e.g. {name}='read a file from a bucket'."])
     return text.strip()
-
-
-def _check_limit(limit: Any) -> int:
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise ReaderError("BAD_REQUEST", "'limit' must be a positive integer", details={"got": repr(limit)[:40]},
-                          hints=[f"Use a limit between 1 and {MAX_LIMIT}."])
-    return min(limit, MAX_LIMIT)
-
-
-def _decode_cursor(cursor: str | None, key: str) -> int:
-    if cursor is None:
-        return 0
-    offset, _, check = str(cursor).partition(":")
-    if check != key or not offset.isdigit():
-        raise ReaderError("BAD_REQUEST", "this cursor belongs to another query or category",
-                          details={"cursor": str(cursor)[:40]},
-                          hints=["Pass back the next_cursor of the previous page with the same query and category."])
-    return int(offset)
 
 
 def _reason(pointer: dict[str, Any], terms: list[str]) -> str:

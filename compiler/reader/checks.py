@@ -1,0 +1,150 @@
+"""The argument checks every reader operation shares: names, limits, tags, node paths, cursors, envelopes.
+
+One of each, used by the catalogue's dialects and by :mod:`toolcat.reader.search` alike: a bad
+argument is a BAD_REQUEST envelope that says what was expected.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any
+
+from .envelope import ReaderError
+
+Json = dict[str, Any]
+#: The most results one page holds; a larger ``limit`` is capped to it.
+MAX_LIMIT = 50
+MAX_NAME = 300
+#: A node path is at most this many names deep.
+MAX_PATH_DEPTH = 32
+ROOT_NAMES = ("", "root", "/", ".")
+#: Every cursor is ``o:<offset>``, followed by ``:<key>`` when it belongs to one query and category.
+CURSOR_PREFIX = "o"
+
+
+def trace_id() -> str:
+    """A fresh random id for one operation (or one session)."""
+    return os.urandom(8).hex()
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A short repr of a value from a caller: bounded in length and nesting, so deep input cannot recurse."""
+    import reprlib  # noqa: PLC0415 - only on errors
+
+    shower = reprlib.Repr()
+    shower.maxlevel = 4
+    shower.maxstring = shower.maxother = limit
+    shower.maxlist = shower.maxtuple = shower.maxdict = shower.maxset = 8
+    try:
+        return shower.repr(value)[:limit]
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"
+
+
+def ok(data: Json, *, help_path: str = "root", hints: list[str] | None = None, next_action: Json | None = None) -> Json:
+    """A success envelope: ``ok: true``, the data, and where to go next."""
+    return {"ok": True, **data, "help_path": help_path, "hints": list(hints or []), "next_action": next_action}
+
+
+def bad(message: str, *, help_path: str = "root", hints: list[str] | None = None, details: Json | None = None) -> ReaderError:
+    """BAD_REQUEST pointing the agent at the help of ``help_path``."""
+    return ReaderError("BAD_REQUEST", message, help_path=help_path, hints=hints, details=details,
+                       next_action={"op": "tool_help", "args": {"path": help_path}})
+
+
+def check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: str = "root") -> str:
+    """``value`` when it is a (non-empty) string of a sensible length; BAD_REQUEST otherwise."""
+    if not isinstance(value, str) or (not allow_empty and not value.strip()) or len(value) > 4 * MAX_NAME:
+        raise bad(f"'{name}' must be a non-empty string (at most {4 * MAX_NAME} characters), got {shown(value)}",
+                  help_path=help_path)
+    return value
+
+
+def check_limit(limit: Any, default: int) -> int:
+    """A page size from 1 to :data:`MAX_LIMIT` (larger ones are capped); None is ``default``."""
+    if limit is None:
+        return default
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise bad(f"'limit' must be an integer from 1 to {MAX_LIMIT}, got {shown(limit, 40)}",
+                  hints=[f"Use a limit between 1 and {MAX_LIMIT}."])
+    return min(MAX_LIMIT, limit)
+
+
+def check_tags(tags: Any) -> list[str]:
+    """Tags as a lower-case list (one string is one tag); BAD_REQUEST for anything else."""
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = [tags]
+    if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+        raise bad(f"'tags' must be a list of strings, got {shown(tags)}")
+    return [t.lower() for t in tags]
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """``value`` when it is true or false; BAD_REQUEST otherwise."""
+    if not isinstance(value, bool):
+        raise bad(f"'{name}' must be true or false, got {shown(value)}")
+    return value
+
+
+def node_path(path: Any) -> tuple[str, ...]:
+    """``["a","b"]``, ``"a/b"``, ``"a.b"`` → ``("a", "b")``; ``None``/``""``/``"root"`` → the root."""
+    if path is None:
+        return ()
+    if isinstance(path, str):
+        text = path.strip()
+        if text in ROOT_NAMES:
+            return ()
+        parts = text.strip("/").replace("/", ".").split(".")
+    elif isinstance(path, (list, tuple)) and all(isinstance(p, str) for p in path):
+        parts = list(path)
+    else:
+        raise bad(f"a path is a list of names or a 'a/b' string, got {shown(path)}")
+    if any(not p for p in parts) or len(parts) > MAX_PATH_DEPTH:
+        raise bad(f"path {shown(path)} has an empty segment or more than {MAX_PATH_DEPTH} names")
+    return tuple(parts)
+
+
+def cursor_key(*parts: Any) -> str:
+    """A short digest binding a cursor to the query and category it pages through."""
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:8]
+
+
+def encode_cursor(offset: int, key: str | None = None) -> str:
+    """The cursor of the page that starts at ``offset``: ``o:<offset>`` or ``o:<offset>:<key>``."""
+    return f"{CURSOR_PREFIX}:{offset}" + (f":{key}" if key else "")
+
+
+def decode_cursor(cursor: Any, key: str | None = None) -> int:
+    """The offset a cursor from :func:`encode_cursor` holds (0 for None); BAD_REQUEST for any other value."""
+    if cursor is None:
+        return 0
+    parts = cursor.split(":") if isinstance(cursor, str) and len(cursor) <= 100 else []
+    if len(parts) < 2 or parts[0] != CURSOR_PREFIX or not (parts[1].isascii() and parts[1].isdigit()):
+        raise bad(f"cursor {shown(cursor)} is not one this reader returned; omit it to start over",
+                  details={"cursor": shown(cursor, 40)})
+    if parts[2:] != ([key] if key else []):
+        raise bad("this cursor belongs to another query or category", details={"cursor": shown(cursor, 40)},
+                  hints=["Pass back the next_cursor of the previous page with the same query and category."])
+    return int(parts[1])
+
+
+def public_pointer(pointer: Json, confidence: float | None = None) -> Json:
+    """A tool pointer as an agent sees it: without its spec ref, with ``confidence`` when ranked."""
+    out = {k: copy.deepcopy(v) for k, v in pointer.items() if k != "spec"}
+    if confidence is not None:
+        out["confidence"] = round(float(confidence), 4)
+    return out
+
+
+def close_names(word: str, names: list[str], n: int = 5) -> list[str]:
+    """Names spelled like ``word``, and names it is a prefix of (for did-you-mean hints)."""
+    import difflib  # noqa: PLC0415 - only on errors
+
+    found = difflib.get_close_matches(word, names, n=n, cutoff=0.5)
+    prefixed = [name for name in names if name.startswith(word) or word.startswith(name + ".")]
+    return list(dict.fromkeys([*found, *sorted(prefixed)[:n]]))[:n]

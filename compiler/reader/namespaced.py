@@ -1,0 +1,49 @@
+"""The namespaced dialect: tool_list and find_tool (tool_describe is the spec dialect's expand).
+
+Each function takes the catalogue's :class:`~toolcat.reader.store.Store` and the caller's raw
+arguments, and returns a result envelope or raises :class:`ReaderError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .checks import check_limit, check_str, check_tags, ok
+from .gateway import unknown_path
+from .spec_dialect import delegate
+from .store import Store
+
+Json = dict[str, Any]
+
+
+def tool_list(store: Store, namespace: Any, tags: Any) -> Json:
+    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group."""
+    wanted = check_tags(tags)
+    group = None
+    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+    if namespace is not None:
+        group = check_str(namespace, "namespace").strip().strip(".")
+        if group.split(".", 1)[0] not in namespaces:
+            raise unknown_path(group, namespaces)
+    pointers = store.namespace_pointers(group.split(".", 1)[0]) if group is not None else store.all_pointers()
+    rows = []
+    for tool_id, pointer in pointers.items():
+        if group is not None and not tool_id.startswith(group + "."):
+            continue
+        if wanted and not set(wanted) <= {t.lower() for t in pointer.get("tags", [])}:
+            continue
+        rows.append({"name": tool_id, "alias": pointer.get("alias"), "type": pointer.get("type"),
+                     "kind": pointer.get("kind"), "summary": pointer.get("summary")})
+    if group is not None and not rows and not wanted:
+        groups, ops = store.namespace_tree(group.split(".", 1)[0])
+        raise unknown_path(group, sorted([*groups, *ops]))
+    next_action = {"op": "tool_describe", "args": {"name": rows[0]["name"]}} if rows else None
+    return ok({"namespace": group, "count": len(rows), "tools": rows}, help_path=group or "root",
+              next_action=next_action)
+
+
+def find_tool(store: Store, purpose: Any, limit: Any) -> Json:
+    """Tools ranked for a purpose in plain words (delegated to the search module)."""
+    check_str(purpose, "purpose")
+    count = check_limit(limit, 5)
+    return delegate(store.searcher_required().find_tool(purpose, count))

@@ -1,0 +1,357 @@
+"""A reader session: what the host allows (policy), the guard and audit of every operation, and tool execution.
+
+:meth:`Session.run` is the guard every public operation goes through: it times the call, turns
+any failure into an error envelope (never a traceback) and writes the audit record.
+:meth:`Session.tool_exec` validates and runs one tool (authorisation, argument checks, the handler
+from :mod:`toolcat.reader.handlers`, the trust policy, idempotency keys); :meth:`Session.tool_batch`
+runs several.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from . import execute
+from .audit import AuditLog
+from .checks import MAX_NAME, bad, check_bool, ok, shown, trace_id
+from .envelope import ReaderError, error_envelope, is_error
+from .handlers import Handler, find_handler
+from .store import Store, deprecation_note
+from .trust import HandlerPolicy
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 100
+#: Idempotency keys kept per session, the JSON bytes of their answers in all and for one, and for how long.
+IDEMPOTENCY_MAX_KEYS = 10_000
+IDEMPOTENCY_MAX_BYTES = 32 * 1024 * 1024
+IDEMPOTENCY_MAX_ENTRY_BYTES = 1024 * 1024
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0
+#: Errors a retry may cure: their answers are not kept for idempotency keys, so a retry runs again.
+TRANSIENT_CODES = frozenset({"UNAVAILABLE", "INTERNAL"})
+
+Json = dict[str, Any]
+
+
+def _audit_target(target: Any) -> str:
+    """The target of an operation as the audit log's JSON text (a bounded repr when it nests too deeply)."""
+    if isinstance(target, str):
+        return target
+    try:
+        return json.dumps(target, ensure_ascii=False, default=repr)
+    except (RecursionError, ValueError):
+        return shown(target, 300)
+
+
+class IdempotencyStore:
+    """The first answer to each idempotency key, replayed when the same call is retried; bounded and expiring.
+
+    A retry with the key of an earlier call gets that call's answer (a success, or a deterministic
+    error) without running again; the same key with another op or other args is CONFLICT. Transient
+    errors (:data:`TRANSIENT_CODES`) are not kept, so a retry runs again. At most ``max_keys`` answers
+    and ``max_bytes`` of JSON are kept, each for ``ttl_seconds``; the oldest go first. An answer larger
+    than ``max_entry_bytes`` is not kept (the call says so in a warning). Calls with the same key run
+    one at a time.
+    """
+
+    def __init__(self, *, max_keys: int = IDEMPOTENCY_MAX_KEYS, max_bytes: int = IDEMPOTENCY_MAX_BYTES,
+                 max_entry_bytes: int = IDEMPOTENCY_MAX_ENTRY_BYTES, ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_keys, self.max_bytes, self.max_entry_bytes = max_keys, max_bytes, max_entry_bytes
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+        self.bytes = 0
+        #: key -> (tool_id, sha256 of the canonical args, the answer as JSON text, its size, when it was kept)
+        self._entries: OrderedDict[str, tuple[str, str, str, int, float]] = OrderedDict()
+        self._guard = threading.Lock()
+        self._locks: dict[str, list[Any]] = {}  # key -> [lock, callers holding or waiting]: only keys in use
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @contextmanager
+    def lock(self, key: str | None) -> Iterator[None]:
+        """Hold the key while its call runs (a concurrent retry waits, then replays); nothing for no key."""
+        if key is None:
+            yield
+            return
+        with self._guard:
+            slot = self._locks.setdefault(key, [threading.Lock(), 0])
+            slot[1] += 1
+        try:
+            with slot[0]:
+                yield
+        finally:
+            with self._guard:
+                slot[1] -= 1
+                if slot[1] == 0:
+                    del self._locks[key]
+
+    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
+        """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
+        with self._guard:
+            self._expire()
+            found = self._entries.get(key)
+        if found is None:
+            return None
+        first_op, first_args, text, _, _ = found
+        if (first_op, first_args) != (tool_id, args_digest):
+            raise ReaderError(
+                "CONFLICT", f"idempotency_key {key!r} was already used for a different call",
+                details={"first_op": first_op}, help_path=tool_id,
+                hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
+            )
+        answer: Json = json.loads(text)
+        return answer
+
+    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: list[str]) -> None:
+        """Keep ``answer`` for ``key`` unless it is a transient error or too large (then say so in ``warnings``)."""
+        if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
+            return
+        text = json.dumps(answer, ensure_ascii=False, default=repr)
+        size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
+        if size > self.max_entry_bytes:
+            warnings.append(f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
+                            f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again")
+            return
+        with self._guard:
+            self._entries[key] = (tool_id, args_digest, text, size, self.clock())
+            self.bytes += size
+            self._expire()
+            while self._entries and (len(self._entries) > self.max_keys or self.bytes > self.max_bytes):
+                self._pop_oldest()
+
+    def _expire(self) -> None:
+        oldest = self.clock() - self.ttl_seconds
+        while self._entries and next(iter(self._entries.values()))[4] < oldest:
+            self._pop_oldest()
+
+    def _pop_oldest(self) -> None:
+        _, entry = self._entries.popitem(last=False)
+        self.bytes -= entry[3]
+
+
+class Session:
+    """What one opened catalogue may do, and the record of what it did."""
+
+    def __init__(self, store: Store, policy: HandlerPolicy, *, read_only: bool, allowed_namespaces: list[str] | None,
+                 require_expand: bool, timeout: float, audit: str | Path | None,
+                 handlers: dict[str, Handler] | None = None) -> None:
+        self.store = store
+        self.policy = policy
+        self.read_only = read_only
+        self.allowed_namespaces = list(allowed_namespaces) if allowed_namespaces is not None else None
+        self.require_expand = require_expand
+        self.timeout = timeout
+        #: Handler functions of this catalogue only, by type (``Catalog.open(..., handlers=...)``).
+        self.handlers = dict(handlers or {})
+        self.session_id = trace_id()
+        self.audit = AuditLog(audit, self.session_id) if audit is not None else None
+        self.idempotency = IdempotencyStore()
+        self._expanded: set[str] = set()
+        self._lock = threading.Lock()
+
+    # -- the guard ------------------------------------------------------------------------------
+    def run(self, op: str, target: Any, fn: Callable[[str], Json]) -> Json:
+        """Run one public operation: time it, turn any failure into an envelope, audit it."""
+        trace = trace_id()
+        started = time.perf_counter()
+        try:
+            result = fn(trace)
+        except ReaderError as exc:
+            result = exc.envelope()
+        except Exception as exc:
+            log.exception("reader operation %s(%s) failed", op, shown(target, 300))
+            result = error_envelope("INTERNAL", f"{op} failed: {type(exc).__name__}: {exc}",
+                                    details={"exception": type(exc).__name__},
+                                    hints=["This is a reader or catalogue bug; the host log has the traceback."])
+        latency = (time.perf_counter() - started) * 1000
+        if self.audit is not None:
+            outcome = result["error"]["code"] if is_error(result) else "ok"
+            self.audit.record(op=op, target=_audit_target(target), outcome=outcome, latency_ms=latency, trace_id=trace,
+                              registry_version=self.store.registry_version)
+        return result
+
+    def record_open(self, location: str, latency_ms: float) -> None:
+        """Audit the opening of the catalogue."""
+        if self.audit is not None:
+            self.audit.record(op="open", target=location, outcome="ok", trace_id=trace_id(), latency_ms=latency_ms,
+                              registry_version=self.store.registry_version)
+
+    # -- policy ---------------------------------------------------------------------------------
+    def expanded(self, tool_id: str) -> None:
+        """Note that the agent has read ``tool_id``'s spec (for ``require_expand``)."""
+        with self._lock:
+            self._expanded.add(tool_id)
+
+    def check_namespace(self, tool_id: str) -> None:
+        """NOT_AUTHORIZED unless the tool's namespace is allowed in this session."""
+        namespace = tool_id.split(".", 1)[0]
+        if self.allowed_namespaces is not None and namespace not in self.allowed_namespaces:
+            raise ReaderError(
+                "NOT_AUTHORIZED", f"namespace {namespace!r} is not allowed in this session",
+                details={"allowed_namespaces": self.allowed_namespaces}, help_path=tool_id,
+                hints=["The host limited this session to some namespaces; use a tool from them."],
+                next_action={"op": "tool_help", "args": {"path": "root"}},
+            )
+
+    def authorize(self, tool_id: str, spec: Json) -> None:
+        """NOT_AUTHORIZED unless this session may run the tool (namespace, read-only, described first)."""
+        self.check_namespace(tool_id)
+        if self.read_only and spec.get("kind") == "write":
+            raise ReaderError(
+                "NOT_AUTHORIZED", f"{tool_id} writes, and this session is read-only", help_path=tool_id,
+                hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],
+            )
+        if self.require_expand and tool_id not in self._expanded:
+            raise ReaderError(
+                "NOT_AUTHORIZED", f"{tool_id} must be described before it is executed in this session",
+                help_path=tool_id, hints=["Read the spec first: its arguments, policy and edge cases."],
+                next_action={"op": "tool_describe", "args": {"name": tool_id}},
+            )
+
+    # -- execution ------------------------------------------------------------------------------
+    def tool_exec(self, op: Any, args: Any = None, idempotency_key: Any = None, dry_run: Any = False) -> Json:
+        """Validate and run one operation: ``{op, ok, result, meta}`` or ``{op, ok: false, error, meta}``."""
+        return self.run("exec", op, lambda trace: self._exec(op, args, idempotency_key, dry_run, trace))
+
+    def _exec(self, op: Any, args: Any, key: Any, dry_run: Any, trace: str) -> Json:
+        started = time.perf_counter()
+        warnings: list[str] = []
+        meta_extra: Json = {}
+        tool_id = op if isinstance(op, str) else None
+        try:
+            tool_id, body = self._exec_steps(op, args, key, dry_run, warnings, meta_extra)
+            envelope = ok(body, help_path=tool_id)
+        except ReaderError as exc:
+            envelope = exc.envelope()
+        except Exception as exc:
+            log.exception("tool_exec(%s) failed", shown(op))
+            envelope = error_envelope("INTERNAL", f"{type(exc).__name__}: {exc}",
+                                      details={"exception": type(exc).__name__}, help_path=tool_id or "root")
+        envelope["op"] = tool_id if tool_id is not None else shown(op, MAX_NAME)
+        envelope["meta"] = {"trace_id": trace, "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+                            "warnings": warnings, "registry_version": self.store.registry_version, **meta_extra}
+        return envelope
+
+    def _checked_args(self, op: str, args: Any, warnings: list[str], meta: Json) -> tuple[str, Json, Any]:
+        """(tool_id, spec, args with defaults) once the call is authorised and its args valid."""
+        tool_id, spec = self.store.spec(op)
+        meta["tool_id"] = tool_id
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise ReaderError(
+                "VALIDATION_ERROR", f"args of {tool_id} must be a JSON object, got {type(args).__name__}",
+                details={"field_errors": [{"field": "$", "message": "args must be an object", "expected": "object"}]},
+                help_path=tool_id, next_action={"op": "tool_help", "args": {"path": tool_id}},
+            )
+        if spec.get("deprecated"):
+            warnings.append(deprecation_note(spec))
+        self.authorize(tool_id, spec)
+        schema = spec.get("args_schema") or {}
+        filled = execute.apply_defaults(schema, args)
+        field_errors = execute.validate_args(schema, filled, warnings)
+        if field_errors:
+            names = ", ".join(e["field"] for e in field_errors)
+            raise ReaderError(
+                "VALIDATION_ERROR", f"{len(field_errors)} invalid argument(s) for {tool_id}: {names}",
+                details={"field_errors": field_errors}, help_path=tool_id,
+                hints=["Fix every listed field and call again; tool_help(help_path) shows the arguments."],
+                next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
+            )
+        return tool_id, spec, filled
+
+    def _exec_steps(self, op: Any, args: Any, key: Any, dry_run: Any, warnings: list[str],
+                    meta: Json) -> tuple[str, Json]:
+        if not isinstance(op, str) or not op.strip():
+            raise bad(f"'op' must be an operation name like 'file.read', got {shown(op)}")
+        if key is not None and (not isinstance(key, str) or not key or len(key) > MAX_NAME):
+            raise bad(f"idempotency_key must be a non-empty string, got {shown(key)}")
+        dry = check_bool(dry_run, "dry_run")
+        tool_id, spec, filled = self._checked_args(op, args, warnings, meta)
+        if dry:
+            plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
+            if not plan.get("allowed", True):
+                warnings.append("a real call would be refused: this host does not allow the tool's handler")
+            return tool_id, {"dry_run": True, "result": None, "would_run": plan}
+        handler = spec.get("handler")
+        if not isinstance(handler, dict):
+            raise ReaderError(
+                "NOT_EXECUTABLE", f"{tool_id} has no handler: the host application must run it", help_path=tool_id,
+                details={"args": filled},
+                hints=["Call the tool through your own runtime with these validated args."],
+            )
+        runner = find_handler(str(handler.get("type")), tool_id, self.handlers)
+        refusal = self.policy.refusal(tool_id, handler)
+        if refusal is not None:
+            raise refusal
+        return tool_id, self._run_once(tool_id, spec, filled, runner, key, warnings, meta)
+
+    def _run_once(self, tool_id: str, spec: Json, filled: Any, runner: Handler, key: str | None,
+                  warnings: list[str], meta: Json) -> Json:
+        """Run the handler, or replay the answer kept for ``key``."""
+        canonical = hashlib.sha256(json.dumps(filled, sort_keys=True, default=repr).encode("utf-8")).hexdigest()
+        with self.idempotency.lock(key):
+            if key is not None:
+                first = self.idempotency.get(key, tool_id, canonical)
+                if first is not None:
+                    meta["replayed"] = True
+                    if is_error(first):
+                        raise ReaderError(**{k: first["error"][k] for k in ("code", "message", "details", "hints",
+                                                                             "next_action", "help_path")})
+                    return first
+            ctx = execute.ExecContext(tool_id, spec, filled, self.timeout, self.store.fetch_bytes,
+                                      self.policy.allows_python, warnings, policy=self.policy)
+            try:
+                result = runner(ctx)
+                json.dumps(result)
+                body: Json = {"result": result}
+            except (TypeError, ValueError) as exc:
+                raise ReaderError("INTERNAL", f"{tool_id} returned a result that is not JSON: {exc}",
+                                  help_path=tool_id) from None
+            except ReaderError as exc:
+                if key is not None:
+                    self.idempotency.put(key, tool_id, canonical, exc.envelope(), warnings)
+                raise
+            if key is not None:
+                self.idempotency.put(key, tool_id, canonical, body, warnings)
+            return body
+
+    def tool_batch(self, ops: Any, mode: Any = "sequential") -> Json:
+        """Run several ``{op, args, idempotency_key?, dry_run?}`` items, in order or in parallel."""
+        return self.run("batch", {"mode": mode, "count": len(ops) if isinstance(ops, list) else None},
+                        lambda _t: self._batch(ops, mode))
+
+    def _batch(self, ops: Any, mode: Any) -> Json:
+        if mode not in ("sequential", "parallel"):
+            raise bad(f"mode must be 'sequential' or 'parallel', got {shown(mode)}")
+        if not isinstance(ops, list) or not ops or len(ops) > MAX_BATCH:
+            raise bad(f"ops must be a list of 1 to {MAX_BATCH} items like {{'op': 'file.read', 'args': {{...}}}}")
+
+        def one(item: Any) -> Json:
+            if not isinstance(item, dict) or "op" not in item:
+                envelope = bad("each batch item needs an 'op' (and optional args, idempotency_key, dry_run)").envelope()
+                return {"op": shown(item), **envelope}
+            return self.tool_exec(item.get("op"), item.get("args"), item.get("idempotency_key"),
+                                  item.get("dry_run", False))
+
+        if mode == "parallel" and len(ops) > 1:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+            with ThreadPoolExecutor(max_workers=min(8, len(ops))) as pool:
+                results = list(pool.map(one, ops))
+        else:
+            results = [one(item) for item in ops]
+        failed = sum(1 for r in results if not r.get("ok"))
+        return ok({"mode": mode, "count": len(results), "failed": failed, "results": results,
+                   "all_ok": failed == 0}, help_path="root")

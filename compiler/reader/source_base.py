@@ -1,0 +1,208 @@
+"""The Source interface, the checks every source applies to a ref, and the build-folder source.
+
+A ref is ``{"path", "sha256", "bytes"}``: its path must stay inside the catalogue, and the bytes it
+points to are used only once their size and sha256 match. :class:`FolderSource` reads a build folder
+on disk with the same caps an HTTP source has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from .envelope import ReaderError
+
+ENTRY = "catalog.json"
+#: catalog.json holds a manifest ref and the last builds' refs (a few KB); a bigger one is refused.
+MAX_ENTRY_BYTES = 1024 * 1024
+#: No file is read past this many bytes, on the wire or inflated, whatever its ref promises (``max_file_bytes``).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: The longest ref path the reader accepts.
+MAX_REF_PATH = 1024
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_sha256(value: Any) -> TypeGuard[str]:
+    """Whether ``value`` is 64 lower-case hex digits (a cache key that cannot leave the cache folder)."""
+    return isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value)
+
+
+class SourceStats:
+    """What a source has cost so far: network requests (file reads for a folder), cache hits, and bytes.
+
+    ``bytes_downloaded`` is what crossed the wire (gzip-compressed when the server compressed it);
+    ``bytes_decoded`` is the same files' size once inflated. A folder reads plain files: both are equal.
+    ``round_trips`` counts the requests one after the other: the files of one :meth:`Source.fetch_many`
+    are fetched concurrently and count once, so on a network with latency L an operation waits about
+    ``round_trips * L``.
+    """
+
+    __slots__ = ("bytes_decoded", "bytes_downloaded", "cache_hits", "not_modified", "requests", "round_trips")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.round_trips = 0
+        self.bytes_downloaded = 0
+        self.bytes_decoded = 0
+        self.cache_hits = 0
+        self.not_modified = 0
+
+    def count_file(self, size: int) -> None:
+        """One plain file read on its own (a folder's reads)."""
+        self.requests += 1
+        self.round_trips += 1
+        self.bytes_downloaded += size
+        self.bytes_decoded += size
+
+    def as_dict(self) -> dict[str, int]:
+        """JSON-able copy."""
+        return {"requests": self.requests, "round_trips": self.round_trips, "bytes_downloaded": self.bytes_downloaded,
+                "bytes_decoded": self.bytes_decoded, "cache_hits": self.cache_hits, "not_modified": self.not_modified}
+
+
+def _clean_path(path: Any) -> TypeGuard[str]:
+    """A relative path of plain segments: no ``..``/``.``/empty segment, backslash, control char, surrogate or scheme."""
+    if not isinstance(path, str) or not path or len(path) > MAX_REF_PATH or "\\" in path:
+        return False
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF for c in path):
+        return False
+    segments = path.split("/")
+    if ":" in segments[0]:  # "scheme:..." would read as a URL (RFC 3986 forbids ':' in a relative path's first segment)
+        return False
+    return all(segment not in ("", ".", "..") for segment in segments) and posixpath.normpath(path) == path
+
+
+def check_ref(ref: Any) -> tuple[str, str, int]:
+    """Return ``(path, sha256, bytes)`` of a well-formed ref whose path stays inside the catalogue."""
+    if not isinstance(ref, dict):
+        raise ReaderError("INTEGRITY", f"expected a ref {{path, sha256, bytes}}, got {type(ref).__name__}",
+                          hints=["The catalogue is malformed; rebuild it with `toolcat build`."])
+    path, digest, size = ref.get("path"), ref.get("sha256"), ref.get("bytes")
+    if not _clean_path(path):
+        raise ReaderError("INTEGRITY", f"ref path {path!r:.200} is not a clean relative path inside the catalogue",
+                          details={"ref": {"path": repr(path)[:200], "sha256": digest, "bytes": size}},
+                          hints=[("Ref paths are relative to the base URL: no '..', '.', empty segments, leading "
+                                  "'/', URLs, backslashes or control characters.")])
+    if not is_sha256(digest):
+        raise ReaderError("INTEGRITY", f"ref to {path} has no valid sha256", details={"ref": ref})
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ReaderError("INTEGRITY", f"ref to {path} has no valid byte count", details={"ref": ref})
+    return path, digest, size
+
+
+def verify(data: bytes, path: str, digest: str, size: int, where: str) -> bytes:
+    """Raise INTEGRITY unless ``data`` has the size and sha256 its parent promised."""
+    got = hashlib.sha256(data).hexdigest()
+    if len(data) != size or got != digest:
+        raise ReaderError(
+            "INTEGRITY",
+            f"{where} does not match the hash its parent holds (expected sha256 {digest[:16]}… and {size} bytes, "
+            f"got {got[:16]}… and {len(data)} bytes); it was not used",
+            details={"path": path, "expected_sha256": digest, "got_sha256": got,
+                     "expected_bytes": size, "got_bytes": len(data)},
+            hints=["The file was modified or truncated after the build, or a cache/CDN serves a stale copy.",
+                   "Rebuild and redeploy the whole build folder; clear the reader cache if it persists."],
+        )
+    return data
+
+
+def promise_too_large(path: str, where: str, promise: int, cap: int) -> ReaderError:
+    """INTEGRITY: a ref promises a file bigger than the reader will ever read."""
+    return ReaderError(
+        "INTEGRITY",
+        f"the ref to {path} promises {promise} bytes, above the reader's cap of {cap} bytes (max_file_bytes); "
+        f"{where} was not fetched",
+        details={"path": path, "url": where, "promised_bytes": promise, "cap_bytes": cap},
+        hints=["A toolcat build keeps its files small; a huge promise means a malformed or hostile catalogue.",
+               ("If the catalogue is yours and the file is legitimately this large, open it with a larger "
+                "max_file_bytes.")],
+    )
+
+
+def too_large(url: str, limit: int, why: str = "the size its ref promised") -> ReaderError:
+    """INTEGRITY: a body longer than the file its ref promised (or than a cap)."""
+    return ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes: {why}); it was not used",
+                       details={"url": url, "limit_bytes": limit},
+                       hints=[("The host serves another file than the catalogue names, or a compressed body "
+                               "inflates past it (a gzip bomb); the reader stopped reading there.")])
+
+
+class Source:
+    """Bytes of one published catalogue."""
+
+    location: str
+    stats: SourceStats
+    @property
+    def concurrent(self) -> bool:
+        """Whether :meth:`fetch_many` overlaps its requests (worth calling only then)."""
+        return False
+
+    def read_entry(self) -> bytes:
+        """The current ``catalog.json``."""
+        raise NotImplementedError
+
+    def fetch(self, ref: dict[str, Any]) -> bytes:
+        """The verified bytes a ref points to."""
+        raise NotImplementedError
+
+    def fetch_many(self, refs: list[dict[str, Any]]) -> list[bytes | ReaderError]:
+        """The verified bytes of several refs (or the error each one met), in order; one after the other here."""
+        out: list[bytes | ReaderError] = []
+        for ref in refs:
+            try:
+                out.append(self.fetch(ref))
+            except ReaderError as err:
+                out.append(err)
+        return out
+
+
+class FolderSource(Source):
+    """A build folder on disk; files are read directly (the reader keeps parsed ones in memory).
+
+    Reads are bounded too: ``catalog.json`` by :data:`MAX_ENTRY_BYTES`, any other file by the size
+    its ref promises (one byte more is read, to tell a longer file), so a planted device or huge file
+    is never read whole.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.location = str(root)
+        self.stats = SourceStats()
+
+    def read_entry(self) -> bytes:
+        """Read ``catalog.json``; a missing folder or entry is UNAVAILABLE."""
+        entry = self.root / ENTRY
+        try:
+            with entry.open("rb") as handle:
+                data = handle.read(MAX_ENTRY_BYTES + 1)
+        except FileNotFoundError:
+            raise ReaderError(
+                "UNAVAILABLE", f"no catalogue at {self.root}: {entry} does not exist",
+                hints=["Run `toolcat build` first, or pass the build folder (the one holding catalog.json)."],
+            ) from None
+        except OSError as exc:
+            raise ReaderError("UNAVAILABLE", f"cannot read {entry}: {exc}") from None
+        self.stats.count_file(len(data))
+        if len(data) > MAX_ENTRY_BYTES:
+            raise too_large(str(entry), MAX_ENTRY_BYTES, "the cap for catalog.json")
+        return data
+
+    def fetch(self, ref: dict[str, Any]) -> bytes:
+        """Read and verify one immutable file."""
+        path, digest, size = check_ref(ref)
+        file = self.root / path
+        try:
+            with file.open("rb") as handle:
+                data = handle.read(size + 1)
+        except FileNotFoundError:
+            raise ReaderError(
+                "UNAVAILABLE", f"{file} is missing from the build folder",
+                details={"path": path},
+                hints=["The build folder is incomplete or an older build replaced it; rebuild, then reopen."],
+            ) from None
+        except OSError as exc:
+            raise ReaderError("UNAVAILABLE", f"cannot read {file}: {exc}", details={"path": path}) from None
+        self.stats.count_file(len(data))
+        return verify(data, path, digest, size, str(file))

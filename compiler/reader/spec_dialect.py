@@ -1,0 +1,161 @@
+"""The spec dialect: list, search_nodes, search_tool_by_category, expand_tool (and call_tool, the session's exec).
+
+Each function takes the catalogue's :class:`~toolcat.reader.store.Store` and
+:class:`~toolcat.reader.session.Session` and the caller's raw arguments, and returns a result
+envelope or raises :class:`ReaderError` (the session's guard turns it into an error envelope).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from . import execute
+from .checks import (
+    bad,
+    check_limit,
+    check_str,
+    check_tags,
+    decode_cursor,
+    encode_cursor,
+    node_path,
+    ok,
+    public_pointer,
+    shown,
+)
+from .envelope import ReaderError, is_error
+from .handlers import available
+from .session import Session
+from .store import Store, deprecation_note
+
+Json = dict[str, Any]
+#: What an agent reads of a spec when it expands a tool.
+DESCRIBED_KEYS = ("tool_id", "type", "aliases", "path", "categories", "summary", "description", "args_schema",
+                  "result_schema", "examples", "errors", "tags", "kind", "optional", "when_to_use", "policy",
+                  "annotations", "version", "deprecated", "tokens")
+
+
+def delegate(result: Any, help_path: str = "root") -> Json:
+    """A search module answer as a reader envelope: public pointers, and the envelope's keys filled in."""
+    if not isinstance(result, dict):
+        raise ReaderError("INTERNAL", f"search returned {type(result).__name__}, not a dict")
+    if is_error(result):
+        return result
+    out = dict(result)
+    for key in ("tools", "results"):
+        if isinstance(out.get(key), list):
+            out[key] = [public_pointer(t) if isinstance(t, dict) and "tool_id" in t else t for t in out[key]]
+    out.setdefault("ok", True)
+    out.setdefault("help_path", help_path)
+    out.setdefault("hints", [])
+    out.setdefault("next_action", None)
+    return out
+
+
+def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor: Any) -> Json:
+    """Child nodes and tool pointers at ``path`` (paged); ``tags`` and ``query`` search its subtree."""
+    where = node_path(path)
+    wanted = check_tags(tags)
+    count = check_limit(limit, 10)
+    if query is not None:
+        check_str(query, "query", allow_empty=True)
+    offset = decode_cursor(cursor)
+    shard = store.node(where)
+    searched = isinstance(query, str) and bool(query.strip())
+    hits: list[Any] = []
+    if searched and not wanted:  # ranked, and only the page's pointers are read
+        hits, total = store.searcher_required().rank_tools_page(query, within=list(where), offset=offset, limit=count)
+        page = [h[0] for h in hits]
+    else:
+        if searched:  # tags filter the ranked hits: every hit's pointer is needed
+            hits = store.searcher_required().rank_tools(query, within=list(where))
+            pointers = [h[0] for h in hits]
+        elif wanted:
+            pointers = list(store.subtree_pointers(where).values())
+        elif offset + count <= len(shard.get("tools", [])):
+            pointers = shard.get("tools", [])  # the first page answers without fetching more
+        else:
+            pointers = store.node_tools(shard)
+        if wanted:
+            pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
+        page = pointers[offset:offset + count]
+        total = len(pointers) if searched or wanted else shard.get("direct_tools", len(pointers))
+    confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
+    more = offset + count < total
+    nodes = [] if offset else [{k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count")
+                                if k in c} for c in shard.get("children", [])]
+    tools = [public_pointer(p, confidences.get(p["tool_id"]) if confidences else None) for p in page]
+    if tools:
+        next_action: Json | None = {"op": "expand_tool", "args": {"tool_id": tools[0]["tool_id"]}}
+    elif nodes:
+        next_action = {"op": "list", "args": {"path": "/".join(nodes[0]["path"])}}
+    else:
+        next_action = None
+    hints = []
+    if not tools and not nodes:
+        hints.append("Nothing here matches; try list() at the root or find_tool(purpose).")
+    return ok({"path": list(where), "title": shard.get("title", ""), "summary": shard.get("summary", ""),
+               "tool_count": shard.get("tool_count", 0), "nodes": nodes, "tools": tools,
+               "total_tools": total, "next_cursor": encode_cursor(offset + count) if more else None},
+              help_path="root", hints=hints, next_action=next_action)
+
+
+def search_nodes(store: Store, query: Any, limit: Any) -> Json:
+    """Ontology nodes ranked for ``query`` (delegated to the search module)."""
+    check_str(query, "query")
+    count = check_limit(limit, 5)
+    return delegate(store.searcher_required().search_nodes(query, count))
+
+
+def search_tool_by_category(store: Store, query: Any, category_path: Any, limit: Any, cursor: Any) -> Json:
+    """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match."""
+    check_str(query, "query")
+    where = node_path(category_path)
+    count = check_limit(limit, 5)
+    if cursor is not None and not isinstance(cursor, str):
+        raise bad(f"cursor {shown(cursor)} must be a string this reader returned")
+    store.node(where)  # UNKNOWN_PATH with suggestions before searching
+    return delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor))
+
+
+def describe(store: Store, session: Session, name: Any) -> Json:
+    """The full spec of a tool by canonical name or alias (a skill's SKILL.md body too); marks it expanded."""
+    tool_id, spec = store.spec(name)
+    session.expanded(tool_id)
+    out: Json = {k: copy.deepcopy(spec.get(k)) for k in DESCRIBED_KEYS}
+    out["alias"] = (spec.get("aliases") or {}).get("openai", tool_id)
+    handler = spec.get("handler")
+    out["handler"] = {"type": handler.get("type")} if isinstance(handler, dict) else None
+    out["executable"] = isinstance(handler, dict) and available(str(handler.get("type")), session.handlers)
+    hints: list[str] = []
+    if out["executable"] and session.policy.refusal(tool_id, handler) is not None:
+        out["executable"] = False
+        hints.append("This host does not allow this tool's handler: tool_exec answers NOT_AUTHORIZED.")
+    skill = spec.get("skill")
+    if isinstance(skill, dict):
+        body = store.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
+        out["skill"] = {
+            "name": skill.get("name"), "level": 2, "frontmatter": copy.deepcopy(skill.get("frontmatter")),
+            "body": body, "body_tokens": skill.get("body_tokens"),
+            "resources": [{"path": r.get("path"), "media_type": r.get("media_type"),
+                           "bytes": (r.get("ref") or {}).get("bytes")} for r in skill.get("resources", [])],
+        }
+        if skill.get("resources"):
+            hints.append("Read a resource only when the instructions call for it: read_skill_resource(tool_id, path).")
+    if not out["executable"] and not hints:
+        hints.append("This tool has no handler this reader can run: the host application executes it.")
+    if spec.get("deprecated"):
+        hints.append(deprecation_note(spec))
+    example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
+    next_action = {"op": "tool_exec", "args": {"op": tool_id, "args": copy.deepcopy(example or {})}}
+    return ok(out, help_path=tool_id, hints=hints, next_action=next_action)
+
+
+def read_skill_resource(store: Store, session: Session, tool_id: Any, path: Any) -> Json:
+    """One bundled file of a skill (level 3), read only when asked for."""
+    resolved, spec = store.spec(tool_id)
+    skill = spec.get("skill")
+    if not isinstance(skill, dict):
+        raise bad(f"{resolved} is not a skill; only skills bundle resources", help_path=resolved)
+    session.check_namespace(resolved)
+    return ok(execute.read_resource(resolved, skill, path, store.fetch_bytes), help_path=resolved)
