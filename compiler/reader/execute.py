@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .envelope import ReaderError
+from .field_errors import field_errors
 from .handlers import register_handler
 from .trust import (
     DEFAULT_POLICY,
@@ -118,21 +119,6 @@ def _copied_default(name: str, default: Any) -> Any:
     return copy.deepcopy(default)
 
 
-def _field(path: Any) -> str:
-    parts = [str(p) for p in path]
-    return ".".join(parts) if parts else "$"
-
-
-def _expected(error: Any) -> str | None:
-    validator, value = error.validator, error.validator_value
-    if validator in ("type", "enum", "const", "format", "pattern"):
-        return f"{validator} {json.dumps(value, ensure_ascii=False)}"
-    if validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-                     "minItems", "maxItems", "multipleOf"):
-        return f"{validator} {value}"
-    return None
-
-
 @functools.lru_cache(maxsize=4096)
 def _compiled_validator(canonical_schema: str) -> Any:
     """A checked, compiled validator per distinct schema (checking the schema costs milliseconds).
@@ -188,30 +174,7 @@ def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dic
     except RecursionError:
         raise ReaderError("INTERNAL", "checking the arguments against the tool's args_schema recursed too deeply",
                           hints=[schemaguard.REBUILD_HINT]) from None
-    out: list[dict[str, Any]] = []
-    for error in found:
-        base = list(error.absolute_path)
-        if error.validator == "required" and isinstance(error.instance, dict):
-            out.extend({"field": _field([*base, name]), "message": f"'{name}' is required", "expected": "present"}
-                       for name in error.validator_value if name not in error.instance)
-            continue
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            allowed = sorted((error.schema or {}).get("properties", {}))
-            patterns = list((error.schema or {}).get("patternProperties", {}))
-            expected = ("one of " + ", ".join(allowed)) if allowed else "no properties"
-            if patterns:
-                expected += " or a name matching " + ", ".join(patterns)
-            out.extend({"field": _field([*base, name]), "message": f"unexpected property '{name}'",
-                        "expected": expected}
-                       for name in sorted(k for k in error.instance if k not in allowed
-                                          and not any(regex.search(p, k) for p in patterns)))
-            continue
-        item: dict[str, Any] = {"field": _field(base), "message": error.message}
-        wanted = _expected(error)
-        if wanted:
-            item["expected"] = wanted
-        out.append(item)
-    return out
+    return field_errors(found, matches=regex.search)
 
 
 def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:

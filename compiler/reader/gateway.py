@@ -12,6 +12,7 @@ from typing import Any
 
 from .checks import MAX_NAME, ROOT_NAMES, bad, check_bool, close_names, ok, shown
 from .envelope import ReaderError
+from .schema_text import type_text
 from .session import Session
 from .store import Store, deprecation_note
 
@@ -107,7 +108,7 @@ def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples
     args = []
     for name, raw in props.items():
         sub = raw if isinstance(raw, dict) else {}
-        arg: Json = {"name": name, "type": sub.get("type", "any"), "required": name in required}
+        arg: Json = {"name": name, "type": type_text(sub, schema), "required": name in required}
         if "default" in sub:
             arg["default"] = copy.deepcopy(sub["default"])
         if "enum" in sub:
