@@ -275,7 +275,7 @@ BASE_TOOL: dict[str, Any] = {
     "args_schema": {"type": "object", "properties": {"expression": {"type": "string", "minLength": 1}},
                     "required": ["expression"], "additionalProperties": False},
     "examples": [{"description": "add", "args": {"expression": "1+2"}}],
-    "tags": ["math"], "handler": "toolcat.examples.handlers:util_math_eval",
+    "tags": ["math"], "handler": "toolcat.examples.util:util_math_eval",
 }
 BASE_NODE = {"title": "Group", "summary": "A group of tools.", "tags": ["g"]}
 BASE_SKILL = ("---\nname: demo-skill\ndescription: Demonstrates skills. Use when testing.\nlicense: MIT\n"

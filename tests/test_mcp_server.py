@@ -27,7 +27,7 @@ from toolcat.reader.dialects import dialect_tools
 REPO = Path(__file__).resolve().parent.parent
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
 UPSTREAM = str(REPO / "tests" / "mcp_upstream_server.py")
-MATH_EVAL = "toolcat.examples.handlers:util_math_eval"
+MATH_EVAL = "toolcat.examples.util:util_math_eval"
 
 
 def _free_port() -> int:

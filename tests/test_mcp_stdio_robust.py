@@ -103,7 +103,7 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "id": "tiny.math.eval", "summary": "Evaluate an arithmetic expression exactly.", "kind": "read",
             "args_schema": {"type": "object", "properties": {"expression": {"type": "string"}},
                             "required": ["expression"]},
-            "handler": "toolcat.examples.handlers:util_math_eval"}]},
+            "handler": "toolcat.examples.util:util_math_eval"}]},
     })
     build(src, root / "build")
     return root / "build"

@@ -435,7 +435,7 @@ def test_schema_regex_semantics_are_kept() -> None:
 
 FILE_SEARCH = r"""
 import json, os
-from toolcat.examples.handlers import file_search
+from toolcat.examples.files import file_search
 result = file_search({"pattern": "(-+)+y", "path": "."})
 found = file_search({"pattern": "(-+)+Y", "path": ".", "case_sensitive": False})
 print(json.dumps({"plain": len(result["matches"]), "found": [m["line"] for m in found["matches"]]}))

@@ -609,7 +609,7 @@ def test_serve_passes_the_sandbox_and_handler_options(example_build, workspace):
 
     entry = json.loads((example_build / "catalog.json").read_text())
     options = ServeOptions(location=str(example_build), sandbox=str(workspace), pin="sha256:" + entry["manifest"]["sha256"],
-                           allow_handlers={"python": ["toolcat.examples.handlers"]})
+                           allow_handlers={"python": ["toolcat.examples.files"]})
     catalog = open_catalog(options)
     assert catalog.tool_exec("file.read", {"path": "notes.txt"})["ok"]
     assert catalog.pin == entry["manifest"]["sha256"]
