@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .canonical import dumps, sha256
 
 if TYPE_CHECKING:
-    from .model import Catalog, Tool
+    from .model import CompiledCatalog, Tool
 
 HASH_CHARS = 16
 
@@ -54,7 +54,7 @@ class ArtifactSet:
 #: Extra stages (search index, prompt sections, provider exports...) add files and
 #: manifest entries: ``contribute(catalog, artifacts, specs)``. ``specs`` maps each tool id
 #: to its spec dict (as written) and its ref.
-Contributor = Callable[["Catalog", ArtifactSet, Specs], None]
+Contributor = Callable[["CompiledCatalog", ArtifactSet, Specs], None]
 
 
 def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 from .aliases import assign_aliases, plain_alias
 from .errors import Diagnostics
 from .load import Loaded
-from .model import Catalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
+from .model import CompiledCatalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
 from .tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ def _check_alias_hijacks(tools: dict[str, Tool], explicit: dict[str, str], alias
                              f"another alias for {tool_id!r}, or drop it to use the default {plain_alias(tool_id)!r}.")
 
 
-def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
+def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
     """Apply the cross-file rules; return the catalogue and every diagnostic found."""
     diags = Diagnostics()
     diags.extend(loaded.diagnostics.items)
@@ -189,7 +189,7 @@ def assemble(loaded: Loaded) -> tuple[Catalog, Diagnostics]:
         tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id])
         for tool_id in sorted(tools)
     }
-    catalog = Catalog(title=title, summary=summary, nodes=dict(sorted(nodes.items())), tools=final,
+    catalog = CompiledCatalog(title=title, summary=summary, nodes=dict(sorted(nodes.items())), tools=final,
                       alias_collisions=alias_result.adjustments)
     return catalog, diags
 

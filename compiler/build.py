@@ -22,7 +22,7 @@ from .assemble import assemble
 from .check_tools import FileResult
 from .errors import Diagnostic, Severity, SourceError
 from .load import fingerprint, load
-from .model import Catalog
+from .model import CompiledCatalog
 from .plan import plan
 from .reader.search import ANALYZER_VERSION
 from .write import ENTRY, WriteResult, build_lock, read_state, write_build
@@ -108,7 +108,7 @@ def _cache_to_state(cache: dict[str, Any], live: set[str]) -> dict[str, Any]:
 def compile_catalog(
     src: Path, *, strict: bool = False, cache: dict[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
-) -> tuple[Catalog, list[Diagnostic]]:
+) -> tuple[CompiledCatalog, list[Diagnostic]]:
     """Load and check the sources; raise :class:`SourceError` with every problem when invalid."""
     loaded = load(src, cache, progress)
     catalog, diags = assemble(loaded)
@@ -118,7 +118,7 @@ def compile_catalog(
     return catalog, diags.sorted()
 
 
-def _counts(catalog: Catalog) -> dict[str, int]:
+def _counts(catalog: CompiledCatalog) -> dict[str, int]:
     return {
         "nodes": len(catalog.nodes),
         "tools": sum(1 for t in catalog.tools.values() if t.skill is None),

@@ -40,7 +40,7 @@ from .reader.dialects import DIALECT_NAMES, DiscoveryTool, dialect_tools
 
 if TYPE_CHECKING:
     from .artifacts import ArtifactSet, Ref
-    from .model import Catalog as CompiledCatalog
+    from .model import CompiledCatalog
 
 log = logging.getLogger(__name__)
 
@@ -377,7 +377,7 @@ class BuildFolder:
 def to_canonical(provider: str, name: str, source: Path | str | BuildFolder | CompiledCatalog | Mapping[str, str]) -> str:
     """The canonical tool id behind a provider's tool-call ``name`` (an alias or an id).
 
-    ``source`` is a build folder, a compiled :class:`toolcat.model.Catalog`, or an alias →
+    ``source`` is a build folder, a compiled :class:`toolcat.model.CompiledCatalog`, or an alias →
     id mapping. A KeyError says when the name is unknown.
     """
     _check_provider(provider)

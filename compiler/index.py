@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from .artifacts import ArtifactSet, Ref, pointer
-from .model import Catalog, Node, NodePath, Tool
+from .model import CompiledCatalog, Node, NodePath, Tool
 from .reader.search import ANALYZERS, analyzer_settings, word_ngrams
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def _schema_text(schema: Any, depth: int = 0) -> list[str]:
     return out
 
 
-def _node_titles(tool: Tool, catalog: Catalog) -> list[str]:
+def _node_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
     titles: list[str] = []
     for home in (tool.path, *tool.categories):
         for depth in range(1, len(home) + 1):
@@ -65,7 +65,7 @@ def _node_titles(tool: Tool, catalog: Catalog) -> list[str]:
     return titles
 
 
-def tool_text(tool: Tool, catalog: Catalog) -> str:
+def tool_text(tool: Tool, catalog: CompiledCatalog) -> str:
     """The text a tool is indexed under: its fields, repeated by :data:`FIELD_WEIGHTS`."""
     fields: dict[str, list[str]] = {
         "id": [tool.id],
@@ -89,7 +89,7 @@ def tool_text(tool: Tool, catalog: Catalog) -> str:
     return "\n".join(lines)
 
 
-def node_text(node: Node, catalog: Catalog) -> str:
+def node_text(node: Node, catalog: CompiledCatalog) -> str:
     """A node's text: title and path (twice), summary, tags, and the ids and summaries of its direct tools."""
     tools = catalog.tools_at(node.path)
     parts = [node.title, " ".join(node.path)] * 2 + [node.summary, " ".join(node.tags)]
@@ -219,12 +219,12 @@ def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[
             "doc_shards": _write_docs(artifacts, part, docs)}
 
 
-def tool_order(catalog: Catalog) -> list[Tool]:
+def tool_order(catalog: CompiledCatalog) -> list[Tool]:
     """Tools in doc-id order: by home path, then id, so each subtree is one contiguous range."""
     return sorted(catalog.tools.values(), key=lambda t: (t.path, t.id))
 
 
-def _node_entries(catalog: Catalog, order: list[Tool]) -> list[dict[str, Any]]:
+def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str, Any]]:
     doc_of = {tool.id: doc_id for doc_id, tool in enumerate(order)}
     homes = [tool.path for tool in order]
     entries = []
@@ -242,7 +242,7 @@ def _node_entries(catalog: Catalog, order: list[Tool]) -> list[dict[str, Any]]:
     return entries
 
 
-def contribute(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> None:
+def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> None:
     """Write the index (tools and nodes) and set ``manifest["index"]`` to its meta file."""
     order = tool_order(catalog)
     tool_docs = [{"pointer": pointer(tool, specs[tool.id][1])} for tool in order]

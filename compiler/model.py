@@ -96,7 +96,7 @@ class Tool:
 
 
 @dataclass(frozen=True, slots=True)
-class Catalog:
+class CompiledCatalog:
     """Everything a build compiles: nodes by path and tools by id, both sorted."""
 
     title: str

@@ -19,7 +19,7 @@ from . import FORMAT_VERSION, __version__
 from .aliases import PROVIDER_RULES, PROVIDERS
 from .artifacts import ArtifactSet, Contributor, Ref, Specs, pointer
 from .canonical import dumps, sha256
-from .model import Catalog, NodePath, Tool, path_str
+from .model import CompiledCatalog, NodePath, Tool, path_str
 from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .tokens import count_tokens
 
@@ -88,7 +88,7 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
     }
 
 
-def _plan_tools(catalog: Catalog, artifacts: ArtifactSet) -> Specs:
+def _plan_tools(catalog: CompiledCatalog, artifacts: ArtifactSet) -> Specs:
     specs: Specs = {}
     for tool in catalog.tools.values():
         spec = tool_spec(tool)
@@ -99,7 +99,7 @@ def _plan_tools(catalog: Catalog, artifacts: ArtifactSet) -> Specs:
     return specs
 
 
-def _subtree_counts(catalog: Catalog) -> dict[NodePath, int]:
+def _subtree_counts(catalog: CompiledCatalog) -> dict[NodePath, int]:
     """Distinct tools at or below each node (a DAG: a tool counts once per subtree)."""
     below: dict[NodePath, set[str]] = {path: set() for path in catalog.nodes}
     for tool in catalog.tools.values():
@@ -111,7 +111,7 @@ def _subtree_counts(catalog: Catalog) -> dict[NodePath, int]:
     return {path: len(ids) for path, ids in below.items()}
 
 
-def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
+def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
     counts = _subtree_counts(catalog)
     refs: dict[NodePath, Ref] = {}
     for path in sorted(catalog.nodes, key=lambda p: (-len(p), p)):  # leaves first: parents hold child hashes
@@ -139,7 +139,7 @@ def _plan_nodes(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
     return refs[()]
 
 
-def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
+def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
     """One pointer shard per id namespace (paged like nodes): what gateway help needs for a group.
 
     Their refs go in a ``namespace_index`` file, not in the manifest: the manifest is read by every
@@ -163,7 +163,7 @@ def _plan_namespaces(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> 
     return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
 
 
-def _plan_lookup(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
+def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
     entries: dict[str, dict[str, Any]] = {}
     for tool in catalog.tools.values():
         value = {"tool_id": tool.id, "spec": specs[tool.id][1]}
@@ -183,7 +183,7 @@ def _plan_lookup(catalog: Catalog, artifacts: ArtifactSet, specs: Specs) -> dict
     return {"buckets": count, "hash": LOOKUP_HASH, "refs": refs}
 
 
-def _plan_aliases(catalog: Catalog, artifacts: ArtifactSet) -> dict[str, Ref]:
+def _plan_aliases(catalog: CompiledCatalog, artifacts: ArtifactSet) -> dict[str, Ref]:
     out: dict[str, Ref] = {}
     for provider in PROVIDERS:
         to_alias = {tool.id: tool.aliases[provider] for tool in catalog.tools.values()}
@@ -214,7 +214,7 @@ def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
                                                    "tools": per_tool, "totals": totals})
 
 
-def registry_version(catalog: Catalog, specs: Specs) -> str:
+def registry_version(catalog: CompiledCatalog, specs: Specs) -> str:
     """A hash of the canonical inputs (nodes and full tool specs), the format and the generator."""
     canonical = {
         "format_version": FORMAT_VERSION,
@@ -235,7 +235,7 @@ class Plan:
     registry_version: str
 
 
-def plan(catalog: Catalog, contributors: Sequence[Contributor] = ()) -> Plan:
+def plan(catalog: CompiledCatalog, contributors: Sequence[Contributor] = ()) -> Plan:
     """Every artifact of a build, in memory; the manifest comes last because it points to the rest.
 
     ``contributors`` (search index, prompt sections, provider exports...) run in order after the

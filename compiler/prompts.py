@@ -35,7 +35,7 @@ from .tokens import ENCODING, count_tokens
 
 if TYPE_CHECKING:
     from .artifacts import ArtifactSet, Ref
-    from .model import Catalog, Tool
+    from .model import CompiledCatalog, Tool
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def _category(tool: Tool) -> str:
     return tool.path[0] if tool.path else ""
 
 
-def _category_title(catalog: Catalog, key: str) -> tuple[str, str]:
+def _category_title(catalog: CompiledCatalog, key: str) -> tuple[str, str]:
     node = catalog.nodes.get((key,) if key else ())
     if not key:
         return "General", ""
@@ -250,7 +250,7 @@ def tools_section(title: str, summary: str, snippets: list[Snippet], detail: str
     )
 
 
-def _counts_text(catalog: Catalog) -> str:
+def _counts_text(catalog: CompiledCatalog) -> str:
     tools = sum(1 for t in catalog.tools.values() if t.skill is None)
     skills = len(catalog.skills)
     text = f"{tools} tool{'s' if tools != 1 else ''}"
@@ -272,7 +272,7 @@ class PromptSet:
     focused: dict[str, JSON] = field(default_factory=dict)
 
 
-def build_prompts(catalog: Catalog, skill_locations: dict[str, str] | None = None) -> PromptSet:
+def build_prompts(catalog: CompiledCatalog, skill_locations: dict[str, str] | None = None) -> PromptSet:
     """Render all sections of ``catalog``; ``skill_locations`` maps skill names to their SKILL.md location."""
     skill_locations = skill_locations or {}
     snippets = {tool.id: tool_snippet(tool, _category(tool)) for tool in catalog.tools.values()}
@@ -330,7 +330,7 @@ def build_prompts(catalog: Catalog, skill_locations: dict[str, str] | None = Non
 _SUFFIX = {"text/markdown": ".md", "application/xml": ".xml"}
 
 
-def contribute(catalog: Catalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
+def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
     """Render every section and snippet into ``prompts/`` and set ``manifest["prompts"]``."""
     locations = {spec["skill"]["name"]: spec["skill"]["body"]["path"] for spec, _ in specs.values() if "skill" in spec}
     prompt_set = build_prompts(catalog, locations)
