@@ -56,6 +56,7 @@ fuzz: $(VENV)/.dev-installed
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check compiler tests bench
+	$(VENV)/bin/ruff format --check compiler tests bench
 
 typecheck: $(VENV)/.dev-installed
 	$(VENV)/bin/mypy

@@ -25,8 +25,11 @@ sys.path.insert(0, str(REPO))
 from toolcat.build import build  # noqa: E402 - after the path set-up
 from toolcat.importers.openapi import METHODS, import_openapi  # noqa: E402
 
-SPECS = [("box-platform-api.openapi.json", "box"), ("slack-web-api.swagger2.json", "slack"),
-         ("spotify-web-api.openapi.yaml", "spotify")]
+SPECS = [
+    ("box-platform-api.openapi.json", "box"),
+    ("slack-web-api.swagger2.json", "slack"),
+    ("spotify-web-api.openapi.yaml", "spotify"),
+]
 BOX_TARGET_S = 2.0
 
 
@@ -61,15 +64,29 @@ def main() -> int:
             build(out.parent, Path(tmp) / f"build-{ns}")
             built = time.perf_counter() - started
             ops = operations(spec)
-            warnings = sum(int(w.split(" places: ")[0].rsplit("(", 1)[-1]) if " places: " in w else 1
-                           for w in result.warnings)
-            rows.append((name, f"{spec.stat().st_size / 1e6:.1f} MB", ops, result.count, f"{best:.2f}", warnings,
-                         f"{built:.1f}"))
+            warnings = sum(
+                int(w.split(" places: ")[0].rsplit("(", 1)[-1]) if " places: " in w else 1 for w in result.warnings
+            )
+            rows.append(
+                (
+                    name,
+                    f"{spec.stat().st_size / 1e6:.1f} MB",
+                    ops,
+                    result.count,
+                    f"{best:.2f}",
+                    warnings,
+                    f"{built:.1f}",
+                )
+            )
             failed |= ops != result.count or (ns == "box" and best >= BOX_TARGET_S)
     header = ("spec", "size", "operations", "tools", "import s", "warnings", "build s")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+        print(
+            "  ".join(
+                str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
     print(f"\nimport s: best of {options.repeat}; target for Box: < {BOX_TARGET_S} s")
     return 1 if failed else 0
 

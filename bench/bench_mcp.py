@@ -69,8 +69,11 @@ async def client(url: str, deadline: float, timings: dict[str, list[float]], fai
     started = time.perf_counter()
     # plain http to 127.0.0.1: skip loading the CA bundle (53 ms of blocking work per client otherwise)
     http = httpx2.AsyncClient(verify=False, timeout=httpx2.Timeout(30, read=300))
-    async with http, streamable_http_client(url, http_client=http) as (read, write), \
-            ClientSession(read, write) as session:
+    async with (
+        http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         timings["initialize"].append((time.perf_counter() - started) * 1000)
         while time.perf_counter() < deadline:
@@ -78,10 +81,15 @@ async def client(url: str, deadline: float, timings: dict[str, list[float]], fai
             await timed("tool_help root", session.call_tool("tool_help", {"path": "root"}))
             await timed("tool_help group", session.call_tool("tool_help", {"path": "util.math"}))
             await timed("tool_help op", session.call_tool("tool_help", {"path": "util.math.eval"}))
-            await timed("tool_exec bad arg", session.call_tool(
-                "tool_exec", {"op": "util.math.eval", "args": {"expression": 7}}), expect_error=True)
-            await timed("tool_exec", session.call_tool(
-                "tool_exec", {"op": "util.math.eval", "args": {"expression": f"{flows} * 3"}}))
+            await timed(
+                "tool_exec bad arg",
+                session.call_tool("tool_exec", {"op": "util.math.eval", "args": {"expression": 7}}),
+                expect_error=True,
+            )
+            await timed(
+                "tool_exec",
+                session.call_tool("tool_exec", {"op": "util.math.eval", "args": {"expression": f"{flows} * 3"}}),
+            )
             flows += 1
     return flows
 
@@ -93,7 +101,8 @@ async def drive(url: str, clients: int, seconds: float) -> tuple[dict[str, list[
     deadline = started + seconds
     results = await asyncio.wait_for(
         asyncio.gather(*(client(url, deadline, timings, failures) for _ in range(clients)), return_exceptions=True),
-        timeout=seconds + 60)
+        timeout=seconds + 60,
+    )
     elapsed = time.perf_counter() - started
     flows = 0
     for item in results:
@@ -117,8 +126,13 @@ def upstream_pool(tmp: Path, calls: int = 30) -> None:
     (src / "_node.yaml").write_text(yaml.safe_dump({"title": "Upstream", "summary": "An upstream MCP server."}))
     (src / "up" / "_node.yaml").write_text(yaml.safe_dump({"title": "Up", "summary": "Upstream tools."}))
     handler = {"type": "mcp", "command": ["python", str(REPO / "tests" / "mcp_upstream_server.py")], "tool": "add"}
-    tool = {"id": "up.math.add", "summary": "Add two integers upstream.", "kind": "read", "handler": handler,
-            "args_schema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}
+    tool = {
+        "id": "up.math.add",
+        "summary": "Add two integers upstream.",
+        "kind": "read",
+        "handler": handler,
+        "args_schema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+    }
     (src / "up" / "tools.yaml").write_text(yaml.safe_dump({"tools": [tool]}))
     build(src, tmp / "upstream-build")
     catalog = Catalog.open(tmp / "upstream-build")
@@ -160,9 +174,12 @@ def main() -> None:
             build_dir = Path(tmp) / "build"
             build(REPO / "catalog_src", build_dir)
         port = free_port()
-        server = subprocess.Popen([TOOLCAT, "-q", "serve", "--build", str(build_dir), "--transport", "http",
-                                   "--port", str(port)], stderr=subprocess.PIPE, text=True,
-                                  env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        server = subprocess.Popen(
+            [TOOLCAT, "-q", "serve", "--build", str(build_dir), "--transport", "http", "--port", str(port)],
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         try:
             assert server.stderr is not None
             line = server.stderr.readline()
@@ -172,16 +189,20 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(10)
-    print(f"MCP over streamable HTTP, 127.0.0.1: {clients} concurrent SDK clients, {elapsed:.1f} s, "
-          f"{flows} discovery flows ({os.cpu_count()} CPUs)")
+    print(
+        f"MCP over streamable HTTP, 127.0.0.1: {clients} concurrent SDK clients, {elapsed:.1f} s, "
+        f"{flows} discovery flows ({os.cpu_count()} CPUs)"
+    )
     print()
     print(f"| {'operation':<18} | {'calls':>7} | {'calls/s':>8} | {'p50 ms':>8} | {'p99 ms':>8} | {'max ms':>8} |")
     print(f"|{'-' * 20}|{'-' * 9}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
     total = 0
     for name, values in timings.items():
         total += len(values)
-        print(f"| {name:<18} | {len(values):>7} | {len(values) / elapsed:>8.1f} | {statistics.median(values):>8.1f} "
-              f"| {percentile(values, 0.99):>8.1f} | {max(values):>8.1f} |")
+        print(
+            f"| {name:<18} | {len(values):>7} | {len(values) / elapsed:>8.1f} | {statistics.median(values):>8.1f} "
+            f"| {percentile(values, 0.99):>8.1f} | {max(values):>8.1f} |"
+        )
     print(f"| {'all calls':<18} | {total:>7} | {total / elapsed:>8.1f} | {'':>8} | {'':>8} | {'':>8} |")
     print()
     print(f"failed calls: {len(failures)}")

@@ -104,8 +104,15 @@ def builds() -> dict[str, Path]:
     return out
 
 
-def measure(label: str, fn: Callable[[Catalog | None], Any], make: Callable[[], Catalog | None], repeat: int,
-            rows: list[list[str]], catalogue: str, where: str) -> None:
+def measure(
+    label: str,
+    fn: Callable[[Catalog | None], Any],
+    make: Callable[[], Catalog | None],
+    repeat: int,
+    rows: list[list[str]],
+    catalogue: str,
+    where: str,
+) -> None:
     """Median wall time of ``fn`` over ``repeat`` runs, each on ``make()``; requests/bytes of the last run."""
     times, cost = [], {}
     for _ in range(repeat):
@@ -115,28 +122,59 @@ def measure(label: str, fn: Callable[[Catalog | None], Any], make: Callable[[], 
         result = fn(catalog)
         times.append((time.perf_counter() - started) * 1000)
         after = (catalog or result).stats()
-        cost = {k: after[k] - before.get(k, 0) for k in ("requests", "round_trips", "bytes_downloaded", "bytes_decoded")}
+        cost = {
+            k: after[k] - before.get(k, 0) for k in ("requests", "round_trips", "bytes_downloaded", "bytes_decoded")
+        }
         if isinstance(result, dict):
             assert result.get("ok"), result
-    rows.append([catalogue, where, label, f"{statistics.median(times):.3f}", str(cost["requests"]),
-                 str(cost["round_trips"]), f"{cost['bytes_downloaded'] / 1024:.1f}", f"{cost['bytes_decoded'] / 1024:.1f}"])
+    rows.append(
+        [
+            catalogue,
+            where,
+            label,
+            f"{statistics.median(times):.3f}",
+            str(cost["requests"]),
+            str(cost["round_trips"]),
+            f"{cost['bytes_downloaded'] / 1024:.1f}",
+            f"{cost['bytes_decoded'] / 1024:.1f}",
+        ]
+    )
 
 
 def fresh_process(location: str, rows: list[list[str]], catalogue: str) -> None:
     """import toolcat.reader + open + root list in a new interpreter (bytecode cached), timed inside it."""
-    code = ("import time; t = time.perf_counter(); from toolcat.reader import Catalog; "
-            f"c = Catalog.open({location!r}); assert c.list()['ok']; print((time.perf_counter() - t) * 1000)")
+    code = (
+        "import time; t = time.perf_counter(); from toolcat.reader import Catalog; "
+        f"c = Catalog.open({location!r}); assert c.list()['ok']; print((time.perf_counter() - t) * 1000)"
+    )
     times = []
     for _ in range(REPEAT_COLD):
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""},
+        )
         times.append(float(done.stdout.strip()))
-    rows.append([catalogue, "folder", "import + open + root list (new process)", f"{statistics.median(times):.3f}",
-                 "3", "3", "", ""])
+    rows.append(
+        [
+            catalogue,
+            "folder",
+            "import + open + root list (new process)",
+            f"{statistics.median(times):.3f}",
+            "3",
+            "3",
+            "",
+            "",
+        ]
+    )
 
 
-def run_source(name: str, location: str, rows: list[list[str]], tool: str, purpose: str, where: str,
-               **options: Any) -> None:
+def run_source(
+    name: str, location: str, rows: list[list[str]], tool: str, purpose: str, where: str, **options: Any
+) -> None:
     """Every operation cold and warm; with ``options`` (latency runs), only the cold ones."""
     cache = WORK / f"cache-{name}"
     cold_only = bool(options)
@@ -152,7 +190,9 @@ def run_source(name: str, location: str, rows: list[list[str]], tool: str, purpo
 
     measure("open + root list (cold)", lambda _c: open_list(cold=True), lambda: None, REPEAT_COLD, rows, name, where)
     if not cold_only:
-        measure("open + root list (warm)", lambda _c: open_list(cold=False), lambda: None, REPEAT_COLD, rows, name, where)
+        measure(
+            "open + root list (warm)", lambda _c: open_list(cold=False), lambda: None, REPEAT_COLD, rows, name, where
+        )
 
     def opened() -> Catalog:
         catalog = Catalog.open(location, cache_dir=fresh_cache(), **options)
@@ -177,8 +217,10 @@ def run_source(name: str, location: str, rows: list[list[str]], tool: str, purpo
 def main() -> None:
     folders = builds()
     rows: list[list[str]] = []
-    cases = {"example": ("file.read", "read the contents of a text file"),
-             "10k": ("billing.invoice.get", "export invoices for a date range")}
+    cases = {
+        "example": ("file.read", "read the contents of a text file"),
+        "10k": ("billing.invoice.get", "export invoices for a date range"),
+    }
     servers = []
     try:
         for name, folder in folders.items():
@@ -193,17 +235,30 @@ def main() -> None:
             httpd, url = serve(folder, compress=True, delay=LATENCY_S)
             servers.append(httpd)
             for label, parallel in (("parallel", 8), ("one by one", 1)):
-                run_source(name, url, rows, tool, purpose, f"gzip+{LATENCY_S * 1000:.0f}ms, {label}", max_parallel=parallel)
+                run_source(
+                    name, url, rows, tool, purpose, f"gzip+{LATENCY_S * 1000:.0f}ms, {label}", max_parallel=parallel
+                )
     finally:
         for httpd in servers:
             httpd.shutdown()
             httpd.server_close()
-    header = ["catalogue", "source", "operation", "median ms", "requests", "round trips", "KB on the wire", "KB decoded"]
+    header = [
+        "catalogue",
+        "source",
+        "operation",
+        "median ms",
+        "requests",
+        "round trips",
+        "KB on the wire",
+        "KB decoded",
+    ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     print("reader benchmark (median wall time; requests and KB of the operation itself)")
     print("http = a static host that sends files as they are; http+gzip = one that gzips JSON for clients that ask,")
     print("as CDNs and most static hosts do (the reader sends Accept-Encoding: gzip and verifies the inflated bytes);")
-    print(f"gzip+{LATENCY_S * 1000:.0f}ms = the gzip host answering each request {LATENCY_S * 1000:.0f} ms late, like a CDN edge, with the")
+    print(
+        f"gzip+{LATENCY_S * 1000:.0f}ms = the gzip host answering each request {LATENCY_S * 1000:.0f} ms late, like a CDN edge, with the"
+    )
     print("reader's parallel fetching on (default) and off (max_parallel=1). Round trips = requests that wait in turn.")
     for row in [header, ["-" * w for w in widths], *rows]:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
@@ -212,23 +267,33 @@ def main() -> None:
     print("                   at 10,000 tools over HTTP, root list and one search each <= 3 requests and < 100 KB")
     lookup = {(r[0], r[1], r[2]): r for r in rows}
     checks = [
-        ("folder import+open+root list, new process (10k)",
-         float(lookup["10k", "folder", "import + open + root list (new process)"][3]), 50.0, "ms"),
+        (
+            "folder import+open+root list, new process (10k)",
+            float(lookup["10k", "folder", "import + open + root list (new process)"][3]),
+            50.0,
+            "ms",
+        ),
         ("folder cold open+root list (10k)", float(lookup["10k", "folder", "open + root list (cold)"][3]), 50.0, "ms"),
         ("folder warm expand (10k)", float(lookup["10k", "folder", "expand_tool (warm)"][3]), 1.0, "ms"),
     ]
     for where in ("http", "http+gzip"):
         row = lookup["10k", where, "open + root list (cold)"]
-        checks += [(f"{where} cold open+root list requests (10k)", float(row[4]), 3, ""),
-                   (f"{where} cold open+root list KB on the wire (10k)", float(row[6]), 100, "KB")]
+        checks += [
+            (f"{where} cold open+root list requests (10k)", float(row[4]), 3, ""),
+            (f"{where} cold open+root list KB on the wire (10k)", float(row[6]), 100, "KB"),
+        ]
         if ("10k", where, "find_tool (cold)") in lookup:
             row = lookup["10k", where, "find_tool (cold)"]
-            checks += [(f"{where} one search requests (10k)", float(row[4]), 3, ""),
-                       (f"{where} one search round trips (10k)", float(row[5]), 3, ""),
-                       (f"{where} one search KB on the wire (10k)", float(row[6]), 100, "KB")]
+            checks += [
+                (f"{where} one search requests (10k)", float(row[4]), 3, ""),
+                (f"{where} one search round trips (10k)", float(row[5]), 3, ""),
+                (f"{where} one search KB on the wire (10k)", float(row[6]), 100, "KB"),
+            ]
     for label, value, target, unit in checks:
         verdict = "ok" if value <= target else "MISSED"
-        print(f"  {label:<52} {value:>9.3f} {unit:<3} target <= {target} {unit}  ({value / target:.2f}x of target) {verdict}")
+        print(
+            f"  {label:<52} {value:>9.3f} {unit:<3} target <= {target} {unit}  ({value / target:.2f}x of target) {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -36,8 +36,15 @@ from toolcat.reader.search import Searcher
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bench"
 BFCL_FILES = ("BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json")
-BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer", "str": "string",
-              "bool": "boolean", "list": "array"}
+BFCL_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "list": "array",
+}
 JSON_TYPES = {"object", "number", "array", "integer", "string", "boolean", "null"}
 
 Queries = list[tuple[str, set[str]]]
@@ -120,8 +127,14 @@ def bfcl_source(root: Path) -> tuple[dict[str, str], Queries]:
         schema = json_schema(function.get("parameters") or {"type": "object", "properties": {}})
         schema["type"] = "object"
         description = function.get("description") or function["name"]
-        tools.append({"id": tool_id, "summary": description.split(". ")[0][:200], "description": description,
-                      "args_schema": schema})
+        tools.append(
+            {
+                "id": tool_id,
+                "summary": description.split(". ")[0][:200],
+                "description": description,
+                "args_schema": schema,
+            }
+        )
     (root / "functions").mkdir(parents=True, exist_ok=True)
     (root / "_node.yaml").write_text(yaml.safe_dump({"title": "BFCL", "summary": "BFCL functions"}))
     (root / "functions" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
@@ -133,6 +146,7 @@ def local_fetch(build_dir: Path) -> Callable[[dict[str, Any]], Any]:
         data = (build_dir / ref["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == ref["sha256"]
         return json.loads(data)
+
     return fetch
 
 
@@ -183,8 +197,9 @@ def run_toolcat(build_dir: Path, queries: Queries, back: dict[str, str], cold_sa
                 rounds[0] += 1
             return fetched[ref["sha256"]]
 
-        def counting_prefetch(refs: list[dict[str, Any]], fetched: dict[str, Any] = fetched,
-                              rounds: list[int] = rounds) -> None:
+        def counting_prefetch(
+            refs: list[dict[str, Any]], fetched: dict[str, Any] = fetched, rounds: list[int] = rounds
+        ) -> None:
             new = [ref for ref in refs if ref["sha256"] not in fetched]
             if new:  # fetched together, as the HTTP reader does: one round trip
                 rounds[0] += 1
@@ -199,11 +214,19 @@ def run_toolcat(build_dir: Path, queries: Queries, back: dict[str, str], cold_sa
         cold_requests.append(len(fetched))
         cold_rounds.append(rounds[0])
     total = index_bytes(build_dir)
-    return {"ranked": ranked, "median_ms": statistics.median(times), "p95_ms": pct(times, 0.95),
-            "cold_median_ms": statistics.median(cold_times), "bytes_median": statistics.median(cold_bytes),
-            "bytes_p95": pct(cold_bytes, 0.95), "index_bytes": total,
-            "requests_median": statistics.median(cold_requests), "requests_p95": pct(cold_requests, 0.95),
-            "rounds_median": statistics.median(cold_rounds), "rounds_p95": pct(cold_rounds, 0.95)}
+    return {
+        "ranked": ranked,
+        "median_ms": statistics.median(times),
+        "p95_ms": pct(times, 0.95),
+        "cold_median_ms": statistics.median(cold_times),
+        "bytes_median": statistics.median(cold_bytes),
+        "bytes_p95": pct(cold_bytes, 0.95),
+        "index_bytes": total,
+        "requests_median": statistics.median(cold_requests),
+        "requests_p95": pct(cold_requests, 0.95),
+        "rounds_median": statistics.median(cold_rounds),
+        "rounds_p95": pct(cold_rounds, 0.95),
+    }
 
 
 def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str, list[list[str]]]:
@@ -217,8 +240,11 @@ def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str
     texts = [tool_text(t, catalog) for t in order]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
-    docs, _ = retriever.retrieve(bm25s.tokenize([q for q, _ in queries], stopwords="en", show_progress=False),
-                                 k=min(10, len(texts)), show_progress=False)
+    docs, _ = retriever.retrieve(
+        bm25s.tokenize([q for q, _ in queries], stopwords="en", show_progress=False),
+        k=min(10, len(texts)),
+        show_progress=False,
+    )
     bm25 = [[names[i] for i in row] for row in docs]
     vectorizer = TfidfVectorizer()
     matrix = vectorizer.fit_transform(texts)
@@ -227,8 +253,13 @@ def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str
     return {"BM25 (bm25s)": bm25, "sklearn TF-IDF": tfidf}
 
 
-def quality_set(name: str, make: Callable[[Path], tuple[dict[str, str], Queries]], tmp: Path,
-                sample: int | None, rows: list[list[str]]) -> None:
+def quality_set(
+    name: str,
+    make: Callable[[Path], tuple[dict[str, str], Queries]],
+    tmp: Path,
+    sample: int | None,
+    rows: list[list[str]],
+) -> None:
     src = tmp / f"{name}-src"
     back, queries = make(src)
     if sample is not None and len(queries) > sample:
@@ -240,10 +271,20 @@ def quality_set(name: str, make: Callable[[Path], tuple[dict[str, str], Queries]
     toolcat = run_toolcat(out, queries, back, cold_sample=200)
     label = f"{name} ({len(back)} tools, {len(queries)} queries)"
     r1, r5, mrr = score(toolcat["ranked"], queries)
-    rows.append([label, "toolcat", f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
-                 f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%})",
-                 f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}",
-                 f"{toolcat['rounds_median']:.0f} / {toolcat['rounds_p95']:.0f}", f"{build_s:.1f}s"])
+    rows.append(
+        [
+            label,
+            "toolcat",
+            f"{r1:.3f}",
+            f"{r5:.3f}",
+            f"{mrr:.3f}",
+            f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
+            f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%})",
+            f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}",
+            f"{toolcat['rounds_median']:.0f} / {toolcat['rounds_p95']:.0f}",
+            f"{build_s:.1f}s",
+        ]
+    )
     for baseline, ranked in run_baselines(src, queries, back).items():
         r1, r5, mrr = score(ranked, queries)
         rows.append([label, baseline, f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", "", "", "", "", ""])
@@ -256,15 +297,27 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
     build(src, out)
     build_s = time.perf_counter() - started
     rng = random.Random(1)
-    queries: Queries = [(f"{rng.choice(list(VERBS))} {rng.choice(OBJECTS)} records in {rng.choice(DOMAINS)}", set())
-                        for _ in range(500)]
+    queries: Queries = [
+        (f"{rng.choice(list(VERBS))} {rng.choice(OBJECTS)} records in {rng.choice(DOMAINS)}", set()) for _ in range(500)
+    ]
     toolcat = run_toolcat(out, queries, {}, cold_sample=200)
-    rows.append([f"generated ({n} tools, {len(queries)} queries)", "toolcat", "-", "-", "-",
-                 f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
-                 (f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%}), "
-                  f"p95 {toolcat['bytes_p95'] / toolcat['index_bytes']:.1%} of {toolcat['index_bytes'] / 1e6:.1f} MB"),
-                 f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}",
-                 f"{toolcat['rounds_median']:.0f} / {toolcat['rounds_p95']:.0f}", f"{build_s:.1f}s"])
+    rows.append(
+        [
+            f"generated ({n} tools, {len(queries)} queries)",
+            "toolcat",
+            "-",
+            "-",
+            "-",
+            f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
+            (
+                f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%}), "
+                f"p95 {toolcat['bytes_p95'] / toolcat['index_bytes']:.1%} of {toolcat['index_bytes'] / 1e6:.1f} MB"
+            ),
+            f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}",
+            f"{toolcat['rounds_median']:.0f} / {toolcat['rounds_p95']:.0f}",
+            f"{build_s:.1f}s",
+        ]
+    )
 
 
 def main() -> None:
@@ -285,8 +338,18 @@ def main() -> None:
             quality_set("BFCL", bfcl_source, tmp, None, rows)
         if "scale" in args.sets:
             scale_set(args.scale, tmp, rows)
-    header = ["set", "ranker", "recall@1", "recall@5", "MRR@10", "warm ms median / p95", "index read per query (cold)",
-              "requests median / p95 (cold)", "round trips median / p95 (cold)", "build"]
+    header = [
+        "set",
+        "ranker",
+        "recall@1",
+        "recall@5",
+        "MRR@10",
+        "warm ms median / p95",
+        "index read per query (cold)",
+        "requests median / p95 (cold)",
+        "round trips median / p95 (cold)",
+        "build",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:

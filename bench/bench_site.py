@@ -34,8 +34,17 @@ def _row(label: str, src: Path, work: Path) -> tuple[str, int, int, float, float
     result = build_site(work / "build")
     total = result.seconds_read + result.seconds_render + result.seconds_mkdocs
     size = sum(p.stat().st_size for p in result.out.rglob("*") if p.is_file())
-    return (label, result.tools, result.pages, catalogue_seconds, result.seconds_read, result.seconds_render,
-            result.seconds_mkdocs, total, size)
+    return (
+        label,
+        result.tools,
+        result.pages,
+        catalogue_seconds,
+        result.seconds_read,
+        result.seconds_render,
+        result.seconds_mkdocs,
+        total,
+        size,
+    )
 
 
 def main() -> None:
@@ -54,23 +63,39 @@ def main() -> None:
             work = Path(tmp) / "corpus"
             tree = write_corpus_tree(CORPUS, work / "src")
             rows.append(_row(f"corpus ({tree.skills} skills)", work / "src", work))
-            print(f"corpus: {tree.tools} GitHub MCP tools, {tree.skills} skills; skipped {len(tree.skipped_invalid)} "
-                  f"that toolcat rejects and {len(tree.skipped_duplicate)} duplicate names")
+            print(
+                f"corpus: {tree.tools} GitHub MCP tools, {tree.skills} skills; skipped {len(tree.skipped_invalid)} "
+                f"that toolcat rejects and {len(tree.skipped_duplicate)} duplicate names"
+            )
         elif not args.no_corpus:
             print(f"corpus row skipped: {CORPUS} is absent")
-    header = ("catalogue", "tools", "pages", "toolcat build s", "read+verify s", "render s", "mkdocs s", "site total s",
-              "s per 1k tools", "site MB")
+    header = (
+        "catalogue",
+        "tools",
+        "pages",
+        "toolcat build s",
+        "read+verify s",
+        "render s",
+        "mkdocs s",
+        "site total s",
+        "s per 1k tools",
+        "site MB",
+    )
     print(" | ".join(header))
     print(" | ".join("---" for _ in header))
     for label, tools, pages, cat_s, read_s, render_s, mk_s, total, size in rows:
         per_k = total / max(tools, 1) * 1000
-        print(f"{label} | {tools} | {pages} | {cat_s:.1f} | {read_s:.1f} | {render_s:.1f} | {mk_s:.1f} | {total:.1f} | "
-              f"{per_k:.1f} | {size / 1e6:.1f}")
+        print(
+            f"{label} | {tools} | {pages} | {cat_s:.1f} | {read_s:.1f} | {render_s:.1f} | {mk_s:.1f} | {total:.1f} | "
+            f"{per_k:.1f} | {size / 1e6:.1f}"
+        )
     big = [r for r in rows if r[1] >= 10_000]
     if big:
         verdict = "meets" if big[0][7] < TARGET_SECONDS_10K else "MISSES"
-        print(f"10,000-tool site in {big[0][7]:.1f} s: {verdict} the {TARGET_SECONDS_10K:.0f} s target "
-              f"({big[0][7] / TARGET_SECONDS_10K:.2f}x of budget)")
+        print(
+            f"10,000-tool site in {big[0][7]:.1f} s: {verdict} the {TARGET_SECONDS_10K:.0f} s target "
+            f"({big[0][7] / TARGET_SECONDS_10K:.2f}x of budget)"
+        )
 
 
 if __name__ == "__main__":

@@ -65,7 +65,9 @@ def mcp_source(tools: list[tuple[str, str, dict[str, Any]]], root: Path, title: 
         description = (raw.get("description") or raw["name"]).strip()
         annotations = raw.get("annotations") or {}
         entry = {
-            "id": tool_id, "summary": first_sentence(description), "description": description,
+            "id": tool_id,
+            "summary": first_sentence(description),
+            "description": description,
             "args_schema": schema if schema.get("type") == "object" else {"type": "object", "properties": {}},
             "kind": "read" if annotations.get("readOnlyHint") else "write",
         }
@@ -80,16 +82,21 @@ def mcp_source(tools: list[tuple[str, str, dict[str, Any]]], root: Path, title: 
     return root, queries
 
 
-def measure(name: str, build_dir: Path, raw_definitions: list[dict[str, Any]] | None,
-            queries: dict[str, str]) -> dict[str, Any]:
+def measure(
+    name: str, build_dir: Path, raw_definitions: list[dict[str, Any]] | None, queries: dict[str, str]
+) -> dict[str, Any]:
     folder = BuildFolder(build_dir)
     specs = folder.specs()
     stats = folder.fetch_json(folder.manifest["stats"])["tools"]
     prompts = folder.manifest["prompts"]["tokens"]
     openai_all = count_tokens(json.dumps(export_specs("openai", specs.values()).payload(), ensure_ascii=False))
     raw_all = count_tokens(json.dumps(raw_definitions, ensure_ascii=False)) if raw_definitions is not None else None
-    gateway_defs = count_tokens(json.dumps(folder.fetch_json(folder.manifest["providers"]["openai"]["dialects"]["gateway"])["tools"],
-                                           ensure_ascii=False))
+    gateway_defs = count_tokens(
+        json.dumps(
+            folder.fetch_json(folder.manifest["providers"]["openai"]["dialects"]["gateway"])["tools"],
+            ensure_ascii=False,
+        )
+    )
     catalog = Catalog.open(build_dir)
     hits, pointer_costs, schema_costs, expand_costs = 0, [], [], []
     for tool_id, query in sorted(queries.items()):
@@ -102,41 +109,79 @@ def measure(name: str, build_dir: Path, raw_definitions: list[dict[str, Any]] | 
         shown = {k: v for k, v in expanded.items() if k not in {"ok", "help_path", "hints", "next_action"}}
         expand_costs.append(count_tokens(json.dumps(shown, ensure_ascii=False)))
     return {
-        "name": name, "tools": len(specs), "raw_all": raw_all, "openai_all": openai_all,
-        "gateway_prompt": prompts["system.gateway"], "gateway_defs": gateway_defs,
-        "pointers5": statistics.mean(pointer_costs), "schema": statistics.mean(schema_costs),
-        "expand": statistics.mean(expand_costs), "hit5": hits / max(1, len(queries)), "queries": len(queries),
+        "name": name,
+        "tools": len(specs),
+        "raw_all": raw_all,
+        "openai_all": openai_all,
+        "gateway_prompt": prompts["system.gateway"],
+        "gateway_defs": gateway_defs,
+        "pointers5": statistics.mean(pointer_costs),
+        "schema": statistics.mean(schema_costs),
+        "expand": statistics.mean(expand_costs),
+        "hit5": hits / max(1, len(queries)),
+        "queries": len(queries),
     }
 
 
 def report(rows: list[dict[str, Any]]) -> None:
     print("\nInjecting every definition vs a progressive flow (o200k_base tokens; means over one query per tool)\n")
-    header = ["catalogue", "tools", "inject raw", "inject openai", "gateway prompt", "5 pointers", "1 schema",
-              "lean flow", "saved", "+defs +full expand", "saved", "hit@5"]
+    header = [
+        "catalogue",
+        "tools",
+        "inject raw",
+        "inject openai",
+        "gateway prompt",
+        "5 pointers",
+        "1 schema",
+        "lean flow",
+        "saved",
+        "+defs +full expand",
+        "saved",
+        "hit@5",
+    ]
     lines = []
     for r in rows:
         base = r["raw_all"] if r["raw_all"] is not None else r["openai_all"]
         lean = r["gateway_prompt"] + r["pointers5"] + r["schema"]
         full = r["gateway_prompt"] + r["gateway_defs"] + r["pointers5"] + r["expand"]
-        lines.append([r["name"], r["tools"], r["raw_all"] if r["raw_all"] is not None else "-", r["openai_all"],
-                      r["gateway_prompt"], f"{r['pointers5']:.0f}", f"{r['schema']:.0f}", f"{lean:.0f}",
-                      f"{1 - lean / base:.1%}", f"{full:.0f}", f"{1 - full / base:.1%}", f"{r['hit5']:.0%}"])
+        lines.append(
+            [
+                r["name"],
+                r["tools"],
+                r["raw_all"] if r["raw_all"] is not None else "-",
+                r["openai_all"],
+                r["gateway_prompt"],
+                f"{r['pointers5']:.0f}",
+                f"{r['schema']:.0f}",
+                f"{lean:.0f}",
+                f"{1 - lean / base:.1%}",
+                f"{full:.0f}",
+                f"{1 - full / base:.1%}",
+                f"{r['hit5']:.0%}",
+            ]
+        )
         r["lean"], r["full"], r["base"] = lean, full, base
     widths = [max(len(str(x)) for x in col) for col in zip(header, *lines, strict=True)]
     print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
     for line in lines:
         print("  ".join(str(c).rjust(w) for c, w in zip(line, widths, strict=True)))
-    print("\nArithmetic (lean flow = gateway prompt + 5 pointers + 1 args schema; "
-          "'+defs +full expand' adds the 3 gateway tool definitions and the whole expand_tool answer):")
+    print(
+        "\nArithmetic (lean flow = gateway prompt + 5 pointers + 1 args schema; "
+        "'+defs +full expand' adds the 3 gateway tool definitions and the whole expand_tool answer):"
+    )
     for r in rows:
-        print(f"  {r['name']}: {r['gateway_prompt']} + {r['pointers5']:.0f} + {r['schema']:.0f} = {r['lean']:.0f} "
-              f"vs {r['base']:,} -> {1 - r['lean'] / r['base']:.2%} fewer; with definitions and full expand "
-              f"{r['full']:.0f} -> {1 - r['full'] / r['base']:.2%} fewer")
+        print(
+            f"  {r['name']}: {r['gateway_prompt']} + {r['pointers5']:.0f} + {r['schema']:.0f} = {r['lean']:.0f} "
+            f"vs {r['base']:,} -> {1 - r['lean'] / r['base']:.2%} fewer; with definitions and full expand "
+            f"{r['full']:.0f} -> {1 - r['full'] / r['base']:.2%} fewer"
+        )
     github = next((r for r in rows if r["name"] == "github-mcp"), None)
     if github:
         saved = 1 - github["lean"] / github["base"]
-        print(f"\nTarget: >= {TARGET:.0%} fewer on the GitHub MCP list: {'met' if saved >= TARGET else 'NOT met'} "
-              f"({saved:.2%}).")
+        print(
+            f"\nTarget: >= {TARGET:.0%} fewer on the GitHub MCP list: {'met' if saved >= TARGET else 'NOT met'} "
+            f"({saved:.2%})."
+        )
 
 
 def main() -> None:
@@ -148,20 +193,35 @@ def main() -> None:
         example_queries = {i: s["summary"] for i, s in BuildFolder(root / "example").specs().items()}
         rows.append(measure("example", root / "example", None, example_queries))
         if CORPUS.is_dir():
-            snaps = [json.loads(p.read_text(encoding="utf-8"))
-                     for p in sorted((CORPUS / "github-mcp-server" / "toolsnaps").glob("*.json"))]
+            snaps = [
+                json.loads(p.read_text(encoding="utf-8"))
+                for p in sorted((CORPUS / "github-mcp-server" / "toolsnaps").glob("*.json"))
+            ]
             src, queries = mcp_source([("github", t, t["inputSchema"]) for t in snaps], root / "gh_src", "GitHub")
             build(src, root / "gh")
-            injected = [{"name": t["name"], "description": t.get("description", ""), "inputSchema": t["inputSchema"]}
-                        for t in snaps]  # what a host passes to the model; annotations and icons stay out
+            injected = [
+                {"name": t["name"], "description": t.get("description", ""), "inputSchema": t["inputSchema"]}
+                for t in snaps
+            ]  # what a host passes to the model; annotations and icons stay out
             rows.append(measure("github-mcp", root / "gh", injected, queries))
             docker: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
             for path in sorted((CORPUS / "docker-mcp-registry" / "servers").glob("*/tools.json")):
-                docker.extend((path.parent.name, t, docker_schema(t)) for t in json.loads(path.read_text(encoding="utf-8")))
+                docker.extend(
+                    (path.parent.name, t, docker_schema(t)) for t in json.loads(path.read_text(encoding="utf-8"))
+                )
             src, queries = mcp_source(docker, root / "dk_src", "Docker MCP registry")
             build(src, root / "dk")
-            rows.append(measure("docker-mcp", root / "dk", [{"name": t["name"], "description": t.get("description", ""),
-                                                             "inputSchema": schema} for _, t, schema in docker], queries))
+            rows.append(
+                measure(
+                    "docker-mcp",
+                    root / "dk",
+                    [
+                        {"name": t["name"], "description": t.get("description", ""), "inputSchema": schema}
+                        for _, t, schema in docker
+                    ],
+                    queries,
+                )
+            )
         else:
             print(f"corpus not found at {CORPUS}: only the example catalogue is measured")
         report(rows)

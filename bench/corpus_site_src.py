@@ -61,20 +61,27 @@ def github_tools(corpus: Path, limit: int | None = None) -> list[dict[str, objec
     return tools
 
 
-def write_corpus_tree(corpus: Path, root: Path, *, tool_limit: int | None = None,
-                      skill_limit: int | None = None) -> CorpusTree:
+def write_corpus_tree(
+    corpus: Path, root: Path, *, tool_limit: int | None = None, skill_limit: int | None = None
+) -> CorpusTree:
     """Write the source tree under ``root`` and report how many skills were skipped and why."""
     tree = CorpusTree(root)
     root.mkdir(parents=True, exist_ok=True)
-    (root / "_node.yaml").write_text(yaml.safe_dump({"title": "Real corpus: GitHub MCP tools and public skills",
-                                                     "summary": "Built from ../shared/corpus."}), encoding="utf-8")
+    (root / "_node.yaml").write_text(
+        yaml.safe_dump(
+            {"title": "Real corpus: GitHub MCP tools and public skills", "summary": "Built from ../shared/corpus."}
+        ),
+        encoding="utf-8",
+    )
     github = root / "github"
     github.mkdir()
-    (github / "_node.yaml").write_text(yaml.safe_dump({"title": "GitHub", "summary": "The GitHub MCP server's tools."}),
-                                       encoding="utf-8")
+    (github / "_node.yaml").write_text(
+        yaml.safe_dump({"title": "GitHub", "summary": "The GitHub MCP server's tools."}), encoding="utf-8"
+    )
     tools = github_tools(corpus, tool_limit)
-    (github / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, sort_keys=False, allow_unicode=True),
-                                       encoding="utf-8")
+    (github / "tools.yaml").write_text(
+        yaml.safe_dump({"tools": tools}, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     tree.tools = len(tools)
 
     seen: set[str] = set()

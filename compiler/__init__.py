@@ -19,8 +19,16 @@ FORMAT_VERSION = 1
 #: Names re-exported from :mod:`toolcat.reader`, loaded on first access.
 _READER_NAMES = ("Catalog", "ReaderError", "ERROR_CODES", "error_envelope", "is_error", "register_handler")
 
-__all__ = ["ERROR_CODES", "FORMAT_VERSION", "Catalog", "ReaderError", "__version__", "error_envelope", "is_error",
-           "register_handler"]
+__all__ = [
+    "ERROR_CODES",
+    "FORMAT_VERSION",
+    "Catalog",
+    "ReaderError",
+    "__version__",
+    "error_envelope",
+    "is_error",
+    "register_handler",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -37,15 +37,21 @@ class ProviderRule:
 
 PROVIDER_RULES: dict[str, ProviderRule] = {
     "openai": ProviderRule(
-        "openai", re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64,
+        "openai",
+        re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+        64,
         "OpenAI: function.name matches ^[a-zA-Z0-9_-]{1,64}$",
     ),
     "anthropic": ProviderRule(
-        "anthropic", re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64,
+        "anthropic",
+        re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+        64,
         "Anthropic: tool name matches ^[a-zA-Z0-9_-]{1,64}$",
     ),
     "gemini": ProviderRule(
-        "gemini", re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$"), 63,
+        "gemini",
+        re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$"),
+        63,
         "Gemini: starts with a letter or underscore; a-z, A-Z, 0-9, _ or -; at most 63 characters",
     ),
 }

@@ -35,7 +35,11 @@ class ArtifactSet:
     def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
         """Store ``data`` under a content-hashed name and return the ref to it."""
         digest = sha256(data)
-        path = f"{directory}/{stem}.{digest[:HASH_CHARS]}{suffix}" if stem else f"{directory}/{digest[:HASH_CHARS]}{suffix}"
+        path = (
+            f"{directory}/{stem}.{digest[:HASH_CHARS]}{suffix}"
+            if stem
+            else f"{directory}/{digest[:HASH_CHARS]}{suffix}"
+        )
         self.files[path] = data
         return {"path": path, "sha256": digest, "bytes": len(data)}
 

@@ -59,8 +59,13 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
     )
 
 
-def _check_alias_hijacks(tools: dict[str, Tool], explicit: dict[str, str], alias_paths: dict[str, str],
-                         defined_at: dict[str, str], diags: Diagnostics) -> None:
+def _check_alias_hijacks(
+    tools: dict[str, Tool],
+    explicit: dict[str, str],
+    alias_paths: dict[str, str],
+    defined_at: dict[str, str],
+    diags: Diagnostics,
+) -> None:
     """An explicit alias may not take a name by which agents already reach another tool or skill.
 
     Readers resolve a tool by its id, its provider alias or a skill's name (the lookup artifacts),
@@ -70,8 +75,10 @@ def _check_alias_hijacks(tools: dict[str, Tool], explicit: dict[str, str], alias
     """
     names: dict[str, list[tuple[str, str, str]]] = {}  # casefolded name -> (name, what it is, owner id)
     for tool_id, tool in tools.items():
-        owned = [(tool_id, "tool id"),
-                 (explicit[tool_id], "alias") if tool_id in explicit else (plain_alias(tool_id), "provider alias")]
+        owned = [
+            (tool_id, "tool id"),
+            (explicit[tool_id], "alias") if tool_id in explicit else (plain_alias(tool_id), "provider alias"),
+        ]
         if tool.skill is not None:
             owned.append((tool.skill.name, "skill name"))
         for name, what in owned:
@@ -82,12 +89,18 @@ def _check_alias_hijacks(tools: dict[str, Tool], explicit: dict[str, str], alias
             if owner == tool_id:
                 continue
             case = " (they differ only in case, which agents and some providers ignore)" if name != alias else ""
-            diags.error(tool.origin.file, f"alias {alias!r} of {tool_id!r} collides with the {what} {name!r} of "
-                        f"{owner!r} ({defined_at.get(owner, tools[owner].origin.file)}){case}",
-                        line=tool.origin.line, json_path=alias_paths.get(tool_id), code="alias_collision",
-                        expected="a name no other tool or skill answers to", got=repr(alias),
-                        hint=f"Agents call tools by id, alias or skill name, so these share one namespace: choose "
-                             f"another alias for {tool_id!r}, or drop it to use the default {plain_alias(tool_id)!r}.")
+            diags.error(
+                tool.origin.file,
+                f"alias {alias!r} of {tool_id!r} collides with the {what} {name!r} of "
+                f"{owner!r} ({defined_at.get(owner, tools[owner].origin.file)}){case}",
+                line=tool.origin.line,
+                json_path=alias_paths.get(tool_id),
+                code="alias_collision",
+                expected="a name no other tool or skill answers to",
+                got=repr(alias),
+                hint=f"Agents call tools by id, alias or skill name, so these share one namespace: choose "
+                f"another alias for {tool_id!r}, or drop it to use the default {plain_alias(tool_id)!r}.",
+            )
 
 
 def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
@@ -100,8 +113,7 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         diags.extend(skill.diagnostics)
 
     nodes: dict[NodePath, Node] = {
-        rec.path: Node(rec.path, rec.title, rec.summary, tuple(rec.tags), Origin(rec.file))
-        for rec in loaded.nodes
+        rec.path: Node(rec.path, rec.title, rec.summary, tuple(rec.tags), Origin(rec.file)) for rec in loaded.nodes
     }
     root = nodes.get(())
     title = root.title if root else "Catalogue"
@@ -118,9 +130,14 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         for rec in result.tools:
             where = f"{rel}:{rec['line']}" if rec["line"] else rel
             if rec["id"] in defined_at:
-                diags.error(rel, f"duplicate tool id {rec['id']!r}, first defined at {defined_at[rec['id']]}",
-                            line=rec["line"], json_path=f"{rec['json_path']}.id", code="duplicate_id",
-                            hint="Tool ids are unique across the catalogue: rename one of them.")
+                diags.error(
+                    rel,
+                    f"duplicate tool id {rec['id']!r}, first defined at {defined_at[rec['id']]}",
+                    line=rec["line"],
+                    json_path=f"{rec['json_path']}.id",
+                    code="duplicate_id",
+                    hint="Tool ids are unique across the catalogue: rename one of them.",
+                )
                 continue
             categories: list[NodePath] = []
             for index, category in enumerate(rec["categories"]):
@@ -128,31 +145,54 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 if cat_path not in nodes:
                     known = [path_str(p) for p in nodes if p]
                     close = difflib.get_close_matches(category, known, n=1)
-                    diags.error(rel, f"category {category!r} is not a node of the catalogue", line=rec["line"],
-                                json_path=f"{rec['json_path']}.categories[{index}]", code="unknown_category",
-                                expected="the folder path of an existing node", got=repr(category),
-                                hint=f"Did you mean {close[0]!r}?" if close else "Create the folder or fix the path.")
+                    diags.error(
+                        rel,
+                        f"category {category!r} is not a node of the catalogue",
+                        line=rec["line"],
+                        json_path=f"{rec['json_path']}.categories[{index}]",
+                        code="unknown_category",
+                        expected="the folder path of an existing node",
+                        got=repr(category),
+                        hint=f"Did you mean {close[0]!r}?" if close else "Create the folder or fix the path.",
+                    )
                     continue
                 if cat_path != home and cat_path not in categories:
                     categories.append(cat_path)
             if rec["alias"]:
                 if rec["alias"] in alias_owner:
                     other_id, other_where = alias_owner[rec["alias"]]
-                    diags.error(rel, f"alias {rec['alias']!r} is already used by {other_id!r} ({other_where})",
-                                line=rec["line"], json_path=f"{rec['json_path']}.alias", code="alias_collision",
-                                hint="Explicit aliases must be unique: choose another alias for one of the tools.")
+                    diags.error(
+                        rel,
+                        f"alias {rec['alias']!r} is already used by {other_id!r} ({other_where})",
+                        line=rec["line"],
+                        json_path=f"{rec['json_path']}.alias",
+                        code="alias_collision",
+                        hint="Explicit aliases must be unique: choose another alias for one of the tools.",
+                    )
                     continue
                 alias_owner[rec["alias"]] = (rec["id"], where)
                 explicit_aliases[rec["id"]] = rec["alias"]
                 alias_paths[rec["id"]] = f"{rec['json_path']}.alias"
             defined_at[rec["id"]] = where
             tools[rec["id"]] = Tool(
-                id=rec["id"], summary=rec["summary"], description=rec["description"],
-                args_schema=rec["args_schema"], path=home, origin=Origin(rel, rec["line"]),
-                result_schema=rec["result_schema"], examples=tuple(rec["examples"]), errors=tuple(rec["errors"]),
-                tags=tuple(rec["tags"]), kind=rec["kind"], optional=rec["optional"], when_to_use=rec["when_to_use"],
-                policy={k: tuple(v) for k, v in rec["policy"].items()}, annotations=rec["annotations"],
-                categories=tuple(sorted(categories)), handler=rec["handler"], version=rec["version"],
+                id=rec["id"],
+                summary=rec["summary"],
+                description=rec["description"],
+                args_schema=rec["args_schema"],
+                path=home,
+                origin=Origin(rel, rec["line"]),
+                result_schema=rec["result_schema"],
+                examples=tuple(rec["examples"]),
+                errors=tuple(rec["errors"]),
+                tags=tuple(rec["tags"]),
+                kind=rec["kind"],
+                optional=rec["optional"],
+                when_to_use=rec["when_to_use"],
+                policy={k: tuple(v) for k, v in rec["policy"].items()},
+                annotations=rec["annotations"],
+                categories=tuple(sorted(categories)),
+                handler=rec["handler"],
+                version=rec["version"],
                 deprecated=rec["deprecated"],
             )
 
@@ -161,36 +201,55 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         if skill_rec is None:
             continue
         if skill_rec["id"] in defined_at:
-            diags.error(skill_rec["file"], f"skill {skill_rec['name']!r} is exposed as {skill_rec['id']!r}, "
-                        f"which is already defined at {defined_at[skill_rec['id']]}", line=1, code="duplicate_id",
-                        hint="Rename the skill (and its folder) or the other tool.")
+            diags.error(
+                skill_rec["file"],
+                f"skill {skill_rec['name']!r} is exposed as {skill_rec['id']!r}, "
+                f"which is already defined at {defined_at[skill_rec['id']]}",
+                line=1,
+                code="duplicate_id",
+                hint="Rename the skill (and its folder) or the other tool.",
+            )
             continue
         defined_at[skill_rec["id"]] = skill_rec["file"]
         tool = _skill_tool(skill_rec)
         level1 = count_tokens(f"{skill_rec['name']}: {skill_rec['description']}")
         level2 = count_tokens(skill_rec["body"])
         if level1 > SKILL_LEVEL1_BUDGET:
-            diags.warning(skill_rec["file"], f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
-                          line=1, code="skill_level1_tokens",
-                          hint="Every agent reads level 1 of every skill: shorten the description.")
+            diags.warning(
+                skill_rec["file"],
+                f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
+                line=1,
+                code="skill_level1_tokens",
+                hint="Every agent reads level 1 of every skill: shorten the description.",
+            )
         if level2 > SKILL_LEVEL2_BUDGET:
-            diags.warning(skill_rec["file"], f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
-                          code="skill_level2_tokens",
-                          hint="Move detail into references/ files that are read on demand (level 3).")
+            diags.warning(
+                skill_rec["file"],
+                f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
+                code="skill_level2_tokens",
+                hint="Move detail into references/ files that are read on demand (level 3).",
+            )
         tools[skill_rec["id"]] = tool
 
     _check_alias_hijacks(tools, explicit_aliases, alias_paths, defined_at, diags)
     alias_result = assign_aliases(list(tools), explicit_aliases)
     for provider, tool_id, reason in alias_result.adjustments:
         tool = tools[tool_id]
-        diags.warning(tool.origin.file, f"{provider} alias of {tool_id!r} {reason}", line=tool.origin.line,
-                      code="alias_adjusted", hint="Set an explicit 'alias:' on the tool to choose the name yourself.")
-    final = {
-        tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id])
-        for tool_id in sorted(tools)
-    }
-    catalog = CompiledCatalog(title=title, summary=summary, nodes=dict(sorted(nodes.items())), tools=final,
-                      alias_collisions=alias_result.adjustments)
+        diags.warning(
+            tool.origin.file,
+            f"{provider} alias of {tool_id!r} {reason}",
+            line=tool.origin.line,
+            code="alias_adjusted",
+            hint="Set an explicit 'alias:' on the tool to choose the name yourself.",
+        )
+    final = {tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id]) for tool_id in sorted(tools)}
+    catalog = CompiledCatalog(
+        title=title,
+        summary=summary,
+        nodes=dict(sorted(nodes.items())),
+        tools=final,
+        alias_collisions=alias_result.adjustments,
+    )
     return catalog, diags
 
 

@@ -43,8 +43,11 @@ def code_fingerprint() -> str:
     package = Path(__file__).resolve().parent
     for root in (package, Path(str(templates.__file__)).resolve().parent / "prompts"):
         for file in sorted(root.rglob("*")):
-            if file.is_file() and file.suffix in {".py", ".json", ".j2", ".md", ".jinja", ".txt", ".xml"} \
-                    and "__pycache__" not in file.parts:
+            if (
+                file.is_file()
+                and file.suffix in {".py", ".json", ".j2", ".md", ".jinja", ".txt", ".xml"}
+                and "__pycache__" not in file.parts
+            ):
                 digest.update(file.relative_to(root.parent).as_posix().encode("utf-8") + b"\0")
                 digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
@@ -90,9 +93,7 @@ class BuildResult:
 def _cache_from_state(state: dict[str, Any]) -> dict[str, Any]:
     cache: dict[str, Any] = {}
     for digest, (rel, raw) in state.get("cache", {}).items():
-        diagnostics = [
-            Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]
-        ]
+        diagnostics = [Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]]
         cache[digest] = (rel, FileResult(tools=raw["tools"], diagnostics=diagnostics))
     return cache
 
@@ -106,7 +107,10 @@ def _cache_to_state(cache: dict[str, Any], live: set[str]) -> dict[str, Any]:
 
 
 def compile_catalog(
-    src: Path, *, strict: bool = False, cache: dict[str, Any] | None = None,
+    src: Path,
+    *,
+    strict: bool = False,
+    cache: dict[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[CompiledCatalog, list[Diagnostic]]:
     """Load and check the sources; raise :class:`SourceError` with every problem when invalid."""
@@ -127,8 +131,13 @@ def _counts(catalog: CompiledCatalog) -> dict[str, int]:
 
 
 def build(
-    src: Path, out: Path, *, strict: bool = False, force: bool = False,
-    progress: Callable[[int], None] | None = None, extra: list[Contributor] | None = None,
+    src: Path,
+    out: Path,
+    *,
+    strict: bool = False,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+    extra: list[Contributor] | None = None,
 ) -> BuildResult:
     """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input.
 
@@ -141,30 +150,50 @@ def build(
 
 
 def _build_locked(
-    src: Path, out: Path, *, strict: bool, force: bool, progress: Callable[[int], None] | None,
-    extra: list[Contributor] | None, started: float,
+    src: Path,
+    out: Path,
+    *,
+    strict: bool,
+    force: bool,
+    progress: Callable[[int], None] | None,
+    extra: list[Contributor] | None,
+    started: float,
 ) -> BuildResult:
     state = read_state(out)
     input_hash, file_hashes = fingerprint(src)
     # anything that changes the bytes of a build for the same sources belongs here, so that an
     # upgrade of toolcat (or of its search analyzer) is never mistaken for "up to date"
-    settings = {"generator": __version__, "format_version": FORMAT_VERSION, "strict": strict,
-                "analyzer": ANALYZER_VERSION, "code": code_fingerprint()}
+    settings = {
+        "generator": __version__,
+        "format_version": FORMAT_VERSION,
+        "strict": strict,
+        "analyzer": ANALYZER_VERSION,
+        "code": code_fingerprint(),
+    }
     if (
-        not force and not extra
-        and state.get("input_hash") == input_hash and state.get("settings") == settings
-        and (out / ENTRY).is_file() and state.get("versions")
+        not force
+        and not extra
+        and state.get("input_hash") == input_hash
+        and state.get("settings") == settings
+        and (out / ENTRY).is_file()
+        and state.get("versions")
         and (out / state["versions"][0]["manifest"]["path"]).is_file()
     ):
         log.info("sources unchanged since the last build: nothing to do")
-        return BuildResult(state["versions"][0]["registry_version"], True, state.get("counts", {}),
-                           seconds=time.perf_counter() - started)
+        return BuildResult(
+            state["versions"][0]["registry_version"],
+            True,
+            state.get("counts", {}),
+            seconds=time.perf_counter() - started,
+        )
     cache = _cache_from_state(state) if state.get("settings") == settings else {}
     catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
     planned = plan(catalog, [*default_contributors(), *(extra or [])])
     counts = _counts(catalog)
     new_state = {
-        "input_hash": input_hash, "settings": settings, "counts": counts,
+        "input_hash": input_hash,
+        "settings": settings,
+        "counts": counts,
         "cache": _cache_to_state(cache, set(file_hashes.values())),
     }
     written = write_build(out, planned, state, new_state)

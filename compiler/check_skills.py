@@ -41,12 +41,27 @@ MAX_COMPATIBILITY = 500
 SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 SKILL_FILES = {"SKILL.md", "metadata.yaml"}
 MEDIA_TYPES = {
-    ".md": "text/markdown", ".txt": "text/plain", ".py": "text/x-python", ".sh": "text/x-shellscript",
-    ".json": "application/json", ".yaml": "application/yaml", ".yml": "application/yaml",
-    ".js": "text/javascript", ".ts": "text/plain", ".html": "text/html", ".css": "text/css",
-    ".csv": "text/csv", ".xml": "application/xml", ".svg": "image/svg+xml", ".png": "image/png",
-    ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".pdf": "application/pdf",
-    ".sql": "application/sql", ".toml": "application/toml",
+    ".md": "text/markdown",
+    ".txt": "text/plain",
+    ".py": "text/x-python",
+    ".sh": "text/x-shellscript",
+    ".json": "application/json",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".js": "text/javascript",
+    ".ts": "text/plain",
+    ".html": "text/html",
+    ".css": "text/css",
+    ".csv": "text/csv",
+    ".xml": "application/xml",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".pdf": "application/pdf",
+    ".sql": "application/sql",
+    ".toml": "application/toml",
 }
 
 
@@ -104,7 +119,8 @@ class _SkillChecker:
             if line is not None:
                 line += self.offset - 1
         self.result.diagnostics.append(
-            Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw))
+            Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw)
+        )
 
 
 def _resource_paths(skill_dir: Path) -> list[Path]:
@@ -126,9 +142,13 @@ def _over_total(file: Path, root: Path, total: int) -> SourceFileError | None:
     if total + size <= MAX_SKILL_BYTES:
         return None
     limit = f"{MAX_SKILL_BYTES // (1024 * 1024)} MiB"
-    return SourceFileError(f"the skill's bundled files come to more than the limit of {limit} with this one",
-                           f"at most {limit} in all", f"{total + size:,} bytes",
-                           "Keep large data out of skills, or split the skill into several.", "too_large")
+    return SourceFileError(
+        f"the skill's bundled files come to more than the limit of {limit} with this one",
+        f"at most {limit} in all",
+        f"{total + size:,} bytes",
+        "Keep large data out of skills, or split the skill into several.",
+        "too_large",
+    )
 
 
 def _resources(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult) -> list[dict[str, Any]] | None:
@@ -147,9 +167,17 @@ def _resources(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult) -
             except SourceFileError as exc:
                 problem = exc
         if problem is not None:
-            result.diagnostics.append(Diagnostic(Severity.ERROR, f"{rel_dir}/{rel}", problem.message,
-                                                 expected=problem.expected, got=problem.got, hint=problem.hint,
-                                                 code=problem.code))
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    f"{rel_dir}/{rel}",
+                    problem.message,
+                    expected=problem.expected,
+                    got=problem.got,
+                    hint=problem.hint,
+                    code=problem.code,
+                )
+            )
             refused = True
             continue
         total += len(data)
@@ -165,42 +193,78 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     try:
         raw = read_source(skill_dir / "SKILL.md", MAX_SKILL_MD_BYTES, root)
     except SourceFileError as exc:
-        result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint,
-                                             code=exc.code))
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.ERROR, rel_md, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code
+            )
+        )
         return result
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, f"not UTF-8 text: {exc.reason}",
-                                             code="encoding", hint="Save SKILL.md as UTF-8."))
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.ERROR, rel_md, f"not UTF-8 text: {exc.reason}", code="encoding", hint="Save SKILL.md as UTF-8."
+            )
+        )
         return result
     split = _split(text)
     if split is None:
-        result.diagnostics.append(Diagnostic(
-            Severity.ERROR, rel_md, "SKILL.md must start with YAML frontmatter between '---' lines", line=1,
-            code="no_frontmatter", expected="'---' on line 1, then name and description, then '---'",
-            got=repr(text.splitlines()[0][:60]) if text else "an empty file",
-            hint="Add a frontmatter block: ---\\nname: <folder name>\\ndescription: what it does and when to use it\\n---"))
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.ERROR,
+                rel_md,
+                "SKILL.md must start with YAML frontmatter between '---' lines",
+                line=1,
+                code="no_frontmatter",
+                expected="'---' on line 1, then name and description, then '---'",
+                got=repr(text.splitlines()[0][:60]) if text else "an empty file",
+                hint="Add a frontmatter block: ---\\nname: <folder name>\\ndescription: what it does and when to use it\\n---",
+            )
+        )
         return result
     fm_text, body, offset = split
     try:
         parsed = parse_text(fm_text, is_json=False)
     except SourceParseError as exc:
         line = exc.line + offset - 1 if exc.line else None
-        result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, f"frontmatter: {exc.message}", line=line,
-                                             column=exc.column, hint=exc.hint, code="parse"))
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.ERROR,
+                rel_md,
+                f"frontmatter: {exc.message}",
+                line=line,
+                column=exc.column,
+                hint=exc.hint,
+                code="parse",
+            )
+        )
         return result
     except DuplicateKeyError as exc:
         for json_path, line, column in exc.places:
-            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_md, "duplicate frontmatter key",
-                                                 line=line + offset - 1, column=column, json_path=json_path,
-                                                 code="duplicate_key"))
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    rel_md,
+                    "duplicate frontmatter key",
+                    line=line + offset - 1,
+                    column=column,
+                    json_path=json_path,
+                    code="duplicate_key",
+                )
+            )
         return result
     checker = _SkillChecker(rel_md, parsed, offset, result)
     meta = parsed.data
     if not isinstance(meta, dict):
-        checker.add(Severity.ERROR, "$", "frontmatter must be a YAML mapping", expected="name: ..., description: ...",
-                    got=type(meta).__name__, code="wrong_type")
+        checker.add(
+            Severity.ERROR,
+            "$",
+            "frontmatter must be a YAML mapping",
+            expected="name: ..., description: ...",
+            got=type(meta).__name__,
+            code="wrong_type",
+        )
         return result
 
     extra_meta: dict[str, Any] = {}
@@ -208,25 +272,47 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     if os.path.lexists(metadata_file):
         rel_meta = f"{rel_dir}/metadata.yaml"
         try:
-            merged = parse_text(read_source(metadata_file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False).data or {}
+            merged = (
+                parse_text(read_source(metadata_file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False).data or {}
+            )
         except SourceFileError as exc:
-            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint,
-                                                 code=exc.code))
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    rel_meta,
+                    exc.message,
+                    expected=exc.expected,
+                    got=exc.got,
+                    hint=exc.hint,
+                    code=exc.code,
+                )
+            )
             return result
         except UnicodeDecodeError as exc:
-            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, f"not UTF-8 text: {exc.reason}",
-                                                 code="encoding", hint="Save metadata.yaml as UTF-8."))
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    rel_meta,
+                    f"not UTF-8 text: {exc.reason}",
+                    code="encoding",
+                    hint="Save metadata.yaml as UTF-8.",
+                )
+            )
             return result
         except SourceParseError as exc:
-            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, exc.message, line=exc.line,
-                                                 column=exc.column, hint=exc.hint, code="parse"))
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR, rel_meta, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse"
+                )
+            )
             return result
         except DuplicateKeyError:
             result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, "duplicate key", code="duplicate_key"))
             return result
         if not isinstance(merged, dict):
-            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, "metadata.yaml must be a mapping",
-                                                 code="wrong_type"))
+            result.diagnostics.append(
+                Diagnostic(Severity.ERROR, rel_meta, "metadata.yaml must be a mapping", code="wrong_type")
+            )
             return result
         extra_meta = merged
     meta = {**extra_meta, **meta}  # the frontmatter wins
@@ -234,59 +320,111 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     errors_before = len([d for d in result.diagnostics if d.severity is Severity.ERROR])
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
-        checker.add(Severity.ERROR, "$.name" if "name" in meta else "$", "missing or empty 'name'",
-                    expected="the skill name, equal to the folder name", got=repr(name), code="missing_field",
-                    hint=f"Add 'name: {skill_dir.name}'.")
+        checker.add(
+            Severity.ERROR,
+            "$.name" if "name" in meta else "$",
+            "missing or empty 'name'",
+            expected="the skill name, equal to the folder name",
+            got=repr(name),
+            code="missing_field",
+            hint=f"Add 'name: {skill_dir.name}'.",
+        )
         name = ""
     else:
         name = name.strip()
         if len(name) > MAX_NAME:
-            checker.add(Severity.ERROR, "$.name", f"name is {len(name)} characters, over {MAX_NAME}",
-                        code="name_length", hint="Shorten the name (and the folder).")
+            checker.add(
+                Severity.ERROR,
+                "$.name",
+                f"name is {len(name)} characters, over {MAX_NAME}",
+                code="name_length",
+                hint="Shorten the name (and the folder).",
+            )
         if not SKILL_NAME.match(name):
             fixed = re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")
-            checker.add(Severity.ERROR, "$.name", f"name {name!r} breaks the Agent Skills naming rule",
-                        expected="lowercase a-z, 0-9 and single hyphens, not at the start or end",
-                        got=repr(name), code="bad_skill_name", hint=f"Use {fixed!r} (and rename the folder to match).")
+            checker.add(
+                Severity.ERROR,
+                "$.name",
+                f"name {name!r} breaks the Agent Skills naming rule",
+                expected="lowercase a-z, 0-9 and single hyphens, not at the start or end",
+                got=repr(name),
+                code="bad_skill_name",
+                hint=f"Use {fixed!r} (and rename the folder to match).",
+            )
         if name != skill_dir.name:
-            checker.add(Severity.ERROR, "$.name", f"name {name!r} differs from its folder {skill_dir.name!r}",
-                        expected=repr(skill_dir.name), got=repr(name), code="name_folder_mismatch",
-                        hint="The spec requires the folder to be named exactly as the skill.")
+            checker.add(
+                Severity.ERROR,
+                "$.name",
+                f"name {name!r} differs from its folder {skill_dir.name!r}",
+                expected=repr(skill_dir.name),
+                got=repr(name),
+                code="name_folder_mismatch",
+                hint="The spec requires the folder to be named exactly as the skill.",
+            )
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
-        checker.add(Severity.ERROR, "$.description" if "description" in meta else "$",
-                    "missing or empty 'description'", expected="what the skill does and when to use it",
-                    got=repr(description), code="missing_field")
+        checker.add(
+            Severity.ERROR,
+            "$.description" if "description" in meta else "$",
+            "missing or empty 'description'",
+            expected="what the skill does and when to use it",
+            got=repr(description),
+            code="missing_field",
+        )
         description = ""
     elif len(description) > MAX_DESCRIPTION:
-        checker.add(Severity.ERROR, "$.description", f"description is {len(description)} characters, over {MAX_DESCRIPTION}",
-                    code="description_length", hint="Move detail into the SKILL.md body; keep the description to what and when.")
+        checker.add(
+            Severity.ERROR,
+            "$.description",
+            f"description is {len(description)} characters, over {MAX_DESCRIPTION}",
+            code="description_length",
+            hint="Move detail into the SKILL.md body; keep the description to what and when.",
+        )
     compatibility = meta.get("compatibility")
     if compatibility is not None:
         if not isinstance(compatibility, str):
-            checker.add(Severity.ERROR, "$.compatibility", "compatibility must be a string",
-                        got=type(compatibility).__name__, code="wrong_type")
+            checker.add(
+                Severity.ERROR,
+                "$.compatibility",
+                "compatibility must be a string",
+                got=type(compatibility).__name__,
+                code="wrong_type",
+            )
         elif len(compatibility) > MAX_COMPATIBILITY:
-            checker.add(Severity.ERROR, "$.compatibility",
-                        f"compatibility is {len(compatibility)} characters, over {MAX_COMPATIBILITY}",
-                        code="compatibility_length")
+            checker.add(
+                Severity.ERROR,
+                "$.compatibility",
+                f"compatibility is {len(compatibility)} characters, over {MAX_COMPATIBILITY}",
+                code="compatibility_length",
+            )
     license_ = meta.get("license")
     if license_ is not None and not isinstance(license_, str):
-        checker.add(Severity.WARNING, "$.license", "license should be a string", got=type(license_).__name__,
-                    code="wrong_type")
+        checker.add(
+            Severity.WARNING, "$.license", "license should be a string", got=type(license_).__name__, code="wrong_type"
+        )
         license_ = str(license_)
     metadata = meta.get("metadata")
     string_metadata: dict[str, str] = {}
     if metadata is not None:
         if not isinstance(metadata, dict):
-            checker.add(Severity.ERROR, "$.metadata", "metadata must be a map of strings to strings",
-                        expected="a mapping", got=type(metadata).__name__, code="wrong_type")
+            checker.add(
+                Severity.ERROR,
+                "$.metadata",
+                "metadata must be a map of strings to strings",
+                expected="a mapping",
+                got=type(metadata).__name__,
+                code="wrong_type",
+            )
         else:
             for key, value in metadata.items():
                 if isinstance(value, (dict, list)):
-                    checker.add(Severity.WARNING, child_path("$.metadata", key),
-                                "metadata values should be strings; this nested value is kept as JSON text",
-                                code="metadata_value", hint="Flatten it to a string.")
+                    checker.add(
+                        Severity.WARNING,
+                        child_path("$.metadata", key),
+                        "metadata values should be strings; this nested value is kept as JSON text",
+                        code="metadata_value",
+                        hint="Flatten it to a string.",
+                    )
                     import json  # noqa: PLC0415 - rare path
 
                     string_metadata[str(key)] = json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -298,24 +436,43 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     allowed_tools: list[str] = []
     if allowed is not None:
         if isinstance(allowed, list):
-            checker.add(Severity.WARNING, "$.allowed-tools", "allowed-tools is a YAML list; the spec says a space-delimited string",
-                        code="allowed_tools_form", hint=f"Write: allowed-tools: {' '.join(map(str, allowed))}")
+            checker.add(
+                Severity.WARNING,
+                "$.allowed-tools",
+                "allowed-tools is a YAML list; the spec says a space-delimited string",
+                code="allowed_tools_form",
+                hint=f"Write: allowed-tools: {' '.join(map(str, allowed))}",
+            )
             allowed_tools = [str(a).strip() for a in allowed]
         elif isinstance(allowed, str):
             if "," in allowed:
-                checker.add(Severity.WARNING, "$.allowed-tools", "allowed-tools is comma-separated; the spec says space-delimited",
-                            code="allowed_tools_form", hint="Separate the tools with spaces.")
+                checker.add(
+                    Severity.WARNING,
+                    "$.allowed-tools",
+                    "allowed-tools is comma-separated; the spec says space-delimited",
+                    code="allowed_tools_form",
+                    hint="Separate the tools with spaces.",
+                )
                 allowed_tools = [a.strip() for a in allowed.split(",") if a.strip()]
             else:
                 allowed_tools = allowed.split()
         else:
-            checker.add(Severity.ERROR, "$.allowed-tools", "allowed-tools must be a string",
-                        got=type(allowed).__name__, code="wrong_type")
+            checker.add(
+                Severity.ERROR,
+                "$.allowed-tools",
+                "allowed-tools must be a string",
+                got=type(allowed).__name__,
+                code="wrong_type",
+            )
     extras = {k: v for k, v in meta.items() if k not in SPEC_FIELDS}
     for key in sorted(extras):
-        checker.add(Severity.WARNING, child_path("$", key), f"'{key}' is not an Agent Skills frontmatter field",
-                    code="extra_field",
-                    hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable.")
+        checker.add(
+            Severity.WARNING,
+            child_path("$", key),
+            f"'{key}' is not an Agent Skills frontmatter field",
+            code="extra_field",
+            hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable.",
+        )
 
     if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
         return result

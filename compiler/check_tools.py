@@ -81,8 +81,14 @@ def suggest_id(raw: str) -> str:
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -151,28 +157,47 @@ class _Checker:
     def schema(self, schema: Any, path: str, *, root_object: bool) -> bool:
         """Check a JSON Schema the author wrote; True when it is usable."""
         if not isinstance(schema, dict):
-            self.error(path, "must be a JSON Schema mapping", expected="a mapping",
-                       got=_type_name(schema), code="schema_type",
-                       hint="Write the schema as a YAML mapping, e.g. {type: object, properties: {...}}.")
+            self.error(
+                path,
+                "must be a JSON Schema mapping",
+                expected="a mapping",
+                got=_type_name(schema),
+                code="schema_type",
+                hint="Write the schema as a YAML mapping, e.g. {type: object, properties: {...}}.",
+            )
             return False
         ok = True
         problems = schema_problems(schema, path)
         for problem in problems:
-            self.add(Severity.ERROR if problem.severity == "error" else Severity.WARNING, problem.path,
-                     problem.message, code=problem.code, hint=problem.hint)
+            self.add(
+                Severity.ERROR if problem.severity == "error" else Severity.WARNING,
+                problem.path,
+                problem.message,
+                code=problem.code,
+                hint=problem.hint,
+            )
             ok = ok and problem.severity != "error"
         if any(p.code == "schema_too_deep" for p in problems):
             return False  # the metaschema check recurses once per level
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
         for exc in schema_errors(schema):
             where = json_path(exc.path, path)
-            self.error(where, f"invalid JSON Schema: {exc.message}", code="invalid_schema",
-                       hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.")
+            self.error(
+                where,
+                f"invalid JSON Schema: {exc.message}",
+                code="invalid_schema",
+                hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.",
+            )
             ok = False
         if root_object and schema.get("type") != "object":
-            self.error(path, "the root of args_schema must describe an object", expected='type: "object"',
-                       got=_short(schema.get("type")), code="schema_root",
-                       hint="Tools take named arguments: put them under properties of a type: object schema.")
+            self.error(
+                path,
+                "the root of args_schema must describe an object",
+                expected='type: "object"',
+                got=_short(schema.get("type")),
+                code="schema_root",
+                hint="Tools take named arguments: put them under properties of a type: object schema.",
+            )
             ok = False
         return ok
 
@@ -182,23 +207,39 @@ class _Checker:
         value = tool.get(key)
         if value is None:
             if required:
-                self.error(path, f"missing required field '{key}'", expected=TOOL_FIELDS[key],
-                           got="nothing", code="missing_field",
-                           hint=f"Add '{key}:' to this tool.")
+                self.error(
+                    path,
+                    f"missing required field '{key}'",
+                    expected=TOOL_FIELDS[key],
+                    got="nothing",
+                    code="missing_field",
+                    hint=f"Add '{key}:' to this tool.",
+                )
             return ""
         if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "version":
             text = self.parsed.text_of(child_path(path, key), value)
-            self.warning(child_path(path, key), f"'{key}' is a number; it is read as the string {text!r}",
-                         expected="a quoted string", got=_short(value), code="number_as_string",
-                         hint=f'Quote it: {key}: "{text}".')
+            self.warning(
+                child_path(path, key),
+                f"'{key}' is a number; it is read as the string {text!r}",
+                expected="a quoted string",
+                got=_short(value),
+                code="number_as_string",
+                hint=f'Quote it: {key}: "{text}".',
+            )
             return text
         if not isinstance(value, str):
-            self.error(child_path(path, key), f"'{key}' must be a string", expected="a string",
-                       got=_type_name(value), code="wrong_type")
+            self.error(
+                child_path(path, key),
+                f"'{key}' must be a string",
+                expected="a string",
+                got=_type_name(value),
+                code="wrong_type",
+            )
             return ""
         if required and not value.strip():
-            self.error(child_path(path, key), f"'{key}' must not be empty", expected="text", got='""',
-                       code="empty_field")
+            self.error(
+                child_path(path, key), f"'{key}' must not be empty", expected="text", got='""', code="empty_field"
+            )
         return value.strip()
 
     def string_list(self, tool: dict[str, Any], key: str, path: str) -> list[str]:
@@ -208,47 +249,75 @@ class _Checker:
         if isinstance(value, str):
             return [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.error(child_path(path, key), f"'{key}' must be a list of strings", expected="a list of strings",
-                       got=_short(value), code="wrong_type")
+            self.error(
+                child_path(path, key),
+                f"'{key}' must be a list of strings",
+                expected="a list of strings",
+                got=_short(value),
+                code="wrong_type",
+            )
             return []
         return [v.strip() for v in value]
 
     def tool(self, tool: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(tool, dict):
-            self.error(path, "a tool must be a mapping", expected="a mapping with id, summary, args_schema",
-                       got=_type_name(tool), code="wrong_type")
+            self.error(
+                path,
+                "a tool must be a mapping",
+                expected="a mapping with id, summary, args_schema",
+                got=_type_name(tool),
+                code="wrong_type",
+            )
             return None
         errors_before = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
         for key in sorted(set(tool) - set(TOOL_FIELDS)):
             close = difflib.get_close_matches(key, list(TOOL_FIELDS), n=1)
-            self.warning(child_path(path, key), f"unknown field '{key}' is ignored", code="unknown_field",
-                         hint=f"Did you mean '{close[0]}'?" if close else
-                         f"Known fields: {', '.join(sorted(TOOL_FIELDS))}.")
+            self.warning(
+                child_path(path, key),
+                f"unknown field '{key}' is ignored",
+                code="unknown_field",
+                hint=f"Did you mean '{close[0]}'?" if close else f"Known fields: {', '.join(sorted(TOOL_FIELDS))}.",
+            )
 
         tool_id = self.string(tool, "id", path, required=True)
         if tool_id and not CANONICAL_ID.match(tool_id):
-            self.error(child_path(path, "id"), f"id {tool_id!r} is not canonical",
-                       expected="lowercase dotted segments of [a-z0-9_], 2 to 4 deep, e.g. file.read",
-                       got=_short(tool_id), code="non_canonical_id",
-                       hint=f"Use {suggest_id(tool_id)!r}.")
+            self.error(
+                child_path(path, "id"),
+                f"id {tool_id!r} is not canonical",
+                expected="lowercase dotted segments of [a-z0-9_], 2 to 4 deep, e.g. file.read",
+                got=_short(tool_id),
+                code="non_canonical_id",
+                hint=f"Use {suggest_id(tool_id)!r}.",
+            )
         summary = self.string(tool, "summary", path, required=True)
         if summary and "\n" in summary:
-            self.warning(child_path(path, "summary"), "summary spans more than one line", code="summary_lines",
-                         hint="Keep the summary to one line; put the rest in description.")
+            self.warning(
+                child_path(path, "summary"),
+                "summary spans more than one line",
+                code="summary_lines",
+                hint="Keep the summary to one line; put the rest in description.",
+            )
             summary = " ".join(summary.split())
         if summary and count_tokens(summary) > SUMMARY_TOKEN_BUDGET:
-            self.warning(child_path(path, "summary"),
-                         f"summary costs {count_tokens(summary)} tokens, over the budget of {SUMMARY_TOKEN_BUDGET}",
-                         code="summary_tokens",
-                         hint="Summaries are shown for every search hit; say what the tool does in a few words.")
+            self.warning(
+                child_path(path, "summary"),
+                f"summary costs {count_tokens(summary)} tokens, over the budget of {SUMMARY_TOKEN_BUDGET}",
+                code="summary_tokens",
+                hint="Summaries are shown for every search hit; say what the tool does in a few words.",
+            )
         description = self.string(tool, "description", path)
 
         args_schema = tool.get("args_schema")
         schema_ok = False
         if args_schema is None:
-            self.error(path, "missing required field 'args_schema'", expected="a JSON Schema with type: object",
-                       got="nothing", code="missing_field",
-                       hint="Tools without arguments use args_schema: {type: object, properties: {}}.")
+            self.error(
+                path,
+                "missing required field 'args_schema'",
+                expected="a JSON Schema with type: object",
+                got="nothing",
+                code="missing_field",
+                hint="Tools without arguments use args_schema: {type: object, properties: {}}.",
+            )
         else:
             schema_ok = self.schema(args_schema, child_path(path, "args_schema"), root_object=True)
         result_schema = tool.get("result_schema")
@@ -258,36 +327,57 @@ class _Checker:
         examples: list[dict[str, Any]] = []
         raw_examples = tool.get("examples") or []
         if not isinstance(raw_examples, list):
-            self.error(child_path(path, "examples"), "'examples' must be a list", expected="a list of {description, args}",
-                       got=_type_name(raw_examples), code="wrong_type")
+            self.error(
+                child_path(path, "examples"),
+                "'examples' must be a list",
+                expected="a list of {description, args}",
+                got=_type_name(raw_examples),
+                code="wrong_type",
+            )
             raw_examples = []
         for index, example in enumerate(raw_examples):
             ex_path = child_path(child_path(path, "examples"), index)
             if not isinstance(example, dict) or not isinstance(example.get("args", {}), dict):
-                self.error(ex_path, "an example must be a mapping with 'args' (a mapping)",
-                           expected="{description, args}", got=_short(example), code="wrong_type")
+                self.error(
+                    ex_path,
+                    "an example must be a mapping with 'args' (a mapping)",
+                    expected="{description, args}",
+                    got=_short(example),
+                    code="wrong_type",
+                )
                 continue
             args = example.get("args", {})
             if schemaguard.too_deep(args, schemaguard.MAX_ARGS_DEPTH) is not None:
-                self.error(child_path(ex_path, "args"),
-                           f"example args nest lists and objects deeper than {schemaguard.MAX_ARGS_DEPTH} levels",
-                           code="example_invalid", hint="The reader refuses such arguments; flatten the example.")
+                self.error(
+                    child_path(ex_path, "args"),
+                    f"example args nest lists and objects deeper than {schemaguard.MAX_ARGS_DEPTH} levels",
+                    code="example_invalid",
+                    hint="The reader refuses such arguments; flatten the example.",
+                )
             elif schema_ok:
                 validator = _validator(dumps(args_schema))
                 for err in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
                     where = child_path(ex_path, "args")
                     for part in err.absolute_path:
                         where = child_path(where, part)
-                    self.error(where, f"example does not match args_schema: {err.message}",
-                               code="example_invalid",
-                               hint="Fix the example's args, or the schema if the example is right.")
+                    self.error(
+                        where,
+                        f"example does not match args_schema: {err.message}",
+                        code="example_invalid",
+                        hint="Fix the example's args, or the schema if the example is right.",
+                    )
             examples.append({"description": str(example.get("description", "")), "args": args})
 
         errors_field: list[dict[str, Any]] = []
         raw_errors = tool.get("errors") or []
         if not isinstance(raw_errors, list):
-            self.error(child_path(path, "errors"), "'errors' must be a list", expected="a list of {code, when}",
-                       got=_type_name(raw_errors), code="wrong_type")
+            self.error(
+                child_path(path, "errors"),
+                "'errors' must be a list",
+                expected="a list of {code, when}",
+                got=_type_name(raw_errors),
+                code="wrong_type",
+            )
             raw_errors = []
         for index, item in enumerate(raw_errors):
             if isinstance(item, str):
@@ -295,48 +385,90 @@ class _Checker:
             elif isinstance(item, dict) and isinstance(item.get("code"), str):
                 errors_field.append({"code": item["code"], "when": str(item.get("when", ""))})
             else:
-                self.error(child_path(child_path(path, "errors"), index), "an error entry needs a string 'code'",
-                           expected="{code, when}", got=_short(item), code="wrong_type")
+                self.error(
+                    child_path(child_path(path, "errors"), index),
+                    "an error entry needs a string 'code'",
+                    expected="{code, when}",
+                    got=_short(item),
+                    code="wrong_type",
+                )
 
         kind = tool.get("kind")
         annotations = tool.get("annotations") or {}
         if not isinstance(annotations, dict):
-            self.error(child_path(path, "annotations"), "'annotations' must be a mapping",
-                       expected="{readOnlyHint, destructiveHint, ...}", got=_type_name(annotations), code="wrong_type")
+            self.error(
+                child_path(path, "annotations"),
+                "'annotations' must be a mapping",
+                expected="{readOnlyHint, destructiveHint, ...}",
+                got=_type_name(annotations),
+                code="wrong_type",
+            )
             annotations = {}
         for key in sorted(set(annotations) - ANNOTATION_KEYS):
-            self.warning(child_path(child_path(path, "annotations"), key), f"unknown MCP annotation '{key}'",
-                         code="unknown_field", hint=f"MCP defines: {', '.join(sorted(ANNOTATION_KEYS))}.")
+            self.warning(
+                child_path(child_path(path, "annotations"), key),
+                f"unknown MCP annotation '{key}'",
+                code="unknown_field",
+                hint=f"MCP defines: {', '.join(sorted(ANNOTATION_KEYS))}.",
+            )
         for key in sorted(ANNOTATION_KEYS - {"title"}):
             if key in annotations and not isinstance(annotations[key], bool):
-                self.error(child_path(child_path(path, "annotations"), key), f"'{key}' must be true or false",
-                           expected="a boolean", got=_short(annotations[key]), code="wrong_type")
+                self.error(
+                    child_path(child_path(path, "annotations"), key),
+                    f"'{key}' must be true or false",
+                    expected="a boolean",
+                    got=_short(annotations[key]),
+                    code="wrong_type",
+                )
         if kind is None:
             kind = "read" if annotations.get("readOnlyHint") is True else "write"
         elif kind not in ("read", "write"):
-            self.error(child_path(path, "kind"), "'kind' must be read or write", expected="read | write",
-                       got=_short(kind), code="bad_enum",
-                       hint="Use write for anything that changes state, read otherwise.")
+            self.error(
+                child_path(path, "kind"),
+                "'kind' must be read or write",
+                expected="read | write",
+                got=_short(kind),
+                code="bad_enum",
+                hint="Use write for anything that changes state, read otherwise.",
+            )
             kind = "write"
         if kind == "write" and annotations.get("readOnlyHint") is True:
-            self.warning(child_path(path, "annotations"), "kind is write but readOnlyHint is true",
-                         code="inconsistent", hint="Make kind and annotations.readOnlyHint agree.")
+            self.warning(
+                child_path(path, "annotations"),
+                "kind is write but readOnlyHint is true",
+                code="inconsistent",
+                hint="Make kind and annotations.readOnlyHint agree.",
+            )
 
         optional = tool.get("optional", False)
         if not isinstance(optional, bool):
-            self.error(child_path(path, "optional"), "'optional' must be true or false", expected="a boolean",
-                       got=_short(optional), code="wrong_type")
+            self.error(
+                child_path(path, "optional"),
+                "'optional' must be true or false",
+                expected="a boolean",
+                got=_short(optional),
+                code="wrong_type",
+            )
             optional = False
 
         policy: dict[str, list[str]] = {}
         raw_policy = tool.get("policy") or {}
         if not isinstance(raw_policy, dict):
-            self.error(child_path(path, "policy"), "'policy' must be a mapping", expected="{do, dont, edge_cases}",
-                       got=_type_name(raw_policy), code="wrong_type")
+            self.error(
+                child_path(path, "policy"),
+                "'policy' must be a mapping",
+                expected="{do, dont, edge_cases}",
+                got=_type_name(raw_policy),
+                code="wrong_type",
+            )
             raw_policy = {}
         for key in sorted(set(raw_policy) - set(POLICY_KEYS)):
-            self.warning(child_path(child_path(path, "policy"), key), f"unknown policy key '{key}'",
-                         code="unknown_field", hint="Policy keys are do, dont and edge_cases.")
+            self.warning(
+                child_path(child_path(path, "policy"), key),
+                f"unknown policy key '{key}'",
+                code="unknown_field",
+                hint="Policy keys are do, dont and edge_cases.",
+            )
         for key in POLICY_KEYS:
             items = self.string_list(raw_policy, key, child_path(path, "policy"))
             if items:
@@ -346,22 +478,32 @@ class _Checker:
         for index, category in enumerate(self.string_list(tool, "categories", path)):
             norm = category.strip().strip("/").replace(".", "/") if "/" not in category else category.strip().strip("/")
             if not norm:
-                self.error(child_path(child_path(path, "categories"), index), "empty category path",
-                           code="bad_category")
+                self.error(
+                    child_path(child_path(path, "categories"), index), "empty category path", code="bad_category"
+                )
                 continue
             categories.append(norm)
 
         handler = self.handler(tool.get("handler"), child_path(path, "handler"))
         deprecated = tool.get("deprecated", False)
         if not isinstance(deprecated, (bool, str)):
-            self.error(child_path(path, "deprecated"), "'deprecated' must be true/false or a note",
-                       expected="a boolean or a string", got=_type_name(deprecated), code="wrong_type")
+            self.error(
+                child_path(path, "deprecated"),
+                "'deprecated' must be true/false or a note",
+                expected="a boolean or a string",
+                got=_type_name(deprecated),
+                code="wrong_type",
+            )
             deprecated = False
         alias = tool.get("alias")
         if alias is not None and (not isinstance(alias, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$", alias)):
-            self.error(child_path(path, "alias"), "alias is not a valid provider tool name",
-                       expected="^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$ (the rules OpenAI, Anthropic and Gemini share)",
-                       got=_short(alias), code="bad_alias")
+            self.error(
+                child_path(path, "alias"),
+                "alias is not a valid provider tool name",
+                expected="^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$ (the rules OpenAI, Anthropic and Gemini share)",
+                got=_short(alias),
+                code="bad_alias",
+            )
             alias = None
 
         errors_after = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
@@ -398,38 +540,67 @@ class _Checker:
         if isinstance(handler, str):
             handler = {"type": "python", "target": handler}
         if not isinstance(handler, dict):
-            self.error(path, "'handler' must be a string or a mapping", code="wrong_type",
-                       expected="'package.module:function' or {type: python|http|mcp, ...}", got=_type_name(handler))
+            self.error(
+                path,
+                "'handler' must be a string or a mapping",
+                code="wrong_type",
+                expected="'package.module:function' or {type: python|http|mcp, ...}",
+                got=_type_name(handler),
+            )
             return None
         kind = handler.get("type")
         if kind == "python":
             target = handler.get("target")
             if not isinstance(target, str) or not PYTHON_TARGET.match(target):
-                self.error(child_path(path, "target"), "a python handler needs 'package.module:function'",
-                           expected="package.module:function", got=_short(target), code="bad_handler")
+                self.error(
+                    child_path(path, "target"),
+                    "a python handler needs 'package.module:function'",
+                    expected="package.module:function",
+                    got=_short(target),
+                    code="bad_handler",
+                )
                 return None
         elif kind == "http":
             method = str(handler.get("method", "POST")).upper()
             url = handler.get("url")
             if method not in HTTP_METHODS:
-                self.error(child_path(path, "method"), "unknown HTTP method", expected=" | ".join(sorted(HTTP_METHODS)),
-                           got=_short(handler.get("method")), code="bad_handler")
+                self.error(
+                    child_path(path, "method"),
+                    "unknown HTTP method",
+                    expected=" | ".join(sorted(HTTP_METHODS)),
+                    got=_short(handler.get("method")),
+                    code="bad_handler",
+                )
                 return None
             if not isinstance(url, str) or not re.match(r"^https?://", url):
-                self.error(child_path(path, "url"), "an http handler needs an http(s) URL template",
-                           expected="https://host/path/{arg}", got=_short(url), code="bad_handler")
+                self.error(
+                    child_path(path, "url"),
+                    "an http handler needs an http(s) URL template",
+                    expected="https://host/path/{arg}",
+                    got=_short(url),
+                    code="bad_handler",
+                )
                 return None
             handler = {**handler, "method": method}
         elif kind == "mcp":
             if not handler.get("command") and not handler.get("url"):
-                self.error(path, "an mcp handler needs 'command' (stdio) or 'url' (streamable HTTP)",
-                           expected="{type: mcp, command: [...], tool: name} or {type: mcp, url: ..., tool: name}",
-                           got=_short(handler), code="bad_handler")
+                self.error(
+                    path,
+                    "an mcp handler needs 'command' (stdio) or 'url' (streamable HTTP)",
+                    expected="{type: mcp, command: [...], tool: name} or {type: mcp, url: ..., tool: name}",
+                    got=_short(handler),
+                    code="bad_handler",
+                )
                 return None
         else:
-            self.error(child_path(path, "type"), "unknown handler type", expected="python | http | mcp",
-                       got=_short(kind), code="bad_handler",
-                       hint="Leave the handler out when the host application runs the tool itself.")
+            self.error(
+                child_path(path, "type"),
+                "unknown handler type",
+                expected="python | http | mcp",
+                got=_short(kind),
+                code="bad_handler",
+                hint="Leave the handler out when the host application runs the tool itself.",
+            )
             return None
         return dict(handler)
 
@@ -440,14 +611,24 @@ def check_tools_file(rel: str, text: str) -> FileResult:
     try:
         parsed = parse_text(text, is_json=rel.endswith(".json"))
     except SourceParseError as exc:
-        result.diagnostics.append(Diagnostic(Severity.ERROR, rel, exc.message, line=exc.line, column=exc.column,
-                                             hint=exc.hint, code="parse"))
+        result.diagnostics.append(
+            Diagnostic(Severity.ERROR, rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
+        )
         return result
     except DuplicateKeyError as exc:
         for json_path, line, column in exc.places:
-            result.diagnostics.append(Diagnostic(
-                Severity.ERROR, rel, "duplicate key: YAML would keep only the last value", line=line,
-                column=column, json_path=json_path, code="duplicate_key", hint="Remove or rename one of them."))
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    rel,
+                    "duplicate key: YAML would keep only the last value",
+                    line=line,
+                    column=column,
+                    json_path=json_path,
+                    code="duplicate_key",
+                    hint="Remove or rename one of them.",
+                )
+            )
         return result
     checker = _Checker(rel, parsed, result)
     data = parsed.data
@@ -455,19 +636,33 @@ def check_tools_file(rel: str, text: str) -> FileResult:
         tools = data["tools"]
         extra = sorted(set(data) - {"tools"})
         for key in extra:
-            checker.warning(child_path("$", key), f"unknown top-level key '{key}' is ignored", code="unknown_field",
-                            hint="A tools file holds a 'tools:' list.")
+            checker.warning(
+                child_path("$", key),
+                f"unknown top-level key '{key}' is ignored",
+                code="unknown_field",
+                hint="A tools file holds a 'tools:' list.",
+            )
         if not isinstance(tools, list):
-            checker.error("$.tools", "'tools' must be a list", expected="a list of tool mappings",
-                          got=_type_name(tools), code="wrong_type")
+            checker.error(
+                "$.tools",
+                "'tools' must be a list",
+                expected="a list of tool mappings",
+                got=_type_name(tools),
+                code="wrong_type",
+            )
             return result
         entries = [(child_path("$.tools", i), t) for i, t in enumerate(tools)]
     elif isinstance(data, dict) and "id" in data:
         entries = [("$", data)]
     else:
-        checker.error("$", "not a tools file", expected="a 'tools:' list, or one tool mapping with an 'id'",
-                      got=_short(data) if data is not None else "an empty file", code="not_tools_file",
-                      hint="Put tool definitions under 'tools:'; move other data out of the catalogue folders.")
+        checker.error(
+            "$",
+            "not a tools file",
+            expected="a 'tools:' list, or one tool mapping with an 'id'",
+            got=_short(data) if data is not None else "an empty file",
+            code="not_tools_file",
+            hint="Put tool definitions under 'tools:'; move other data out of the catalogue folders.",
+        )
         return result
     for json_path, entry in entries:
         record = checker.tool(entry, json_path)

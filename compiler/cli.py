@@ -22,7 +22,9 @@ PROGRESS_THRESHOLD_BYTES = 256 * 1024
 
 def _configure_logging(verbose: int, quiet: int) -> None:
     level = logging.WARNING - 10 * verbose + 10 * quiet
-    logging.basicConfig(level=max(logging.DEBUG, level), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=max(logging.DEBUG, level), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
 
 
 #: Which extra brings each optional top-level module, for the message of a command that needs it.
@@ -51,8 +53,10 @@ class ToolcatGroup(click.Group):
                 raise
             command = ctx.invoked_subcommand or "this command"
             extra = EXTRA_OF_COMMAND.get(command, extra)
-            msg = (f"toolcat {command} needs the [{extra}] extra ({top} is not installed): "
-                   f"pip install 'toolcat[{extra}]' (or 'toolcat[all]')")
+            msg = (
+                f"toolcat {command} needs the [{extra}] extra ({top} is not installed): "
+                f"pip install 'toolcat[{extra}]' (or 'toolcat[all]')"
+            )
             raise click.ClickException(msg) from None
 
 
@@ -90,8 +94,9 @@ def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
 
 @main.command()
 @click.argument("src", default="catalog_src", type=click.Path(path_type=Path))
-@click.option("--out", "out", default="build", type=click.Path(path_type=Path), show_default=True,
-              help="Output folder.")
+@click.option(
+    "--out", "out", default="build", type=click.Path(path_type=Path), show_default=True, help="Output folder."
+)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("--force", is_flag=True, help="Rebuild even when the sources did not change.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -102,11 +107,18 @@ def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool) -> Non
     with _progress(src) as progress:
         result = run_build(src, out, strict=strict, force=force, progress=progress)
     if as_json:
-        click.echo(json.dumps({
-            "registry_version": result.registry_version, "up_to_date": result.up_to_date, "counts": result.counts,
-            "files_written": result.write.files_written if result.write else 0,
-            "warnings": [w.as_dict() for w in result.warnings],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "registry_version": result.registry_version,
+                    "up_to_date": result.up_to_date,
+                    "counts": result.counts,
+                    "files_written": result.write.files_written if result.write else 0,
+                    "warnings": [w.as_dict() for w in result.warnings],
+                },
+                indent=2,
+            )
+        )
         return
     _print_warnings(result.warnings, quiet=False)
     click.echo(result.summary())

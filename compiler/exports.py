@@ -98,10 +98,15 @@ def spec_description(spec: Mapping[str, JSON]) -> str:
 
 
 def definition(
-    provider: str, name: str, description: str, schema: dict[str, JSON], tool: str,
+    provider: str,
+    name: str,
+    description: str,
+    schema: dict[str, JSON],
+    tool: str,
     warnings: list[Adaptation],
 ) -> dict[str, JSON]:
     """One tool definition in ``provider``'s form; lossy changes are appended to ``warnings``."""
+
     def warn(json_path: str, message: str) -> None:
         warnings.append(Adaptation(provider, tool, json_path, message))
 
@@ -113,8 +118,10 @@ def definition(
         if len(description) > OPENAI_DESCRIPTION_MAX:
             warn("description", f"description cut from {len(description)} to {OPENAI_DESCRIPTION_MAX} characters")
             description = description[: OPENAI_DESCRIPTION_MAX - 1].rstrip() + "…"
-        return {"type": "function",
-                "function": {"name": name, "description": description, "parameters": parameters, "strict": strict}}
+        return {
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": parameters, "strict": strict},
+        }
     if provider == "anthropic":
         return {"name": name, "description": description, "input_schema": adapt_anthropic(schema, warn)}
     if provider == "gemini":
@@ -150,8 +157,9 @@ def export_dialect(provider: str, dialect: str) -> Export:
     _check_provider(provider)
     warnings: list[Adaptation] = []
     tools: tuple[DiscoveryTool, ...] = dialect_tools(dialect)
-    definitions = [definition(provider, t.name, t.description, t.input_schema, f"{dialect}:{t.name}", warnings)
-                   for t in tools]
+    definitions = [
+        definition(provider, t.name, t.description, t.input_schema, f"{dialect}:{t.name}", warnings) for t in tools
+    ]
     return Export(provider, definitions, tuple(warnings), {t.name: f"{dialect}:{t.name}" for t in tools})
 
 
@@ -181,7 +189,10 @@ def _fill_null_optionals(value: JSON, schema: JSON) -> JSON:
     if not isinstance(value, dict) or not schema.get("properties"):
         return value
     properties = schema["properties"]
-    return {**dict.fromkeys(properties), **{k: _fill_null_optionals(v, properties.get(k, {})) for k, v in value.items()}}
+    return {
+        **dict.fromkeys(properties),
+        **{k: _fill_null_optionals(v, properties.get(k, {})) for k, v in value.items()},
+    }
 
 
 def _accepts_null(schema: JSON) -> bool:
@@ -339,8 +350,9 @@ class BuildFolder:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         if not (self.root / "catalog.json").is_file():
-            raise FileNotFoundError(f"{self.root / 'catalog.json'} not found: run `toolcat build` first or "
-                                    "pass --build DIR")
+            raise FileNotFoundError(
+                f"{self.root / 'catalog.json'} not found: run `toolcat build` first or pass --build DIR"
+            )
         try:
             self._catalog = Catalog.open(self.root)
         except ReaderError as err:
@@ -352,8 +364,11 @@ class BuildFolder:
         try:
             return self._catalog.fetch_bytes(dict(ref))
         except ReaderError as err:
-            reason = ("sha256 does not match the ref that points to it; rebuild the catalogue"
-                      if "expected_sha256" in err.details else err.message)
+            reason = (
+                "sha256 does not match the ref that points to it; rebuild the catalogue"
+                if "expected_sha256" in err.details
+                else err.message
+            )
             raise BuildReadError(f"{ref.get('path')}: {reason}") from None
 
     def fetch_json(self, ref: Mapping[str, JSON]) -> JSON:
@@ -374,7 +389,9 @@ class BuildFolder:
         return dict(self.fetch_json(self.manifest["aliases"][provider]))
 
 
-def to_canonical(provider: str, name: str, source: Path | str | BuildFolder | CompiledCatalog | Mapping[str, str]) -> str:
+def to_canonical(
+    provider: str, name: str, source: Path | str | BuildFolder | CompiledCatalog | Mapping[str, str]
+) -> str:
     """The canonical tool id behind a provider's tool-call ``name`` (an alias or an id).
 
     ``source`` is a build folder, a compiled :class:`toolcat.model.CompiledCatalog`, or an alias →
@@ -406,20 +423,41 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     entry: dict[str, JSON] = {}
     for provider in PROVIDER_NAMES:
         whole = export_specs(provider, [spec for spec, _ in specs.values()])
-        catalogue_ref = artifacts.add_json(f"providers/{provider}", "catalog", {
-            "artifact": "provider_tools", "provider": provider, "scope": "catalog",
-            "tools": whole.payload(), "names": whole.names, "warnings": [w.as_dict() for w in whole.warnings],
-        })
+        catalogue_ref = artifacts.add_json(
+            f"providers/{provider}",
+            "catalog",
+            {
+                "artifact": "provider_tools",
+                "provider": provider,
+                "scope": "catalog",
+                "tools": whole.payload(),
+                "names": whole.names,
+                "warnings": [w.as_dict() for w in whole.warnings],
+            },
+        )
         dialects: dict[str, JSON] = {}
         for dialect in DIALECT_NAMES:
             export = export_dialect(provider, dialect)
-            dialects[dialect] = artifacts.add_json(f"providers/{provider}", dialect, {
-                "artifact": "provider_tools", "provider": provider, "scope": f"dialect:{dialect}",
-                "tools": export.payload(), "names": export.names, "warnings": [w.as_dict() for w in export.warnings],
-            })
+            dialects[dialect] = artifacts.add_json(
+                f"providers/{provider}",
+                dialect,
+                {
+                    "artifact": "provider_tools",
+                    "provider": provider,
+                    "scope": f"dialect:{dialect}",
+                    "tools": export.payload(),
+                    "names": export.names,
+                    "warnings": [w.as_dict() for w in export.warnings],
+                },
+            )
         if whole.warnings:
             touched = len({w.tool for w in whole.warnings})
-            log.info("%s export: %d lossy adaptations in %d tools (toolcat export --provider %s lists them)",
-                     provider, len(whole.warnings), touched, provider)
+            log.info(
+                "%s export: %d lossy adaptations in %d tools (toolcat export --provider %s lists them)",
+                provider,
+                len(whole.warnings),
+                touched,
+                provider,
+            )
         entry[provider] = {"catalog": catalogue_ref, "dialects": dialects, "warnings": len(whole.warnings)}
     artifacts.manifest["providers"] = entry

@@ -21,8 +21,17 @@ log = logging.getLogger(__name__)
 SPACE_WEIGHTS: dict[str, float] = {"words": 0.5, "chars": 0.5}
 #: How many times each field is repeated in a tool's text (with sublinear tf, k copies weigh 1 + ln k).
 FIELD_WEIGHTS: dict[str, int] = {
-    "id": 2, "summary": 2, "description": 1, "tags": 1, "args": 1, "examples": 1, "node_titles": 1,
-    "when_to_use": 1, "skill_name": 2, "skill_description": 2, "skill_body": 1,
+    "id": 2,
+    "summary": 2,
+    "description": 1,
+    "tags": 1,
+    "args": 1,
+    "examples": 1,
+    "node_titles": 1,
+    "when_to_use": 1,
+    "skill_name": 2,
+    "skill_description": 2,
+    "skill_body": 1,
 }
 SKILL_BODY_CHARS = 1500
 #: Each field is indexed up to this many characters. A multi-megabyte description (sources allow 4 MiB)
@@ -113,7 +122,9 @@ def _fit_space(name: str, texts: list[str]) -> tuple[dict[str, float], list[dict
     try:
         matrix = vectorizer.fit_transform(texts).tocsr()
     except ValueError:  # max_df removed every term (near-identical documents): keep them all
-        log.info("%s: every character n-gram is in more than %.0f%% of documents; keeping them all", name, CHAR_MAX_DF * 100)
+        log.info(
+            "%s: every character n-gram is in more than %.0f%% of documents; keeping them all", name, CHAR_MAX_DF * 100
+        )
         vectorizer.set_params(max_df=1.0)
         matrix = vectorizer.fit_transform(texts).tocsr()
     terms = vectorizer.get_feature_names_out()
@@ -121,7 +132,9 @@ def _fit_space(name: str, texts: list[str]) -> tuple[dict[str, float], list[dict
     docs: list[dict[str, float]] = []
     for row in range(matrix.shape[0]):
         start, end = matrix.indptr[row], matrix.indptr[row + 1]
-        docs.append({str(terms[j]): float(w) for j, w in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)})
+        docs.append(
+            {str(terms[j]): float(w) for j, w in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)}
+        )
     return idf, docs, float(vectorizer.max_df)
 
 
@@ -172,8 +185,11 @@ def _write_space(artifacts: ArtifactSet, part: str, name: str, entries: dict[str
         nonlocal batch, size
         if batch:
             terms = sorted(batch)
-            ref = artifacts.add_json("index", f"{part}.{name}.t{len(shards)}",
-                                     {"artifact": "index_terms", "part": part, "space": name, "terms": batch})
+            ref = artifacts.add_json(
+                "index",
+                f"{part}.{name}.t{len(shards)}",
+                {"artifact": "index_terms", "part": part, "space": name, "terms": batch},
+            )
             shards.append({"first": terms[0], "last": terms[-1], "ref": ref})
         batch, size = {}, 0
 
@@ -192,8 +208,11 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
     shards = []
     for first in range(0, len(docs), DOC_SHARD_SIZE):
         chunk = docs[first : first + DOC_SHARD_SIZE]
-        ref = artifacts.add_json("index", f"{part}.d{first // DOC_SHARD_SIZE}",
-                                 {"artifact": "index_docs", "part": part, "first": first, "docs": chunk})
+        ref = artifacts.add_json(
+            "index",
+            f"{part}.d{first // DOC_SHARD_SIZE}",
+            {"artifact": "index_docs", "part": part, "first": first, "docs": chunk},
+        )
         shard: dict[str, Any] = {"first": first, "count": len(chunk), "ref": ref}
         if part == "nodes":
             shard["first_path"] = chunk[0]["path"]
@@ -215,8 +234,13 @@ def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[
         space = _write_space(artifacts, part, name, entries[name])
         space["max_df"] = fitted[name][2]
         spaces.append(space)
-    return {"n_docs": len(docs), "spaces": spaces, "doc_shard_size": DOC_SHARD_SIZE, "bundles": True,
-            "doc_shards": _write_docs(artifacts, part, docs)}
+    return {
+        "n_docs": len(docs),
+        "spaces": spaces,
+        "doc_shard_size": DOC_SHARD_SIZE,
+        "bundles": True,
+        "doc_shards": _write_docs(artifacts, part, docs),
+    }
 
 
 def tool_order(catalog: CompiledCatalog) -> list[Tool]:
@@ -235,10 +259,22 @@ def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str,
         while high < len(homes) and homes[high][: len(path)] == path:
             high += 1
         direct = sum(1 for home in homes[low:high] if home == path)
-        extra = sorted({doc_of[t.id] for t in order for c in t.categories if c[: len(path)] == path} - set(range(low, high)))
+        extra = sorted(
+            {doc_of[t.id] for t in order for c in t.categories if c[: len(path)] == path} - set(range(low, high))
+        )
         extra_direct = sorted({doc_of[t.id] for t in order if path in t.categories} - set(range(low, low + direct)))
-        entries.append({"path": list(path), "title": node.title, "summary": node.summary, "tags": list(node.tags),
-                        "range": [low, high], "direct": direct, "extra": extra, "extra_direct": extra_direct})
+        entries.append(
+            {
+                "path": list(path),
+                "title": node.title,
+                "summary": node.summary,
+                "tags": list(node.tags),
+                "range": [low, high],
+                "direct": direct,
+                "extra": extra,
+                "extra_direct": extra_direct,
+            }
+        )
     return entries
 
 
@@ -261,6 +297,11 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         "nodes": nodes,
     }
     artifacts.manifest["index"] = artifacts.add_json("index", "meta", meta)
-    log.info("search index: %d tools, %d nodes, %d files", len(order), len(node_paths),
-             sum(len(s["shards"]) for p in (tools, nodes) for s in p["spaces"]) + len(tools["doc_shards"]) + len(nodes["doc_shards"]))
-
+    log.info(
+        "search index: %d tools, %d nodes, %d files",
+        len(order),
+        len(node_paths),
+        sum(len(s["shards"]) for p in (tools, nodes) for s in p["spaces"])
+        + len(tools["doc_shards"])
+        + len(nodes["doc_shards"]),
+    )

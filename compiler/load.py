@@ -104,7 +104,8 @@ def fingerprint(root: Path) -> tuple[str, dict[str, str]]:
     """
     hashes = {
         path.relative_to(root).as_posix(): "symlink:" + sha256(os.fsencode(path.readlink()))
-        if is_link else _file_digest(path)
+        if is_link
+        else _file_digest(path)
         for path, is_link in _walk(root)
     }
     joined = "\n".join(f"{rel}\0{digest}" for rel, digest in sorted(hashes.items()))
@@ -131,32 +132,55 @@ def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnosti
         return record
     except DuplicateKeyError as exc:
         for json_path, dup_line, dup_column in exc.places:
-            diags.error(rel, "duplicate key", line=dup_line, column=dup_column, json_path=json_path,
-                        code="duplicate_key")
+            diags.error(
+                rel, "duplicate key", line=dup_line, column=dup_column, json_path=json_path, code="duplicate_key"
+            )
         return record
     except UnicodeDecodeError as exc:
         diags.error(rel, f"not UTF-8 text: {exc.reason}", code="encoding")
         return record
     data = parsed.data or {}
     if not isinstance(data, dict):
-        diags.error(rel, "_node.yaml must be a mapping", expected="title, summary, tags",
-                    got=type(data).__name__, line=1, code="wrong_type")
+        diags.error(
+            rel,
+            "_node.yaml must be a mapping",
+            expected="title, summary, tags",
+            got=type(data).__name__,
+            line=1,
+            code="wrong_type",
+        )
         return record
     for key in sorted(set(data) - NODE_FIELDS):
         line, column = parsed.where(child_path("$", key))
-        diags.warning(rel, f"unknown node field '{key}' is ignored", line=line, column=column,
-                      json_path=child_path("$", key), code="unknown_field", hint="Node fields: title, summary, tags.")
+        diags.warning(
+            rel,
+            f"unknown node field '{key}' is ignored",
+            line=line,
+            column=column,
+            json_path=child_path("$", key),
+            code="unknown_field",
+            hint="Node fields: title, summary, tags.",
+        )
     for key in ("title", "summary"):
         value = data.get(key)
         if value is not None and not isinstance(value, str):
             line, column = parsed.where(child_path("$", key))
-            diags.error(rel, f"'{key}' must be a string", line=line, column=column, json_path=child_path("$", key),
-                        expected="a string", got=type(value).__name__, code="wrong_type")
+            diags.error(
+                rel,
+                f"'{key}' must be a string",
+                line=line,
+                column=column,
+                json_path=child_path("$", key),
+                expected="a string",
+                got=type(value).__name__,
+                code="wrong_type",
+            )
     tags = data.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         line, column = parsed.where("$.tags")
-        diags.error(rel, "'tags' must be a list of strings", line=line, column=column, json_path="$.tags",
-                    code="wrong_type")
+        diags.error(
+            rel, "'tags' must be a list of strings", line=line, column=column, json_path="$.tags", code="wrong_type"
+        )
         tags = []
     if isinstance(data.get("title"), str) and data["title"].strip():
         record.title = data["title"].strip()
@@ -171,8 +195,13 @@ def _tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> Fil
     try:
         data = read_source(entry, MAX_SOURCE_BYTES, root)
     except SourceFileError as exc:
-        return FileResult(diagnostics=[Diagnostic(Severity.ERROR, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint,
-                                                  code=exc.code)])
+        return FileResult(
+            diagnostics=[
+                Diagnostic(
+                    Severity.ERROR, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code
+                )
+            ]
+        )
     digest = sha256(data)  # of the bytes checked, even if the file changed since the fingerprint
     cached = cache.get(digest)
     if cached is not None and cached[0] == rel:
@@ -180,8 +209,17 @@ def _tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> Fil
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        result = FileResult(diagnostics=[Diagnostic(Severity.ERROR, rel, f"not UTF-8 text: {exc.reason}",
-                                                    code="encoding", hint="Save the file as UTF-8.")])
+        result = FileResult(
+            diagnostics=[
+                Diagnostic(
+                    Severity.ERROR,
+                    rel,
+                    f"not UTF-8 text: {exc.reason}",
+                    code="encoding",
+                    hint="Save the file as UTF-8.",
+                )
+            ]
+        )
     else:
         result = check_tools_file(rel, text)
     cache[digest] = (rel, result)
@@ -198,8 +236,10 @@ def load(
     ``progress`` is called with the size in bytes of each tools file once it is checked.
     """
     if not root.is_dir():
-        raise CatalogError(f"source folder {str(root)!r} does not exist or is not a folder. "
-                           "Pass the folder holding your catalogue sources (default: catalog_src).")
+        raise CatalogError(
+            f"source folder {str(root)!r} does not exist or is not a folder. "
+            "Pass the folder holding your catalogue sources (default: catalog_src)."
+        )
     cache = cache if cache is not None else {}
     out = Loaded()
     _, out.file_hashes = fingerprint(root)
@@ -216,7 +256,14 @@ def load(
             rel = entry.relative_to(root).as_posix()
             if entry.is_symlink():
                 refused = symlink_error(entry, root)
-                out.diagnostics.error(rel, refused.message, expected=refused.expected, got=refused.got, hint=refused.hint, code=refused.code)
+                out.diagnostics.error(
+                    rel,
+                    refused.message,
+                    expected=refused.expected,
+                    got=refused.got,
+                    hint=refused.hint,
+                    code=refused.code,
+                )
                 continue
             if entry.is_dir():
                 if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
@@ -225,14 +272,23 @@ def load(
                     out.skills.append(check_skill(root, entry, path))
                     continue
                 if (entry / "skill.md").is_file():
-                    out.diagnostics.warning(f"{rel}/skill.md", "skill file is named skill.md; it is skipped",
-                                            code="skill_filename", hint="Rename it to SKILL.md.")
+                    out.diagnostics.warning(
+                        f"{rel}/skill.md",
+                        "skill file is named skill.md; it is skipped",
+                        code="skill_filename",
+                        hint="Rename it to SKILL.md.",
+                    )
                     continue
                 if not NODE_NAME.match(name):
                     fixed = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-") or "node"
-                    out.diagnostics.error(rel, f"folder name {name!r} is not a valid node name",
-                                          expected="lowercase letters, digits, '-' or '_'", got=repr(name),
-                                          code="bad_node_name", hint=f"Rename the folder to {fixed!r}.")
+                    out.diagnostics.error(
+                        rel,
+                        f"folder name {name!r} is not a valid node name",
+                        expected="lowercase letters, digits, '-' or '_'",
+                        got=repr(name),
+                        code="bad_node_name",
+                        hint=f"Rename the folder to {fixed!r}.",
+                    )
                     continue
                 subfolders.append((entry, (*path, name)))
             elif entry.suffix in TOOL_SUFFIXES:

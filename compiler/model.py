@@ -9,7 +9,6 @@ JSON = Any
 NodePath = tuple[str, ...]
 
 
-
 def path_str(path: NodePath) -> str:
     """``("coding", "refactoring")`` → ``"coding/refactoring"``; the root is ``""``."""
     return "/".join(path)

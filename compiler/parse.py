@@ -120,7 +120,8 @@ def symlink_error(path: Path, root: Path) -> SourceFileError:
     shown = target if target == absolute else f"{target} ({absolute})"
     return SourceFileError(
         f"symbolic link to {shown} is not followed (it points {where} the source tree)",
-        "a regular file or folder", f"a symbolic link to {shown}",
+        "a regular file or folder",
+        f"a symbolic link to {shown}",
         "toolcat publishes only real files of the source tree and never follows links, which could pull in files "
         "from anywhere on the build machine (~/.ssh, .env). Replace the link with a copy of what it points to "
         "(cp -R --dereference), or move the target into the tree.",
@@ -136,26 +137,45 @@ def read_source(path: Path, limit: int, root: Path) -> bytes:
     try:
         info = os.lstat(path)
     except OSError as exc:  # gone since the folder was listed
-        raise SourceFileError(f"could not be read: {exc.strerror}", "a readable file", exc.strerror or "an error",
-                              "Check that nothing changes the sources during the build.", "unreadable") from None
+        raise SourceFileError(
+            f"could not be read: {exc.strerror}",
+            "a readable file",
+            exc.strerror or "an error",
+            "Check that nothing changes the sources during the build.",
+            "unreadable",
+        ) from None
     if stat.S_ISLNK(info.st_mode):
         raise symlink_error(path, root)
     if not stat.S_ISREG(info.st_mode):
-        raise SourceFileError("not a regular file", "a regular file", stat.filemode(info.st_mode),
-                              "Sources are regular files: remove this entry from the source tree.", "not_a_file")
+        raise SourceFileError(
+            "not a regular file",
+            "a regular file",
+            stat.filemode(info.st_mode),
+            "Sources are regular files: remove this entry from the source tree.",
+            "not_a_file",
+        )
     if info.st_size > limit:
         raise _too_big(info.st_size, limit)
     try:  # O_NOFOLLOW and the fstat: the entry may have been swapped for a link or a FIFO since the lstat
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise SourceFileError("not a regular file", "a regular file", "something else",
-                                      "Sources are regular files: remove this entry from the source tree.",
-                                      "not_a_file")
+                raise SourceFileError(
+                    "not a regular file",
+                    "a regular file",
+                    "something else",
+                    "Sources are regular files: remove this entry from the source tree.",
+                    "not_a_file",
+                )
             data = handle.read(limit + 1)
     except OSError as exc:
-        raise SourceFileError(f"could not be read: {exc.strerror}", "a readable file", exc.strerror or "an error",
-                              "Check the file's permissions.", "unreadable") from None
+        raise SourceFileError(
+            f"could not be read: {exc.strerror}",
+            "a readable file",
+            exc.strerror or "an error",
+            "Check the file's permissions.",
+            "unreadable",
+        ) from None
     if len(data) > limit:  # it grew since the lstat
         raise _too_big(len(data), limit)
     return data
@@ -163,7 +183,9 @@ def read_source(path: Path, limit: int, root: Path) -> bytes:
 
 def _too_big(size: int, limit: int) -> SourceFileError:
     return SourceFileError(
-        f"file is {_size(size)}, over the limit of {_size(limit)}", f"at most {_size(limit)}", _size(size),
+        f"file is {_size(size)}, over the limit of {_size(limit)}",
+        f"at most {_size(limit)}",
+        _size(size),
         "toolcat caps the size of every source file so that a build cannot be made to exhaust memory: split it "
         "into several files, or move long text into a skill's references/ files.",
         "too_large",
@@ -260,8 +282,11 @@ def _error_at(mark: Any, message: str, hint: str) -> SourceParseError:
 
 def _too_deep(mark: Any, via_alias: bool = False) -> SourceParseError:
     what = "an alias here expands to mappings and lists" if via_alias else "mappings and lists are"
-    return _error_at(mark, f"{what} nested deeper than {MAX_DEPTH} levels",
-                     "Flatten the structure: move nested parts into $defs and point to them with $ref.")
+    return _error_at(
+        mark,
+        f"{what} nested deeper than {MAX_DEPTH} levels",
+        "Flatten the structure: move nested parts into $defs and point to them with $ref.",
+    )
 
 
 _INT_TAG = "tag:yaml.org,2002:int"
@@ -306,21 +331,29 @@ def _guard_yaml(text: str) -> None:
                     if tag is None or tag == "!":
                         tag = loader.resolve(yaml.ScalarNode, value, event.implicit)
                     if tag == _INT_TAG:
-                        raise _error_at(event.start_mark, f"integer of {len(value):,} characters is outside "
-                                        "the 64-bit integer range", _INTEGER_HINT)
+                        raise _error_at(
+                            event.start_mark,
+                            f"integer of {len(value):,} characters is outside the 64-bit integer range",
+                            _INTEGER_HINT,
+                        )
                 close(event.anchor, 1, 0)
             elif isinstance(event, yaml.AliasEvent):
                 if any(frame[0] == event.anchor for frame in stack):
-                    raise _error_at(event.start_mark, f"recursive alias: *{event.anchor} is used inside its own "
-                                    f"anchor &{event.anchor}", "A value cannot contain itself: write the inner "
-                                    "part out, or refer to a separate anchor.")
+                    raise _error_at(
+                        event.start_mark,
+                        f"recursive alias: *{event.anchor} is used inside its own anchor &{event.anchor}",
+                        "A value cannot contain itself: write the inner part out, or refer to a separate anchor.",
+                    )
                 nodes, depth = anchors.get(event.anchor or "", (1, 0))  # undefined: the composer names it
                 added += nodes
                 if added > MAX_ALIAS_NODES:
-                    raise _error_at(event.start_mark, f"YAML aliases expand this document by more than "
-                                    f"{MAX_ALIAS_NODES:,} nodes (*{event.anchor} alone stands for {nodes:,})",
-                                    "Aliases that nest aliases grow exponentially ('billion laughs'): write the "
-                                    "shared part once, or use fewer '*alias' references.")
+                    raise _error_at(
+                        event.start_mark,
+                        f"YAML aliases expand this document by more than "
+                        f"{MAX_ALIAS_NODES:,} nodes (*{event.anchor} alone stands for {nodes:,})",
+                        "Aliases that nest aliases grow exponentially ('billion laughs'): write the "
+                        "shared part once, or use fewer '*alias' references.",
+                    )
                 if len(stack) + depth > MAX_DEPTH:
                     raise _too_deep(event.start_mark, via_alias=True)
                 close(None, nodes, depth)
@@ -328,10 +361,14 @@ def _guard_yaml(text: str) -> None:
         loader.dispose()
 
 
-_INTEGER_HINT = ("JSON readers in most languages hold integers in 64 bits (JavaScript exactly only up to 2**53): "
-                 "use a smaller bound, or write the value as a quoted string.")
-_FINITE_HINT = ("JSON has no NaN or Infinity (JavaScript's JSON.parse rejects them, and YAML's .nan and .inf "
-                "have no JSON form): leave the bound out, or write a finite number.")
+_INTEGER_HINT = (
+    "JSON readers in most languages hold integers in 64 bits (JavaScript exactly only up to 2**53): "
+    "use a smaller bound, or write the value as a quoted string."
+)
+_FINITE_HINT = (
+    "JSON has no NaN or Infinity (JavaScript's JSON.parse rejects them, and YAML's .nan and .inf "
+    "have no JSON form): leave the bound out, or write a finite number."
+)
 
 
 def _depth(data: Any) -> int:
@@ -374,11 +411,18 @@ def _json_too_deep(text: str) -> SourceParseError:
             line += 1
             line_start = index + 1
     else:
-        return SourceParseError(f"mappings and lists are nested deeper than {MAX_DEPTH} levels", None, None,
-                                "Flatten the structure: move nested parts into $defs and point to them with $ref.")
-    return SourceParseError(f"mappings and lists are nested deeper than {MAX_DEPTH} levels", line,
-                            index - line_start + 1,
-                            "Flatten the structure: move nested parts into $defs and point to them with $ref.")
+        return SourceParseError(
+            f"mappings and lists are nested deeper than {MAX_DEPTH} levels",
+            None,
+            None,
+            "Flatten the structure: move nested parts into $defs and point to them with $ref.",
+        )
+    return SourceParseError(
+        f"mappings and lists are nested deeper than {MAX_DEPTH} levels",
+        line,
+        index - line_start + 1,
+        "Flatten the structure: move nested parts into $defs and point to them with $ref.",
+    )
 
 
 def _value_problems(value: Any, path: str, found: list[tuple[str, str, str, Any]]) -> None:
@@ -390,8 +434,9 @@ def _value_problems(value: Any, path: str, found: list[tuple[str, str, str, Any]
         for index, item in enumerate(value):
             _value_problems(item, child_path(path, index), found)
     elif isinstance(value, _LongInteger):
-        found.append((path, f"integer of {len(value):,} characters is outside the 64-bit integer range",
-                      _INTEGER_HINT, None))
+        found.append(
+            (path, f"integer of {len(value):,} characters is outside the 64-bit integer range", _INTEGER_HINT, None)
+        )
     elif isinstance(value, bool) or value is None or isinstance(value, str):
         return
     elif isinstance(value, int):
@@ -420,8 +465,11 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
                 if construct is not None:
                     construct(loader, node)
             except (ValueError, OverflowError) as bad:
-                return _error_at(node.start_mark, f"invalid value {node.value[:60]!r}: {bad}",
-                                 "Fix the value, or quote it to keep it as text.")
+                return _error_at(
+                    node.start_mark,
+                    f"invalid value {node.value[:60]!r}: {bad}",
+                    "Fix the value, or quote it to keep it as text.",
+                )
         elif isinstance(node, yaml.MappingNode):
             stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
         elif isinstance(node, yaml.SequenceNode):
@@ -437,7 +485,9 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
             data = json.loads(text, parse_int=_json_int)
         except json.JSONDecodeError as exc:
             raise SourceParseError(
-                f"invalid JSON: {exc.msg}", exc.lineno, exc.colno,
+                f"invalid JSON: {exc.msg}",
+                exc.lineno,
+                exc.colno,
                 "Check for a trailing comma, a missing quote or an unclosed bracket.",
             ) from None
         except RecursionError:

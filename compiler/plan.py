@@ -30,6 +30,7 @@ NAMESPACE_PAGE_SIZE = 200
 LOOKUP_BUCKET_TARGET = 256
 GENERATOR = f"toolcat {__version__}"
 
+
 def node_slug(path: NodePath) -> str:
     """File stem of a node shard: ``coding.refactoring``; the root is ``_root``."""
     return ".".join(path) if path else "_root"
@@ -47,7 +48,11 @@ def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
     directory = f"skills/{skill.name}"
     body_ref = artifacts.add_in_folder(directory, "SKILL.md", skill.body.encode("utf-8"))
     resources = [
-        {"path": res.rel_path, "media_type": res.media_type, "ref": artifacts.add_in_folder(directory, res.rel_path, res.data)}
+        {
+            "path": res.rel_path,
+            "media_type": res.media_type,
+            "ref": artifacts.add_in_folder(directory, res.rel_path, res.data),
+        }
         for res in skill.resources
     ]
     return {
@@ -119,21 +124,37 @@ def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) 
         pointers = [pointer(t, specs[t.id][1]) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
         pages = [pointers[i : i + NODE_PAGE_SIZE] for i in range(0, len(pointers), NODE_PAGE_SIZE)] or [[]]
         page_refs = [
-            artifacts.add_json("nodes", f"{node_slug(path)}.p{number}",
-                               {"artifact": "node_page", "path": list(path), "page": number, "tools": page})
+            artifacts.add_json(
+                "nodes",
+                f"{node_slug(path)}.p{number}",
+                {"artifact": "node_page", "path": list(path), "page": number, "tools": page},
+            )
             for number, page in enumerate(pages[1:], start=2)
         ]
         children = [
             {
-                "name": child.name, "path": list(child.path), "title": child.title, "summary": child.summary,
-                "tags": list(child.tags), "tool_count": counts[child.path], "ref": refs[child.path],
+                "name": child.name,
+                "path": list(child.path),
+                "title": child.title,
+                "summary": child.summary,
+                "tags": list(child.tags),
+                "tool_count": counts[child.path],
+                "ref": refs[child.path],
             }
             for child in catalog.children(path)
         ]
         shard = {
-            "artifact": "node", "path": list(path), "title": node.title, "summary": node.summary,
-            "tags": list(node.tags), "children": children, "tools": pages[0], "tool_count": counts[path],
-            "direct_tools": len(pointers), "page_size": NODE_PAGE_SIZE, "pages": page_refs,
+            "artifact": "node",
+            "path": list(path),
+            "title": node.title,
+            "summary": node.summary,
+            "tags": list(node.tags),
+            "children": children,
+            "tools": pages[0],
+            "tool_count": counts[path],
+            "direct_tools": len(pointers),
+            "page_size": NODE_PAGE_SIZE,
+            "pages": page_refs,
         }
         refs[path] = artifacts.add_json("nodes", node_slug(path), shard)
     return refs[()]
@@ -152,14 +173,25 @@ def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Sp
     for namespace, pointers in sorted(by_namespace.items()):
         pages = [pointers[i : i + NAMESPACE_PAGE_SIZE] for i in range(0, len(pointers), NAMESPACE_PAGE_SIZE)]
         page_refs = [
-            artifacts.add_json("namespaces", f"{namespace}.p{number}",
-                               {"artifact": "namespace_page", "namespace": namespace, "page": number, "tools": page})
+            artifacts.add_json(
+                "namespaces",
+                f"{namespace}.p{number}",
+                {"artifact": "namespace_page", "namespace": namespace, "page": number, "tools": page},
+            )
             for number, page in enumerate(pages[1:], start=2)
         ]
-        refs[namespace] = artifacts.add_json("namespaces", namespace, {
-            "artifact": "namespace", "namespace": namespace, "tool_count": len(pointers),
-            "page_size": NAMESPACE_PAGE_SIZE, "tools": pages[0], "pages": page_refs,
-        })
+        refs[namespace] = artifacts.add_json(
+            "namespaces",
+            namespace,
+            {
+                "artifact": "namespace",
+                "namespace": namespace,
+                "tool_count": len(pointers),
+                "page_size": NAMESPACE_PAGE_SIZE,
+                "tools": pages[0],
+                "pages": page_refs,
+            },
+        )
     return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
 
 
@@ -177,7 +209,9 @@ def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs)
     for name, value in sorted(entries.items()):
         buckets[lookup_bucket(name, count)][name] = value
     refs = [
-        artifacts.add_json("lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket})
+        artifacts.add_json(
+            "lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket}
+        )
         for index, bucket in enumerate(buckets)
     ]
     return {"buckets": count, "hash": LOOKUP_HASH, "refs": refs}
@@ -189,9 +223,11 @@ def _plan_aliases(catalog: CompiledCatalog, artifacts: ArtifactSet) -> dict[str,
         to_alias = {tool.id: tool.aliases[provider] for tool in catalog.tools.values()}
         rule = PROVIDER_RULES[provider]
         doc = {
-            "artifact": "aliases", "provider": provider,
+            "artifact": "aliases",
+            "provider": provider,
             "rule": {"pattern": rule.pattern.pattern, "max_length": rule.max_length, "doc": rule.doc},
-            "to_alias": to_alias, "to_id": {alias: tool_id for tool_id, alias in to_alias.items()},
+            "to_alias": to_alias,
+            "to_id": {alias: tool_id for tool_id, alias in to_alias.items()},
         }
         out[provider] = artifacts.add_json("aliases", provider, doc)
     return out
@@ -200,9 +236,13 @@ def _plan_aliases(catalog: CompiledCatalog, artifacts: ArtifactSet) -> dict[str,
 def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
     per_tool = {
         tool_id: {
-            "pointer": spec["tokens"]["pointer"], "spec": spec["tokens"]["spec"],
-            **({"skill_level1": spec["skill"]["level1_tokens"], "skill_level2": spec["skill"]["body_tokens"]}
-               if "skill" in spec else {}),
+            "pointer": spec["tokens"]["pointer"],
+            "spec": spec["tokens"]["spec"],
+            **(
+                {"skill_level1": spec["skill"]["level1_tokens"], "skill_level2": spec["skill"]["body_tokens"]}
+                if "skill" in spec
+                else {}
+            ),
         }
         for tool_id, (spec, _) in specs.items()
     }
@@ -210,8 +250,9 @@ def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
         "pointers": sum(v["pointer"] for v in per_tool.values()),
         "specs": sum(v["spec"] for v in per_tool.values()),
     }
-    return artifacts.add_json("stats", "tokens", {"artifact": "stats", "encoding": "o200k_base",
-                                                   "tools": per_tool, "totals": totals})
+    return artifacts.add_json(
+        "stats", "tokens", {"artifact": "stats", "encoding": "o200k_base", "tools": per_tool, "totals": totals}
+    )
 
 
 def registry_version(catalog: CompiledCatalog, specs: Specs) -> str:

@@ -89,11 +89,16 @@ def _resolve(node: JSON, root: dict[str, JSON], depth: int = 0) -> JSON:
 
 
 _CONSTRAINTS = (
-    ("minLength", "At least {} character{s}"), ("maxLength", "At most {} character{s}"),
-    ("minimum", "Minimum {}"), ("maximum", "Maximum {}"),
-    ("exclusiveMinimum", "Greater than {}"), ("exclusiveMaximum", "Less than {}"),
-    ("minItems", "At least {} item{s}"), ("maxItems", "At most {} item{s}"),
-    ("pattern", "Must match `{}`"), ("format", "Format: {}"),
+    ("minLength", "At least {} character{s}"),
+    ("maxLength", "At most {} character{s}"),
+    ("minimum", "Minimum {}"),
+    ("maximum", "Maximum {}"),
+    ("exclusiveMinimum", "Greater than {}"),
+    ("exclusiveMaximum", "Less than {}"),
+    ("minItems", "At least {} item{s}"),
+    ("maxItems", "At most {} item{s}"),
+    ("pattern", "Must match `{}`"),
+    ("format", "Format: {}"),
 )
 
 
@@ -105,7 +110,9 @@ def _js(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def describe_parameters(schema: dict[str, JSON], root: dict[str, JSON] | None = None, depth: int = 0) -> list[dict[str, JSON]]:
+def describe_parameters(
+    schema: dict[str, JSON], root: dict[str, JSON] | None = None, depth: int = 0
+) -> list[dict[str, JSON]]:
     """A readable parameter list from an object schema: name, type, required, description, default, valid values, nested."""
     root = schema if root is None else root
     schema = _resolve(schema, root)
@@ -133,16 +140,20 @@ def describe_parameters(schema: dict[str, JSON], root: dict[str, JSON] | None = 
             target = items if isinstance(items, dict) and items.get("properties") else node
             if isinstance(target, dict) and target.get("properties"):
                 children = describe_parameters(target, root, depth + 1)
-        out.append({
-            "name": name,
-            "type": type_text(node, root),
-            "required": name in required,
-            "description": description,
-            "default": _js(node["default"]) if "default" in node else None,
-            "enum": [f"`{_js(v) if not isinstance(v, str) else v}`" for v in values] if isinstance(values, list) else [],
-            "constraints": ". ".join(constraints),
-            "children": children,
-        })
+        out.append(
+            {
+                "name": name,
+                "type": type_text(node, root),
+                "required": name in required,
+                "description": description,
+                "default": _js(node["default"]) if "default" in node else None,
+                "enum": [f"`{_js(v) if not isinstance(v, str) else v}`" for v in values]
+                if isinstance(values, list)
+                else [],
+                "constraints": ". ".join(constraints),
+                "children": children,
+            }
+        )
     return out
 
 
@@ -195,9 +206,15 @@ class Snippet:
 
     def as_dict(self) -> dict[str, JSON]:
         """As stored in a snippet bucket."""
-        return {"tool_id": self.tool_id, "optional": self.optional, "category": self.category,
-                "short": self.short, "full": self.full,
-                "short_tokens": self.short_tokens, "full_tokens": self.full_tokens}
+        return {
+            "tool_id": self.tool_id,
+            "optional": self.optional,
+            "category": self.category,
+            "short": self.short,
+            "full": self.full,
+            "short_tokens": self.short_tokens,
+            "full_tokens": self.full_tokens,
+        }
 
 
 def tool_snippet(tool: Tool, category: str) -> Snippet:
@@ -209,12 +226,23 @@ def tool_snippet(tool: Tool, category: str) -> Snippet:
     if not when and tool.skill is not None:
         when = "The task matches the description above: call this first to load the instructions, then follow them."
     deprecated = tool.deprecated if isinstance(tool.deprecated, str) else ("yes" if tool.deprecated else "")
-    notes = [*tool.policy.get("do", ()),
-             *(line if _NEGATIVE.match(line) else f"Don't {line[:1].lower()}{line[1:]}" for line in tool.policy.get("dont", ())),
-             *tool.policy.get("edge_cases", ())]
+    notes = [
+        *tool.policy.get("do", ()),
+        *(
+            line if _NEGATIVE.match(line) else f"Don't {line[:1].lower()}{line[1:]}"
+            for line in tool.policy.get("dont", ())
+        ),
+        *tool.policy.get("edge_cases", ()),
+    ]
     full = render(
-        "tool_full.md.j2", tool=tool, parameters=describe_parameters(tool.args_schema), when=when,
-        example=example, example_description=example_description, deprecated=deprecated, notes=notes,
+        "tool_full.md.j2",
+        tool=tool,
+        parameters=describe_parameters(tool.args_schema),
+        when=when,
+        example=example,
+        example_description=example_description,
+        deprecated=deprecated,
+        notes=notes,
     )
     short = render("tool_short.md.j2", tool=tool)
     return Snippet(tool.id, tool.optional, category, short, full, count_tokens(short), count_tokens(full))
@@ -243,8 +271,11 @@ def tools_section(title: str, summary: str, snippets: list[Snippet], detail: str
     """One ``## <title> Tools`` section: required tools first, then the optional ones."""
     required, optional = _ordered(snippets)
     return render(
-        "tools_section.md.j2", title=title, summary=summary,
-        required=[getattr(s, detail) for s in required], optional=[getattr(s, detail) for s in optional],
+        "tools_section.md.j2",
+        title=title,
+        summary=summary,
+        required=[getattr(s, detail) for s in required],
+        optional=[getattr(s, detail) for s in optional],
         optional_intro=render("optional_intro.md.j2", detail=detail, has_required=bool(required)),
         separator=SEPARATORS[detail],
     )
@@ -291,35 +322,55 @@ def build_prompts(catalog: CompiledCatalog, skill_locations: dict[str, str] | No
     sections["guidelines"] = (render("guidelines.md.j2", skill_count=len(catalog.skills)), "text/markdown")
     example = next((t for t in catalog.tools.values() if t.skill is None and t.examples), None)
     example = example or next(iter(catalog.tools.values()), None)
-    sections["invocation"] = (render(
-        "invocation.md.j2",
-        example_id=example.id if example else "file.read",
-        example_alias=example.aliases.get("openai", example.id.replace(".", "_")) if example else "file_read",
-        example_args=_js(example.examples[0].get("args", {}) if example and example.examples else {}),
-    ), "text/markdown")
+    sections["invocation"] = (
+        render(
+            "invocation.md.j2",
+            example_id=example.id if example else "file.read",
+            example_alias=example.aliases.get("openai", example.id.replace(".", "_")) if example else "file_read",
+            example_args=_js(example.examples[0].get("args", {}) if example and example.examples else {}),
+        ),
+        "text/markdown",
+    )
     categories = _joined([n.name for n in catalog.children(())])
     namespaces = _joined(sorted({t.namespace for t in catalog.tools.values()}))
     for dialect in DIALECT_NAMES:
         # the gateway's groups are id namespaces (tool_help walks ids); spec's list walks the ontology
-        sections[f"system.{dialect}"] = (render(
-            f"system/{dialect}.md.j2", title=catalog.title or "catalogue", counts=_counts_text(catalog),
-            groups=namespaces if dialect == "gateway" else categories, namespaces=namespaces,
-        ), "text/markdown")
+        sections[f"system.{dialect}"] = (
+            render(
+                f"system/{dialect}.md.j2",
+                title=catalog.title or "catalogue",
+                counts=_counts_text(catalog),
+                groups=namespaces if dialect == "gateway" else categories,
+                namespaces=namespaces,
+            ),
+            "text/markdown",
+        )
     skills = [
-        {"name": t.skill.name, "tool_id": t.id, "description": str(t.skill.frontmatter.get("description", t.summary)),
-         "location": skill_locations.get(t.skill.name, f"{t.skill.name}/SKILL.md")}
-        for t in sorted(catalog.skills, key=lambda t: t.skill.name if t.skill else t.id) if t.skill is not None
+        {
+            "name": t.skill.name,
+            "tool_id": t.id,
+            "description": str(t.skill.frontmatter.get("description", t.summary)),
+            "location": skill_locations.get(t.skill.name, f"{t.skill.name}/SKILL.md"),
+        }
+        for t in sorted(catalog.skills, key=lambda t: t.skill.name if t.skill else t.id)
+        if t.skill is not None
     ]
     sections["skills.xml"] = (render("skills.xml.j2", skills=skills), "application/xml")
-    sections["skills.md"] = (render("skills.md.j2", skills=skills,
-                                    describe_call='tool_describe("task.<name>")'), "text/markdown")
+    sections["skills.md"] = (
+        render("skills.md.j2", skills=skills, describe_call='tool_describe("task.<name>")'),
+        "text/markdown",
+    )
     headers = {d: render("focused_header.md.j2", detail=d, title=catalog.title or "catalogue") for d in DETAILS}
     intros = {d: render("optional_intro.md.j2", detail=d, has_required=True) for d in DETAILS}
     focused: dict[str, JSON] = {
-        "separator": SEPARATORS, "separator_tokens": {d: count_tokens(SEPARATORS[d]) for d in DETAILS},
-        "block_separator": SECTION_JOIN, "block_separator_tokens": count_tokens(SECTION_JOIN),
-        "header": headers, "header_tokens": {d: count_tokens(headers[d]) for d in DETAILS},
-        "optional_intro": intros, "optional_intro_tokens": {d: count_tokens(intros[d]) for d in DETAILS},
+        "separator": SEPARATORS,
+        "separator_tokens": {d: count_tokens(SEPARATORS[d]) for d in DETAILS},
+        "block_separator": SECTION_JOIN,
+        "block_separator_tokens": count_tokens(SECTION_JOIN),
+        "header": headers,
+        "header_tokens": {d: count_tokens(headers[d]) for d in DETAILS},
+        "optional_intro": intros,
+        "optional_intro_tokens": {d: count_tokens(intros[d]) for d in DETAILS},
     }
     return PromptSet(sections, snippets, focused)
 
@@ -345,22 +396,36 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     for tool_id, snippet in sorted(prompt_set.snippets.items()):
         buckets[lookup_bucket(tool_id, count)][tool_id] = snippet.as_dict()
     bucket_refs = [
-        artifacts.add_json("prompts", f"snippets.b{index}",
-                           {"artifact": "prompt_snippets", "bucket": index, "buckets": count, "entries": entries})
+        artifacts.add_json(
+            "prompts",
+            f"snippets.b{index}",
+            {"artifact": "prompt_snippets", "bucket": index, "buckets": count, "entries": entries},
+        )
         for index, entries in enumerate(buckets)
     ]
     required, _ = _ordered(list(prompt_set.snippets.values()))
-    index_ref = artifacts.add_json("prompts", "index", {
-        "artifact": "prompts", "encoding": ENCODING, "sections": sections,
-        "snippets": {"buckets": count, "hash": LOOKUP_HASH, "refs": bucket_refs},
-        "required": [{"tool_id": s.tool_id, "short_tokens": s.short_tokens, "full_tokens": s.full_tokens}
-                     for s in required],
-        "focused": prompt_set.focused,
-    })
+    index_ref = artifacts.add_json(
+        "prompts",
+        "index",
+        {
+            "artifact": "prompts",
+            "encoding": ENCODING,
+            "sections": sections,
+            "snippets": {"buckets": count, "hash": LOOKUP_HASH, "refs": bucket_refs},
+            "required": [
+                {"tool_id": s.tool_id, "short_tokens": s.short_tokens, "full_tokens": s.full_tokens} for s in required
+            ],
+            "focused": prompt_set.focused,
+        },
+    )
     artifacts.manifest["prompts"] = {"index": index_ref, "tokens": tokens}
     for tool in catalog.skills:
         assert tool.skill is not None  # noqa: S101 - skills always carry their SkillInfo
         spec = specs[tool.id][0]["skill"]
         if spec["level1_tokens"] > 100 or spec["body_tokens"] > 5000:
-            log.warning("skill %s: level 1 is %d tokens (guidance: at most 100), level 2 is %d (at most 5,000)",
-                        tool.skill.name, spec["level1_tokens"], spec["body_tokens"])
+            log.warning(
+                "skill %s: level 1 is %d tokens (guidance: at most 100), level 2 is %d (at most 5,000)",
+                tool.skill.name,
+                spec["level1_tokens"],
+                spec["body_tokens"],
+            )

@@ -36,20 +36,65 @@ OPENAI_DESCRIPTION_MAX = 1024
 OPENAI_MAX_DEPTH = 10
 OPENAI_MAX_PROPERTIES = 5000
 OPENAI_MAX_ENUM = 1000
-OPENAI_KEYWORDS = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "description",
-    "title", "$ref", "$defs", "definitions", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
-})
+OPENAI_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "description",
+        "title",
+        "$ref",
+        "$defs",
+        "definitions",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+    }
+)
 OPENAI_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
-GEMINI_KEYWORDS = frozenset({
-    "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required",
-    "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering",
-    "default", "items", "minimum", "maximum",
-})
+GEMINI_KEYWORDS = frozenset(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "maxItems",
+        "minItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "example",
+        "anyOf",
+        "propertyOrdering",
+        "default",
+        "items",
+        "minimum",
+        "maximum",
+    }
+)
 GEMINI_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object"})
-GEMINI_FORMATS = {"string": frozenset({"enum", "date-time"}), "number": frozenset({"float", "double"}),
-                  "integer": frozenset({"int32", "int64"})}
+GEMINI_FORMATS = {
+    "string": frozenset({"enum", "date-time"}),
+    "number": frozenset({"float", "double"}),
+    "integer": frozenset({"int32", "int64"}),
+}
 ANTHROPIC_TOP_LEVEL_FORBIDDEN = ("oneOf", "anyOf", "allOf")
 #: Keywords that carry no meaning for a model; dropped without a warning.
 SILENT = frozenset({"$schema", "$id", "$comment", "$anchor", "$defs", "definitions"})
@@ -65,13 +110,22 @@ def _note(key: str, value: JSON) -> str:
     text = json.dumps(value, ensure_ascii=False)
     plural = "" if value == 1 else "s"
     words = {
-        "default": f"default {text}", "minLength": f"at least {value} character{plural}",
-        "maxLength": f"at most {value} character{plural}", "uniqueItems": "items must be unique",
-        "exclusiveMinimum": f"greater than {value}", "exclusiveMaximum": f"less than {value}",
-        "multipleOf": f"a multiple of {value}", "minProperties": f"at least {value} entr{'y' if value == 1 else 'ies'}",
-        "maxProperties": f"at most {value} entr{'y' if value == 1 else 'ies'}", "pattern": f"must match /{value}/", "format": f"format {value}",
-        "const": f"must be {text}", "minimum": f"at least {value}", "maximum": f"at most {value}",
-        "minItems": f"at least {value} item{plural}", "maxItems": f"at most {value} item{plural}",
+        "default": f"default {text}",
+        "minLength": f"at least {value} character{plural}",
+        "maxLength": f"at most {value} character{plural}",
+        "uniqueItems": "items must be unique",
+        "exclusiveMinimum": f"greater than {value}",
+        "exclusiveMaximum": f"less than {value}",
+        "multipleOf": f"a multiple of {value}",
+        "minProperties": f"at least {value} entr{'y' if value == 1 else 'ies'}",
+        "maxProperties": f"at most {value} entr{'y' if value == 1 else 'ies'}",
+        "pattern": f"must match /{value}/",
+        "format": f"format {value}",
+        "const": f"must be {text}",
+        "minimum": f"at least {value}",
+        "maximum": f"at most {value}",
+        "minItems": f"at least {value} item{plural}",
+        "maxItems": f"at most {value} item{plural}",
     }
     if key == "enum" and isinstance(value, list):
         return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in value)
@@ -129,8 +183,11 @@ class _RefInliner:
                 return {}
             merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
             return self.inline(merged, path, (*seen, ref))
-        return {k: (v if k in {"$defs", "definitions"} else self.inline(v, schema_path(path, k), seen))
-                for k, v in node.items() if k not in {"$defs", "definitions"}}
+        return {
+            k: (v if k in {"$defs", "definitions"} else self.inline(v, schema_path(path, k), seen))
+            for k, v in node.items()
+            if k not in {"$defs", "definitions"}
+        }
 
 
 def schema_types(node: dict[str, JSON]) -> list[str]:
@@ -192,17 +249,24 @@ class _OpenAI:
                 continue
             if key == "format" and value not in OPENAI_FORMATS:
                 notes.append(_note(key, value))
-                self.warn(schema_path(path, key), f"dropped format {value!r} (strict mode supports only "
-                          f"{', '.join(sorted(OPENAI_FORMATS))}); kept in the description")
+                self.warn(
+                    schema_path(path, key),
+                    f"dropped format {value!r} (strict mode supports only "
+                    f"{', '.join(sorted(OPENAI_FORMATS))}); kept in the description",
+                )
             elif key in OPENAI_KEYWORDS:
                 out[key] = copy.deepcopy(value)
             else:
                 notes.append(_note(key, value))
-                self.warn(schema_path(path, key), f"dropped {key!r} (not supported in strict mode); kept in the description")
+                self.warn(
+                    schema_path(path, key), f"dropped {key!r} (not supported in strict mode); kept in the description"
+                )
         if "enum" in out and len(out["enum"]) > OPENAI_MAX_ENUM:
             self.blockers.append(f"{path}: more than {OPENAI_MAX_ENUM} enum values")
         if "anyOf" in node:
-            out["anyOf"] = [self.convert(b, schema_path(path, "anyOf", i), depth + 1) for i, b in enumerate(node["anyOf"])]
+            out["anyOf"] = [
+                self.convert(b, schema_path(path, "anyOf", i), depth + 1) for i, b in enumerate(node["anyOf"])
+            ]
         if "object" in types:
             self.object(node, out, path, depth)
         if "array" in types:
@@ -218,7 +282,9 @@ class _OpenAI:
     def merge_all_of(self, node: dict[str, JSON], path: str) -> dict[str, JSON]:
         merged = {k: v for k, v in node.items() if k != "allOf"}
         for branch in node["allOf"]:
-            if not isinstance(branch, dict) or not {"properties", "required"} >= (branch.keys() - {"type", "description"}):
+            if not isinstance(branch, dict) or not {"properties", "required"} >= (
+                branch.keys() - {"type", "description"}
+            ):
                 self.blockers.append(f"{path}.allOf: not a plain object merge")
                 continue
             merged["type"] = "object"
@@ -358,32 +424,42 @@ class _Gemini:
                     out.setdefault("type", "string")
                 else:
                     notes.append(_note(key, value))
-                    self.warn(schema_path(path, key), "dropped a non-string enum (Gemini enums are strings); "
-                              "kept in the description")
+                    self.warn(
+                        schema_path(path, key),
+                        "dropped a non-string enum (Gemini enums are strings); kept in the description",
+                    )
             elif key == "format":
                 if value in GEMINI_FORMATS.get(kind or "", frozenset()):
                     out[key] = value
                 else:
                     notes.append(_note(key, value))
-                    self.warn(schema_path(path, key), f"dropped format {value!r} (not supported for {kind}); "
-                              "kept in the description")
+                    self.warn(
+                        schema_path(path, key),
+                        f"dropped format {value!r} (not supported for {kind}); kept in the description",
+                    )
             elif key == "examples" and isinstance(value, list) and value:
                 out["example"] = value[0]
             elif key == "additionalProperties":
                 if value not in (False, None):
-                    self.warn(schema_path(path, key), "dropped additionalProperties: extra keys are no longer described")
+                    self.warn(
+                        schema_path(path, key), "dropped additionalProperties: extra keys are no longer described"
+                    )
             elif key in GEMINI_KEYWORDS:
                 out[key] = copy.deepcopy(value)
             else:
                 notes.append(_note(key, value))
-                self.warn(schema_path(path, key), f"dropped {key!r} (not in Gemini's schema subset); kept in the description")
+                self.warn(
+                    schema_path(path, key), f"dropped {key!r} (not in Gemini's schema subset); kept in the description"
+                )
         if "anyOf" in node:
             out["anyOf"] = node["anyOf"]
         if nullable:
             out["nullable"] = True
         if kind == "object":
-            properties = {name: self.convert(sub, schema_path(path, "properties", name))
-                          for name, sub in node["properties"].items()}
+            properties = {
+                name: self.convert(sub, schema_path(path, "properties", name))
+                for name, sub in node["properties"].items()
+            }
             out["properties"] = properties
             required = [r for r in node.get("required", []) if r in properties]
             if required:

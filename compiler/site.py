@@ -100,7 +100,9 @@ class BuildData:
 
 def _is_ref(value: Any) -> bool:
     return (
-        isinstance(value, dict) and isinstance(value.get("path"), str) and isinstance(value.get("sha256"), str)
+        isinstance(value, dict)
+        and isinstance(value.get("path"), str)
+        and isinstance(value.get("sha256"), str)
         and isinstance(value.get("bytes"), int)
     )
 
@@ -134,8 +136,10 @@ class _VerifiedFiles:
             data = self.source.fetch(ref)
         except ReaderError as err:
             what = "integrity check failed" if err.code == "INTEGRITY" else "cannot be read"
-            raise BuildError(f"{self.root / path}: {what}: {err.message} (held by {held_by}); "
-                             "rebuild the catalogue with `toolcat build --force`") from None
+            raise BuildError(
+                f"{self.root / path}: {what}: {err.message} (held by {held_by}); "
+                "rebuild the catalogue with `toolcat build --force`"
+            ) from None
         self.files[path] = data
         return data
 
@@ -145,7 +149,9 @@ class _VerifiedFiles:
             try:
                 self.parsed[path] = json.loads(self.read(ref, held_by=held_by))
             except ValueError as exc:
-                raise BuildError(f"{self.root / path}: not valid JSON ({exc}); rebuild with `toolcat build --force`") from exc
+                raise BuildError(
+                    f"{self.root / path}: not valid JSON ({exc}); rebuild with `toolcat build --force`"
+                ) from exc
         return self.parsed[path]
 
     def mirror(self, start: Ref, *, held_by: str) -> None:
@@ -172,8 +178,10 @@ _SAFE_NAMES = {
 
 def _check_name(kind: str, value: Any, held_by: str) -> str:
     if not isinstance(value, str) or len(value) > 128 or not _SAFE_NAMES[kind].fullmatch(value):
-        raise BuildError(f"{held_by}: {kind} {value!r} is not one toolcat builds (it becomes a file name, URL and "
-                         "HTML id on the site); rebuild the catalogue with `toolcat build --force`")
+        raise BuildError(
+            f"{held_by}: {kind} {value!r} is not one toolcat builds (it becomes a file name, URL and "
+            "HTML id on the site); rebuild the catalogue with `toolcat build --force`"
+        )
     return value
 
 
@@ -211,8 +219,15 @@ def read_build(build_dir: Path) -> BuildData:
         pointers = list(shard["tools"])
         for page_ref in shard.get("pages", []):
             pointers.extend(files.json(page_ref, held_by=ref["path"])["tools"])
-        nodes[path] = NodeData(path, shard.get("title", ""), shard.get("summary", ""), tuple(shard.get("tags", [])),
-                               tuple(shard.get("children", [])), tuple(pointers), int(shard.get("tool_count", 0)))
+        nodes[path] = NodeData(
+            path,
+            shard.get("title", ""),
+            shard.get("summary", ""),
+            tuple(shard.get("tags", [])),
+            tuple(shard.get("children", [])),
+            tuple(pointers),
+            int(shard.get("tool_count", 0)),
+        )
         pending.extend((child["ref"], ref["path"]) for child in reversed(shard.get("children", [])))
         for pointer in pointers:
             tool_id = _check_name("tool id", pointer["tool_id"], ref["path"])
@@ -225,12 +240,23 @@ def read_build(build_dir: Path) -> BuildData:
             if skill:
                 _check_name("skill name", skill["name"], pointer["spec"]["path"])
                 body = files.read(skill["body"], held_by=pointer["spec"]["path"]).decode("utf-8")
-                skills[skill["name"]] = SkillData(skill["name"], dict(skill.get("frontmatter", {})), body,
-                                                  skill["body"], tuple(skill.get("resources", [])))
-    log.info("read build %s: %d nodes, %d tools, %d files verified",
-             manifest.get("registry_version"), len(nodes), len(specs), len(files.files))
-    return BuildData(entry, manifest, dict(sorted(nodes.items())), dict(sorted(specs.items())), spec_refs, skills,
-                     files.files)
+                skills[skill["name"]] = SkillData(
+                    skill["name"],
+                    dict(skill.get("frontmatter", {})),
+                    body,
+                    skill["body"],
+                    tuple(skill.get("resources", [])),
+                )
+    log.info(
+        "read build %s: %d nodes, %d tools, %d files verified",
+        manifest.get("registry_version"),
+        len(nodes),
+        len(specs),
+        len(files.files),
+    )
+    return BuildData(
+        entry, manifest, dict(sorted(nodes.items())), dict(sorted(specs.items())), spec_refs, skills, files.files
+    )
 
 
 # --------------------------------------------------------------------------- JSON Schema → rows
@@ -285,9 +311,16 @@ def type_label(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> 
 
 
 CONSTRAINT_LABELS = (
-    ("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"),
-    ("minLength", "min length"), ("maxLength", "max length"), ("minItems", "min items"), ("maxItems", "max items"),
-    ("pattern", "pattern"), ("multipleOf", "multiple of"),
+    ("minimum", "≥"),
+    ("exclusiveMinimum", ">"),
+    ("maximum", "≤"),
+    ("exclusiveMaximum", "<"),
+    ("minLength", "min length"),
+    ("maxLength", "max length"),
+    ("minItems", "min items"),
+    ("maxItems", "max items"),
+    ("pattern", "pattern"),
+    ("multipleOf", "multiple of"),
 )
 
 
@@ -325,15 +358,17 @@ def schema_rows(schema: dict[str, Any] | None, root: dict[str, Any] | None = Non
             enum = prop.get("enum")
             if enum is None and isinstance(prop.get("items"), dict):
                 enum = _resolve(prop["items"], root, depth).get("enum")
-            rows.append(SchemaRow(
-                name=f"{prefix}{name}",
-                type=type_label(prop, root, depth),
-                required=name in required,
-                default=_json_value(prop["default"]) if "default" in prop else None,
-                enum=tuple(_json_value(v) for v in enum) if isinstance(enum, list) else (),
-                constraints=_constraints(prop),
-                description=str(prop.get("description", "") or prop.get("title", "")),
-            ))
+            rows.append(
+                SchemaRow(
+                    name=f"{prefix}{name}",
+                    type=type_label(prop, root, depth),
+                    required=name in required,
+                    default=_json_value(prop["default"]) if "default" in prop else None,
+                    enum=tuple(_json_value(v) for v in enum) if isinstance(enum, list) else (),
+                    constraints=_constraints(prop),
+                    description=str(prop.get("description", "") or prop.get("title", "")),
+                )
+            )
             if depth >= MAX_SCHEMA_DEPTH:
                 continue
             if isinstance(prop.get("properties"), dict) or isinstance(prop.get("allOf"), list):
@@ -371,29 +406,111 @@ SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 #: Browsers drop tabs and newlines anywhere in a URL and trim C0 controls and spaces around it.
 _URL_JUNK = re.compile(r"[\x00-\x20\x7f]+")
-ADMONITION_TYPES = frozenset({
-    "note", "abstract", "summary", "tldr", "info", "todo", "tip", "hint", "important", "success", "check", "done",
-    "question", "help", "faq", "warning", "caution", "attention", "failure", "fail", "missing", "danger", "error",
-    "bug", "example", "quote", "cite",
-})
+ADMONITION_TYPES = frozenset(
+    {
+        "note",
+        "abstract",
+        "summary",
+        "tldr",
+        "info",
+        "todo",
+        "tip",
+        "hint",
+        "important",
+        "success",
+        "check",
+        "done",
+        "question",
+        "help",
+        "faq",
+        "warning",
+        "caution",
+        "attention",
+        "failure",
+        "fail",
+        "missing",
+        "danger",
+        "error",
+        "bug",
+        "example",
+        "quote",
+        "cite",
+    }
+)
 #: Tags author Markdown may produce (what Python-Markdown, tables, admonitions, details and fences emit).
-FRAGMENT_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
-    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "s",
-    "samp", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
-    "tr", "u", "ul",
-})
+FRAGMENT_TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "ins",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    }
+)
 _HEADINGS = tuple(f"h{level}" for level in range(1, 7))
 FRAGMENT_ATTRIBUTES: dict[str, set[str]] = {
-    "a": {"href", "title", "class"}, "img": {"src", "alt", "title"}, "ol": {"start"},
-    "td": {"style", "colspan", "rowspan"}, "th": {"style", "colspan", "rowspan"},
-    "code": {"class"}, "pre": {"class"}, "div": {"class"}, "p": {"class"}, "details": {"class", "open"},
-    "span": {"class"}, **{tag: {"id"} for tag in _HEADINGS},
+    "a": {"href", "title", "class"},
+    "img": {"src", "alt", "title"},
+    "ol": {"start"},
+    "td": {"style", "colspan", "rowspan"},
+    "th": {"style", "colspan", "rowspan"},
+    "code": {"class"},
+    "pre": {"class"},
+    "div": {"class"},
+    "p": {"class"},
+    "details": {"class", "open"},
+    "span": {"class"},
+    **{tag: {"id"} for tag in _HEADINGS},
 }
 _CODE_CLASS = re.compile(r"^language-[A-Za-z0-9_+#.-]{1,40}$")
 _FRAGMENT_CLASSES: dict[str, frozenset[str]] = {
-    "a": frozenset({"headerlink"}), "pre": frozenset({"highlight"}), "p": frozenset({"admonition-title"}),
-    "div": ADMONITION_TYPES | {"admonition"}, "details": ADMONITION_TYPES, "span": frozenset({"tc-target"}),
+    "a": frozenset({"headerlink"}),
+    "pre": frozenset({"highlight"}),
+    "p": frozenset({"admonition-title"}),
+    "div": ADMONITION_TYPES | {"admonition"},
+    "details": ADMONITION_TYPES,
+    "span": frozenset({"tc-target"}),
 }
 #: Page ids author headings must not take: the theme's (``__*``) and toolcat's own.
 RESERVED_IDS = frozenset({"toolcat-search", "toolcat-search-input", "toolcat-search-results", "toolcat-search-status"})
@@ -419,8 +536,12 @@ def _fragment_cleaner() -> Any:
     import nh3  # noqa: PLC0415 - only site builds sanitise
 
     return nh3.Cleaner(
-        tags=FRAGMENT_TAGS, attributes=FRAGMENT_ATTRIBUTES, attribute_filter=_fragment_class,
-        url_schemes=SAFE_SCHEMES, link_rel="noopener noreferrer", filter_style_properties={"text-align"},
+        tags=FRAGMENT_TAGS,
+        attributes=FRAGMENT_ATTRIBUTES,
+        attribute_filter=_fragment_class,
+        url_schemes=SAFE_SCHEMES,
+        link_rel="noopener noreferrer",
+        filter_style_properties={"text-align"},
         strip_comments=True,
     )
 
@@ -478,8 +599,9 @@ def _author_markdown() -> Any:
                         slug = toc.slugify(html.unescape(name), "-").lstrip("_") or "section"
                         el.set("id", toc.unique(slug, used))
                         anchors.add(el.get("id"))
-                        link = ET.SubElement(el, "a", {"class": "headerlink", "href": f"#{el.get('id')}",
-                                                          "title": "Permanent link"})
+                        link = ET.SubElement(
+                            el, "a", {"class": "headerlink", "href": f"#{el.get('id')}", "title": "Permanent link"}
+                        )
                         link.text = "\u00b6"
             for el in list(root.iter()):
                 attribute = {"a": "href", "img": "src"}.get(el.tag)
@@ -540,8 +662,9 @@ def _markup(value: str) -> markupsafe.Markup:
     return markupsafe.Markup(value)  # noqa: S704 - every caller passes escaped or nh3-sanitised HTML
 
 
-def md_block(text: Any, *, css: str = "", policy: LinkPolicy | None = None, shift: int = 4,
-             heading_ids: bool = False) -> markupsafe.Markup:
+def md_block(
+    text: Any, *, css: str = "", policy: LinkPolicy | None = None, shift: int = 4, heading_ids: bool = False
+) -> markupsafe.Markup:
     """Author Markdown as a raw HTML block for a Markdown page (by default headings go below the tool's h4)."""
     fragment = author_html(text, policy=policy, shift=shift, heading_ids=heading_ids)
     classes = html.escape(f"tc-md {css}".strip())
@@ -681,8 +804,10 @@ def _tool_view(spec: dict[str, Any], ref: Ref, page: str, data: BuildData) -> di
         "result_schema": result_schema,
         "result_type": type_label(result_schema, result_schema) if isinstance(result_schema, dict) else "",
         "examples": [
-            {"description": ex.get("description", ""),
-             "call": json.dumps({"tool": tool_id, "args": ex.get("args", {})}, indent=2, ensure_ascii=False)}
+            {
+                "description": ex.get("description", ""),
+                "call": json.dumps({"tool": tool_id, "args": ex.get("args", {})}, indent=2, ensure_ascii=False),
+            }
             for ex in spec.get("examples", [])
         ],
         "errors": list(spec.get("errors", [])),
@@ -692,11 +817,14 @@ def _tool_view(spec: dict[str, Any], ref: Ref, page: str, data: BuildData) -> di
         "handler": (spec.get("handler") or {}).get("type", "none (the host runs it)"),
         "categories": [
             {"title": " / ".join(c) or "root", "link": _relative(page_of(c), page)}
-            for c in homes[1:] if c in data.nodes
+            for c in homes[1:]
+            if c in data.nodes
         ],
         "spec_link": artifact_link,
         "spec_bytes": ref["bytes"],
-        "skill": None if not skill else {
+        "skill": None
+        if not skill
+        else {
             "name": skill["name"],
             "link": _relative(f"skills/{skill['name']}.md", page),
             "level1_tokens": skill.get("level1_tokens", 0),
@@ -711,8 +839,12 @@ def _breadcrumbs(path: NodePath, page: str, data: BuildData) -> list[dict[str, s
     for depth in range(len(path)):
         prefix = path[:depth]
         node = data.nodes.get(prefix)
-        crumbs.append({"title": (node.title if node and node.title else (prefix[-1] if prefix else "Home")),
-                       "link": _relative(page_of(prefix), page)})
+        crumbs.append(
+            {
+                "title": (node.title if node and node.title else (prefix[-1] if prefix else "Home")),
+                "link": _relative(page_of(prefix), page),
+            }
+        )
     return crumbs
 
 
@@ -725,20 +857,34 @@ def _node_context(node: NodeData, data: BuildData) -> dict[str, Any]:
         home = tuple(spec.get("path", []))
         anchor = f"#{pointer['tool_id']}"
         link = anchor if home == node.path else _relative(page_of(home), page) + anchor
-        listed.append({**pointer, "link": link, "home_here": home == node.path,
-                       "required": len((spec.get("args_schema") or {}).get("required", []) or [])})
+        listed.append(
+            {
+                **pointer,
+                "link": link,
+                "home_here": home == node.path,
+                "required": len((spec.get("args_schema") or {}).get("required", []) or []),
+            }
+        )
     sections = [
         _tool_view(data.specs[p["tool_id"]], data.spec_refs[p["tool_id"]], page, data)
-        for p in node.pointers if tuple(data.specs[p["tool_id"]].get("path", [])) == node.path
+        for p in node.pointers
+        if tuple(data.specs[p["tool_id"]].get("path", [])) == node.path
     ]
     children = [
         {**child, "link": _relative(page_of(tuple(child["path"])), page)}
-        for child in node.children if tuple(child["path"]) in data.nodes
+        for child in node.children
+        if tuple(child["path"]) in data.nodes
     ]
     title = node.title or (node.path[-1] if node.path else "Catalogue")
-    return {"node": node, "title": title, "page_title": theme_text(title),
-            "crumbs": _breadcrumbs(node.path, page, data), "children": children, "listed": listed,
-            "tools": sections}
+    return {
+        "node": node,
+        "title": title,
+        "page_title": theme_text(title),
+        "crumbs": _breadcrumbs(node.path, page, data),
+        "children": children,
+        "listed": listed,
+        "tools": sections,
+    }
 
 
 def _namespaces(data: BuildData) -> list[dict[str, Any]]:
@@ -753,7 +899,10 @@ def _namespaces(data: BuildData) -> list[dict[str, Any]]:
 def _home_page(data: BuildData, env: jinja2.Environment) -> str:
     root = data.nodes.get((), NodeData((), "", "", (), (), (), 0))
     return env.get_template("index.md.j2").render(
-        **_node_context(root, data), manifest=data.manifest, entry=data.entry, namespaces=_namespaces(data),
+        **_node_context(root, data),
+        manifest=data.manifest,
+        entry=data.entry,
+        namespaces=_namespaces(data),
         skills=sorted(data.skills.values(), key=lambda s: s.name),
         skill_tools={s["skill"]["name"]: tid for tid, s in data.specs.items() if s.get("skill")},
         entry_link=f"{ARTIFACTS_DIR}/{ENTRY}",
@@ -761,10 +910,31 @@ def _home_page(data: BuildData, env: jinja2.Environment) -> str:
 
 
 #: Files a browser renders as a document that can run script (HTML, SVG, XML): published for readers, never linked.
-ACTIVE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".xslt", ".mht",
-                   ".mhtml")
-ACTIVE_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml",
-                                "text/xsl", "application/xslt+xml"})
+ACTIVE_SUFFIXES = (
+    ".html",
+    ".htm",
+    ".xhtml",
+    ".xht",
+    ".shtml",
+    ".svg",
+    ".svgz",
+    ".xml",
+    ".xsl",
+    ".xslt",
+    ".mht",
+    ".mhtml",
+)
+ACTIVE_MEDIA_TYPES = frozenset(
+    {
+        "text/html",
+        "application/xhtml+xml",
+        "image/svg+xml",
+        "text/xml",
+        "application/xml",
+        "text/xsl",
+        "application/xslt+xml",
+    }
+)
 
 
 def active_content(path: str, media_type: str) -> bool:
@@ -779,7 +949,8 @@ def _skill_page(skill: SkillData, tool_id: str, data: BuildData, env: jinja2.Env
     home = tuple(spec.get("path", []))
     links = {
         posixpath.normpath(res["path"]): _quote_url(_relative(f"{ARTIFACTS_DIR}/{res['ref']['path']}", page))
-        for res in skill.resources if not active_content(res["path"], res.get("media_type", ""))
+        for res in skill.resources
+        if not active_content(res["path"], res.get("media_type", ""))
     }
     # the page's own headings keep their ids; body headings that would clash get a suffix
     from markdown.extensions.toc import slugify  # type: ignore[import-untyped]  # noqa: PLC0415 - mkdocs dependency
@@ -787,16 +958,28 @@ def _skill_page(skill: SkillData, tool_id: str, data: BuildData, env: jinja2.Env
     page_ids = frozenset({slugify(skill.name, "-"), "metadata", "resources", "instructions"})
     body = md_block(skill.body, policy=LinkPolicy(links, page_ids), shift=1, heading_ids=True)
     resources = [
-        {"path": res["path"], "media_type": res.get("media_type", ""), "bytes": res["ref"]["bytes"],
-         "link": links.get(posixpath.normpath(res["path"]))}
+        {
+            "path": res["path"],
+            "media_type": res.get("media_type", ""),
+            "bytes": res["ref"]["bytes"],
+            "link": links.get(posixpath.normpath(res["path"])),
+        }
         for res in skill.resources
     ]
-    metadata = [(key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True))
-                for key, value in sorted(skill.frontmatter.items())]
+    metadata = [
+        (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True))
+        for key, value in sorted(skill.frontmatter.items())
+    ]
     return env.get_template("skill.md.j2").render(
-        skill=skill, page_title=theme_text(skill.name), tool_id=tool_id, spec=spec, metadata=metadata, body=body,
+        skill=skill,
+        page_title=theme_text(skill.name),
+        tool_id=tool_id,
+        spec=spec,
+        metadata=metadata,
+        body=body,
         resources=resources,
-        home_link=_relative(page_of(home), page) + f"#{tool_id}", home_title=" / ".join(home) or "root",
+        home_link=_relative(page_of(home), page) + f"#{tool_id}",
+        home_title=" / ".join(home) or "root",
         body_link=_relative(f"{ARTIFACTS_DIR}/{skill.body_ref['path']}", page),
         spec_link=_relative(f"{ARTIFACTS_DIR}/{data.spec_refs[tool_id]['path']}", page),
     )
@@ -832,27 +1015,49 @@ def mkdocs_config(data: BuildData) -> dict[str, Any]:
         "theme": {
             "name": "material",
             "font": False,
-            "features": ["navigation.indexes", "navigation.top", "navigation.tracking", "search.highlight",
-                         "search.suggest", "content.code.copy", "toc.follow"],
+            "features": [
+                "navigation.indexes",
+                "navigation.top",
+                "navigation.tracking",
+                "search.highlight",
+                "search.suggest",
+                "content.code.copy",
+                "toc.follow",
+            ],
             "palette": [
-                {"scheme": "default", "primary": "indigo", "accent": "indigo",
-                 "toggle": {"icon": "material/brightness-4", "name": "Dark mode"}},
-                {"scheme": "slate", "primary": "indigo", "accent": "indigo",
-                 "toggle": {"icon": "material/brightness-7", "name": "Light mode"}},
+                {
+                    "scheme": "default",
+                    "primary": "indigo",
+                    "accent": "indigo",
+                    "toggle": {"icon": "material/brightness-4", "name": "Dark mode"},
+                },
+                {
+                    "scheme": "slate",
+                    "primary": "indigo",
+                    "accent": "indigo",
+                    "toggle": {"icon": "material/brightness-7", "name": "Light mode"},
+                },
             ],
         },
         "plugins": [{"search": {"separator": r"[\s\-_.]+"}}],
         "markdown_extensions": [
-            "tables", "attr_list", "admonition",
+            "tables",
+            "attr_list",
+            "admonition",
             {"toc": {"permalink": True, "toc_depth": 2}},
             # Pygments per example block dominated big builds; the theme styles plain code blocks well.
             {"pymdownx.highlight": {"use_pygments": False}},
-            "pymdownx.details", "pymdownx.superfences", {"pymdownx.tabbed": {"alternate_style": True}},
+            "pymdownx.details",
+            "pymdownx.superfences",
+            {"pymdownx.tabbed": {"alternate_style": True}},
         ],
         "extra_css": ["assets/toolcat.css"],
         "extra_javascript": ["assets/toolcat-search.js"],
         "validation": {
-            "omitted_files": "warn", "absolute_links": "warn", "unrecognized_links": "warn", "anchors": "warn",
+            "omitted_files": "warn",
+            "absolute_links": "warn",
+            "unrecognized_links": "warn",
+            "anchors": "warn",
         },
         "nav": _nav(data),
         "hooks": [HOOKS_FILE],
@@ -889,15 +1094,22 @@ HOOKS_SOURCE = (
 PAGE_TAGS = FRAGMENT_TAGS | {"input", "label", "caption", "colgroup", "col", "figure", "figcaption"}
 PAGE_ATTRIBUTES: dict[str, set[str]] = {
     "*": {"class", "id", "title", "lang", "dir", "aria-label", "aria-hidden"},
-    "a": {"href"}, "img": {"src", "alt", "width", "height"}, "ol": {"start"}, "details": {"open"},
-    "td": {"style", "colspan", "rowspan"}, "th": {"style", "colspan", "rowspan"},
-    "div": {"data-tabs", "data-catalog"}, "label": {"for"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "ol": {"start"},
+    "details": {"open"},
+    "td": {"style", "colspan", "rowspan"},
+    "th": {"style", "colspan", "rowspan"},
+    "div": {"data-tabs", "data-catalog"},
+    "label": {"for"},
     "input": {"id", "name", "checked", "placeholder", "autocomplete", "aria-label"},
 }
 #: ``Content-Security-Policy`` of every page; the theme's inline scripts are allowed by hash, nothing else inline.
-CSP = ("default-src 'self'; script-src 'self' {hashes}; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data: https: http:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; "
-       "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self' {hashes}; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: https: http:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; "
+    "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'"
+)
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
 _CHARSET = re.compile(r"<meta charset=\"[^\"]*\">", re.IGNORECASE)
 
@@ -907,9 +1119,13 @@ def _page_cleaner() -> Any:
     import nh3  # noqa: PLC0415 - only site builds sanitise
 
     return nh3.Cleaner(
-        tags=PAGE_TAGS, attributes=PAGE_ATTRIBUTES, url_schemes=SAFE_SCHEMES, link_rel="noopener noreferrer",
+        tags=PAGE_TAGS,
+        attributes=PAGE_ATTRIBUTES,
+        url_schemes=SAFE_SCHEMES,
+        link_rel="noopener noreferrer",
         tag_attribute_values={"input": {"type": {"radio", "checkbox", "search"}}},
-        filter_style_properties={"text-align"}, strip_comments=True,
+        filter_style_properties={"text-align"},
+        strip_comments=True,
     )
 
 
@@ -950,15 +1166,16 @@ def content_security_policy(document: str, where: str) -> str:
         if re.search(r"\btype=\"application/json\"", attrs):
             continue  # data (the theme's __config), never executed
         if not any(pattern.fullmatch(body) for pattern in _theme_scripts()):
-            raise BuildError(f"{where}: an inline script that is not mkdocs-material's own ({body[:60]!r}…); "
-                             "refusing to publish it")
+            raise BuildError(
+                f"{where}: an inline script that is not mkdocs-material's own ({body[:60]!r}…); refusing to publish it"
+            )
         digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
         hashes.append(f"'sha256-{digest}'")
     meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP.format(hashes=" ".join(dict.fromkeys(hashes)))}">'
     charset = _CHARSET.search(document)
     if charset is None:
         raise BuildError(f"{where}: no <meta charset> to put the Content-Security-Policy after")
-    return document[:charset.end()] + meta + document[charset.end():]
+    return document[: charset.end()] + meta + document[charset.end() :]
 
 
 def _plugin_error(exc: BuildError) -> Exception:
@@ -1019,25 +1236,44 @@ def _write_artifacts(data: BuildData, site_dir: Path) -> None:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(blob)
-    entry = {**data.entry, "versions": [v for v in data.entry.get("versions", [])
-                                       if v.get("manifest", {}).get("path") == data.entry["manifest"]["path"]]}
+    entry = {
+        **data.entry,
+        "versions": [
+            v
+            for v in data.entry.get("versions", [])
+            if v.get("manifest", {}).get("path") == data.entry["manifest"]["path"]
+        ],
+    }
     (root / ENTRY).write_text(json.dumps(entry, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def run_mkdocs(config: Path, site_dir: Path) -> None:
     """``mkdocs build --strict`` in a child process; any warning (a broken link) fails the build."""
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config),
-               "--site-dir", str(site_dir)]
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--config-file",
+        str(config),
+        "--site-dir",
+        str(site_dir),
+    ]
     # the sitemap's dates come from SOURCE_DATE_EPOCH when set: a fixed default keeps two
     # builds of the same catalogue byte-identical (CI may pass the commit time instead)
     env = {"SOURCE_DATE_EPOCH": "0", **os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
     # the generated hooks import toolcat.site from the same interpreter's installed toolcat
     proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
-        problems = "\n".join(line for line in (proc.stderr + proc.stdout).splitlines()
-                              if line.startswith(("WARNING", "ERROR", "Aborted", "Error", "Config value")))
-        raise BuildError(f"mkdocs build --strict failed for {config}:\n{problems}\n"
-                         f"the previous site (if any) was left as it was")
+        problems = "\n".join(
+            line
+            for line in (proc.stderr + proc.stdout).splitlines()
+            if line.startswith(("WARNING", "ERROR", "Aborted", "Error", "Config value"))
+        )
+        raise BuildError(
+            f"mkdocs build --strict failed for {config}:\n{problems}\nthe previous site (if any) was left as it was"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1057,9 +1293,11 @@ class SiteResult:
     def summary(self) -> str:
         """One line for the CLI."""
         total = self.seconds_read + self.seconds_render + self.seconds_mkdocs
-        return (f"site for registry_version {self.registry_version}: {self.pages} pages, {self.tools} tools, "
-                f"{self.skills} skills, {self.files} artifacts published, in {self.out} ({total:.1f}s: read "
-                f"{self.seconds_read:.1f}s, render {self.seconds_render:.1f}s, mkdocs {self.seconds_mkdocs:.1f}s)")
+        return (
+            f"site for registry_version {self.registry_version}: {self.pages} pages, {self.tools} tools, "
+            f"{self.skills} skills, {self.files} artifacts published, in {self.out} ({total:.1f}s: read "
+            f"{self.seconds_read:.1f}s, render {self.seconds_render:.1f}s, mkdocs {self.seconds_mkdocs:.1f}s)"
+        )
 
 
 def _swap_in(fresh: Path, out: Path, old: Path) -> None:
@@ -1102,9 +1340,17 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
             _swap_in(fresh, out, work / "old")
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    result = SiteResult(out, str(data.manifest.get("registry_version", "")), len(project.pages),
-                        sum(1 for s in data.specs.values() if s.get("type") != "skill"), len(data.skills),
-                        len(data.files), read_done - started, render_done - read_done, mkdocs_done - render_done)
+    result = SiteResult(
+        out,
+        str(data.manifest.get("registry_version", "")),
+        len(project.pages),
+        sum(1 for s in data.specs.values() if s.get("type") != "skill"),
+        len(data.skills),
+        len(data.files),
+        read_done - started,
+        render_done - read_done,
+        mkdocs_done - render_done,
+    )
     log.info("%s", result.summary())
     return result
 

@@ -84,7 +84,9 @@ def _check_json(rel: str, data: bytes, report: VerifyReport) -> Any:
     report.kinds[kind] = report.kinds.get(kind, 0) + 1
     schema = artifact_schema(kind)
     if schema is None:
-        report.problems.append(f"{rel}: no published schema for artifact kind {kind!r} (add compiler/schemas/{kind}.json)")
+        report.problems.append(
+            f"{rel}: no published schema for artifact kind {kind!r} (add compiler/schemas/{kind}.json)"
+        )
         return obj
     validator = jsonschema.Draft202012Validator(schema, registry=schemaguard.refusing_registry())
     error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
@@ -129,8 +131,9 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
     try:
         entry_bytes = source.read_entry()
     except ReaderError as err:
-        report.problems.append(f"{out / 'catalog.json'}: cannot read the entry point ({err.message}); "
-                               "is this a toolcat build folder?")
+        report.problems.append(
+            f"{out / 'catalog.json'}: cannot read the entry point ({err.message}); is this a toolcat build folder?"
+        )
         return report
     entry = _check_json("catalog.json", entry_bytes, report)
     if not isinstance(entry, dict):

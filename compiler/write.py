@@ -98,8 +98,16 @@ def _renameat2() -> Callable[[bytes, bytes], int] | None:
         return None
     syscall = libc.syscall  # pragma: no cover
     syscall.restype = ctypes.c_long  # pragma: no cover
-    return lambda a, b: int(syscall(ctypes.c_long(number), ctypes.c_int(_AT_FDCWD), ctypes.c_char_p(a),  # pragma: no cover
-                                    ctypes.c_int(_AT_FDCWD), ctypes.c_char_p(b), ctypes.c_uint(_RENAME_EXCHANGE)))
+    return lambda a, b: int(
+        syscall(
+            ctypes.c_long(number),
+            ctypes.c_int(_AT_FDCWD),
+            ctypes.c_char_p(a),  # pragma: no cover
+            ctypes.c_int(_AT_FDCWD),
+            ctypes.c_char_p(b),
+            ctypes.c_uint(_RENAME_EXCHANGE),
+        )
+    )
 
 
 def exchange(a: Path, b: Path) -> bool:
@@ -161,9 +169,14 @@ def recover(out: Path) -> list[str]:
     done: list[str] = []
     if not out.parent.is_dir():
         return done
-    aside = sorted((p for p in out.parent.iterdir()
-                    if p.name.startswith((_tmp_name(out), _old_name(out))) and p.is_dir() and not p.is_symlink()),
-                   key=lambda p: (p.stat().st_mtime_ns, p.name))
+    aside = sorted(
+        (
+            p
+            for p in out.parent.iterdir()
+            if p.name.startswith((_tmp_name(out), _old_name(out))) and p.is_dir() and not p.is_symlink()
+        ),
+        key=lambda p: (p.stat().st_mtime_ns, p.name),
+    )
     if not out.exists():
         moved = [p for p in aside if p.name.startswith(_old_name(out)) and (p / ENTRY).is_file()]
         if moved:
@@ -204,8 +217,10 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     tmp = out.parent / f"{_tmp_name(out)}{os.getpid()}"
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
-    versions = [{"registry_version": plan.registry_version, "manifest": plan.manifest_ref,
-                 "files": sorted(plan.files)}, *previous][:KEEP_VERSIONS]
+    versions = [
+        {"registry_version": plan.registry_version, "manifest": plan.manifest_ref, "files": sorted(plan.files)},
+        *previous,
+    ][:KEEP_VERSIONS]
     keep: set[str] = set()
     for version in versions[1:]:
         keep.update(version.get("files", []))

@@ -26,8 +26,11 @@ CORE_FOLDERS = ("nodes", "tools", "lookup", "aliases", "skills", "stats")
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     """Every file of a build, except the compiler's private incremental state."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != ".toolcat-state.json"}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".toolcat-state.json"
+    }
 
 
 def small_tree(summary: str = "Read a text file from the workspace.") -> dict[str, Any]:
@@ -35,24 +38,54 @@ def small_tree(summary: str = "Read a text file from the workspace.") -> dict[st
     return {
         "_node.yaml": {"title": "Small", "summary": "A small catalogue."},
         "files/_node.yaml": {"title": "Files", "summary": "Files in the workspace.", "tags": ["fs"]},
-        "files/tools.yaml": {"tools": [
-            {"id": "file.read", "summary": summary, "kind": "read", "tags": ["read", "fs"],
-             "args_schema": {"type": "object", "properties": {"path": {"type": "string", "description": "Relative path."}},
-                             "required": ["path"], "additionalProperties": False},
-             "categories": ["coding"]},
-            {"id": "file.write", "summary": "Write a text file.", "kind": "write",
-             "args_schema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                             "required": ["path", "content"]}},
-        ]},
+        "files/tools.yaml": {
+            "tools": [
+                {
+                    "id": "file.read",
+                    "summary": summary,
+                    "kind": "read",
+                    "tags": ["read", "fs"],
+                    "args_schema": {
+                        "type": "object",
+                        "properties": {"path": {"type": "string", "description": "Relative path."}},
+                        "required": ["path"],
+                        "additionalProperties": False,
+                    },
+                    "categories": ["coding"],
+                },
+                {
+                    "id": "file.write",
+                    "summary": "Write a text file.",
+                    "kind": "write",
+                    "args_schema": {
+                        "type": "object",
+                        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                        "required": ["path", "content"],
+                    },
+                },
+            ]
+        },
         "coding/_node.yaml": {"title": "Coding"},
         "coding/refactoring/_node.yaml": {"title": "Refactoring"},
-        "coding/refactoring/tools.yaml": {"tools": [
-            {"id": "refactor.rename_symbol", "summary": "Rename a symbol across a project.", "kind": "write",
-             "args_schema": {"type": "object", "properties": {
-                 "symbol": {"type": "string"}, "new_name": {"type": "string"},
-                 "language": {"enum": ["ts", "js", "py", "go", "java"]}, "dry_run": {"type": "boolean", "default": True}},
-                 "required": ["symbol", "new_name", "language"]}},
-        ]},
+        "coding/refactoring/tools.yaml": {
+            "tools": [
+                {
+                    "id": "refactor.rename_symbol",
+                    "summary": "Rename a symbol across a project.",
+                    "kind": "write",
+                    "args_schema": {
+                        "type": "object",
+                        "properties": {
+                            "symbol": {"type": "string"},
+                            "new_name": {"type": "string"},
+                            "language": {"enum": ["ts", "js", "py", "go", "java"]},
+                            "dry_run": {"type": "boolean", "default": True},
+                        },
+                        "required": ["symbol", "new_name", "language"],
+                    },
+                },
+            ]
+        },
         "skills/code-reviewer/SKILL.md": "---\nname: code-reviewer\ndescription: Review a diff for bugs. Use when asked for a code review.\nmetadata:\n  updated: 2026-03-17\n---\n# Code review\n\n1. Read the diff.\n",
         "skills/code-reviewer/references/checklist.md": "- [ ] tests\n",
     }
@@ -176,9 +209,19 @@ def test_example_catalogue_meets_the_brief(example_build: Path) -> None:
     assert manifest["counts"]["skills"] >= 5
     assert len([n for n in manifest["namespaces"] if n != "task"]) >= 6
     names = {p.name.rsplit(".", 2)[0] for p in (example_build / "tools").glob("*.json")}
-    for tool_id in ("storage.put_object", "refactor.rename_symbol", "onto.task.update", "onto.project.list",
-                    "cal.event.create", "util.web.search", "file.read", "file.write", "file.search", "file.dir",
-                    "task.code_reviewer"):
+    for tool_id in (
+        "storage.put_object",
+        "refactor.rename_symbol",
+        "onto.task.update",
+        "onto.project.list",
+        "cal.event.create",
+        "util.web.search",
+        "file.read",
+        "file.write",
+        "file.search",
+        "file.dir",
+        "task.code_reviewer",
+    ):
         assert tool_id in names, tool_id
     rename = json.loads(next((example_build / "tools").glob("refactor.rename_symbol.*.json")).read_text())
     props = rename["args_schema"]["properties"]

@@ -82,12 +82,15 @@ def test_wild_defects_are_named(corpus: Path) -> None:
 
 def test_yaml_surprises_load_correctly(tmp_path: Path) -> None:
     """A float version, an unquoted date, CRLF endings and block scalars load as the author meant."""
-    root = write_tree(tmp_path, {
-        "s/clean-code/SKILL.md": (
-            "---\r\nname: clean-code\r\ndescription: >-\r\n  Keep code clean.\r\n  Use when refactoring.\r\n"
-            "metadata:\r\n  version: 2.10\r\n  updated: 2026-03-17\r\n  stable: true\r\n---\r\n# Clean\r\n"
-        ),
-    })
+    root = write_tree(
+        tmp_path,
+        {
+            "s/clean-code/SKILL.md": (
+                "---\r\nname: clean-code\r\ndescription: >-\r\n  Keep code clean.\r\n  Use when refactoring.\r\n"
+                "metadata:\r\n  version: 2.10\r\n  updated: 2026-03-17\r\n  stable: true\r\n---\r\n# Clean\r\n"
+            ),
+        },
+    )
     result = check_skill(root, root / "s" / "clean-code", ("s",))
     assert result.record is not None, [d.render() for d in result.diagnostics]
     assert result.record["frontmatter"]["metadata"] == {"version": "2.10", "updated": "2026-03-17", "stable": "true"}
@@ -97,11 +100,14 @@ def test_yaml_surprises_load_correctly(tmp_path: Path) -> None:
 
 def test_metadata_yaml_is_merged_with_frontmatter_winning(tmp_path: Path) -> None:
     """metadata.yaml beside SKILL.md fills in fields; the frontmatter wins on conflicts."""
-    root = write_tree(tmp_path, {
-        "s/helper/SKILL.md": "---\nname: helper\ndescription: From the frontmatter.\n---\nBody\n",
-        "s/helper/metadata.yaml": "description: From metadata.yaml\nlicense: MIT\n",
-        "s/helper/references/guide.md": "# Guide\n",
-    })
+    root = write_tree(
+        tmp_path,
+        {
+            "s/helper/SKILL.md": "---\nname: helper\ndescription: From the frontmatter.\n---\nBody\n",
+            "s/helper/metadata.yaml": "description: From metadata.yaml\nlicense: MIT\n",
+            "s/helper/references/guide.md": "# Guide\n",
+        },
+    )
     result = check_skill(root, root / "s" / "helper", ("s",))
     assert result.record is not None
     assert result.record["description"] == "From the frontmatter."

@@ -20,7 +20,12 @@ ALL_TOOLS = [tool for name in DIALECT_NAMES for tool in DIALECTS[name]]
 def test_dialects_have_the_designed_tools():
     """Each dialect exposes exactly the operations the design names, in order."""
     assert [t.name for t in dialect_tools("spec")] == [
-        "list", "search_nodes", "search_tool_by_category", "expand_tool", "call_tool"]
+        "list",
+        "search_nodes",
+        "search_tool_by_category",
+        "expand_tool",
+        "call_tool",
+    ]
     assert [t.name for t in dialect_tools("gateway")] == ["tool_help", "tool_exec", "tool_batch"]
     assert [t.name for t in dialect_tools("namespaced")] == ["tool_list", "tool_describe", "find_tool"]
     with pytest.raises(ValueError, match="expected one of spec, gateway, namespaced"):
@@ -50,8 +55,16 @@ def test_input_schema_matches_reader_method(tool):
 def test_read_only_annotations():
     """Help, list, search, describe and expand are read-only; exec, call and batch may change the world."""
     read_only = {t.name for t in ALL_TOOLS if t.read_only}
-    assert read_only == {"list", "search_nodes", "search_tool_by_category", "expand_tool", "tool_help",
-                         "tool_list", "tool_describe", "find_tool"}
+    assert read_only == {
+        "list",
+        "search_nodes",
+        "search_tool_by_category",
+        "expand_tool",
+        "tool_help",
+        "tool_list",
+        "tool_describe",
+        "find_tool",
+    }
     assert all(t.annotations["destructiveHint"] for t in ALL_TOOLS if not t.read_only)
 
 
@@ -85,7 +98,9 @@ def test_reader_modules_import_only_the_stdlib(module):
             names.add("toolcat.reader." + (node.module or ""))
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(("toolcat." if node.level else "") + node.module)
-    outside = {n for n in names if n.split(".")[0] not in sys.stdlib_module_names and not n.startswith("toolcat.reader")}
+    outside = {
+        n for n in names if n.split(".")[0] not in sys.stdlib_module_names and not n.startswith("toolcat.reader")
+    }
     assert not outside
 
 

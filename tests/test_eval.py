@@ -9,22 +9,40 @@ from toolcat.cli import main
 
 TOOLS = {
     "_node.yaml": {"title": "Eval", "summary": "eval tests"},
-    "mail/tools.yaml": {"tools": [
-        {"id": "mail.send", "summary": "Send an email message to a recipient", "args_schema": {"type": "object"}},
-        {"id": "mail.search", "summary": "Search the mailbox for messages", "args_schema": {"type": "object"}},
-        {"id": "mail.send_copy", "summary": "Send an email message to a recipient", "args_schema": {"type": "object"}},
-    ]},
-    "cal/tools.yaml": {"tools": [
-        {"id": "cal.event.create", "summary": "Create a calendar event", "args_schema": {"type": "object"}},
-    ]},
+    "mail/tools.yaml": {
+        "tools": [
+            {"id": "mail.send", "summary": "Send an email message to a recipient", "args_schema": {"type": "object"}},
+            {"id": "mail.search", "summary": "Search the mailbox for messages", "args_schema": {"type": "object"}},
+            {
+                "id": "mail.send_copy",
+                "summary": "Send an email message to a recipient",
+                "args_schema": {"type": "object"},
+            },
+        ]
+    },
+    "cal/tools.yaml": {
+        "tools": [
+            {"id": "cal.event.create", "summary": "Create a calendar event", "args_schema": {"type": "object"}},
+        ]
+    },
 }
-GOOD = {"k": 2, "min_recall": 1.0, "min_mrr": 0.5, "queries": [
-    {"query": "create an event in my calendar", "expect": "cal.event.create"},
-    {"query": "look through my mailbox", "expect": ["mail.search"]},
-]}
-BAD = {"k": 1, "min_recall": 1.0, "min_mrr": 1.0, "queries": [
-    {"query": "create an event in my calendar", "expect": "mail.search"},
-]}
+GOOD = {
+    "k": 2,
+    "min_recall": 1.0,
+    "min_mrr": 0.5,
+    "queries": [
+        {"query": "create an event in my calendar", "expect": "cal.event.create"},
+        {"query": "look through my mailbox", "expect": ["mail.search"]},
+    ],
+}
+BAD = {
+    "k": 1,
+    "min_recall": 1.0,
+    "min_mrr": 1.0,
+    "queries": [
+        {"query": "create an event in my calendar", "expect": "mail.search"},
+    ],
+}
 
 
 def test_eval_passes_when_scores_reach_the_thresholds(make_tree):

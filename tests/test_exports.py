@@ -39,8 +39,10 @@ def _corpus_tools(corpus: Path) -> list[tuple[str, str, dict]]:
         raw = json.loads(path.read_text(encoding="utf-8"))
         tools.append((f"github/{path.stem}", raw.get("description", ""), raw["inputSchema"]))
     for path in sorted((corpus / "tools/mcp/docker-mcp-registry/servers").glob("*/tools.json")):
-        tools.extend((f"{path.parent.name}/{raw['name']}", raw.get("description", ""), _docker_schema(raw))
-                     for raw in json.loads(path.read_text(encoding="utf-8")))
+        tools.extend(
+            (f"{path.parent.name}/{raw['name']}", raw.get("description", ""), _docker_schema(raw))
+            for raw in json.loads(path.read_text(encoding="utf-8"))
+        )
     return tools
 
 
@@ -108,12 +110,16 @@ def test_openai_strict_round_trip_of_examples(example_build):
 
 def test_openai_adaptation_rules():
     """Optional properties become null unions, every object closes, and dropped keywords are warned with tool and path."""
-    schema = {"type": "object", "required": ["a"], "properties": {
-        "a": {"type": "string", "minLength": 2},
-        "b": {"type": "integer", "default": 3, "enum": [1, 3]},
-        "c": {"type": "object", "properties": {"d": {"type": "boolean"}}},
-        "e": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
-    }}
+    schema = {
+        "type": "object",
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "string", "minLength": 2},
+            "b": {"type": "integer", "default": 3, "enum": [1, 3]},
+            "c": {"type": "object", "properties": {"d": {"type": "boolean"}}},
+            "e": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        },
+    }
     warnings = []
     fn = definition("openai", "t_x", "T.", schema, "t.x", warnings)["function"]
     params = fn["parameters"]
@@ -127,15 +133,19 @@ def test_openai_adaptation_rules():
     assert params["properties"]["e"]["anyOf"][-1] == {"type": "null"}
     assert "at least 2 characters" in params["properties"]["a"]["description"].lower()
     rendered = {w.render() for w in warnings}
-    assert "openai t.x $.properties.a.minLength: dropped 'minLength' (not supported in strict mode); kept in the description" in rendered
+    assert (
+        "openai t.x $.properties.a.minLength: dropped 'minLength' (not supported in strict mode); kept in the description"
+        in rendered
+    )
     assert any(w.json_path == "$.properties.e" and "oneOf" in w.message for w in warnings)
 
 
 def test_openai_free_form_object_turns_strict_off():
     """A schema strict mode cannot express is exported non-strict, with a warning saying where."""
     warnings = []
-    fn = definition("openai", "t_x", "T.", {"type": "object", "properties": {"meta": {"type": "object"}}},
-                    "t.x", warnings)["function"]
+    fn = definition(
+        "openai", "t_x", "T.", {"type": "object", "properties": {"meta": {"type": "object"}}}, "t.x", warnings
+    )["function"]
     assert fn["strict"] is False
     assert validate_definition("openai", {"type": "function", "function": fn}) == []
     assert any("strict mode off: $.properties.meta" in w.message for w in warnings)
@@ -144,7 +154,9 @@ def test_openai_free_form_object_turns_strict_off():
 def test_gemini_adaptation_rules():
     """Gemini gets $ref inlined, type arrays as nullable, string-only enums, and no additionalProperties."""
     schema = {
-        "type": "object", "additionalProperties": False, "required": ["when"],
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["when"],
         "$defs": {"span": {"type": "object", "properties": {"start": {"type": "string", "format": "date-time"}}}},
         "properties": {
             "when": {"$ref": "#/$defs/span"},
@@ -177,8 +189,14 @@ def test_gemini_tool_without_arguments_has_no_parameters():
 def test_anthropic_drops_top_level_combinators():
     """Anthropic's input_schema keeps JSON Schema but loses a top-level anyOf, with a warning."""
     warnings = []
-    item = definition("anthropic", "t_x", "T.", {"type": "object", "properties": {"a": {"type": "string"}},
-                                                  "anyOf": [{"required": ["a"]}]}, "t.x", warnings)
+    item = definition(
+        "anthropic",
+        "t_x",
+        "T.",
+        {"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}]},
+        "t.x",
+        warnings,
+    )
     assert "anyOf" not in item["input_schema"]
     assert validate_definition("anthropic", item) == []
     assert [w.json_path for w in warnings] == ["$.anyOf"]
@@ -186,8 +204,15 @@ def test_anthropic_drops_top_level_combinators():
 
 def test_validator_catches_broken_definitions():
     """The constraint checker rejects bad names, open objects in strict mode and non-string Gemini enums."""
-    bad_openai = {"type": "function", "function": {"name": "file.read", "description": "", "strict": True,
-                                                   "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+    bad_openai = {
+        "type": "function",
+        "function": {
+            "name": "file.read",
+            "description": "",
+            "strict": True,
+            "parameters": {"type": "object", "properties": {"a": {"type": "string"}}},
+        },
+    }
     problems = validate_definition("openai", bad_openai)
     assert any("name 'file.read'" in p for p in problems)
     assert any("additionalProperties must be false" in p for p in problems)
@@ -246,8 +271,20 @@ def test_cli_export_gates_tools(example_build, tmp_path):
     first, second = sorted(folder.specs())[:2]
     alias = folder.aliases("anthropic")["to_alias"][second]
     out = tmp_path / "tools.json"
-    result = CliRunner().invoke(main, ["export", "--provider", "anthropic", "--tools", f"{first},{alias}",
-                                       "--build", str(example_build), "--out", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "export",
+            "--provider",
+            "anthropic",
+            "--tools",
+            f"{first},{alias}",
+            "--build",
+            str(example_build),
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     names = [t["name"] for t in json.loads(out.read_text())]
     assert names == sorted([folder.aliases("anthropic")["to_alias"][first], alias])
@@ -260,7 +297,8 @@ def test_cli_export_dialect_and_errors(example_build):
     assert result.exit_code == 0
     declarations = json.loads(result.stdout)[0]["functionDeclarations"]
     assert [d["name"] for d in declarations] == ["tool_help", "tool_exec", "tool_batch"]
-    bad = runner.invoke(main, ["export", "--provider", "openai", "--tools", "nope.nothing",
-                               "--build", str(example_build)])
+    bad = runner.invoke(
+        main, ["export", "--provider", "openai", "--tools", "nope.nothing", "--build", str(example_build)]
+    )
     assert bad.exit_code == 1
     assert "'nope.nothing' is not an alias or id" in bad.output

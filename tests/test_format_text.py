@@ -29,17 +29,25 @@ def test_type_text_survives_a_ref_loop():
 
 def test_schema_text_names_enums_defaults_bounds_formats():
     """One line: type; one of; default; bounds; format; pattern."""
-    assert schema_text({"type": "string", "enum": ["a", "b"], "default": "a"}) == 'string; one of: "a", "b"; default: "a"'
+    assert (
+        schema_text({"type": "string", "enum": ["a", "b"], "default": "a"}) == 'string; one of: "a", "b"; default: "a"'
+    )
     assert schema_text({"type": "integer", "minimum": 1, "maximum": 10}) == "integer; 1 ≤ value ≤ 10"
     assert schema_text({"type": "string", "minLength": 1, "format": "email"}) == "string; length ≥ 1; format: email"
-    assert schema_text({"type": "array", "items": {"type": "string"}, "maxItems": 5, "uniqueItems": True}) == \
-        "array of string; items ≤ 5; unique items"
+    assert (
+        schema_text({"type": "array", "items": {"type": "string"}, "maxItems": 5, "uniqueItems": True})
+        == "array of string; items ≤ 5; unique items"
+    )
 
 
 def test_field_errors_one_entry_per_name():
     """Missing and unexpected names get one entry each, with what was expected; other errors say the keyword."""
-    schema = {"type": "object", "properties": {"a": {"type": "string"}, "n": {"type": "integer", "maximum": 3}},
-              "required": ["a", "n"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "n": {"type": "integer", "maximum": 3}},
+        "required": ["a", "n"],
+        "additionalProperties": False,
+    }
     errors = field_errors(Draft202012Validator(schema).iter_errors({"n": 9, "x": 1, "y": 2}))
     assert errors == [
         {"field": "a", "message": "'a' is required", "expected": "present"},

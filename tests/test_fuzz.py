@@ -54,8 +54,13 @@ COLLECT = os.environ.get("TOOLCAT_FUZZ_COLLECT") == "1"
 
 def fuzz_settings(default_examples: int) -> settings:
     """Hypothesis settings: ``default_examples`` (or TOOLCAT_FUZZ_EXAMPLES), no deadline, no database."""
-    return settings(max_examples=FUZZ_EXAMPLES or default_examples, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=True)
+    return settings(
+        max_examples=FUZZ_EXAMPLES or default_examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
 
 
 # -- tallies and the crash guard ------------------------------------------------------------------
@@ -80,8 +85,10 @@ class Tally:
         top = ", ".join(f"{k}={n}" for k, n in self.outcomes.most_common(8))
         sites = "".join(f"\n  crash site {site}: {example}" for site, example in sorted(self.sites.items()))
         sites += "".join(f"\n  INTERNAL envelope x{n}: {what}" for what, n in self.internal.most_common())
-        return (f"fuzz {self.name}: {self.tried} inputs, {self.crashes} crashes, known defects: {known}, "
-                f"{time.perf_counter() - self.started:.1f} s [{top}]{sites}")
+        return (
+            f"fuzz {self.name}: {self.tried} inputs, {self.crashes} crashes, known defects: {known}, "
+            f"{time.perf_counter() - self.started:.1f} s [{top}]{sites}"
+        )
 
 
 class Hang(BaseException):
@@ -106,6 +113,7 @@ KNOWN: list[KnownDefect] = []
 @contextlib.contextmanager
 def hang_guard() -> Iterator[None]:
     """Turn an input that runs past HANG_SECONDS into a :class:`Hang` crash instead of a stuck test run."""
+
     def on_alarm(_signum: int, _frame: FrameType | None) -> None:
         raise Hang(f"one input ran longer than {HANG_SECONDS} s")
 
@@ -148,8 +156,10 @@ def guarded(tally: Tally, describe: Callable[[], str]) -> Iterator[None]:
             if first or len(example) < len(tally.sites[where]):
                 tally.sites[where] = example
             return
-        print(f"\nCRASH in {tally.name} at {where}: {type(exc).__name__}: {str(exc)[:300]} "
-              f"{' '.join(getattr(exc, '__notes__', []))}\n  input: {describe()[:600]}")
+        print(
+            f"\nCRASH in {tally.name} at {where}: {type(exc).__name__}: {str(exc)[:300]} "
+            f"{' '.join(getattr(exc, '__notes__', []))}\n  input: {describe()[:600]}"
+        )
         raise
 
 
@@ -189,8 +199,9 @@ def check_envelope(tally: Tally, answer: Any, *, internal_is_crash: bool) -> Non
         assert isinstance(error.get("message"), str), answer
         tally.outcomes[error["code"]] += 1
         if error["code"] == "INTERNAL":
-            tally.internal[error["message"].split(":", 2)[0][:80] + ": " + str(
-                (error.get("details") or {}).get("exception"))] += 1
+            tally.internal[
+                error["message"].split(":", 2)[0][:80] + ": " + str((error.get("details") or {}).get("exception"))
+            ] += 1
             if internal_is_crash or COLLECT:
                 print(f"\nINTERNAL in {tally.name}: {error['message'][:300]}")
             assert not internal_is_crash, f"INTERNAL envelope: {error['message'][:300]}"
@@ -200,22 +211,73 @@ def check_envelope(tally: Tally, answer: Any, *, internal_is_crash: bool) -> Non
 
 # -- JSON values an agent (or a hostile host) can send --------------------------------------------
 
-NASTY_STRINGS = st.sampled_from([
-    "", " ", "root", ".", "..", "../../etc/passwd", "/etc/passwd", "~", "\x00", "a\x00b", "\u202e", "\ud7ff",
-    "\r\n", "\t", "%s%n", "{0}", "${HOME}", "$(id)", "`id`", "<script>alert(1)</script>", "javascript:alert(1)",
-    "(a+)+$", "(-+)+y", "([", "\\", "*", "**/*", "?", "[", "NaN", "-1", "1e999", "0x10", "null", "true",
-    "x" * 5000, "é" * 300, "🙂" * 100, "util.math.eval", "util_math_eval", "task.code_reviewer", "code-reviewer",
-    "file.read", "file.search", "files", "utilities/compute", "utilities.compute", "onto.task", "util",
-])
-SCALARS = (st.none() | st.booleans()
-           | st.integers(-(2**70), 2**70)
-           | st.sampled_from([0, -1, 2**31, 2**63, -(2**63) - 1, 10**100, 10**4000])
-           | st.floats(allow_nan=False, allow_infinity=False)
-           | st.text(max_size=30) | NASTY_STRINGS)
+NASTY_STRINGS = st.sampled_from(
+    [
+        "",
+        " ",
+        "root",
+        ".",
+        "..",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "~",
+        "\x00",
+        "a\x00b",
+        "\u202e",
+        "\ud7ff",
+        "\r\n",
+        "\t",
+        "%s%n",
+        "{0}",
+        "${HOME}",
+        "$(id)",
+        "`id`",
+        "<script>alert(1)</script>",
+        "javascript:alert(1)",
+        "(a+)+$",
+        "(-+)+y",
+        "([",
+        "\\",
+        "*",
+        "**/*",
+        "?",
+        "[",
+        "NaN",
+        "-1",
+        "1e999",
+        "0x10",
+        "null",
+        "true",
+        "x" * 5000,
+        "é" * 300,
+        "🙂" * 100,
+        "util.math.eval",
+        "util_math_eval",
+        "task.code_reviewer",
+        "code-reviewer",
+        "file.read",
+        "file.search",
+        "files",
+        "utilities/compute",
+        "utilities.compute",
+        "onto.task",
+        "util",
+    ]
+)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.sampled_from([0, -1, 2**31, 2**63, -(2**63) - 1, 10**100, 10**4000])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
+    | NASTY_STRINGS
+)
 JSON_VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10) | NASTY_STRINGS, inner,
-                                                                max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10) | NASTY_STRINGS, inner, max_size=5)
+    ),
     max_leaves=20,
 )
 
@@ -270,33 +332,100 @@ ARGUMENT_VALUES = JSON_VALUES | DEEP
 # == a. the source loader ==========================================================================
 
 BASE_TOOL: dict[str, Any] = {
-    "id": "grp.math.eval", "summary": "Evaluate an arithmetic expression.", "kind": "read",
+    "id": "grp.math.eval",
+    "summary": "Evaluate an arithmetic expression.",
+    "kind": "read",
     "description": "Evaluates an expression exactly.",
-    "args_schema": {"type": "object", "properties": {"expression": {"type": "string", "minLength": 1}},
-                    "required": ["expression"], "additionalProperties": False},
+    "args_schema": {
+        "type": "object",
+        "properties": {"expression": {"type": "string", "minLength": 1}},
+        "required": ["expression"],
+        "additionalProperties": False,
+    },
     "examples": [{"description": "add", "args": {"expression": "1+2"}}],
-    "tags": ["math"], "handler": "toolcat.examples.util:util_math_eval",
+    "tags": ["math"],
+    "handler": "toolcat.examples.util:util_math_eval",
 }
 BASE_NODE = {"title": "Group", "summary": "A group of tools.", "tags": ["g"]}
-BASE_SKILL = ("---\nname: demo-skill\ndescription: Demonstrates skills. Use when testing.\nlicense: MIT\n"
-              "metadata:\n  version: '1.0'\n---\n# Demo\n\nRead references/guide.md when asked.\n")
-TOOL_FIELDS = ["id", "summary", "description", "args_schema", "result_schema", "examples", "errors", "tags", "kind",
-               "optional", "when_to_use", "policy", "annotations", "categories", "handler", "version", "deprecated",
-               "alias"]
+BASE_SKILL = (
+    "---\nname: demo-skill\ndescription: Demonstrates skills. Use when testing.\nlicense: MIT\n"
+    "metadata:\n  version: '1.0'\n---\n# Demo\n\nRead references/guide.md when asked.\n"
+)
+TOOL_FIELDS = [
+    "id",
+    "summary",
+    "description",
+    "args_schema",
+    "result_schema",
+    "examples",
+    "errors",
+    "tags",
+    "kind",
+    "optional",
+    "when_to_use",
+    "policy",
+    "annotations",
+    "categories",
+    "handler",
+    "version",
+    "deprecated",
+    "alias",
+]
 
-SCHEMA_KEYWORDS = st.sampled_from(["type", "properties", "required", "pattern", "enum", "default", "$ref", "$defs",
-                                   "items", "minimum", "maxLength", "format", "additionalProperties", "oneOf",
-                                   "$dynamicRef", "$id", "$schema", "const", "patternProperties", "not"])
-SCHEMA_VALUES = (JSON_VALUES | st.sampled_from([
-    "object", "string", "integer", "number", "array", "boolean", "null", "#", "#/$defs/a", "#/$defs/missing",
-    "http://127.0.0.1:9/schema.json", "file:///etc/passwd", "urn:x", "(a+)+$", "([", "^[a-z]+$",
-    "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-04/schema#",
-]))
+SCHEMA_KEYWORDS = st.sampled_from(
+    [
+        "type",
+        "properties",
+        "required",
+        "pattern",
+        "enum",
+        "default",
+        "$ref",
+        "$defs",
+        "items",
+        "minimum",
+        "maxLength",
+        "format",
+        "additionalProperties",
+        "oneOf",
+        "$dynamicRef",
+        "$id",
+        "$schema",
+        "const",
+        "patternProperties",
+        "not",
+    ]
+)
+SCHEMA_VALUES = JSON_VALUES | st.sampled_from(
+    [
+        "object",
+        "string",
+        "integer",
+        "number",
+        "array",
+        "boolean",
+        "null",
+        "#",
+        "#/$defs/a",
+        "#/$defs/missing",
+        "http://127.0.0.1:9/schema.json",
+        "file:///etc/passwd",
+        "urn:x",
+        "(a+)+$",
+        "([",
+        "^[a-z]+$",
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-04/schema#",
+    ]
+)
 SCHEMAS = st.recursive(
     st.dictionaries(SCHEMA_KEYWORDS, SCHEMA_VALUES, max_size=4),
-    lambda inner: st.dictionaries(SCHEMA_KEYWORDS, inner | SCHEMA_VALUES | st.lists(inner, max_size=3), max_size=4)
-    | st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(st.text(max_size=6), inner,
-                                                                                        max_size=3)}),
+    lambda inner: (
+        st.dictionaries(SCHEMA_KEYWORDS, inner | SCHEMA_VALUES | st.lists(inner, max_size=3), max_size=4)
+        | st.fixed_dictionaries(
+            {"type": st.just("object"), "properties": st.dictionaries(st.text(max_size=6), inner, max_size=3)}
+        )
+    ),
     max_leaves=12,
 )
 
@@ -318,13 +447,63 @@ def tool_mappings(draw: st.DrawFn) -> dict[str, Any]:
     return tool
 
 
-YAML_TOKENS = st.sampled_from([
-    "&a ", "*a", "<<: *a\n", "&a [*a]", "!!python/object/apply:os.system ['id']", "!!binary AAAA", "!!str ",
-    "!!int ", "!!float ", "!!timestamp ", "!!set ", "!!omap ", "{", "}", "[", "]", ":", ": ", "- ", "? ", "\t", "\n",
-    "---\n", "...\n", "%YAML 1.1\n", "%TAG ! tag:x:\n", "|\n", ">-\n", "\x00", "\ufeff", "\r\n", "'", '"', "#", "~",
-    "null", "1e999", ".nan", ".inf", "0x1F", "0o17", "2026-03-17", "12:30:00", "9" * 5000, "id: ", "tools:\n",
-    "name: ", "description: ", "title: ", "\u2028", "\x85", "\\u0000", "a" * 3000,
-])
+YAML_TOKENS = st.sampled_from(
+    [
+        "&a ",
+        "*a",
+        "<<: *a\n",
+        "&a [*a]",
+        "!!python/object/apply:os.system ['id']",
+        "!!binary AAAA",
+        "!!str ",
+        "!!int ",
+        "!!float ",
+        "!!timestamp ",
+        "!!set ",
+        "!!omap ",
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        ": ",
+        "- ",
+        "? ",
+        "\t",
+        "\n",
+        "---\n",
+        "...\n",
+        "%YAML 1.1\n",
+        "%TAG ! tag:x:\n",
+        "|\n",
+        ">-\n",
+        "\x00",
+        "\ufeff",
+        "\r\n",
+        "'",
+        '"',
+        "#",
+        "~",
+        "null",
+        "1e999",
+        ".nan",
+        ".inf",
+        "0x1F",
+        "0o17",
+        "2026-03-17",
+        "12:30:00",
+        "9" * 5000,
+        "id: ",
+        "tools:\n",
+        "name: ",
+        "description: ",
+        "title: ",
+        "\u2028",
+        "\x85",
+        "\\u0000",
+        "a" * 3000,
+    ]
+)
 
 
 @st.composite
@@ -379,13 +558,21 @@ def source_trees(draw: st.DrawFn) -> tuple[str, dict[str, bytes]]:
         for key in draw(st.lists(st.sampled_from(["title", "summary", "tags", "extra"]), max_size=3, unique=True)):
             node[key] = draw(JSON_VALUES)
         tree["grp/_node.yaml" if target == "node" else "_node.yaml"] = dump(
-            node if draw(st.booleans()) else draw(JSON_VALUES), as_json=False)
+            node if draw(st.booleans()) else draw(JSON_VALUES), as_json=False
+        )
     elif target == "node_text":
         tree["grp/_node.yaml"] = draw(mutated_text(tree["grp/_node.yaml"].decode()))
     elif target == "skill":
         front = {"name": "demo-skill", "description": "Demonstrates skills. Use when testing."}
-        for key in draw(st.lists(st.sampled_from(["name", "description", "license", "compatibility", "metadata",
-                                                  "allowed-tools", "tags", "version"]), max_size=4, unique=True)):
+        for key in draw(
+            st.lists(
+                st.sampled_from(
+                    ["name", "description", "license", "compatibility", "metadata", "allowed-tools", "tags", "version"]
+                ),
+                max_size=4,
+                unique=True,
+            )
+        ):
             front[key] = draw(JSON_VALUES)
         frontmatter = yaml.safe_dump(front if draw(st.booleans()) else draw(JSON_VALUES), allow_unicode=True)
         tree["skills/demo-skill/SKILL.md"] = f"---\n{frontmatter}---\n{draw(st.text(max_size=200))}\n".encode()
@@ -430,14 +617,28 @@ def test_source_loader_answers_every_tree_with_success_or_diagnostics(tmp_path: 
 FUZZ_TREE: dict[str, Any] = {
     "_node.yaml": {"title": "Fuzz", "summary": "A small catalogue for artifact fuzzing."},
     "grp/_node.yaml": {"title": "Group", "summary": "Arithmetic and files.", "tags": ["g"]},
-    "grp/tools.yaml": {"tools": [
-        BASE_TOOL,
-        {"id": "grp.host.only", "summary": "A tool the host runs.", "kind": "write",
-         "args_schema": {"type": "object", "properties": {"n": {"type": "integer", "default": 1}}}},
-    ]},
-    "grp/sub/tools.yaml": {"tools": [{"id": "grp.sub.echo", "summary": "Echo nested text.", "kind": "read",
-                                      "categories": ["grp"],
-                                      "args_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]},
+    "grp/tools.yaml": {
+        "tools": [
+            BASE_TOOL,
+            {
+                "id": "grp.host.only",
+                "summary": "A tool the host runs.",
+                "kind": "write",
+                "args_schema": {"type": "object", "properties": {"n": {"type": "integer", "default": 1}}},
+            },
+        ]
+    },
+    "grp/sub/tools.yaml": {
+        "tools": [
+            {
+                "id": "grp.sub.echo",
+                "summary": "Echo nested text.",
+                "kind": "read",
+                "categories": ["grp"],
+                "args_schema": {"type": "object", "properties": {"text": {"type": "string"}}},
+            }
+        ]
+    },
     "skills/demo-skill/SKILL.md": BASE_SKILL,
     "skills/demo-skill/references/guide.md": "# Guide\n\nThe level 3 text.\n",
 }
@@ -512,9 +713,13 @@ class ArtifactTamperer:
                         hit = True
                 if hit:
                     pretty = parent == "catalog.json"
-                    current[parent] = json.dumps(doc, sort_keys=True, indent=2 if pretty else None,
-                                                 separators=None if pretty else (",", ":"),
-                                                 ensure_ascii=False).encode("utf-8")
+                    current[parent] = json.dumps(
+                        doc,
+                        sort_keys=True,
+                        indent=2 if pretty else None,
+                        separators=None if pretty else (",", ":"),
+                        ensure_ascii=False,
+                    ).encode("utf-8")
                     queue.append(parent)
         for path, content in current.items():
             (self.work / path).write_bytes(content)
@@ -538,8 +743,26 @@ def artifact_mutations(draw: st.DrawFn, tamperer: ArtifactTamperer) -> tuple[str
         elif kind == "deep":
             value = DEEP_MARK
         elif kind == "wrong_type":
-            value = draw(st.sampled_from([None, 0, -1, 10**400, 1.5, True, "", "x", [], {}, [None], {"": None},
-                                          "../../../etc/passwd", {"path": "../x", "sha256": "0" * 64, "bytes": 1}]))
+            value = draw(
+                st.sampled_from(
+                    [
+                        None,
+                        0,
+                        -1,
+                        10**400,
+                        1.5,
+                        True,
+                        "",
+                        "x",
+                        [],
+                        {},
+                        [None],
+                        {"": None},
+                        "../../../etc/passwd",
+                        {"path": "../x", "sha256": "0" * 64, "bytes": 1},
+                    ]
+                )
+            )
         edits.append((path, kind, value if kind != "deep" else f"<{depth} nested lists>"))
         if not path:
             doc = value if kind != "delete" else {}
@@ -579,8 +802,10 @@ def reader_calls(cat: Catalog) -> list[tuple[str, Callable[[], Any]]]:
         ("tool_exec dry", lambda: cat.tool_exec(tool, {"expression": "2*3"}, dry_run=True)),
         ("tool_exec", lambda: cat.tool_exec(tool, {"expression": "2*3"}, idempotency_key="k1")),
         ("tool_exec host", lambda: cat.tool_exec("grp.host.only", {})),
-        ("tool_batch", lambda: cat.tool_batch([{"op": tool, "args": {"expression": "1"}},
-                                               {"op": skill, "args": {}}], "parallel")),
+        (
+            "tool_batch",
+            lambda: cat.tool_batch([{"op": tool, "args": {"expression": "1"}}, {"op": skill, "args": {}}], "parallel"),
+        ),
         ("tool_list", cat.tool_list),
         ("tool_list ns", lambda: cat.tool_list("grp", ["g"])),
         ("tool_describe skill", lambda: cat.tool_describe(skill)),
@@ -593,6 +818,7 @@ def reader_calls(cat: Catalog) -> list[tuple[str, Callable[[], Any]]]:
 
 def server_calls(server: CatalogServer) -> list[tuple[str, Callable[[], Any]]]:
     """The MCP server's own reads of the build (prompt, skill resources), which must not raise either."""
+
     def read_skill() -> Any:
         try:
             return server.read_resource("toolcat://skills/demo-skill")
@@ -601,8 +827,11 @@ def server_calls(server: CatalogServer) -> list[tuple[str, Callable[[], Any]]]:
                 raise
             return None
 
-    return [("mcp system_prompt", server.system_prompt), ("mcp skill_resources", server.skill_resources),
-            ("mcp read_resource", read_skill)]
+    return [
+        ("mcp system_prompt", server.system_prompt),
+        ("mcp skill_resources", server.skill_resources),
+        ("mcp read_resource", read_skill),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -648,9 +877,22 @@ def test_reader_answers_tampered_artifacts_with_envelopes(fuzz_build: Path, tmp_
 
 # == c. every gateway operation with arbitrary arguments ===========================================
 
-PYTHON_READ_TOOLS = ["util.math.eval", "util.json.query", "util.text.summarize", "util.text.word_count",
-                     "util.text.diff", "util.time.now", "util.time.convert", "file.read", "file.search", "file.dir",
-                     "file.stat", "onto.task.list", "onto.task.search", "task.code_reviewer"]
+PYTHON_READ_TOOLS = [
+    "util.math.eval",
+    "util.json.query",
+    "util.text.summarize",
+    "util.text.word_count",
+    "util.text.diff",
+    "util.time.now",
+    "util.time.convert",
+    "file.read",
+    "file.search",
+    "file.dir",
+    "file.stat",
+    "onto.task.list",
+    "onto.task.search",
+    "task.code_reviewer",
+]
 OTHER_TOOLS = ["util.web.search", "cal.event.create", "file.write", "storage.get_object", "refactor.rename_symbol"]
 METHODS = {tool.method: tool for dialect in ("spec", "gateway", "namespaced") for tool in dialect_tools(dialect)}
 
@@ -693,10 +935,12 @@ def gateway_calls(draw: st.DrawFn, cat: Catalog) -> tuple[str, dict[str, Any]]:
 
 
 TYPED_VALUES: dict[str, st.SearchStrategy[Any]] = {
-    "string": st.text(max_size=40) | NASTY_STRINGS, "integer": st.integers(-(2**70), 2**70),
-    "number": st.floats(allow_nan=False, allow_infinity=False), "boolean": st.booleans(),
-    "array": st.lists(JSON_VALUES | DEEP, max_size=4), "object": st.dictionaries(st.text(max_size=8), JSON_VALUES | DEEP,
-                                                                                 max_size=4),
+    "string": st.text(max_size=40) | NASTY_STRINGS,
+    "integer": st.integers(-(2**70), 2**70),
+    "number": st.floats(allow_nan=False, allow_infinity=False),
+    "boolean": st.booleans(),
+    "array": st.lists(JSON_VALUES | DEEP, max_size=4),
+    "object": st.dictionaries(st.text(max_size=8), JSON_VALUES | DEEP, max_size=4),
 }
 
 
@@ -751,7 +995,8 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_every_gateway_operation_answers_arbitrary_arguments(
-        example_build: Path, sandbox: Path, tally: Tally, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    example_build: Path, sandbox: Path, tally: Tally, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """All 11 operations of the three dialects, with arbitrary JSON arguments, return envelopes and never INTERNAL."""
     cat = Catalog.open(example_build, read_only=True, audit=tmp_path / "audit.jsonl")
 
@@ -769,7 +1014,8 @@ def test_every_gateway_operation_answers_arbitrary_arguments(
 
 
 def test_mcp_tool_calls_with_arbitrary_arguments_answer_envelopes(
-        example_build: Path, sandbox: Path, tally: Tally, monkeypatch: pytest.MonkeyPatch) -> None:
+    example_build: Path, sandbox: Path, tally: Tally, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Through the MCP server's call path (input schema check, then the reader), any arguments object gets an envelope."""
     cat = Catalog.open(example_build, read_only=True)
     servers = {dialect: CatalogServer(cat, dialect, poll_seconds=0) for dialect in ("spec", "gateway", "namespaced")}
@@ -791,15 +1037,22 @@ def test_mcp_tool_calls_with_arbitrary_arguments_answer_envelopes(
 
 # == d. MCP stdio: any line gets an answer the transport can write ==================================
 
-JSONRPC_LINES = st.fixed_dictionaries(
-    {}, optional={"jsonrpc": st.sampled_from(["2.0", "1.0", 2]) | JSON_VALUES,
-                  "id": st.integers() | st.text(max_size=8) | JSON_VALUES,
-                  "method": st.sampled_from(["ping", "tools/list", "tools/call", "initialize", "notifications/x"])
-                  | JSON_VALUES,
-                  "params": JSON_VALUES | st.dictionaries(st.text(max_size=8), JSON_VALUES | DEEP, max_size=3),
-                  "result": JSON_VALUES, "error": JSON_VALUES},
-).map(lambda message: json.dumps(message, default=lambda deep: DEEP_MARK + str(deep.depth))).map(
-    lambda text: _expand_deep_marks(text).encode())
+JSONRPC_LINES = (
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "jsonrpc": st.sampled_from(["2.0", "1.0", 2]) | JSON_VALUES,
+            "id": st.integers() | st.text(max_size=8) | JSON_VALUES,
+            "method": st.sampled_from(["ping", "tools/list", "tools/call", "initialize", "notifications/x"])
+            | JSON_VALUES,
+            "params": JSON_VALUES | st.dictionaries(st.text(max_size=8), JSON_VALUES | DEEP, max_size=3),
+            "result": JSON_VALUES,
+            "error": JSON_VALUES,
+        },
+    )
+    .map(lambda message: json.dumps(message, default=lambda deep: DEEP_MARK + str(deep.depth)))
+    .map(lambda text: _expand_deep_marks(text).encode())
+)
 
 
 def _expand_deep_marks(text: str) -> str:
@@ -807,13 +1060,14 @@ def _expand_deep_marks(text: str) -> str:
     marker = json.dumps(DEEP_MARK)[:-1]
     while (start := text.find(marker)) >= 0:
         end = text.index('"', start + len(marker))
-        depth = int(text[start + len(marker):end])
-        text = text[:start] + "[" * depth + "]" * depth + text[end + 1:]
+        depth = int(text[start + len(marker) : end])
+        text = text[:start] + "[" * depth + "]" * depth + text[end + 1 :]
     return text
 
 
 def test_stdio_line_check_answers_any_bytes(tally: Tally) -> None:
     """Any line (bytes, JSON, JSON-RPC-shaped) becomes a message for the SDK, a JSON-RPC error line, or a drop."""
+
     @fuzz_settings(500)
     @given(st.binary(max_size=200) | JSONRPC_LINES | st.builds(Oversize, st.binary(max_size=100), st.integers(0)))
     def run(line: bytes | Oversize) -> None:
@@ -836,8 +1090,9 @@ def test_stdio_line_check_answers_any_bytes(tally: Tally) -> None:
 # == crashes the fuzzer found (K1-K5), fixed: each pins the minimal input it found ==================
 
 
-def _tampered(fuzz_build: Path, work: Path, rel_of: Callable[[ArtifactTamperer], str],
-              edit: Callable[[Any], Any], depth: int = 10) -> Path:
+def _tampered(
+    fuzz_build: Path, work: Path, rel_of: Callable[[ArtifactTamperer], str], edit: Callable[[Any], Any], depth: int = 10
+) -> Path:
     """A copy of the fuzz build with one artifact edited (and the refs above it re-hashed)."""
     tamperer = ArtifactTamperer(fuzz_build, work)
     rel = rel_of(tamperer)
@@ -852,6 +1107,7 @@ def _artifact(kind: str, **match: Any) -> Callable[[ArtifactTamperer], str]:
             if isinstance(doc, dict) and doc.get("artifact") == kind and all(doc.get(k) == v for k, v in match.items()):
                 return rel
         raise AssertionError(f"no {kind} artifact in the fuzz build")
+
     return find
 
 
@@ -862,6 +1118,7 @@ def _set(path: tuple[Any, ...], value: Any) -> Callable[[Any], Any]:
             parent = parent[key]
         parent[path[-1]] = value
         return doc
+
     return edit
 
 
@@ -884,8 +1141,9 @@ def test_known_k2_node_cycle_does_not_hang(fuzz_build: Path, tmp_path: Path) -> 
     work = _tampered(fuzz_build, tmp_path / "b", _artifact("node", path=[]), _set(("children", 0, "path"), []))
     code = f"from toolcat.reader import Catalog; print(Catalog.open({str(work)!r}).tool_list()['ok'])"
     try:
-        done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=5,
-                              check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=5, check=False
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("tool_list() on a catalogue whose node tree has a cycle ran past 5 s")
     assert done.returncode == 0, done.stderr[-500:]
@@ -900,8 +1158,12 @@ def test_known_k3_prompt_index_of_wrong_shape_falls_back(fuzz_build: Path, tmp_p
 
 def test_known_k4_skill_resource_of_wrong_shape_is_skipped(fuzz_build: Path, tmp_path: Path) -> None:
     """A skill spec whose resource media_type is a list (hashes valid): resources/list answers without raising."""
-    work = _tampered(fuzz_build, tmp_path / "b", _artifact("tool", tool_id="task.demo_skill"),
-                     _set(("skill", "resources", 0, "media_type"), [[1]]))
+    work = _tampered(
+        fuzz_build,
+        tmp_path / "b",
+        _artifact("tool", tool_id="task.demo_skill"),
+        _set(("skill", "resources", 0, "media_type"), [[1]]),
+    )
     server = CatalogServer(Catalog.open(work), poll_seconds=0)
     assert isinstance(server.skill_resources(), list)
 

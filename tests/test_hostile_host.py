@@ -56,7 +56,8 @@ class Handler(BaseHTTPRequestHandler):
         with host.lock:
             host.requests.append((rel, {k.lower(): v for k, v in self.headers.items()}))
         route = host.routes.get(rel) or next(
-            (r for key, r in host.routes.items() if key.endswith("*") and rel.startswith(key[:-1])), None)
+            (r for key, r in host.routes.items() if key.endswith("*") and rel.startswith(key[:-1])), None
+        )
         if route is not None:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the reader hung up: it stopped
                 route(self, rel)
@@ -122,12 +123,14 @@ class HostileServer:
 # -- routes -----------------------------------------------------------------------------------------
 def body(data: bytes, *, headers: dict[str, str] | None = None, status: int = 200, length: bool = True) -> Route:
     """Answer ``data`` with the given status and headers (and a true Content-Length unless told otherwise)."""
+
     def route(handler: Handler, rel: str) -> None:
         head = [f"HTTP/1.0 {status} X"]
         if length:
             head.append(f"Content-Length: {len(data)}")
         head += [f"{k}: {v}" for k, v in (headers or {}).items()]
         handler.send_raw(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data, rel)
+
     return route
 
 
@@ -146,11 +149,13 @@ def endless(*, content_length: int | None = None, encoding: str | None = None, s
         while sent < stop_after:
             handler.send_raw(block, rel)
             sent += len(block)
+
     return route
 
 
 def drip(data: bytes, *, phase: str, interval: float = 0.2, stop_after: float = 8.0) -> Route:
     """Send the response a byte at a time, every ``interval`` s: headers too, or only the body; give up later."""
+
     def route(handler: Handler, rel: str) -> None:
         head = f"HTTP/1.0 200 OK\r\nContent-Length: {len(data)}\r\n\r\n".encode()
         slow = head + data if phase == "headers" else data
@@ -160,8 +165,9 @@ def drip(data: bytes, *, phase: str, interval: float = 0.2, stop_after: float = 
         for i in range(len(slow)):
             if time.monotonic() - started > stop_after:
                 return
-            handler.send_raw(slow[i:i + 1], rel)
+            handler.send_raw(slow[i : i + 1], rel)
             time.sleep(interval)
+
     return route
 
 
@@ -172,11 +178,20 @@ def redirect(location: str, code: int = 302) -> Route:
 
 # -- fixtures -----------------------------------------------------------------------------------------
 def _source(title: str) -> dict[str, Any]:
-    tools = [{"id": f"net.thing.op{i}", "summary": f"Operate on things, variant {i}", "description": "x",
-              "args_schema": {"type": "object"}} for i in range(3)]
-    return {"_node.yaml": {"title": title, "summary": "served over http"},
-            "net/_node.yaml": {"title": "Net", "summary": "Network tools."},
-            "net/tools.yaml": {"tools": tools}}
+    tools = [
+        {
+            "id": f"net.thing.op{i}",
+            "summary": f"Operate on things, variant {i}",
+            "description": "x",
+            "args_schema": {"type": "object"},
+        }
+        for i in range(3)
+    ]
+    return {
+        "_node.yaml": {"title": title, "summary": "served over http"},
+        "net/_node.yaml": {"title": "Net", "summary": "Network tools."},
+        "net/tools.yaml": {"tools": tools},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +239,7 @@ def _manifest_path(build_dir: Path) -> str:
 
 
 def _open_outcome(url: str, cache: Path, **options: Any) -> str:
-    """"opened", or the code of the ReaderError Catalog.open raised (anything else propagates and fails the test)."""
+    """Return "opened", or the code of the ReaderError Catalog.open raised (anything else propagates and fails the test)."""
     try:
         Catalog.open(url, cache_dir=cache, **options)
     except ReaderError as err:
@@ -265,12 +280,15 @@ def test_max_file_bytes_is_a_parameter(host, builds, tmp_path):
     assert host.paths() == []
 
 
-@pytest.mark.parametrize(("label", "route"), [
-    ("identity, no length", endless()),
-    ("identity, honest huge length", endless(content_length=10 << 30)),
-    ("gzip bomb stream", endless(encoding="gzip")),
-    ("chunked-like close-delimited gzip", endless(encoding="gzip", content_length=None)),
-])
+@pytest.mark.parametrize(
+    ("label", "route"),
+    [
+        ("identity, no length", endless()),
+        ("identity, honest huge length", endless(content_length=10 << 30)),
+        ("gzip bomb stream", endless(encoding="gzip")),
+        ("chunked-like close-delimited gzip", endless(encoding="gzip", content_length=None)),
+    ],
+)
 @pytest.mark.timeout(60)
 def test_a_body_longer_than_its_promise_stops_at_the_promise(host, builds, tmp_path, label, route):
     """A ref promising 5,000 bytes served as an endless (or gzip-bomb) stream: INTEGRITY after little reading."""
@@ -333,9 +351,15 @@ def test_memory_stays_bounded_under_a_memory_limit(builds, tmp_path):
             ref = {"path": "manifests/m.json", "sha256": "0" * 64, "bytes": promise}
             server.routes["catalog.json"] = body(_with_manifest_ref(builds["a"], ref))
             server.routes["manifests/m.json"] = endless(stop_after=96 * MiB)
-        done = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, huge.url, under.url, str(tmp_path / "c-")],
-                              cwd=REPO, capture_output=True, text=True, timeout=100, check=False,
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        done = subprocess.run(
+            [sys.executable, "-c", _MEMORY_PROBE, huge.url, under.url, str(tmp_path / "c-")],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=100,
+            check=False,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
     finally:
         for server in servers:
             server.close()
@@ -530,8 +554,12 @@ def test_same_origin_is_scheme_host_and_port():
 @pytest.mark.parametrize("where", ["other origin", "file", "ftp", "data"])
 def test_redirects_leaving_the_origin_are_refused(host, other, tmp_path, where):
     """catalog.json redirected to another origin or scheme: UNAVAILABLE naming the redirect; nothing is fetched there."""
-    location = {"other origin": other.url + "catalog.json", "file": "file:///etc/passwd",
-                "ftp": "ftp://127.0.0.1:1/catalog.json", "data": "data:application/json,{}"}[where]
+    location = {
+        "other origin": other.url + "catalog.json",
+        "file": "file:///etc/passwd",
+        "ftp": "ftp://127.0.0.1:1/catalog.json",
+        "data": "data:application/json,{}",
+    }[where]
     host.routes["catalog.json"] = redirect(location)
     err = _open_error(host.url, tmp_path / "cache", timeout=5, retries=2)
     assert err.code == "UNAVAILABLE"
@@ -553,30 +581,51 @@ def test_same_origin_redirects_are_followed_up_to_the_hop_limit(host, builds, tm
     assert len(host.paths()) == MAX_REDIRECTS + 1
 
 
-@pytest.mark.parametrize(("label", "make", "code"), [
-    ("length far above the cap", lambda d: body(d, headers={"Content-Length": str(10 << 40)}, length=False),
-     "INTEGRITY"),
-    ("length shorter than the body", lambda d: body(d + b"tail" * 100, headers={"Content-Length": str(len(d) - 5)},
-                                                    length=False), "INTEGRITY"),
-    ("length longer than the body", lambda d: body(d, headers={"Content-Length": str(len(d) + 100)}, length=False),
-     "UNAVAILABLE"),
-    ("length not a number", lambda d: body(d, headers={"Content-Length": "12abc"}, length=False), None),
-    ("two lengths", lambda d: body(d, headers={"Content-Length": f"{len(d)}, {len(d)}"}, length=False), None),
-    ("gzip, gzip", lambda d: body(gzip.compress(gzip.compress(d)), headers={"Content-Encoding": "gzip, gzip"}),
-     "UNAVAILABLE"),
-    ("deflate", lambda d: body(d, headers={"Content-Encoding": "deflate"}), "UNAVAILABLE"),
-    ("br", lambda d: body(d, headers={"Content-Encoding": "br"}), "UNAVAILABLE"),
-    ("gzip with trailing garbage", lambda d: body(gzip.compress(d) + b"garbage", headers={"Content-Encoding": "gzip"}),
-     "UNAVAILABLE"),
-    ("gzip in two members", lambda d: body(gzip.compress(d[:10]) + gzip.compress(d[10:]),
-                                           headers={"Content-Encoding": "gzip"}), None),
-    ("gzip cut short", lambda d: body(gzip.compress(d)[:-20], headers={"Content-Encoding": "gzip"}), "UNAVAILABLE"),
-    ("200 headers", lambda d: body(d, headers={f"X-H{i}": "v" for i in range(200)}), "UNAVAILABLE"),
-    ("a 100 KB header", lambda d: body(d, headers={"X-Big": "v" * 100_000}), "UNAVAILABLE"),
-    ("HTTP/0.9 garbage", lambda d: lambda h, rel: h.send_raw(b"\x00\xff garbage\r\n\r\n" + d, rel), "UNAVAILABLE"),
-    ("206 partial", lambda d: body(d[:50], status=206), "INTEGRITY"),
-    ("status 999", lambda d: body(d, status=999), None),
-])
+@pytest.mark.parametrize(
+    ("label", "make", "code"),
+    [
+        (
+            "length far above the cap",
+            lambda d: body(d, headers={"Content-Length": str(10 << 40)}, length=False),
+            "INTEGRITY",
+        ),
+        (
+            "length shorter than the body",
+            lambda d: body(d + b"tail" * 100, headers={"Content-Length": str(len(d) - 5)}, length=False),
+            "INTEGRITY",
+        ),
+        (
+            "length longer than the body",
+            lambda d: body(d, headers={"Content-Length": str(len(d) + 100)}, length=False),
+            "UNAVAILABLE",
+        ),
+        ("length not a number", lambda d: body(d, headers={"Content-Length": "12abc"}, length=False), None),
+        ("two lengths", lambda d: body(d, headers={"Content-Length": f"{len(d)}, {len(d)}"}, length=False), None),
+        (
+            "gzip, gzip",
+            lambda d: body(gzip.compress(gzip.compress(d)), headers={"Content-Encoding": "gzip, gzip"}),
+            "UNAVAILABLE",
+        ),
+        ("deflate", lambda d: body(d, headers={"Content-Encoding": "deflate"}), "UNAVAILABLE"),
+        ("br", lambda d: body(d, headers={"Content-Encoding": "br"}), "UNAVAILABLE"),
+        (
+            "gzip with trailing garbage",
+            lambda d: body(gzip.compress(d) + b"garbage", headers={"Content-Encoding": "gzip"}),
+            "UNAVAILABLE",
+        ),
+        (
+            "gzip in two members",
+            lambda d: body(gzip.compress(d[:10]) + gzip.compress(d[10:]), headers={"Content-Encoding": "gzip"}),
+            None,
+        ),
+        ("gzip cut short", lambda d: body(gzip.compress(d)[:-20], headers={"Content-Encoding": "gzip"}), "UNAVAILABLE"),
+        ("200 headers", lambda d: body(d, headers={f"X-H{i}": "v" for i in range(200)}), "UNAVAILABLE"),
+        ("a 100 KB header", lambda d: body(d, headers={"X-Big": "v" * 100_000}), "UNAVAILABLE"),
+        ("HTTP/0.9 garbage", lambda d: lambda h, rel: h.send_raw(b"\x00\xff garbage\r\n\r\n" + d, rel), "UNAVAILABLE"),
+        ("206 partial", lambda d: body(d[:50], status=206), "INTEGRITY"),
+        ("status 999", lambda d: body(d, status=999), None),
+    ],
+)
 def test_lying_headers_and_encodings_on_the_manifest(host, builds, tmp_path, label, make, code):
     """Content-Length lies, stacked or unknown encodings, huge headers, garbage: an error or the true file, never more."""
     path = _manifest_path(builds["a"])
@@ -588,14 +637,31 @@ def test_lying_headers_and_encodings_on_the_manifest(host, builds, tmp_path, lab
     err = _open_error(host.url, tmp_path / "cache", timeout=3, retries=0)
     assert err.code == code, (label, err.message)
     assert not (tmp_path / "cache" / "objects").exists() or all(
-        f.name != _entry(builds["a"])["manifest"]["sha256"] for f in _cache_files(tmp_path / "cache" / "objects"))
+        f.name != _entry(builds["a"])["manifest"]["sha256"] for f in _cache_files(tmp_path / "cache" / "objects")
+    )
 
 
-@pytest.mark.parametrize("path", [
-    "../manifest.json", "manifests/../../x.json", "/etc/passwd", "//evil.example/x.json", "http://evil.example/x.json",
-    "https:/evil.example/x", ".", "a//b.json", "a/./b.json", "a/b/", "x\x00y.json", "x\ny.json", "a\\b.json",
-    "\ud800.json", "", "a" * 5000,
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../manifest.json",
+        "manifests/../../x.json",
+        "/etc/passwd",
+        "//evil.example/x.json",
+        "http://evil.example/x.json",
+        "https:/evil.example/x",
+        ".",
+        "a//b.json",
+        "a/./b.json",
+        "a/b/",
+        "x\x00y.json",
+        "x\ny.json",
+        "a\\b.json",
+        "\ud800.json",
+        "",
+        "a" * 5000,
+    ],
+)
 def test_ref_paths_resolve_under_the_base_url_only(host, builds, tmp_path, path):
     """A manifest ref with .., an absolute path or URL, an empty/dot segment, a control char: INTEGRITY, no request."""
     ref = {"path": path, "sha256": "0" * 64, "bytes": 10}
@@ -605,14 +671,17 @@ def test_ref_paths_resolve_under_the_base_url_only(host, builds, tmp_path, path)
     assert host.paths() == ["catalog.json"]
 
 
-@pytest.mark.parametrize(("label", "data"), [
-    ("binary", bytes(range(256)) * 4),
-    ("empty", b""),
-    ("a list", b"[]"),
-    ("not utf-8", b'{"artifact": "\xff\xfe"}'),
-    ("nested 100k deep", b"[" * 100_000 + b"]" * 100_000),
-    ("huge number", b'{"artifact": 1' + b"0" * 100_000 + b"}"),
-])
+@pytest.mark.parametrize(
+    ("label", "data"),
+    [
+        ("binary", bytes(range(256)) * 4),
+        ("empty", b""),
+        ("a list", b"[]"),
+        ("not utf-8", b'{"artifact": "\xff\xfe"}'),
+        ("nested 100k deep", b"[" * 100_000 + b"]" * 100_000),
+        ("huge number", b'{"artifact": 1' + b"0" * 100_000 + b"}"),
+    ],
+)
 def test_an_entry_that_is_not_a_catalogue_is_unavailable(host, tmp_path, label, data):
     """catalog.json as binary, empty, a list, bad UTF-8, deep nesting or a huge integer: a ReaderError, no traceback."""
     host.routes["catalog.json"] = body(data)
@@ -686,6 +755,7 @@ def test_a_silent_tls_peer_is_cut_off_at_the_deadline(tmp_path):
 @pytest.mark.timeout(60)
 def test_a_redirect_with_an_endless_body_is_not_read(host, tmp_path):
     """A same-origin 302 followed by an endless body: the redirect is followed without reading that body."""
+
     def route(handler: Handler, rel: str) -> None:
         handler.send_raw(b"HTTP/1.0 302 Found\r\nLocation: /catalog.json\r\n\r\n", rel)
         endless_body = b"a" * (64 * 1024)

@@ -29,15 +29,18 @@ def _open_objects(node: Any) -> Any:
         return [_open_objects(v) for v in node]
     if isinstance(node, dict):
         branches = node.get("anyOf")
-        if (isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches
-                and "type" not in node):  # Gemini writes anyOf [X, null] as X with nullable
+        if (
+            isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches and "type" not in node
+        ):  # Gemini writes anyOf [X, null] as X with nullable
             other = next(b for b in branches if b != {"type": "null"})
             if isinstance(other, dict) and isinstance(other.get("type"), str):
                 rest = {k: v for k, v in node.items() if k != "anyOf"}
                 node = {**other, **rest, "type": [other["type"], "null"]}
-        return {k: sorted(v) if k == "required" and isinstance(v, list) else _open_objects(v)
-                for k, v in node.items() if not (k == "additionalProperties" and v is False)
-                and not (k in ("properties", "required") and not v)}
+        return {
+            k: sorted(v) if k == "required" and isinstance(v, list) else _open_objects(v)
+            for k, v in node.items()
+            if not (k == "additionalProperties" and v is False) and not (k in ("properties", "required") and not v)
+        }
     return node
 
 
@@ -56,8 +59,9 @@ def _round_trip(build_dir: Path, tmp_path: Path) -> dict[str, tuple[int, int]]:
         first = export_specs(provider, original.values())
         lossy = {w.tool for w in first.warnings}
         src, out = tmp_path / provider / "src", tmp_path / provider / "build"
-        _invoke("import", "functions", str(exported), "--format", provider, "--namespace", "rt",
-                "--out", str(src / "rt"))
+        _invoke(
+            "import", "functions", str(exported), "--format", provider, "--namespace", "rt", "--out", str(src / "rt")
+        )
         build(src, out)
         again = BuildFolder(out).specs()
         by_name = {spec["aliases"][provider]: spec for spec in again.values()}
@@ -74,6 +78,7 @@ def _round_trip(build_dir: Path, tmp_path: Path) -> dict[str, tuple[int, int]]:
             assert back["summary"] == spec["summary"], tool_id
             same += 1
         second = export_specs(provider, again.values())  # what was lost stays lost, nothing more: a fixed point
+
         def by_name(definitions: list[Any]) -> dict[str, Any]:
             return {json.dumps(d, sort_keys=True): None for d in definitions}
 
@@ -102,10 +107,14 @@ def test_corpus_mcp_lists_import_and_round_trip(corpus: Path, tmp_path: Path) ->
         sources[server.replace("-", "_")] = mcp / "docker-mcp-registry" / "servers" / server / "tools.json"
     expected: dict[str, Any] = {}
     for ns, path in sources.items():
-        _invoke("import", "functions", str(path), "--format", "mcp", "--namespace", ns, "--out",
-                str(tmp_path / "src" / ns))
-        items = [json.loads(p.read_text()) for p in sorted(path.glob("*.json"))] if path.is_dir() else \
-            json.loads(path.read_text())
+        _invoke(
+            "import", "functions", str(path), "--format", "mcp", "--namespace", ns, "--out", str(tmp_path / "src" / ns)
+        )
+        items = (
+            [json.loads(p.read_text()) for p in sorted(path.glob("*.json"))]
+            if path.is_dir()
+            else json.loads(path.read_text())
+        )
         for item in items:
             if "inputSchema" in item:
                 expected[f"{ns}.{snake(item['name'])}"] = item["inputSchema"]
@@ -120,19 +129,47 @@ def test_corpus_mcp_lists_import_and_round_trip(corpus: Path, tmp_path: Path) ->
 
 def test_openai_strict_is_undone_and_descriptions_split(tmp_path: Path) -> None:
     """Strict mode's null-for-optional and all-required are undone; summary, description, when_to_use come apart."""
-    strict = {"type": "object", "additionalProperties": False, "required": ["a", "b", "c"], "properties": {
-        "a": {"type": "string"}, "b": {"type": ["integer", "null"]},
-        "c": {"anyOf": [{"type": "object", "properties": {}, "required": [], "additionalProperties": False},
-                        {"type": "null"}]}}}
-    assert undo_openai_strict(strict) == {"type": "object", "additionalProperties": False, "required": ["a"],
-                                          "properties": {"a": {"type": "string"}, "b": {"type": "integer"},
-                                                         "c": {"type": "object", "properties": {},
-                                                               "additionalProperties": False}}}
+    strict = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["a", "b", "c"],
+        "properties": {
+            "a": {"type": "string"},
+            "b": {"type": ["integer", "null"]},
+            "c": {
+                "anyOf": [
+                    {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+                    {"type": "null"},
+                ]
+            },
+        },
+    }
+    assert undo_openai_strict(strict) == {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "string"},
+            "b": {"type": "integer"},
+            "c": {"type": "object", "properties": {}, "additionalProperties": False},
+        },
+    }
     assert split_description("Read a file.\n\nLong text.\n\nMore.\n\nWhen to use: reading.", "x") == (
-        "Read a file.", "Long text.\n\nMore.", "reading.")
+        "Read a file.",
+        "Long text.\n\nMore.",
+        "reading.",
+    )
     tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps([{"type": "function", "function": {"name": "getWeather", "description": "Weather.",
-                                                                   "parameters": strict, "strict": True}}]))
+    tools.write_text(
+        json.dumps(
+            [
+                {
+                    "type": "function",
+                    "function": {"name": "getWeather", "description": "Weather.", "parameters": strict, "strict": True},
+                }
+            ]
+        )
+    )
     result = import_functions(tools, fmt="openai", namespace="w", out=tmp_path / "src" / "w")
     assert result.tool_ids == ("w.get_weather",)
     build(tmp_path / "src", tmp_path / "build")
@@ -141,12 +178,15 @@ def test_openai_strict_is_undone_and_descriptions_split(tmp_path: Path) -> None:
     assert spec["args_schema"]["required"] == ["a"]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{not json", r"tools\.json:1:2: not valid JSON"),
-    ('{"x": 1}', r"expected a list of anthropic definitions"),
-    ('[{"description": "no name"}]', r"at /0: a function definition needs a 'name'"),
-    ('[{"name": "a_b"}, {"name": "A-b"}]', r"at /1: 'A-b' and 'a_b' both become the id t\.a_b"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", r"tools\.json:1:2: not valid JSON"),
+        ('{"x": 1}', r"expected a list of anthropic definitions"),
+        ('[{"description": "no name"}]', r"at /0: a function definition needs a 'name'"),
+        ('[{"name": "a_b"}, {"name": "A-b"}]', r"at /1: 'A-b' and 'a_b' both become the id t\.a_b"),
+    ],
+)
 def test_bad_definition_files_are_located_errors(tmp_path: Path, content: str, message: str) -> None:
     """Unreadable JSON, a wrong shape, a nameless or colliding definition: one error, nothing written."""
     tools = tmp_path / "tools.json"

@@ -46,17 +46,28 @@ def test_openapi31_spec_becomes_flat_tools_with_nodes_from_tags(tmp_path: Path) 
     assert "imported 7 tool(s)" in result.output
     build(tmp_path / "src", tmp_path / "build")
     specs = BuildFolder(tmp_path / "build").specs()
-    assert set(specs) == {"shop.list_items", "shop.create_item", "shop.replace_item", "shop.get_store",
-                          "shop.create_category_tree", "shop.head_ping",
-                          "shop.delete_stores_store_id_items_item_id"}
+    assert set(specs) == {
+        "shop.list_items",
+        "shop.create_item",
+        "shop.replace_item",
+        "shop.get_store",
+        "shop.create_category_tree",
+        "shop.head_ping",
+        "shop.delete_stores_store_id_items_item_id",
+    }
     listing = specs["shop.list_items"]
     assert listing["kind"] == "read"
     assert listing["path"] == ["shop", "items"]
     assert listing["summary"] == "List the items of a store, newest first."
     props = listing["args_schema"]["properties"]
     assert set(props) == {"store_id", "X-Trace", "limit", "tag", "colour", "filter", "session"}  # no Accept
-    assert props["limit"] == {"description": "At most this many items.", "type": "integer", "minimum": 1,
-                              "maximum": 100, "default": 20}
+    assert props["limit"] == {
+        "description": "At most this many items.",
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100,
+        "default": 20,
+    }
     assert props["store_id"]["pattern"] == "^[a-z0-9-]+$"
     assert props["colour"]["items"]["enum"] == ["red", "green", "blue"]
     assert listing["args_schema"]["required"] == ["store_id"]
@@ -83,10 +94,13 @@ def test_openapi31_spec_becomes_flat_tools_with_nodes_from_tags(tmp_path: Path) 
     assert "recursive" in tree["children"]["items"]["description"]
     assert "auth" not in specs["shop.create_category_tree"]["handler"]  # security: [] opts out
     assert specs["shop.head_ping"]["kind"] == "read"
-    assert specs["shop.head_ping"]["handler"]["auth"] == {"type": "basic", "env": "SHOP_BASIC_AUTH",
-                                                          "optional": True}
-    assert specs["shop.get_store"]["handler"]["auth"] == {"type": "apiKey", "in": "header", "name": "X-Api-Key",
-                                                          "env": "SHOP_API_KEY"}
+    assert specs["shop.head_ping"]["handler"]["auth"] == {"type": "basic", "env": "SHOP_BASIC_AUTH", "optional": True}
+    assert specs["shop.get_store"]["handler"]["auth"] == {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Api-Key",
+        "env": "SHOP_API_KEY",
+    }
     node = yaml.safe_load((tmp_path / "src" / "shop" / "stores" / "_node.yaml").read_text())
     assert node == {"title": "Stores", "summary": "Stores and their settings.", "tags": ["shop", "openapi"]}
     assert "recursive $ref cut" in result.output
@@ -98,8 +112,11 @@ def test_swagger2_collection_formats_form_bodies_and_nullable(tmp_path: Path) ->
     specs = _built(tmp_path, (PETS, "pets", ()))
     listing = specs["pets.pets_list"]
     assert listing["handler"]["url"] == "https://pets.example.com/v1/pets"
-    assert listing["handler"]["params"] == {"ids": {"in": "query", "style": "form", "explode": False},
-                                            "kinds": {"in": "query"}, "q": {"in": "query"}}
+    assert listing["handler"]["params"] == {
+        "ids": {"in": "query", "style": "form", "explode": False},
+        "kinds": {"in": "query"},
+        "q": {"in": "query"},
+    }
     assert listing["args_schema"]["properties"]["q"] == {"type": ["string", "null"], "minLength": 2}
     added = specs["pets.pets_add"]
     assert added["handler"]["body"] == {"encoding": "form"}
@@ -112,8 +129,14 @@ class _Recorder(BaseHTTPRequestHandler):
 
     def _record(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        self.seen.append({"method": self.command, "path": self.path, "headers": dict(self.headers.items()),
-                          "body": self.rfile.read(length).decode() if length else None})
+        self.seen.append(
+            {
+                "method": self.command,
+                "path": self.path,
+                "headers": dict(self.headers.items()),
+                "body": self.rfile.read(length).decode() if length else None,
+            }
+        )
         payload = b'{"ok": true}'
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -151,31 +174,53 @@ def _send(spec: dict[str, Any], args: dict[str, Any], env: dict[str, str]) -> No
 
 
 def test_requests_reach_a_live_server_with_every_location_right(
-        tmp_path: Path, server: tuple[str, list[dict[str, Any]]]) -> None:
+    tmp_path: Path, server: tuple[str, list[dict[str, Any]]]
+) -> None:
     """Method, path (escaped), query (form, explode false, deepObject), header, cookie, JSON body and auth arrive."""
     host, seen = server
-    specs = _built(tmp_path, (SHOP, "shop", ("--server-var", f"host={host}", "--server-var", "version=v1")),
-                   (PETS, "pets", ("--server", f"http://{host}/v1")))
+    specs = _built(
+        tmp_path,
+        (SHOP, "shop", ("--server-var", f"host={host}", "--server-var", "version=v1")),
+        (PETS, "pets", ("--server", f"http://{host}/v1")),
+    )
     env = {"SHOP_TOKEN": "tok-123", "SHOP_API_KEY": "key-9", "PETS_API_KEY": "pk", "SHOP_BASIC_AUTH": "me:pw"}
-    _send(specs["shop.list_items"], {"store_id": "main st/1", "X-Trace": "t1", "limit": 5, "tag": ["a b", "c"],
-                                     "colour": ["red", "blue"], "filter": {"brand": "acme", "min_price": 2.5},
-                                     "session": "s1"}, env)
+    _send(
+        specs["shop.list_items"],
+        {
+            "store_id": "main st/1",
+            "X-Trace": "t1",
+            "limit": 5,
+            "tag": ["a b", "c"],
+            "colour": ["red", "blue"],
+            "filter": {"brand": "acme", "min_price": 2.5},
+            "session": "s1",
+        },
+        env,
+    )
     got = seen.pop()
     assert got["method"] == "GET"
-    assert got["path"] == ("/api/v1/stores/main%20st%2F1/items?colour=red,blue&filter%5Bbrand%5D=acme"
-                           "&filter%5Bmin_price%5D=2.5&limit=5&tag=a%20b&tag=c")  # in the (sorted) params' order
+    assert got["path"] == (
+        "/api/v1/stores/main%20st%2F1/items?colour=red,blue&filter%5Bbrand%5D=acme"
+        "&filter%5Bmin_price%5D=2.5&limit=5&tag=a%20b&tag=c"
+    )  # in the (sorted) params' order
     assert got["headers"]["X-Trace"] == "t1"
     assert got["headers"]["Cookie"] == "session=s1"
     assert got["headers"]["Authorization"] == "Bearer tok-123"
     assert got["body"] is None
-    _send(specs["shop.create_item"], {"store_id": "s", "name": "Lamp", "price": 9.5, "sku": None,
-                                      "dimensions": {"width_cm": 3}}, env)
+    _send(
+        specs["shop.create_item"],
+        {"store_id": "s", "name": "Lamp", "price": 9.5, "sku": None, "dimensions": {"width_cm": 3}},
+        env,
+    )
     got = seen.pop()
     assert (got["method"], got["path"]) == ("POST", "/api/v1/stores/s/items")
     assert got["headers"]["Content-Type"] == "application/json"
     assert json.loads(got["body"]) == {"name": "Lamp", "price": 9.5, "sku": None, "dimensions": {"width_cm": 3}}
-    _send(specs["shop.replace_item"], {"store_id": "s", "item_id": 7, "name": "q",
-                                       "body": {"name": "Lamp 2", "price": 1}}, env)
+    _send(
+        specs["shop.replace_item"],
+        {"store_id": "s", "item_id": 7, "name": "q", "body": {"name": "Lamp 2", "price": 1}},
+        env,
+    )
     got = seen.pop()
     assert (got["method"], got["path"]) == ("PUT", "/api/v1/stores/s/items/7?name=q")
     assert json.loads(got["body"]) == {"name": "Lamp 2", "price": 1}
@@ -209,8 +254,9 @@ def test_a_missing_secret_is_refused_and_never_written(tmp_path: Path) -> None:
         build_request("shop.get_store", specs["shop.get_store"]["handler"], {"store_id": "s"}, environ={})
     assert caught.value.code == "NOT_AUTHORIZED"
     assert "SHOP_API_KEY" in caught.value.message
-    shown = build_request("shop.get_store", specs["shop.get_store"]["handler"], {"store_id": "s"}, environ={},
-                          reveal_secrets=False)
+    shown = build_request(
+        "shop.get_store", specs["shop.get_store"]["handler"], {"store_id": "s"}, environ={}, reveal_secrets=False
+    )
     assert shown[3]["X-Api-Key"] == "<from $SHOP_API_KEY>"
 
 
@@ -224,10 +270,16 @@ def test_reimport_keeps_ids_updates_tools_and_applies_overrides(tmp_path: Path) 
     first = import_openapi(str(spec), namespace="shop", out=out)
     (out / "_import" / "overrides.yaml").write_text(
         "tools:\n  shop.get_store:\n    summary: Look up one store by id\n    when_to_use: Before editing a store.\n"
-        "    tags: [shop, stores]\nnodes:\n  items:\n    title: Shop items\n")
-    text = spec.read_text().replace("  /ping:\n", "  /health:\n    get:\n      operationId: health\n"
-                                    "      responses:\n        '200': {description: ok}\n  /ping:\n")
-    text = text.replace("operationId: createCategoryTree\n", "operationId: createCategoryTree\n      deprecated: true\n")
+        "    tags: [shop, stores]\nnodes:\n  items:\n    title: Shop items\n"
+    )
+    text = spec.read_text().replace(
+        "  /ping:\n",
+        "  /health:\n    get:\n      operationId: health\n"
+        "      responses:\n        '200': {description: ok}\n  /ping:\n",
+    )
+    text = text.replace(
+        "operationId: createCategoryTree\n", "operationId: createCategoryTree\n      deprecated: true\n"
+    )
     spec.write_text(text)
     second = import_openapi(str(spec), namespace="shop", out=out)
     assert set(second.tool_ids) == {*first.tool_ids, "shop.health"}
@@ -243,21 +295,38 @@ def test_reimport_keeps_ids_updates_tools_and_applies_overrides(tmp_path: Path) 
     assert (out / "stores" / "tools.yaml").read_text() == (out / "stores" / "tools.yaml").read_text()
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda t: t.replace("paths:\n", "paths: [\n", 1), r"shop31\.yaml:\d+:\d+: not valid YAML"),
-    (lambda t: t.replace('"#/components/schemas/Item"}', '"#/components/schemas/Itme"}', 1),
-     (r"shop31\.yaml: at /paths/~1stores~1\{store_id\}~1items~1\{item-id\}/put/requestBody/content/"
-      r"application~1json/schema: \$ref '#/components/schemas/Itme' does not resolve")),
-    (lambda t: t.replace("operationId: getStore", "operationId: listItems"),
-     (r"at /paths/~1stores~1\{store_id\}/get/operationId: duplicate operationId 'listItems' \(also at "
-      r"/paths/~1stores~1\{store_id\}~1items/get/operationId\)")),
-    (lambda t: t.replace("openapi: 3.1.0", "openapi: 4.0.0"), r"at /openapi: unsupported version '4.0.0'"),
-    (lambda t: t.replace('"common.yaml#/parameters/Limit"', '"https://example.com/common.yaml#/p"'),
-     (r"at /paths/~1stores~1\{store_id\}~1items/get/parameters/0: \$ref .*remote document; it is not fetched "
-      r"unless you pass --allow-remote-refs")),
-    (lambda t: t.replace('"common.yaml#/parameters/Limit"', '"missing.yaml#/parameters/Limit"'),
-     r"cannot read .*missing\.yaml"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace("paths:\n", "paths: [\n", 1), r"shop31\.yaml:\d+:\d+: not valid YAML"),
+        (
+            lambda t: t.replace('"#/components/schemas/Item"}', '"#/components/schemas/Itme"}', 1),
+            (
+                r"shop31\.yaml: at /paths/~1stores~1\{store_id\}~1items~1\{item-id\}/put/requestBody/content/"
+                r"application~1json/schema: \$ref '#/components/schemas/Itme' does not resolve"
+            ),
+        ),
+        (
+            lambda t: t.replace("operationId: getStore", "operationId: listItems"),
+            (
+                r"at /paths/~1stores~1\{store_id\}/get/operationId: duplicate operationId 'listItems' \(also at "
+                r"/paths/~1stores~1\{store_id\}~1items/get/operationId\)"
+            ),
+        ),
+        (lambda t: t.replace("openapi: 3.1.0", "openapi: 4.0.0"), r"at /openapi: unsupported version '4.0.0'"),
+        (
+            lambda t: t.replace('"common.yaml#/parameters/Limit"', '"https://example.com/common.yaml#/p"'),
+            (
+                r"at /paths/~1stores~1\{store_id\}~1items/get/parameters/0: \$ref .*remote document; it is not fetched "
+                r"unless you pass --allow-remote-refs"
+            ),
+        ),
+        (
+            lambda t: t.replace('"common.yaml#/parameters/Limit"', '"missing.yaml#/parameters/Limit"'),
+            r"cannot read .*missing\.yaml",
+        ),
+    ],
+)
 def test_malformed_specs_are_located_errors_and_nothing_is_written(tmp_path: Path, edit: Any, message: str) -> None:
     """Bad YAML, an unresolvable or remote $ref, a duplicate operationId, a wrong version: one clear error, --out kept."""
     spec = tmp_path / "spec" / "shop31.yaml"
@@ -291,15 +360,19 @@ def test_out_folder_not_written_by_an_import_is_refused(tmp_path: Path) -> None:
     assert not (out / "mine.yaml").exists()
 
 
-CORPUS_SPECS = [("box-platform-api.openapi.json", "box", 296), ("slack-web-api.swagger2.json", "slack", 174),
-                ("spotify-web-api.openapi.yaml", "spotify", 97)]
+CORPUS_SPECS = [
+    ("box-platform-api.openapi.json", "box", 296),
+    ("slack-web-api.swagger2.json", "slack", 174),
+    ("spotify-web-api.openapi.yaml", "spotify", 97),
+]
 
 
 @pytest.mark.corpus
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "ns", "operations"), CORPUS_SPECS)
 def test_corpus_specs_import_and_build_one_tool_per_operation(
-        corpus: Path, tmp_path: Path, name: str, ns: str, operations: int) -> None:
+    corpus: Path, tmp_path: Path, name: str, ns: str, operations: int
+) -> None:
     """Box (OpenAPI 3.0), Slack (Swagger 2.0) and Spotify (OpenAPI 3.0) compile with one tool per operation."""
     result = import_openapi(str(corpus / "tools" / "openapi" / name), namespace=ns, out=tmp_path / "src" / ns)
     assert result.count == operations
@@ -310,13 +383,15 @@ def test_corpus_specs_import_and_build_one_tool_per_operation(
 
 
 def test_catalog_tool_exec_sends_imported_operations_and_dry_runs_hide_secrets(
-        tmp_path: Path, server: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, server: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Through Catalog.tool_exec (validation, trust policy, checked_request) the live server gets the right request."""
     from toolcat.reader import Catalog  # noqa: PLC0415
 
     host, seen = server
-    _built(tmp_path, (SHOP, "shop", ("--server-var", f"host={host}")),
-           (PETS, "pets", ("--server", f"http://{host}/v1")))
+    _built(
+        tmp_path, (SHOP, "shop", ("--server-var", f"host={host}")), (PETS, "pets", ("--server", f"http://{host}/v1"))
+    )
     monkeypatch.setenv("SHOP_TOKEN", "tok-secret")
     monkeypatch.setenv("PETS_API_KEY", "pk-secret")
     catalog = Catalog.open(tmp_path / "build", allow_handlers={"http": [host]})

@@ -15,11 +15,20 @@ from toolcat.index import TERM_SHARD_BYTES
 SCHEMAS = Path(__file__).resolve().parent.parent / "compiler" / "schemas"
 TREE = {
     "_node.yaml": {"title": "Index", "summary": "index tests"},
-    "a/tools.yaml": {"tools": [{"id": f"a.tool{i}", "summary": f"Alpha tool {i} reads widgets",
-                                "args_schema": {"type": "object"}} for i in range(40)]},
-    "a/deep/tools.yaml": {"tools": [{"id": "a.deep.thing", "summary": "A deep thing", "args_schema": {"type": "object"}}]},
-    "b/tools.yaml": {"tools": [{"id": "b.extra", "summary": "Listed in a too", "categories": ["a/deep"],
-                                "args_schema": {"type": "object"}}]},
+    "a/tools.yaml": {
+        "tools": [
+            {"id": f"a.tool{i}", "summary": f"Alpha tool {i} reads widgets", "args_schema": {"type": "object"}}
+            for i in range(40)
+        ]
+    },
+    "a/deep/tools.yaml": {
+        "tools": [{"id": "a.deep.thing", "summary": "A deep thing", "args_schema": {"type": "object"}}]
+    },
+    "b/tools.yaml": {
+        "tools": [
+            {"id": "b.extra", "summary": "Listed in a too", "categories": ["a/deep"], "args_schema": {"type": "object"}}
+        ]
+    },
 }
 
 
@@ -136,8 +145,11 @@ def test_word_entries_bundle_exactly_their_own_ngrams(make_tree, tmp_path):
 def test_identical_documents_keep_their_ngrams(make_tree, tmp_path):
     """120 tools with the same text: max_df would drop every n-gram, so the chars space keeps them all (max_df 1)."""
     letters = "abcdefghijklmnopqrstuvwxyz"  # one-letter id parts have no 4-gram, so every n-gram is shared
-    tools = [{"id": f"same.{a}.{b}", "summary": "Identical widget reader", "args_schema": {"type": "object"}}
-             for a in letters[:12] for b in letters[:10]]
+    tools = [
+        {"id": f"same.{a}.{b}", "summary": "Identical widget reader", "args_schema": {"type": "object"}}
+        for a in letters[:12]
+        for b in letters[:10]
+    ]
     out = tmp_path / "same"
     build(make_tree({"_node.yaml": {"title": "Same", "summary": "same"}, "same/tools.yaml": {"tools": tools}}), out)
     spaces = {s["name"]: s for s in _load(out, _manifest(out)["index"])["tools"]["spaces"]}

@@ -33,9 +33,12 @@ def test_ids_summaries_and_namespaces() -> None:
 def test_convert_maps_fields_kinds_and_handler() -> None:
     """inputSchema, annotations, kind from readOnlyHint, a default schema and the mcp handler are all carried."""
     tools = [
-        {"name": "get_thing", "description": "Get a thing.\nMore.", "inputSchema": {"type": "object",
-         "properties": {"id": {"type": "string"}}}, "annotations": {"readOnlyHint": True, "title": "Get",
-                                                                    "icons": []}},
+        {
+            "name": "get_thing",
+            "description": "Get a thing.\nMore.",
+            "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+            "annotations": {"readOnlyHint": True, "title": "Get", "icons": []},
+        },
         {"name": "Delete Thing", "description": "Delete it."},
         {"name": "delete_thing", "description": "Another tool whose id collides."},
         {"description": "no name"},
@@ -70,8 +73,19 @@ def test_load_dump_shapes(tmp_path: Path) -> None:
 def test_github_toolsnaps_compile_and_search(corpus: Path, tmp_path: Path) -> None:
     """The GitHub MCP server's 117 saved tools import, compile, and find_tool finds issue creation."""
     snaps = corpus / "tools" / "mcp" / "github-mcp-server" / "toolsnaps"
-    result = CliRunner().invoke(main, ["import", "mcp", "--file", str(snaps), "--out", str(tmp_path / "src" / "github"),
-                                       "--server-url", "http://127.0.0.1:9/mcp"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "import",
+            "mcp",
+            "--file",
+            str(snaps),
+            "--out",
+            str(tmp_path / "src" / "github"),
+            "--server-url",
+            "http://127.0.0.1:9/mcp",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "namespace github" in result.output
     written = yaml.safe_load((tmp_path / "src" / "github" / "tools.yaml").read_text())["tools"]
@@ -84,8 +98,13 @@ def test_github_toolsnaps_compile_and_search(corpus: Path, tmp_path: Path) -> No
     assert spec["kind"] == "write"
     assert spec["args_schema"]["required"] == ["owner", "repo", "title"]
     dry = catalog.tool_exec("github.create_issue", {"owner": "o", "repo": "r", "title": "t"}, dry_run=True)
-    assert dry["would_run"] == {"handler": "mcp", "args": {"owner": "o", "repo": "r", "title": "t"},
-                                "server": "http://127.0.0.1:9/mcp", "tool": "create_issue", "allowed": True}
+    assert dry["would_run"] == {
+        "handler": "mcp",
+        "args": {"owner": "o", "repo": "r", "title": "t"},
+        "server": "http://127.0.0.1:9/mcp",
+        "tool": "create_issue",
+        "allowed": True,
+    }
     assert catalog.tool_describe("github.get_me")["kind"] == "read"
 
 
@@ -95,7 +114,12 @@ def test_live_import_over_stdio_then_run_through_toolcat(tmp_path: Path) -> None
     command = f"{sys.executable} {UPSTREAM}"
     result = import_mcp(command=command, out=tmp_path / "src" / "upstream")
     assert result.namespace == "upstream_test"
-    assert set(result.tool_ids) == {"upstream_test.add", "upstream_test.shout", "upstream_test.fail", "upstream_test.pid"}
+    assert set(result.tool_ids) == {
+        "upstream_test.add",
+        "upstream_test.shout",
+        "upstream_test.fail",
+        "upstream_test.pid",
+    }
     build(tmp_path / "src", tmp_path / "build")
     catalog = Catalog.open(tmp_path / "build")
     assert catalog.tool_describe("upstream_test.add")["args_schema"]["required"] == ["a", "b"]
@@ -113,13 +137,25 @@ def test_import_cli_needs_exactly_one_source(tmp_path: Path) -> None:
 
 def test_docker_flattened_arguments_become_a_schema():
     """A Docker registry entry with `arguments: [{name, type, desc, optional}]` keeps its arguments when imported."""
-    tools, _ = convert([{"name": "list_tables", "description": "List tables.",
-                         "arguments": [{"name": "db", "type": "string", "desc": "Database"},
-                                       {"name": "limit", "type": "integer", "desc": "Max rows", "optional": True}]}],
-                       "dk", None)
+    tools, _ = convert(
+        [
+            {
+                "name": "list_tables",
+                "description": "List tables.",
+                "arguments": [
+                    {"name": "db", "type": "string", "desc": "Database"},
+                    {"name": "limit", "type": "integer", "desc": "Max rows", "optional": True},
+                ],
+            }
+        ],
+        "dk",
+        None,
+    )
     assert tools[0]["args_schema"] == {
         "type": "object",
-        "properties": {"db": {"type": "string", "description": "Database"},
-                       "limit": {"type": "integer", "description": "Max rows"}},
+        "properties": {
+            "db": {"type": "string", "description": "Database"},
+            "limit": {"type": "integer", "description": "Max rows"},
+        },
         "required": ["db"],
     }

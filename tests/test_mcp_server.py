@@ -39,27 +39,52 @@ def _free_port() -> int:
 def _mini_tree(extra_tool: bool = False) -> dict[str, Any]:
     """A small catalogue: a python tool, an upstream-MCP tool and a skill with one resource."""
     tools: list[dict[str, Any]] = [
-        {"id": "mini.math.eval", "summary": "Evaluate an arithmetic expression exactly.", "kind": "read",
-         "args_schema": {"type": "object", "properties": {"expression": {"type": "string", "minLength": 1}},
-                         "required": ["expression"], "additionalProperties": False},
-         "handler": MATH_EVAL},
-        {"id": "mini.up.add", "summary": "Add two integers on the upstream MCP server.", "kind": "read",
-         "args_schema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-                         "required": ["a", "b"]},
-         "handler": {"type": "mcp", "command": ["python", UPSTREAM], "tool": "add"}},
-        {"id": "mini.up.fail", "summary": "A tool the upstream server always refuses.", "kind": "read",
-         "args_schema": {"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]},
-         "handler": {"type": "mcp", "command": ["python", UPSTREAM], "tool": "fail"}},
+        {
+            "id": "mini.math.eval",
+            "summary": "Evaluate an arithmetic expression exactly.",
+            "kind": "read",
+            "args_schema": {
+                "type": "object",
+                "properties": {"expression": {"type": "string", "minLength": 1}},
+                "required": ["expression"],
+                "additionalProperties": False,
+            },
+            "handler": MATH_EVAL,
+        },
+        {
+            "id": "mini.up.add",
+            "summary": "Add two integers on the upstream MCP server.",
+            "kind": "read",
+            "args_schema": {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                "required": ["a", "b"],
+            },
+            "handler": {"type": "mcp", "command": ["python", UPSTREAM], "tool": "add"},
+        },
+        {
+            "id": "mini.up.fail",
+            "summary": "A tool the upstream server always refuses.",
+            "kind": "read",
+            "args_schema": {"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]},
+            "handler": {"type": "mcp", "command": ["python", UPSTREAM], "tool": "fail"},
+        },
     ]
     if extra_tool:
-        tools.append({"id": "mini.math.double", "summary": "Double a number (added by the rebuild).",
-                      "kind": "read", "args_schema": {"type": "object", "properties": {"x": {"type": "number"}}}})
+        tools.append(
+            {
+                "id": "mini.math.double",
+                "summary": "Double a number (added by the rebuild).",
+                "kind": "read",
+                "args_schema": {"type": "object", "properties": {"x": {"type": "number"}}},
+            }
+        )
     return {
         "_node.yaml": {"title": "Mini", "summary": "A small catalogue for the MCP tests."},
         "mini/_node.yaml": {"title": "Mini tools", "summary": "Arithmetic and an upstream server."},
         "mini/tools.yaml": {"tools": tools},
         "skills/demo-skill/SKILL.md": "---\nname: demo-skill\ndescription: Demonstrates skills as MCP resources. "
-                                      "Use when testing.\n---\n# Demo\n\nRead references/guide.md when asked.\n",
+        "Use when testing.\n---\n# Demo\n\nRead references/guide.md when asked.\n",
         "skills/demo-skill/references/guide.md": "# Guide\n\nThe level 3 text.\n",
     }
 
@@ -82,8 +107,9 @@ def mini_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @contextlib.asynccontextmanager
 async def stdio_session(build_dir: Path, *extra: str) -> AsyncIterator[ClientSession]:
     """A client session on ``toolcat serve --transport stdio`` started as a subprocess."""
-    params = StdioServerParameters(command=TOOLCAT, args=["serve", "--build", str(build_dir), "--transport", "stdio",
-                                                          *extra], cwd=str(REPO))
+    params = StdioServerParameters(
+        command=TOOLCAT, args=["serve", "--build", str(build_dir), "--transport", "stdio", *extra], cwd=str(REPO)
+    )
     with open(os.devnull, "w") as devnull:  # noqa: PTH123, ASYNC230 - the server's stderr is not under test
         async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -94,8 +120,12 @@ async def stdio_session(build_dir: Path, *extra: str) -> AsyncIterator[ClientSes
 def http_server(build_dir: Path, *extra: str) -> Iterator[str]:
     """``toolcat serve --transport http`` on a free 127.0.0.1 port; yields the endpoint URL."""
     port = _free_port()
-    process = subprocess.Popen([TOOLCAT, "serve", "--build", str(build_dir), "--transport", "http", "--port",
-                                str(port), *extra], cwd=REPO, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [TOOLCAT, "serve", "--build", str(build_dir), "--transport", "http", "--port", str(port), *extra],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
@@ -135,8 +165,7 @@ async def gateway_flow(session: ClientSession) -> dict[str, Any]:
     good = await session.call_tool("tool_exec", {"op": "util.math.eval", "args": {"expression": "(2 + 3) * 7"}})
     seen["good_is_error"] = good.is_error
     seen["good"] = _data(good)
-    dry = await session.call_tool("tool_exec", {"op": "util.math.eval", "args": {"expression": "1/0"},
-                                                "dry_run": True})
+    dry = await session.call_tool("tool_exec", {"op": "util.math.eval", "args": {"expression": "1/0"}, "dry_run": True})
     seen["dry"] = _data(dry)
     return seen
 
@@ -160,6 +189,7 @@ def _check_gateway_flow(seen: dict[str, Any]) -> None:
 
 def test_stdio_gateway_discovery_flow(example_build: Path) -> None:
     """Over stdio a real client browses, gets an isError envelope with help_path, retries and dry-runs."""
+
     async def main() -> dict[str, Any]:
         async with stdio_session(example_build) as session:
             return await gateway_flow(session)
@@ -170,6 +200,7 @@ def test_stdio_gateway_discovery_flow(example_build: Path) -> None:
 def test_http_gateway_discovery_flow(example_build: Path) -> None:
     """Over streamable HTTP on 127.0.0.1 the same flow gives the same answers."""
     with http_server(example_build) as url:
+
         async def main() -> dict[str, Any]:
             async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
@@ -180,6 +211,7 @@ def test_http_gateway_discovery_flow(example_build: Path) -> None:
 
 def test_tools_list_follows_the_dialect_definitions(mini_build: Path) -> None:
     """tools/list is the dialect's tools in its order, with schemas and read-only hints from dialects.py."""
+
     async def main() -> dict[str, list[types.Tool]]:
         out = {}
         for dialect in ("spec", "gateway", "namespaced"):
@@ -199,23 +231,31 @@ def test_tools_list_follows_the_dialect_definitions(mini_build: Path) -> None:
             assert tool.annotations is not None
             assert tool.annotations.read_only_hint is definition.read_only
     assert {t.name for t in listed["spec"] if t.annotations and t.annotations.read_only_hint} == {
-        "list", "search_nodes", "search_tool_by_category", "expand_tool"}
+        "list",
+        "search_nodes",
+        "search_tool_by_category",
+        "expand_tool",
+    }
 
 
 def test_spec_dialect_flow_matches_output_schemas(example_build: Path) -> None:
     """list → search_nodes → search_tool_by_category → expand_tool → call_tool all validate against outputSchema."""
+
     async def main() -> dict[str, Any]:
         async with stdio_session(example_build, "--dialect", "spec") as session:
             # the SDK client itself raises when structuredContent breaks the declared outputSchema
             root = _data(await session.call_tool("list", {"path": ""}))
             nodes = _data(await session.call_tool("search_nodes", {"query": "calculate arithmetic"}))
             category = "/".join(nodes["results"][0]["path"])
-            found = _data(await session.call_tool("search_tool_by_category",
-                                                  {"query": "evaluate an arithmetic expression",
-                                                   "category_path": category}))
+            found = _data(
+                await session.call_tool(
+                    "search_tool_by_category", {"query": "evaluate an arithmetic expression", "category_path": category}
+                )
+            )
             expanded = _data(await session.call_tool("expand_tool", {"tool_id": "util_math_eval"}))
-            called = _data(await session.call_tool("call_tool", {"tool_id": "util.math.eval",
-                                                                 "args": {"expression": "6*7"}}))
+            called = _data(
+                await session.call_tool("call_tool", {"tool_id": "util.math.eval", "args": {"expression": "6*7"}})
+            )
             return {"root": root, "nodes": nodes, "found": found, "expanded": expanded, "called": called}
 
     seen = anyio.run(main)
@@ -228,6 +268,7 @@ def test_spec_dialect_flow_matches_output_schemas(example_build: Path) -> None:
 
 def test_namespaced_dialect_and_errors(mini_build: Path) -> None:
     """tool_list/find_tool/tool_describe answer; bad input is isError; an unknown tool is a -32602 protocol error."""
+
     async def main() -> dict[str, Any]:
         async with stdio_session(mini_build, "--dialect", "namespaced") as session:
             listed = _data(await session.call_tool("tool_list", {"namespace": "mini"}))
@@ -237,8 +278,14 @@ def test_namespaced_dialect_and_errors(mini_build: Path) -> None:
             malformed = await session.call_tool("find_tool", {"purpose": "x", "limit": "many", "extra": 1})
             with pytest.raises(MCPError) as unknown:
                 await session.call_tool("tool_exec", {"op": "mini.math.eval", "args": {}})
-            return {"listed": listed, "found": found, "described": described, "missing": missing,
-                    "malformed": malformed, "unknown": unknown.value}
+            return {
+                "listed": listed,
+                "found": found,
+                "described": described,
+                "missing": missing,
+                "malformed": malformed,
+                "unknown": unknown.value,
+            }
 
     seen = anyio.run(main)
     assert {t["name"] for t in seen["listed"]["tools"]} == {"mini.math.eval", "mini.up.add", "mini.up.fail"}
@@ -255,6 +302,7 @@ def test_namespaced_dialect_and_errors(mini_build: Path) -> None:
 
 def test_prompt_and_skill_resources(mini_build: Path) -> None:
     """The system prompt is an MCP prompt; a skill is level 2 and level 3 resources, read on demand."""
+
     async def main() -> dict[str, Any]:
         async with stdio_session(mini_build) as session:
             prompts = await session.list_prompts()
@@ -264,8 +312,14 @@ def test_prompt_and_skill_resources(mini_build: Path) -> None:
             level3 = await session.read_resource(skill_uri("demo-skill", "references/guide.md"))
             with pytest.raises(MCPError) as missing:
                 await session.read_resource(skill_uri("demo-skill", "references/nope.md"))
-            return {"prompts": prompts, "system": system, "resources": resources, "level2": level2,
-                    "level3": level3, "missing": missing.value}
+            return {
+                "prompts": prompts,
+                "system": system,
+                "resources": resources,
+                "level2": level2,
+                "level3": level3,
+                "missing": missing.value,
+            }
 
     seen = anyio.run(main)
     assert [p.name for p in seen["prompts"].prompts] == ["system_prompt", "tools_prompt"]
@@ -294,6 +348,7 @@ def test_skill_uris_round_trip() -> None:
 
 def test_upstream_mcp_server_through_the_mcp_handler(mini_build: Path) -> None:
     """tool_exec of a tool with an mcp handler reaches the upstream SDK server; its isError becomes an envelope."""
+
     async def main() -> tuple[dict[str, Any], types.CallToolResult]:
         async with stdio_session(mini_build) as session:
             added = _data(await session.call_tool("tool_exec", {"op": "mini.up.add", "args": {"a": 2, "b": 40}}))
@@ -318,8 +373,9 @@ def test_reader_loads_the_mcp_handler_lazily(mini_build: Path) -> None:
         f"c = Catalog.open({str(mini_build)!r})\n"
         "print(json.dumps(c.tool_exec('mini.up.add', {'a': 1, 'b': 2})['result']))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"sum": 3}
 
@@ -335,9 +391,12 @@ def test_rebuild_sends_list_changed_over_http_and_stdio(tmp_path: Path) -> None:
         notes.append(str(getattr(message, "method", "")))
 
     with http_server(out, "--poll", "0.2") as url:
+
         async def main() -> tuple[str, str, list[str]]:
-            async with streamable_http_client(url) as (read, write), \
-                    ClientSession(read, write, message_handler=on_message) as session:
+            async with (
+                streamable_http_client(url) as (read, write),
+                ClientSession(read, write, message_handler=on_message) as session,
+            ):
                 await session.initialize()
                 params = StdioServerParameters(command=TOOLCAT, args=["serve", "--build", str(out), "--poll", "0.2"])
                 with open(os.devnull, "w") as devnull:  # noqa: PTH123, ASYNC230
@@ -346,15 +405,20 @@ def test_rebuild_sends_list_changed_over_http_and_stdio(tmp_path: Path) -> None:
                     async def on_stdio(message: Any) -> None:
                         stdio_notes.append(str(getattr(message, "method", "")))
 
-                    async with stdio_client(params, errlog=devnull) as (r2, w2), \
-                            ClientSession(r2, w2, message_handler=on_stdio) as other:
+                    async with (
+                        stdio_client(params, errlog=devnull) as (r2, w2),
+                        ClientSession(r2, w2, message_handler=on_stdio) as other,
+                    ):
                         await other.initialize()
                         before = _data(await session.call_tool("tool_help", {"path": "root"}))["registry_version"]
                         await anyio.to_thread.run_sync(
-                            lambda: build(_write(tmp_path / "src", _mini_tree(extra_tool=True)), out))
+                            lambda: build(_write(tmp_path / "src", _mini_tree(extra_tool=True)), out)
+                        )
                         with anyio.fail_after(20):
-                            while ("notifications/tools/list_changed" not in notes  # noqa: ASYNC110 - callbacks fill the lists
-                                   or "notifications/tools/list_changed" not in stdio_notes):
+                            while (  # noqa: ASYNC110 - callbacks fill the lists
+                                "notifications/tools/list_changed" not in notes
+                                or "notifications/tools/list_changed" not in stdio_notes
+                            ):
                                 await anyio.sleep(0.1)
                         after = _data(await session.call_tool("tool_help", {"path": "root"}))["registry_version"]
                         ops = _data(await other.call_tool("tool_help", {"path": "mini.math"}))["operations"]
@@ -369,8 +433,14 @@ def test_rebuild_sends_list_changed_over_http_and_stdio(tmp_path: Path) -> None:
 def test_serve_refuses_a_folder_that_is_not_a_build(tmp_path: Path) -> None:
     """``toolcat serve`` on a folder without catalog.json exits 1 with a message, not a traceback."""
     started = time.perf_counter()
-    done = subprocess.run([TOOLCAT, "serve", "--build", str(tmp_path)], capture_output=True, text=True,
-                          timeout=60, check=False, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [TOOLCAT, "serve", "--build", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 1
     assert "cannot serve" in done.stderr
     assert "Traceback" not in done.stderr

@@ -30,8 +30,13 @@ class RawServer:
     """``toolcat serve`` as a subprocess, spoken to with raw bytes; every read has a timeout."""
 
     def __init__(self, build_dir: Path) -> None:
-        self.process = subprocess.Popen([TOOLCAT, "serve", "--build", str(build_dir), "--poll", "0"], cwd=REPO,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [TOOLCAT, "serve", "--build", str(build_dir), "--poll", "0"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self._buffer = b""
         self._ids = itertools.count(1000)
 
@@ -96,15 +101,28 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from conftest import write_tree  # noqa: PLC0415 - the shared helper of tests/conftest.py
 
     root = tmp_path_factory.mktemp("stdio")
-    src = write_tree(root / "src", {
-        "_node.yaml": {"title": "Tiny", "summary": "One tool for the stdio robustness tests."},
-        "tiny/_node.yaml": {"title": "Tiny tools", "summary": "Arithmetic."},
-        "tiny/tools.yaml": {"tools": [{
-            "id": "tiny.math.eval", "summary": "Evaluate an arithmetic expression exactly.", "kind": "read",
-            "args_schema": {"type": "object", "properties": {"expression": {"type": "string"}},
-                            "required": ["expression"]},
-            "handler": "toolcat.examples.util:util_math_eval"}]},
-    })
+    src = write_tree(
+        root / "src",
+        {
+            "_node.yaml": {"title": "Tiny", "summary": "One tool for the stdio robustness tests."},
+            "tiny/_node.yaml": {"title": "Tiny tools", "summary": "Arithmetic."},
+            "tiny/tools.yaml": {
+                "tools": [
+                    {
+                        "id": "tiny.math.eval",
+                        "summary": "Evaluate an arithmetic expression exactly.",
+                        "kind": "read",
+                        "args_schema": {
+                            "type": "object",
+                            "properties": {"expression": {"type": "string"}},
+                            "required": ["expression"],
+                        },
+                        "handler": "toolcat.examples.util:util_math_eval",
+                    }
+                ]
+            },
+        },
+    )
     build(src, root / "build")
     return root / "build"
 
@@ -113,8 +131,10 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(tiny_build: Path) -> Iterator[RawServer]:
     """One initialized server for the module's raw exchanges."""
     raw = RawServer(tiny_build)
-    init = raw.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                      "clientInfo": {"name": "raw", "version": "1"}})
+    init = raw.request(
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    )
     assert "result" in init, init
     raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     yield raw
@@ -150,20 +170,31 @@ ANSWERED = [
     (b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":"wrong"}', 12, INVALID_PARAMS),
     (b'{"jsonrpc":"2.0","id":13,"method":"tools/call","params":[1]}', 13, INVALID_PARAMS),
     (b'{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":5}}', 14, INVALID_PARAMS),
-    (b'{"jsonrpc":"2.0","id":15,"method":"tools/list","params":{"a":' + _nested(200).encode() + b"}}", 15,
-     INVALID_REQUEST),
-    (b'{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{"a":' + _nested(10_000).encode() + b"}}", 16,
-     INVALID_REQUEST),
-    (b'{"jsonrpc":"2.0","method":"tools/list","params":{"a":' + _nested(10_000).encode() + b'},"id":"late"}',
-     "late", INVALID_REQUEST),
+    (
+        b'{"jsonrpc":"2.0","id":15,"method":"tools/list","params":{"a":' + _nested(200).encode() + b"}}",
+        15,
+        INVALID_REQUEST,
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{"a":' + _nested(10_000).encode() + b"}}",
+        16,
+        INVALID_REQUEST,
+    ),
+    (
+        b'{"jsonrpc":"2.0","method":"tools/list","params":{"a":' + _nested(10_000).encode() + b'},"id":"late"}',
+        "late",
+        INVALID_REQUEST,
+    ),
     (_nested(100_000).encode(), None, INVALID_REQUEST),
 ]
 
 
-@pytest.mark.parametrize(("line", "expected_id", "code"), ANSWERED,
-                         ids=[f"{i}-{case[0][:24]!r}" for i, case in enumerate(ANSWERED)])
+@pytest.mark.parametrize(
+    ("line", "expected_id", "code"), ANSWERED, ids=[f"{i}-{case[0][:24]!r}" for i, case in enumerate(ANSWERED)]
+)
 def test_bad_line_gets_a_json_rpc_error_and_the_server_keeps_serving(
-        server: RawServer, line: bytes, expected_id: Any, code: int) -> None:
+    server: RawServer, line: bytes, expected_id: Any, code: int
+) -> None:
     """Garbage, batches, wrong shapes and deep nesting each get one error with the readable id; a ping then works."""
     server.send(line)
     reply = server.read()
@@ -204,8 +235,9 @@ def test_valid_requests_still_work_after_garbage(server: RawServer) -> None:
     deep: Any = "x"
     for _ in range(50):
         deep = [deep]
-    called = server.request("tools/call", {"name": "tool_exec", "arguments": {
-        "tool_id": "tiny.math.eval", "args": {"expression": deep}}})
+    called = server.request(
+        "tools/call", {"name": "tool_exec", "arguments": {"tool_id": "tiny.math.eval", "args": {"expression": deep}}}
+    )
     assert called["result"]["isError"] is True  # a VALIDATION_ERROR envelope, not a protocol error
     assert called["result"]["structuredContent"]["error"]["code"] == "VALIDATION_ERROR"
 
@@ -219,8 +251,9 @@ def test_a_line_longer_than_the_limit_is_refused_with_bounded_memory(tiny_build:
         raw.ping()
         before = raw.rss_kib("VmRSS")
         assert raw.process.stdin is not None
-        raw.process.stdin.write(b'{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"tool_help",'
-                                b'"arguments":{"path":"')
+        raw.process.stdin.write(
+            b'{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"tool_help","arguments":{"path":"'
+        )
         block = b"a" * (1 << 20)
         for _ in range(64):
             raw.process.stdin.write(block)
@@ -281,6 +314,7 @@ def test_top_level_id_is_found_only_at_depth_one() -> None:
 
 def test_check_line_depth_limit_is_exact() -> None:
     """A message nested exactly MAX_DEPTH levels is passed on; one level more is refused with its id."""
+
     def message(depth: int) -> bytes:
         inner = _nested(depth - 2)  # the envelope and params add two levels
         return f'{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":{inner}}}}}'.encode()

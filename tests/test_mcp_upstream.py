@@ -24,18 +24,30 @@ def _tool(name: str, props: dict | None = None, *, env: dict | None = None) -> d
     handler: dict = {"type": "mcp", "command": ["python", UPSTREAM], "tool": name}
     if env:
         handler["env"] = env
-    return {"id": f"up.srv.{name}" + ("_other" if env else ""), "summary": f"The upstream {name} tool.",
-            "kind": "read", "args_schema": {"type": "object", "properties": props or {}}, "handler": handler}
+    return {
+        "id": f"up.srv.{name}" + ("_other" if env else ""),
+        "summary": f"The upstream {name} tool.",
+        "kind": "read",
+        "args_schema": {"type": "object", "properties": props or {}},
+        "handler": handler,
+    }
 
 
 @pytest.fixture(scope="module")
 def upstream_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("upstream")
-    tree = {"_node.yaml": {"title": "Upstream", "summary": "Tools on an upstream MCP server."},
-            "up/_node.yaml": {"title": "Up", "summary": "Upstream tools."},
-            "up/tools.yaml": {"tools": [
-                _tool("pid"), _tool("add", {"a": {"type": "integer"}, "b": {"type": "integer"}}),
-                _tool("fail", {"reason": {"type": "string"}}), _tool("pid", env={"TOOLCAT_TEST": "other"})]}}
+    tree = {
+        "_node.yaml": {"title": "Upstream", "summary": "Tools on an upstream MCP server."},
+        "up/_node.yaml": {"title": "Up", "summary": "Upstream tools."},
+        "up/tools.yaml": {
+            "tools": [
+                _tool("pid"),
+                _tool("add", {"a": {"type": "integer"}, "b": {"type": "integer"}}),
+                _tool("fail", {"reason": {"type": "string"}}),
+                _tool("pid", env={"TOOLCAT_TEST": "other"}),
+            ]
+        },
+    }
     out = root / "build"
     build(write_tree(root / "src", tree), out)
     return out
@@ -88,12 +100,15 @@ def test_close_stops_the_servers(catalog: Catalog) -> None:
 
 def test_a_process_with_pooled_sessions_exits_promptly(upstream_build: Path) -> None:
     """At interpreter exit the pool closes its sessions: the process ends, and so does its upstream server."""
-    code = ("from toolcat.reader import Catalog\n"
-            f"c = Catalog.open({str(upstream_build)!r})\n"
-            "print(c.tool_exec('up.srv.pid', {})['result']['pid'])\n")
+    code = (
+        "from toolcat.reader import Catalog\n"
+        f"c = Catalog.open({str(upstream_build)!r})\n"
+        "print(c.tool_exec('up.srv.pid', {})['result']['pid'])\n"
+    )
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 30
     upstream = int(done.stdout.strip().splitlines()[-1])

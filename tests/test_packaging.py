@@ -28,8 +28,10 @@ def test_package_code_never_names_its_source_folder():
 
 def test_toolcat_package_exports_the_reader_lazily():
     """``import toolcat`` loads no reader module until ``toolcat.Catalog`` is used, then it is the reader's class."""
-    code = ("import sys, toolcat; before = 'toolcat.reader' in sys.modules; from toolcat import Catalog; "
-            "from toolcat.reader import Catalog as C; print(before, Catalog is C)")
+    code = (
+        "import sys, toolcat; before = 'toolcat.reader' in sys.modules; from toolcat import Catalog; "
+        "from toolcat.reader import Catalog as C; print(before, Catalog is C)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     assert out.stdout.split() == ["False", "True"]
 
@@ -41,24 +43,50 @@ def test_reader_only_install_reads_a_build_and_names_the_missing_extras(example_
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([str(bin_dir / "pip"), "install", "-q", "--disable-pip-version-check", str(REPO)],
-                          capture_output=True, text=True, check=False, env=env, cwd=tmp_path, timeout=600)
+    done = subprocess.run(
+        [str(bin_dir / "pip"), "install", "-q", "--disable-pip-version-check", str(REPO)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
     if done.returncode != 0 and ("No matching distribution" in done.stderr or "connection" in done.stderr.lower()):
         pytest.skip(f"pip could not reach a package index to build the wheel: {done.stderr.strip()[-200:]}")
     assert done.returncode == 0, done.stderr[-2000:]
-    listed = subprocess.run([str(bin_dir / "pip"), "list", "--format=freeze", "--disable-pip-version-check"],
-                            capture_output=True, text=True, check=True, env=env).stdout.lower()
+    listed = subprocess.run(
+        [str(bin_dir / "pip"), "list", "--format=freeze", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.lower()
     installed = {line.split("==")[0] for line in listed.splitlines()}
     assert not installed & set(HEAVY), installed
     code = f"from toolcat import Catalog; out = Catalog.open({str(example_build)!r}).list(); print(out['ok'])"
-    read = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True, check=False,
-                          env=env, cwd=tmp_path)
+    read = subprocess.run(
+        [str(bin_dir / "python"), "-c", code], capture_output=True, text=True, check=False, env=env, cwd=tmp_path
+    )
     assert read.stdout.strip() == "True", read.stderr[-2000:]
-    build = subprocess.run([str(bin_dir / "toolcat"), "build", str(REPO / "catalog_src"), "--out", str(tmp_path / "b")],
-                           capture_output=True, text=True, check=False, env=env, cwd=tmp_path)
+    build = subprocess.run(
+        [str(bin_dir / "toolcat"), "build", str(REPO / "catalog_src"), "--out", str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=tmp_path,
+    )
     assert build.returncode == 1
     assert "pip install 'toolcat[build]'" in build.stderr
     assert "Traceback" not in build.stderr
-    served = subprocess.run([str(bin_dir / "toolcat"), "serve", "--build", str(example_build)],
-                            capture_output=True, text=True, check=False, env=env, cwd=tmp_path, timeout=60)
+    served = subprocess.run(
+        [str(bin_dir / "toolcat"), "serve", "--build", str(example_build)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert "pip install 'toolcat[mcp]'" in served.stderr

@@ -62,7 +62,9 @@ def test_tool_section_has_adr_shape(small):
     assert text.startswith("## Files Tools\n")
     assert text.index("### file.read (required)") < text.index("### file.archive (optional)")
     assert text.index("### file.write (required)") < text.index("### file.archive (optional)")
-    assert '- `encoding` (string, optional): Text encoding. Default: `"utf-8"`. Valid values: `utf-8`, `latin-1`.' in text
+    assert (
+        '- `encoding` (string, optional): Text encoding. Default: `"utf-8"`. Valid values: `utf-8`, `latin-1`.' in text
+    )
     assert "  - `overwrite` (boolean, optional): Replace an existing file. Default: `false`." in text
     assert "**When to consider**: The user asks for a bundle or download of several files." in text
     assert '{"tool": "file.read", "args": {"path": "README.md"}}' in text
@@ -130,7 +132,9 @@ def test_prompt_section_required_first_then_relevant_optional(small):
 def test_prompt_section_spends_the_budget_on_the_task_first(example_build):
     """With many required tools and a small budget, the tool the task needs is kept and unrelated ones are omitted."""
     catalog = Catalog.open(example_build)
-    result = catalog.prompt_section(task="rename a function everywhere in my go service", budget_tokens=600, detail="full")
+    result = catalog.prompt_section(
+        task="rename a function everywhere in my go service", budget_tokens=600, detail="full"
+    )
     ids = [t["tool_id"] for t in result["tools"]]
     assert "refactor.rename_symbol" in ids
     assert result["tokens"] <= 600
@@ -179,11 +183,14 @@ def test_stats_warns_about_heavy_skills(make_tree, tmp_path):
     """`toolcat stats` warns when a skill's level 1 exceeds 100 tokens or its level 2 exceeds 5,000."""
     long_description = "Use when the user asks to audit a repository for licence problems. " * 12
     body = "# Audit\n\n" + "Check every dependency's licence and record what you find in the report. " * 500
-    src = make_tree({
-        "skills/licence-audit/SKILL.md": f"---\nname: licence-audit\ndescription: {long_description.strip()}\n---\n{body}",
-        "misc/tools.yaml": {"tools": [{"id": "misc.ping", "summary": "Ping.",
-                                       "args_schema": {"type": "object", "properties": {}}}]},
-    })
+    src = make_tree(
+        {
+            "skills/licence-audit/SKILL.md": f"---\nname: licence-audit\ndescription: {long_description.strip()}\n---\n{body}",
+            "misc/tools.yaml": {
+                "tools": [{"id": "misc.ping", "summary": "Ping.", "args_schema": {"type": "object", "properties": {}}}]
+            },
+        }
+    )
     out = tmp_path / "build"
     build(src, out)
     result = CliRunner().invoke(main, ["stats", "--build", str(out)])

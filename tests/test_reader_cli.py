@@ -16,11 +16,27 @@ from toolcat.cli import main
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cli")
-    src = write_tree(root / "src", {"text/tools.yaml": {"tools": [
-        {"id": "text.json.dump", "summary": "Serialise a value as JSON", "description": "x", "kind": "read",
-         "handler": "json:dumps", "args_schema": {"type": "object", "properties": {
-             "value": {"type": "string"}, "indent": {"type": "integer", "default": 2}}, "required": ["value"]}},
-    ]}})
+    src = write_tree(
+        root / "src",
+        {
+            "text/tools.yaml": {
+                "tools": [
+                    {
+                        "id": "text.json.dump",
+                        "summary": "Serialise a value as JSON",
+                        "description": "x",
+                        "kind": "read",
+                        "handler": "json:dumps",
+                        "args_schema": {
+                            "type": "object",
+                            "properties": {"value": {"type": "string"}, "indent": {"type": "integer", "default": 2}},
+                            "required": ["value"],
+                        },
+                    },
+                ]
+            }
+        },
+    )
     build(src, root / "build")
     return root / "build"
 

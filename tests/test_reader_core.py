@@ -79,52 +79,125 @@ def _tools(api: str) -> dict:
     return {
         "_node.yaml": {"title": "Reader test", "summary": "A small catalogue for the reader tests."},
         "demo/_node.yaml": {"title": "Demo", "summary": "Demo tools.", "tags": ["demo"]},
-        "demo/tools.yaml": {"tools": [
-            {"id": "demo.echo", "summary": "Echo some text a number of times", "description": "Echo.",
-             "tags": ["text", "echo"], "kind": "read", "handler": "reader_test_handlers:echo",
-             "args_schema": {**obj, "properties": {"text": {"type": "string", "minLength": 1},
-                                                   "times": {"type": "integer", "minimum": 1, "default": 1}},
-                             "required": ["text"], "additionalProperties": False},
-             "examples": [{"description": "twice", "args": {"text": "hi", "times": 2}}],
-             "policy": {"do": ["Keep it short."], "dont": ["Don't echo secrets."], "edge_cases": ["Empty text is refused."]}},
-            {"id": "demo.fail", "summary": "Fail in a chosen way", "description": "Raises.", "kind": "read",
-             "handler": "reader_test_handlers:fail",
-             "args_schema": {**obj, "properties": {"mode": {"type": "string"}}, "required": ["mode"]}},
-            {"id": "demo.store.put", "summary": "Store a value under a key", "description": "Writes.", "kind": "write",
-             "handler": "reader_test_handlers:put", "tags": ["store"],
-             "args_schema": {**obj, "properties": {"key": {"type": "string"}}, "required": ["key"]}},
-            {"id": "demo.store.weird", "summary": "Return something that is not JSON", "description": "Bug.",
-             "handler": "reader_test_handlers:not_json", "args_schema": obj},
-            {"id": "demo.host_only", "summary": "A tool the host runs itself", "description": "No handler.",
-             "args_schema": obj},
-            {"id": "demo.old_echo", "summary": "Echo, the old way", "description": "Old.",
-             "deprecated": "use demo.echo", "handler": "reader_test_handlers:echo",
-             "args_schema": {**obj, "properties": {"text": {"type": "string"},
-                                                   "times": {"type": "integer", "default": 1}}}},
-            {"id": "demo.missing_module", "summary": "Handler module is not installed", "description": "x",
-             "handler": "no_such_module_xyz:fn", "args_schema": obj},
-        ]},
+        "demo/tools.yaml": {
+            "tools": [
+                {
+                    "id": "demo.echo",
+                    "summary": "Echo some text a number of times",
+                    "description": "Echo.",
+                    "tags": ["text", "echo"],
+                    "kind": "read",
+                    "handler": "reader_test_handlers:echo",
+                    "args_schema": {
+                        **obj,
+                        "properties": {
+                            "text": {"type": "string", "minLength": 1},
+                            "times": {"type": "integer", "minimum": 1, "default": 1},
+                        },
+                        "required": ["text"],
+                        "additionalProperties": False,
+                    },
+                    "examples": [{"description": "twice", "args": {"text": "hi", "times": 2}}],
+                    "policy": {
+                        "do": ["Keep it short."],
+                        "dont": ["Don't echo secrets."],
+                        "edge_cases": ["Empty text is refused."],
+                    },
+                },
+                {
+                    "id": "demo.fail",
+                    "summary": "Fail in a chosen way",
+                    "description": "Raises.",
+                    "kind": "read",
+                    "handler": "reader_test_handlers:fail",
+                    "args_schema": {**obj, "properties": {"mode": {"type": "string"}}, "required": ["mode"]},
+                },
+                {
+                    "id": "demo.store.put",
+                    "summary": "Store a value under a key",
+                    "description": "Writes.",
+                    "kind": "write",
+                    "handler": "reader_test_handlers:put",
+                    "tags": ["store"],
+                    "args_schema": {**obj, "properties": {"key": {"type": "string"}}, "required": ["key"]},
+                },
+                {
+                    "id": "demo.store.weird",
+                    "summary": "Return something that is not JSON",
+                    "description": "Bug.",
+                    "handler": "reader_test_handlers:not_json",
+                    "args_schema": obj,
+                },
+                {
+                    "id": "demo.host_only",
+                    "summary": "A tool the host runs itself",
+                    "description": "No handler.",
+                    "args_schema": obj,
+                },
+                {
+                    "id": "demo.old_echo",
+                    "summary": "Echo, the old way",
+                    "description": "Old.",
+                    "deprecated": "use demo.echo",
+                    "handler": "reader_test_handlers:echo",
+                    "args_schema": {
+                        **obj,
+                        "properties": {"text": {"type": "string"}, "times": {"type": "integer", "default": 1}},
+                    },
+                },
+                {
+                    "id": "demo.missing_module",
+                    "summary": "Handler module is not installed",
+                    "description": "x",
+                    "handler": "no_such_module_xyz:fn",
+                    "args_schema": obj,
+                },
+            ]
+        },
         "web/_node.yaml": {"title": "Web", "summary": "HTTP tools."},
-        "web/tools.yaml": {"tools": [
-            {"id": "web.item.get", "summary": "Fetch one item over HTTP", "description": "GET.", "kind": "read",
-             "handler": {"type": "http", "method": "GET", "url": f"{api}/items/{{item_id}}"},
-             "args_schema": {**obj, "properties": {"item_id": {"type": "string"}, "verbose": {"type": "boolean",
-                                                                                             "default": False}},
-                             "required": ["item_id"]}},
-            {"id": "web.item.create", "summary": "Create an item over HTTP", "description": "POST.",
-             "kind": "write", "handler": {"type": "http", "method": "POST", "url": f"{api}/items"},
-             "args_schema": {**obj, "properties": {"name": {"type": "string"}}, "required": ["name"]}},
-        ]},
+        "web/tools.yaml": {
+            "tools": [
+                {
+                    "id": "web.item.get",
+                    "summary": "Fetch one item over HTTP",
+                    "description": "GET.",
+                    "kind": "read",
+                    "handler": {"type": "http", "method": "GET", "url": f"{api}/items/{{item_id}}"},
+                    "args_schema": {
+                        **obj,
+                        "properties": {"item_id": {"type": "string"}, "verbose": {"type": "boolean", "default": False}},
+                        "required": ["item_id"],
+                    },
+                },
+                {
+                    "id": "web.item.create",
+                    "summary": "Create an item over HTTP",
+                    "description": "POST.",
+                    "kind": "write",
+                    "handler": {"type": "http", "method": "POST", "url": f"{api}/items"},
+                    "args_schema": {**obj, "properties": {"name": {"type": "string"}}, "required": ["name"]},
+                },
+            ]
+        },
         "bulk/_node.yaml": {"title": "Bulk", "summary": "Many tools in one node, to test paging."},
-        "bulk/tools.yaml": {"tools": [
-            {"id": f"bulk.t{i:03d}", "summary": f"Bulk tool number {i}", "description": "Bulk.",
-             "tags": ["even"] if i % 2 == 0 else ["odd"], "args_schema": obj}
-            for i in range(120)
-        ]},
+        "bulk/tools.yaml": {
+            "tools": [
+                {
+                    "id": f"bulk.t{i:03d}",
+                    "summary": f"Bulk tool number {i}",
+                    "description": "Bulk.",
+                    "tags": ["even"] if i % 2 == 0 else ["odd"],
+                    "args_schema": obj,
+                }
+                for i in range(120)
+            ]
+        },
         "skills/_node.yaml": {"title": "Skills", "summary": "Agent skills."},
-        "skills/code-reviewer/SKILL.md": ("---\nname: code-reviewer\ndescription: Review code changes for bugs. "
-                                          "Use when asked to review a diff.\n---\n# Code reviewer\n\n"
-                                          "Read references/checklist.md before reviewing.\n"),
+        "skills/code-reviewer/SKILL.md": (
+            "---\nname: code-reviewer\ndescription: Review code changes for bugs. "
+            "Use when asked to review a diff.\n---\n# Code reviewer\n\n"
+            "Read references/checklist.md before reviewing.\n"
+        ),
         "skills/code-reviewer/references/checklist.md": "# Checklist\n\n- tests pass\n",
     }
 
@@ -264,8 +337,17 @@ def test_unknown_node_path_suggests_the_closest(cat):
 def test_expand_tool_returns_the_full_spec(cat):
     """expand_tool gives id, path, summary, both schemas, examples, errors, policy and annotations."""
     out = cat.expand_tool("demo.echo")
-    for key in ("tool_id", "path", "summary", "args_schema", "result_schema", "examples", "errors", "policy",
-                "annotations"):
+    for key in (
+        "tool_id",
+        "path",
+        "summary",
+        "args_schema",
+        "result_schema",
+        "examples",
+        "errors",
+        "policy",
+        "annotations",
+    ):
         assert key in out
     assert out["args_schema"]["required"] == ["text"]
     assert out["next_action"]["op"] == "tool_exec"
@@ -333,7 +415,10 @@ def test_help_unknown_path_suggests(cat):
     out = cat.tool_help("demo.stor")
     assert out["error"]["code"] == "UNKNOWN_PATH"
     assert "demo.store" in out["error"]["details"]["suggestions"]
-    assert out["error"]["next_action"] == {"op": "tool_help", "args": {"path": out["error"]["details"]["suggestions"][0]}}
+    assert out["error"]["next_action"] == {
+        "op": "tool_help",
+        "args": {"path": out["error"]["details"]["suggestions"][0]},
+    }
     assert cat.tool_help("nonexistent")["error"]["code"] == "UNKNOWN_PATH"
 
 
@@ -393,9 +478,16 @@ def test_idempotency_key_replays_and_conflicts(cat):
     assert clash["error"]["code"] == "CONFLICT"
 
 
-@pytest.mark.parametrize(("mode", "code"), [("perm", "NOT_AUTHORIZED"), ("missing", "NOT_FOUND"),
-                                            ("value", "VALIDATION_ERROR"), ("exists", "CONFLICT"),
-                                            ("boom", "INTERNAL")])
+@pytest.mark.parametrize(
+    ("mode", "code"),
+    [
+        ("perm", "NOT_AUTHORIZED"),
+        ("missing", "NOT_FOUND"),
+        ("value", "VALIDATION_ERROR"),
+        ("exists", "CONFLICT"),
+        ("boom", "INTERNAL"),
+    ],
+)
 def test_handler_exceptions_become_envelopes(cat, mode, code):
     """Each exception type raised by a handler maps to its code, with the message and no traceback."""
     out = cat.tool_exec("demo.fail", {"mode": mode})
@@ -486,8 +578,10 @@ def test_tool_list_metadata_only(cat):
     assert out["count"] == 130
     assert all("args_schema" not in t for t in out["tools"])
     web = cat.tool_list("web")
-    assert [(t["name"], t["alias"]) for t in web["tools"]] == [("web.item.create", "web_item_create"),
-                                                              ("web.item.get", "web_item_get")]
+    assert [(t["name"], t["alias"]) for t in web["tools"]] == [
+        ("web.item.create", "web_item_create"),
+        ("web.item.get", "web_item_get"),
+    ]
     assert cat.tool_list("demo", tags=["store"])["count"] == 1
     assert cat.tool_list("wbe")["error"]["code"] == "UNKNOWN_PATH"
 
@@ -526,8 +620,13 @@ def test_no_match_in_category(cat):
 
 def test_every_error_code_is_known(cat):
     """Every code the reader answered in these calls is a documented ERROR_CODES entry (or a tool-level NOT_FOUND)."""
-    calls = [cat.list("x"), cat.expand_tool("x.y"), cat.tool_exec("demo.fail", {"mode": "boom"}),
-             cat.tool_help("q"), cat.list(cursor=5)]
+    calls = [
+        cat.list("x"),
+        cat.expand_tool("x.y"),
+        cat.tool_exec("demo.fail", {"mode": "boom"}),
+        cat.tool_help("q"),
+        cat.list(cursor=5),
+    ]
     for out in calls:
         assert is_error(out)
         assert out["error"]["code"] in ERROR_CODES
@@ -572,20 +671,30 @@ def test_reader_imports_only_the_stdlib():
                 names = [_absolute(node)]
             for name in names:
                 top = name.split(".")[0]
-                assert top in sys.stdlib_module_names or name.startswith("toolcat.reader") or name in (
-                    "__future__", "toolcat"), f"{file.name} imports {name} at module level"
+                assert (
+                    top in sys.stdlib_module_names
+                    or name.startswith("toolcat.reader")
+                    or name in ("__future__", "toolcat")
+                ), f"{file.name} imports {name} at module level"
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 mod = _absolute(node) if isinstance(node, ast.ImportFrom) else node.names[0].name
                 top = mod.split(".")[0]
-                assert top in sys.stdlib_module_names or top in ("toolcat", "__future__", "jsonschema", "referencing",
-                                                                 "re2"), f"{file.name} imports {mod}"
+                assert top in sys.stdlib_module_names or top in (
+                    "toolcat",
+                    "__future__",
+                    "jsonschema",
+                    "referencing",
+                    "re2",
+                ), f"{file.name} imports {mod}"
                 assert not mod.startswith("compiler"), f"{file.name} imports {mod}: the package is toolcat"
 
 
 def test_importing_the_reader_loads_nothing_heavy():
     """import toolcat.reader loads neither sklearn, jinja2, yaml, click nor jsonschema."""
-    code = ("import sys, toolcat.reader; heavy = [m for m in ('sklearn', 'jinja2', 'yaml', 'click', 'jsonschema', "
-            "'numpy', 're2', 'referencing') if m in sys.modules]; print(','.join(heavy))")
+    code = (
+        "import sys, toolcat.reader; heavy = [m for m in ('sklearn', 'jinja2', 'yaml', 'click', 'jsonschema', "
+        "'numpy', 're2', 'referencing') if m in sys.modules]; print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == ""

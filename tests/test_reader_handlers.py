@@ -18,15 +18,33 @@ UP = {"type": "mcp", "command": ["python", "/nonexistent/up.py"], "tool": "add"}
 def up_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A catalogue with one tool on an upstream MCP server (never started by these tests) and one search index."""
     root = tmp_path_factory.mktemp("handlers")
-    tools = [{"id": "up.math.add", "summary": "Add two integers on an upstream server.", "kind": "read",
-              "args_schema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-                              "required": ["a", "b"]}, "handler": UP}]
-    tools += [{"id": f"up.bulk.item{i}", "summary": f"Bulk item number {i} for paging.", "kind": "read",
-               "args_schema": {"type": "object", "properties": {}}}
-              for i in range(12)]
-    tree = {"_node.yaml": {"title": "Up", "summary": "Handler tests."},
-            "up/_node.yaml": {"title": "Up tools", "summary": "Tools for the handler tests."},
-            "up/tools.yaml": {"tools": tools}}
+    tools = [
+        {
+            "id": "up.math.add",
+            "summary": "Add two integers on an upstream server.",
+            "kind": "read",
+            "args_schema": {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                "required": ["a", "b"],
+            },
+            "handler": UP,
+        }
+    ]
+    tools += [
+        {
+            "id": f"up.bulk.item{i}",
+            "summary": f"Bulk item number {i} for paging.",
+            "kind": "read",
+            "args_schema": {"type": "object", "properties": {}},
+        }
+        for i in range(12)
+    ]
+    tree = {
+        "_node.yaml": {"title": "Up", "summary": "Handler tests."},
+        "up/_node.yaml": {"title": "Up tools", "summary": "Tools for the handler tests."},
+        "up/tools.yaml": {"tools": tools},
+    }
     out = root / "build"
     build(write_tree(root / "src", tree), out)
     return out

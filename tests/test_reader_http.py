@@ -106,17 +106,42 @@ class StaticServer:
 
 
 def _source(extra_tool: bool = False) -> dict:
-    tools = [{"id": f"net.thing.op{i}", "summary": f"Operate on things, variant {i}", "description": "x",
-              "tags": ["net"], "args_schema": {"type": "object"}} for i in range(5)]
+    tools = [
+        {
+            "id": f"net.thing.op{i}",
+            "summary": f"Operate on things, variant {i}",
+            "description": "x",
+            "tags": ["net"],
+            "args_schema": {"type": "object"},
+        }
+        for i in range(5)
+    ]
     if extra_tool:
-        tools.append({"id": "net.thing.added", "summary": "A tool added in the second release", "description": "x",
-                      "args_schema": {"type": "object"}})
-    return {"_node.yaml": {"title": "HTTP test", "summary": "served over http"},
-            "net/_node.yaml": {"title": "Net", "summary": "Network tools."},
-            "net/tools.yaml": {"tools": tools},
-            "local/_node.yaml": {"title": "Local", "summary": "Python tools."},
-            "local/tools.yaml": {"tools": [{"id": "local.echo", "summary": "Echo", "description": "x",
-                                            "handler": "json:dumps", "args_schema": {"type": "object"}}]}}
+        tools.append(
+            {
+                "id": "net.thing.added",
+                "summary": "A tool added in the second release",
+                "description": "x",
+                "args_schema": {"type": "object"},
+            }
+        )
+    return {
+        "_node.yaml": {"title": "HTTP test", "summary": "served over http"},
+        "net/_node.yaml": {"title": "Net", "summary": "Network tools."},
+        "net/tools.yaml": {"tools": tools},
+        "local/_node.yaml": {"title": "Local", "summary": "Python tools."},
+        "local/tools.yaml": {
+            "tools": [
+                {
+                    "id": "local.echo",
+                    "summary": "Echo",
+                    "description": "x",
+                    "handler": "json:dumps",
+                    "args_schema": {"type": "object"},
+                }
+            ]
+        },
+    }
 
 
 @pytest.fixture
@@ -160,11 +185,14 @@ def test_gzip_bodies_are_inflated_verified_and_cached(site):
     assert server.requests == ["catalog.json"]
 
 
-@pytest.mark.parametrize(("fault", "code", "words"), [
-    ("badgzip", "UNAVAILABLE", "does not inflate"),
-    ("brotli", "UNAVAILABLE", "Content-Encoding 'br'"),
-    ("bomb", "INTEGRITY", "larger than expected"),
-])
+@pytest.mark.parametrize(
+    ("fault", "code", "words"),
+    [
+        ("badgzip", "UNAVAILABLE", "does not inflate"),
+        ("brotli", "UNAVAILABLE", "Content-Encoding 'br'"),
+        ("bomb", "INTEGRITY", "larger than expected"),
+    ],
+)
 def test_bad_compressed_bodies_are_never_used(site, fault, code, words):
     """A gzip body that does not inflate, an encoding nobody asked for, or one that inflates past its ref: errors."""
     server, tmp = site
@@ -499,16 +527,22 @@ def sharded_server(tmp_path_factory: pytest.TempPathFactory):
 _TEXT = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyz .,_-3éÆ/"), max_size=40)
 
 
-@given(query=_TEXT, path=st.sampled_from(["", "storage", "file", "nope", "storage/objects", "a/b/c"]),
-       limit=st.one_of(st.integers(-2, 60), st.none()))
+@given(
+    query=_TEXT,
+    path=st.sampled_from(["", "storage", "file", "nope", "storage/objects", "a/b/c"]),
+    limit=st.one_of(st.integers(-2, 60), st.none()),
+)
 @settings(max_examples=60, deadline=None)
 def test_searches_over_http_always_answer_an_envelope(sharded_server, query, path, limit):
     """Whatever the query, category or limit, the parallel-fetching searches answer a dict, never raise."""
     server, tmp = sharded_server
     catalog = Catalog.open(server.url, cache_dir=tmp / "cache")
-    answers = [catalog.find_tool(query, limit=limit) if limit is not None else catalog.find_tool(query),
-               catalog.search_nodes(query), catalog.search_tool_by_category(query, path),
-               catalog.list(path, query=query)]
+    answers = [
+        catalog.find_tool(query, limit=limit) if limit is not None else catalog.find_tool(query),
+        catalog.search_nodes(query),
+        catalog.search_tool_by_category(query, path),
+        catalog.list(path, query=query),
+    ]
     for out in answers:
         assert isinstance(out, dict)
         assert "ok" in out
@@ -524,8 +558,9 @@ def test_cli_search_reads_a_published_build(site):
 
     server, tmp = site
     runner = CliRunner()
-    out = runner.invoke(main, ["search", "operate on things", "--url", server.url, "--cache-dir", str(tmp / "c"),
-                               "--limit", "2"])
+    out = runner.invoke(
+        main, ["search", "operate on things", "--url", server.url, "--cache-dir", str(tmp / "c"), "--limit", "2"]
+    )
     assert out.exit_code == 0, out.output
     assert len(out.output.splitlines()) == 2
     assert out.output.split()[2].startswith("net.thing.op")

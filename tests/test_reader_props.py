@@ -13,12 +13,27 @@ from toolcat.build import build
 from toolcat.reader import ERROR_CODES, Catalog, is_error
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=True) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=True) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-NAMES = st.sampled_from(["", "root", "demo", "demo.echo", "demo_echo", "demo.", ".", "task.code_reviewer",
-                         "code-reviewer", "demo/echo", "x" * 400, "démo", "demo..echo"])
+NAMES = st.sampled_from(
+    [
+        "",
+        "root",
+        "demo",
+        "demo.echo",
+        "demo_echo",
+        "demo.",
+        ".",
+        "task.code_reviewer",
+        "code-reviewer",
+        "demo/echo",
+        "x" * 400,
+        "démo",
+        "demo..echo",
+    ]
+)
 ANY = NAMES | JSON
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -26,17 +41,37 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @pytest.fixture(scope="module")
 def cat(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     root = tmp_path_factory.mktemp("props")
-    src = write_tree(root / "src", {
-        "demo/tools.yaml": {"tools": [
-            {"id": "demo.echo", "summary": "Echo text", "description": "x", "handler": "json:dumps",
-             "args_schema": {"type": "object", "properties": {"text": {"type": "string", "default": "a"},
-                                                              "n": {"type": "integer", "minimum": 0}},
-                             "additionalProperties": False}},
-            {"id": "demo.host", "summary": "Host tool", "description": "x", "kind": "write",
-             "args_schema": {"type": "object"}},
-        ]},
-        "skills/code-reviewer/SKILL.md": "---\nname: code-reviewer\ndescription: Review code. Use for diffs.\n---\nBody\n",
-    })
+    src = write_tree(
+        root / "src",
+        {
+            "demo/tools.yaml": {
+                "tools": [
+                    {
+                        "id": "demo.echo",
+                        "summary": "Echo text",
+                        "description": "x",
+                        "handler": "json:dumps",
+                        "args_schema": {
+                            "type": "object",
+                            "properties": {
+                                "text": {"type": "string", "default": "a"},
+                                "n": {"type": "integer", "minimum": 0},
+                            },
+                            "additionalProperties": False,
+                        },
+                    },
+                    {
+                        "id": "demo.host",
+                        "summary": "Host tool",
+                        "description": "x",
+                        "kind": "write",
+                        "args_schema": {"type": "object"},
+                    },
+                ]
+            },
+            "skills/code-reviewer/SKILL.md": "---\nname: code-reviewer\ndescription: Review code. Use for diffs.\n---\nBody\n",
+        },
+    )
     build(src, root / "build")
     return Catalog.open(root / "build", audit=root / "audit.jsonl")
 
@@ -86,7 +121,14 @@ def test_list_never_raises(cat, path, tags, query, limit, cursor):
 @given(a=ANY, b=ANY, c=ANY)
 def test_namespaced_and_search_never_raise(cat, a, b, c):
     """tool_list, tool_describe, find_tool, search_nodes, search_tool_by_category, expand and resources never raise."""
-    for out in (cat.tool_list(a, b), cat.tool_describe(a), cat.find_tool(a, b), cat.search_nodes(a, b),
-                cat.search_tool_by_category(a, b, c), cat.expand_tool(a), cat.read_skill_resource(a, b),
-                cat.call_tool(a, b)):
+    for out in (
+        cat.tool_list(a, b),
+        cat.tool_describe(a),
+        cat.find_tool(a, b),
+        cat.search_nodes(a, b),
+        cat.search_tool_by_category(a, b, c),
+        cat.expand_tool(a),
+        cat.read_skill_resource(a, b),
+        cat.call_tool(a, b),
+    ):
         _check(out)

@@ -112,8 +112,15 @@ def run_bounded(code: str, env: dict[str, str] | None = None) -> Any:
     import os  # noqa: PLC0415
 
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=BOUND_S,
-                              cwd=REPO, env={**os.environ, **(env or {})}, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=BOUND_S,
+            cwd=REPO,
+            env={**os.environ, **(env or {})},
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"still running after {BOUND_S} s: catastrophic backtracking")
     assert done.returncode == 0, done.stderr
@@ -122,12 +129,17 @@ def run_bounded(code: str, env: dict[str, str] | None = None) -> Any:
 
 # -- defect 4: no schema keyword ever retrieves anything ------------------------------------------
 @pytest.mark.parametrize("keyword", ["$ref", "$dynamicRef"])
-def test_build_never_retrieves_a_remote_reference(make_tree: Callable[[dict[str, Any]], Path],
-                                                  http_spy: tuple[str, list[str]], keyword: str) -> None:
+def test_build_never_retrieves_a_remote_reference(
+    make_tree: Callable[[dict[str, Any]], Path], http_spy: tuple[str, list[str]], keyword: str
+) -> None:
     """A $ref/$dynamicRef to http: is an error naming file, line, path and URI, and the server gets no request."""
     url, hits = http_spy
-    src = make_tree(tree_with({"type": "object", "properties": {"p": {keyword: f"{url}/schema.json"}}},
-                              examples=[{"description": "e", "args": {"p": "v"}}]))
+    src = make_tree(
+        tree_with(
+            {"type": "object", "properties": {"p": {keyword: f"{url}/schema.json"}}},
+            examples=[{"description": "e", "args": {"p": "v"}}],
+        )
+    )
     result = run_cli("validate", str(src))
     assert result.exit_code == 1
     line = line_of(src / "x/tools.yaml", keyword)
@@ -138,13 +150,18 @@ def test_build_never_retrieves_a_remote_reference(make_tree: Callable[[dict[str,
     assert hits == []
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "object", "properties": {"p": {"$dynamicRef": "FILE"}}},
-    {"type": "object", "properties": {"p": {"$ref": "FILE"}}},
-    {"$id": "DIR/", "type": "object", "properties": {"p": {"$ref": "secret.json"}}},
-], ids=["dynamicRef", "ref", "relative_to_id"])
-def test_build_never_reads_a_local_file(make_tree: Callable[[dict[str, Any]], Path], secret_file: Path,
-                                        schema: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"p": {"$dynamicRef": "FILE"}}},
+        {"type": "object", "properties": {"p": {"$ref": "FILE"}}},
+        {"$id": "DIR/", "type": "object", "properties": {"p": {"$ref": "secret.json"}}},
+    ],
+    ids=["dynamicRef", "ref", "relative_to_id"],
+)
+def test_build_never_reads_a_local_file(
+    make_tree: Callable[[dict[str, Any]], Path], secret_file: Path, schema: dict[str, Any]
+) -> None:
     """A reference to file: (directly or through $id) is an error, and the file's content never shows."""
     text = json.dumps(schema).replace("FILE", secret_file.as_uri()).replace("DIR", secret_file.parent.as_uri())
     src = make_tree(tree_with(json.loads(text), examples=[{"description": "e", "args": {"p": "v"}}]))
@@ -155,8 +172,9 @@ def test_build_never_reads_a_local_file(make_tree: Callable[[dict[str, Any]], Pa
 
 
 @pytest.mark.parametrize("keyword", ["$dynamicRef", "$ref"])
-def test_runtime_never_reads_a_local_file(hostile_catalog: Callable[[dict[str, Any]], Catalog], secret_file: Path,
-                                          keyword: str) -> None:
+def test_runtime_never_reads_a_local_file(
+    hostile_catalog: Callable[[dict[str, Any]], Catalog], secret_file: Path, keyword: str
+) -> None:
     """A served schema whose $dynamicRef/$ref names a local file gets an INTERNAL envelope without its content."""
     catalog = hostile_catalog({"type": "object", "properties": {"p": {keyword: secret_file.as_uri()}}})
     for dry_run in (True, False):
@@ -167,12 +185,15 @@ def test_runtime_never_reads_a_local_file(hostile_catalog: Callable[[dict[str, A
         assert MARKER not in json.dumps(envelope)
 
 
-def test_runtime_never_fetches_a_remote_reference(hostile_catalog: Callable[[dict[str, Any]], Catalog],
-                                                  http_spy: tuple[str, list[str]]) -> None:
+def test_runtime_never_fetches_a_remote_reference(
+    hostile_catalog: Callable[[dict[str, Any]], Catalog], http_spy: tuple[str, list[str]]
+) -> None:
     """A served schema whose $dynamicRef or $ref (via $id) points at an http server: no request is made."""
     url, hits = http_spy
-    for schema in ({"type": "object", "properties": {"p": {"$dynamicRef": f"{url}/s.json"}}},
-                   {"$id": f"{url}/root.json", "type": "object", "properties": {"p": {"$ref": "other.json"}}}):
+    for schema in (
+        {"type": "object", "properties": {"p": {"$dynamicRef": f"{url}/s.json"}}},
+        {"$id": f"{url}/root.json", "type": "object", "properties": {"p": {"$ref": "other.json"}}},
+    ):
         envelope = hostile_catalog(schema).tool_exec("x.t", {"p": "v"}, dry_run=True)
         assert envelope["error"]["code"] == "INTERNAL", envelope
         assert MARKER not in json.dumps(envelope)
@@ -191,11 +212,17 @@ def test_the_validator_registry_refuses_every_uri() -> None:
 
 # -- defect 11: $ref cycles, dangling refs and depth -------------------------------------------------
 CYCLES: dict[str, dict[str, Any]] = {
-    "two_defs": {"type": "object", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
-                 "properties": {"p": {"$ref": "#/$defs/a"}}},
+    "two_defs": {
+        "type": "object",
+        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        "properties": {"p": {"$ref": "#/$defs/a"}},
+    },
     "root_self": {"type": "object", "$ref": "#"},
-    "through_anyOf": {"type": "object", "$defs": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}},
-                      "properties": {"p": {"$ref": "#/$defs/a"}}},
+    "through_anyOf": {
+        "type": "object",
+        "$defs": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}},
+        "properties": {"p": {"$ref": "#/$defs/a"}},
+    },
 }
 
 
@@ -228,8 +255,9 @@ def test_ref_cycle_through_a_combinator_is_refused_by_the_reader() -> None:
     assert "#/$defs/a → #/$defs/a/anyOf/1 → #/$defs/a" in caught.value.message
 
 
-def test_dangling_ref_is_a_build_error_and_an_envelope(make_tree: Callable[[dict[str, Any]], Path],
-                                                       hostile_catalog: Callable[[dict[str, Any]], Catalog]) -> None:
+def test_dangling_ref_is_a_build_error_and_an_envelope(
+    make_tree: Callable[[dict[str, Any]], Path], hostile_catalog: Callable[[dict[str, Any]], Catalog]
+) -> None:
     """A $ref to a missing definition fails the build with its line, and answers INTERNAL at runtime."""
     schema = {"type": "object", "properties": {"p": {"$ref": "#/$defs/missing"}}}
     src = make_tree(tree_with(schema))
@@ -242,10 +270,21 @@ def test_dangling_ref_is_a_build_error_and_an_envelope(make_tree: Callable[[dict
     assert "points to nothing" in envelope["error"]["message"]
 
 
-TREE = {"type": "object", "required": ["root"], "properties": {"root": {"$ref": "#/$defs/node"}},
-        "$defs": {"node": {"type": "object", "required": ["value"], "properties": {
-            "value": {"type": "integer"},
-            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}}
+TREE = {
+    "type": "object",
+    "required": ["root"],
+    "properties": {"root": {"$ref": "#/$defs/node"}},
+    "$defs": {
+        "node": {
+            "type": "object",
+            "required": ["value"],
+            "properties": {
+                "value": {"type": "integer"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+            },
+        }
+    },
+}
 
 
 def nested_tree(levels: int, leaf: Any = 1) -> dict[str, Any]:
@@ -258,7 +297,9 @@ def nested_tree(levels: int, leaf: Any = 1) -> dict[str, Any]:
 
 def test_recursive_schema_still_builds_and_validates(tmp_path: Path) -> None:
     """A legal recursive schema (children.items refs the node) builds, and nested values validate."""
-    src = write_tree(tmp_path / "src", tree_with(TREE, examples=[{"description": "e", "args": {"root": nested_tree(3)}}]))
+    src = write_tree(
+        tmp_path / "src", tree_with(TREE, examples=[{"description": "e", "args": {"root": nested_tree(3)}}])
+    )
     result = run_cli("build", str(src), "--out", str(tmp_path / "build"), "--strict")
     assert result.exit_code == 0, result.output
     catalog = Catalog.open(tmp_path / "build")
@@ -314,18 +355,26 @@ def test_deep_schema_is_refused_before_validation() -> None:
 
 def test_nested_dialect_switch_is_refused() -> None:
     """A nested $schema (which would make jsonschema use its stock, backtracking validator there) is an error."""
-    problems = schemaguard.analyse({"type": "object", "properties": {"p": {
-        "$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}}})
+    problems = schemaguard.analyse(
+        {
+            "type": "object",
+            "properties": {"p": {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}},
+        }
+    )
     assert [p.code for p in problems if p.severity == "error"] == ["nested_schema"]
 
 
 # -- defect 11 and 2: regexes in schemas at build ---------------------------------------------------
-@pytest.mark.parametrize(("schema", "needle"), [
-    ({"type": "object", "properties": {"p": {"type": "string", "pattern": "(["}}}, "pattern"),
-    ({"type": "object", "patternProperties": {"([": {"type": "string"}}}, "(["),
-])
-def test_invalid_pattern_fails_validate_and_build(make_tree: Callable[[dict[str, Any]], Path],
-                                                  schema: dict[str, Any], needle: str) -> None:
+@pytest.mark.parametrize(
+    ("schema", "needle"),
+    [
+        ({"type": "object", "properties": {"p": {"type": "string", "pattern": "(["}}}, "pattern"),
+        ({"type": "object", "patternProperties": {"([": {"type": "string"}}}, "(["),
+    ],
+)
+def test_invalid_pattern_fails_validate_and_build(
+    make_tree: Callable[[dict[str, Any]], Path], schema: dict[str, Any], needle: str
+) -> None:
     """pattern "([" (or such a patternProperties key) is an error with file, line and JSON path."""
     src = make_tree(tree_with(schema))
     for command in (["validate", str(src), "--strict"], ["validate", str(src)]):
@@ -337,8 +386,15 @@ def test_invalid_pattern_fails_validate_and_build(make_tree: Callable[[dict[str,
 
 
 BACKTRACKING = [r"^(a+)+$", r"(a*)*b", r"^(a|a)*$", r"^(\w+\s?)+$", r"^(([a-z])+.)+[A-Z]([a-z])+$", r"(a|aa)+$"]
-SAFE = [r"^[a-z0-9]+(-[a-z0-9]+)*$", r"^\d{10}\.\d{6}$", r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$", r"^(\w+\s)+$",
-        r"^https?://.*", r"^[UW][A-Z0-9]{8,}$|^$", r"(\d+\.)+\d+"]
+SAFE = [
+    r"^[a-z0-9]+(-[a-z0-9]+)*$",
+    r"^\d{10}\.\d{6}$",
+    r"^[\w.+-]+@[\w-]+(\.[\w-]+)+$",
+    r"^(\w+\s)+$",
+    r"^https?://.*",
+    r"^[UW][A-Z0-9]{8,}$|^$",
+    r"(\d+\.)+\d+",
+]
 
 
 @pytest.mark.parametrize("pattern", BACKTRACKING)
@@ -366,7 +422,10 @@ def test_ordinary_patterns_do_not_warn(pattern: str) -> None:
 
 def test_lookahead_pattern_warns_at_build_and_refuses_only_calls_that_need_it(tmp_path: Path) -> None:
     """A lookahead pattern RE2 cannot run: a build warning; the reader refuses a call that sets that field."""
-    schema = {"type": "object", "properties": {"flag": {"type": "string", "pattern": "^(?!-)"}, "n": {"type": "integer"}}}
+    schema = {
+        "type": "object",
+        "properties": {"flag": {"type": "string", "pattern": "^(?!-)"}, "n": {"type": "integer"}},
+    }
     src = write_tree(tmp_path / "src", tree_with(schema))
     result = run_cli("build", str(src), "--out", str(tmp_path / "build"))
     assert result.exit_code == 0, result.output
@@ -382,8 +441,11 @@ def test_lookahead_pattern_warns_at_build_and_refuses_only_calls_that_need_it(tm
 
 def test_verify_flags_an_invalid_pattern_in_built_artifacts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """toolcat verify reports a tool spec whose args_schema holds an invalid regex or a $ref cycle."""
-    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": "(["}, "q": {"$ref": "#"}},
-              "$defs": {"a": {"$ref": "#/$defs/a"}}}
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "string", "pattern": "(["}, "q": {"$ref": "#"}},
+        "$defs": {"a": {"$ref": "#/$defs/a"}},
+    }
     with monkeypatch.context() as patch:
         patch.setattr(check_tools._Checker, "schema", lambda _self, value, _path, *, root_object: True)  # noqa: ARG005
         build(write_tree(tmp_path / "src", tree_with(schema)), tmp_path / "build")
@@ -424,9 +486,12 @@ def test_schema_regexes_run_in_linear_time() -> None:
 
 def test_schema_regex_semantics_are_kept() -> None:
     r"""RE2 keeps JSON Schema's search semantics: unanchored match, \uXXXX escapes, patternProperties."""
-    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": "b\\u00e9"},
-                                                "q": {"type": "string", "pattern": "^[a-z]+$"}},
-              "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "string", "pattern": "b\\u00e9"}, "q": {"type": "string", "pattern": "^[a-z]+$"}},
+        "patternProperties": {"^x-": {"type": "integer"}},
+        "additionalProperties": False,
+    }
     assert execute.validate_args(schema, {"p": "abéc", "q": "abc", "x-n": 1}, []) == []
     errors = execute.validate_args(schema, {"p": "abc", "q": "ab1", "x-n": "one", "y": 1}, [])
     assert [e["field"] for e in errors] == ["p", "q", "x-n", "y"]

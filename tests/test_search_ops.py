@@ -17,18 +17,40 @@ TREE = {
     "_node.yaml": {"title": "Ops", "summary": "test catalogue"},
     "storage/_node.yaml": {"title": "Storage", "summary": "Object storage buckets and files"},
     "storage/buckets/_node.yaml": {"title": "Buckets", "summary": "Create and delete buckets"},
-    "storage/buckets/tools.yaml": {"tools": [
-        {"id": "storage.bucket.delete", "summary": "Delete an empty bucket", "tags": ["delete"],
-         "args_schema": {"type": "object", "properties": {"bucket": {"type": "string", "description": "Bucket name"}}}},
-        {"id": "storage.bucket.create", "summary": "Create a new bucket", "args_schema": {"type": "object"}},
-    ] + [{"id": f"storage.bucket.op{i}", "summary": f"Bucket operation number {i}", "args_schema": {"type": "object"}}
-         for i in range(7)]},
+    "storage/buckets/tools.yaml": {
+        "tools": [
+            {
+                "id": "storage.bucket.delete",
+                "summary": "Delete an empty bucket",
+                "tags": ["delete"],
+                "args_schema": {
+                    "type": "object",
+                    "properties": {"bucket": {"type": "string", "description": "Bucket name"}},
+                },
+            },
+            {"id": "storage.bucket.create", "summary": "Create a new bucket", "args_schema": {"type": "object"}},
+        ]
+        + [
+            {
+                "id": f"storage.bucket.op{i}",
+                "summary": f"Bucket operation number {i}",
+                "args_schema": {"type": "object"},
+            }
+            for i in range(7)
+        ]
+    },
     "weather/_node.yaml": {"title": "Weather", "summary": "Forecasts and observations"},
-    "weather/tools.yaml": {"tools": [
-        {"id": "weather.forecast", "summary": "Get the weather forecast for a city", "args_schema": {"type": "object"},
-         "categories": ["storage/buckets"]},
-        {"id": "weather.alerts", "summary": "List severe weather alerts", "args_schema": {"type": "object"}},
-    ]},
+    "weather/tools.yaml": {
+        "tools": [
+            {
+                "id": "weather.forecast",
+                "summary": "Get the weather forecast for a city",
+                "args_schema": {"type": "object"},
+                "categories": ["storage/buckets"],
+            },
+            {"id": "weather.alerts", "summary": "List severe weather alerts", "args_schema": {"type": "object"}},
+        ]
+    },
 }
 
 
@@ -145,8 +167,12 @@ def test_cli_search_prints_ranked_pointers(searcher):
 
 def test_rank_tools_limit_is_the_prefix_of_the_full_ranking(searcher):
     """rank_tools(limit=k) returns exactly the first k of the unlimited ranking, scoped or not."""
-    for query, within in (("bucket", None), ("weather bucket delete", None), ("bucket operation", ["storage"]),
-                          ("forecast city alerts", None)):
+    for query, within in (
+        ("bucket", None),
+        ("weather bucket delete", None),
+        ("bucket operation", ["storage"]),
+        ("forecast city alerts", None),
+    ):
         full = searcher.rank_tools(query, within=within)
         for k in (1, 3, 20):
             assert searcher.rank_tools(query, within=within, limit=k) == full[:k]

@@ -15,7 +15,36 @@ from toolcat.build import build, compile_catalog
 from toolcat.index import CHAR_MAX_DF_MIN_DOCS, SPACE_WEIGHTS, make_vectorizer, tool_order, tool_text
 from toolcat.reader.search import ANALYZERS, Searcher, analyze_words
 
-WORDS = ["read", "write", "delete", "file", "bucket", "object", "calendar", "event", "invoice", "customer", "weather", "forecast", "send", "mail", "message", "search", "list", "create", "update", "archive", "export", "report", "user", "team", "order", "refund", "ship", "track"]
+WORDS = [
+    "read",
+    "write",
+    "delete",
+    "file",
+    "bucket",
+    "object",
+    "calendar",
+    "event",
+    "invoice",
+    "customer",
+    "weather",
+    "forecast",
+    "send",
+    "mail",
+    "message",
+    "search",
+    "list",
+    "create",
+    "update",
+    "archive",
+    "export",
+    "report",
+    "user",
+    "team",
+    "order",
+    "refund",
+    "ship",
+    "track",
+]
 
 
 def _tree() -> dict:
@@ -25,14 +54,18 @@ def _tree() -> dict:
         tools = []
         for i in range(40):  # 120 tools: enough for the chars space's max_df to apply
             words = rng.sample(WORDS, 6)
-            tools.append({
-                "id": f"{area}.{words[0]}_{words[1]}{i}",
-                "summary": " ".join(words[:4]).capitalize(),
-                "description": " ".join(rng.choices(WORDS, k=15)) + " getHTTPResponse snake_case_name",
-                "tags": words[4:],
-                "args_schema": {"type": "object", "properties": {f"{words[2]}Id": {"type": "string",
-                                                                                 "description": " ".join(words[3:])}}},
-            })
+            tools.append(
+                {
+                    "id": f"{area}.{words[0]}_{words[1]}{i}",
+                    "summary": " ".join(words[:4]).capitalize(),
+                    "description": " ".join(rng.choices(WORDS, k=15)) + " getHTTPResponse snake_case_name",
+                    "tags": words[4:],
+                    "args_schema": {
+                        "type": "object",
+                        "properties": {f"{words[2]}Id": {"type": "string", "description": " ".join(words[3:])}},
+                    },
+                }
+            )
         tree[f"{area}/_node.yaml"] = {"title": area.title(), "summary": f"{area} tools"}
         tree[f"{area}/tools.yaml"] = {"tools": tools}
     return tree
@@ -78,7 +111,9 @@ def _check(parity, query: str) -> None:
         assert abs(reader.get(doc_id, 0.0) - expected[doc_id]) <= 1e-6, (query, doc_id)
 
 
-QUERY = st.lists(st.one_of(st.sampled_from(WORDS), st.text(min_size=1, max_size=12)), min_size=1, max_size=12).map(" ".join)
+QUERY = st.lists(st.one_of(st.sampled_from(WORDS), st.text(min_size=1, max_size=12)), min_size=1, max_size=12).map(
+    " ".join
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -106,7 +141,20 @@ def test_scores_are_not_all_zero(parity):
 def test_analyzer_splits_identifiers_and_stems():
     """Identifiers split on dots, underscores and case; plurals and -ing/-ed are stemmed; stop words dropped."""
     assert analyze_words("s3.file_read getHTTPResponse") == ["s3", "s", "3", "file", "read", "get", "http", "respons"]
-    assert analyze_words("ec2 v2 x86_64 abc123") == ["ec2", "ec", "2", "v2", "v", "2", "x86", "x", "86", "64", "abc", "123"]
+    assert analyze_words("ec2 v2 x86_64 abc123") == [
+        "ec2",
+        "ec",
+        "2",
+        "v2",
+        "v",
+        "2",
+        "x86",
+        "x",
+        "86",
+        "64",
+        "abc",
+        "123",
+    ]
     assert analyze_words("the buckets") == ["bucket"]
     assert analyze_words("running stopped") == ["run", "stop"]
 
@@ -131,4 +179,3 @@ def test_top_k_equals_the_exhaustive_ranking(parity):
             top = searcher._ranked("tools", query, limit=k)
             assert [d for d, _, _ in top] == [d for d, _, _ in full], (query, k)
             assert all(abs(a[1] - b[1]) < 1e-9 and sorted(a[2]) == sorted(b[2]) for a, b in zip(top, full, strict=True))
-

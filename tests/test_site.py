@@ -63,31 +63,46 @@ def small_tree() -> dict[str, object]:
         "_node.yaml": {"title": "Small catalogue", "summary": "For site tests."},
         "code/_node.yaml": {"title": "Code", "summary": "Code tools.", "tags": ["code"]},
         "code/refactor/_node.yaml": {"title": "Refactoring", "summary": "Rename things."},
-        "code/refactor/tools.yaml": {"tools": [{
-            "id": "refactor.rename_symbol",
-            "summary": "Rename a symbol across a project.",
-            "description": "Renames every reference. Ignores <script>alert(1)</script> and [a link](nowhere.md).",
-            "args_schema": {
-                "type": "object",
-                "properties": {
-                    "symbol": {"type": "string", "description": "Name | with a pipe"},
-                    "language": {"type": "string", "enum": ["python", "typescript", "go"]},
-                },
-                "required": ["symbol", "language"],
-            },
-            "result_schema": {"type": "object", "properties": {"edits": {"type": "integer"}}},
-            "examples": [{"description": "Rename a class.", "args": {"symbol": "Foo", "language": "python"}}],
-            "policy": {"do": ["Preview first."], "dont": ["Rename public APIs silently."],
-                       "edge_cases": ["Dynamic imports are missed."]},
-            "when_to_use": "You want to rename a function everywhere.",
-            "kind": "write",
-            "tags": ["rename", "refactor"],
-        }]},
+        "code/refactor/tools.yaml": {
+            "tools": [
+                {
+                    "id": "refactor.rename_symbol",
+                    "summary": "Rename a symbol across a project.",
+                    "description": "Renames every reference. Ignores <script>alert(1)</script> and [a link](nowhere.md).",
+                    "args_schema": {
+                        "type": "object",
+                        "properties": {
+                            "symbol": {"type": "string", "description": "Name | with a pipe"},
+                            "language": {"type": "string", "enum": ["python", "typescript", "go"]},
+                        },
+                        "required": ["symbol", "language"],
+                    },
+                    "result_schema": {"type": "object", "properties": {"edits": {"type": "integer"}}},
+                    "examples": [{"description": "Rename a class.", "args": {"symbol": "Foo", "language": "python"}}],
+                    "policy": {
+                        "do": ["Preview first."],
+                        "dont": ["Rename public APIs silently."],
+                        "edge_cases": ["Dynamic imports are missed."],
+                    },
+                    "when_to_use": "You want to rename a function everywhere.",
+                    "kind": "write",
+                    "tags": ["rename", "refactor"],
+                }
+            ]
+        },
         "search/_node.yaml": {"title": "Search", "summary": "Find things."},
-        "search/tools.yaml": {"tools": [{
-            "id": "code.search", "summary": "Search code.", "description": "Search code with filters.",
-            "args_schema": NESTED_SCHEMA, "categories": ["code"], "optional": True,
-        }]},
+        "search/tools.yaml": {
+            "tools": [
+                {
+                    "id": "code.search",
+                    "summary": "Search code.",
+                    "description": "Search code with filters.",
+                    "args_schema": NESTED_SCHEMA,
+                    "categories": ["code"],
+                    "optional": True,
+                }
+            ]
+        },
         "skills/_node.yaml": {"title": "Skills", "summary": "Agent skills."},
         "skills/release-notes/SKILL.md": (
             "---\nname: release-notes\ndescription: Write release notes from merged changes. Use when cutting a release.\n"
@@ -390,8 +405,9 @@ def test_example_catalogue_site_builds_strict(example_build: Path, tmp_path: Pat
     home = tuple(data.specs["refactor.rename_symbol"]["path"])
     page = (out / "nodes" / f"{'.'.join(home)}.html").read_text(encoding="utf-8")
     assert 'id="refactor.rename_symbol"' in page
-    enum = next(iter(r.enum for r in schema_rows(data.specs["refactor.rename_symbol"]["args_schema"])
-                     if r.name == "language"))
+    enum = next(
+        iter(r.enum for r in schema_rows(data.specs["refactor.rename_symbol"]["args_schema"]) if r.name == "language")
+    )
     assert enum
     assert all(f"<code>{value}</code>" in page for value in enum)
 
@@ -404,8 +420,10 @@ def test_corpus_github_tools_and_skills_site_builds_strict(corpus: Path, tmp_pat
     from corpus_site_src import write_corpus_tree  # noqa: PLC0415 - bench/ is put on sys.path just above
 
     tree = write_corpus_tree(corpus, tmp_path / "src", tool_limit=40, skill_limit=30)
-    print(f"corpus sample: {tree.tools} tools, {tree.skills} skills, skipped {len(tree.skipped_invalid)} invalid, "
-          f"{len(tree.skipped_duplicate)} duplicate")
+    print(
+        f"corpus sample: {tree.tools} tools, {tree.skills} skills, skipped {len(tree.skipped_invalid)} invalid, "
+        f"{len(tree.skipped_duplicate)} duplicate"
+    )
     assert tree.tools == 40
     assert tree.skills == 30
     build(tree.root, tmp_path / "build")

@@ -17,8 +17,16 @@ from toolcat.reader.search import STOP_WORDS, analyze_words
 from toolcat.site import build_site, read_build
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -135,7 +143,9 @@ def test_js_reader_scores_match_the_python_reader(served_site, page, example_bui
     page.goto(base)
     results = page.evaluate(
         "q => new window.toolcatSearch.Reader('artifacts/catalog.json').search(q, 5)"
-        ".then(rs => rs.map(r => [r.pointer.tool_id, r.score]))", query)
+        ".then(rs => rs.map(r => [r.pointer.tool_id, r.score]))",
+        query,
+    )
     assert [tool_id for tool_id, _ in results] == [m["name"] for m in expected["matches"]]
     for (_, score), match in zip(results, expected["matches"], strict=True):
         assert abs(score - match["relevance"]) < 1e-3

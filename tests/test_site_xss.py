@@ -32,8 +32,16 @@ from toolcat.site import SAFE_SCHEMES, author_html, content_security_policy, the
 from toolcat.site import _check_name as check_name
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 CANARY = "xss-canary"
 
 
@@ -165,14 +173,20 @@ def xss_tree() -> dict[str, object]:
             "edge_cases": [inject("policy edge case", v) for v in FIELD_VECTORS],
         },
         "args_schema": {"type": "object", "properties": args},
-        "result_schema": {"type": "object", "properties": {
-            _field("result field", i): {"type": "integer", "description": _field("result description", i)}
-            for i in range(3)
-        }},
+        "result_schema": {
+            "type": "object",
+            "properties": {
+                _field("result field", i): {"type": "integer", "description": _field("result description", i)}
+                for i in range(3)
+            },
+        },
         "examples": [
-            {"description": _markdown_payloads("example description"),
-             "args": {_field("example arg name", i): _field("example arg value", i + 1)
-                      for i in range(len(FIELD_VECTORS))}},
+            {
+                "description": _markdown_payloads("example description"),
+                "args": {
+                    _field("example arg name", i): _field("example arg value", i + 1) for i in range(len(FIELD_VECTORS))
+                },
+            },
         ],
         "errors": [{"code": "BAD", "when": _field("error when", i)} for i in range(len(FIELD_VECTORS))],
     }
@@ -190,7 +204,9 @@ def xss_tree() -> dict[str, object]:
         "# Evil skill\n\n"
         + inject("skill body fence line", "```<img src=x onerror={js}>\n<script>{js}</script>\n")
         + "\n\n## Toolcat Search\n\nA heading whose slug is the search box's id.\n\n"
-        + "## " + inject("skill heading", "<img src=x onerror={js}>") + "\n\n"
+        + "## "
+        + inject("skill heading", "<img src=x onerror={js}>")
+        + "\n\n"
         + "Read [the guide](references/guide.md), not [the page](references/page.html) "
         + "or ![the icon](references/icon.svg).\n\n"
         + _markdown_payloads("skill body")
@@ -198,30 +214,50 @@ def xss_tree() -> dict[str, object]:
     quote_name = inject("resource file name", 'x" onmouseover="{js}" y=".md')
     angle_name = inject("resource file name", "<img src=x onerror={js}>.md")
     return {
-        "_node.yaml": {"title": "Evil catalogue " + _field("root title", 0),
-                       "summary": inject("root summary", 'Root [r{n}](javascript:{js}) <img src=x onerror={js}> " x')},
-        "evil/_node.yaml": {"title": inject("node title (nav)", "<img src=x onerror={js}>"),
-                            "summary": _markdown_payloads("node summary"),
-                            "tags": [_field("node tag", i) for i in range(len(FIELD_VECTORS))]},
+        "_node.yaml": {
+            "title": "Evil catalogue " + _field("root title", 0),
+            "summary": inject("root summary", 'Root [r{n}](javascript:{js}) <img src=x onerror={js}> " x'),
+        },
+        "evil/_node.yaml": {
+            "title": inject("node title (nav)", "<img src=x onerror={js}>"),
+            "summary": _markdown_payloads("node summary"),
+            "tags": [_field("node tag", i) for i in range(len(FIELD_VECTORS))],
+        },
         "evil/tools.yaml": {"tools": [markdown_tool, fields_tool]},
-        **{f"titles/t{i}/_node.yaml": {"title": " ".join(_field("node title", j) for j in range(4 * i, 4 * i + 4)),
-                                       "summary": " ".join(_field("node summary", j) for j in range(4 * i, 4 * i + 4))}
-           for i in range(2)},
+        **{
+            f"titles/t{i}/_node.yaml": {
+                "title": " ".join(_field("node title", j) for j in range(4 * i, 4 * i + 4)),
+                "summary": " ".join(_field("node summary", j) for j in range(4 * i, 4 * i + 4)),
+            }
+            for i in range(2)
+        },
         "titles/_node.yaml": {"title": _field("node title", 4)},
-        "titles/t0/tools.yaml": {"tools": [{"id": "titles.probe", "summary": "Probe.", "description": "Probe.",
-                                               "args_schema": {"type": "object", "properties": {}}}]},
+        "titles/t0/tools.yaml": {
+            "tools": [
+                {
+                    "id": "titles.probe",
+                    "summary": "Probe.",
+                    "description": "Probe.",
+                    "args_schema": {"type": "object", "properties": {}},
+                }
+            ]
+        },
         "skills/_node.yaml": {"title": "Skills"},
         "skills/evil-skill/SKILL.md": (
             "---\nname: evil-skill\ndescription: "
             + _yaml_scalar(inject("skill description", "Evil <img src=x onerror={js}> [d{n}](javascript:{js})"))
-            + "\nlicense: " + _yaml_scalar(_field("skill license", 3))
-            + "\nmetadata:\n  owner: " + _yaml_scalar(_field("skill metadata", 0))
-            + "\n---\n" + skill_body
+            + "\nlicense: "
+            + _yaml_scalar(_field("skill license", 3))
+            + "\nmetadata:\n  owner: "
+            + _yaml_scalar(_field("skill metadata", 0))
+            + "\n---\n"
+            + skill_body
         ),
         "skills/evil-skill/references/guide.md": "A guide.\n",
         "skills/evil-skill/references/page.html": inject("active resource file", "<script>{js}</script>\n"),
         "skills/evil-skill/references/icon.svg": inject(
-            "active resource file", '<svg xmlns="http://www.w3.org/2000/svg" onload="{js}"></svg>\n'),
+            "active resource file", '<svg xmlns="http://www.w3.org/2000/svg" onload="{js}"></svg>\n'
+        ),
         f"skills/evil-skill/references/{quote_name}": "quote\n",
         f"skills/evil-skill/references/{angle_name}": "angle\n",
     }
@@ -251,10 +287,41 @@ def _pages(site: Path) -> list[Path]:
 # --------------------------------------------------------------------------- static checks
 
 #: Elements that never belong in the site's HTML (the theme uses none of them).
-FORBIDDEN_TAGS = {"iframe", "frame", "frameset", "object", "embed", "applet", "form", "base", "style", "math",
-                  "noscript", "video", "audio", "source", "portal", "textarea", "select", "button", "template"}
-URL_ATTRIBUTES = {"href", "src", "action", "formaction", "data", "poster", "srcset", "xlink:href", "background",
-                  "cite", "longdesc", "ping"}
+FORBIDDEN_TAGS = {
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "form",
+    "base",
+    "style",
+    "math",
+    "noscript",
+    "video",
+    "audio",
+    "source",
+    "portal",
+    "textarea",
+    "select",
+    "button",
+    "template",
+}
+URL_ATTRIBUTES = {
+    "href",
+    "src",
+    "action",
+    "formaction",
+    "data",
+    "poster",
+    "srcset",
+    "xlink:href",
+    "background",
+    "cite",
+    "longdesc",
+    "ping",
+}
 
 
 class _Audit(HTMLParser):
@@ -336,8 +403,9 @@ def test_generated_html_has_nothing_executable(xss_site: Path):
     for page in _pages(xss_site):
         audit = _Audit()
         audit.feed(page.read_text(encoding="utf-8"))
-        foreign = [f"<script {attrs}>{text[:80]}" for attrs, text in audit.scripts
-                   if not _theme_script(attrs, text, audit.csp)]
+        foreign = [
+            f"<script {attrs}>{text[:80]}" for attrs, text in audit.scripts if not _theme_script(attrs, text, audit.csp)
+        ]
         if len(audit.csp) != 1 or "'unsafe-inline'" in audit.csp[0].split("script-src", 1)[1].split(";", 1)[0]:
             foreign.append(f"Content-Security-Policy missing or allowing inline script: {audit.csp}")
         if audit.problems or foreign:
@@ -490,11 +558,22 @@ def test_no_payload_runs_in_chromium(xss_site: Path):
 # --------------------------------------------------------------------------- the pieces, fast
 
 
-@pytest.mark.parametrize("url", [
-    "javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "jav&#x09;ascript:alert(1)",
-    "jav\tascript:alert(1)", "java\nscript:alert(1)", "&#106;avascript:alert(1)", "javascript&#58;alert(1)",
-    "\x01javascript:alert(1)", "vbscript:msgbox", "data:text/html,<script>alert(1)</script>",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:alert(1)",
+        "jav&#x09;ascript:alert(1)",
+        "jav\tascript:alert(1)",
+        "java\nscript:alert(1)",
+        "&#106;avascript:alert(1)",
+        "javascript&#58;alert(1)",
+        "\x01javascript:alert(1)",
+        "vbscript:msgbox",
+        "data:text/html,<script>alert(1)</script>",
+    ],
+)
 def test_dangerous_urls_never_survive_author_markdown(url: str):
     """Whatever way a dangerous scheme is spelt, the link or image becomes text: no href or src carries it."""
     rendered = author_html(f"[link]({url}) ![img]({url})\n\n[ref][r]\n\n[r]: {url}")
@@ -517,8 +596,10 @@ def test_theme_text_cannot_open_markup():
 def test_a_foreign_inline_script_stops_the_site_build():
     """A page whose HTML holds an inline script that is not the theme's own is refused, not published."""
     head = '<html><head><meta charset="utf-8">'
-    theme = ('<script>var target=document.getElementById(location.hash.slice(1));target&&target.name&&'
-             '(target.checked=target.name.startsWith("__tabbed_"))</script>')
+    theme = (
+        "<script>var target=document.getElementById(location.hash.slice(1));target&&target.name&&"
+        '(target.checked=target.name.startsWith("__tabbed_"))</script>'
+    )
     page = content_security_policy(head + theme + "</head></html>", "page.html")
     assert "Content-Security-Policy" in page
     assert "'sha256-" in page

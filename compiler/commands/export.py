@@ -19,8 +19,14 @@ log = logging.getLogger(__name__)
 
 SKILL_LEVEL1_MAX = 100
 SKILL_LEVEL2_MAX = 5000
-_BUILD = click.option("--build", "build_dir", default="build", show_default=True,
-                      type=click.Path(path_type=Path), help="A built catalogue folder.")
+_BUILD = click.option(
+    "--build",
+    "build_dir",
+    default="build",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="A built catalogue folder.",
+)
 
 
 def _open(build_dir: Path) -> BuildFolder:
@@ -37,18 +43,32 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-@click.option("--provider", required=True, type=click.Choice(PROVIDERS),
-              help="Whose tool-definition format to write.")
-@click.option("--dialect", type=click.Choice(["spec", "gateway", "namespaced"]),
-              help="Export this dialect's discovery tools instead of catalogue tools.")
-@click.option("--tools", "tool_names", multiple=True, metavar="ID",
-              help="Only these tools (canonical ids or aliases; repeat or separate with commas).")
+@click.option("--provider", required=True, type=click.Choice(PROVIDERS), help="Whose tool-definition format to write.")
+@click.option(
+    "--dialect",
+    type=click.Choice(["spec", "gateway", "namespaced"]),
+    help="Export this dialect's discovery tools instead of catalogue tools.",
+)
+@click.option(
+    "--tools",
+    "tool_names",
+    multiple=True,
+    metavar="ID",
+    help="Only these tools (canonical ids or aliases; repeat or separate with commas).",
+)
 @click.option("--namespace", help="Only the tools of this namespace (first id segment).")
 @_BUILD
 @click.option("--out", type=click.Path(path_type=Path), help="Write here instead of standard output.")
 @click.option("--strict", is_flag=True, help="Exit 1 when an adaptation loses meaning.")
-def export(provider: str, dialect: str | None, tool_names: tuple[str, ...], namespace: str | None,
-           build_dir: Path, out: Path | None, strict: bool) -> None:
+def export(
+    provider: str,
+    dialect: str | None,
+    tool_names: tuple[str, ...],
+    namespace: str | None,
+    build_dir: Path,
+    out: Path | None,
+    strict: bool,
+) -> None:
     """Write tool definitions for PROVIDER: a dialect's discovery tools, or (gated) catalogue tools."""
     from ..exports import export_dialect, export_specs, to_canonical  # noqa: PLC0415
 
@@ -69,13 +89,19 @@ def export(provider: str, dialect: str | None, tool_names: tuple[str, ...], name
                 import difflib  # noqa: PLC0415
 
                 close = difflib.get_close_matches(name, list(specs), n=3)
-                hint = f" Did you mean {', '.join(close)}?" if close else " `toolcat prompt` or `toolcat search` lists ids."
+                hint = (
+                    f" Did you mean {', '.join(close)}?"
+                    if close
+                    else " `toolcat prompt` or `toolcat search` lists ids."
+                )
                 raise click.ClickException(f"--tools: {exc.args[0]}.{hint}") from exc
         if namespace:
             in_namespace = {i for i in specs if i.split(".", 1)[0] == namespace}
             if not in_namespace:
-                raise click.ClickException(f"--namespace {namespace!r} has no tools; namespaces: "
-                                           f"{', '.join(folder.manifest.get('namespaces', []))}")
+                raise click.ClickException(
+                    f"--namespace {namespace!r} has no tools; namespaces: "
+                    f"{', '.join(folder.manifest.get('namespaces', []))}"
+                )
             chosen |= in_namespace
         selected = [specs[i] for i in sorted(chosen)] if (wanted or namespace) else list(specs.values())
         result = export_specs(provider, selected)
@@ -96,8 +122,12 @@ def export(provider: str, dialect: str | None, tool_names: tuple[str, ...], name
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
     def line(row: list[str]) -> str:
-        return "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+        return "  ".join(
+            str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
@@ -117,11 +147,23 @@ def stats(build_dir: Path, as_json: bool) -> None:
         if level2 is not None and level2 > SKILL_LEVEL2_MAX:
             warnings.append(f"{tool_id}: skill level 2 is {level2} tokens (guidance: at most {SKILL_LEVEL2_MAX:,})")
     if as_json:
-        click.echo(json.dumps({"encoding": figures.get("encoding"), "tools": figures["tools"],
-                               "totals": figures["totals"], "sections": sections, "warnings": warnings}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "encoding": figures.get("encoding"),
+                    "tools": figures["tools"],
+                    "totals": figures["totals"],
+                    "sections": sections,
+                    "warnings": warnings,
+                },
+                indent=2,
+            )
+        )
         return
-    rows = [[tool_id, str(r["pointer"]), str(r["spec"]), str(r.get("skill_level1", "")), str(r.get("skill_level2", ""))]
-            for tool_id, r in sorted(figures["tools"].items())]
+    rows = [
+        [tool_id, str(r["pointer"]), str(r["spec"]), str(r.get("skill_level1", "")), str(r.get("skill_level2", ""))]
+        for tool_id, r in sorted(figures["tools"].items())
+    ]
     click.echo(f"tokens per tool ({figures.get('encoding', 'o200k_base')}): level 1 = pointer, level 2 = full spec")
     click.echo(_table(rows, ["tool", "pointer", "spec", "skill L1", "skill L2"]))
     totals = figures["totals"]
@@ -135,14 +177,18 @@ def stats(build_dir: Path, as_json: bool) -> None:
 
 @click.command()
 @_BUILD
-@click.option("--dialect", type=click.Choice(["spec", "gateway", "namespaced"]),
-              help="Print this dialect's discovery system prompt.")
+@click.option(
+    "--dialect",
+    type=click.Choice(["spec", "gateway", "namespaced"]),
+    help="Print this dialect's discovery system prompt.",
+)
 @click.option("--section", "section_name", help="Print one section by name (see the list without options).")
 @click.option("--task", help="Assemble a focused section for this task (with --budget and --detail).")
 @click.option("--budget", default=1500, show_default=True, type=click.IntRange(min=0), help="Token budget for --task.")
 @click.option("--detail", default="short", show_default=True, type=click.Choice(["short", "full"]))
-def prompt(build_dir: Path, dialect: str | None, section_name: str | None, task: str | None, budget: int,
-           detail: str) -> None:
+def prompt(
+    build_dir: Path, dialect: str | None, section_name: str | None, task: str | None, budget: int, detail: str
+) -> None:
     """Print prompt sections of a build; without options, list them with their token counts."""
     folder = _open(build_dir)
     entry = folder.manifest.get("prompts")
@@ -157,8 +203,9 @@ def prompt(build_dir: Path, dialect: str | None, section_name: str | None, task:
             raise click.ClickException(json.dumps(result.get("error"), indent=2))
         click.echo(result["text"])
         chosen = ", ".join(t["tool_id"] for t in result["tools"]) or "none"
-        click.echo(f"\n[{result['tokens']} of {budget} tokens; tools: {chosen}; "
-                   f"omitted: {len(result['omitted'])}]", err=True)
+        click.echo(
+            f"\n[{result['tokens']} of {budget} tokens; tools: {chosen}; omitted: {len(result['omitted'])}]", err=True
+        )
         return
     name = f"system.{dialect}" if dialect else section_name
     if name is None:

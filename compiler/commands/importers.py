@@ -9,9 +9,13 @@ import click
 from ..aliases import PROVIDERS
 from .mcp import import_group
 
-_OUT = click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
-                    help="Folder to write (default catalog_src/<namespace>); replaced as a whole, "
-                         "its _import/overrides.yaml kept.")
+_OUT = click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Folder to write (default catalog_src/<namespace>); replaced as a whole, its _import/overrides.yaml kept.",
+)
 _FORCE = click.option("--force", is_flag=True, help="Replace an --out folder that no import wrote.")
 
 
@@ -30,11 +34,23 @@ def _report(result: object) -> None:
 @_OUT
 @click.option("--allow-remote-refs", is_flag=True, help="Fetch $refs to http(s) documents (never done otherwise).")
 @click.option("--server", default=None, help="Base URL for every operation, instead of the spec's servers.")
-@click.option("--server-var", "server_vars", multiple=True, metavar="NAME=VALUE",
-              help="A value for a server variable (repeatable); others take their default.")
+@click.option(
+    "--server-var",
+    "server_vars",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A value for a server variable (repeatable); others take their default.",
+)
 @_FORCE
-def import_openapi(spec: str, namespace: str | None, out: Path | None, allow_remote_refs: bool,
-                   server: str | None, server_vars: tuple[str, ...], force: bool) -> None:
+def import_openapi(
+    spec: str,
+    namespace: str | None,
+    out: Path | None,
+    allow_remote_refs: bool,
+    server: str | None,
+    server_vars: tuple[str, ...],
+    force: bool,
+) -> None:
     """Write catalogue sources for every operation of an OpenAPI 3.0/3.1 or Swagger 2.0 SPEC (file or URL)."""
     from ..importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
     from ..importers.openapi import import_openapi as run_import  # noqa: PLC0415 - loads yaml, referencing
@@ -48,8 +64,15 @@ def import_openapi(spec: str, namespace: str | None, out: Path | None, allow_rem
     if server is not None and not server.startswith(("http://", "https://")):
         raise click.UsageError(f"--server {server!r}: expected an http(s) URL")
     try:
-        result = run_import(spec, namespace=namespace, out=out, allow_remote_refs=allow_remote_refs, server=server,
-                            server_vars=variables, force=force)
+        result = run_import(
+            spec,
+            namespace=namespace,
+            out=out,
+            allow_remote_refs=allow_remote_refs,
+            server=server,
+            server_vars=variables,
+            force=force,
+        )
     except ImporterError as exc:
         raise click.ClickException(str(exc)) from None
     _report(result)
@@ -57,8 +80,13 @@ def import_openapi(spec: str, namespace: str | None, out: Path | None, allow_rem
 
 @import_group.command(name="functions")
 @click.argument("file", type=click.Path(path_type=Path, exists=True))
-@click.option("--format", "fmt", required=True, type=click.Choice((*PROVIDERS, "mcp")),
-              help="Whose definition format FILE holds (mcp: a tools/list result, or a folder of per-tool files).")
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=click.Choice((*PROVIDERS, "mcp")),
+    help="Whose definition format FILE holds (mcp: a tools/list result, or a folder of per-tool files).",
+)
 @click.option("--namespace", default=None, help="First id segment of the tools (default: the file's name).")
 @_OUT
 @_FORCE

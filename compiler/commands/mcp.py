@@ -13,30 +13,80 @@ DIALECTS = ("spec", "gateway", "namespaced")
 
 
 @click.command()
-@click.option("--build", "build_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Build folder to serve (default: build).")
+@click.option(
+    "--build",
+    "build_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Build folder to serve (default: build).",
+)
 @click.option("--url", default=None, help="Base URL of a published catalogue (instead of --build).")
-@click.option("--dialect", type=click.Choice(DIALECTS), default="gateway", show_default=True,
-              help="Which discovery tools to expose.")
-@click.option("--transport", type=click.Choice(("stdio", "http")), default="stdio", show_default=True,
-              help="stdio for a client that starts the server; http for streamable HTTP at /mcp.")
+@click.option(
+    "--dialect",
+    type=click.Choice(DIALECTS),
+    default="gateway",
+    show_default=True,
+    help="Which discovery tools to expose.",
+)
+@click.option(
+    "--transport",
+    type=click.Choice(("stdio", "http")),
+    default="stdio",
+    show_default=True,
+    help="stdio for a client that starts the server; http for streamable HTTP at /mcp.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
-              help="HTTP port (0 picks a free one and prints it).")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="HTTP port (0 picks a free one and prints it).",
+)
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind=write (NOT_AUTHORIZED).")
-@click.option("--audit", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Append one JSON line per operation to this file.")
-@click.option("--poll", "poll_seconds", type=float, default=None,
-              help="Seconds between checks for a new registry_version (default 1 for a folder, 30 for a URL; 0 off).")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="On-disk cache for a URL catalogue.")
-@click.option("--pin", default=None, metavar="sha256:HEX",
-              help="Serve only the catalogue whose manifest file has this sha256 (kept across refreshes).")
+@click.option(
+    "--audit",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Append one JSON line per operation to this file.",
+)
+@click.option(
+    "--poll",
+    "poll_seconds",
+    type=float,
+    default=None,
+    help="Seconds between checks for a new registry_version (default 1 for a folder, 30 for a URL; 0 off).",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="On-disk cache for a URL catalogue.",
+)
+@click.option(
+    "--pin",
+    default=None,
+    metavar="sha256:HEX",
+    help="Serve only the catalogue whose manifest file has this sha256 (kept across refreshes).",
+)
 @handler_options
-def serve(build_dir: Path | None, url: str | None, dialect: str, transport: str, host: str, port: int,
-          read_only: bool, audit: Path | None, poll_seconds: float | None, cache_dir: Path | None, pin: str | None,
-          allow_http: tuple[str, ...], allow_mcp: tuple[str, ...], allow_python: tuple[str, ...],
-          sandbox: str | None) -> None:
+def serve(
+    build_dir: Path | None,
+    url: str | None,
+    dialect: str,
+    transport: str,
+    host: str,
+    port: int,
+    read_only: bool,
+    audit: Path | None,
+    poll_seconds: float | None,
+    cache_dir: Path | None,
+    pin: str | None,
+    allow_http: tuple[str, ...],
+    allow_mcp: tuple[str, ...],
+    allow_python: tuple[str, ...],
+    sandbox: str | None,
+) -> None:
     """Serve a catalogue to MCP clients through one dialect's discovery tools.
 
     A --url catalogue runs no python, http or mcp handler unless an --allow-* flag names it;
@@ -49,10 +99,20 @@ def serve(build_dir: Path | None, url: str | None, dialect: str, transport: str,
     if build_dir is not None and url is not None:
         raise click.UsageError("give either --build DIR or --url URL, not both")
     location = url if url is not None else str(build_dir or Path("build"))
-    options = ServeOptions(location=location, dialect=dialect, transport=transport, host=host, port=port,
-                           read_only=read_only, audit=str(audit) if audit else None, poll_seconds=poll_seconds,
-                           cache_dir=str(cache_dir) if cache_dir else None, pin=pin, sandbox=sandbox,
-                           allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python))
+    options = ServeOptions(
+        location=location,
+        dialect=dialect,
+        transport=transport,
+        host=host,
+        port=port,
+        read_only=read_only,
+        audit=str(audit) if audit else None,
+        poll_seconds=poll_seconds,
+        cache_dir=str(cache_dir) if cache_dir else None,
+        pin=pin,
+        sandbox=sandbox,
+        allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
+    )
 
     def ready(endpoint: str) -> None:
         click.echo(f"toolcat MCP server ({dialect} dialect) listening on {endpoint}", err=True)
@@ -75,16 +135,36 @@ def import_group() -> None:
 @import_group.command(name="mcp")
 @click.option("--command", "command", default=None, help="Start this MCP server over stdio and read its tools/list.")
 @click.option("--url", default=None, help="Read tools/list from this streamable HTTP MCP endpoint.")
-@click.option("--file", "file", type=click.Path(path_type=Path, exists=True), default=None,
-              help='A saved tools/list: a JSON list, {"tools": [...]}, or a folder of per-tool JSON files.')
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(path_type=Path, exists=True),
+    default=None,
+    help='A saved tools/list: a JSON list, {"tools": [...]}, or a folder of per-tool JSON files.',
+)
 @click.option("--namespace", default=None, help="First id segment of the imported tools (default: from the source).")
-@click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Folder to write (default catalog_src/<namespace>).")
-@click.option("--server-command", default=None,
-              help="With --file: the command the mcp handler should start (default: none, tools are not executable).")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Folder to write (default catalog_src/<namespace>).",
+)
+@click.option(
+    "--server-command",
+    default=None,
+    help="With --file: the command the mcp handler should start (default: none, tools are not executable).",
+)
 @click.option("--server-url", default=None, help="With --file: the URL the mcp handler should call.")
-def import_mcp(command: str | None, url: str | None, file: Path | None, namespace: str | None, out: Path | None,
-               server_command: str | None, server_url: str | None) -> None:
+def import_mcp(
+    command: str | None,
+    url: str | None,
+    file: Path | None,
+    namespace: str | None,
+    out: Path | None,
+    server_command: str | None,
+    server_url: str | None,
+) -> None:
     """Write catalogue sources for the tools of an MCP server, each with an mcp handler."""
     from ..mcp.importer import McpImportError  # noqa: PLC0415 - keeps --help fast
     from ..mcp.importer import import_mcp as run_import  # noqa: PLC0415 - the importer loads yaml and the SDK
@@ -92,8 +172,15 @@ def import_mcp(command: str | None, url: str | None, file: Path | None, namespac
     if sum(x is not None for x in (command, url, file)) != 1:
         raise click.UsageError("give exactly one of --command, --url or --file")
     try:
-        result = run_import(command=command, url=url, file=file, namespace=namespace, out=out,
-                            server_command=server_command, server_url=server_url)
+        result = run_import(
+            command=command,
+            url=url,
+            file=file,
+            namespace=namespace,
+            out=out,
+            server_command=server_command,
+            server_url=server_url,
+        )
     except McpImportError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"imported {result.count} tool(s) into {result.path} (namespace {result.namespace})")

@@ -24,33 +24,61 @@ Json = dict[str, Any]
 
 def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
     fn = click.option("--json", "as_json", is_flag=True, help="Print the reader's JSON envelope.")(fn)
-    fn = click.option("--pin", default=None, metavar="sha256:HEX",
-                      help="Refuse (INTEGRITY) unless the catalogue's manifest file has this sha256 "
-                           "(the sha256 of the manifest ref in catalog.json).")(fn)
+    fn = click.option(
+        "--pin",
+        default=None,
+        metavar="sha256:HEX",
+        help="Refuse (INTEGRITY) unless the catalogue's manifest file has this sha256 "
+        "(the sha256 of the manifest ref in catalog.json).",
+    )(fn)
     fn = click.option("--version", "version", default=None, help="Pin a published registry_version.")(fn)
-    fn = click.option("--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat).")(fn)
+    fn = click.option(
+        "--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat)."
+    )(fn)
     fn = click.option("--url", default=None, help="Base URL of a published build (http or https).")(fn)
-    return click.option("--build", "build_dir", default="build", show_default=True,
-                        help="Build folder (the one holding catalog.json).")(fn)
+    return click.option(
+        "--build", "build_dir", default="build", show_default=True, help="Build folder (the one holding catalog.json)."
+    )(fn)
 
 
 def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
     """``--allow-http``, ``--allow-mcp``, ``--allow-python`` and ``--sandbox``: what handlers may run and touch."""
-    fn = click.option("--sandbox", default=None, type=click.Path(file_okay=False, exists=True),
-                      help="Folder the file.* tools work in (else $TOOLCAT_SANDBOX; without either they refuse).")(fn)
-    fn = click.option("--allow-python", "allow_python", multiple=True, metavar="PREFIX",
-                      help="Run python handlers from modules with this prefix, e.g. mypkg. (repeatable; "
-                           "a --url catalogue runs none by default).")(fn)
-    fn = click.option("--allow-mcp", "allow_mcp", multiple=True, metavar="COMMAND|URL|JSON",
-                      help="Run mcp handlers that start exactly this command line, call this URL, or match "
-                           """'{"command": [...], "env": {...}, "cwd": "..."}' (repeatable; """
-                           "a --url catalogue runs none by default).")(fn)
-    return click.option("--allow-http", "allow_http", multiple=True, metavar="HOST[:PORT]",
-                        help="Let http handlers call this host (repeatable; needed for a --url catalogue, and for "
-                             "loopback or private addresses).")(fn)
+    fn = click.option(
+        "--sandbox",
+        default=None,
+        type=click.Path(file_okay=False, exists=True),
+        help="Folder the file.* tools work in (else $TOOLCAT_SANDBOX; without either they refuse).",
+    )(fn)
+    fn = click.option(
+        "--allow-python",
+        "allow_python",
+        multiple=True,
+        metavar="PREFIX",
+        help="Run python handlers from modules with this prefix, e.g. mypkg. (repeatable; "
+        "a --url catalogue runs none by default).",
+    )(fn)
+    fn = click.option(
+        "--allow-mcp",
+        "allow_mcp",
+        multiple=True,
+        metavar="COMMAND|URL|JSON",
+        help="Run mcp handlers that start exactly this command line, call this URL, or match "
+        """'{"command": [...], "env": {...}, "cwd": "..."}' (repeatable; """
+        "a --url catalogue runs none by default).",
+    )(fn)
+    return click.option(
+        "--allow-http",
+        "allow_http",
+        multiple=True,
+        metavar="HOST[:PORT]",
+        help="Let http handlers call this host (repeatable; needed for a --url catalogue, and for "
+        "loopback or private addresses).",
+    )(fn)
 
 
-def allow_handlers_from(http: tuple[str, ...], mcp: tuple[str, ...], python: tuple[str, ...]) -> dict[str, list[Any]] | None:
+def allow_handlers_from(
+    http: tuple[str, ...], mcp: tuple[str, ...], python: tuple[str, ...]
+) -> dict[str, list[Any]] | None:
     """The ``allow_handlers`` of the --allow-* flags (None when none was given); BadParameter for bad JSON."""
     allow: dict[str, list[Any]] = {}
     if http:
@@ -71,8 +99,9 @@ def allow_handlers_from(http: tuple[str, ...], mcp: tuple[str, ...], python: tup
     return allow or None
 
 
-def _open(build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None,
-          **policy: Any) -> Any:
+def _open(
+    build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None, **policy: Any
+) -> Any:
     from ..reader import Catalog, ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
 
     try:
@@ -111,8 +140,10 @@ def _emit(envelope: Json, as_json: bool, render: Callable[[Json], str]) -> None:
 
 
 def _render_spec(spec: Json) -> str:
-    lines = [f"{spec['tool_id']}  ({spec.get('type')}, {spec.get('kind')}; alias {spec.get('alias')})",
-             f"  {spec.get('summary')}"]
+    lines = [
+        f"{spec['tool_id']}  ({spec.get('type')}, {spec.get('kind')}; alias {spec.get('alias')})",
+        f"  {spec.get('summary')}",
+    ]
     if spec.get("deprecated"):
         lines.append(f"  DEPRECATED: {spec['deprecated']}")
     if spec.get("description"):
@@ -123,10 +154,18 @@ def _render_spec(spec: Json) -> str:
         lines += ["", "arguments:"]
         for name, sub in schema["properties"].items():
             sub = sub if isinstance(sub, dict) else {}  # noqa: PLW2901 - normalising the loop value
-            flag = "required" if name in required else f"default {json.dumps(sub['default'])}" if "default" in sub else "optional"
+            flag = (
+                "required"
+                if name in required
+                else f"default {json.dumps(sub['default'])}"
+                if "default" in sub
+                else "optional"
+            )
             lines.append(f"  {name}: {sub.get('type', 'any')} ({flag}) {sub.get('description', '')}".rstrip())
     for example in spec.get("examples") or []:
-        lines.append(f"example: {example.get('description', '')} {json.dumps(example.get('args', {}), ensure_ascii=False)}")
+        lines.append(
+            f"example: {example.get('description', '')} {json.dumps(example.get('args', {}), ensure_ascii=False)}"
+        )
     skill = spec.get("skill")
     if isinstance(skill, dict):
         lines += ["", "--- SKILL.md ---", skill.get("body", "").rstrip()]
@@ -154,14 +193,18 @@ def _render_help(out: Json) -> str:
         lines.append(f"  {arg['name']}: {arg['type']}{extra}  {arg.get('description', '')}".rstrip())
     lines += [f"note: {n}" for n in out.get("notes", [])]
     lines += [f"don't: {d}" for d in (out.get("policy") or {}).get("dont", [])]
-    lines += [f"example: {json.dumps(e.get('args', {}), ensure_ascii=False)}  {e.get('description', '')}"
-              for e in out.get("examples", [])]
+    lines += [
+        f"example: {json.dumps(e.get('args', {}), ensure_ascii=False)}  {e.get('description', '')}"
+        for e in out.get("examples", [])
+    ]
     return "\n".join(lines)
 
 
 def _render_list(out: Json) -> str:
     lines = [f"/{'/'.join(out.get('path', []))}  {out.get('title', '')}: {out.get('tool_count', 0)} tool(s) below"]
-    lines += [f"  {n['name']}/  ({n.get('tool_count', 0)})  {n.get('summary', '')}".rstrip() for n in out.get("nodes", [])]
+    lines += [
+        f"  {n['name']}/  ({n.get('tool_count', 0)})  {n.get('summary', '')}".rstrip() for n in out.get("nodes", [])
+    ]
     lines += [f"  {t['tool_id']:<32} [{t.get('kind')}] {t.get('summary')}" for t in out.get("tools", [])]
     if out.get("next_cursor"):
         lines.append(f"  … more: --cursor {out['next_cursor']}")
@@ -172,8 +215,9 @@ def _render_exec(out: Json) -> str:
     meta = out.get("meta", {})
     head = [f"# {w}" for w in meta.get("warnings", [])]
     if out.get("dry_run"):
-        return "\n".join([*head, "dry run: nothing was executed", json.dumps(out.get("would_run"), indent=2,
-                                                                               ensure_ascii=False)])
+        return "\n".join(
+            [*head, "dry run: nothing was executed", json.dumps(out.get("would_run"), indent=2, ensure_ascii=False)]
+        )
     result = out.get("result")
     body = result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False, default=repr)
     if isinstance(result, dict) and isinstance(result.get("body"), str) and result.get("level") == 2:
@@ -184,8 +228,15 @@ def _render_exec(out: Json) -> str:
 @click.command("show")
 @click.argument("tool_id")
 @_source_options
-def show(tool_id: str, build_dir: str, url: str | None, cache_dir: str | None, version: str | None,
-         pin: str | None, as_json: bool) -> None:
+def show(
+    tool_id: str,
+    build_dir: str,
+    url: str | None,
+    cache_dir: str | None,
+    version: str | None,
+    pin: str | None,
+    as_json: bool,
+) -> None:
     """Print the full spec of TOOL_ID (canonical id, provider alias or skill name)."""
     catalog = _open(build_dir, url, cache_dir, version, pin)
     _emit(catalog.tool_describe(tool_id), as_json, _render_spec)
@@ -196,12 +247,20 @@ def show(tool_id: str, build_dir: str, url: str | None, cache_dir: str | None, v
 @click.option("--full", is_flag=True, help="Everything: description, notes, errors, all examples.")
 @click.option("--schemas", is_flag=True, help="Include the raw JSON Schemas.")
 @_source_options
-def help_(path: str, full: bool, schemas: bool, build_dir: str, url: str | None, cache_dir: str | None,
-          version: str | None, pin: str | None, as_json: bool) -> None:
+def help_(
+    path: str,
+    full: bool,
+    schemas: bool,
+    build_dir: str,
+    url: str | None,
+    cache_dir: str | None,
+    version: str | None,
+    pin: str | None,
+    as_json: bool,
+) -> None:
     """Gateway help for PATH: root, a group (onto, onto.task) or an operation (onto.task.update)."""
     catalog = _open(build_dir, url, cache_dir, version, pin)
-    _emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json,
-          _render_help)
+    _emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json, _render_help)
 
 
 @click.command("exec")
@@ -211,17 +270,38 @@ def help_(path: str, full: bool, schemas: bool, build_dir: str, url: str | None,
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind write.")
 @handler_options
 @_source_options
-def exec_(op: str, args_json: str, dry_run: bool, read_only: bool, allow_http: tuple[str, ...],
-          allow_mcp: tuple[str, ...], allow_python: tuple[str, ...], sandbox: str | None, build_dir: str,
-          url: str | None, cache_dir: str | None, version: str | None, pin: str | None, as_json: bool) -> None:
+def exec_(
+    op: str,
+    args_json: str,
+    dry_run: bool,
+    read_only: bool,
+    allow_http: tuple[str, ...],
+    allow_mcp: tuple[str, ...],
+    allow_python: tuple[str, ...],
+    sandbox: str | None,
+    build_dir: str,
+    url: str | None,
+    cache_dir: str | None,
+    version: str | None,
+    pin: str | None,
+    as_json: bool,
+) -> None:
     """Validate and run operation OP with --args through its handler (as far as the --allow-* flags allow)."""
     try:
         args = json.loads(args_json)
     except ValueError as exc:
-        msg = f"--args is not valid JSON: {exc}. Example: --args '{{\"path\": \"README.md\"}}'"
+        msg = f'--args is not valid JSON: {exc}. Example: --args \'{{"path": "README.md"}}\''
         raise click.BadParameter(msg, param_hint="--args") from None
-    catalog = _open(build_dir, url, cache_dir, version, pin, read_only=read_only, sandbox=sandbox,
-                    allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python))
+    catalog = _open(
+        build_dir,
+        url,
+        cache_dir,
+        version,
+        pin,
+        read_only=read_only,
+        sandbox=sandbox,
+        allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
+    )
     _emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
 
 
@@ -232,12 +312,22 @@ def exec_(op: str, args_json: str, dry_run: bool, read_only: bool, allow_http: t
 @click.option("--limit", default=20, show_default=True, type=int, help="Tools per page (at most 50).")
 @click.option("--cursor", default=None, help="Continue from a previous page.")
 @_source_options
-def list_(path: str, tags: tuple[str, ...], query: str | None, limit: int, cursor: str | None, build_dir: str,
-          url: str | None, cache_dir: str | None, version: str | None, pin: str | None, as_json: bool) -> None:
+def list_(
+    path: str,
+    tags: tuple[str, ...],
+    query: str | None,
+    limit: int,
+    cursor: str | None,
+    build_dir: str,
+    url: str | None,
+    cache_dir: str | None,
+    version: str | None,
+    pin: str | None,
+    as_json: bool,
+) -> None:
     """List the child nodes and tools at PATH (coding/refactoring; default the root)."""
     catalog = _open(build_dir, url, cache_dir, version, pin)
-    _emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json,
-          _render_list)
+    _emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json, _render_list)
 
 
 COMMANDS: list[click.Command] = [show, help_, exec_, list_]

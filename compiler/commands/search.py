@@ -41,14 +41,21 @@ def _fail_envelope(result: dict[str, Any]) -> NoReturn:
 @click.command()
 @click.argument("query")
 @click.option("--in", "category", default="", help="Search only under this category path (a/b or a.b).")
-@click.option("--build", "build_dir", default="build", type=click.Path(path_type=Path), show_default=True,
-              help="The build folder to search.")
+@click.option(
+    "--build",
+    "build_dir",
+    default="build",
+    type=click.Path(path_type=Path),
+    show_default=True,
+    help="The build folder to search.",
+)
 @click.option("--url", default=None, help="Search a published build at this http(s) base URL instead.")
 @click.option("--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat).")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 50), help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result (pointers + confidence) as JSON.")
-def search(query: str, category: str, build_dir: Path, url: str | None, cache_dir: str | None, limit: int,
-           as_json: bool) -> None:
+def search(
+    query: str, category: str, build_dir: Path, url: str | None, cache_dir: str | None, limit: int, as_json: bool
+) -> None:
     """Rank the tools of a build for QUERY and print their pointers."""
     result = open_searcher(url or build_dir, cache_dir).search_tool_by_category(query, category, limit=limit)
     if as_json:
@@ -59,7 +66,9 @@ def search(query: str, category: str, build_dir: Path, url: str | None, cache_di
     if result.get("ok") is False:
         _fail_envelope(result)
     for rank, item in enumerate(result["results"], start=1):
-        click.echo(f"{rank:>2}. {item['confidence']:.3f}  {item['tool_id']:<32} {'/'.join(item['path']):<24} {item['summary']}")
+        click.echo(
+            f"{rank:>2}. {item['confidence']:.3f}  {item['tool_id']:<32} {'/'.join(item['path']):<24} {item['summary']}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +114,14 @@ def _load_eval(path: Path, src: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise CatalogError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
-        raise CatalogError(f"{path}: an eval file is a mapping with 'queries: [{{query, expect}}]' (and k, min_recall, min_mrr)")
+        raise CatalogError(
+            f"{path}: an eval file is a mapping with 'queries: [{{query, expect}}]' (and k, min_recall, min_mrr)"
+        )
     for index, item in enumerate(data["queries"]):
         if not isinstance(item, dict) or not isinstance(item.get("query"), str) or not item.get("expect"):
-            raise CatalogError(f"{path}: $.queries[{index}] needs 'query' (text) and 'expect' (a tool id or a list of ids)")
+            raise CatalogError(
+                f"{path}: $.queries[{index}] needs 'query' (text) and 'expect' (a tool id or a list of ids)"
+            )
     return data
 
 
@@ -133,20 +146,37 @@ def run_evals(src: Path, build_dir: Path) -> list[EvalReport]:
             if rank is not None:
                 reciprocal += 1.0 / (rank + 1)
         count = len(data["queries"]) or 1
-        reports.append(EvalReport(path.name, k, len(data["queries"]), hits / count, reciprocal / count,
-                                  float(data.get("min_recall", 0.0)), float(data.get("min_mrr", 0.0)), tuple(misses)))
+        reports.append(
+            EvalReport(
+                path.name,
+                k,
+                len(data["queries"]),
+                hits / count,
+                reciprocal / count,
+                float(data.get("min_recall", 0.0)),
+                float(data.get("min_mrr", 0.0)),
+                tuple(misses),
+            )
+        )
     return reports
 
 
 @click.command("eval")
 @click.argument("src", default="catalog_src", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option("--build", "build_dir", default=None, type=click.Path(path_type=Path),
-              help="Score this build (default: build SRC into a temporary folder first).")
+@click.option(
+    "--build",
+    "build_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Score this build (default: build SRC into a temporary folder first).",
+)
 @click.option("-v", "--verbose", is_flag=True, help="List every missed query.")
 def eval_command(src: Path, build_dir: Path | None, verbose: bool) -> None:
     """Run the labelled queries in SRC/evals/*.yaml; exit 1 when recall@k or MRR is under the file's threshold."""
     if not sorted((src / "evals").glob("*.y*ml")):
-        raise CatalogError(f"{src / 'evals'}: no eval files; add e.g. evals/search.yaml with k, min_recall, min_mrr, queries")
+        raise CatalogError(
+            f"{src / 'evals'}: no eval files; add e.g. evals/search.yaml with k, min_recall, min_mrr, queries"
+        )
     with tempfile.TemporaryDirectory(prefix="toolcat-eval-") as tmp:
         if build_dir is None:
             from ..build import build  # noqa: PLC0415 - heavy
@@ -157,8 +187,10 @@ def eval_command(src: Path, build_dir: Path | None, verbose: bool) -> None:
     failed = False
     for report in reports:
         verdict = "ok" if report.passed else "FAIL"
-        click.echo(f"{verdict:<4} {report.file}: {report.queries} queries, recall@{report.k} {report.recall:.3f} "
-                   f"(min {report.min_recall:.2f}), MRR@{max(report.k, EVAL_DEPTH)} {report.mrr:.3f} (min {report.min_mrr:.2f})")
+        click.echo(
+            f"{verdict:<4} {report.file}: {report.queries} queries, recall@{report.k} {report.recall:.3f} "
+            f"(min {report.min_recall:.2f}), MRR@{max(report.k, EVAL_DEPTH)} {report.mrr:.3f} (min {report.min_mrr:.2f})"
+        )
         if verbose or not report.passed:
             for query, expect, got in report.misses:
                 click.echo(f"     miss: {query!r} expected {', '.join(expect)}; top: {', '.join(got) or '-'}")
@@ -187,22 +219,32 @@ def confusable_pairs(src: Path, threshold: float = LINT_THRESHOLD) -> list[tuple
         combined = sims if combined is None else combined + sims
     assert combined is not None  # noqa: S101 - SPACE_WEIGHTS is not empty
     coo = combined.tocoo()
-    pairs = [(order[i].id, order[j].id, float(v)) for i, j, v in zip(coo.row, coo.col, coo.data, strict=True)
-             if i < j and v >= threshold and not math.isclose(v, 0.0)]
+    pairs = [
+        (order[i].id, order[j].id, float(v))
+        for i, j, v in zip(coo.row, coo.col, coo.data, strict=True)
+        if i < j and v >= threshold and not math.isclose(v, 0.0)
+    ]
     return sorted(pairs, key=lambda p: (-p[2], p[0], p[1]))
 
 
 @click.command()
 @click.argument("src", default="catalog_src", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option("--threshold", default=LINT_THRESHOLD, show_default=True, type=click.FloatRange(0.0, 1.0),
-              help="Report pairs at least this similar.")
+@click.option(
+    "--threshold",
+    default=LINT_THRESHOLD,
+    show_default=True,
+    type=click.FloatRange(0.0, 1.0),
+    help="Report pairs at least this similar.",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 when any confusable pair is found.")
 def lint(src: Path, threshold: float, strict: bool) -> None:
     """Warn about confusable tools: pairs whose texts are so alike that search cannot tell them apart."""
     pairs = confusable_pairs(src, threshold)
     for left, right, similarity in pairs:
-        click.echo(f"warning: {left} and {right} are confusable (similarity {similarity:.3f}); "
-                   "make their summaries say how they differ")
+        click.echo(
+            f"warning: {left} and {right} are confusable (similarity {similarity:.3f}); "
+            "make their summaries say how they differ"
+        )
     click.echo(f"{len(pairs)} confusable pair(s) at similarity >= {threshold:.2f}")
     if strict and pairs:
         raise SystemExit(1)

@@ -63,10 +63,15 @@ def sandbox_root() -> Path:
     raw = current_sandbox() or os.environ.get(SANDBOX_ENV, "").strip()
     if not raw:
         raise ReaderError(
-            "NOT_AUTHORIZED", "the file.* tools have no sandbox folder on this host, so they touch no file",
-            hints=[(f"The host names the folder these tools may use: set {SANDBOX_ENV}=/path/to/folder, or open the "
-                    "catalogue with Catalog.open(..., sandbox='/path/to/folder') (toolcat serve/exec --sandbox DIR)."),
-                   "Tell the user file access is not set up; do not retry."],
+            "NOT_AUTHORIZED",
+            "the file.* tools have no sandbox folder on this host, so they touch no file",
+            hints=[
+                (
+                    f"The host names the folder these tools may use: set {SANDBOX_ENV}=/path/to/folder, or open the "
+                    "catalogue with Catalog.open(..., sandbox='/path/to/folder') (toolcat serve/exec --sandbox DIR)."
+                ),
+                "Tell the user file access is not set up; do not retry.",
+            ],
         )
     return Path(raw).resolve()
 

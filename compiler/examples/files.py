@@ -245,9 +245,18 @@ def _search_regex(pattern: str, *, fixed: bool, ignore_case: bool) -> _Pattern:
         compiled: _Pattern = regex.compile_pattern(re.escape(pattern) if fixed else pattern, ignore_case=ignore_case)
     except regex.PatternError as exc:
         raise ReaderError(
-            "VALIDATION_ERROR", f"pattern {pattern!r} {exc.reason}", help_path="file.search",
-            details={"field_errors": [{"field": "pattern", "message": exc.reason,
-                                       "expected": "an RE2 regular expression (no lookaround or backreferences)"}]},
+            "VALIDATION_ERROR",
+            f"pattern {pattern!r} {exc.reason}",
+            help_path="file.search",
+            details={
+                "field_errors": [
+                    {
+                        "field": "pattern",
+                        "message": exc.reason,
+                        "expected": "an RE2 regular expression (no lookaround or backreferences)",
+                    }
+                ]
+            },
             hints=[regex.AGENT_HINT if isinstance(exc, regex.UnsupportedPatternError) else exc.hint],
             next_action={"op": "tool_help", "args": {"path": "file.search", "format": "full"}},
         ) from None
@@ -260,8 +269,11 @@ def file_search(args: JSONDict) -> JSONDict:
     shown = str(args.get("path", "."))
     base = resolve_in_sandbox(shown, root)
     require_exists(base, shown)
-    regex = _search_regex(str(args["pattern"]), fixed=bool(args.get("fixed_string", False)),
-                          ignore_case=not args.get("case_sensitive", False))
+    regex = _search_regex(
+        str(args["pattern"]),
+        fixed=bool(args.get("fixed_string", False)),
+        ignore_case=not args.get("case_sensitive", False),
+    )
     include = str(args.get("include", "*"))
     include_hidden = bool(args.get("include_hidden", False))
     max_results = int(args.get("max_results", 100))
@@ -416,5 +428,3 @@ def file_delete(args: JSONDict) -> JSONDict:
     removed = sum(1 for p in contents if p.is_file() or p.is_symlink())
     shutil.rmtree(named)
     return {"path": rel, "deleted": True, "type": "directory", "files_removed": removed}
-
-

@@ -310,11 +310,7 @@ def onto_project_archive(args: JSONDict) -> JSONDict:
     if project["status"] == "archived":
         return {"project": _public(project), "cancelled_task_ids": []}
     open_tasks = sorted(
-        (
-            t
-            for t in STORE.tasks.values()
-            if t["project_id"] == project["id"] and t["status"] not in CLOSED_STATUSES
-        ),
+        (t for t in STORE.tasks.values() if t["project_id"] == project["id"] and t["status"] not in CLOSED_STATUSES),
         key=lambda t: t["id"],
     )
     if open_tasks and not args.get("cancel_open_tasks", False):
@@ -330,4 +326,3 @@ def onto_project_archive(args: JSONDict) -> JSONDict:
     project["archived_at"] = stamp
     project["updated_at"] = stamp
     return {"project": _public(project), "cancelled_task_ids": [t["id"] for t in open_tasks]}
-

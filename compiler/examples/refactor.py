@@ -51,8 +51,11 @@ def _source_files(project: Path, extensions: tuple[str, ...]) -> list[Path]:
     for directory, dirnames, filenames in os.walk(project):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         # a symlinked file may point outside the sandbox: rewriting it would write there
-        found.extend(Path(directory) / name for name in sorted(filenames)
-                     if name.endswith(extensions) and not (Path(directory) / name).is_symlink())
+        found.extend(
+            Path(directory) / name
+            for name in sorted(filenames)
+            if name.endswith(extensions) and not (Path(directory) / name).is_symlink()
+        )
     return found
 
 

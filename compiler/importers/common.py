@@ -35,8 +35,18 @@ OVERRIDE_FORBIDDEN = frozenset({"id"})
 WARNING_EXAMPLES = 3
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
-__all__ = ["ImportResult", "ImporterError", "Warnings", "dump_yaml", "read_overrides", "read_state", "segment",
-           "snake", "summary_of", "write_tree"]
+__all__ = [
+    "ImportResult",
+    "ImporterError",
+    "Warnings",
+    "dump_yaml",
+    "read_overrides",
+    "read_state",
+    "segment",
+    "snake",
+    "summary_of",
+    "write_tree",
+]
 
 
 class ImporterError(Exception):
@@ -118,11 +128,13 @@ def read_overrides(out: Path) -> tuple[Json, str | None]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        raise ImporterError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)}); "
-                            "fix it or move it away, then import again") from None
+        raise ImporterError(
+            f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)}); fix it or move it away, then import again"
+        ) from None
     if not isinstance(data, dict) or not set(data) <= {"tools", "nodes"}:
-        raise ImporterError(f"{path}: expected a mapping with 'tools' (tool id -> fields) and/or 'nodes' "
-                            "(folder -> title/summary/tags)")
+        raise ImporterError(
+            f"{path}: expected a mapping with 'tools' (tool id -> fields) and/or 'nodes' (folder -> title/summary/tags)"
+        )
     for key in ("tools", "nodes"):
         entries = data.get(key) or {}
         if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
@@ -157,9 +169,11 @@ def write_tree(out: Path, files: dict[str, str], *, force: bool = False) -> None
     """
     if out.exists() and not out.is_dir():
         raise ImporterError(f"--out {out}: exists and is not a folder")
-    if (out.is_dir() and any(out.iterdir()) and not (out / STATE_DIR / STATE_FILE).is_file() and not force):
-        raise ImporterError(f"--out {out}: the folder holds files no import wrote; an import replaces the whole "
-                            "folder, so choose an empty or new folder, or pass --force to replace it")
+    if out.is_dir() and any(out.iterdir()) and not (out / STATE_DIR / STATE_FILE).is_file() and not force:
+        raise ImporterError(
+            f"--out {out}: the folder holds files no import wrote; an import replaces the whole "
+            "folder, so choose an empty or new folder, or pass --force to replace it"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.import-tmp-{os.getpid()}"
     old = out.parent / f".{out.name}.import-old-{os.getpid()}"

@@ -57,10 +57,19 @@ RESERVED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 #: Annotation-only keywords JSON Schema has no place for; dropped with a warning.
 DROPPED_KEYWORDS = ("discriminator", "xml", "externalDocs")
 #: Swagger 2.0 collectionFormat → OpenAPI 3 (style, explode) for query parameters.
-COLLECTION_FORMATS = {"csv": ("form", False), "ssv": ("spaceDelimited", False), "tsv": ("form", False),
-                      "pipes": ("pipeDelimited", False), "multi": ("form", True)}
-DEFAULT_STYLE = {"query": ("form", True), "cookie": ("form", True), "path": ("simple", False),
-                 "header": ("simple", False)}
+COLLECTION_FORMATS = {
+    "csv": ("form", False),
+    "ssv": ("spaceDelimited", False),
+    "tsv": ("form", False),
+    "pipes": ("pipeDelimited", False),
+    "multi": ("form", True),
+}
+DEFAULT_STYLE = {
+    "query": ("form", True),
+    "cookie": ("form", True),
+    "path": ("simple", False),
+    "header": ("simple", False),
+}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -95,8 +104,9 @@ def _read_bytes(uri: str, *, remote_ok: bool, what: str) -> bytes:
             raise ImporterError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
     if scheme in ("http", "https"):
         if not remote_ok:
-            raise ImporterError(f"{what}: {uri} is a remote document; it is not fetched unless you pass "
-                                "--allow-remote-refs")
+            raise ImporterError(
+                f"{what}: {uri} is a remote document; it is not fetched unless you pass --allow-remote-refs"
+            )
         request = urllib.request.Request(uri, headers={"Accept": "application/json, application/yaml, */*"})  # noqa: S310 - scheme checked above
         try:
             with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:  # noqa: S310
@@ -183,8 +193,10 @@ class Resolver:
                 cause = cause.__cause__ or cause.__context__
             if cause is not None:
                 raise ImporterError(f"{self.label}: {self.show(where)}: $ref {ref!r}: {cause}") from None
-            raise ImporterError(f"{self.label}: {self.show(where)}: $ref {ref!r} does not resolve (nothing at "
-                                f"{unquote(urldefrag(target)[1]) or '/'} in {urldefrag(target)[0]})") from None
+            raise ImporterError(
+                f"{self.label}: {self.show(where)}: $ref {ref!r} does not resolve (nothing at "
+                f"{unquote(urldefrag(target)[1]) or '/'} in {urldefrag(target)[0]})"
+            ) from None
         self._cache[target] = value
         return target, value
 
@@ -219,13 +231,16 @@ class SchemaConverter:
         self.swagger = version.startswith("2")
         self.v31 = version.startswith("3.1")
 
-    def convert(self, node: Any, base: str, where: str, *, request: bool = True,
-                stack: tuple[str, ...] = (), depth: int = 0) -> Any:
+    def convert(
+        self, node: Any, base: str, where: str, *, request: bool = True, stack: tuple[str, ...] = (), depth: int = 0
+    ) -> Any:
         """``node`` (at the absolute pointer URI ``where``) in the project's schema dialect."""
         if isinstance(node, bool):
             return node
         if not isinstance(node, dict):
-            raise ImporterError(f"{self.resolver.label}: {self.resolver.show(where)}: a schema must be an object, got {type(node).__name__}")
+            raise ImporterError(
+                f"{self.resolver.label}: {self.resolver.show(where)}: a schema must be an object, got {type(node).__name__}"
+            )
         show = self.resolver.show(where).removeprefix("at ")
         if depth > MAX_SCHEMA_DEPTH:
             self.warnings.add(f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels cut to any value", show)
@@ -235,8 +250,10 @@ class SchemaConverter:
             target, value = self.resolver.lookup(ref, base, where)
             if stack.count(target) >= MAX_RECURSION:
                 self.warnings.add("recursive $ref cut (nested values are any value of its type)", show)
-                out: Json = {"description": f"(recursive: {unquote(urldefrag(target)[1]).rsplit('/', 1)[-1]}, "
-                             "same shape as its parent)"}
+                out: Json = {
+                    "description": f"(recursive: {unquote(urldefrag(target)[1]).rsplit('/', 1)[-1]}, "
+                    "same shape as its parent)"
+                }
                 if isinstance(value, dict) and isinstance(value.get("type"), str):
                     out["type"] = value["type"]
                 return out
@@ -244,12 +261,14 @@ class SchemaConverter:
             if siblings and not self.v31 and not isinstance(value, bool):
                 siblings = {k: v for k, v in siblings.items() if k in ("description", "summary")}
             merged = value if not siblings or not isinstance(value, dict) else {**value, **siblings}
-            return self.convert(merged, urldefrag(target)[0], target, request=request, stack=(*stack, target),
-                                depth=depth)
+            return self.convert(
+                merged, urldefrag(target)[0], target, request=request, stack=(*stack, target), depth=depth
+            )
         return self._object(node, base, where, show, request=request, stack=stack, depth=depth)
 
-    def _object(self, node: Json, base: str, where: str, show: str, *, request: bool, stack: tuple[str, ...],
-                depth: int) -> Json:
+    def _object(
+        self, node: Json, base: str, where: str, show: str, *, request: bool, stack: tuple[str, ...], depth: int
+    ) -> Json:
         out: Json = {}
         nullable = bool(node.get("nullable")) or bool(node.get("x-nullable"))
         for key, value in node.items():
@@ -266,19 +285,35 @@ class SchemaConverter:
                 for name, sub in value.items():
                     if request and key == "properties" and isinstance(sub, dict) and sub.get("readOnly") is True:
                         continue
-                    props[name] = self.convert(sub, base, f"{here}/{pointer(name)[1:]}", request=request,
-                                               stack=stack, depth=depth + 1)
+                    props[name] = self.convert(
+                        sub, base, f"{here}/{pointer(name)[1:]}", request=request, stack=stack, depth=depth + 1
+                    )
                 out[key] = props
-            elif key in ("items", "additionalProperties", "not", "contains", "propertyNames",
-                         "additionalItems", "unevaluatedProperties", "unevaluatedItems", "if", "then", "else"):
+            elif key in (
+                "items",
+                "additionalProperties",
+                "not",
+                "contains",
+                "propertyNames",
+                "additionalItems",
+                "unevaluatedProperties",
+                "unevaluatedItems",
+                "if",
+                "then",
+                "else",
+            ):
                 if isinstance(value, list) and key == "items":  # draft-4 tuple form
-                    out["prefixItems"] = [self.convert(v, base, f"{here}/{i}", request=request, stack=stack,
-                                                       depth=depth + 1) for i, v in enumerate(value)]
+                    out["prefixItems"] = [
+                        self.convert(v, base, f"{here}/{i}", request=request, stack=stack, depth=depth + 1)
+                        for i, v in enumerate(value)
+                    ]
                 else:
                     out[key] = self.convert(value, base, here, request=request, stack=stack, depth=depth + 1)
             elif key in ("allOf", "anyOf", "oneOf", "prefixItems") and isinstance(value, list):
-                out[key] = [self.convert(v, base, f"{here}/{i}", request=request, stack=stack, depth=depth + 1)
-                            for i, v in enumerate(value)]
+                out[key] = [
+                    self.convert(v, base, f"{here}/{i}", request=request, stack=stack, depth=depth + 1)
+                    for i, v in enumerate(value)
+                ]
             elif key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
                 bound = "minimum" if key == "exclusiveMinimum" else "maximum"
                 if value and bound in node:
@@ -325,8 +360,16 @@ class SchemaConverter:
 class OpenApiImporter:
     """One spec, read and turned into tool definitions."""
 
-    def __init__(self, doc: Any, uri: str, *, namespace: str, allow_remote_refs: bool,
-                 server: str | None, server_vars: dict[str, str]) -> None:
+    def __init__(
+        self,
+        doc: Any,
+        uri: str,
+        *,
+        namespace: str,
+        allow_remote_refs: bool,
+        server: str | None,
+        server_vars: dict[str, str],
+    ) -> None:
         if not isinstance(doc, dict):
             raise ImporterError(f"{uri}: at /: expected an OpenAPI document (a mapping), got {type(doc).__name__}")
         self.doc = doc
@@ -345,16 +388,21 @@ class OpenApiImporter:
         swagger, openapi = self.doc.get("swagger"), self.doc.get("openapi")
         if swagger is not None:
             if str(swagger) != "2.0":
-                raise ImporterError(f"{self.uri}: at /swagger: unsupported version {swagger!r}; "
-                                    "toolcat imports Swagger 2.0 and OpenAPI 3.0/3.1")
+                raise ImporterError(
+                    f"{self.uri}: at /swagger: unsupported version {swagger!r}; "
+                    "toolcat imports Swagger 2.0 and OpenAPI 3.0/3.1"
+                )
             return "2.0"
         if isinstance(openapi, str) and re.match(r"^3\.[01](\.\d+)?(-.*)?$", openapi):
             return openapi
         if openapi is None:
-            raise ImporterError(f"{self.uri}: at /openapi: missing; not an OpenAPI document (expected "
-                                "'openapi: 3.0.x', 'openapi: 3.1.x' or 'swagger: \"2.0\"' at the top)")
-        raise ImporterError(f"{self.uri}: at /openapi: unsupported version {openapi!r}; "
-                            "toolcat imports Swagger 2.0 and OpenAPI 3.0/3.1")
+            raise ImporterError(
+                f"{self.uri}: at /openapi: missing; not an OpenAPI document (expected "
+                "'openapi: 3.0.x', 'openapi: 3.1.x' or 'swagger: \"2.0\"' at the top)"
+            )
+        raise ImporterError(
+            f"{self.uri}: at /openapi: unsupported version {openapi!r}; toolcat imports Swagger 2.0 and OpenAPI 3.0/3.1"
+        )
 
     def at(self, *parts: object) -> str:
         """The absolute URI of a pointer into the spec."""
@@ -376,8 +424,11 @@ class OpenApiImporter:
             schemes = op.get("schemes") or self.doc.get("schemes") or ["https"]
             scheme = "https" if "https" in schemes else str(schemes[0])
             return f"{scheme}://{host}{self.doc.get('basePath') or ''}".rstrip("/")
-        for servers, at in ((op.get("servers"), where + "/servers"), (item.get("servers"), None),
-                            (self.doc.get("servers"), self.at("servers"))):
+        for servers, at in (
+            (op.get("servers"), where + "/servers"),
+            (item.get("servers"), None),
+            (self.doc.get("servers"), self.at("servers")),
+        ):
             if isinstance(servers, list) and servers and isinstance(servers[0], dict):
                 return self._server(servers[0], at or self.at("servers"))
         raise self.fail(self.at("servers"), "the spec names no server; pass --server https://host/base")
@@ -399,8 +450,9 @@ class OpenApiImporter:
         if not re.match(r"^https?://", url):
             joined = urljoin(self.uri, url) if re.match(r"^https?://", self.uri) else None
             if joined is None:
-                raise self.fail(where, f"server URL {url!r} is not an absolute http(s) URL; pass --server "
-                                "https://host/base")
+                raise self.fail(
+                    where, f"server URL {url!r} is not an absolute http(s) URL; pass --server https://host/base"
+                )
             url = joined.rstrip("/")
         return url
 
@@ -410,8 +462,11 @@ class OpenApiImporter:
         requirements = op.get("security", self.doc.get("security"))
         if not isinstance(requirements, list) or not requirements:
             return None
-        schemes = (self.doc.get("securityDefinitions") if self.swagger else
-                   (self.doc.get("components") or {}).get("securitySchemes")) or {}
+        schemes = (
+            self.doc.get("securityDefinitions")
+            if self.swagger
+            else (self.doc.get("components") or {}).get("securitySchemes")
+        ) or {}
         optional = any(isinstance(r, dict) and not r for r in requirements)
         for requirement in requirements:
             if not isinstance(requirement, dict) or len(requirement) != 1:
@@ -422,8 +477,10 @@ class OpenApiImporter:
             if auth is not None:
                 return {**auth, "optional": True} if optional else auth
         if not optional:
-            self.warnings.add("no supported security scheme (the handler sends no credentials)",
-                              self.resolver.show(where).removeprefix("at "))
+            self.warnings.add(
+                "no supported security scheme (the handler sends no credentials)",
+                self.resolver.show(where).removeprefix("at "),
+            )
         return None
 
     def _auth_for(self, name: str, scheme: Json) -> Json | None:
@@ -434,8 +491,12 @@ class OpenApiImporter:
         if kind == "basic" or (kind == "http" and http_scheme == "basic"):
             return {"type": "basic", "env": self._env(name, "BASIC_AUTH")}
         if kind == "apikey" and scheme.get("in") in ("header", "query", "cookie") and scheme.get("name"):
-            return {"type": "apiKey", "in": scheme["in"], "name": str(scheme["name"]),
-                    "env": self._env(name, "API_KEY")}
+            return {
+                "type": "apiKey",
+                "in": scheme["in"],
+                "name": str(scheme["name"]),
+                "env": self._env(name, "API_KEY"),
+            }
         return None
 
     def _env(self, scheme_name: str, suffix: str) -> str:
@@ -471,14 +532,33 @@ class OpenApiImporter:
             schema = self.schemas.convert(param["schema"], base, f"{where}/schema")
         elif isinstance(param.get("content"), dict) and param["content"]:
             media, content = next(iter(param["content"].items()))
-            self.warnings.add("a parameter with 'content' is sent as plain text, not serialised as its media type",
-                              self.resolver.show(where).removeprefix("at "))
-            schema = self.schemas.convert((content or {}).get("schema") or {}, base,
-                                          f"{where}/content/{pointer(media)[1:]}/schema")
+            self.warnings.add(
+                "a parameter with 'content' is sent as plain text, not serialised as its media type",
+                self.resolver.show(where).removeprefix("at "),
+            )
+            schema = self.schemas.convert(
+                (content or {}).get("schema") or {}, base, f"{where}/content/{pointer(media)[1:]}/schema"
+            )
         else:
-            keys = ("type", "format", "items", "enum", "default", "minimum", "maximum", "exclusiveMinimum",
-                    "exclusiveMaximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems",
-                    "multipleOf", "x-nullable")
+            keys = (
+                "type",
+                "format",
+                "items",
+                "enum",
+                "default",
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "minLength",
+                "maxLength",
+                "pattern",
+                "minItems",
+                "maxItems",
+                "uniqueItems",
+                "multipleOf",
+                "x-nullable",
+            )
             schema = self.schemas.convert({k: param[k] for k in keys if k in param}, base, where)
         schema = dict(schema) if isinstance(schema, dict) else {}
         description = " ".join(str(param.get("description") or "").split()) if param.get("description") else ""
@@ -497,8 +577,9 @@ class OpenApiImporter:
             if location == "query" and schema.get("type") == "array":
                 style, explode = COLLECTION_FORMATS.get(fmt, ("form", False))
                 if fmt == "tsv":
-                    self.warnings.add("collectionFormat tsv sent comma-separated (OpenAPI 3 has no tab style)",
-                                      param.get("name", "?"))
+                    self.warnings.add(
+                        "collectionFormat tsv sent comma-separated (OpenAPI 3 has no tab style)", param.get("name", "?")
+                    )
             else:
                 style, explode = DEFAULT_STYLE[location]
                 if fmt == "multi":
@@ -549,25 +630,40 @@ class OpenApiImporter:
         if not isinstance(content, dict) or not content:
             raise self.fail(at, "a requestBody needs 'content'")
         media = self._pick_media(content)
-        encoding = ("json" if media == "application/json" or media.endswith("+json") else
-                    "form" if media == "application/x-www-form-urlencoded" else
-                    "multipart" if media == "multipart/form-data" else "raw")
+        encoding = (
+            "json"
+            if media == "application/json" or media.endswith("+json")
+            else "form"
+            if media == "application/x-www-form-urlencoded"
+            else "multipart"
+            if media == "multipart/form-data"
+            else "raw"
+        )
         entry = content[media] if isinstance(content[media], dict) else {}
         media_at = f"{at}/content/{pointer(media)[1:]}"
-        schema = self.schemas.convert(entry.get("schema") or {}, base, f"{media_at}/schema") if "schema" in entry else {}
+        schema = (
+            self.schemas.convert(entry.get("schema") or {}, base, f"{media_at}/schema") if "schema" in entry else {}
+        )
         if encoding == "raw":
-            self.warnings.add(f"a {media} body is sent as the text of the 'body' argument",
-                              self.resolver.show(media_at).removeprefix("at "))
+            self.warnings.add(
+                f"a {media} body is sent as the text of the 'body' argument",
+                self.resolver.show(media_at).removeprefix("at "),
+            )
             schema = {"type": "string", "description": f"The request body ({media})."}
         if len(content) > 1:
-            self.warnings.add("a request body with several media types: only the first JSON or form one is used",
-                              self.resolver.show(f"{at}/content").removeprefix("at "))
+            self.warnings.add(
+                "a request body with several media types: only the first JSON or form one is used",
+                self.resolver.show(f"{at}/content").removeprefix("at "),
+            )
         if isinstance(schema, dict) and body.get("description") and "description" not in schema:
             schema = {"description": str(body["description"]).strip(), **schema}
         if encoding == "raw":
             return schema, f"raw:{media}", bool(body.get("required"))
-        return schema, encoding if media == "application/json" or encoding != "json" else f"json:{media}", \
-            bool(body.get("required"))
+        return (
+            schema,
+            encoding if media == "application/json" or encoding != "json" else f"json:{media}",
+            bool(body.get("required")),
+        )
 
     @staticmethod
     def _pick_media(content: Json) -> str:
@@ -593,16 +689,19 @@ class OpenApiImporter:
             if location in ("body", "formData"):
                 continue
             if location not in DEFAULT_STYLE:
-                raise self.fail(f"{at}/in", f"unknown parameter location {location!r}; expected path, query, "
-                                "header or cookie")
+                raise self.fail(
+                    f"{at}/in", f"unknown parameter location {location!r}; expected path, query, header or cookie"
+                )
             name = param["name"]
             if location == "header" and name.lower() in RESERVED_HEADERS:
                 continue
             arg = name if location != "path" or _IDENT.match(name) else segment(name)
             if arg in properties:
                 arg = f"{arg}_{location}"
-                self.warnings.add(f"two parameters named {name!r}: the {location} one is the argument {arg!r}",
-                                  self.resolver.show(at).removeprefix("at "))
+                self.warnings.add(
+                    f"two parameters named {name!r}: the {location} one is the argument {arg!r}",
+                    self.resolver.show(at).removeprefix("at "),
+                )
             schema = self.param_schema(param, base, at)
             properties[arg] = schema
             if param.get("required") or location == "path":
@@ -612,25 +711,29 @@ class OpenApiImporter:
                 spec["name"] = name
             if location == "path":
                 if "{" + name + "}" not in template:
-                    self.warnings.add("a path parameter the path does not name (it is not sent)",
-                                      self.resolver.show(at).removeprefix("at "))
+                    self.warnings.add(
+                        "a path parameter the path does not name (it is not sent)",
+                        self.resolver.show(at).removeprefix("at "),
+                    )
                 template = template.replace("{" + name + "}", "{" + arg + "}")
             wire[arg] = spec
-        missing = [m for m in re.findall(r"\{([^{}]+)\}", template)
-                   if m not in wire or wire[m]["in"] != "path"]
+        missing = [m for m in re.findall(r"\{([^{}]+)\}", template) if m not in wire or wire[m]["in"] != "path"]
         if missing:
             raise self.fail(where, f"the path names {{{missing[0]}}}, but no path parameter {missing[0]!r} is defined")
-        handler: Json = {"type": "http", "method": method.upper(),
-                         "url": self.server_url(op, item, where) + template}
+        handler: Json = {"type": "http", "method": method.upper(), "url": self.server_url(op, item, where) + template}
         if wire:
             handler["params"] = wire
         body = self.request_body(op, params, where)
         if body is not None:
             schema, encoding, body_required = body
-            flat = (encoding.partition(":")[0] in ("json", "form", "multipart") and isinstance(schema, dict)
-                    and isinstance(schema.get("properties"), dict) and schema.get("type") in ("object", None)
-                    and not {"allOf", "anyOf", "oneOf", "not"} & schema.keys()
-                    and not set(schema["properties"]) & set(properties))
+            flat = (
+                encoding.partition(":")[0] in ("json", "form", "multipart")
+                and isinstance(schema, dict)
+                and isinstance(schema.get("properties"), dict)
+                and schema.get("type") in ("object", None)
+                and not {"allOf", "anyOf", "oneOf", "not"} & schema.keys()
+                and not set(schema["properties"]) & set(properties)
+            )
             body_spec: Json = {"encoding": encoding}
             if encoding.startswith("json:"):
                 body_spec = {"encoding": "json", "media": encoding[5:]}
@@ -640,14 +743,21 @@ class OpenApiImporter:
                 if body_required:
                     required.extend(r for r in schema.get("required", []) if r in schema["properties"])
                 if schema.get("additionalProperties") not in (None, False):
-                    self.warnings.add("a body's additionalProperties dropped (only its named properties are "
-                                      "arguments)", self.resolver.show(where).removeprefix("at "))
+                    self.warnings.add(
+                        "a body's additionalProperties dropped (only its named properties are arguments)",
+                        self.resolver.show(where).removeprefix("at "),
+                    )
             else:
                 arg = "body" if "body" not in properties else "request_body"
-                if isinstance(schema, dict) and isinstance(schema.get("properties"), dict) \
-                        and set(schema["properties"]) & set(properties):
-                    self.warnings.add("body properties collide with parameters: the body is the argument 'body'",
-                                      self.resolver.show(where).removeprefix("at "))
+                if (
+                    isinstance(schema, dict)
+                    and isinstance(schema.get("properties"), dict)
+                    and set(schema["properties"]) & set(properties)
+                ):
+                    self.warnings.add(
+                        "body properties collide with parameters: the body is the argument 'body'",
+                        self.resolver.show(where).removeprefix("at "),
+                    )
                 properties[arg] = schema
                 if body_required:
                     required.append(arg)
@@ -662,8 +772,9 @@ class OpenApiImporter:
         args_schema["additionalProperties"] = False
         return self._tool(tool_id, method, path, item, op, where, args_schema, handler)
 
-    def _tool(self, tool_id: str, method: str, path: str, item: Json, op: Json, where: str,
-              args_schema: Json, handler: Json) -> Json:
+    def _tool(
+        self, tool_id: str, method: str, path: str, item: Json, op: Json, where: str, args_schema: Json, handler: Json
+    ) -> Json:
         description = str(op.get("description") or item.get("description") or "").strip()
         summary_text = str(op.get("summary") or op.get("description") or item.get("summary") or description).strip()
         tool: Json = {"id": tool_id, "summary": summary_of(summary_text, f"{method.upper()} {path}")}
@@ -701,8 +812,9 @@ class OpenApiImporter:
         """(node folder, tool) pairs, the node files by folder, and the id of every operation (its key → id)."""
         paths = self.doc.get("paths")
         if not isinstance(paths, dict):
-            raise self.fail(self.at("paths"), "missing or not a mapping; an OpenAPI document lists its operations "
-                            "under 'paths'")
+            raise self.fail(
+                self.at("paths"), "missing or not a mapping; an OpenAPI document lists its operations under 'paths'"
+            )
         operations = []
         seen_ids: dict[str, str] = {}
         for path, raw_item in paths.items():
@@ -720,9 +832,11 @@ class OpenApiImporter:
                 op_id = op.get("operationId")
                 if op_id is not None:
                     if str(op_id) in seen_ids:
-                        raise self.fail(where + "/operationId",
-                                        f"duplicate operationId {op_id!r} (also {self.resolver.show(seen_ids[str(op_id)])}); "
-                                        "operationIds must be unique")
+                        raise self.fail(
+                            where + "/operationId",
+                            f"duplicate operationId {op_id!r} (also {self.resolver.show(seen_ids[str(op_id)])}); "
+                            "operationIds must be unique",
+                        )
                     seen_ids[str(op_id)] = where + "/operationId"
                 key = f"operationId:{op_id}" if op_id is not None else f"{method.upper()} {path}"
                 base = snake(str(op_id)) if op_id is not None else segment(f"{method}_{path}")
@@ -776,44 +890,76 @@ class OpenApiImporter:
     def _nodes(self, tag_folders: dict[str, str], used: set[str]) -> dict[str, Json]:
         info: Json = self.doc["info"] if isinstance(self.doc.get("info"), dict) else {}
         title = str(info.get("title") or self.namespace)
-        nodes = {"": node_file(title, str(info.get("description") or "") or f"Operations of {title}, imported from "
-                               f"its OpenAPI description.", [self.namespace, "openapi"])}
-        descriptions = {t["name"]: str(t.get("description") or "") for t in self.doc.get("tags") or []
-                        if isinstance(t, dict) and isinstance(t.get("name"), str)}
+        nodes = {
+            "": node_file(
+                title,
+                str(info.get("description") or "") or f"Operations of {title}, imported from its OpenAPI description.",
+                [self.namespace, "openapi"],
+            )
+        }
+        descriptions = {
+            t["name"]: str(t.get("description") or "")
+            for t in self.doc.get("tags") or []
+            if isinstance(t, dict) and isinstance(t.get("name"), str)
+        }
         for tag, folder in tag_folders.items():
             if folder in used:
-                nodes[folder] = node_file(tag, descriptions.get(tag) or f"{tag} operations of {title}.",
-                                          [self.namespace, "openapi"])
+                nodes[folder] = node_file(
+                    tag, descriptions.get(tag) or f"{tag} operations of {title}.", [self.namespace, "openapi"]
+                )
         return nodes
 
 
-def import_openapi(spec: str, *, namespace: str | None = None, out: Path | None = None,
-                   allow_remote_refs: bool = False, server: str | None = None,
-                   server_vars: dict[str, str] | None = None, force: bool = False,
-                   src_root: Path = Path("catalog_src")) -> ImportResult:
+def import_openapi(
+    spec: str,
+    *,
+    namespace: str | None = None,
+    out: Path | None = None,
+    allow_remote_refs: bool = False,
+    server: str | None = None,
+    server_vars: dict[str, str] | None = None,
+    force: bool = False,
+    src_root: Path = Path("catalog_src"),
+) -> ImportResult:
     """Import every operation of ``spec`` (a file or URL) as catalogue sources in ``out``."""
     uri = spec_uri(spec)
     remote_root = uri.startswith(("http://", "https://"))
-    data = _read_bytes(uri, remote_ok=True, what="SPEC") if remote_root else _read_bytes(uri, remote_ok=False,
-                                                                                       what="SPEC")
+    data = (
+        _read_bytes(uri, remote_ok=True, what="SPEC") if remote_root else _read_bytes(uri, remote_ok=False, what="SPEC")
+    )
     doc = parse_document(data, spec)
     info: Json = doc["info"] if isinstance(doc, dict) and isinstance(doc.get("info"), dict) else {}
     ns = segment(namespace) if namespace else segment(str(info.get("title") or Path(urlsplit(uri).path).stem))
     target = out if out is not None else src_root / ns
-    importer = OpenApiImporter(doc, uri, namespace=ns, allow_remote_refs=allow_remote_refs, server=server,
-                               server_vars=server_vars or {})
+    importer = OpenApiImporter(
+        doc, uri, namespace=ns, allow_remote_refs=allow_remote_refs, server=server, server_vars=server_vars or {}
+    )
     state = read_state(target)
-    previous: dict[str, str] = state["ids"] if state.get("namespace") == ns and isinstance(state.get("ids"), dict) else {}
+    previous: dict[str, str] = (
+        state["ids"] if state.get("namespace") == ns and isinstance(state.get("ids"), dict) else {}
+    )
     tools, nodes, ids = importer.convert(previous)
     if not tools:
         raise ImporterError(f"{spec}: at /paths: no operations to import")
     overrides, overrides_text = read_overrides(target)
     apply_overrides({t["id"]: t for _, t in tools}, nodes, overrides, importer.warnings)
     files = render(tools, nodes, f"toolcat import openapi ({importer.version})")
-    files[f"{STATE_DIR}/{STATE_FILE}"] = json.dumps(
-        {"importer": "openapi", "source": spec, "namespace": ns, "version": importer.version,
-         "auth_env": sorted(set(importer.env_names.values())), "ids": dict(sorted(ids.items()))},
-        indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    files[f"{STATE_DIR}/{STATE_FILE}"] = (
+        json.dumps(
+            {
+                "importer": "openapi",
+                "source": spec,
+                "namespace": ns,
+                "version": importer.version,
+                "auth_env": sorted(set(importer.env_names.values())),
+                "ids": dict(sorted(ids.items())),
+            },
+            indent=1,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     del overrides_text  # the file itself is carried over by write_tree
     write_tree(target, files, force=force)
     log.info("imported %d operations into %s", len(tools), target)
@@ -829,7 +975,9 @@ def render(tools: list[tuple[str, Json]], nodes: dict[str, Json], how: str) -> d
     for folder, node in nodes.items():
         files[f"{folder}/_node.yaml".lstrip("/")] = dump_yaml(node)
     for folder, items in by_folder.items():
-        header = (f"# Generated by `{how}` ({len(items)} tools). A re-import replaces this file: put your own "
-                  "changes in _import/overrides.yaml.\n")
+        header = (
+            f"# Generated by `{how}` ({len(items)} tools). A re-import replaces this file: put your own "
+            "changes in _import/overrides.yaml.\n"
+        )
         files[f"{folder}/tools.yaml".lstrip("/")] = header + dump_yaml({"tools": items})
     return files

@@ -129,8 +129,9 @@ def convert(tools: list[Any], namespace: str, handler: Json | None) -> tuple[lis
             suffix = 2
             while f"{tool_id}_{suffix}" in seen:
                 suffix += 1
-            warnings.append(f"tools[{index}] {name!r}: id {tool_id} is taken by {seen[tool_id]!r}; "
-                            f"using {tool_id}_{suffix}")
+            warnings.append(
+                f"tools[{index}] {name!r}: id {tool_id} is taken by {seen[tool_id]!r}; using {tool_id}_{suffix}"
+            )
             tool_id = f"{tool_id}_{suffix}"
         seen[tool_id] = name
         description = str(entry.get("description") or "").strip()
@@ -177,8 +178,12 @@ _Dumper.add_representer(str, _str)
 def write_sources(out: Path, namespace: str, title: str, tools: list[Json]) -> Path:
     """Write ``_node.yaml`` and ``tools.yaml`` into ``out`` (deterministic YAML)."""
     out.mkdir(parents=True, exist_ok=True)
-    node = {"title": title, "summary": f"Tools of the {title} MCP server, imported from its tools/list.",
-            "tags": [namespace, "mcp"]}
+    node = {
+        "title": title,
+        "summary": f"Tools of the {title} MCP server, imported from its tools/list.",
+        "tags": [namespace, "mcp"],
+    }
+
     def dump(value: Any) -> str:
         return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
@@ -217,9 +222,17 @@ async def fetch_tools(command: list[str] | None, url: str | None) -> tuple[list[
     return tools, init.server_info.name
 
 
-def import_mcp(*, command: str | None = None, url: str | None = None, file: Path | None = None,
-               namespace: str | None = None, out: Path | None = None, server_command: str | None = None,
-               server_url: str | None = None, src_root: Path = Path("catalog_src")) -> ImportResult:
+def import_mcp(
+    *,
+    command: str | None = None,
+    url: str | None = None,
+    file: Path | None = None,
+    namespace: str | None = None,
+    out: Path | None = None,
+    server_command: str | None = None,
+    server_url: str | None = None,
+    src_root: Path = Path("catalog_src"),
+) -> ImportResult:
     """Import one server's tools (live over stdio or HTTP, or from a saved dump) as catalogue sources."""
     handler: Json | None
     if command is not None or url is not None:
@@ -234,7 +247,9 @@ def import_mcp(*, command: str | None = None, url: str | None = None, file: Path
             leaf: BaseException = exc
             while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
                 leaf = leaf.exceptions[0]
-            raise McpImportError(f"cannot read tools/list from {command or url}: {type(leaf).__name__}: {leaf}") from None
+            raise McpImportError(
+                f"cannot read tools/list from {command or url}: {type(leaf).__name__}: {leaf}"
+            ) from None
         handler = {"type": "mcp", "command": argv} if argv is not None else {"type": "mcp", "url": url}
         source_name = server_name
     elif file is not None:
@@ -242,8 +257,13 @@ def import_mcp(*, command: str | None = None, url: str | None = None, file: Path
         source_name = file.stem if file.is_file() else (file.name if file.name != "toolsnaps" else file.parent.name)
         if server_command and server_url:
             raise McpImportError("give --server-command or --server-url, not both")
-        handler = ({"type": "mcp", "command": shlex.split(server_command)} if server_command else
-                   {"type": "mcp", "url": server_url} if server_url else None)
+        handler = (
+            {"type": "mcp", "command": shlex.split(server_command)}
+            if server_command
+            else {"type": "mcp", "url": server_url}
+            if server_url
+            else None
+        )
     else:
         raise McpImportError("give one of command, url or file")
     ns = segment(namespace) if namespace else namespace_for(source_name)

@@ -98,9 +98,13 @@ def _input_errors(tool: DiscoveryTool, arguments: Json) -> list[Json]:
     """Field errors of ``arguments`` against the tool's input schema (empty when valid)."""
     deep = too_deep(arguments, MAX_ARGS_DEPTH)
     if deep is not None:  # jsonschema recurses (and its messages repr the value): refuse before validating
-        return [{"field": deep.removeprefix("$.") or "$",
-                 "message": f"nested deeper than {MAX_ARGS_DEPTH} lists/objects (or contains itself)",
-                 "expected": f"at most {MAX_ARGS_DEPTH} levels"}]
+        return [
+            {
+                "field": deep.removeprefix("$.") or "$",
+                "message": f"nested deeper than {MAX_ARGS_DEPTH} lists/objects (or contains itself)",
+                "expected": f"at most {MAX_ARGS_DEPTH} levels",
+            }
+        ]
     return field_errors(_validator(tool.name, tool.dialect).iter_errors(arguments), unexpected="argument")
 
 
@@ -117,7 +121,8 @@ def input_error_envelope(tool: DiscoveryTool, errors: list[Json]) -> Json:
     """The envelope answering arguments that break a discovery tool's input schema."""
     names = ", ".join(e["field"] for e in errors)
     return error_envelope(
-        "VALIDATION_ERROR", f"{len(errors)} invalid argument(s) for {tool.name}: {names}",
+        "VALIDATION_ERROR",
+        f"{len(errors)} invalid argument(s) for {tool.name}: {names}",
         details={"field_errors": errors, "input_schema": tool.input_schema},
         hints=[f"Call {tool.name} again with arguments that match its input schema (details.input_schema)."],
         help_path="root",
@@ -138,10 +143,12 @@ def fallback_system_prompt(dialect: str, manifest: Json) -> str:
     """A system prompt written from the dialect's tool definitions, for builds without prompt sections."""
     counts = manifest.get("counts") or {}
     lines = [
-        (f"You can use the tool catalogue \"{manifest.get('title') or 'catalogue'}\" "
-         f"({counts.get('tools', 0)} tools, {counts.get('skills', 0)} skills) through {len(dialect_tools(dialect))} "
-         "discovery tools. Do not guess tool ids or argument names: browse or search, read a tool's "
-         "definition, then run it. Every error carries help_path and next_action: follow them and retry."),
+        (
+            f'You can use the tool catalogue "{manifest.get("title") or "catalogue"}" '
+            f"({counts.get('tools', 0)} tools, {counts.get('skills', 0)} skills) through {len(dialect_tools(dialect))} "
+            "discovery tools. Do not guess tool ids or argument names: browse or search, read a tool's "
+            "definition, then run it. Every error carries help_path and next_action: follow them and retry."
+        ),
         "",
     ]
     lines.extend(f"- {tool.name}: {tool.description}" for tool in dialect_tools(dialect))
@@ -158,7 +165,7 @@ def parse_skill_uri(uri: str) -> tuple[str, str | None] | None:
     """(skill name, resource path or None) for a skill URI; None for any other URI."""
     if not uri.startswith(SKILL_SCHEME):
         return None
-    name, _, resource = uri[len(SKILL_SCHEME):].partition("/")
+    name, _, resource = uri[len(SKILL_SCHEME) :].partition("/")
     if not name:
         return None
     return unquote(name), (unquote(resource) if resource else None)
@@ -167,25 +174,39 @@ def parse_skill_uri(uri: str) -> tuple[str, str | None] | None:
 class CatalogServer:
     """The MCP server of one catalogue and one dialect; transports call :meth:`run_stdio` or :meth:`run_http`."""
 
-    def __init__(self, catalog: Catalog, dialect: str = "gateway", *, poll_seconds: float | None = None,
-                 watch_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        dialect: str = "gateway",
+        *,
+        poll_seconds: float | None = None,
+        watch_path: Path | None = None,
+    ) -> None:
         self.catalog = catalog
         self.dialect = dialect
         self.tools = dialect_tools(dialect)
         self.by_name = {tool.name: tool for tool in self.tools}
         self.watch_path = watch_path
-        self.poll_seconds = poll_seconds if poll_seconds is not None else (
-            FOLDER_POLL_SECONDS if watch_path is not None else URL_POLL_SECONDS)
+        self.poll_seconds = (
+            poll_seconds
+            if poll_seconds is not None
+            else (FOLDER_POLL_SECONDS if watch_path is not None else URL_POLL_SECONDS)
+        )
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, ServerSession] = {}
         self.changes = 0
         self.server: Server[Any] = Server(
-            "toolcat", version=__version__, title=f"toolcat ({dialect} dialect)",
+            "toolcat",
+            version=__version__,
+            title=f"toolcat ({dialect} dialect)",
             instructions=self._instructions(),
             lifespan=self._lifespan,
-            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
-            on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt,
-            on_list_resources=self._list_resources, on_list_resource_templates=self._list_templates,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_templates,
             on_read_resource=self._read_resource,
             on_subscriptions_listen=ListenHandler(self.bus),
         )
@@ -195,30 +216,43 @@ class CatalogServer:
     def initialization_options(self) -> Any:
         """The initialize result: tools, prompts and resources, each announcing list changes."""
         return self.server.create_initialization_options(
-            NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True))
+            NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
+        )
 
     def _instructions(self) -> str:
         manifest = self.catalog.manifest
         names = ", ".join(tool.name for tool in self.tools)
-        return (f"{manifest.get('title') or 'A tool catalogue'}: {manifest.get('summary') or ''} "
-                f"Discover and run its tools with {names}; the prompt '{SYSTEM_PROMPT}' explains the workflow.").strip()
+        return (
+            f"{manifest.get('title') or 'A tool catalogue'}: {manifest.get('summary') or ''} "
+            f"Discover and run its tools with {names}; the prompt '{SYSTEM_PROMPT}' explains the workflow."
+        ).strip()
 
     # -- tools --------------------------------------------------------------------------------
-    async def _list_tools(self, _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None,
-                          ) -> types.ListToolsResult:
+    async def _list_tools(
+        self,
+        _ctx: ServerRequestContext[Any],
+        _params: types.PaginatedRequestParams | None,
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool.model_validate(mcp_tool(tool)) for tool in self.tools])
 
-    async def _call_tool(self, _ctx: ServerRequestContext[Any], params: types.CallToolRequestParams,
-                         ) -> types.CallToolResult:
+    async def _call_tool(
+        self,
+        _ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+    ) -> types.CallToolResult:
         tool = self.by_name.get(params.name)
         if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r:.120}",
-                           data={"tools": [t.name for t in self.tools]})
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool: {params.name!r:.120}",
+                data={"tools": [t.name for t in self.tools]},
+            )
         arguments = dict(params.arguments or {})
         result = await self.call(tool, arguments)
         failed = is_error(result) or result.get("ok") is False
-        return types.CallToolResult(content=[types.TextContent(text=_json_text(result))],
-                                    structured_content=result, is_error=failed)
+        return types.CallToolResult(
+            content=[types.TextContent(text=_json_text(result))], structured_content=result, is_error=failed
+        )
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""
@@ -232,44 +266,69 @@ class CatalogServer:
         return result
 
     # -- prompts ------------------------------------------------------------------------------
-    async def _list_prompts(self, _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None,
-                            ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[
-            types.Prompt(name=SYSTEM_PROMPT, title="toolcat system prompt",
-                         description=f"How to discover and run this catalogue's tools with the {self.dialect} "
-                                     "dialect: paste it into the system prompt."),
-            types.Prompt(name=TOOLS_PROMPT, title="Tools for a task",
-                         description="The catalogue's tools that matter for a task, within a token budget.",
-                         arguments=[
-                             types.PromptArgument(name="task", description="What the agent has to do.", required=True),
-                             types.PromptArgument(name="budget_tokens", description="Token budget (default 1500).",
-                                                  required=False),
-                         ]),
-        ])
+    async def _list_prompts(
+        self,
+        _ctx: ServerRequestContext[Any],
+        _params: types.PaginatedRequestParams | None,
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=SYSTEM_PROMPT,
+                    title="toolcat system prompt",
+                    description=f"How to discover and run this catalogue's tools with the {self.dialect} "
+                    "dialect: paste it into the system prompt.",
+                ),
+                types.Prompt(
+                    name=TOOLS_PROMPT,
+                    title="Tools for a task",
+                    description="The catalogue's tools that matter for a task, within a token budget.",
+                    arguments=[
+                        types.PromptArgument(name="task", description="What the agent has to do.", required=True),
+                        types.PromptArgument(
+                            name="budget_tokens", description="Token budget (default 1500).", required=False
+                        ),
+                    ],
+                ),
+            ]
+        )
 
-    async def _get_prompt(self, _ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams,
-                          ) -> types.GetPromptResult:
+    async def _get_prompt(
+        self,
+        _ctx: ServerRequestContext[Any],
+        params: types.GetPromptRequestParams,
+    ) -> types.GetPromptResult:
         if params.name == SYSTEM_PROMPT:
             text = await anyio.to_thread.run_sync(self.system_prompt)
             return types.GetPromptResult(
                 description=f"System prompt for the {self.dialect} dialect",
-                messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))])
+                messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+            )
         if params.name == TOOLS_PROMPT:
             args = params.arguments or {}
             task = args.get("task", "")
             budget_text = args.get("budget_tokens") or "1500"
             if not task.strip() or not budget_text.isdigit():
-                raise MCPError(types.INVALID_PARAMS, "tools_prompt needs a non-empty 'task' and an integer "
-                                                     "'budget_tokens' (for example \"1500\")")
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    "tools_prompt needs a non-empty 'task' and an integer 'budget_tokens' (for example \"1500\")",
+                )
             section = await anyio.to_thread.run_sync(
-                functools.partial(self.catalog.prompt_section, task, int(budget_text)))
+                functools.partial(self.catalog.prompt_section, task, int(budget_text))
+            )
             if is_error(section):
                 raise MCPError(types.INTERNAL_ERROR, section["error"]["message"], data=section["error"])
             return types.GetPromptResult(
                 description=f"Tools for: {task[:80]}",
-                messages=[types.PromptMessage(role="user", content=types.TextContent(text=str(section.get("text", ""))))])
-        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r:.120}",
-                       data={"prompts": [SYSTEM_PROMPT, TOOLS_PROMPT]})
+                messages=[
+                    types.PromptMessage(role="user", content=types.TextContent(text=str(section.get("text", ""))))
+                ],
+            )
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Unknown prompt: {params.name!r:.120}",
+            data={"prompts": [SYSTEM_PROMPT, TOOLS_PROMPT]},
+        )
 
     def system_prompt(self) -> str:
         """The dialect's system prompt from the build's prompt sections, else one written from the dialect."""
@@ -301,66 +360,103 @@ class CatalogServer:
             if not isinstance(skill, dict):
                 continue
             name = str(skill.get("name") or row["name"])
-            out.append(types.Resource(
-                uri=skill_uri(name), name=name, title=f"Skill {name} (SKILL.md)", mime_type="text/markdown",
-                description=str(row.get("summary") or ""), size=len(str(skill.get("body", "")).encode("utf-8"))))
+            out.append(
+                types.Resource(
+                    uri=skill_uri(name),
+                    name=name,
+                    title=f"Skill {name} (SKILL.md)",
+                    mime_type="text/markdown",
+                    description=str(row.get("summary") or ""),
+                    size=len(str(skill.get("body", "")).encode("utf-8")),
+                )
+            )
             resources = skill.get("resources")
-            out.extend(types.Resource(
-                uri=skill_uri(name, str(res.get("path"))), name=f"{name}/{res.get('path')}",
-                mime_type=res["media_type"] if isinstance(res.get("media_type"), str) else None,
-                size=res["bytes"] if type(res.get("bytes")) is int and res["bytes"] >= 0 else None,
-                description=f"A file bundled with skill {name}; read it only when SKILL.md calls for it.")
+            out.extend(
+                types.Resource(
+                    uri=skill_uri(name, str(res.get("path"))),
+                    name=f"{name}/{res.get('path')}",
+                    mime_type=res["media_type"] if isinstance(res.get("media_type"), str) else None,
+                    size=res["bytes"] if type(res.get("bytes")) is int and res["bytes"] >= 0 else None,
+                    description=f"A file bundled with skill {name}; read it only when SKILL.md calls for it.",
+                )
                 for res in (resources if isinstance(resources, list) else [])
-                if isinstance(res, dict) and isinstance(res.get("path"), str))
+                if isinstance(res, dict) and isinstance(res.get("path"), str)
+            )
         return out
 
-    async def _list_resources(self, _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None,
-                              ) -> types.ListResourcesResult:
+    async def _list_resources(
+        self,
+        _ctx: ServerRequestContext[Any],
+        _params: types.PaginatedRequestParams | None,
+    ) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(self.skill_resources))
 
-    async def _list_templates(self, _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None,
-                              ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(uri_template=SKILL_SCHEME + "{name}", name="skill",
-                                   description="A skill's instructions (SKILL.md body, level 2).",
-                                   mime_type="text/markdown"),
-            types.ResourceTemplate(uri_template=SKILL_SCHEME + "{name}/{+path}", name="skill-resource",
-                                   description="One file bundled with a skill (level 3)."),
-        ])
+    async def _list_templates(
+        self,
+        _ctx: ServerRequestContext[Any],
+        _params: types.PaginatedRequestParams | None,
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=SKILL_SCHEME + "{name}",
+                    name="skill",
+                    description="A skill's instructions (SKILL.md body, level 2).",
+                    mime_type="text/markdown",
+                ),
+                types.ResourceTemplate(
+                    uri_template=SKILL_SCHEME + "{name}/{+path}",
+                    name="skill-resource",
+                    description="One file bundled with a skill (level 3).",
+                ),
+            ]
+        )
 
-    async def _read_resource(self, _ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams,
-                             ) -> types.ReadResourceResult:
+    async def _read_resource(
+        self,
+        _ctx: ServerRequestContext[Any],
+        params: types.ReadResourceRequestParams,
+    ) -> types.ReadResourceResult:
         return await anyio.to_thread.run_sync(self.read_resource, str(params.uri))
 
     def read_resource(self, uri: str) -> types.ReadResourceResult:
         """The contents of a skill URI; an unknown URI or skill is a protocol error naming what exists."""
         parsed = parse_skill_uri(uri)
         if parsed is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri!r:.200}: toolcat serves {SKILL_SCHEME}<name>"
-                                                 f" and {SKILL_SCHEME}<name>/<path>")
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown resource {uri!r:.200}: toolcat serves {SKILL_SCHEME}<name> and {SKILL_SCHEME}<name>/<path>",
+            )
         name, resource = parsed
         if resource is None:
             described = self.catalog.tool_describe(name)
             if is_error(described) or not isinstance(described.get("skill"), dict):
-                raise MCPError(types.INVALID_PARAMS, f"No skill named {name!r:.120}",
-                               data=described.get("error") if is_error(described) else None)
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"No skill named {name!r:.120}",
+                    data=described.get("error") if is_error(described) else None,
+                )
             body = str(described["skill"].get("body", ""))
-            return types.ReadResourceResult(contents=[
-                types.TextResourceContents(uri=uri, mime_type="text/markdown", text=body)])
+            return types.ReadResourceResult(
+                contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=body)]
+            )
         found = self.catalog.read_skill_resource(name, resource)
         if is_error(found):
             raise MCPError(types.INVALID_PARAMS, found["error"]["message"], data=found["error"])
         media = found.get("media_type")
         if "content" in found:
-            return types.ReadResourceResult(contents=[
-                types.TextResourceContents(uri=uri, mime_type=media, text=str(found["content"]))])
+            return types.ReadResourceResult(
+                contents=[types.TextResourceContents(uri=uri, mime_type=media, text=str(found["content"]))]
+            )
         blob = str(found.get("content_base64") or base64.b64encode(b"").decode("ascii"))
         return types.ReadResourceResult(contents=[types.BlobResourceContents(uri=uri, mime_type=media, blob=blob)])
 
     # -- change notifications -----------------------------------------------------------------
-    async def _track_sessions(self, ctx: ServerRequestContext[Any, Any],
-                              call_next: Callable[[ServerRequestContext[Any, Any]], Awaitable[HandlerResult]],
-                              ) -> HandlerResult:
+    async def _track_sessions(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: Callable[[ServerRequestContext[Any, Any]], Awaitable[HandlerResult]],
+    ) -> HandlerResult:
         """Remember each handshake-era connection (once, at notifications/initialized) to notify it later."""
         result = await call_next(ctx)
         if ctx.method == "notifications/initialized":
@@ -408,8 +504,9 @@ class CatalogServer:
         if changed:
             self.changes += 1
             reached = await self.notify_changed()
-            log.info("registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version,
-                     reached)
+            log.info(
+                "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached
+            )
         return changed, stamp
 
     async def watch(self) -> None:
@@ -446,8 +543,9 @@ class CatalogServer:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
         import uvicorn  # noqa: PLC0415
 
-        config = uvicorn.Config(self.http_app(host), host=host, port=port, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=2)
+        config = uvicorn.Config(
+            self.http_app(host), host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+        )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
         while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn's `started` is a flag, not an event
@@ -460,8 +558,15 @@ class CatalogServer:
 
 def open_catalog(options: ServeOptions) -> Catalog:
     """Open the catalogue ``toolcat serve`` will serve (raises ReaderError when it cannot)."""
-    return Catalog.open(options.location, options.cache_dir, read_only=options.read_only, audit=options.audit,
-                        allow_handlers=options.allow_handlers, pin=options.pin, sandbox=options.sandbox)
+    return Catalog.open(
+        options.location,
+        options.cache_dir,
+        read_only=options.read_only,
+        audit=options.audit,
+        allow_handlers=options.allow_handlers,
+        pin=options.pin,
+        sandbox=options.sandbox,
+    )
 
 
 def make_server(options: ServeOptions, catalog: Catalog | None = None) -> CatalogServer:
@@ -475,8 +580,13 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
 def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> None:
     """Run the server with the chosen transport until the client (stdio) or a signal (http) stops it."""
     server = make_server(options)
-    log.info("serving %s (registry_version %s) with the %s dialect over %s", options.location,
-             server.catalog.registry_version, options.dialect, options.transport)
+    log.info(
+        "serving %s (registry_version %s) with the %s dialect over %s",
+        options.location,
+        server.catalog.registry_version,
+        options.dialect,
+        options.transport,
+    )
     if options.transport == "stdio":
         anyio.run(server.run_stdio)
     else:

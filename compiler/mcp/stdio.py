@@ -68,8 +68,11 @@ class Reply:
 
     def to_json(self) -> str:
         """The error response as one JSON line (without the newline)."""
-        return json.dumps({"jsonrpc": "2.0", "id": self.id, "error": {"code": self.code, "message": self.message}},
-                          ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": self.id, "error": {"code": self.code, "message": self.message}},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +175,7 @@ def top_level_id(text: str) -> str | int | None:
                 if depth == 1 and key == "id" and text.startswith(":", colon):
                     value_at = _SPACE.match(text, colon + 1)
                     start = value_at.end() if value_at else colon + 1
-                    if text[start:start + 1] in {"[", "{"}:
+                    if text[start : start + 1] in {"[", "{"}:
                         return None
                     value, _ = decoder.raw_decode(text, start)
                     return _readable_id(value)
@@ -188,36 +191,51 @@ def check_line(line: bytes | Oversize) -> SessionMessage | Reply | Drop:
     """What to do with one line of stdin: hand a valid message to the SDK, answer an error, or drop it."""
     if isinstance(line, Oversize):
         text = line.prefix.decode("utf-8", errors="replace")
-        return Reply(top_level_id(text), types.INVALID_REQUEST,
-                     f"Invalid request: a message of {line.size} bytes is longer than the {MAX_LINE_BYTES}-byte limit "
-                     "of this server; send smaller arguments")
+        return Reply(
+            top_level_id(text),
+            types.INVALID_REQUEST,
+            f"Invalid request: a message of {line.size} bytes is longer than the {MAX_LINE_BYTES}-byte limit "
+            "of this server; send smaller arguments",
+        )
     stripped = line.strip()
     if not stripped:
         return Drop("blank line")
     try:
         text = stripped.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Reply(None, types.PARSE_ERROR, f"Parse error: the line is not UTF-8 ({exc.reason} at byte {exc.start}); "
-                                              "send one UTF-8 JSON-RPC message per line")
+        return Reply(
+            None,
+            types.PARSE_ERROR,
+            f"Parse error: the line is not UTF-8 ({exc.reason} at byte {exc.start}); "
+            "send one UTF-8 JSON-RPC message per line",
+        )
     try:
         message = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         return _too_deep(top_level_id(text))
     except ValueError as exc:
-        return Reply(None, types.PARSE_ERROR, f"Parse error: {str(exc)[:_MESSAGE_PREVIEW]}; "
-                                              "send one JSON-RPC message per line")
+        return Reply(
+            None, types.PARSE_ERROR, f"Parse error: {str(exc)[:_MESSAGE_PREVIEW]}; send one JSON-RPC message per line"
+        )
     if isinstance(message, list):
-        return Reply(None, types.INVALID_REQUEST, "Invalid request: JSON-RPC batches (arrays) are not supported by MCP;"
-                                                  " send one message object per line")
+        return Reply(
+            None,
+            types.INVALID_REQUEST,
+            "Invalid request: JSON-RPC batches (arrays) are not supported by MCP; send one message object per line",
+        )
     if not isinstance(message, dict):
-        return Reply(None, types.INVALID_REQUEST, f"Invalid request: a message is a JSON object, not "
-                                                  f"{type(message).__name__}")
+        return Reply(
+            None, types.INVALID_REQUEST, f"Invalid request: a message is a JSON object, not {type(message).__name__}"
+        )
     return _check_message(message)
 
 
 def _too_deep(request_id: str | int | None) -> Reply:
-    return Reply(request_id, types.INVALID_REQUEST,
-                 f"Invalid request: the message nests deeper than {MAX_DEPTH} levels; flatten its arguments")
+    return Reply(
+        request_id,
+        types.INVALID_REQUEST,
+        f"Invalid request: the message nests deeper than {MAX_DEPTH} levels; flatten its arguments",
+    )
 
 
 def _check_message(message: dict[str, Any]) -> SessionMessage | Reply | Drop:
@@ -245,8 +263,11 @@ def _check_message(message: dict[str, Any]) -> SessionMessage | Reply | Drop:
     if "params" in message and not isinstance(message["params"], dict):
         if is_notification:
             return Drop("params is not an object")
-        return Reply(request_id, types.INVALID_PARAMS,
-                     f"Invalid params: 'params' of {method!r:.80} must be an object, not {type(message['params']).__name__}")
+        return Reply(
+            request_id,
+            types.INVALID_PARAMS,
+            f"Invalid params: 'params' of {method!r:.80} must be an object, not {type(message['params']).__name__}",
+        )
     try:
         parsed = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
     except Exception as exc:
@@ -259,8 +280,10 @@ def _check_message(message: dict[str, Any]) -> SessionMessage | Reply | Drop:
 
 
 @asynccontextmanager
-async def stdio_transport(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
-                          ) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_transport(
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+) -> AsyncIterator[tuple[Any, Any]]:
     """Serve MCP over stdin/stdout (or the given binary streams): yields the (read, write) streams for ``Server.run``."""
     release: list[Callable[[], None]] = []
     try:

@@ -54,8 +54,11 @@ def server_command(handler: dict[str, Any], tool_id: str) -> list[str] | None:
     elif isinstance(command, list) and all(isinstance(part, str) for part in command):
         argv = list(command)
     else:
-        raise ReaderError("NOT_EXECUTABLE", f"the mcp handler of {tool_id} has a command that is neither a string "
-                                            "nor a list of strings", help_path=tool_id)
+        raise ReaderError(
+            "NOT_EXECUTABLE",
+            f"the mcp handler of {tool_id} has a command that is neither a string nor a list of strings",
+            help_path=tool_id,
+        )
     if not argv:
         raise ReaderError("NOT_EXECUTABLE", f"the mcp handler of {tool_id} has an empty command", help_path=tool_id)
     if argv[0] in PYTHON_NAMES:
@@ -68,8 +71,11 @@ def result_value(result: Any) -> Any:
     if result.structured_content is not None:
         return result.structured_content
     texts = [block.text for block in result.content if getattr(block, "type", None) == "text"]
-    others = [block.model_dump(mode="json", by_alias=True, exclude_none=True)
-              for block in result.content if getattr(block, "type", None) != "text"]
+    others = [
+        block.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for block in result.content
+        if getattr(block, "type", None) != "text"
+    ]
     if len(texts) == 1 and not others:
         try:
             return json.loads(texts[0])
@@ -128,7 +134,9 @@ class UpstreamPool:
         key, opener, name = _server(handler, tool_id)
         entry = await self._live(key, opener, seconds)
         try:
-            return await asyncio.wait_for(entry.session.call_tool(name, args, read_timeout_seconds=seconds), seconds + 1)
+            return await asyncio.wait_for(
+                entry.session.call_tool(name, args, read_timeout_seconds=seconds), seconds + 1
+            )
         except BaseException:
             self._drop(key, entry)  # a server that died during the call, or a call in doubt: start afresh next time
             raise
@@ -214,8 +222,9 @@ def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Cal
         return ("stdio", tuple(argv), tuple(sorted(env.items())), cwd), lambda: stdio_client(params), name
     if isinstance(url, str) and url.startswith(("http://", "https://")):
         return ("http", url), lambda: streamable_http_client(url), name
-    raise ReaderError("NOT_EXECUTABLE", f"the mcp handler of {tool_id} needs a command or an http(s) url",
-                      help_path=tool_id)
+    raise ReaderError(
+        "NOT_EXECUTABLE", f"the mcp handler of {tool_id} needs a command or an http(s) url", help_path=tool_id
+    )
 
 
 POOL = UpstreamPool()
@@ -241,28 +250,40 @@ def run_mcp(ctx: ExecContext) -> Any:
     except ReaderError:
         raise
     except TimeoutError:
-        raise ReaderError("UNAVAILABLE", f"the upstream MCP server of {ctx.tool_id} did not answer in time",
-                          help_path=ctx.tool_id, details={"timeout_s": ctx.timeout + STARTUP_SECONDS}) from None
+        raise ReaderError(
+            "UNAVAILABLE",
+            f"the upstream MCP server of {ctx.tool_id} did not answer in time",
+            help_path=ctx.tool_id,
+            details={"timeout_s": ctx.timeout + STARTUP_SECONDS},
+        ) from None
     except Exception as exc:
         log.debug("mcp handler of %s failed", ctx.tool_id, exc_info=True)
         inner = _first_leaf(exc)
         if isinstance(inner, ReaderError):
             raise inner from None
         if isinstance(inner, TimeoutError):
-            raise ReaderError("UNAVAILABLE", f"the upstream MCP server of {ctx.tool_id} did not answer in time",
-                              help_path=ctx.tool_id, details={"timeout_s": ctx.timeout + STARTUP_SECONDS}) from None
+            raise ReaderError(
+                "UNAVAILABLE",
+                f"the upstream MCP server of {ctx.tool_id} did not answer in time",
+                help_path=ctx.tool_id,
+                details={"timeout_s": ctx.timeout + STARTUP_SECONDS},
+            ) from None
         raise ReaderError(
-            "UNAVAILABLE", f"cannot reach the upstream MCP server of {ctx.tool_id}: {type(inner).__name__}: {inner}",
-            help_path=ctx.tool_id, details={"handler": redacted_handler(ctx.handler)},
+            "UNAVAILABLE",
+            f"cannot reach the upstream MCP server of {ctx.tool_id}: {type(inner).__name__}: {inner}",
+            help_path=ctx.tool_id,
+            details={"handler": redacted_handler(ctx.handler)},
             hints=["Check the handler's command or url; the server must speak MCP over stdio or streamable HTTP."],
         ) from None
     if result.is_error:
         name = ctx.handler.get("tool") or ctx.tool_id.rsplit(".", 1)[-1]
         text = "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
         raise ReaderError(
-            "UPSTREAM_ERROR", f"{where} answered {name} with an error: {text[:500] or 'no message'}",
+            "UPSTREAM_ERROR",
+            f"{where} answered {name} with an error: {text[:500] or 'no message'}",
             details={"upstream_tool": name, "text": text, "structured": result.structured_content},
-            help_path=ctx.tool_id, hints=["Read the upstream message, fix the arguments and retry."],
+            help_path=ctx.tool_id,
+            hints=["Read the upstream message, fix the arguments and retry."],
             next_action={"op": "tool_help", "args": {"path": ctx.tool_id, "format": "full"}},
         )
     return result_value(result)
@@ -273,4 +294,3 @@ def _first_leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
-

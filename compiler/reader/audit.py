@@ -28,8 +28,17 @@ class AuditLog:
         self._lock = threading.Lock()
         self._warned = False
 
-    def record(self, *, op: str, target: Any, outcome: str, latency_ms: float, trace_id: str,
-               registry_version: str, extra: dict[str, Any] | None = None) -> None:
+    def record(
+        self,
+        *,
+        op: str,
+        target: Any,
+        outcome: str,
+        latency_ms: float,
+        trace_id: str,
+        registry_version: str,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         """Append one record; a write failure is logged, never raised."""
         text = target if isinstance(target, str) else json.dumps(target, ensure_ascii=False, default=repr)
         record = {

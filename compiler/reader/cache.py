@@ -47,8 +47,12 @@ class DiskCache:
             log.warning("reader cache %s belongs to another user (uid %d); not using the cache", what, info.st_uid)
             return False
         if info.st_mode & 0o022:
-            log.warning("reader cache %s is writable by group or others (mode %o); not using the cache "
-                        "(chmod 700 it, or pick another cache_dir)", what, stat.S_IMODE(info.st_mode))
+            log.warning(
+                "reader cache %s is writable by group or others (mode %o); not using the cache "
+                "(chmod 700 it, or pick another cache_dir)",
+                what,
+                stat.S_IMODE(info.st_mode),
+            )
             return False
         return True
 
@@ -63,8 +67,11 @@ class DiskCache:
                     log.warning("reader cache %s is not usable (%s); continuing without caching", self.root, exc)
                     self._usable = False
                 else:
-                    self._usable = (stat.S_ISDIR(info.st_mode) and self._private(info, self.root)
-                                    and (not stat.S_ISLNK(link.st_mode) or self._private(link, self.root)))
+                    self._usable = (
+                        stat.S_ISDIR(info.st_mode)
+                        and self._private(info, self.root)
+                        and (not stat.S_ISLNK(link.st_mode) or self._private(link, self.root))
+                    )
             return self._usable
 
     def folder(self, *parts: str, create: bool) -> Path | None:

@@ -43,9 +43,16 @@ def _check_pin(pin: Any) -> str | None:
     text = pin.strip().lower() if isinstance(pin, str) else ""
     digest = text.removeprefix("sha256:")
     if not text.startswith("sha256:") or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-        raise ReaderError("BAD_REQUEST", f"pin must be 'sha256:' and 64 hex digits, got {shown(pin, 100)}",
-                          hints=[("pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in "
-                                  "catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256'].")])
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"pin must be 'sha256:' and 64 hex digits, got {shown(pin, 100)}",
+            hints=[
+                (
+                    "pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in "
+                    "catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256']."
+                )
+            ],
+        )
     return digest
 
 
@@ -57,8 +64,11 @@ def _check_sandbox(sandbox: Any) -> str | None:
         raise ReaderError("BAD_REQUEST", f"sandbox must be a folder path, got {shown(sandbox, 100)}")
     root = Path(sandbox).expanduser().resolve()
     if not root.is_dir():
-        raise ReaderError("BAD_REQUEST", f"sandbox {str(sandbox)!r} is not an existing folder",
-                          hints=["Create the folder the file.* tools may use, or pass another one."])
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"sandbox {str(sandbox)!r} is not an existing folder",
+            hints=["Create the folder the file.* tools may use, or pass another one."],
+        )
     return str(root)
 
 
@@ -67,8 +77,11 @@ def _check_handlers(handlers: Any) -> dict[str, Handler]:
     if handlers is None:
         return {}
     if not isinstance(handlers, dict) or not all(isinstance(k, str) and k and callable(v) for k, v in handlers.items()):
-        raise ReaderError("BAD_REQUEST", f"handlers must map handler types to functions, got {shown(handlers, 100)}",
-                          hints=["Pass handlers={'mcp': run_mcp}: each function takes an ExecContext."])
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"handlers must map handler types to functions, got {shown(handlers, 100)}",
+            hints=["Pass handlers={'mcp': run_mcp}: each function takes an ExecContext."],
+        )
     return dict(handlers)
 
 
@@ -94,13 +107,26 @@ class Catalog:
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
-    def open(cls, path_or_url: str | Path, cache_dir: str | Path | None = None, version: str | None = None, *,
-             read_only: bool = False, allowed_namespaces: list[str] | None = None,
-             audit: str | Path | None = None, require_expand: bool = False,
-             timeout: float = 10.0, retries: int = 2, python_modules: list[str] | None = None,
-             max_parallel: int = 8, allow_handlers: dict[str, list[Any]] | None = None, pin: str | None = None,
-             sandbox: str | Path | None = None, max_file_bytes: int = MAX_FILE_BYTES,
-             handlers: dict[str, Callable[[Any], Any]] | None = None) -> Catalog:
+    def open(
+        cls,
+        path_or_url: str | Path,
+        cache_dir: str | Path | None = None,
+        version: str | None = None,
+        *,
+        read_only: bool = False,
+        allowed_namespaces: list[str] | None = None,
+        audit: str | Path | None = None,
+        require_expand: bool = False,
+        timeout: float = 10.0,
+        retries: int = 2,
+        python_modules: list[str] | None = None,
+        max_parallel: int = 8,
+        allow_handlers: dict[str, list[Any]] | None = None,
+        pin: str | None = None,
+        sandbox: str | Path | None = None,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        handlers: dict[str, Callable[[Any], Any]] | None = None,
+    ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
         ``allow_handlers`` says which handlers run, by type and target (:mod:`toolcat.reader.trust`):
@@ -129,8 +155,8 @@ class Catalog:
         if version is not None and not isinstance(version, str):
             raise ReaderError("BAD_REQUEST", f"version must be a registry_version string, got {shown(version)}")
         if allowed_namespaces is not None and (
-                not isinstance(allowed_namespaces, (list, tuple))
-                or not all(isinstance(n, str) for n in allowed_namespaces)):
+            not isinstance(allowed_namespaces, (list, tuple)) or not all(isinstance(n, str) for n in allowed_namespaces)
+        ):
             raise ReaderError("BAD_REQUEST", "allowed_namespaces must be a list of namespace names")
         if not isinstance(max_parallel, int) or isinstance(max_parallel, bool) or max_parallel < 1:
             raise ReaderError("BAD_REQUEST", f"max_parallel must be a positive integer, got {shown(max_parallel, 40)}")
@@ -138,11 +164,20 @@ class Catalog:
         root = _check_sandbox(sandbox)
         own_handlers = _check_handlers(handlers)
         source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel, max_file_bytes=max_file_bytes)
-        policy = HandlerPolicy(allow_handlers, trusted=isinstance(source, FolderSource), python_modules=python_modules,
-                               sandbox=root)
+        policy = HandlerPolicy(
+            allow_handlers, trusted=isinstance(source, FolderSource), python_modules=python_modules, sandbox=root
+        )
         store = Store(source, version=version, pin=digest)
-        session = Session(store, policy, read_only=read_only, allowed_namespaces=allowed_namespaces,
-                          require_expand=require_expand, timeout=timeout, audit=audit, handlers=own_handlers)
+        session = Session(
+            store,
+            policy,
+            read_only=read_only,
+            allowed_namespaces=allowed_namespaces,
+            require_expand=require_expand,
+            timeout=timeout,
+            audit=audit,
+            handlers=own_handlers,
+        )
         started = time.perf_counter()
         store.load(store.read_entry())
         session.record_open(source.location, (time.perf_counter() - started) * 1000)
@@ -199,11 +234,13 @@ class Catalog:
         return self.store.searcher_required()
 
     # == spec dialect ===========================================================================
-    def list(self, path: Any = None, tags: Any = None, query: Any = None, limit: Any = 10,
-             cursor: Any = None) -> Json:
+    def list(self, path: Any = None, tags: Any = None, query: Any = None, limit: Any = 10, cursor: Any = None) -> Json:
         """Child nodes and tool pointers at ``path`` (paged); ``tags`` and ``query`` search its subtree."""
-        return self.session.run("list", {"path": path, "tags": tags, "query": query},
-                                lambda _t: spec_dialect.list_node(self.store, path, tags, query, limit, cursor))
+        return self.session.run(
+            "list",
+            {"path": path, "tags": tags, "query": query},
+            lambda _t: spec_dialect.list_node(self.store, path, tags, query, limit, cursor),
+        )
 
     def search_nodes(self, query: Any, limit: Any = 5) -> Json:
         """Ontology nodes ranked for ``query`` (delegated to the search module)."""
@@ -211,9 +248,11 @@ class Catalog:
 
     def search_tool_by_category(self, query: Any, category_path: Any, limit: Any = 5, cursor: Any = None) -> Json:
         """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match."""
-        return self.session.run("search_tool_by_category", {"query": query, "category_path": category_path},
-                                lambda _t: spec_dialect.search_tool_by_category(self.store, query, category_path,
-                                                                                limit, cursor))
+        return self.session.run(
+            "search_tool_by_category",
+            {"query": query, "category_path": category_path},
+            lambda _t: spec_dialect.search_tool_by_category(self.store, query, category_path, limit, cursor),
+        )
 
     def expand_tool(self, tool_id: Any) -> Json:
         """The full spec of one tool (accepts an alias); marks it expanded for this session."""
@@ -224,11 +263,19 @@ class Catalog:
         return self.tool_exec(tool_id, args)
 
     # == gateway dialect ==========================================================================
-    def tool_help(self, path: Any = "root", format: Any = "short", include_examples: Any = True,  # noqa: A002 - the dialect's name
-                  include_schemas: Any = False) -> Json:
+    def tool_help(
+        self,
+        path: Any = "root",
+        format: Any = "short",  # noqa: A002 - the dialect's name
+        include_examples: Any = True,
+        include_schemas: Any = False,
+    ) -> Json:
         """Help for the root, a group (``onto``, ``onto.task``) or one operation (``onto.task.update``)."""
-        return self.session.run("help", path, lambda _t: gateway.tool_help(self.store, self.session, path, format,
-                                                                            include_examples, include_schemas))
+        return self.session.run(
+            "help",
+            path,
+            lambda _t: gateway.tool_help(self.store, self.session, path, format, include_examples, include_schemas),
+        )
 
     def tool_exec(self, op: Any, args: Any = None, idempotency_key: Any = None, dry_run: Any = False) -> Json:
         """Validate and run one operation: ``{op, ok, result, meta}`` or ``{op, ok: false, error, meta}``."""
@@ -241,8 +288,11 @@ class Catalog:
     # == namespaced dialect ========================================================================
     def tool_list(self, namespace: Any = None, tags: Any = None) -> Json:
         """Canonical names and aliases (no schemas) of every tool, or of one namespace/group."""
-        return self.session.run("tool_list", {"namespace": namespace, "tags": tags},
-                                lambda _t: namespaced.tool_list(self.store, namespace, tags))
+        return self.session.run(
+            "tool_list",
+            {"namespace": namespace, "tags": tags},
+            lambda _t: namespaced.tool_list(self.store, namespace, tags),
+        )
 
     def tool_describe(self, name: Any) -> Json:
         """The full spec of a tool by canonical name or alias; a skill's SKILL.md body (level 2)."""
@@ -255,14 +305,19 @@ class Catalog:
     # == skills and prompts =======================================================================
     def read_skill_resource(self, tool_id: Any, path: Any) -> Json:
         """One bundled file of a skill (level 3), read only when asked for."""
-        return self.session.run("read_resource", {"tool_id": tool_id, "path": path},
-                                lambda _t: spec_dialect.read_skill_resource(self.store, self.session, tool_id, path))
+        return self.session.run(
+            "read_resource",
+            {"tool_id": tool_id, "path": path},
+            lambda _t: spec_dialect.read_skill_resource(self.store, self.session, tool_id, path),
+        )
 
     def prompt_section(self, task: str, budget_tokens: int = 1500, detail: str = "short") -> Json:
         """A prompt section for ``task`` within a token budget (written by the prompts stage)."""
+
         def run(_trace: str) -> Json:
             from .prompting import prompt_section  # noqa: PLC0415 - only for prompts
 
             result = prompt_section(self, task=task, budget_tokens=budget_tokens, detail=detail)
             return result if isinstance(result, dict) else {"ok": True, "section": result}
+
         return self.session.run("prompt_section", task, run)

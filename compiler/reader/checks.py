@@ -47,17 +47,27 @@ def ok(data: Json, *, help_path: str = "root", hints: list[str] | None = None, n
     return {"ok": True, **data, "help_path": help_path, "hints": list(hints or []), "next_action": next_action}
 
 
-def bad(message: str, *, help_path: str = "root", hints: list[str] | None = None, details: Json | None = None) -> ReaderError:
+def bad(
+    message: str, *, help_path: str = "root", hints: list[str] | None = None, details: Json | None = None
+) -> ReaderError:
     """BAD_REQUEST pointing the agent at the help of ``help_path``."""
-    return ReaderError("BAD_REQUEST", message, help_path=help_path, hints=hints, details=details,
-                       next_action={"op": "tool_help", "args": {"path": help_path}})
+    return ReaderError(
+        "BAD_REQUEST",
+        message,
+        help_path=help_path,
+        hints=hints,
+        details=details,
+        next_action={"op": "tool_help", "args": {"path": help_path}},
+    )
 
 
 def check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: str = "root") -> str:
     """``value`` when it is a (non-empty) string of a sensible length; BAD_REQUEST otherwise."""
     if not isinstance(value, str) or (not allow_empty and not value.strip()) or len(value) > 4 * MAX_NAME:
-        raise bad(f"'{name}' must be a non-empty string (at most {4 * MAX_NAME} characters), got {shown(value)}",
-                  help_path=help_path)
+        raise bad(
+            f"'{name}' must be a non-empty string (at most {4 * MAX_NAME} characters), got {shown(value)}",
+            help_path=help_path,
+        )
     return value
 
 
@@ -66,8 +76,10 @@ def check_limit(limit: Any, default: int) -> int:
     if limit is None:
         return default
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise bad(f"'limit' must be an integer from 1 to {MAX_LIMIT}, got {shown(limit, 40)}",
-                  hints=[f"Use a limit between 1 and {MAX_LIMIT}."])
+        raise bad(
+            f"'limit' must be an integer from 1 to {MAX_LIMIT}, got {shown(limit, 40)}",
+            hints=[f"Use a limit between 1 and {MAX_LIMIT}."],
+        )
     return min(MAX_LIMIT, limit)
 
 
@@ -125,11 +137,16 @@ def decode_cursor(cursor: Any, key: str | None = None) -> int:
         return 0
     parts = cursor.split(":") if isinstance(cursor, str) and len(cursor) <= 100 else []
     if len(parts) < 2 or parts[0] != CURSOR_PREFIX or not (parts[1].isascii() and parts[1].isdigit()):
-        raise bad(f"cursor {shown(cursor)} is not one this reader returned; omit it to start over",
-                  details={"cursor": shown(cursor, 40)})
+        raise bad(
+            f"cursor {shown(cursor)} is not one this reader returned; omit it to start over",
+            details={"cursor": shown(cursor, 40)},
+        )
     if parts[2:] != ([key] if key else []):
-        raise bad("this cursor belongs to another query or category", details={"cursor": shown(cursor, 40)},
-                  hints=["Pass back the next_cursor of the previous page with the same query and category."])
+        raise bad(
+            "this cursor belongs to another query or category",
+            details={"cursor": shown(cursor, 40)},
+            hints=["Pass back the next_cursor of the previous page with the same query and category."],
+        )
     return int(parts[1])
 
 

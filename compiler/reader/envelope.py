@@ -55,8 +55,14 @@ class ReaderError(Exception):
 
     def envelope(self) -> dict[str, Any]:
         """This error as an envelope."""
-        return error_envelope(self.code, self.message, details=self.details, hints=self.hints,
-                              next_action=self.next_action, help_path=self.help_path)
+        return error_envelope(
+            self.code,
+            self.message,
+            details=self.details,
+            hints=self.hints,
+            next_action=self.next_action,
+            help_path=self.help_path,
+        )
 
 
 def error_envelope(

@@ -46,9 +46,17 @@ class ExecContext:
 
     __slots__ = ("allow_python", "args", "fetch_bytes", "policy", "spec", "timeout", "tool_id", "warnings")
 
-    def __init__(self, tool_id: str, spec: dict[str, Any], args: dict[str, Any], timeout: float,
-                 fetch_bytes: Callable[[dict[str, Any]], bytes], allow_python: Callable[[str], bool],
-                 warnings: list[str] | None = None, policy: HandlerPolicy | None = None) -> None:
+    def __init__(
+        self,
+        tool_id: str,
+        spec: dict[str, Any],
+        args: dict[str, Any],
+        timeout: float,
+        fetch_bytes: Callable[[dict[str, Any]], bytes],
+        allow_python: Callable[[str], bool],
+        warnings: list[str] | None = None,
+        policy: HandlerPolicy | None = None,
+    ) -> None:
         self.tool_id = tool_id
         self.spec = spec
         self.args = args
@@ -66,11 +74,15 @@ class ExecContext:
         return handler if isinstance(handler, dict) else {}
 
 
-
 # -- validation ---------------------------------------------------------------------------
 JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
-    "object": (dict,), "array": (list,), "null": (type(None),),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+    "null": (type(None),),
 }
 
 
@@ -114,8 +126,12 @@ def _copied_default(name: str, default: Any) -> Any:
     from .schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT, too_deep  # noqa: PLC0415
 
     if too_deep(default, MAX_ARGS_DEPTH) is not None:
-        raise ReaderError("INTERNAL", f"the default of {name!r} in the tool's args_schema nests lists and objects "
-                          f"deeper than {MAX_ARGS_DEPTH} levels", hints=[REBUILD_HINT])
+        raise ReaderError(
+            "INTERNAL",
+            f"the default of {name!r} in the tool's args_schema nests lists and objects "
+            f"deeper than {MAX_ARGS_DEPTH} levels",
+            hints=[REBUILD_HINT],
+        )
     return copy.deepcopy(default)
 
 
@@ -138,14 +154,19 @@ def _compiled_validator(canonical_schema: str) -> Any:
     if errors:
         first = errors[0]
         raise ReaderError(
-            "INTERNAL", f"the tool's args_schema cannot be checked safely: {first.path}: {first.message}",
+            "INTERNAL",
+            f"the tool's args_schema cannot be checked safely: {first.path}: {first.message}",
             details={"schema_problems": [{"path": p.path, "code": p.code, "message": p.message} for p in errors]},
-            hints=[first.hint, schemaguard.REBUILD_HINT])
+            hints=[first.hint, schemaguard.REBUILD_HINT],
+        )
     cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     invalid = jsonschema.exceptions.best_match(schemaguard.meta_validator(cls).iter_errors(schema))
     if invalid is not None:
-        raise ReaderError("INTERNAL", f"the tool's args_schema is itself invalid: {invalid.message}",
-                          hints=["This is a catalogue bug; rebuild with `toolcat build --strict`."])
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema is itself invalid: {invalid.message}",
+            hints=["This is a catalogue bug; rebuild with `toolcat build --strict`."],
+        )
     return schemaguard.validator_class(cls)(schema, registry=schemaguard.refusing_registry())
 
 
@@ -157,31 +178,46 @@ def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dic
 
     deep = schemaguard.too_deep(schema, schemaguard.MAX_SCHEMA_DEPTH)
     if deep is not None:  # before json.dumps, which recurses once per level
-        raise ReaderError("INTERNAL", f"the tool's args_schema cannot be checked safely: {deep}: the schema nests "
-                          f"lists and objects deeper than {schemaguard.MAX_SCHEMA_DEPTH} levels",
-                          hints=[schemaguard.REBUILD_HINT])
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema cannot be checked safely: {deep}: the schema nests "
+            f"lists and objects deeper than {schemaguard.MAX_SCHEMA_DEPTH} levels",
+            hints=[schemaguard.REBUILD_HINT],
+        )
     validator = _compiled_validator(json.dumps(schema, sort_keys=True))
     try:
         found = list(validator.iter_errors(args))
     except regex.PatternError as exc:
         raise ReaderError(
-            "INTERNAL", f"the tool's args_schema has a pattern {exc.pattern!r} that {exc.reason}; the reader never "
-            "runs a backtracking regex on arguments, so it cannot check this call", details={"pattern": exc.pattern},
-            hints=[exc.hint, schemaguard.REBUILD_HINT]) from None
+            "INTERNAL",
+            f"the tool's args_schema has a pattern {exc.pattern!r} that {exc.reason}; the reader never "
+            "runs a backtracking regex on arguments, so it cannot check this call",
+            details={"pattern": exc.pattern},
+            hints=[exc.hint, schemaguard.REBUILD_HINT],
+        ) from None
     except Unresolvable as exc:  # analyse() refuses such schemas first; this is the registry's backstop
-        raise ReaderError("INTERNAL", "the tool's args_schema has a reference that does not resolve: "
-                          f"{getattr(exc, 'ref', '?')!r:.200}", hints=[schemaguard.REBUILD_HINT]) from None
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema has a reference that does not resolve: {getattr(exc, 'ref', '?')!r:.200}",
+            hints=[schemaguard.REBUILD_HINT],
+        ) from None
     except RecursionError:
-        raise ReaderError("INTERNAL", "checking the arguments against the tool's args_schema recursed too deeply",
-                          hints=[schemaguard.REBUILD_HINT]) from None
+        raise ReaderError(
+            "INTERNAL",
+            "checking the arguments against the tool's args_schema recursed too deeply",
+            hints=[schemaguard.REBUILD_HINT],
+        ) from None
     return field_errors(found, matches=regex.search)
 
 
 def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
     """Required fields and JSON types of top-level properties: the stdlib fallback."""
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    out: list[dict[str, Any]] = [{"field": str(name), "message": f"'{name}' is required", "expected": "present"}
-                                 for name in schema.get("required", []) or [] if name not in args]
+    out: list[dict[str, Any]] = [
+        {"field": str(name), "message": f"'{name}' is required", "expected": "present"}
+        for name in schema.get("required", []) or []
+        if name not in args
+    ]
     for name, value in args.items():
         sub = properties.get(name) if isinstance(properties, dict) else None
         if not isinstance(sub, dict):
@@ -191,11 +227,21 @@ def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[s
         wanted = sub.get("type")
         names = wanted if isinstance(wanted, list) else [wanted] if isinstance(wanted, str) else []
         if names and not any(_is_type(value, n) for n in names):
-            out.append({"field": name, "message": f"{value!r} is not of type {' or '.join(names)}",
-                        "expected": f"type {json.dumps(wanted)}"})
+            out.append(
+                {
+                    "field": name,
+                    "message": f"{value!r} is not of type {' or '.join(names)}",
+                    "expected": f"type {json.dumps(wanted)}",
+                }
+            )
         if isinstance(sub.get("enum"), list) and value not in sub["enum"]:
-            out.append({"field": name, "message": f"{value!r} is not one of {sub['enum']}",
-                        "expected": f"enum {json.dumps(sub['enum'])}"})
+            out.append(
+                {
+                    "field": name,
+                    "message": f"{value!r} is not one of {sub['enum']}",
+                    "expected": f"enum {json.dumps(sub['enum'])}",
+                }
+            )
     return out
 
 
@@ -208,9 +254,14 @@ def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> lis
 
     deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH - 1) is not None]
     if deep:
-        return [{"field": name, "message": f"'{name}' nests lists and objects deeper than the limit of "
-                 f"{MAX_ARGS_DEPTH} levels", "expected": f"at most {MAX_ARGS_DEPTH} levels of nesting"}
-                for name in sorted(deep)]
+        return [
+            {
+                "field": name,
+                "message": f"'{name}' nests lists and objects deeper than the limit of {MAX_ARGS_DEPTH} levels",
+                "expected": f"at most {MAX_ARGS_DEPTH} levels of nesting",
+            }
+            for name in sorted(deep)
+        ]
     if not isinstance(schema, dict) or not schema:
         return []
     try:
@@ -231,21 +282,34 @@ def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
             exc.help_path = tool_id
         return exc
     if isinstance(exc, PermissionError):
-        return ReaderError("NOT_AUTHORIZED", message, help_path=tool_id,
-                           hints=["The tool refused the operation (for example a path outside its sandbox)."])
+        return ReaderError(
+            "NOT_AUTHORIZED",
+            message,
+            help_path=tool_id,
+            hints=["The tool refused the operation (for example a path outside its sandbox)."],
+        )
     if isinstance(exc, FileExistsError):
         return ReaderError("CONFLICT", message, help_path=tool_id)
     if isinstance(exc, (FileNotFoundError, LookupError)):
-        return ReaderError("NOT_FOUND", message, help_path=tool_id,
-                           hints=["Check the identifier or path; list or search for what exists first."])
+        return ReaderError(
+            "NOT_FOUND",
+            message,
+            help_path=tool_id,
+            hints=["Check the identifier or path; list or search for what exists first."],
+        )
     if isinstance(exc, (ValueError, TypeError, IsADirectoryError, NotADirectoryError)):
-        return ReaderError("VALIDATION_ERROR", message, help_path=tool_id,
-                           details={"field_errors": [], "exception": type(exc).__name__},
-                           next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}})
+        return ReaderError(
+            "VALIDATION_ERROR",
+            message,
+            help_path=tool_id,
+            details={"field_errors": [], "exception": type(exc).__name__},
+            next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
+        )
     if isinstance(exc, TimeoutError):
         return ReaderError("UNAVAILABLE", f"the tool timed out: {message}", help_path=tool_id)
-    return ReaderError("INTERNAL", f"{type(exc).__name__}: {message}", help_path=tool_id,
-                       details={"exception": type(exc).__name__})
+    return ReaderError(
+        "INTERNAL", f"{type(exc).__name__}: {message}", help_path=tool_id, details={"exception": type(exc).__name__}
+    )
 
 
 # -- handlers ---------------------------------------------------------------------------------
@@ -253,13 +317,16 @@ def run_python(ctx: ExecContext) -> Any:
     """Call ``package.module:function`` with the validated args dict."""
     target = ctx.handler.get("target")
     if not isinstance(target, str) or ":" not in target:
-        raise ReaderError("NOT_EXECUTABLE", f"python handler of {ctx.tool_id} has no 'module:function' target",
-                          help_path=ctx.tool_id)
+        raise ReaderError(
+            "NOT_EXECUTABLE", f"python handler of {ctx.tool_id} has no 'module:function' target", help_path=ctx.tool_id
+        )
     module_name, _, attr = target.partition(":")
     if not ctx.allow_python(module_name):
         raise ctx.policy.refusal(ctx.tool_id, {"type": "python", "target": target}) or ReaderError(
-            "NOT_AUTHORIZED", f"{ctx.tool_id}: the host does not allow python handlers from module {module_name!r}",
-            help_path=ctx.tool_id, details={"handler": "python", "target": module_name},
+            "NOT_AUTHORIZED",
+            f"{ctx.tool_id}: the host does not allow python handlers from module {module_name!r}",
+            help_path=ctx.tool_id,
+            details={"handler": "python", "target": module_name},
             hints=[f"The host allows it with {HOW_TO_ALLOW['python']}."],
         )
     try:
@@ -268,8 +335,10 @@ def run_python(ctx: ExecContext) -> Any:
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as exc:
         raise ReaderError(
-            "NOT_EXECUTABLE", f"cannot load python handler {target!r} of {ctx.tool_id}: {exc}",
-            help_path=ctx.tool_id, details={"target": target},
+            "NOT_EXECUTABLE",
+            f"cannot load python handler {target!r} of {ctx.tool_id}: {exc}",
+            help_path=ctx.tool_id,
+            details={"target": target},
             hints=["Install the package that provides the handler in the host's environment."],
         ) from None
     if not callable(obj):
@@ -282,8 +351,15 @@ def run_python(ctx: ExecContext) -> Any:
         raise map_exception(exc, ctx.tool_id) from None
 
 
-HTTP_STATUS_CODES = {400: "VALIDATION_ERROR", 401: "NOT_AUTHORIZED", 403: "NOT_AUTHORIZED", 404: "NOT_FOUND",
-                     409: "CONFLICT", 422: "VALIDATION_ERROR", 429: "UNAVAILABLE"}
+HTTP_STATUS_CODES = {
+    400: "VALIDATION_ERROR",
+    401: "NOT_AUTHORIZED",
+    403: "NOT_AUTHORIZED",
+    404: "NOT_FOUND",
+    409: "CONFLICT",
+    422: "VALIDATION_ERROR",
+    429: "UNAVAILABLE",
+}
 
 
 def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
@@ -297,16 +373,19 @@ def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str
     method = str(handler.get("method", "POST")).upper()
     url = handler.get("url")
     if not isinstance(url, str) or not re.match(r"^https?://", url):
-        raise ReaderError("NOT_EXECUTABLE", f"http handler of {ctx.tool_id} has no http(s) URL",
-                          help_path=ctx.tool_id)
+        raise ReaderError("NOT_EXECUTABLE", f"http handler of {ctx.tool_id} has no http(s) URL", help_path=ctx.tool_id)
     rest = dict(ctx.args)
     missing = [name for name in PLACEHOLDER.findall(url) if name not in rest]
     if missing:
         raise ReaderError(
-            "VALIDATION_ERROR", f"the URL of {ctx.tool_id} needs {', '.join(missing)}",
+            "VALIDATION_ERROR",
+            f"the URL of {ctx.tool_id} needs {', '.join(missing)}",
             help_path=ctx.tool_id,
-            details={"field_errors": [{"field": m, "message": f"'{m}' is required by the URL", "expected": "present"}
-                                      for m in missing]},
+            details={
+                "field_errors": [
+                    {"field": m, "message": f"'{m}' is required by the URL", "expected": "present"} for m in missing
+                ]
+            },
         )
 
     def fill(match: re.Match[str]) -> str:
@@ -349,33 +428,48 @@ def run_http(ctx: ExecContext) -> Any:
     method, url, body, headers = _http_request(ctx)
     shown = f"{method} {url.split('?', 1)[0]}"
     try:
-        status, response_headers, data = checked_request(ctx.tool_id, method, url, body, headers,
-                                                          timeout=ctx.timeout, limit=HTTP_BODY_LIMIT,
-                                                          policy=ctx.policy)
+        status, response_headers, data = checked_request(
+            ctx.tool_id, method, url, body, headers, timeout=ctx.timeout, limit=HTTP_BODY_LIMIT, policy=ctx.policy
+        )
     except ReaderError:
         raise
     except (TimeoutError, OSError, http.client.HTTPException) as exc:
         reason = type(exc).__name__ if isinstance(exc, http.client.HTTPException) else str(exc) or type(exc).__name__
-        raise ReaderError("UNAVAILABLE", f"{shown} failed: {reason}", help_path=ctx.tool_id,
-                          details={"timeout_s": ctx.timeout},
-                          hints=["The endpoint is down or slow; retry later."]) from None
+        raise ReaderError(
+            "UNAVAILABLE",
+            f"{shown} failed: {reason}",
+            help_path=ctx.tool_id,
+            details={"timeout_s": ctx.timeout},
+            hints=["The endpoint is down or slow; retry later."],
+        ) from None
     except ValueError:  # http.client refuses a method or header with control characters; the value may be secret
-        raise ReaderError("NOT_EXECUTABLE", f"the http handler of {ctx.tool_id} has a method or header that "
-                          "cannot be sent (control characters)", help_path=ctx.tool_id,
-                          hints=["This is a catalogue bug; fix the handler's method and headers."]) from None
+        raise ReaderError(
+            "NOT_EXECUTABLE",
+            f"the http handler of {ctx.tool_id} has a method or header that cannot be sent (control characters)",
+            help_path=ctx.tool_id,
+            hints=["This is a catalogue bug; fix the handler's method and headers."],
+        ) from None
     if len(data) > HTTP_BODY_LIMIT:
-        raise ReaderError("INTERNAL", f"the response of {ctx.tool_id} exceeds {HTTP_BODY_LIMIT} bytes",
-                          help_path=ctx.tool_id)
+        raise ReaderError(
+            "INTERNAL", f"the response of {ctx.tool_id} exceeds {HTTP_BODY_LIMIT} bytes", help_path=ctx.tool_id
+        )
     content_type = response_headers.get("content-type", "")
     if 300 <= status < 400:
         raise ReaderError(
-            "UNAVAILABLE", f"{shown} answered HTTP {status} (a redirect); http handlers do not follow redirects",
-            help_path=ctx.tool_id, details={"status": status, "location": response_headers.get("location")},
-            hints=["The endpoint moved: the catalogue's handler URL must name the final address."])
+            "UNAVAILABLE",
+            f"{shown} answered HTTP {status} (a redirect); http handlers do not follow redirects",
+            help_path=ctx.tool_id,
+            details={"status": status, "location": response_headers.get("location")},
+            hints=["The endpoint moved: the catalogue's handler URL must name the final address."],
+        )
     if status >= 400:
         code = HTTP_STATUS_CODES.get(status, "UNAVAILABLE" if status >= 500 else "INTERNAL")
-        raise ReaderError(code, f"{shown} answered HTTP {status}", help_path=ctx.tool_id,
-                          details={"status": status, "body": _decode(data, content_type)})
+        raise ReaderError(
+            code,
+            f"{shown} answered HTTP {status}",
+            help_path=ctx.tool_id,
+            details={"status": status, "body": _decode(data, content_type)},
+        )
     return _decode(data, content_type)
 
 
@@ -383,18 +477,24 @@ def run_skill(ctx: ExecContext) -> Any:
     """Level 2 (the SKILL.md body) or, with ``resource``, one bundled file (level 3)."""
     skill = ctx.spec.get("skill")
     if not isinstance(skill, dict):
-        raise ReaderError("NOT_EXECUTABLE", f"{ctx.tool_id} has a skill handler but no skill section",
-                          help_path=ctx.tool_id)
+        raise ReaderError(
+            "NOT_EXECUTABLE", f"{ctx.tool_id} has a skill handler but no skill section", help_path=ctx.tool_id
+        )
     resource = ctx.args.get("resource")
     if resource is None:
         body = ctx.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
-        return {"skill": skill.get("name"), "level": 2, "body": body,
-                "resources": [r.get("path") for r in skill.get("resources", [])]}
+        return {
+            "skill": skill.get("name"),
+            "level": 2,
+            "body": body,
+            "resources": [r.get("path") for r in skill.get("resources", [])],
+        }
     return read_resource(ctx.tool_id, skill, resource, ctx.fetch_bytes)
 
 
-def read_resource(tool_id: str, skill: dict[str, Any], resource: Any,
-                  fetch_bytes: Callable[[dict[str, Any]], bytes]) -> dict[str, Any]:
+def read_resource(
+    tool_id: str, skill: dict[str, Any], resource: Any, fetch_bytes: Callable[[dict[str, Any]], bytes]
+) -> dict[str, Any]:
     """One bundled file of a skill: text when it decodes as UTF-8, else base64."""
     import base64  # noqa: PLC0415
     import difflib  # noqa: PLC0415
@@ -404,15 +504,23 @@ def read_resource(tool_id: str, skill: dict[str, Any], resource: Any,
         names = sorted(str(p) for p in resources)
         close = difflib.get_close_matches(str(resource), names, n=3, cutoff=0.3)
         raise ReaderError(
-            "UNKNOWN_PATH", f"{tool_id} has no resource {resource!r}", help_path=tool_id,
+            "UNKNOWN_PATH",
+            f"{tool_id} has no resource {resource!r}",
+            help_path=tool_id,
             details={"resources": names, "suggestions": close},
             hints=[f"Resources of this skill: {', '.join(names) or 'none'}."],
             next_action={"op": "tool_describe", "args": {"name": tool_id}},
         )
     entry = resources[resource]
     data = fetch_bytes(entry["ref"])
-    out: dict[str, Any] = {"tool_id": tool_id, "skill": skill.get("name"), "level": 3, "path": resource,
-                           "media_type": entry.get("media_type"), "bytes": len(data)}
+    out: dict[str, Any] = {
+        "tool_id": tool_id,
+        "skill": skill.get("name"),
+        "level": 3,
+        "path": resource,
+        "media_type": entry.get("media_type"),
+        "bytes": len(data),
+    }
     try:
         out["content"] = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -446,8 +554,13 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
         if refusal is None:
             from .http_request import shown_body  # noqa: PLC0415
 
-            plan.update(method=method, url=url, body=shown_body(body, headers), headers=sorted(headers),
-                        note="the host name's addresses are checked when the call runs")
+            plan.update(
+                method=method,
+                url=url,
+                body=shown_body(body, headers),
+                headers=sorted(headers),
+                note="the host name's addresses are checked when the call runs",
+            )
     if refusal is not None:
         plan.update(allowed=False, refusal={"code": refusal.code, "message": refusal.message, "hints": refusal.hints})
     elif kind == "python":

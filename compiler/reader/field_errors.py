@@ -12,8 +12,19 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-                     "minItems", "maxItems", "multipleOf"})
+_BOUNDS = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "multipleOf",
+    }
+)
 
 
 def field_name(path: Iterable[Any]) -> str:
@@ -37,8 +48,9 @@ def expected(error: Any) -> str | None:
     return None
 
 
-def field_errors(errors: Iterable[Any], *, matches: Callable[[str, str], bool] | None = None,
-                 unexpected: str = "property") -> list[dict[str, Any]]:
+def field_errors(
+    errors: Iterable[Any], *, matches: Callable[[str, str], bool] | None = None, unexpected: str = "property"
+) -> list[dict[str, Any]]:
     """The field list for jsonschema ``errors``, in path order, without repeats.
 
     ``required`` gives one entry per missing name and ``additionalProperties`` one per unexpected
@@ -51,8 +63,11 @@ def field_errors(errors: Iterable[Any], *, matches: Callable[[str, str], bool] |
     for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         base = list(error.absolute_path)
         if error.validator == "required" and isinstance(error.instance, dict):
-            out.extend({"field": field_name([*base, name]), "message": f"'{name}' is required", "expected": "present"}
-                       for name in error.validator_value if name not in error.instance)
+            out.extend(
+                {"field": field_name([*base, name]), "message": f"'{name}' is required", "expected": "present"}
+                for name in error.validator_value
+                if name not in error.instance
+            )
             continue
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             schema = error.schema if isinstance(error.schema, dict) else {}
@@ -61,10 +76,14 @@ def field_errors(errors: Iterable[Any], *, matches: Callable[[str, str], bool] |
             wanted = ("one of " + ", ".join(allowed)) if allowed else "no properties"
             if patterns:
                 wanted += " or a name matching " + ", ".join(patterns)
-            out.extend({"field": field_name([*base, name]), "message": f"unexpected {unexpected} '{name}'",
-                        "expected": wanted}
-                       for name in sorted(k for k in error.instance if k not in allowed
-                                          and not (matches and any(matches(p, k) for p in patterns))))
+            out.extend(
+                {"field": field_name([*base, name]), "message": f"unexpected {unexpected} '{name}'", "expected": wanted}
+                for name in sorted(
+                    k
+                    for k in error.instance
+                    if k not in allowed and not (matches and any(matches(p, k) for p in patterns))
+                )
+            )
             continue
         item: dict[str, Any] = {"field": field_name(base), "message": error.message}
         hint = expected(error)

@@ -49,7 +49,8 @@ def unknown_path(text: str, names: list[str]) -> ReaderError:
     """UNKNOWN_PATH for a group or operation that does not exist, with the closest names."""
     close = close_names(text, names)
     return ReaderError(
-        "UNKNOWN_PATH", f"no group or operation {shown(text, 120)}",
+        "UNKNOWN_PATH",
+        f"no group or operation {shown(text, 120)}",
         details={"path": text, "suggestions": close},
         hints=[f"Did you mean {', '.join(close)}?" if close else "Start at the root to see the groups."],
         next_action={"op": "tool_help", "args": {"path": close[0] if close else "root"}},
@@ -60,12 +61,15 @@ def unknown_path(text: str, names: list[str]) -> ReaderError:
 def _help_root(store: Store, fmt: str) -> Json:
     namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
     out: Json = {
-        "path": "root", "level": "root", "title": store.manifest.get("title", ""),
-        "summary": store.manifest.get("summary", ""), "registry_version": store.registry_version,
+        "path": "root",
+        "level": "root",
+        "title": store.manifest.get("title", ""),
+        "summary": store.manifest.get("summary", ""),
+        "registry_version": store.registry_version,
         "counts": store.manifest.get("counts", {}),
         "groups": [{"name": n, "help_path": n} for n in namespaces],
         "usage": "tool_help(path) for a group or an operation; tool_exec(op, args) to run one; "
-                 "find_tool(purpose) to search.",
+        "find_tool(purpose) to search.",
     }
     if fmt == "full" and store.pointers_loaded:
         groups, _ = store.namespace_tree()
@@ -80,21 +84,37 @@ def _help_group(group: str, groups: dict[str, Json], ops: dict[str, Json], fmt: 
 
     def op_line(tool_id: str) -> Json:
         pointer = ops[tool_id]
-        line = {"op": tool_id, "alias": pointer.get("alias"), "summary": pointer.get("summary"),
-                "kind": pointer.get("kind"), "help_path": tool_id}
+        line = {
+            "op": tool_id,
+            "alias": pointer.get("alias"),
+            "summary": pointer.get("summary"),
+            "kind": pointer.get("kind"),
+            "help_path": tool_id,
+        }
         if fmt == "full":
-            line.update(type=pointer.get("type"), tags=list(pointer.get("tags", [])),
-                        deprecated=pointer.get("deprecated"))
+            line.update(
+                type=pointer.get("type"), tags=list(pointer.get("tags", [])), deprecated=pointer.get("deprecated")
+            )
         return line
 
-    subgroups = [{"path": g, "op_count": groups[g]["count"], "help_path": g,
-                  "sample_ops": sorted(i.rsplit(".", 1)[-1] for i in groups[g]["ops"])[:8]}
-                 for g in sorted(entry["groups"])]
+    subgroups = [
+        {
+            "path": g,
+            "op_count": groups[g]["count"],
+            "help_path": g,
+            "sample_ops": sorted(i.rsplit(".", 1)[-1] for i in groups[g]["ops"])[:8],
+        }
+        for g in sorted(entry["groups"])
+    ]
     operations = [op_line(t) for t in sorted(entry["ops"])]
-    out = {"path": group, "level": "group", "op_count": entry["count"],
-           "summary": f"{entry['count']} operation(s) under {group}: {len(operations)} here, "
-                      f"{len(subgroups)} subgroup(s)",
-           "groups": subgroups, "operations": operations}
+    out = {
+        "path": group,
+        "level": "group",
+        "op_count": entry["count"],
+        "summary": f"{entry['count']} operation(s) under {group}: {len(operations)} here, {len(subgroups)} subgroup(s)",
+        "groups": subgroups,
+        "operations": operations,
+    }
     first = operations[0]["op"] if operations else subgroups[0]["path"]
     return ok(out, help_path=group, next_action={"op": "tool_help", "args": {"path": first}})
 
@@ -122,22 +142,35 @@ def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples
     if spec.get("deprecated"):
         notes.insert(0, deprecation_note(spec))
     out: Json = {
-        "path": tool_id, "level": "operation", "op": tool_id,
-        "alias": (spec.get("aliases") or {}).get("openai", tool_id), "type": spec.get("type"),
-        "summary": spec.get("summary"), "kind": spec.get("kind"),
-        "usage": f'tool_exec(op="{tool_id}", args={{{usage_args}}})', "args": args, "notes": notes,
+        "path": tool_id,
+        "level": "operation",
+        "op": tool_id,
+        "alias": (spec.get("aliases") or {}).get("openai", tool_id),
+        "type": spec.get("type"),
+        "summary": spec.get("summary"),
+        "kind": spec.get("kind"),
+        "usage": f'tool_exec(op="{tool_id}", args={{{usage_args}}})',
+        "args": args,
+        "notes": notes,
         "policy": copy.deepcopy(policy) if fmt == "full" else {"dont": list(policy.get("dont", []))},
     }
     if examples:
         shown = spec.get("examples", []) if fmt == "full" else spec.get("examples", [])[:2]
         out["examples"] = copy.deepcopy(shown)
     if fmt == "full":
-        out.update(description=spec.get("description"), errors=copy.deepcopy(spec.get("errors", [])),
-                   tags=list(spec.get("tags", [])), annotations=copy.deepcopy(spec.get("annotations")))
+        out.update(
+            description=spec.get("description"),
+            errors=copy.deepcopy(spec.get("errors", [])),
+            tags=list(spec.get("tags", [])),
+            annotations=copy.deepcopy(spec.get("annotations")),
+        )
         if isinstance(spec.get("skill"), dict):
             out["resources"] = [r.get("path") for r in spec["skill"].get("resources", [])]
     if schemas:
         out.update(args_schema=copy.deepcopy(schema), result_schema=copy.deepcopy(spec.get("result_schema")))
     example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
-    return ok(out, help_path=tool_id,
-               next_action={"op": "tool_exec", "args": {"op": tool_id, "args": copy.deepcopy(example or {})}})
+    return ok(
+        out,
+        help_path=tool_id,
+        next_action={"op": "tool_exec", "args": {"op": tool_id, "args": copy.deepcopy(example or {})}},
+    )

@@ -72,11 +72,20 @@ def _not_executable(kind: str, tool_id: str, reason: str, local: dict[str, Handl
     if extra:
         hints = [f"pip install '{extra[1]}' in the host's environment, then reopen the catalogue."]
     else:
-        hints = [(f"Install a package that provides the {kind!r} handler (entry point group {ENTRY_POINT_GROUP!r}), "
-                  f"or pass Catalog.open(..., handlers={{{kind!r}: fn}}).")]
+        hints = [
+            (
+                f"Install a package that provides the {kind!r} handler (entry point group {ENTRY_POINT_GROUP!r}), "
+                f"or pass Catalog.open(..., handlers={{{kind!r}: fn}})."
+            )
+        ]
     known = sorted({*HANDLERS, *_DISCOVERED, *(local or {})})
-    return ReaderError("NOT_EXECUTABLE", f"this reader has no {kind!r} handler to run {tool_id}: {reason}",
-                       help_path=tool_id, details={"handler": kind, "known": known}, hints=hints)
+    return ReaderError(
+        "NOT_EXECUTABLE",
+        f"this reader has no {kind!r} handler to run {tool_id}: {reason}",
+        help_path=tool_id,
+        details={"handler": kind, "known": known},
+        hints=hints,
+    )
 
 
 def find_handler(kind: str, tool_id: str, local: dict[str, Handler] | None = None) -> Handler:
@@ -102,8 +111,9 @@ def find_handler(kind: str, tool_id: str, local: dict[str, Handler] | None = Non
         try:
             handler = point.load()
         except Exception as exc:  # ImportError, AttributeError, or whatever the module raises on import
-            raise _not_executable(kind, tool_id, f"its entry point {point.value!r} does not load "
-                                  f"({type(exc).__name__}: {exc})", local) from None
+            raise _not_executable(
+                kind, tool_id, f"its entry point {point.value!r} does not load ({type(exc).__name__}: {exc})", local
+            ) from None
         if not callable(handler):
             raise _not_executable(kind, tool_id, f"its entry point {point.value!r} is not callable", local)
         _DISCOVERED[kind] = handler

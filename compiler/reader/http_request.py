@@ -27,8 +27,12 @@ from urllib.parse import quote
 from .envelope import ReaderError
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-DEFAULT_STYLE = {"query": ("form", True), "cookie": ("form", True), "path": ("simple", False),
-                 "header": ("simple", False)}
+DEFAULT_STYLE = {
+    "query": ("form", True),
+    "cookie": ("form", True),
+    "path": ("simple", False),
+    "header": ("simple", False),
+}
 QUERY_DELIMITERS = {"form": ",", "spaceDelimited": "%20", "pipeDelimited": "|"}
 #: Shown instead of a secret wherever a request is described rather than sent.
 SECRET_SHOWN = "<from ${env}>"  # noqa: S105 - a placeholder, not a secret
@@ -60,8 +64,9 @@ def _style(spec: Mapping[str, Any], location: str) -> tuple[str, bool]:
     default_style, default_explode = DEFAULT_STYLE[location]
     style = str(spec.get("style") or default_style)
     explode = spec.get("explode")
-    return style, bool(explode) if explode is not None else (default_explode if style == default_style
-                                                             else style == "form")
+    return style, bool(explode) if explode is not None else (
+        default_explode if style == default_style else style == "form"
+    )
 
 
 def query_pairs(name: str, value: Any, spec: Mapping[str, Any]) -> list[str]:
@@ -80,8 +85,9 @@ def query_pairs(name: str, value: Any, spec: Mapping[str, Any]) -> list[str]:
         if explode and style == "form":
             return [f"{_enc(k)}={_enc(v, reserved=reserved)}" for k, v in value.items()]
         delimiter = QUERY_DELIMITERS.get(style, ",")
-        return [f"{key}=" + delimiter.join(f"{_enc(k)}{delimiter}{_enc(v, reserved=reserved)}"
-                                            for k, v in value.items())]
+        return [
+            f"{key}=" + delimiter.join(f"{_enc(k)}{delimiter}{_enc(v, reserved=reserved)}" for k, v in value.items())
+        ]
     return [f"{key}={_enc(value, reserved=reserved)}"]
 
 
@@ -133,8 +139,11 @@ def _multipart(fields: Mapping[str, Any]) -> tuple[bytes, str]:
         values = value if isinstance(value, list) else [value]
         for item in values:
             disposition = f'form-data; name="{name.replace(chr(34), "%22")}"'
-            parts.append(f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
-                         + _text(item).encode("utf-8") + b"\r\n")
+            parts.append(
+                f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+                + _text(item).encode("utf-8")
+                + b"\r\n"
+            )
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
@@ -145,26 +154,38 @@ def _encode_body(value: Any, spec: Mapping[str, Any], tool_id: str) -> tuple[byt
         return json.dumps(value, ensure_ascii=False).encode("utf-8"), str(spec.get("media") or "application/json")
     if encoding == "form":
         if not isinstance(value, dict):
-            raise ReaderError("VALIDATION_ERROR", f"the body of {tool_id} must be an object of form fields",
-                              help_path=tool_id)
-        pairs = [f"{_enc(k)}={_enc(v)}" for k, item in value.items() for v in (item if isinstance(item, list) else [item])]
+            raise ReaderError(
+                "VALIDATION_ERROR", f"the body of {tool_id} must be an object of form fields", help_path=tool_id
+            )
+        pairs = [
+            f"{_enc(k)}={_enc(v)}" for k, item in value.items() for v in (item if isinstance(item, list) else [item])
+        ]
         return "&".join(pairs).encode("ascii"), "application/x-www-form-urlencoded"
     if encoding == "multipart":
         if not isinstance(value, dict):
-            raise ReaderError("VALIDATION_ERROR", f"the body of {tool_id} must be an object of form fields",
-                              help_path=tool_id)
+            raise ReaderError(
+                "VALIDATION_ERROR", f"the body of {tool_id} must be an object of form fields", help_path=tool_id
+            )
         return _multipart(value)
     if encoding.startswith("raw:"):
         return _text(value).encode("utf-8"), encoding[4:]
-    raise ReaderError("NOT_EXECUTABLE", f"http handler of {tool_id}: unknown body encoding {encoding!r}",
-                      help_path=tool_id, hints=["Expected json, form, multipart or raw:<media type>."])
+    raise ReaderError(
+        "NOT_EXECUTABLE",
+        f"http handler of {tool_id}: unknown body encoding {encoding!r}",
+        help_path=tool_id,
+        hints=["Expected json, form, multipart or raw:<media type>."],
+    )
 
 
 def _secret(auth: Mapping[str, Any], tool_id: str, environ: Mapping[str, str], *, reveal: bool) -> str | None:
     env = auth.get("env")
     if not isinstance(env, str) or not env:
-        raise ReaderError("NOT_EXECUTABLE", f"the auth of {tool_id}'s http handler names no environment variable",
-                          help_path=tool_id, hints=["Give auth an 'env' naming the variable that holds the secret."])
+        raise ReaderError(
+            "NOT_EXECUTABLE",
+            f"the auth of {tool_id}'s http handler names no environment variable",
+            help_path=tool_id,
+            hints=["Give auth an 'env' naming the variable that holds the secret."],
+        )
     if not reveal:
         return SECRET_SHOWN.replace("{env}", env)
     value = environ.get(env)
@@ -172,13 +193,25 @@ def _secret(auth: Mapping[str, Any], tool_id: str, environ: Mapping[str, str], *
         return value
     if auth.get("optional") is True:
         return None
-    raise ReaderError("NOT_AUTHORIZED", f"{tool_id} needs credentials from the environment variable {env}, "
-                      "which is not set", help_path=tool_id, details={"env": env},
-                      hints=[f"Set {env} in the environment of the process that runs the tool."])
+    raise ReaderError(
+        "NOT_AUTHORIZED",
+        f"{tool_id} needs credentials from the environment variable {env}, which is not set",
+        help_path=tool_id,
+        details={"env": env},
+        hints=[f"Set {env} in the environment of the process that runs the tool."],
+    )
 
 
-def _apply_auth(auth: Any, tool_id: str, headers: dict[str, str], query: list[str], cookies: list[str],
-                environ: Mapping[str, str], *, reveal: bool) -> None:
+def _apply_auth(
+    auth: Any,
+    tool_id: str,
+    headers: dict[str, str],
+    query: list[str],
+    cookies: list[str],
+    environ: Mapping[str, str],
+    *,
+    reveal: bool,
+) -> None:
     if not isinstance(auth, Mapping):
         return
     kind = str(auth.get("type", "")).lower()
@@ -193,8 +226,7 @@ def _apply_auth(auth: Any, tool_id: str, headers: dict[str, str], query: list[st
     elif kind == "apikey":
         name, where = str(auth.get("name") or ""), auth.get("in", "header")
         if not name:
-            raise ReaderError("NOT_EXECUTABLE", f"the apiKey auth of {tool_id} names no parameter",
-                              help_path=tool_id)
+            raise ReaderError("NOT_EXECUTABLE", f"the apiKey auth of {tool_id} names no parameter", help_path=tool_id)
         if where == "query":
             query.append(f"{_enc(name)}={_enc(secret)}")
         elif where == "cookie":
@@ -202,13 +234,22 @@ def _apply_auth(auth: Any, tool_id: str, headers: dict[str, str], query: list[st
         else:
             headers[name] = secret
     else:
-        raise ReaderError("NOT_EXECUTABLE", f"http handler of {tool_id}: unknown auth type {kind!r}",
-                          help_path=tool_id, hints=["Expected bearer, basic or apiKey."])
+        raise ReaderError(
+            "NOT_EXECUTABLE",
+            f"http handler of {tool_id}: unknown auth type {kind!r}",
+            help_path=tool_id,
+            hints=["Expected bearer, basic or apiKey."],
+        )
 
 
-def build_request(tool_id: str, handler: Mapping[str, Any], args: Mapping[str, Any], *,
-                  environ: Mapping[str, str] | None = None,
-                  reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
+def build_request(
+    tool_id: str,
+    handler: Mapping[str, Any],
+    args: Mapping[str, Any],
+    *,
+    environ: Mapping[str, str] | None = None,
+    reveal_secrets: bool = True,
+) -> tuple[str, str, bytes | None, dict[str, str]]:
     """(method, url, body, headers) for a call; ``reveal_secrets=False`` shows ``<from $ENV>`` instead of secrets."""
     environ = os.environ if environ is None else environ
     method = str(handler.get("method", "POST")).upper()
@@ -221,11 +262,23 @@ def build_request(tool_id: str, handler: Mapping[str, Any], args: Mapping[str, A
     missing = [name for name in PLACEHOLDER.findall(url) if args.get(name) is None]
     if missing:
         raise ReaderError(
-            "VALIDATION_ERROR", f"the URL of {tool_id} needs {', '.join(missing)}", help_path=tool_id,
-            details={"field_errors": [{"field": m, "message": f"'{m}' is required by the URL", "expected": "present"}
-                                      for m in missing]})
-    url = PLACEHOLDER.sub(lambda m: path_segment(str((params.get(m.group(1)) or {}).get("name") or m.group(1)),
-                                                 args[m.group(1)], params.get(m.group(1)) or {}), url)
+            "VALIDATION_ERROR",
+            f"the URL of {tool_id} needs {', '.join(missing)}",
+            help_path=tool_id,
+            details={
+                "field_errors": [
+                    {"field": m, "message": f"'{m}' is required by the URL", "expected": "present"} for m in missing
+                ]
+            },
+        )
+    url = PLACEHOLDER.sub(
+        lambda m: path_segment(
+            str((params.get(m.group(1)) or {}).get("name") or m.group(1)),
+            args[m.group(1)],
+            params.get(m.group(1)) or {},
+        ),
+        url,
+    )
     headers: dict[str, str] = {str(k): str(v) for k, v in (handler.get("headers") or {}).items()}
     query: list[str] = []
     cookies: list[str] = []
@@ -255,14 +308,20 @@ def build_request(tool_id: str, handler: Mapping[str, Any], args: Mapping[str, A
             else:
                 cookies.append(f"{name}={_enc(simple_text(value, explode=False))}")
         elif location != "path":
-            raise ReaderError("NOT_EXECUTABLE", f"http handler of {tool_id}: parameter {arg!r} has an unknown "
-                              f"location {location!r}", help_path=tool_id,
-                              hints=["Expected path, query, header or cookie."])
+            raise ReaderError(
+                "NOT_EXECUTABLE",
+                f"http handler of {tool_id}: parameter {arg!r} has an unknown location {location!r}",
+                help_path=tool_id,
+                hints=["Expected path, query, header or cookie."],
+            )
     body: bytes | None = None
     if body_spec is not None:
         body_arg = body_spec.get("arg")
-        payload: Any = rest.pop(str(body_arg)) if isinstance(body_arg, str) and body_arg in rest else (
-            rest if not body_arg else None)
+        payload: Any = (
+            rest.pop(str(body_arg))
+            if isinstance(body_arg, str) and body_arg in rest
+            else (rest if not body_arg else None)
+        )
         if isinstance(body_arg, str) and rest:
             query.extend(p for k, v in sorted(rest.items()) for p in query_pairs(k, v, {}))
         if payload is not None and (payload != {} or body_arg):

@@ -51,8 +51,16 @@ _MAX_RECORD_BYTES = 4096
 class HttpSource(Source):
     """An http(s) base URL (a static host or CDN), read with urllib and an on-disk cache."""
 
-    def __init__(self, base_url: str, cache_dir: Path | None, timeout: float, retries: int, max_parallel: int = 8,
-                 *, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        cache_dir: Path | None,
+        timeout: float,
+        retries: int,
+        max_parallel: int = 8,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
+    ) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self.location = self.base_url
         self.timeout = timeout
@@ -102,8 +110,13 @@ class HttpSource(Source):
             record = None
         if isinstance(record, dict) and record.get("url") == self._entry_url:
             etag, digest, size = clean_etag(record.get("etag")), record.get("sha256"), record.get("bytes")
-            if (etag is not None and is_sha256(digest) and isinstance(size, int) and not isinstance(size, bool)
-                    and 0 <= size <= MAX_ENTRY_BYTES):
+            if (
+                etag is not None
+                and is_sha256(digest)
+                and isinstance(size, int)
+                and not isinstance(size, bool)
+                and 0 <= size <= MAX_ENTRY_BYTES
+            ):
                 body = self._read_cached(str(digest), size)
                 if body is not None:
                     return etag, body
@@ -129,8 +142,15 @@ class HttpSource(Source):
 
         return self.base_url + quote(path, safe="/")
 
-    def _get(self, path: str, headers: dict[str, str], limit: int, *, batched: bool = False,
-             why: str = "the size its ref promised") -> tuple[int, bytes, dict[str, str]]:
+    def _get(
+        self,
+        path: str,
+        headers: dict[str, str],
+        limit: int,
+        *,
+        batched: bool = False,
+        why: str = "the size its ref promised",
+    ) -> tuple[int, bytes, dict[str, str]]:
         """GET with a deadline per attempt and bounded retries; (status, decoded body, headers) for 2xx and 304.
 
         ``limit`` bounds the decoded body: a longer one (or one that inflates past it) is INTEGRITY.
@@ -148,20 +168,23 @@ class HttpSource(Source):
             except Retry as exc:
                 last = str(exc)
         raise ReaderError(
-            "UNAVAILABLE", f"could not fetch {url} after {self.retries + 1} attempt(s): {last}",
+            "UNAVAILABLE",
+            f"could not fetch {url} after {self.retries + 1} attempt(s): {last}",
             details={"url": url, "attempts": self.retries + 1, "last_error": last, "timeout_s": self.timeout},
             hints=["The server is down, slow or dropping connections; retry later or raise timeout/retries."],
         )
 
-    def _attempt(self, url: str, headers: dict[str, str], limit: int, deadline: float,
-                 why: str) -> tuple[int, bytes, dict[str, str]]:
+    def _attempt(
+        self, url: str, headers: dict[str, str], limit: int, deadline: float, why: str
+    ) -> tuple[int, bytes, dict[str, str]]:
         """One attempt, all of it (redirects, headers, body) before ``deadline``; :class:`_Retry` when transient."""
         import http.client  # noqa: PLC0415
         import urllib.error  # noqa: PLC0415
         import urllib.request  # noqa: PLC0415
 
         request = urllib.request.Request(  # noqa: S310 - http(s) checked at open; only http(s) handlers installed
-            url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", **headers})
+            url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", **headers}
+        )
         request.toolcat_deadline = deadline  # type: ignore[attr-defined] # read by the deadline handlers
         if self._opener is None:
             self._opener = transport()(self.base_url)
@@ -175,9 +198,11 @@ class HttpSource(Source):
                     exc.close()
         except RedirectRefused as exc:
             raise ReaderError(
-                "UNAVAILABLE", f"{url} redirects to {exc.target[:300]}, which the reader does not follow: {exc.reason}",
+                "UNAVAILABLE",
+                f"{url} redirects to {exc.target[:300]}, which the reader does not follow: {exc.reason}",
                 details={"url": url, "location": exc.target[:300]},
-                hints=[REDIRECT_HINT]) from None
+                hints=[REDIRECT_HINT],
+            ) from None
         except (http.client.HTTPException, OSError, ValueError) as exc:
             raise Retry(self._describe(exc)) from None
         try:
@@ -204,19 +229,27 @@ class HttpSource(Source):
         if 300 <= exc.code < 400:
             location = str((exc.headers or {}).get("Location", ""))[:300]
             raise ReaderError(
-                "UNAVAILABLE", f"{url} answered a redirect (HTTP {exc.code}) the reader does not follow "
+                "UNAVAILABLE",
+                f"{url} answered a redirect (HTTP {exc.code}) the reader does not follow "
                 f"({'to ' + location if location else 'without a Location'})",
                 details={"url": url, "status": exc.code, "location": location},
-                hints=[REDIRECT_HINT])
+                hints=[REDIRECT_HINT],
+            )
         raise ReaderError(
-            "UNAVAILABLE", f"{url} answered HTTP {exc.code}" + (" (not found)" if exc.code == 404 else ""),
+            "UNAVAILABLE",
+            f"{url} answered HTTP {exc.code}" + (" (not found)" if exc.code == 404 else ""),
             details={"url": url, "status": exc.code},
-            hints=[("Check the base URL (it must be the folder holding catalog.json) and that the whole "
-                    "build folder was deployed.")],
+            hints=[
+                (
+                    "Check the base URL (it must be the folder holding catalog.json) and that the whole "
+                    "build folder was deployed."
+                )
+            ],
         )
 
-    def _read_response(self, url: str, response: Any, limit: int, deadline: float,
-                       why: str) -> tuple[int, bytes, dict[str, str]]:
+    def _read_response(
+        self, url: str, response: Any, limit: int, deadline: float, why: str
+    ) -> tuple[int, bytes, dict[str, str]]:
         """Read a 2xx body in chunks before ``deadline``: at most ``wire_limit(limit)`` bytes, inflated to ``limit``."""
         response_headers = {k.lower(): v for k, v in response.headers.items()}
         cap = wire_limit(limit)
@@ -252,9 +285,13 @@ class HttpSource(Source):
         if status == 304:
             if cached is None:
                 raise ReaderError(
-                    "UNAVAILABLE", f"{self._entry_url} answered 304 Not Modified to a request without If-None-Match",
+                    "UNAVAILABLE",
+                    f"{self._entry_url} answered 304 Not Modified to a request without If-None-Match",
                     details={"url": self._entry_url, "status": 304},
-                    hints=["The host or a cache in between answers 304 to unconditional requests; fix its configuration."])
+                    hints=[
+                        "The host or a cache in between answers 304 to unconditional requests; fix its configuration."
+                    ],
+                )
             with self._lock:
                 self.stats.not_modified += 1
             return cached[1]

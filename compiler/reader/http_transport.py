@@ -23,8 +23,10 @@ READ_CHUNK = 64 * 1024
 BACKOFF_SECONDS = 0.1
 MAX_BACKOFF_SECONDS = 1.0
 USER_AGENT = "toolcat-reader/1"
-REDIRECT_HINT = (f"The reader follows redirects only within the base URL's scheme, host and port, at most "
-                 f"{MAX_REDIRECTS} hops; open the final URL directly.")
+REDIRECT_HINT = (
+    f"The reader follows redirects only within the base URL's scheme, host and port, at most "
+    f"{MAX_REDIRECTS} hops; open the final URL directly."
+)
 
 
 def backoff(attempt: int) -> float:
@@ -66,9 +68,11 @@ class BodyDecoder:
         self.encoding = encoding.strip().lower()
         if self.encoding not in ("", "identity", "gzip", "x-gzip"):
             raise ReaderError(
-                "UNAVAILABLE", f"{url} answered with Content-Encoding {encoding[:80]!r}, which the reader cannot decode",
+                "UNAVAILABLE",
+                f"{url} answered with Content-Encoding {encoding[:80]!r}, which the reader cannot decode",
                 details={"url": url, "content_encoding": encoding[:200]},
-                hints=["The reader asks for gzip or identity; configure the host to serve one of them."])
+                hints=["The reader asks for gzip or identity; configure the host to serve one of them."],
+            )
         self.limit, self.url, self.why = limit, url, why
         self.out = bytearray()
         self._inflater = self._new_member() if self.encoding in ("gzip", "x-gzip") else None
@@ -213,8 +217,10 @@ def transport() -> Any:
 
         class HTTPSHandler(urllib.request.HTTPSHandler):
             def https_open(self, req: Any) -> Any:
-                return self.do_open(functools.partial(https_connection, deadline=req.toolcat_deadline), req,
-                                    context=self._context)  # type: ignore[attr-defined]
+                context = self._context  # type: ignore[attr-defined]  # urllib keeps the SSL context private
+                return self.do_open(
+                    functools.partial(https_connection, deadline=req.toolcat_deadline), req, context=context
+                )
 
         handlers.append(HTTPSHandler)
 
@@ -240,9 +246,14 @@ def transport() -> Any:
     @functools.lru_cache(maxsize=64)  # stateless (the per-request state rides on the request): shared by sources
     def opener(base: str) -> urllib.request.OpenerDirector:
         director = urllib.request.OpenerDirector()
-        for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
-                        *(make() for make in handlers), urllib.request.HTTPDefaultErrorHandler(),
-                        Redirects(base), urllib.request.HTTPErrorProcessor()):
+        for handler in (
+            urllib.request.ProxyHandler(),
+            urllib.request.UnknownHandler(),
+            *(make() for make in handlers),
+            urllib.request.HTTPDefaultErrorHandler(),
+            Redirects(base),
+            urllib.request.HTTPErrorProcessor(),
+        ):
             director.add_handler(handler)
         return director
 

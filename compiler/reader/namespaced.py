@@ -32,14 +32,22 @@ def tool_list(store: Store, namespace: Any, tags: Any) -> Json:
             continue
         if wanted and not set(wanted) <= {t.lower() for t in pointer.get("tags", [])}:
             continue
-        rows.append({"name": tool_id, "alias": pointer.get("alias"), "type": pointer.get("type"),
-                     "kind": pointer.get("kind"), "summary": pointer.get("summary")})
+        rows.append(
+            {
+                "name": tool_id,
+                "alias": pointer.get("alias"),
+                "type": pointer.get("type"),
+                "kind": pointer.get("kind"),
+                "summary": pointer.get("summary"),
+            }
+        )
     if group is not None and not rows and not wanted:
         groups, ops = store.namespace_tree(group.split(".", 1)[0])
         raise unknown_path(group, sorted([*groups, *ops]))
     next_action = {"op": "tool_describe", "args": {"name": rows[0]["name"]}} if rows else None
-    return ok({"namespace": group, "count": len(rows), "tools": rows}, help_path=group or "root",
-              next_action=next_action)
+    return ok(
+        {"namespace": group, "count": len(rows), "tools": rows}, help_path=group or "root", next_action=next_action
+    )
 
 
 def find_tool(store: Store, purpose: Any, limit: Any) -> Json:

@@ -74,8 +74,9 @@ class _Snippets:
         return entry if isinstance(entry, dict) else None
 
 
-def prompt_section(catalog: PromptSource, task: str = "", budget_tokens: int = 1500,
-                   detail: str = "short") -> dict[str, Any]:
+def prompt_section(
+    catalog: PromptSource, task: str = "", budget_tokens: int = 1500, detail: str = "short"
+) -> dict[str, Any]:
     """A focused tools section for ``task`` that stays within ``budget_tokens``.
 
     The budget goes first to the tools ``catalog.find_tool(task)`` ranks for the task
@@ -100,16 +101,29 @@ def prompt_section(catalog: PromptSource, task: str = "", budget_tokens: int = 1
 
     header, used = focused["header"][detail], int(focused["header_tokens"][detail])
     if used > budget_tokens:
-        return {"ok": True, "text": "", "tokens": 0, "budget_tokens": budget_tokens, "detail": detail,
-                "tools": [], "omitted": [{"tool_id": r["tool_id"], "reason": "budget"} for r in index["required"]]}
+        return {
+            "ok": True,
+            "text": "",
+            "tokens": 0,
+            "budget_tokens": budget_tokens,
+            "detail": detail,
+            "tools": [],
+            "omitted": [{"tool_id": r["tool_id"], "reason": "budget"} for r in index["required"]],
+        }
     chosen: list[tuple[str, str, bool]] = []  # (tool_id, detail used, optional)
     omitted: list[dict[str, str]] = []
 
     def cost(tokens: int, first_in_block: bool) -> int:
         return tokens + (block_tokens if first_in_block else sep_tokens)
 
-    def try_add(tool_id: str, counts: dict[str, Any], optional: bool, first_in_block: bool, extra: int = 0,
-                levels: tuple[str, ...] | None = None) -> bool:
+    def try_add(
+        tool_id: str,
+        counts: dict[str, Any],
+        optional: bool,
+        first_in_block: bool,
+        extra: int = 0,
+        levels: tuple[str, ...] | None = None,
+    ) -> bool:
         nonlocal used
         for level in levels or ((detail, "short") if detail == "full" else ("short",)):
             needed = cost(int(counts[f"{level}_tokens"]), first_in_block) + extra
@@ -133,30 +147,38 @@ def prompt_section(catalog: PromptSource, task: str = "", budget_tokens: int = 1
             continue
         taken.add(tool_id)
         if tool_id in required:
-            try_add(tool_id, required[tool_id], optional=False,
-                    first_in_block=not any(not opt for _, _, opt in chosen))
+            try_add(tool_id, required[tool_id], optional=False, first_in_block=not any(not opt for _, _, opt in chosen))
             continue
         snippet = snippets.get(tool_id)
         if snippet is None or not snippet.get("optional"):
             continue
         first_optional = not any(opt for _, _, opt in chosen)
-        try_add(tool_id, snippet, optional=True, first_in_block=first_optional,
-                extra=intro_cost if first_optional else 0)
+        try_add(
+            tool_id, snippet, optional=True, first_in_block=first_optional, extra=intro_cost if first_optional else 0
+        )
     # ...then every other required tool as a one-liner, while the budget lasts
     for tool_id, row in required.items():
         if tool_id not in taken:
             taken.add(tool_id)
-            try_add(tool_id, row, optional=False, first_in_block=not any(not opt for _, _, opt in chosen),
-                    levels=("short",))
+            try_add(
+                tool_id, row, optional=False, first_in_block=not any(not opt for _, _, opt in chosen), levels=("short",)
+            )
 
     order = {tool_id: position for position, tool_id in enumerate(required)}
     chosen.sort(key=lambda item: (item[2], order.get(item[0], 0)))  # required in catalogue order, then optional by rank
     required_text = separator.join(str(snippets.get(t)[level]) for t, level, opt in chosen if not opt)  # type: ignore[index]
     optional_text = separator.join(str(snippets.get(t)[level]) for t, level, opt in chosen if opt)  # type: ignore[index]
-    blocks = [header, *([required_text] if required_text else []),
-              *([focused["optional_intro"][detail], optional_text] if optional_text else [])]
+    blocks = [
+        header,
+        *([required_text] if required_text else []),
+        *([focused["optional_intro"][detail], optional_text] if optional_text else []),
+    ]
     return {
-        "ok": True, "text": block.join(blocks), "tokens": used, "budget_tokens": budget_tokens, "detail": detail,
+        "ok": True,
+        "text": block.join(blocks),
+        "tokens": used,
+        "budget_tokens": budget_tokens,
+        "detail": detail,
         "tools": [{"tool_id": t, "detail": level, "optional": opt} for t, level, opt in chosen],
         "omitted": omitted,
     }

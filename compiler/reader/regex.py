@@ -30,11 +30,15 @@ SCHEMA_MAX_MEM = 2 << 20
 _ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]{1,6}\}|u[0-9A-Fa-f]{4}|c[A-Za-z]|Z|.)", re.DOTALL)
 _OPEN_COUNT = re.compile(r"(?<!\\)\{,(\d+)\}")
 
-SCHEMA_HINT = ("RE2 has no lookaround or backreferences: a lookahead (?=X) becomes allOf: [{pattern: X}, ...], "
-               "a negative lookahead (?!X) becomes not: {pattern: X}; otherwise check the value in the handler.")
-AGENT_HINT = ("This tool runs regular expressions in RE2 (linear time): no lookaround, backreferences or atomic "
-              "groups. Search for a plainer pattern and filter the matching lines yourself, "
-              "or pass fixed_string: true to search for literal text.")
+SCHEMA_HINT = (
+    "RE2 has no lookaround or backreferences: a lookahead (?=X) becomes allOf: [{pattern: X}, ...], "
+    "a negative lookahead (?!X) becomes not: {pattern: X}; otherwise check the value in the handler."
+)
+AGENT_HINT = (
+    "This tool runs regular expressions in RE2 (linear time): no lookaround, backreferences or atomic "
+    "groups. Search for a plainer pattern and filter the matching lines yourself, "
+    "or pass fixed_string: true to search for literal text."
+)
 
 
 class PatternError(ValueError):
@@ -79,20 +83,32 @@ def to_re2_syntax(pattern: str) -> str:
 
 def _unsupported(message: str) -> tuple[str, str]:
     """Why RE2 refused a pattern that Python's ``re`` accepts, and how to rewrite it."""
-    for marker, what in (("(?=", "lookahead (?=...)"), ("(?!", "negative lookahead (?!...)"),
-                         ("(?<=", "lookbehind (?<=...)"), ("(?<!", "negative lookbehind (?<!...)"),
-                         ("(?P=", "a named backreference (?P=name)"), ("(?>", "an atomic group (?>...)"),
-                         ("(?(", "a conditional group (?(...)...)"), ("++", "a possessive quantifier"),
-                         ("*+", "a possessive quantifier"), ("?+", "a possessive quantifier")):
+    for marker, what in (
+        ("(?=", "lookahead (?=...)"),
+        ("(?!", "negative lookahead (?!...)"),
+        ("(?<=", "lookbehind (?<=...)"),
+        ("(?<!", "negative lookbehind (?<!...)"),
+        ("(?P=", "a named backreference (?P=name)"),
+        ("(?>", "an atomic group (?>...)"),
+        ("(?(", "a conditional group (?(...)...)"),
+        ("++", "a possessive quantifier"),
+        ("*+", "a possessive quantifier"),
+        ("?+", "a possessive quantifier"),
+    ):
         if marker in message:
             return f"uses {what}, which RE2 does not support", SCHEMA_HINT
     if re.search(r"invalid escape sequence: \\[1-9]", message) or "\\g<" in message:
         return "uses a backreference, which RE2 does not support", SCHEMA_HINT
     if "(?x" in message:
-        return "uses verbose mode (?x), which RE2 does not support", "Remove (?x) and the spaces and comments it allowed."
+        return (
+            "uses verbose mode (?x), which RE2 does not support",
+            "Remove (?x) and the spaces and comments it allowed.",
+        )
     if "repetition size" in message:
-        return ("repeats something more than 1000 times, over RE2's limit",
-                "Use a count of at most 1000, or bound the length with minLength/maxLength instead.")
+        return (
+            "repeats something more than 1000 times, over RE2's limit",
+            "Use a count of at most 1000, or bound the length with minLength/maxLength instead.",
+        )
     if "too large" in message or "too big" in message:
         return "is too large for RE2's memory budget", "Simplify it; a long list of alternatives is better as an enum."
     return f"is not accepted by RE2 ({message})", SCHEMA_HINT
@@ -113,15 +129,19 @@ def compile_pattern(pattern: str, *, ignore_case: bool = False, max_mem: int = A
     try:
         return re2.compile(to_re2_syntax(pattern), options)
     except UnicodeEncodeError:
-        raise InvalidPatternError(pattern, "contains a lone surrogate, which is not text",
-                                  "Write the character itself or a \\x{...} escape.") from None
+        raise InvalidPatternError(
+            pattern, "contains a lone surrogate, which is not text", "Write the character itself or a \\x{...} escape."
+        ) from None
     except re2.error as exc:
         message = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
     try:
         re.compile(pattern)  # only to tell "invalid" from "unsupported": compiling does not backtrack
     except (re.error, RecursionError, OverflowError) as exc:
-        raise InvalidPatternError(pattern, f"is not a valid regular expression ({exc})",
-                             "Fix the syntax: escape literal ( ) [ ] { } . * + ? with a backslash.") from None
+        raise InvalidPatternError(
+            pattern,
+            f"is not a valid regular expression ({exc})",
+            "Fix the syntax: escape literal ( ) [ ] { } . * + ? with a backslash.",
+        ) from None
     raise UnsupportedPatternError(pattern, *_unsupported(message))
 
 
@@ -148,8 +168,11 @@ def check(pattern: str) -> PatternError | None:
         try:
             re.compile(pattern)
         except (re.error, RecursionError, OverflowError) as exc:
-            return InvalidPatternError(pattern, f"is not a valid regular expression ({exc})",
-                                  "Fix the syntax: escape literal ( ) [ ] { } . * + ? with a backslash.")
+            return InvalidPatternError(
+                pattern,
+                f"is not a valid regular expression ({exc})",
+                "Fix the syntax: escape literal ( ) [ ] { } . * + ? with a backslash.",
+            )
     return None
 
 
@@ -211,8 +234,9 @@ class _Analysis:
             elif op in (c.ASSERT, c.ASSERT_NOT):
                 found = self.walk(list(av[1]), inside=inside)
             elif op is c.GROUPREF_EXISTS:
-                found = self.walk(list(av[1]), inside=inside) or (self.walk(list(av[2]), inside=inside)
-                                                                   if av[2] else None)
+                found = self.walk(list(av[1]), inside=inside) or (
+                    self.walk(list(av[2]), inside=inside) if av[2] else None
+                )
             else:  # literals, classes, anchors; atomic groups and possessive repeats never backtrack
                 found = None
             if found:
@@ -226,15 +250,17 @@ class _Analysis:
         for ch in self.samples:
             lengths = {n for n in self.run_lengths(body, ch) if n > 0}
             if len(lengths) > 1:
-                return (f"the repeated part matches runs of {ch!r} of different lengths, so a long run can be "
-                        "split between repetitions in exponentially many ways (like (a|aa)* or ([a-z]+.)+)")
+                return (
+                    f"the repeated part matches runs of {ch!r} of different lengths, so a long run can be "
+                    "split between repetitions in exponentially many ways (like (a|aa)* or ([a-z]+.)+)"
+                )
         return None
 
     def lonely_repeat(self, seq: list[Any]) -> bool:
         """True when ``seq`` holds a repetition (max ≥ 2) and everything beside it can match nothing."""
         c = self.c
         for index, (op, av) in enumerate(seq):
-            rest = seq[:index] + seq[index + 1:]
+            rest = seq[:index] + seq[index + 1 :]
             if not all(self.nullable([item]) for item in rest):
                 continue
             if op in self.repeats and av[1] >= 2:
@@ -247,7 +273,7 @@ class _Analysis:
 
     def ambiguous_branches(self, branches: list[list[Any]]) -> str | None:
         for i, first in enumerate(branches):
-            for second in branches[i + 1:]:
+            for second in branches[i + 1 :]:
                 if first == second or (self.nullable(first) and self.nullable(second)):
                     return "two alternatives of a repeated group match the same text (like (a|a)*)"
         return None
@@ -331,8 +357,12 @@ class _Analysis:
             return bool(av[0] <= code <= av[1])
         if op is c.CATEGORY:
             name = str(av)
-            tests = {"DIGIT": ch.isdigit(), "SPACE": ch.isspace(), "WORD": ch.isalnum() or ch == "_",
-                     "LINEBREAK": ch == "\n"}
+            tests = {
+                "DIGIT": ch.isdigit(),
+                "SPACE": ch.isspace(),
+                "WORD": ch.isalnum() or ch == "_",
+                "LINEBREAK": ch == "\n",
+            }
             for key, value in tests.items():
                 if name.endswith("NOT_" + key):
                     return not value

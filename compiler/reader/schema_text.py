@@ -19,8 +19,15 @@ import json
 from typing import Any
 
 MAX_DEPTH = 8
-_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
-               (dict, "object"), (type(None), "null"))
+_JSON_TYPES = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+    (type(None), "null"),
+)
 
 
 def resolve(schema: Any, root: Any, depth: int = 0) -> dict[str, Any]:
@@ -75,8 +82,10 @@ def type_text(schema: Any, root: Any = None, depth: int = 0) -> str:
         items = resolve(node.get("items"), root, depth + 1)
         if items:
             inner = type_text(items, root, depth + 1)
-            names = [f"array of ({inner})" if n == "array" and " | " in inner else
-                     f"array of {inner}" if n == "array" else n for n in names]
+            names = [
+                f"array of ({inner})" if n == "array" and " | " in inner else f"array of {inner}" if n == "array" else n
+                for n in names
+            ]
     return _union(names)
 
 
@@ -96,14 +105,27 @@ def _range(low: Any, high: Any, what: str) -> str | None:
 
 def _bounds(node: dict[str, Any]) -> list[str]:
     out = []
-    low = f"{node['minimum']} ≤ " if "minimum" in node else f"{node['exclusiveMinimum']} < " \
-        if "exclusiveMinimum" in node else ""
-    high = f" ≤ {node['maximum']}" if "maximum" in node else f" < {node['exclusiveMaximum']}" \
-        if "exclusiveMaximum" in node else ""
+    low = (
+        f"{node['minimum']} ≤ "
+        if "minimum" in node
+        else f"{node['exclusiveMinimum']} < "
+        if "exclusiveMinimum" in node
+        else ""
+    )
+    high = (
+        f" ≤ {node['maximum']}"
+        if "maximum" in node
+        else f" < {node['exclusiveMaximum']}"
+        if "exclusiveMaximum" in node
+        else ""
+    )
     if low or high:
         out.append(f"{low}value{high}")
-    for what, lo, hi in (("length", "minLength", "maxLength"), ("items", "minItems", "maxItems"),
-                         ("keys", "minProperties", "maxProperties")):
+    for what, lo, hi in (
+        ("length", "minLength", "maxLength"),
+        ("items", "minItems", "maxItems"),
+        ("keys", "minProperties", "maxProperties"),
+    ):
         text = _range(node.get(lo), node.get(hi), what)
         if text:
             out.append(text)

@@ -30,10 +30,24 @@ MAX_SCHEMA_DEPTH = 64
 MAX_ARGS_DEPTH = 64
 REFERENCE_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 #: Keywords whose subschemas apply to the same value (a loop through only these never ends).
-SAME_VALUE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
-                        "dependencies", "extends"})
-_ONE_SCHEMA = ("additionalItems", "additionalProperties", "contains", "contentSchema", "else", "if", "items", "not",
-               "propertyNames", "then", "unevaluatedItems", "unevaluatedProperties", "extends")
+SAME_VALUE = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "extends"}
+)
+_ONE_SCHEMA = (
+    "additionalItems",
+    "additionalProperties",
+    "contains",
+    "contentSchema",
+    "else",
+    "if",
+    "items",
+    "not",
+    "propertyNames",
+    "then",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "extends",
+)
 _SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items", "extends")
 _SCHEMA_MAP = ("$defs", "definitions", "dependentSchemas", "patternProperties", "properties", "dependencies")
 REBUILD_HINT = "This is a catalogue bug: rebuild it with `toolcat build --strict`, which reports it with file and line."
@@ -88,11 +102,15 @@ def subschemas(schema: dict[str, Any], path: str, pointer: str = "#") -> list[tu
         if key in _ONE_SCHEMA and isinstance(value, (dict, bool)):
             found.append((key, where, at, value))
         elif key in _SCHEMA_LIST and isinstance(value, list):
-            found.extend((key, child_path(where, i), _pointer(at, i), v)
-                         for i, v in enumerate(value) if isinstance(v, (dict, bool)))
+            found.extend(
+                (key, child_path(where, i), _pointer(at, i), v)
+                for i, v in enumerate(value)
+                if isinstance(v, (dict, bool))
+            )
         elif key in _SCHEMA_MAP and isinstance(value, dict):
-            found.extend((key, child_path(where, k), _pointer(at, k), v)
-                         for k, v in value.items() if isinstance(v, dict))
+            found.extend(
+                (key, child_path(where, k), _pointer(at, k), v) for k, v in value.items() if isinstance(v, dict)
+            )
     return found
 
 
@@ -108,22 +126,35 @@ def regex_problems(schema: dict[str, Any], path: str, *, warnings: bool = True) 
     for where, pattern in candidates:
         error = regex.check(pattern)
         if isinstance(error, regex.InvalidPatternError):
-            out.append(SchemaProblem("error", "invalid_pattern", where, f"{error.pattern!r} {error.reason}", error.hint))
+            out.append(
+                SchemaProblem("error", "invalid_pattern", where, f"{error.pattern!r} {error.reason}", error.hint)
+            )
         elif not warnings:
             continue
         elif error is not None:
-            out.append(SchemaProblem(
-                "warning", "unsupported_pattern", where,
-                f"{error.pattern!r} {error.reason}: the reader refuses calls whose arguments need it", error.hint))
+            out.append(
+                SchemaProblem(
+                    "warning",
+                    "unsupported_pattern",
+                    where,
+                    f"{error.pattern!r} {error.reason}: the reader refuses calls whose arguments need it",
+                    error.hint,
+                )
+            )
         else:
             risk = regex.backtracking_risk(pattern)
             if risk:
-                out.append(SchemaProblem(
-                    "warning", "backtracking_pattern", where,
-                    f"{pattern!r} can take exponential time in backtracking regex engines: {risk}",
-                    "toolcat runs it in RE2 (linear time), but JavaScript and Python validators backtrack. "
-                    "Make each character matchable one way only: (a+)+ → a+, (\\w+\\s?)+ → \\w+(\\s\\w+)*, "
-                    "(a|a)* → a*."))
+                out.append(
+                    SchemaProblem(
+                        "warning",
+                        "backtracking_pattern",
+                        where,
+                        f"{pattern!r} can take exponential time in backtracking regex engines: {risk}",
+                        "toolcat runs it in RE2 (linear time), but JavaScript and Python validators backtrack. "
+                        "Make each character matchable one way only: (a+)+ → a+, (\\w+\\s?)+ → \\w+(\\s\\w+)*, "
+                        "(a|a)* → a*.",
+                    )
+                )
     return out
 
 
@@ -137,9 +168,15 @@ def analyse(schema: Any, root: str = "$", *, warnings: bool = True) -> list[Sche
         return []
     deep = too_deep(schema, MAX_SCHEMA_DEPTH, root)
     if deep is not None:
-        return [SchemaProblem("error", "schema_too_deep", deep,
-                              f"the schema nests lists and objects deeper than {MAX_SCHEMA_DEPTH} levels",
-                              "Flatten it: move repeated parts under $defs and point to them with $ref.")]
+        return [
+            SchemaProblem(
+                "error",
+                "schema_too_deep",
+                deep,
+                f"the schema nests lists and objects deeper than {MAX_SCHEMA_DEPTH} levels",
+                "Flatten it: move repeated parts under $defs and point to them with $ref.",
+            )
+        ]
     problems = _References(schema, root, warnings=warnings).problems()
     return sorted(problems, key=lambda p: p.severity != "error")
 
@@ -155,7 +192,8 @@ class _References:
         self.warnings = warnings
         dialect = schema.get("$schema")
         self.spec = referencing.jsonschema.specification_with(
-            dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012)
+            dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012
+        )
         self.resolver = refusing_registry().resolver_with_root(self.spec.create_resource(schema))
         self.paths: dict[int, str] = {}
         self.pointers: dict[int, str] = {}
@@ -181,10 +219,15 @@ class _References:
                 continue
             resolver = resolver.in_subresource(self.spec.create_resource(node))
             if "$schema" in node and node is not self.root_schema:
-                self.found.append(SchemaProblem(
-                    "error", "nested_schema", child_path(path, "$schema"),
-                    "$schema is only allowed at the root of a tool's schema",
-                    "Remove it: the whole schema is checked with the root's dialect."))
+                self.found.append(
+                    SchemaProblem(
+                        "error",
+                        "nested_schema",
+                        child_path(path, "$schema"),
+                        "$schema is only allowed at the root of a tool's schema",
+                        "Remove it: the whole schema is checked with the root's dialect.",
+                    )
+                )
             self.found.extend(regex_problems(node, path, warnings=self.warnings))
             references.append((node, path, resolver))
             for keyword, where, at, sub in subschemas(node, path, pointer):
@@ -207,26 +250,41 @@ class _References:
             try:
                 resolved = resolver.lookup(ref)
             except (PointerToNowhere, NoSuchAnchor, InvalidAnchor):
-                self.found.append(SchemaProblem(
-                    "error", "dangling_ref", where, f"{keyword} {ref!r} points to nothing in this schema",
-                    "Point it to a definition that exists, e.g. '#/$defs/<name>', or add that definition."))
+                self.found.append(
+                    SchemaProblem(
+                        "error",
+                        "dangling_ref",
+                        where,
+                        f"{keyword} {ref!r} points to nothing in this schema",
+                        "Point it to a definition that exists, e.g. '#/$defs/<name>', or add that definition.",
+                    )
+                )
                 continue
             except Exception:
-                self.found.append(SchemaProblem(
-                    "error", "remote_ref", where,
-                    f"remote {keyword} {ref!r} is not allowed: it points outside this schema, and toolcat never retrieves schemas",
-                    "Copy the referenced definition into $defs (inline it) and point to '#/$defs/<name>'."))
+                self.found.append(
+                    SchemaProblem(
+                        "error",
+                        "remote_ref",
+                        where,
+                        f"remote {keyword} {ref!r} is not allowed: it points outside this schema, and toolcat never retrieves schemas",
+                        "Copy the referenced definition into $defs (inline it) and point to '#/$defs/<name>'.",
+                    )
+                )
                 continue
             target = resolved.contents
             self.edges.setdefault(id(node), []).append((id(target), where))
             targets.append((target, f"{where}→{ref}", ref, resolved.resolver))
             if keyword == "$dynamicRef" and "#" in ref and "/" not in ref.partition("#")[2]:
                 name = ref.partition("#")[2]
-                self.edges[id(node)].extend((id(n), where) for n in self.all_nodes()
-                                            if isinstance(n, dict) and n.get("$dynamicAnchor") == name)
+                self.edges[id(node)].extend(
+                    (id(n), where) for n in self.all_nodes() if isinstance(n, dict) and n.get("$dynamicAnchor") == name
+                )
             if keyword == "$recursiveRef":
-                self.edges[id(node)].extend((id(n), where) for n in self.all_nodes()
-                                            if isinstance(n, dict) and n.get("$recursiveAnchor") is True)
+                self.edges[id(node)].extend(
+                    (id(n), where)
+                    for n in self.all_nodes()
+                    if isinstance(n, dict) and n.get("$recursiveAnchor") is True
+                )
         return targets
 
     def all_nodes(self) -> list[Any]:
@@ -260,13 +318,18 @@ class _References:
                 if state.get(target) == 1:
                     index = next(i for i, (n, _) in enumerate(path) if n == target)
                     loop = [self.pointers.get(n, "?") for n, _ in path[index:]] + [self.pointers.get(target, "?")]
-                    self.found.append(SchemaProblem(
-                        "error", "ref_cycle", where,
-                        "$ref cycle that never moves into the value (validation would recurse forever): "
-                        + " → ".join(loop),
-                        "Break the loop: a schema may refer back to itself only through properties, items or "
-                        "another keyword that descends into the value (a tree node's children.items may $ref "
-                        "the node)."))
+                    self.found.append(
+                        SchemaProblem(
+                            "error",
+                            "ref_cycle",
+                            where,
+                            "$ref cycle that never moves into the value (validation would recurse forever): "
+                            + " → ".join(loop),
+                            "Break the loop: a schema may refer back to itself only through properties, items or "
+                            "another keyword that descends into the value (a tree node's children.items may $ref "
+                            "the node).",
+                        )
+                    )
                     return
                 if not state.get(target):
                     state[target] = 1
@@ -331,8 +394,7 @@ def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
     def extras(instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         properties = schema.get("properties", {})
         patterns = list(schema.get("patternProperties", {}))
-        return [key for key in instance
-                if key not in properties and not any(matches(p, key) for p in patterns)]
+        return [key for key in instance if key not in properties and not any(matches(p, key) for p in patterns)]
 
     def additional_properties(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         if not validator.is_type(instance, "object"):
@@ -368,8 +430,9 @@ def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
                 resolved = lookup_recursive_ref(validator._resolver)  # noqa: SLF001 - as jsonschema does
             else:
                 resolved = validator._resolver.lookup(schema[keyword])  # noqa: SLF001
-            keys |= evaluated_keys(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
-                                   instance, resolved.contents)
+            keys |= evaluated_keys(
+                validator.evolve(schema=resolved.contents, _resolver=resolved.resolver), instance, resolved.contents
+            )
         for keyword in ("properties", "additionalProperties", "unevaluatedProperties"):
             sub = schema.get(keyword)
             if sub is None:
@@ -405,8 +468,12 @@ def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
         if not validator.is_type(instance, "object"):
             return
         seen = evaluated_keys(validator, instance, schema)
-        bad = [key for key in instance if key not in seen
-               and next(validator.descend(instance[key], value, path=key, schema_path=key), None) is not None]
+        bad = [
+            key
+            for key in instance
+            if key not in seen
+            and next(validator.descend(instance[key], value, path=key, schema_path=key), None) is not None
+        ]
         if bad:
             names = ", ".join(repr(each) for each in sorted(bad, key=str))
             verb = "was" if len(bad) == 1 else "were"
@@ -414,11 +481,17 @@ def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
                 yield ValidationError(f"Unevaluated properties are not allowed ({names} {verb} unexpected)")
             else:
                 verb = "is" if len(bad) == 1 else "are"
-                yield ValidationError(f"Unevaluated properties are not valid under the given schema "
-                                      f"({names} {verb} unevaluated and invalid)")
+                yield ValidationError(
+                    f"Unevaluated properties are not valid under the given schema "
+                    f"({names} {verb} unevaluated and invalid)"
+                )
 
-    keywords = {"pattern": pattern, "patternProperties": pattern_properties,
-                "additionalProperties": additional_properties, "unevaluatedProperties": unevaluated_properties}
+    keywords = {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+        "unevaluatedProperties": unevaluated_properties,
+    }
     return validators.extend(cls, {k: v for k, v in keywords.items() if k in cls.VALIDATORS})
 
 

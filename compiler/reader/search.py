@@ -31,7 +31,62 @@ WORD_PATTERN = re.compile(r"[^\W_]+")
 #: Splits identifiers: ``getHTTPResponse2`` → get HTTP Response 2.
 CAMEL_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 STOP_WORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "please", "so", "that", "the", "their", "them", "then", "there", "these", "this", "to", "us", "was", "we", "what", "when", "where", "which", "who", "will", "with", "would", "you", "your"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
 )
 #: Only 4-grams: as good as 3- to 5-grams on MetaTool and BFCL (docs/search.md) with a third of the terms.
 CHAR_NGRAMS = (4, 4)
@@ -117,8 +172,11 @@ def analyzer_settings() -> dict[str, Any]:
         "stop_words": sorted(STOP_WORDS),
         "stemmer": "toolcat suffix stemmer (compiler/reader/search.py::stem)",
         "char_ngrams": {"range": list(CHAR_NGRAMS), "of": "each stemmed word term, padded with one space each side"},
-        "short_alnum": {"pattern": SHORT_ALNUM.pattern, "max_chars": SHORT_TOKEN_CHARS,
-                        "rule": "a token of letters and digits this short is also kept whole, before its parts"},
+        "short_alnum": {
+            "pattern": SHORT_ALNUM.pattern,
+            "max_chars": SHORT_TOKEN_CHARS,
+            "rule": "a token of letters and digits this short is also kept whole, before its parts",
+        },
         "vectorizer": {"sublinear_tf": True, "norm": "l2", "smooth_idf": True, "use_idf": True},
     }
 
@@ -202,15 +260,20 @@ class Searcher:
             if self._meta is None:
                 ref = self.manifest.get("index")
                 if not isinstance(ref, dict):
-                    raise ReaderError("UNAVAILABLE", "this build has no search index",
-                                      hints=["Rebuild the catalogue with a toolcat that writes the index (manifest key 'index')."],
-                                      next_action={"op": "list", "args": {}})
+                    raise ReaderError(
+                        "UNAVAILABLE",
+                        "this build has no search index",
+                        hints=["Rebuild the catalogue with a toolcat that writes the index (manifest key 'index')."],
+                        next_action={"op": "list", "args": {}},
+                    )
                 self._meta = self._fetch(ref)
                 if self._meta.get("analyzer", {}).get("version") != ANALYZER_VERSION:
-                    raise ReaderError("UNAVAILABLE", "the search index was built with another analyzer version",
-                                      details={"index": self._meta.get("analyzer", {}).get("version"),
-                                               "reader": ANALYZER_VERSION},
-                                      hints=["Use a reader that matches the toolcat version that built the catalogue."])
+                    raise ReaderError(
+                        "UNAVAILABLE",
+                        "the search index was built with another analyzer version",
+                        details={"index": self._meta.get("analyzer", {}).get("version"), "reader": ANALYZER_VERSION},
+                        hints=["Use a reader that matches the toolcat version that built the catalogue."],
+                    )
             self._parts[name] = _Part(self._meta[name])
         return self._parts[name]
 
@@ -249,7 +312,9 @@ class Searcher:
         self._prefetch(refs)
         if part.meta.get("bundles"):  # the n-grams of the words the index does not know come from the chars shards
             unknown = [word for word in words if self._entry(part, spaces["words"], word) is None]
-            self._prefetch([self._shard_ref(part, spaces["chars"], gram) for word in unknown for gram in word_ngrams(word)])
+            self._prefetch(
+                [self._shard_ref(part, spaces["chars"], gram) for word in unknown for gram in word_ngrams(word)]
+            )
 
     def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
         """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""
@@ -257,11 +322,14 @@ class Searcher:
         self._prefetch([part.doc_shards[doc_id // part.doc_shard_size]["ref"] for doc_id, _, _ in hits])
         return [self._doc(part, doc_id) for doc_id, _, _ in hits]
 
-    def _pointed(self, hits: list[tuple[int, float, list[str]]],
-                 digits: int | None = None) -> list[tuple[dict[str, Any], float, list[str]]]:
+    def _pointed(
+        self, hits: list[tuple[int, float, list[str]]], digits: int | None = None
+    ) -> list[tuple[dict[str, Any], float, list[str]]]:
         """Tool hits as ``(pointer, score, matched terms)``, the score rounded to ``digits`` when given."""
-        return [(doc["pointer"], score if digits is None else round(score, digits), terms)
-                for doc, (_, score, terms) in zip(self._docs("tools", hits), hits, strict=True)]
+        return [
+            (doc["pointer"], score if digits is None else round(score, digits), terms)
+            for doc, (_, score, terms) in zip(self._docs("tools", hits), hits, strict=True)
+        ]
 
     def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
         ids: list[int] = []
@@ -302,7 +370,9 @@ class Searcher:
                     sub = bundle[sub["same"]]
                 self._postings[key] = None if sub is None else self._decode("chars", sub)
 
-    def _space_terms(self, part_name: str, part: _Part, space: dict[str, Any], query: str) -> list[tuple[str, float, _Posting]]:
+    def _space_terms(
+        self, part_name: str, part: _Part, space: dict[str, Any], query: str
+    ) -> list[tuple[str, float, _Posting]]:
         """The query's terms in one space that the index knows: (term, query weight, posting)."""
         if space["name"] == "chars" and part.meta.get("bundles"):
             self._bundled_ngrams(part_name, part, query)
@@ -343,8 +413,9 @@ class Searcher:
         word_hit = {doc_id: doc_id in matched for doc_id in total}
         return total, matched, word_hit
 
-    def _ranked(self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None,
-                limit: int | None = None) -> list[tuple[int, float, list[str]]]:
+    def _ranked(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
+    ) -> list[tuple[int, float, list[str]]]:
         """Hits best first (ties by doc id); with ``limit``, only the best ``limit``, found by :meth:`_top_k`."""
         if limit is not None:
             return self._top_k(part_name, query, limit, allowed)
@@ -357,8 +428,9 @@ class Searcher:
         hits.sort(key=lambda h: (-h[1], h[0]))
         return hits
 
-    def _top_k(self, part_name: str, query: str, k: int,
-               allowed: Callable[[int], bool] | None) -> list[tuple[int, float, list[str]]]:
+    def _top_k(
+        self, part_name: str, query: str, k: int, allowed: Callable[[int], bool] | None
+    ) -> list[tuple[int, float, list[str]]]:
         """The exact top ``k`` hits, without summing the long postings of low-impact terms for every document.
 
         Terms are taken in decreasing upper bound (query weight x the term's largest document weight), term at a
@@ -475,14 +547,19 @@ class Searcher:
         suggestions = [r["path"] for r in self._node_results(" ".join(path), 3)]
         if suggestions:
             hints.append("Closest node paths: " + ", ".join("/".join(p) for p in suggestions))
-        return ReaderError("UNKNOWN_PATH", f"unknown category path {'/'.join(path)!r}",
-                           details={"category_path": path, "closest_roots": close, "closest_paths": suggestions},
-                           hints=hints, next_action={"op": "search_nodes", "args": {"query": query or " ".join(path)}})
+        return ReaderError(
+            "UNKNOWN_PATH",
+            f"unknown category path {'/'.join(path)!r}",
+            details={"category_path": path, "closest_roots": close, "closest_paths": suggestions},
+            hints=hints,
+            next_action={"op": "search_nodes", "args": {"query": query or " ".join(path)}},
+        )
 
     # -- operations --------------------------------------------------------------------------
 
-    def rank_tools(self, query: str, *, within: list[str] | None = None,
-                   direct_only: bool = False, limit: int | None = None) -> list[tuple[dict[str, Any], float, list[str]]]:
+    def rank_tools(
+        self, query: str, *, within: list[str] | None = None, direct_only: bool = False, limit: int | None = None
+    ) -> list[tuple[dict[str, Any], float, list[str]]]:
         """``(pointer, confidence, matched terms)`` best first, optionally inside a node (and below it).
 
         Every hit by default; with ``limit``, only the best ``limit`` (exact, and much faster on big catalogues).
@@ -492,8 +569,9 @@ class Searcher:
             allowed = self._scoped(query, list(within), direct_only=direct_only)
         return self._pointed(self._ranked("tools", query, allowed, limit), 6)
 
-    def rank_tools_page(self, query: str, *, within: list[str] | None = None, offset: int = 0,
-                        limit: int = 10) -> tuple[list[tuple[dict[str, Any], float, list[str]]], int]:
+    def rank_tools_page(
+        self, query: str, *, within: list[str] | None = None, offset: int = 0, limit: int = 10
+    ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], int]:
         """One page of :meth:`rank_tools` and the number of hits in all.
 
         Every hit is scored, but only the page's pointers are read: at 10,000 tools a page of 10 reads a few
@@ -503,8 +581,9 @@ class Searcher:
         hits = self._ranked("tools", query, allowed)
         return self._pointed(hits[offset : offset + limit], 6), len(hits)
 
-    def _top_tools(self, query: str, limit: int, offset: int = 0,
-                   allowed: Callable[[int], bool] | None = None) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
+    def _top_tools(
+        self, query: str, limit: int, offset: int = 0, allowed: Callable[[int], bool] | None = None
+    ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
         """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit)."""
         hits = self._ranked("tools", query, allowed, offset + limit + 1)
         return self._pointed(hits[offset : offset + limit]), len(hits) > offset + limit
@@ -515,15 +594,30 @@ class Searcher:
             query = _require_query(purpose, "purpose")
             limit = check_limit(limit, 5)
             page, _ = self._top_tools(query, limit)
-            return {"matches": [{"name": pointer["tool_id"], "relevance": round(min(1.0, score), 4),
-                                 "reason": _reason(pointer, terms)} for pointer, score, terms in page]}
+            return {
+                "matches": [
+                    {
+                        "name": pointer["tool_id"],
+                        "relevance": round(min(1.0, score), 4),
+                        "reason": _reason(pointer, terms),
+                    }
+                    for pointer, score, terms in page
+                ]
+            }
         except ReaderError as err:
             return err.envelope()
 
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
-        return [{"path": doc["path"], "title": doc["title"], "summary": doc["summary"],
-                 "confidence": round(min(1.0, score), 4)} for doc, (_, score, _) in zip(self._docs("nodes", hits), hits, strict=True)]
+        return [
+            {
+                "path": doc["path"],
+                "title": doc["title"],
+                "summary": doc["summary"],
+                "confidence": round(min(1.0, score), 4),
+            }
+            for doc, (_, score, _) in zip(self._docs("nodes", hits), hits, strict=True)
+        ]
 
     def search_nodes(self, query: str, limit: int = 5) -> dict[str, Any]:
         """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best."""
@@ -533,8 +627,9 @@ class Searcher:
         except ReaderError as err:
             return err.envelope()
 
-    def search_tool_by_category(self, query: str, category_path: list[str] | str, limit: int = 5,
-                                cursor: str | None = None) -> dict[str, Any]:
+    def search_tool_by_category(
+        self, query: str, category_path: list[str] | str, limit: int = 5, cursor: str | None = None
+    ) -> dict[str, Any]:
         """Tools under a category (and everything below it, DAG included), ranked, as pointers + confidence."""
         try:
             text = _require_query(query, "query")
@@ -568,16 +663,23 @@ class Searcher:
         else:
             hints.append("No tool in the catalogue matches; try other words, or browse with list.")
             action = {"op": "list", "args": {"path": path}}
-        return ReaderError("NO_MATCH_IN_CATEGORY", f"no tool under {'/'.join(path) or '(root)'!r} matches the query",
-                           details={"category_path": path, "query": query, "matching_categories": places[:3]},
-                           hints=hints, next_action=action)
+        return ReaderError(
+            "NO_MATCH_IN_CATEGORY",
+            f"no tool under {'/'.join(path) or '(root)'!r} matches the query",
+            details={"category_path": path, "query": query, "matching_categories": places[:3]},
+            hints=hints,
+            next_action=action,
+        )
 
 
 def _require_query(text: Any, name: str) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise ReaderError("BAD_REQUEST", f"'{name}' must be a non-empty string",
-                          details={"got": repr(text)[:60]},
-                          hints=[f"Say what you need in a few words, e.g. {name}='read a file from a bucket'."])
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"'{name}' must be a non-empty string",
+            details={"got": repr(text)[:60]},
+            hints=[f"Say what you need in a few words, e.g. {name}='read a file from a bucket'."],
+        )
     return text.strip()
 
 

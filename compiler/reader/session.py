@@ -63,9 +63,15 @@ class IdempotencyStore:
     one at a time.
     """
 
-    def __init__(self, *, max_keys: int = IDEMPOTENCY_MAX_KEYS, max_bytes: int = IDEMPOTENCY_MAX_BYTES,
-                 max_entry_bytes: int = IDEMPOTENCY_MAX_ENTRY_BYTES, ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        max_keys: int = IDEMPOTENCY_MAX_KEYS,
+        max_bytes: int = IDEMPOTENCY_MAX_BYTES,
+        max_entry_bytes: int = IDEMPOTENCY_MAX_ENTRY_BYTES,
+        ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_keys, self.max_bytes, self.max_entry_bytes = max_keys, max_bytes, max_entry_bytes
         self.ttl_seconds = ttl_seconds
         self.clock = clock
@@ -106,8 +112,10 @@ class IdempotencyStore:
         first_op, first_args, text, _, _ = found
         if (first_op, first_args) != (tool_id, args_digest):
             raise ReaderError(
-                "CONFLICT", f"idempotency_key {key!r} was already used for a different call",
-                details={"first_op": first_op}, help_path=tool_id,
+                "CONFLICT",
+                f"idempotency_key {key!r} was already used for a different call",
+                details={"first_op": first_op},
+                help_path=tool_id,
                 hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
             )
         answer: Json = json.loads(text)
@@ -120,8 +128,10 @@ class IdempotencyStore:
         text = json.dumps(answer, ensure_ascii=False, default=repr)
         size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
         if size > self.max_entry_bytes:
-            warnings.append(f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
-                            f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again")
+            warnings.append(
+                f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
+                f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again"
+            )
             return
         with self._guard:
             self._entries[key] = (tool_id, args_digest, text, size, self.clock())
@@ -143,9 +153,18 @@ class IdempotencyStore:
 class Session:
     """What one opened catalogue may do, and the record of what it did."""
 
-    def __init__(self, store: Store, policy: HandlerPolicy, *, read_only: bool, allowed_namespaces: list[str] | None,
-                 require_expand: bool, timeout: float, audit: str | Path | None,
-                 handlers: dict[str, Handler] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        policy: HandlerPolicy,
+        *,
+        read_only: bool,
+        allowed_namespaces: list[str] | None,
+        require_expand: bool,
+        timeout: float,
+        audit: str | Path | None,
+        handlers: dict[str, Handler] | None = None,
+    ) -> None:
         self.store = store
         self.policy = policy
         self.read_only = read_only
@@ -171,21 +190,36 @@ class Session:
             result = exc.envelope()
         except Exception as exc:
             log.exception("reader operation %s(%s) failed", op, shown(target, 300))
-            result = error_envelope("INTERNAL", f"{op} failed: {type(exc).__name__}: {exc}",
-                                    details={"exception": type(exc).__name__},
-                                    hints=["This is a reader or catalogue bug; the host log has the traceback."])
+            result = error_envelope(
+                "INTERNAL",
+                f"{op} failed: {type(exc).__name__}: {exc}",
+                details={"exception": type(exc).__name__},
+                hints=["This is a reader or catalogue bug; the host log has the traceback."],
+            )
         latency = (time.perf_counter() - started) * 1000
         if self.audit is not None:
             outcome = result["error"]["code"] if is_error(result) else "ok"
-            self.audit.record(op=op, target=_audit_target(target), outcome=outcome, latency_ms=latency, trace_id=trace,
-                              registry_version=self.store.registry_version)
+            self.audit.record(
+                op=op,
+                target=_audit_target(target),
+                outcome=outcome,
+                latency_ms=latency,
+                trace_id=trace,
+                registry_version=self.store.registry_version,
+            )
         return result
 
     def record_open(self, location: str, latency_ms: float) -> None:
         """Audit the opening of the catalogue."""
         if self.audit is not None:
-            self.audit.record(op="open", target=location, outcome="ok", trace_id=trace_id(), latency_ms=latency_ms,
-                              registry_version=self.store.registry_version)
+            self.audit.record(
+                op="open",
+                target=location,
+                outcome="ok",
+                trace_id=trace_id(),
+                latency_ms=latency_ms,
+                registry_version=self.store.registry_version,
+            )
 
     # -- policy ---------------------------------------------------------------------------------
     def expanded(self, tool_id: str) -> None:
@@ -198,8 +232,10 @@ class Session:
         namespace = tool_id.split(".", 1)[0]
         if self.allowed_namespaces is not None and namespace not in self.allowed_namespaces:
             raise ReaderError(
-                "NOT_AUTHORIZED", f"namespace {namespace!r} is not allowed in this session",
-                details={"allowed_namespaces": self.allowed_namespaces}, help_path=tool_id,
+                "NOT_AUTHORIZED",
+                f"namespace {namespace!r} is not allowed in this session",
+                details={"allowed_namespaces": self.allowed_namespaces},
+                help_path=tool_id,
                 hints=["The host limited this session to some namespaces; use a tool from them."],
                 next_action={"op": "tool_help", "args": {"path": "root"}},
             )
@@ -209,13 +245,17 @@ class Session:
         self.check_namespace(tool_id)
         if self.read_only and spec.get("kind") == "write":
             raise ReaderError(
-                "NOT_AUTHORIZED", f"{tool_id} writes, and this session is read-only", help_path=tool_id,
+                "NOT_AUTHORIZED",
+                f"{tool_id} writes, and this session is read-only",
+                help_path=tool_id,
                 hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],
             )
         if self.require_expand and tool_id not in self._expanded:
             raise ReaderError(
-                "NOT_AUTHORIZED", f"{tool_id} must be described before it is executed in this session",
-                help_path=tool_id, hints=["Read the spec first: its arguments, policy and edge cases."],
+                "NOT_AUTHORIZED",
+                f"{tool_id} must be described before it is executed in this session",
+                help_path=tool_id,
+                hints=["Read the spec first: its arguments, policy and edge cases."],
                 next_action={"op": "tool_describe", "args": {"name": tool_id}},
             )
 
@@ -236,11 +276,20 @@ class Session:
             envelope = exc.envelope()
         except Exception as exc:
             log.exception("tool_exec(%s) failed", shown(op))
-            envelope = error_envelope("INTERNAL", f"{type(exc).__name__}: {exc}",
-                                      details={"exception": type(exc).__name__}, help_path=tool_id or "root")
+            envelope = error_envelope(
+                "INTERNAL",
+                f"{type(exc).__name__}: {exc}",
+                details={"exception": type(exc).__name__},
+                help_path=tool_id or "root",
+            )
         envelope["op"] = tool_id if tool_id is not None else shown(op, MAX_NAME)
-        envelope["meta"] = {"trace_id": trace, "latency_ms": round((time.perf_counter() - started) * 1000, 3),
-                            "warnings": warnings, "registry_version": self.store.registry_version, **meta_extra}
+        envelope["meta"] = {
+            "trace_id": trace,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+            "warnings": warnings,
+            "registry_version": self.store.registry_version,
+            **meta_extra,
+        }
         return envelope
 
     def _checked_args(self, op: str, args: Any, warnings: list[str], meta: Json) -> tuple[str, Json, Any]:
@@ -251,9 +300,11 @@ class Session:
             args = {}
         if not isinstance(args, dict):
             raise ReaderError(
-                "VALIDATION_ERROR", f"args of {tool_id} must be a JSON object, got {type(args).__name__}",
+                "VALIDATION_ERROR",
+                f"args of {tool_id} must be a JSON object, got {type(args).__name__}",
                 details={"field_errors": [{"field": "$", "message": "args must be an object", "expected": "object"}]},
-                help_path=tool_id, next_action={"op": "tool_help", "args": {"path": tool_id}},
+                help_path=tool_id,
+                next_action={"op": "tool_help", "args": {"path": tool_id}},
             )
         if spec.get("deprecated"):
             warnings.append(deprecation_note(spec))
@@ -264,15 +315,18 @@ class Session:
         if field_errors:
             names = ", ".join(e["field"] for e in field_errors)
             raise ReaderError(
-                "VALIDATION_ERROR", f"{len(field_errors)} invalid argument(s) for {tool_id}: {names}",
-                details={"field_errors": field_errors}, help_path=tool_id,
+                "VALIDATION_ERROR",
+                f"{len(field_errors)} invalid argument(s) for {tool_id}: {names}",
+                details={"field_errors": field_errors},
+                help_path=tool_id,
                 hints=["Fix every listed field and call again; tool_help(help_path) shows the arguments."],
                 next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
             )
         return tool_id, spec, filled
 
-    def _exec_steps(self, op: Any, args: Any, key: Any, dry_run: Any, warnings: list[str],
-                    meta: Json) -> tuple[str, Json]:
+    def _exec_steps(
+        self, op: Any, args: Any, key: Any, dry_run: Any, warnings: list[str], meta: Json
+    ) -> tuple[str, Json]:
         if not isinstance(op, str) or not op.strip():
             raise bad(f"'op' must be an operation name like 'file.read', got {shown(op)}")
         if key is not None and (not isinstance(key, str) or not key or len(key) > MAX_NAME):
@@ -287,7 +341,9 @@ class Session:
         handler = spec.get("handler")
         if not isinstance(handler, dict):
             raise ReaderError(
-                "NOT_EXECUTABLE", f"{tool_id} has no handler: the host application must run it", help_path=tool_id,
+                "NOT_EXECUTABLE",
+                f"{tool_id} has no handler: the host application must run it",
+                help_path=tool_id,
                 details={"args": filled},
                 hints=["Call the tool through your own runtime with these validated args."],
             )
@@ -297,8 +353,9 @@ class Session:
             raise refusal
         return tool_id, self._run_once(tool_id, spec, filled, runner, key, warnings, meta)
 
-    def _run_once(self, tool_id: str, spec: Json, filled: Any, runner: Handler, key: str | None,
-                  warnings: list[str], meta: Json) -> Json:
+    def _run_once(
+        self, tool_id: str, spec: Json, filled: Any, runner: Handler, key: str | None, warnings: list[str], meta: Json
+    ) -> Json:
         """Run the handler, or replay the answer kept for ``key``."""
         canonical = hashlib.sha256(json.dumps(filled, sort_keys=True, default=repr).encode("utf-8")).hexdigest()
         with self.idempotency.lock(key):
@@ -307,18 +364,31 @@ class Session:
                 if first is not None:
                     meta["replayed"] = True
                     if is_error(first):
-                        raise ReaderError(**{k: first["error"][k] for k in ("code", "message", "details", "hints",
-                                                                             "next_action", "help_path")})
+                        raise ReaderError(
+                            **{
+                                k: first["error"][k]
+                                for k in ("code", "message", "details", "hints", "next_action", "help_path")
+                            }
+                        )
                     return first
-            ctx = execute.ExecContext(tool_id, spec, filled, self.timeout, self.store.fetch_bytes,
-                                      self.policy.allows_python, warnings, policy=self.policy)
+            ctx = execute.ExecContext(
+                tool_id,
+                spec,
+                filled,
+                self.timeout,
+                self.store.fetch_bytes,
+                self.policy.allows_python,
+                warnings,
+                policy=self.policy,
+            )
             try:
                 result = runner(ctx)
                 json.dumps(result)
                 body: Json = {"result": result}
             except (TypeError, ValueError) as exc:
-                raise ReaderError("INTERNAL", f"{tool_id} returned a result that is not JSON: {exc}",
-                                  help_path=tool_id) from None
+                raise ReaderError(
+                    "INTERNAL", f"{tool_id} returned a result that is not JSON: {exc}", help_path=tool_id
+                ) from None
             except ReaderError as exc:
                 if key is not None:
                     self.idempotency.put(key, tool_id, canonical, exc.envelope(), warnings)
@@ -329,8 +399,11 @@ class Session:
 
     def tool_batch(self, ops: Any, mode: Any = "sequential") -> Json:
         """Run several ``{op, args, idempotency_key?, dry_run?}`` items, in order or in parallel."""
-        return self.run("batch", {"mode": mode, "count": len(ops) if isinstance(ops, list) else None},
-                        lambda _t: self._batch(ops, mode))
+        return self.run(
+            "batch",
+            {"mode": mode, "count": len(ops) if isinstance(ops, list) else None},
+            lambda _t: self._batch(ops, mode),
+        )
 
     def _batch(self, ops: Any, mode: Any) -> Json:
         if mode not in ("sequential", "parallel"):
@@ -342,8 +415,9 @@ class Session:
             if not isinstance(item, dict) or "op" not in item:
                 envelope = bad("each batch item needs an 'op' (and optional args, idempotency_key, dry_run)").envelope()
                 return {"op": shown(item), **envelope}
-            return self.tool_exec(item.get("op"), item.get("args"), item.get("idempotency_key"),
-                                  item.get("dry_run", False))
+            return self.tool_exec(
+                item.get("op"), item.get("args"), item.get("idempotency_key"), item.get("dry_run", False)
+            )
 
         if mode == "parallel" and len(ops) > 1:
             from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
@@ -353,5 +427,7 @@ class Session:
         else:
             results = [one(item) for item in ops]
         failed = sum(1 for r in results if not r.get("ok"))
-        return ok({"mode": mode, "count": len(results), "failed": failed, "results": results,
-                   "all_ok": failed == 0}, help_path="root")
+        return ok(
+            {"mode": mode, "count": len(results), "failed": failed, "results": results, "all_ok": failed == 0},
+            help_path="root",
+        )

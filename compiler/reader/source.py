@@ -57,14 +57,41 @@ MAX_RETRIES = 10
 _LAZY = {
     **dict.fromkeys(("HttpSource",), "http_source"),
     **dict.fromkeys(("DiskCache", "default_cache_dir"), "cache"),
-    **dict.fromkeys(("BACKOFF_SECONDS", "MAX_BACKOFF_SECONDS", "MAX_REDIRECTS", "READ_CHUNK", "USER_AGENT",
-                     "BodyDecoder", "backoff", "fetch_bound", "origin", "same_origin", "wire_limit"), "http_transport"),
+    **dict.fromkeys(
+        (
+            "BACKOFF_SECONDS",
+            "MAX_BACKOFF_SECONDS",
+            "MAX_REDIRECTS",
+            "READ_CHUNK",
+            "USER_AGENT",
+            "BodyDecoder",
+            "backoff",
+            "fetch_bound",
+            "origin",
+            "same_origin",
+            "wire_limit",
+        ),
+        "http_transport",
+    ),
 }
 
 
 __all__ = [  # noqa: PLE0604 - the lazy names are listed through _LAZY
-    "ENTRY", "MAX_ENTRY_BYTES", "MAX_FILE_BYTES", "MAX_REF_PATH", "MAX_RETRIES", "MAX_TIMEOUT", "FolderSource",
-    "Source", "SourceStats", "check_ref", "is_sha256", "open_source", "promise_too_large", "too_large", "verify",
+    "ENTRY",
+    "MAX_ENTRY_BYTES",
+    "MAX_FILE_BYTES",
+    "MAX_REF_PATH",
+    "MAX_RETRIES",
+    "MAX_TIMEOUT",
+    "FolderSource",
+    "Source",
+    "SourceStats",
+    "check_ref",
+    "is_sha256",
+    "open_source",
+    "promise_too_large",
+    "too_large",
+    "verify",
     *_LAZY,
 ]
 
@@ -77,8 +104,15 @@ def __getattr__(name: str) -> Any:
     return getattr(import_module(f".{module}", __package__), name)
 
 
-def open_source(path_or_url: str | Path, cache_dir: str | Path | None, timeout: float, retries: int,
-                max_parallel: int = 8, *, max_file_bytes: int = MAX_FILE_BYTES) -> Source:
+def open_source(
+    path_or_url: str | Path,
+    cache_dir: str | Path | None,
+    timeout: float,
+    retries: int,
+    max_parallel: int = 8,
+    *,
+    max_file_bytes: int = MAX_FILE_BYTES,
+) -> Source:
     """A folder or http(s) source for ``path_or_url``; anything else is BAD_REQUEST."""
     text = str(path_or_url)
     if isinstance(path_or_url, str) and "://" in text:
@@ -88,12 +122,21 @@ def open_source(path_or_url: str | Path, cache_dir: str | Path | None, timeout: 
 
         scheme = text.split("://", 1)[0].lower()
         if scheme not in ("http", "https") or origin(text) is None:
-            raise ReaderError("BAD_REQUEST", f"unsupported URL {text!r:.200}: not an http(s) URL with a host",
-                              hints=["Use a build folder path or an http(s):// base URL."])
-        if (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not math.isfinite(timeout)
-                or not 0 < timeout <= MAX_TIMEOUT):
-            raise ReaderError("BAD_REQUEST",
-                              f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:g}, got {timeout!r:.40}")
+            raise ReaderError(
+                "BAD_REQUEST",
+                f"unsupported URL {text!r:.200}: not an http(s) URL with a host",
+                hints=["Use a build folder path or an http(s):// base URL."],
+            )
+        if (
+            not isinstance(timeout, (int, float))
+            or isinstance(timeout, bool)
+            or not math.isfinite(timeout)
+            or not 0 < timeout <= MAX_TIMEOUT
+        ):
+            raise ReaderError(
+                "BAD_REQUEST",
+                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:g}, got {timeout!r:.40}",
+            )
         if not isinstance(retries, int) or isinstance(retries, bool) or not 0 <= retries <= MAX_RETRIES:
             raise ReaderError("BAD_REQUEST", f"retries must be an integer from 0 to {MAX_RETRIES}, got {retries!r:.40}")
         if not isinstance(max_file_bytes, int) or isinstance(max_file_bytes, bool) or max_file_bytes < 1:

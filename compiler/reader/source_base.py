@@ -58,8 +58,14 @@ class SourceStats:
 
     def as_dict(self) -> dict[str, int]:
         """JSON-able copy."""
-        return {"requests": self.requests, "round_trips": self.round_trips, "bytes_downloaded": self.bytes_downloaded,
-                "bytes_decoded": self.bytes_decoded, "cache_hits": self.cache_hits, "not_modified": self.not_modified}
+        return {
+            "requests": self.requests,
+            "round_trips": self.round_trips,
+            "bytes_downloaded": self.bytes_downloaded,
+            "bytes_decoded": self.bytes_decoded,
+            "cache_hits": self.cache_hits,
+            "not_modified": self.not_modified,
+        }
 
 
 def _clean_path(path: Any) -> TypeGuard[str]:
@@ -77,14 +83,24 @@ def _clean_path(path: Any) -> TypeGuard[str]:
 def check_ref(ref: Any) -> tuple[str, str, int]:
     """Return ``(path, sha256, bytes)`` of a well-formed ref whose path stays inside the catalogue."""
     if not isinstance(ref, dict):
-        raise ReaderError("INTEGRITY", f"expected a ref {{path, sha256, bytes}}, got {type(ref).__name__}",
-                          hints=["The catalogue is malformed; rebuild it with `toolcat build`."])
+        raise ReaderError(
+            "INTEGRITY",
+            f"expected a ref {{path, sha256, bytes}}, got {type(ref).__name__}",
+            hints=["The catalogue is malformed; rebuild it with `toolcat build`."],
+        )
     path, digest, size = ref.get("path"), ref.get("sha256"), ref.get("bytes")
     if not _clean_path(path):
-        raise ReaderError("INTEGRITY", f"ref path {path!r:.200} is not a clean relative path inside the catalogue",
-                          details={"ref": {"path": repr(path)[:200], "sha256": digest, "bytes": size}},
-                          hints=[("Ref paths are relative to the base URL: no '..', '.', empty segments, leading "
-                                  "'/', URLs, backslashes or control characters.")])
+        raise ReaderError(
+            "INTEGRITY",
+            f"ref path {path!r:.200} is not a clean relative path inside the catalogue",
+            details={"ref": {"path": repr(path)[:200], "sha256": digest, "bytes": size}},
+            hints=[
+                (
+                    "Ref paths are relative to the base URL: no '..', '.', empty segments, leading "
+                    "'/', URLs, backslashes or control characters."
+                )
+            ],
+        )
     if not is_sha256(digest):
         raise ReaderError("INTEGRITY", f"ref to {path} has no valid sha256", details={"ref": ref})
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
@@ -100,10 +116,17 @@ def verify(data: bytes, path: str, digest: str, size: int, where: str) -> bytes:
             "INTEGRITY",
             f"{where} does not match the hash its parent holds (expected sha256 {digest[:16]}… and {size} bytes, "
             f"got {got[:16]}… and {len(data)} bytes); it was not used",
-            details={"path": path, "expected_sha256": digest, "got_sha256": got,
-                     "expected_bytes": size, "got_bytes": len(data)},
-            hints=["The file was modified or truncated after the build, or a cache/CDN serves a stale copy.",
-                   "Rebuild and redeploy the whole build folder; clear the reader cache if it persists."],
+            details={
+                "path": path,
+                "expected_sha256": digest,
+                "got_sha256": got,
+                "expected_bytes": size,
+                "got_bytes": len(data),
+            },
+            hints=[
+                "The file was modified or truncated after the build, or a cache/CDN serves a stale copy.",
+                "Rebuild and redeploy the whole build folder; clear the reader cache if it persists.",
+            ],
         )
     return data
 
@@ -115,18 +138,29 @@ def promise_too_large(path: str, where: str, promise: int, cap: int) -> ReaderEr
         f"the ref to {path} promises {promise} bytes, above the reader's cap of {cap} bytes (max_file_bytes); "
         f"{where} was not fetched",
         details={"path": path, "url": where, "promised_bytes": promise, "cap_bytes": cap},
-        hints=["A toolcat build keeps its files small; a huge promise means a malformed or hostile catalogue.",
-               ("If the catalogue is yours and the file is legitimately this large, open it with a larger "
-                "max_file_bytes.")],
+        hints=[
+            "A toolcat build keeps its files small; a huge promise means a malformed or hostile catalogue.",
+            (
+                "If the catalogue is yours and the file is legitimately this large, open it with a larger "
+                "max_file_bytes."
+            ),
+        ],
     )
 
 
 def too_large(url: str, limit: int, why: str = "the size its ref promised") -> ReaderError:
     """INTEGRITY: a body longer than the file its ref promised (or than a cap)."""
-    return ReaderError("INTEGRITY", f"{url} is larger than expected ({limit} bytes: {why}); it was not used",
-                       details={"url": url, "limit_bytes": limit},
-                       hints=[("The host serves another file than the catalogue names, or a compressed body "
-                               "inflates past it (a gzip bomb); the reader stopped reading there.")])
+    return ReaderError(
+        "INTEGRITY",
+        f"{url} is larger than expected ({limit} bytes: {why}); it was not used",
+        details={"url": url, "limit_bytes": limit},
+        hints=[
+            (
+                "The host serves another file than the catalogue names, or a compressed body "
+                "inflates past it (a gzip bomb); the reader stopped reading there."
+            )
+        ],
+    )
 
 
 class Source:
@@ -134,6 +168,7 @@ class Source:
 
     location: str
     stats: SourceStats
+
     @property
     def concurrent(self) -> bool:
         """Whether :meth:`fetch_many` overlaps its requests (worth calling only then)."""
@@ -179,7 +214,8 @@ class FolderSource(Source):
                 data = handle.read(MAX_ENTRY_BYTES + 1)
         except FileNotFoundError:
             raise ReaderError(
-                "UNAVAILABLE", f"no catalogue at {self.root}: {entry} does not exist",
+                "UNAVAILABLE",
+                f"no catalogue at {self.root}: {entry} does not exist",
                 hints=["Run `toolcat build` first, or pass the build folder (the one holding catalog.json)."],
             ) from None
         except OSError as exc:
@@ -198,7 +234,8 @@ class FolderSource(Source):
                 data = handle.read(size + 1)
         except FileNotFoundError:
             raise ReaderError(
-                "UNAVAILABLE", f"{file} is missing from the build folder",
+                "UNAVAILABLE",
+                f"{file} is missing from the build folder",
                 details={"path": path},
                 hints=["The build folder is incomplete or an older build replaced it; rebuild, then reopen."],
             ) from None

@@ -30,9 +30,28 @@ from .store import Store, deprecation_note
 
 Json = dict[str, Any]
 #: What an agent reads of a spec when it expands a tool.
-DESCRIBED_KEYS = ("tool_id", "type", "aliases", "path", "categories", "summary", "description", "args_schema",
-                  "result_schema", "examples", "errors", "tags", "kind", "optional", "when_to_use", "policy",
-                  "annotations", "version", "deprecated", "tokens")
+DESCRIBED_KEYS = (
+    "tool_id",
+    "type",
+    "aliases",
+    "path",
+    "categories",
+    "summary",
+    "description",
+    "args_schema",
+    "result_schema",
+    "examples",
+    "errors",
+    "tags",
+    "kind",
+    "optional",
+    "when_to_use",
+    "policy",
+    "annotations",
+    "version",
+    "deprecated",
+    "tokens",
+)
 
 
 def delegate(result: Any, help_path: str = "root") -> Json:
@@ -78,12 +97,18 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
             pointers = store.node_tools(shard)
         if wanted:
             pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
-        page = pointers[offset:offset + count]
+        page = pointers[offset : offset + count]
         total = len(pointers) if searched or wanted else shard.get("direct_tools", len(pointers))
     confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
     more = offset + count < total
-    nodes = [] if offset else [{k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count")
-                                if k in c} for c in shard.get("children", [])]
+    nodes = (
+        []
+        if offset
+        else [
+            {k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count") if k in c}
+            for c in shard.get("children", [])
+        ]
+    )
     tools = [public_pointer(p, confidences.get(p["tool_id"]) if confidences else None) for p in page]
     if tools:
         next_action: Json | None = {"op": "expand_tool", "args": {"tool_id": tools[0]["tool_id"]}}
@@ -94,10 +119,21 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
     hints = []
     if not tools and not nodes:
         hints.append("Nothing here matches; try list() at the root or find_tool(purpose).")
-    return ok({"path": list(where), "title": shard.get("title", ""), "summary": shard.get("summary", ""),
-               "tool_count": shard.get("tool_count", 0), "nodes": nodes, "tools": tools,
-               "total_tools": total, "next_cursor": encode_cursor(offset + count) if more else None},
-              help_path="root", hints=hints, next_action=next_action)
+    return ok(
+        {
+            "path": list(where),
+            "title": shard.get("title", ""),
+            "summary": shard.get("summary", ""),
+            "tool_count": shard.get("tool_count", 0),
+            "nodes": nodes,
+            "tools": tools,
+            "total_tools": total,
+            "next_cursor": encode_cursor(offset + count) if more else None,
+        },
+        help_path="root",
+        hints=hints,
+        next_action=next_action,
+    )
 
 
 def search_nodes(store: Store, query: Any, limit: Any) -> Json:
@@ -135,10 +171,15 @@ def describe(store: Store, session: Session, name: Any) -> Json:
     if isinstance(skill, dict):
         body = store.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
         out["skill"] = {
-            "name": skill.get("name"), "level": 2, "frontmatter": copy.deepcopy(skill.get("frontmatter")),
-            "body": body, "body_tokens": skill.get("body_tokens"),
-            "resources": [{"path": r.get("path"), "media_type": r.get("media_type"),
-                           "bytes": (r.get("ref") or {}).get("bytes")} for r in skill.get("resources", [])],
+            "name": skill.get("name"),
+            "level": 2,
+            "frontmatter": copy.deepcopy(skill.get("frontmatter")),
+            "body": body,
+            "body_tokens": skill.get("body_tokens"),
+            "resources": [
+                {"path": r.get("path"), "media_type": r.get("media_type"), "bytes": (r.get("ref") or {}).get("bytes")}
+                for r in skill.get("resources", [])
+            ],
         }
         if skill.get("resources"):
             hints.append("Read a resource only when the instructions call for it: read_skill_resource(tool_id, path).")

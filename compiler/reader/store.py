@@ -64,11 +64,17 @@ class Store:
         try:
             entry = json.loads(raw)
         except (ValueError, RecursionError) as exc:
-            raise ReaderError("UNAVAILABLE", f"{self.source.location}: catalog.json is not valid JSON ({exc})",
-                              hints=["Point the reader at a toolcat build folder or its base URL."]) from None
+            raise ReaderError(
+                "UNAVAILABLE",
+                f"{self.source.location}: catalog.json is not valid JSON ({exc})",
+                hints=["Point the reader at a toolcat build folder or its base URL."],
+            ) from None
         if not isinstance(entry, dict) or entry.get("artifact") != "catalog" or entry.get("format") != "toolcat":
-            raise ReaderError("UNAVAILABLE", f"{self.source.location}: catalog.json is not a toolcat entry point",
-                              hints=["Point the reader at a toolcat build folder or its base URL."])
+            raise ReaderError(
+                "UNAVAILABLE",
+                f"{self.source.location}: catalog.json is not a toolcat entry point",
+                hints=["Point the reader at a toolcat build folder or its base URL."],
+            )
         found = entry.get("format_version")
         if found != SUPPORTED_FORMAT_VERSION:
             raise ReaderError(
@@ -81,15 +87,19 @@ class Store:
 
     def _manifest_ref(self, entry: Json) -> tuple[str, Json]:
         """(registry_version, manifest ref) to load: the latest, the ``version`` asked for, or the ``pin``."""
-        versions = [(str(v.get("registry_version")), v.get("manifest") or {})
-                    for v in entry.get("versions") or [] if isinstance(v, dict)]
+        versions = [
+            (str(v.get("registry_version")), v.get("manifest") or {})
+            for v in entry.get("versions") or []
+            if isinstance(v, dict)
+        ]
         if self.pinned is None:
             candidates = [(str(entry.get("registry_version")), entry.get("manifest") or {}), *versions]
         else:
             candidates = [item for item in versions if item[0] == self.pinned]
             if not candidates:
                 raise ReaderError(
-                    "UNAVAILABLE", f"registry_version {self.pinned!r} is not published at {self.source.location}",
+                    "UNAVAILABLE",
+                    f"registry_version {self.pinned!r} is not published at {self.source.location}",
                     details={"requested": self.pinned, "available": [v for v, _ in versions]},
                     hints=["Pin one of the available versions, or open without version= to read the latest."],
                 )
@@ -100,12 +110,17 @@ class Store:
                 return version, ref
         got = candidates[0][1].get("sha256") if isinstance(candidates[0][1], dict) else None
         raise ReaderError(
-            "INTEGRITY", f"{self.source.location} does not publish the pinned manifest: expected sha256 {self.pin}, "
+            "INTEGRITY",
+            f"{self.source.location} does not publish the pinned manifest: expected sha256 {self.pin}, "
             f"got {got}" + (f" (registry_version {self.pinned})" if self.pinned is not None else ""),
             details={"expected_sha256": self.pin, "got_sha256": got, "registry_version": candidates[0][0]},
-            hints=["The host serves another catalogue than the one pinned; nothing from it was used.",
-                   ("Pin a new catalogue only after reviewing it: pin is the sha256 of its manifest file, the "
-                    "'sha256' of the 'manifest' ref in catalog.json.")],
+            hints=[
+                "The host serves another catalogue than the one pinned; nothing from it was used.",
+                (
+                    "Pin a new catalogue only after reviewing it: pin is the sha256 of its manifest file, the "
+                    "'sha256' of the 'manifest' ref in catalog.json."
+                ),
+            ],
         )
 
     def load(self, entry: Json) -> None:
@@ -115,8 +130,11 @@ class Store:
         if not isinstance(manifest, dict) or manifest.get("artifact") != "manifest":
             raise ReaderError("INTEGRITY", "the manifest is not a toolcat manifest")
         if manifest.get("format_version") != SUPPORTED_FORMAT_VERSION or manifest.get("registry_version") != version:
-            raise ReaderError("INTEGRITY", f"the manifest does not belong to registry_version {version}",
-                              details={"manifest_version": manifest.get("registry_version")})
+            raise ReaderError(
+                "INTEGRITY",
+                f"the manifest does not belong to registry_version {version}",
+                details={"manifest_version": manifest.get("registry_version")},
+            )
         with self.lock:
             self.entry, self.manifest, self.registry_version = entry, manifest, version
             self._reset_views()
@@ -178,8 +196,13 @@ class Store:
         """
         if not self.source.concurrent:
             return
-        wanted = list({r["sha256"]: r for r in refs  # a malformed ref is left to fetch_json, which reports it
-                       if isinstance(r, dict) and isinstance(r.get("sha256"), str) and r["sha256"] not in self._json}.values())
+        wanted = list(
+            {
+                r["sha256"]: r
+                for r in refs  # a malformed ref is left to fetch_json, which reports it
+                if isinstance(r, dict) and isinstance(r.get("sha256"), str) and r["sha256"] not in self._json
+            }.values()
+        )
         if len(wanted) < 2:  # a single file is fetched where it is read
             return
         for ref, data in zip(wanted, self.source.fetch_many(wanted), strict=True):
@@ -228,12 +251,19 @@ class Store:
         if found is None:
             suggestions = self._suggest_tools(name)
             raise ReaderError(
-                "TOOL_NOT_FOUND", f"no tool named {shown(name, 120)} (checked canonical ids, provider aliases and skill names)",
+                "TOOL_NOT_FOUND",
+                f"no tool named {shown(name, 120)} (checked canonical ids, provider aliases and skill names)",
                 details={"suggestions": suggestions},
-                hints=[f"Did you mean {', '.join(suggestions)}?" if suggestions else
-                       "Search for the tool by purpose, or browse the groups."],
-                next_action=({"op": "tool_describe", "args": {"name": suggestions[0]}} if suggestions else
-                             {"op": "find_tool", "args": {"purpose": name.replace(".", " ").replace("_", " ")}}),
+                hints=[
+                    f"Did you mean {', '.join(suggestions)}?"
+                    if suggestions
+                    else "Search for the tool by purpose, or browse the groups."
+                ],
+                next_action=(
+                    {"op": "tool_describe", "args": {"name": suggestions[0]}}
+                    if suggestions
+                    else {"op": "find_tool", "args": {"purpose": name.replace(".", " ").replace("_", " ")}}
+                ),
                 help_path="root",
             )
         return str(found["tool_id"]), self.fetch_json(found["spec"])
@@ -265,9 +295,12 @@ class Store:
         """The :class:`~toolcat.reader.search.Searcher`; UNAVAILABLE when the catalogue has no search index."""
         searcher = self.searcher()
         if searcher is None:
-            raise ReaderError("UNAVAILABLE", "search is unavailable: this catalogue was built without a search index",
-                              hints=["Browse with list()/tool_help() instead, or rebuild with the search stage."],
-                              next_action={"op": "list", "args": {"path": "root"}})
+            raise ReaderError(
+                "UNAVAILABLE",
+                "search is unavailable: this catalogue was built without a search index",
+                hints=["Browse with list()/tool_help() instead, or rebuild with the search stage."],
+                next_action={"op": "list", "args": {"path": "root"}},
+            )
         return searcher
 
     # -- node shards ------------------------------------------------------------------------------
@@ -284,9 +317,13 @@ class Store:
                 names = sorted(children)
                 close = close_names(name, names, 3)
                 raise ReaderError(
-                    "UNKNOWN_PATH", f"node {'/'.join(path)!r} does not exist: {where} has no child {name!r}",
-                    details={"path": list(path), "children": names,
-                             "suggestions": ["/".join([*walked, c]) for c in close]},
+                    "UNKNOWN_PATH",
+                    f"node {'/'.join(path)!r} does not exist: {where} has no child {name!r}",
+                    details={
+                        "path": list(path),
+                        "children": names,
+                        "suggestions": ["/".join([*walked, c]) for c in close],
+                    },
                     hints=[f"Children of {where}: {', '.join(names) or 'none'}."],
                     next_action={"op": "list", "args": {"path": "/".join(walked)}},
                 )
@@ -315,9 +352,12 @@ class Store:
         for _depth in range(MAX_NODE_DEPTH):
             if not level:
                 return
-            children: list[Json] = [c["ref"] for shard in level for c in shard.get("children", [])
-                                    if isinstance(c, dict) and isinstance(c.get("ref"), dict)
-                                    and c["ref"].get("sha256") not in seen]
+            children: list[Json] = [
+                c["ref"]
+                for shard in level
+                for c in shard.get("children", [])
+                if isinstance(c, dict) and isinstance(c.get("ref"), dict) and c["ref"].get("sha256") not in seen
+            ]
             seen.update(str(ref.get("sha256")) for ref in children)
             self.prefetch([*children, *(ref for shard in level for ref in shard.get("pages", []))])
             level = [shard for ref in children if isinstance(shard := self.fetch_json(ref), dict)]
@@ -332,15 +372,25 @@ class Store:
             shard = self.node(current)
             visited += 1
             if visited > MAX_WALK_NODES or len(current) > MAX_NODE_DEPTH:
-                raise ReaderError("INTEGRITY", f"the node tree under {'/'.join(path) or 'root'} is deeper than "
-                                  f"{MAX_NODE_DEPTH} levels or has more than {MAX_WALK_NODES} nodes",
-                                  hints=[("The host serves a node tree no toolcat build writes; pin the catalogue "
-                                         "(pin='sha256:...') or report it to its publisher.")])
+                raise ReaderError(
+                    "INTEGRITY",
+                    f"the node tree under {'/'.join(path) or 'root'} is deeper than "
+                    f"{MAX_NODE_DEPTH} levels or has more than {MAX_WALK_NODES} nodes",
+                    hints=[
+                        (
+                            "The host serves a node tree no toolcat build writes; pin the catalogue "
+                            "(pin='sha256:...') or report it to its publisher."
+                        )
+                    ],
+                )
             yield current, shard
             children = [c for c in shard.get("children", []) if isinstance(c, dict)]
             # a child's path is its parent's plus its name: anything else (a path back to an ancestor) would loop
-            stack.extend(child for c in reversed(children)
-                         if isinstance(c.get("name"), str) and (child := (*current, c["name"])) == tuple(c.get("path") or ()))
+            stack.extend(
+                child
+                for c in reversed(children)
+                if isinstance(c.get("name"), str) and (child := (*current, c["name"])) == tuple(c.get("path") or ())
+            )
 
     def subtree_pointers(self, path: tuple[str, ...]) -> dict[str, Json]:
         """Every tool pointer under ``path``, by id (first seen wins)."""

@@ -39,11 +39,15 @@ from .envelope import ReaderError
 GATED_TYPES = ("python", "http", "mcp")
 #: How a host allows each type, for the hints of a refusal.
 HOW_TO_ALLOW = {
-    "python": ("Catalog.open(..., allow_handlers={'python': ['package.']}) (or python_modules=[...]); "
-               "toolcat serve/exec --allow-python PREFIX"),
+    "python": (
+        "Catalog.open(..., allow_handlers={'python': ['package.']}) (or python_modules=[...]); "
+        "toolcat serve/exec --allow-python PREFIX"
+    ),
     "http": "Catalog.open(..., allow_handlers={'http': ['host:port']}); toolcat serve/exec --allow-http HOST[:PORT]",
-    "mcp": ("Catalog.open(..., allow_handlers={'mcp': ['the exact command line or URL']}); "
-            "toolcat serve/exec --allow-mcp 'COMMAND' (or a URL, or JSON with command, env and cwd)"),
+    "mcp": (
+        "Catalog.open(..., allow_handlers={'mcp': ['the exact command line or URL']}); "
+        "toolcat serve/exec --allow-mcp 'COMMAND' (or a URL, or JSON with command, env and cwd)"
+    ),
 }
 REDACTED = "<redacted>"
 #: Handler fields shown in envelopes; env and headers show their names only, anything else is left out.
@@ -80,8 +84,10 @@ def redacted_handler(handler: Any) -> dict[str, Any]:
 
 # -- the policy ------------------------------------------------------------------------------
 def _bad(message: str) -> ReaderError:
-    example = ("allow_handlers={'http': ['api.example.com', '127.0.0.1:8080'], 'python': ['mypkg.'], "
-               "'mcp': ['python /srv/upstream.py', 'https://mcp.example.com/mcp']}")
+    example = (
+        "allow_handlers={'http': ['api.example.com', '127.0.0.1:8080'], 'python': ['mypkg.'], "
+        "'mcp': ['python /srv/upstream.py', 'https://mcp.example.com/mcp']}"
+    )
     return ReaderError("BAD_REQUEST", message, hints=[f"For example {example}."])
 
 
@@ -141,8 +147,14 @@ class HandlerPolicy:
 
     __slots__ = ("http", "mcp", "other", "python", "sandbox", "trusted")
 
-    def __init__(self, allow_handlers: Mapping[str, Any] | None = None, *, trusted: bool = True,
-                 python_modules: list[str] | None = None, sandbox: str | None = None) -> None:
+    def __init__(
+        self,
+        allow_handlers: Mapping[str, Any] | None = None,
+        *,
+        trusted: bool = True,
+        python_modules: list[str] | None = None,
+        sandbox: str | None = None,
+    ) -> None:
         if allow_handlers is not None and not isinstance(allow_handlers, Mapping):
             raise _bad(f"allow_handlers must map a handler type to a list of targets, got {allow_handlers!r:.80}")
         allow = dict(allow_handlers or {})
@@ -151,8 +163,11 @@ class HandlerPolicy:
                 raise _bad("python_modules must be a list of module prefixes")
             allow["python"] = [*(allow.get("python") or []), *python_modules]
         for kind, targets in allow.items():
-            if not isinstance(kind, str) or isinstance(targets, (str, bytes, Mapping)) or not isinstance(
-                    targets, (list, tuple)):
+            if (
+                not isinstance(kind, str)
+                or isinstance(targets, (str, bytes, Mapping))
+                or not isinstance(targets, (list, tuple))
+            ):
                 raise _bad(f"allow_handlers[{kind!r}] must be a list of targets, got {targets!r:.80}")
         self.trusted = trusted
         self.sandbox = sandbox
@@ -187,8 +202,10 @@ class HandlerPolicy:
         """Whether an http handler may call ``host:port`` at all (public addresses only, unless listed)."""
         if self.http is None:
             return self.trusted
-        return any((h in ("*", host) or (h.startswith("*.") and host.endswith(h[1:]))) and p in (None, port)
-                   for h, p in self.http)
+        return any(
+            (h in ("*", host) or (h.startswith("*.") and host.endswith(h[1:]))) and p in (None, port)
+            for h, p in self.http
+        )
 
     def allows_mcp(self, handler: dict[str, Any]) -> bool:
         """Whether the mcp server this handler names (command, env and cwd, or url) may run."""
@@ -225,16 +242,20 @@ class HandlerPolicy:
             what = f"mcp handlers that start {target}"
         else:
             listed = self.other.get(kind)
-            if (self.trusted if listed is None else ("*" in listed or str(handler.get("target")) in listed)):
+            if self.trusted if listed is None else ("*" in listed or str(handler.get("target")) in listed):
                 return None
             target, what = str(handler.get("target", "")), f"{kind!r} handlers"
         source = "this catalogue (opened by URL)" if not self.trusted else "this catalogue"
         how = HOW_TO_ALLOW.get(kind, f"Catalog.open(..., allow_handlers={{{kind!r}: ['*']}})")
         return ReaderError(
-            "NOT_AUTHORIZED", f"{tool_id}: the host does not allow {what} for {source}", help_path=tool_id,
+            "NOT_AUTHORIZED",
+            f"{tool_id}: the host does not allow {what} for {source}",
+            help_path=tool_id,
             details={"handler": kind, "target": target},
-            hints=[f"A catalogue runs only the handlers its host allows; the host allows this one with {how}.",
-                   "Tell the user this tool is not enabled on this host; do not retry."],
+            hints=[
+                f"A catalogue runs only the handlers its host allows; the host allows this one with {how}.",
+                "Tell the user this tool is not enabled on this host; do not retry.",
+            ],
         )
 
     def http_refusal(self, url: str) -> str | None:
@@ -333,17 +354,22 @@ def http_static_refusal(tool_id: str, url: str, policy: HandlerPolicy) -> Reader
     host = (parts.hostname or "").rstrip(".")
     if not policy.allows_http(host, port):
         return policy.refusal(tool_id, {"type": "http", "url": f"{parts.scheme}://{parts.netloc}/"}) or _refused(
-            tool_id, host, port, "the host does not allow it")
+            tool_id, host, port, "the host does not allow it"
+        )
     static = static_address_refusal(host, port, policy)
     return None if static is None else _refused(tool_id, host, port, static)
 
 
 def _refused(tool_id: str, host: str, port: int, why: str) -> ReaderError:
     return ReaderError(
-        "NOT_AUTHORIZED", f"{tool_id}: http handlers do not reach {host}:{port}: {why}", help_path=tool_id,
+        "NOT_AUTHORIZED",
+        f"{tool_id}: http handlers do not reach {host}:{port}: {why}",
+        help_path=tool_id,
         details={"handler": "http", "target": f"{host}:{port}"},
-        hints=[f"http handlers reach only public addresses unless the host lists the host:port: {HOW_TO_ALLOW['http']}.",
-               "Tell the user this endpoint is not enabled on this host; do not retry."],
+        hints=[
+            f"http handlers reach only public addresses unless the host lists the host:port: {HOW_TO_ALLOW['http']}.",
+            "Tell the user this endpoint is not enabled on this host; do not retry.",
+        ],
     )
 
 
@@ -354,9 +380,13 @@ def _resolve(tool_id: str, host: str, port: int, policy: HandlerPolicy) -> list[
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
-        raise ReaderError("UNAVAILABLE", f"{tool_id}: cannot resolve {host}: {exc}", help_path=tool_id,
-                          details={"target": f"{host}:{port}"},
-                          hints=["The endpoint's name does not resolve; retry later or tell the user."]) from None
+        raise ReaderError(
+            "UNAVAILABLE",
+            f"{tool_id}: cannot resolve {host}: {exc}",
+            help_path=tool_id,
+            details={"target": f"{host}:{port}"},
+            hints=["The endpoint's name does not resolve; retry later or tell the user."],
+        ) from None
     listed = policy.http_listed(host, port)
     out: list[tuple[Any, ...]] = []
     for family, _, _, _, sockaddr in infos:
@@ -401,8 +431,17 @@ def _connection_classes() -> tuple[type, type]:
     return CheckedHTTPConnection, CheckedHTTPSConnection
 
 
-def checked_request(tool_id: str, method: str, url: str, body: bytes | None, headers: dict[str, str], *,
-                    timeout: float, limit: int, policy: HandlerPolicy) -> tuple[int, dict[str, str], bytes]:
+def checked_request(
+    tool_id: str,
+    method: str,
+    url: str,
+    body: bytes | None,
+    headers: dict[str, str],
+    *,
+    timeout: float,
+    limit: int,
+    policy: HandlerPolicy,
+) -> tuple[int, dict[str, str], bytes]:
     """Send one request for an http handler; ``(status, lowercase headers, body)``; never follows a redirect.
 
     The scheme must be http(s), the host allowed by ``policy`` and every address it resolves to
@@ -417,19 +456,31 @@ def checked_request(tool_id: str, method: str, url: str, body: bytes | None, hea
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise ReaderError("VALIDATION_ERROR", f"{tool_id}: the URL {url.split('?', 1)[0]!r:.200} is invalid ({exc})",
-                          help_path=tool_id, details={"field_errors": []}) from None
+        raise ReaderError(
+            "VALIDATION_ERROR",
+            f"{tool_id}: the URL {url.split('?', 1)[0]!r:.200} is invalid ({exc})",
+            help_path=tool_id,
+            details={"field_errors": []},
+        ) from None
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").rstrip(".")
     if scheme not in ("http", "https") or not host or "@" in parts.netloc:
-        raise ReaderError("NOT_EXECUTABLE", f"{tool_id}: http handlers call http(s)://host/... URLs without "
-                          f"credentials, not {url.split('?', 1)[0]!r:.200}", help_path=tool_id)
+        raise ReaderError(
+            "NOT_EXECUTABLE",
+            f"{tool_id}: http handlers call http(s)://host/... URLs without "
+            f"credentials, not {url.split('?', 1)[0]!r:.200}",
+            help_path=tool_id,
+        )
     if not all(c.isascii() and (c.isalnum() or c in ".-_:") for c in host):
         try:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
-            raise ReaderError("VALIDATION_ERROR", f"{tool_id}: {host!r:.100} is not a valid host name",
-                              help_path=tool_id, details={"field_errors": []}) from None
+            raise ReaderError(
+                "VALIDATION_ERROR",
+                f"{tool_id}: {host!r:.100} is not a valid host name",
+                help_path=tool_id,
+                details={"field_errors": []},
+            ) from None
     port = port or (443 if scheme == "https" else 80)
     if not policy.allows_http(host, port):
         refusal = policy.refusal(tool_id, {"type": "http", "url": f"{scheme}://{parts.netloc}/"})
