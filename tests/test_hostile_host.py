@@ -367,7 +367,9 @@ def test_memory_stays_bounded_under_a_memory_limit(builds, tmp_path):
     out = json.loads(done.stdout)
     assert out["huge"] == "INTEGRITY", out
     assert out["under_cap"] == "INTEGRITY", out
-    assert out["maxrss_mib"] < 400, out  # a 60 MiB cap costs at most a few copies of it
+    # RLIMIT_AS (base + 400 MiB of address space) is the real bound: reaching it would have been a MemoryError
+    # above. The peak is a few copies of the 60 MiB body, plus what malloc keeps between the retries.
+    assert out["maxrss_mib"] < 450, out
 
 
 # == 2. a total deadline per request ========================================================================
