@@ -24,10 +24,6 @@ PENDING_SPLIT: frozenset[str] = frozenset(
         "toolcat.importers.openapi",
         "toolcat.mcp.server",
         "toolcat.parse",
-        "toolcat.reader.execute",
-        "toolcat.reader.schemaguard",
-        "toolcat.reader.search",
-        "toolcat.reader.trust",
         "toolcat.site",
     }
 )

@@ -13,16 +13,34 @@ reader refuses a schema with an error before it validates anything.
 :func:`validator_class` is the jsonschema validator the reader and the build use: its
 regex keywords run in RE2 (:mod:`toolcat.reader.regex`), and :func:`refusing_registry`
 makes every reference outside the document fail instead of being retrieved. jsonschema and
-referencing are imported lazily here, as in :mod:`toolcat.reader.execute`.
+referencing are imported lazily here, as in :mod:`toolcat.reader.arguments`.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any, NamedTuple
 
 from . import regex
+from .json_paths import child_path, too_deep
+
+__all__ = [
+    "MAX_ARGS_DEPTH",
+    "MAX_SCHEMA_DEPTH",
+    "REBUILD_HINT",
+    "REFERENCE_KEYWORDS",
+    "SAME_VALUE",
+    "SchemaProblem",
+    "analyse",
+    "child_path",
+    "meta_validator",
+    "refusing_registry",
+    "regex_problems",
+    "subschemas",
+    "too_deep",
+    "validator_class",
+    "validator_for",
+]
 
 #: Lists and objects nested deeper than this are refused in a schema (jsonschema recurses per level).
 MAX_SCHEMA_DEPTH = 64
@@ -61,33 +79,6 @@ class SchemaProblem(NamedTuple):
     path: str
     message: str
     hint: str
-
-
-def child_path(parent: str, key: object) -> str:
-    """``$.a`` + ``b`` → ``$.a.b``; ``$.a`` + 3 → ``$.a[3]``; odd keys are quoted (as toolcat.parse spells them)."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    text = str(key)
-    if text.replace("_", "a").replace("-", "a").isalnum():
-        return f"{parent}.{text}"
-    return f"{parent}[{json.dumps(text, ensure_ascii=False)}]"
-
-
-def too_deep(value: Any, limit: int, root: str = "$") -> str | None:
-    """The path of the first list or object nested deeper than ``limit`` (cycles count as deep), or None."""
-    stack: list[tuple[Any, str, int]] = [(value, root, 1)]
-    while stack:
-        item, path, depth = stack.pop()
-        if isinstance(item, dict):
-            children: list[tuple[object, Any]] = list(item.items())
-        elif isinstance(item, list):
-            children = list(enumerate(item))
-        else:
-            continue
-        if depth > limit:
-            return path
-        stack.extend((child, child_path(path, key), depth + 1) for key, child in reversed(children))
-    return None
 
 
 def _pointer(parent: str, key: object) -> str:

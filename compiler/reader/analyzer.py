@@ -1,0 +1,163 @@
+"""The search analyzer: how text becomes word terms and character n-grams, shared by the build and the reader.
+
+The build (:mod:`toolcat.index`) fits scikit-learn's ``TfidfVectorizer`` with the analyzers defined here
+and the reader (:mod:`toolcat.reader.search`) tokenises queries with them, so a query is tokenised exactly
+as the documents were. :func:`analyzer_settings` describes them for a reader in another language, and
+:data:`ANALYZER_VERSION` changes whenever their output does. The format is documented in docs/search.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+#: Runs of letters and digits; everything else separates tokens (so ``s3.file_read`` → s3 file read).
+WORD_PATTERN = re.compile(r"[^\W_]+")
+#: Splits identifiers: ``getHTTPResponse2`` → get HTTP Response 2.
+CAMEL_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+#: Only 4-grams: as good as 3- to 5-grams on MetaTool and BFCL (docs/search.md) with a third of the terms.
+CHAR_NGRAMS = (4, 4)
+#: ``s3``, ``ec2``, ``v2``, ``mp3``: kept whole as well as split.
+SHORT_ALNUM = re.compile(r"(?=[^\W_]*[^\W\d_])(?=[^\W_]*\d)[^\W_]+")
+SHORT_TOKEN_CHARS = 4
+ANALYZER_VERSION = "toolcat-analyzer-2"
+
+
+def stem(word: str) -> str:
+    """A small deterministic suffix stemmer: plurals, -ing, -ed and a final -e (``changes`` → ``chang``)."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    base = word
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        base = word[:-1]
+    for suffix in ("ing", "ed"):
+        if base.endswith(suffix) and len(base) - len(suffix) >= 3:
+            root = base[: -len(suffix)]
+            if root[-1] == root[-2] and root[-1] not in "lsz":
+                root = root[:-1]
+            return root
+    if base.endswith("e") and len(base) > 4:
+        base = base[:-1]
+    return base
+
+
+def analyze_words(text: str) -> list[str]:
+    """Word terms: split on non-alphanumerics and identifier case, lowercase, drop stop words, stem.
+
+    A short token mixing letters and digits (``s3``, ``ec2``, ``v2``) is kept whole, followed by its parts.
+    """
+    out: list[str] = []
+    for token in WORD_PATTERN.findall(text):
+        parts = CAMEL_PATTERN.findall(token)
+        if len(parts) > 1 and len(token) <= SHORT_TOKEN_CHARS and SHORT_ALNUM.fullmatch(token):
+            out.append(token.lower())
+        for part in parts:
+            lowered = part.lower()
+            if lowered not in STOP_WORDS:
+                out.append(stem(lowered))
+    return out
+
+
+def word_ngrams(word: str) -> list[str]:
+    """Character n-grams (:data:`CHAR_NGRAMS`) of one word term padded with spaces, as ``char_wb`` does."""
+    low, high = CHAR_NGRAMS
+    padded = f" {word} "
+    out: list[str] = []
+    for size in range(low, high + 1):
+        if len(padded) < size:
+            break
+        out.extend(padded[i : i + size] for i in range(len(padded) - size + 1))
+    return out
+
+
+def analyze_chars(text: str) -> list[str]:
+    """The character n-grams of each word term of ``text`` (:func:`word_ngrams`)."""
+    out: list[str] = []
+    for word in analyze_words(text):
+        out.extend(word_ngrams(word))
+    return out
+
+
+ANALYZERS: dict[str, Callable[[str], list[str]]] = {"words": analyze_words, "chars": analyze_chars}
+
+
+def analyzer_settings() -> dict[str, Any]:
+    """What a reader in another language needs to reproduce the analyzers (stored in the index meta)."""
+    return {
+        "version": ANALYZER_VERSION,
+        "token_pattern": WORD_PATTERN.pattern,
+        "identifier_split_pattern": CAMEL_PATTERN.pattern,
+        "lowercase": True,
+        "stop_words": sorted(STOP_WORDS),
+        "stemmer": "toolcat suffix stemmer (compiler/reader/search.py::stem)",
+        "char_ngrams": {"range": list(CHAR_NGRAMS), "of": "each stemmed word term, padded with one space each side"},
+        "short_alnum": {
+            "pattern": SHORT_ALNUM.pattern,
+            "max_chars": SHORT_TOKEN_CHARS,
+            "rule": "a token of letters and digits this short is also kept whole, before its parts",
+        },
+        "vectorizer": {"sublinear_tf": True, "norm": "l2", "smooth_idf": True, "use_idf": True},
+    }
