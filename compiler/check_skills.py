@@ -18,9 +18,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from .errors import Diagnostic, Severity
 from .parse import (
-    MAX_SKILL_BYTES,
     MAX_SKILL_MD_BYTES,
-    MAX_SKILL_RESOURCE_BYTES,
     MAX_SOURCE_BYTES,
     DuplicateKeyError,
     Parsed,
@@ -28,9 +26,22 @@ from .parse import (
     SourceParseError,
     parse_text,
     read_source,
-    symlink_error,
 )
 from .reader.schemaguard import child_path
+from .skill_resources import SKILL_FILES, media_type, resources_of
+
+__all__ = [
+    "MAX_COMPATIBILITY",
+    "MAX_DESCRIPTION",
+    "MAX_NAME",
+    "SKILL_FILES",
+    "SKILL_NAME",
+    "SPEC_FIELDS",
+    "SkillResult",
+    "check_skill",
+    "media_type",
+    "skill_tool_id",
+]
 
 log = logging.getLogger(__name__)
 
@@ -39,30 +50,6 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-SKILL_FILES = {"SKILL.md", "metadata.yaml"}
-MEDIA_TYPES = {
-    ".md": "text/markdown",
-    ".txt": "text/plain",
-    ".py": "text/x-python",
-    ".sh": "text/x-shellscript",
-    ".json": "application/json",
-    ".yaml": "application/yaml",
-    ".yml": "application/yaml",
-    ".js": "text/javascript",
-    ".ts": "text/plain",
-    ".html": "text/html",
-    ".css": "text/css",
-    ".csv": "text/csv",
-    ".xml": "application/xml",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".pdf": "application/pdf",
-    ".sql": "application/sql",
-    ".toml": "application/toml",
-}
 
 
 @dataclass(slots=True)
@@ -76,11 +63,6 @@ class SkillResult:
 def skill_tool_id(name: str) -> str:
     """``code-reviewer`` → ``task.code_reviewer``."""
     return "task." + name.replace("-", "_")
-
-
-def media_type(path: str) -> str:
-    """A fixed extension table, so builds do not depend on the machine's mime database."""
-    return MEDIA_TYPES.get(Path(path).suffix.lower(), "application/octet-stream")
 
 
 def _first_sentence(text: str, limit: int = 160) -> str:
@@ -121,68 +103,6 @@ class _SkillChecker:
         self.result.diagnostics.append(
             Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw)
         )
-
-
-def _resource_paths(skill_dir: Path) -> list[Path]:
-    """Every entry of the skill folder below its top level files, links included but never followed."""
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(skill_dir):
-        base = Path(folder)
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
-        found.extend(base / d for d in dirs if (base / d).is_symlink())  # os.walk lists them, never enters them
-        found.extend(base / f for f in files if not f.startswith("."))
-    return sorted(found)
-
-
-def _over_total(file: Path, root: Path, total: int) -> SourceFileError | None:
-    """A link, or a file that would take the skill's bundled files over their total cap (checked before reading)."""
-    if file.is_symlink():
-        return symlink_error(file, root)
-    size = file.stat().st_size
-    if total + size <= MAX_SKILL_BYTES:
-        return None
-    limit = f"{MAX_SKILL_BYTES // (1024 * 1024)} MiB"
-    return SourceFileError(
-        f"the skill's bundled files come to more than the limit of {limit} with this one",
-        f"at most {limit} in all",
-        f"{total + size:,} bytes",
-        "Keep large data out of skills, or split the skill into several.",
-        "too_large",
-    )
-
-
-def _resources(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult) -> list[dict[str, Any]] | None:
-    """The bundled files (level 3), each and all together within their caps; None when one is refused."""
-    resources: list[dict[str, Any]] = []
-    total = 0
-    refused = False
-    for file in _resource_paths(skill_dir):
-        rel = file.relative_to(skill_dir).as_posix()
-        if rel in SKILL_FILES:
-            continue
-        problem = _over_total(file, root, total)
-        if problem is None:
-            try:
-                data = read_source(file, MAX_SKILL_RESOURCE_BYTES, root)
-            except SourceFileError as exc:
-                problem = exc
-        if problem is not None:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR,
-                    f"{rel_dir}/{rel}",
-                    problem.message,
-                    expected=problem.expected,
-                    got=problem.got,
-                    hint=problem.hint,
-                    code=problem.code,
-                )
-            )
-            refused = True
-            continue
-        total += len(data)
-        resources.append({"rel_path": rel, "data": data, "media_type": media_type(rel)})
-    return None if refused else resources
 
 
 def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:
@@ -477,7 +397,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
         return result
 
-    resources = _resources(root, skill_dir, rel_dir, result)
+    resources = resources_of(root, skill_dir, rel_dir, result)
     if resources is None:
         return result
 

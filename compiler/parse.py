@@ -5,8 +5,9 @@ diagnostic can name the line of the field it is about. YAML surprises are
 normalised here: dates become ISO strings, CRLF is accepted, a BOM is dropped.
 
 Sources are untrusted input (a contributor's pull request), so every file is held to
-the limits below before and while it is parsed, whatever it says about itself: its
-size, its nesting, what its YAML aliases expand to, and numbers JSON cannot carry.
+limits before and while it is parsed, whatever it says about itself: its size (below),
+and its nesting, what its YAML aliases expand to, and numbers JSON cannot carry
+(:mod:`toolcat.source_limits`).
 Each limit is a located :class:`SourceParseError`, never a hang or a traceback.
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import math
 import os
 import stat
 from dataclasses import dataclass, field
@@ -25,10 +25,45 @@ from typing import Any
 import yaml
 
 from .reader.schemaguard import child_path  # one spelling of JSON paths, shared with the reader
+from .source_limits import (
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    MAX_INT,
+    MAX_INT_LITERAL,
+    MIN_INT,
+    Loader,
+    SourceParseError,
+    error_at,
+    guard_yaml,
+    json_int,
+    json_too_deep,
+    nesting,
+    value_problems,
+)
+
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_INT",
+    "MAX_INT_LITERAL",
+    "MAX_SKILL_BYTES",
+    "MAX_SKILL_MD_BYTES",
+    "MAX_SKILL_RESOURCE_BYTES",
+    "MAX_SOURCE_BYTES",
+    "MIN_INT",
+    "DuplicateKeyError",
+    "Parsed",
+    "SourceFileError",
+    "SourceParseError",
+    "normalise",
+    "parse_text",
+    "read_source",
+    "symlink_error",
+]
 
 log = logging.getLogger(__name__)
 
-# -- limits (documented in docs/sources.md, "Limits") ------------------------------------------
+# -- file size limits (documented in docs/sources.md, "Limits"); the structural ones are in source_limits.py --
 #: Bytes of one tools file (YAML or JSON), ``_node.yaml`` or skill ``metadata.yaml``.
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 #: Bytes of one ``SKILL.md``.
@@ -37,19 +72,6 @@ MAX_SKILL_MD_BYTES = 1024 * 1024
 MAX_SKILL_RESOURCE_BYTES = 8 * 1024 * 1024
 #: Bytes of all the files bundled with one skill together.
 MAX_SKILL_BYTES = 32 * 1024 * 1024
-#: Nesting of mappings and lists in one file (the root mapping is level 1), aliases expanded.
-MAX_DEPTH = 64
-#: Nodes that YAML aliases may add to one document ("billion laughs" documents add billions).
-MAX_ALIAS_NODES = 100_000
-#: Integers must fit in 64 bits (signed or unsigned): what JSON readers in other languages hold.
-MIN_INT, MAX_INT = -(2**63), 2**64 - 1
-#: Integer literals longer than this are refused before Python converts them (it refuses 4,300 digits).
-MAX_INT_LITERAL = 100
-
-try:  # the C loader is much faster; the pure-Python one behaves the same
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +102,6 @@ class Parsed:
                 break
             path = path[:cut]
         return self.lines.get("$", (None, None))
-
-
-@dataclass(frozen=True, slots=True)
-class SourceParseError(Exception):
-    """The text is not valid YAML/JSON; line and column are 1-based when known."""
-
-    message: str
-    line: int | None
-    column: int | None
-    hint: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,190 +278,6 @@ class DuplicateKeyError(Exception):
     places: list[tuple[str, int, int]]
 
 
-class _LongInteger(str):
-    """A JSON integer literal too long to convert (Python refuses 4,300 digits); refused with its path."""
-
-    __slots__ = ()
-
-
-def _json_int(text: str) -> int | _LongInteger:
-    return _LongInteger(text) if len(text) > MAX_INT_LITERAL else int(text)
-
-
-def _error_at(mark: Any, message: str, hint: str) -> SourceParseError:
-    return SourceParseError(message, mark.line + 1, mark.column + 1, hint)
-
-
-def _too_deep(mark: Any, via_alias: bool = False) -> SourceParseError:
-    what = "an alias here expands to mappings and lists" if via_alias else "mappings and lists are"
-    return _error_at(
-        mark,
-        f"{what} nested deeper than {MAX_DEPTH} levels",
-        "Flatten the structure: move nested parts into $defs and point to them with $ref.",
-    )
-
-
-_INT_TAG = "tag:yaml.org,2002:int"
-_COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-_COLLECTION_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-
-
-def _guard_yaml(text: str) -> None:
-    """Walk the YAML event stream once, before anything is composed, enforcing the structural limits.
-
-    libyaml's composer recurses per level (100,000 nested '[' crash the process) and PyYAML expands
-    every alias (a 451-byte document can stand for billions of nodes), so nesting and alias expansion
-    are measured on the flat event stream: each anchor's size and depth is known when it closes,
-    and an alias adds them.
-    """
-    loader = _Loader(text)
-    try:
-        stack: list[list[Any]] = []  # open collections: [anchor, nodes, deepest child]
-        anchors: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, depth) of what it names
-        added = 0
-
-        def close(anchor: str | None, nodes: int, depth: int) -> None:
-            if anchor is not None:
-                anchors[anchor] = (nodes, depth)
-            if stack:
-                stack[-1][1] += nodes
-                stack[-1][2] = max(stack[-1][2], depth)
-
-        while loader.check_event():
-            event = loader.get_event()
-            if isinstance(event, _COLLECTION_START):
-                if len(stack) >= MAX_DEPTH:
-                    raise _too_deep(event.start_mark)
-                stack.append([event.anchor, 1, 0])
-            elif isinstance(event, _COLLECTION_END):
-                anchor, nodes, depth = stack.pop()
-                close(anchor, nodes, depth + 1)
-            elif isinstance(event, yaml.ScalarEvent):
-                value = event.value
-                if len(value) > MAX_INT_LITERAL and value[:1] in "+-0123456789":
-                    tag = event.tag
-                    if tag is None or tag == "!":
-                        tag = loader.resolve(yaml.ScalarNode, value, event.implicit)
-                    if tag == _INT_TAG:
-                        raise _error_at(
-                            event.start_mark,
-                            f"integer of {len(value):,} characters is outside the 64-bit integer range",
-                            _INTEGER_HINT,
-                        )
-                close(event.anchor, 1, 0)
-            elif isinstance(event, yaml.AliasEvent):
-                if any(frame[0] == event.anchor for frame in stack):
-                    raise _error_at(
-                        event.start_mark,
-                        f"recursive alias: *{event.anchor} is used inside its own anchor &{event.anchor}",
-                        "A value cannot contain itself: write the inner part out, or refer to a separate anchor.",
-                    )
-                nodes, depth = anchors.get(event.anchor or "", (1, 0))  # undefined: the composer names it
-                added += nodes
-                if added > MAX_ALIAS_NODES:
-                    raise _error_at(
-                        event.start_mark,
-                        f"YAML aliases expand this document by more than "
-                        f"{MAX_ALIAS_NODES:,} nodes (*{event.anchor} alone stands for {nodes:,})",
-                        "Aliases that nest aliases grow exponentially ('billion laughs'): write the "
-                        "shared part once, or use fewer '*alias' references.",
-                    )
-                if len(stack) + depth > MAX_DEPTH:
-                    raise _too_deep(event.start_mark, via_alias=True)
-                close(None, nodes, depth)
-    finally:
-        loader.dispose()
-
-
-_INTEGER_HINT = (
-    "JSON readers in most languages hold integers in 64 bits (JavaScript exactly only up to 2**53): "
-    "use a smaller bound, or write the value as a quoted string."
-)
-_FINITE_HINT = (
-    "JSON has no NaN or Infinity (JavaScript's JSON.parse rejects them, and YAML's .nan and .inf "
-    "have no JSON form): leave the bound out, or write a finite number."
-)
-
-
-def _depth(data: Any) -> int:
-    """Nesting of dicts and lists, without recursion (json.loads accepts about 1,000 levels)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, level = stack.pop()
-        if isinstance(value, dict):
-            deepest = max(deepest, level)
-            stack.extend((v, level + 1) for v in value.values())
-        elif isinstance(value, list):
-            deepest = max(deepest, level)
-            stack.extend((v, level + 1) for v in value)
-    return deepest
-
-
-def _json_too_deep(text: str) -> SourceParseError:
-    """The place where JSON text first nests deeper than :data:`MAX_DEPTH` (only called when it does)."""
-    depth = line = 1
-    line_start = 0
-    in_string = escaped = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            if depth > MAX_DEPTH:
-                break
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        elif char == "\n":
-            line += 1
-            line_start = index + 1
-    else:
-        return SourceParseError(
-            f"mappings and lists are nested deeper than {MAX_DEPTH} levels",
-            None,
-            None,
-            "Flatten the structure: move nested parts into $defs and point to them with $ref.",
-        )
-    return SourceParseError(
-        f"mappings and lists are nested deeper than {MAX_DEPTH} levels",
-        line,
-        index - line_start + 1,
-        "Flatten the structure: move nested parts into $defs and point to them with $ref.",
-    )
-
-
-def _value_problems(value: Any, path: str, found: list[tuple[str, str, str, Any]]) -> None:
-    """Values JSON cannot carry faithfully; the depth is already known to be at most :data:`MAX_DEPTH`."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _value_problems(item, child_path(path, key), found)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _value_problems(item, child_path(path, index), found)
-    elif isinstance(value, _LongInteger):
-        found.append(
-            (path, f"integer of {len(value):,} characters is outside the 64-bit integer range", _INTEGER_HINT, None)
-        )
-    elif isinstance(value, bool) or value is None or isinstance(value, str):
-        return
-    elif isinstance(value, int):
-        if not MIN_INT <= value <= MAX_INT:
-            found.append((path, "integer {text} is outside the 64-bit integer range", _INTEGER_HINT, value))
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            found.append((path, "{text} is not a finite number", _FINITE_HINT, value))
-    else:
-        kind = "a YAML !!set" if isinstance(value, (set, frozenset)) else type(value).__name__
-        found.append((path, f"{kind} has no JSON equivalent", "Write a list (or a mapping) instead.", None))
-
-
 def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourceParseError:
     """The scalar whose conversion failed (an impossible date such as 2026-13-45), located by its mark."""
     seen: set[int] = set()
@@ -465,7 +293,7 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
                 if construct is not None:
                     construct(loader, node)
             except (ValueError, OverflowError) as bad:
-                return _error_at(
+                return error_at(
                     node.start_mark,
                     f"invalid value {node.value[:60]!r}: {bad}",
                     "Fix the value, or quote it to keep it as text.",
@@ -482,7 +310,7 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
     text = text.removeprefix("\ufeff")
     if is_json:
         try:
-            data = json.loads(text, parse_int=_json_int)
+            data = json.loads(text, parse_int=json_int)
         except json.JSONDecodeError as exc:
             raise SourceParseError(
                 f"invalid JSON: {exc.msg}",
@@ -491,18 +319,18 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
                 "Check for a trailing comma, a missing quote or an unclosed bracket.",
             ) from None
         except RecursionError:
-            raise _json_too_deep(text) from None
-        if _depth(data) > MAX_DEPTH:
-            raise _json_too_deep(text)
+            raise json_too_deep(text) from None
+        if nesting(data) > MAX_DEPTH:
+            raise json_too_deep(text)
         # JSON is YAML 1.2; composing it gives line numbers for diagnostics
         try:
-            root = yaml.compose(text, Loader=_Loader)
+            root = yaml.compose(text, Loader=Loader)
         except yaml.YAMLError:
             root = None
     else:
         try:
-            _guard_yaml(text)
-            loader = _Loader(text)
+            guard_yaml(text)
+            loader = Loader(text)
             try:
                 root = loader.get_single_node()
                 try:
@@ -534,7 +362,7 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
         _mark_lines(root, "$", lines, numbers)
     parsed = Parsed(normalise(data), lines, numbers)
     problems: list[tuple[str, str, str, Any]] = []
-    _value_problems(parsed.data, "$", problems)
+    value_problems(parsed.data, "$", problems)
     if problems:
         json_path, message, hint, value = problems[0]
         message = message.replace("{text}", parsed.text_of(json_path, value))

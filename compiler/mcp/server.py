@@ -14,14 +14,15 @@ The chosen dialect's system prompt is an MCP prompt; skills are MCP resources
 read only when a client asks. A watcher polls the catalogue (a folder's catalog.json
 mtime, or ``Catalog.refresh()`` for a URL); when a new registry_version is published it
 swaps it in and tells every client that the tool and resource lists changed.
+
+This module holds the server, its change watcher and its transports; the tool call path is in
+:mod:`toolcat.mcp.discovery`, the prompts in :mod:`toolcat.mcp.prompts`, the skill resources in
+:mod:`toolcat.mcp.resources` and the stdio framing in :mod:`toolcat.mcp.stdio`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import functools
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -29,7 +30,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
 
 import anyio
 import anyio.to_thread
@@ -47,26 +47,50 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..reader import Catalog, error_envelope, is_error
+from ..reader import Catalog, is_error
 from ..reader.dialects import DiscoveryTool, dialect_tools
 from ..reader.envelope import ReaderError
-from ..reader.field_errors import field_errors
-from ..reader.schemaguard import MAX_ARGS_DEPTH, too_deep
+from . import prompts, resources
+from .discovery import call_tool, input_error_envelope, json_text, mcp_tool, output_schema
+from .prompts import SYSTEM_PROMPT, TOOLS_PROMPT, fallback_system_prompt, get_prompt, list_prompts
+from .resources import (
+    MAX_LISTED_SKILLS,
+    SKILL_SCHEME,
+    parse_skill_uri,
+    resource_templates,
+    skill_uri,
+)
+
+__all__ = [
+    "FOLDER_POLL_SECONDS",
+    "MAX_LISTED_SKILLS",
+    "MAX_TRACKED_SESSIONS",
+    "SKILL_SCHEME",
+    "SYSTEM_PROMPT",
+    "TOOLS_PROMPT",
+    "URL_POLL_SECONDS",
+    "CatalogServer",
+    "ServeOptions",
+    "fallback_system_prompt",
+    "input_error_envelope",
+    "make_server",
+    "mcp_tool",
+    "open_catalog",
+    "output_schema",
+    "parse_skill_uri",
+    "serve",
+    "skill_uri",
+]
 
 log = logging.getLogger(__name__)
 
 Json = dict[str, Any]
 
-SKILL_SCHEME = "toolcat://skills/"
-SYSTEM_PROMPT = "system_prompt"
-TOOLS_PROMPT = "tools_prompt"
 #: Folders are polled often (a stat is cheap); URLs less often (each poll is a conditional GET).
 FOLDER_POLL_SECONDS = 1.0
 URL_POLL_SECONDS = 30.0
 #: Legacy (handshake) sessions kept for change notifications; the oldest are forgotten beyond this.
 MAX_TRACKED_SESSIONS = 10_000
-#: More skills than this are not walked for resources/list (each needs its spec).
-MAX_LISTED_SKILLS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,87 +112,6 @@ class ServeOptions:
     pin: str | None = None
     #: Folder the file.* tools work in (else $TOOLCAT_SANDBOX).
     sandbox: str | None = None
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _input_errors(tool: DiscoveryTool, arguments: Json) -> list[Json]:
-    """Field errors of ``arguments`` against the tool's input schema (empty when valid)."""
-    deep = too_deep(arguments, MAX_ARGS_DEPTH)
-    if deep is not None:  # jsonschema recurses (and its messages repr the value): refuse before validating
-        return [
-            {
-                "field": deep.removeprefix("$.") or "$",
-                "message": f"nested deeper than {MAX_ARGS_DEPTH} lists/objects (or contains itself)",
-                "expected": f"at most {MAX_ARGS_DEPTH} levels",
-            }
-        ]
-    return field_errors(_validator(tool.name, tool.dialect).iter_errors(arguments), unexpected="argument")
-
-
-@functools.cache
-def _validator(name: str, dialect: str) -> Any:
-    """The compiled input-schema validator of one discovery tool (jsonschema is a build-side dependency)."""
-    from jsonschema import Draft202012Validator  # noqa: PLC0415 - loaded on the first call only
-
-    tool = next(t for t in dialect_tools(dialect) if t.name == name)
-    return Draft202012Validator(tool.input_schema)
-
-
-def input_error_envelope(tool: DiscoveryTool, errors: list[Json]) -> Json:
-    """The envelope answering arguments that break a discovery tool's input schema."""
-    names = ", ".join(e["field"] for e in errors)
-    return error_envelope(
-        "VALIDATION_ERROR",
-        f"{len(errors)} invalid argument(s) for {tool.name}: {names}",
-        details={"field_errors": errors, "input_schema": tool.input_schema},
-        hints=[f"Call {tool.name} again with arguments that match its input schema (details.input_schema)."],
-        help_path="root",
-    )
-
-
-def output_schema(tool: DiscoveryTool) -> dict[str, Any]:
-    """The outputSchema the server declares: dialects.py's, the single source for every export."""
-    return tool.output_schema
-
-
-def mcp_tool(tool: DiscoveryTool) -> dict[str, Any]:
-    """The ``tools/list`` entry of a discovery tool."""
-    return {**tool.as_mcp(), "outputSchema": output_schema(tool)}
-
-
-def fallback_system_prompt(dialect: str, manifest: Json) -> str:
-    """A system prompt written from the dialect's tool definitions, for builds without prompt sections."""
-    counts = manifest.get("counts") or {}
-    lines = [
-        (
-            f'You can use the tool catalogue "{manifest.get("title") or "catalogue"}" '
-            f"({counts.get('tools', 0)} tools, {counts.get('skills', 0)} skills) through {len(dialect_tools(dialect))} "
-            "discovery tools. Do not guess tool ids or argument names: browse or search, read a tool's "
-            "definition, then run it. Every error carries help_path and next_action: follow them and retry."
-        ),
-        "",
-    ]
-    lines.extend(f"- {tool.name}: {tool.description}" for tool in dialect_tools(dialect))
-    return "\n".join(lines)
-
-
-def skill_uri(name: str, resource: str | None = None) -> str:
-    """``toolcat://skills/<name>`` (level 2) or ``toolcat://skills/<name>/<resource>`` (level 3)."""
-    base = SKILL_SCHEME + quote(name, safe="")
-    return base if resource is None else f"{base}/{quote(resource, safe='/')}"
-
-
-def parse_skill_uri(uri: str) -> tuple[str, str | None] | None:
-    """(skill name, resource path or None) for a skill URI; None for any other URI."""
-    if not uri.startswith(SKILL_SCHEME):
-        return None
-    name, _, resource = uri[len(SKILL_SCHEME) :].partition("/")
-    if not name:
-        return None
-    return unquote(name), (unquote(resource) if resource else None)
 
 
 class CatalogServer:
@@ -251,19 +194,12 @@ class CatalogServer:
         result = await self.call(tool, arguments)
         failed = is_error(result) or result.get("ok") is False
         return types.CallToolResult(
-            content=[types.TextContent(text=_json_text(result))], structured_content=result, is_error=failed
+            content=[types.TextContent(text=json_text(result))], structured_content=result, is_error=failed
         )
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""
-        errors = _input_errors(tool, arguments)
-        if errors:
-            return input_error_envelope(tool, errors)
-        method: Callable[..., Json] = getattr(self.catalog, tool.method)
-        result = await anyio.to_thread.run_sync(functools.partial(method, **arguments))
-        if not isinstance(result, dict):
-            return error_envelope("INTERNAL", f"{tool.method} returned {type(result).__name__}, not an object")
-        return result
+        return await call_tool(self.catalog, tool, arguments)
 
     # -- prompts ------------------------------------------------------------------------------
     async def _list_prompts(
@@ -271,118 +207,23 @@ class CatalogServer:
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(
-            prompts=[
-                types.Prompt(
-                    name=SYSTEM_PROMPT,
-                    title="toolcat system prompt",
-                    description=f"How to discover and run this catalogue's tools with the {self.dialect} "
-                    "dialect: paste it into the system prompt.",
-                ),
-                types.Prompt(
-                    name=TOOLS_PROMPT,
-                    title="Tools for a task",
-                    description="The catalogue's tools that matter for a task, within a token budget.",
-                    arguments=[
-                        types.PromptArgument(name="task", description="What the agent has to do.", required=True),
-                        types.PromptArgument(
-                            name="budget_tokens", description="Token budget (default 1500).", required=False
-                        ),
-                    ],
-                ),
-            ]
-        )
+        return list_prompts(self.dialect)
 
     async def _get_prompt(
         self,
         _ctx: ServerRequestContext[Any],
         params: types.GetPromptRequestParams,
     ) -> types.GetPromptResult:
-        if params.name == SYSTEM_PROMPT:
-            text = await anyio.to_thread.run_sync(self.system_prompt)
-            return types.GetPromptResult(
-                description=f"System prompt for the {self.dialect} dialect",
-                messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
-            )
-        if params.name == TOOLS_PROMPT:
-            args = params.arguments or {}
-            task = args.get("task", "")
-            budget_text = args.get("budget_tokens") or "1500"
-            if not task.strip() or not budget_text.isdigit():
-                raise MCPError(
-                    types.INVALID_PARAMS,
-                    "tools_prompt needs a non-empty 'task' and an integer 'budget_tokens' (for example \"1500\")",
-                )
-            section = await anyio.to_thread.run_sync(
-                functools.partial(self.catalog.prompt_section, task, int(budget_text))
-            )
-            if is_error(section):
-                raise MCPError(types.INTERNAL_ERROR, section["error"]["message"], data=section["error"])
-            return types.GetPromptResult(
-                description=f"Tools for: {task[:80]}",
-                messages=[
-                    types.PromptMessage(role="user", content=types.TextContent(text=str(section.get("text", ""))))
-                ],
-            )
-        raise MCPError(
-            types.INVALID_PARAMS,
-            f"Unknown prompt: {params.name!r:.120}",
-            data={"prompts": [SYSTEM_PROMPT, TOOLS_PROMPT]},
-        )
+        return await get_prompt(self.catalog, self.dialect, params)
 
     def system_prompt(self) -> str:
         """The dialect's system prompt from the build's prompt sections, else one written from the dialect."""
-        prompts = self.catalog.manifest.get("prompts")
-        if isinstance(prompts, dict) and isinstance(prompts.get("index"), dict):
-            try:
-                index = self.catalog.fetch_json(prompts["index"])
-                sections = index.get("sections") if isinstance(index, dict) else None
-                section = sections.get(f"system.{self.dialect}") if isinstance(sections, dict) else None
-                if isinstance(section, dict) and isinstance(section.get("ref"), dict):
-                    return self.catalog.fetch_bytes(section["ref"]).decode("utf-8")
-            except ReaderError as exc:
-                log.warning("cannot read the build's system prompt (%s); using the built-in one", exc.message)
-        return fallback_system_prompt(self.dialect, self.catalog.manifest)
+        return prompts.system_prompt(self.catalog, self.dialect)
 
     # -- resources (skills) -------------------------------------------------------------------
-    def _skills(self) -> list[Json]:
-        listing = self.catalog.tool_list()
-        if is_error(listing):
-            return []
-        return [row for row in listing.get("tools", []) if row.get("type") == "skill"][:MAX_LISTED_SKILLS]
-
     def skill_resources(self) -> list[types.Resource]:
         """Level 2 and level 3 of every skill, as resources (their contents are read on demand)."""
-        out: list[types.Resource] = []
-        for row in self._skills():
-            described = self.catalog.tool_describe(row["name"])
-            skill = described.get("skill") if not is_error(described) else None
-            if not isinstance(skill, dict):
-                continue
-            name = str(skill.get("name") or row["name"])
-            out.append(
-                types.Resource(
-                    uri=skill_uri(name),
-                    name=name,
-                    title=f"Skill {name} (SKILL.md)",
-                    mime_type="text/markdown",
-                    description=str(row.get("summary") or ""),
-                    size=len(str(skill.get("body", "")).encode("utf-8")),
-                )
-            )
-            resources = skill.get("resources")
-            out.extend(
-                types.Resource(
-                    uri=skill_uri(name, str(res.get("path"))),
-                    name=f"{name}/{res.get('path')}",
-                    mime_type=res["media_type"] if isinstance(res.get("media_type"), str) else None,
-                    size=res["bytes"] if type(res.get("bytes")) is int and res["bytes"] >= 0 else None,
-                    description=f"A file bundled with skill {name}; read it only when SKILL.md calls for it.",
-                )
-                for res in (resources if isinstance(resources, list) else [])
-                if isinstance(res, dict) and isinstance(res.get("path"), str)
-            )
-        return out
+        return resources.skill_resources(self.catalog)
 
     async def _list_resources(
         self,
@@ -396,21 +237,7 @@ class CatalogServer:
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=SKILL_SCHEME + "{name}",
-                    name="skill",
-                    description="A skill's instructions (SKILL.md body, level 2).",
-                    mime_type="text/markdown",
-                ),
-                types.ResourceTemplate(
-                    uri_template=SKILL_SCHEME + "{name}/{+path}",
-                    name="skill-resource",
-                    description="One file bundled with a skill (level 3).",
-                ),
-            ]
-        )
+        return resource_templates()
 
     async def _read_resource(
         self,
@@ -421,35 +248,7 @@ class CatalogServer:
 
     def read_resource(self, uri: str) -> types.ReadResourceResult:
         """The contents of a skill URI; an unknown URI or skill is a protocol error naming what exists."""
-        parsed = parse_skill_uri(uri)
-        if parsed is None:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"Unknown resource {uri!r:.200}: toolcat serves {SKILL_SCHEME}<name> and {SKILL_SCHEME}<name>/<path>",
-            )
-        name, resource = parsed
-        if resource is None:
-            described = self.catalog.tool_describe(name)
-            if is_error(described) or not isinstance(described.get("skill"), dict):
-                raise MCPError(
-                    types.INVALID_PARAMS,
-                    f"No skill named {name!r:.120}",
-                    data=described.get("error") if is_error(described) else None,
-                )
-            body = str(described["skill"].get("body", ""))
-            return types.ReadResourceResult(
-                contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=body)]
-            )
-        found = self.catalog.read_skill_resource(name, resource)
-        if is_error(found):
-            raise MCPError(types.INVALID_PARAMS, found["error"]["message"], data=found["error"])
-        media = found.get("media_type")
-        if "content" in found:
-            return types.ReadResourceResult(
-                contents=[types.TextResourceContents(uri=uri, mime_type=media, text=str(found["content"]))]
-            )
-        blob = str(found.get("content_base64") or base64.b64encode(b"").decode("ascii"))
-        return types.ReadResourceResult(contents=[types.BlobResourceContents(uri=uri, mime_type=media, blob=blob)])
+        return resources.read_resource(self.catalog, uri)
 
     # -- change notifications -----------------------------------------------------------------
     async def _track_sessions(

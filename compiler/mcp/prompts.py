@@ -1,0 +1,115 @@
+"""The MCP prompts of a served catalogue: the dialect's system prompt and the tools for a task.
+
+``system_prompt`` comes from the build's prompt sections when it has them, else it is written from the
+dialect's tool definitions; ``tools_prompt`` is :meth:`toolcat.reader.Catalog.prompt_section` for a task
+within a token budget. :class:`toolcat.mcp.server.CatalogServer` answers ``prompts/list`` and
+``prompts/get`` with these.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+from ..reader import Catalog, is_error
+from ..reader.dialects import dialect_tools
+from ..reader.envelope import ReaderError
+
+log = logging.getLogger(__name__)
+
+Json = dict[str, Any]
+
+SYSTEM_PROMPT = "system_prompt"
+TOOLS_PROMPT = "tools_prompt"
+
+
+def fallback_system_prompt(dialect: str, manifest: Json) -> str:
+    """A system prompt written from the dialect's tool definitions, for builds without prompt sections."""
+    counts = manifest.get("counts") or {}
+    lines = [
+        (
+            f'You can use the tool catalogue "{manifest.get("title") or "catalogue"}" '
+            f"({counts.get('tools', 0)} tools, {counts.get('skills', 0)} skills) through {len(dialect_tools(dialect))} "
+            "discovery tools. Do not guess tool ids or argument names: browse or search, read a tool's "
+            "definition, then run it. Every error carries help_path and next_action: follow them and retry."
+        ),
+        "",
+    ]
+    lines.extend(f"- {tool.name}: {tool.description}" for tool in dialect_tools(dialect))
+    return "\n".join(lines)
+
+
+def system_prompt(catalog: Catalog, dialect: str) -> str:
+    """The dialect's system prompt from the build's prompt sections, else one written from the dialect."""
+    prompts = catalog.manifest.get("prompts")
+    if isinstance(prompts, dict) and isinstance(prompts.get("index"), dict):
+        try:
+            index = catalog.fetch_json(prompts["index"])
+            sections = index.get("sections") if isinstance(index, dict) else None
+            section = sections.get(f"system.{dialect}") if isinstance(sections, dict) else None
+            if isinstance(section, dict) and isinstance(section.get("ref"), dict):
+                return catalog.fetch_bytes(section["ref"]).decode("utf-8")
+        except ReaderError as exc:
+            log.warning("cannot read the build's system prompt (%s); using the built-in one", exc.message)
+    return fallback_system_prompt(dialect, catalog.manifest)
+
+
+def list_prompts(dialect: str) -> types.ListPromptsResult:
+    """The ``prompts/list`` answer: the system prompt and the tools-for-a-task prompt."""
+    return types.ListPromptsResult(
+        prompts=[
+            types.Prompt(
+                name=SYSTEM_PROMPT,
+                title="toolcat system prompt",
+                description=f"How to discover and run this catalogue's tools with the {dialect} "
+                "dialect: paste it into the system prompt.",
+            ),
+            types.Prompt(
+                name=TOOLS_PROMPT,
+                title="Tools for a task",
+                description="The catalogue's tools that matter for a task, within a token budget.",
+                arguments=[
+                    types.PromptArgument(name="task", description="What the agent has to do.", required=True),
+                    types.PromptArgument(
+                        name="budget_tokens", description="Token budget (default 1500).", required=False
+                    ),
+                ],
+            ),
+        ]
+    )
+
+
+async def get_prompt(catalog: Catalog, dialect: str, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    """The ``prompts/get`` answer; an unknown prompt or bad arguments are a protocol error (``-32602``)."""
+    if params.name == SYSTEM_PROMPT:
+        text = await anyio.to_thread.run_sync(system_prompt, catalog, dialect)
+        return types.GetPromptResult(
+            description=f"System prompt for the {dialect} dialect",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+        )
+    if params.name == TOOLS_PROMPT:
+        args = params.arguments or {}
+        task = args.get("task", "")
+        budget_text = args.get("budget_tokens") or "1500"
+        if not task.strip() or not budget_text.isdigit():
+            raise MCPError(
+                types.INVALID_PARAMS,
+                "tools_prompt needs a non-empty 'task' and an integer 'budget_tokens' (for example \"1500\")",
+            )
+        section = await anyio.to_thread.run_sync(functools.partial(catalog.prompt_section, task, int(budget_text)))
+        if is_error(section):
+            raise MCPError(types.INTERNAL_ERROR, section["error"]["message"], data=section["error"])
+        return types.GetPromptResult(
+            description=f"Tools for: {task[:80]}",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=str(section.get("text", ""))))],
+        )
+    raise MCPError(
+        types.INVALID_PARAMS,
+        f"Unknown prompt: {params.name!r:.120}",
+        data={"prompts": [SYSTEM_PROMPT, TOOLS_PROMPT]},
+    )
