@@ -14,14 +14,6 @@ PACKAGE = "toolcat"
 SOURCE = Path(__file__).resolve().parent.parent / "compiler"
 MAX_LINES = 500
 
-#: Modules over MAX_LINES being split under issue 12; remove each one as its split lands, then the list.
-PENDING_SPLIT: frozenset[str] = frozenset(
-    {
-        # issue 12, still open: site.py does six jobs and is still one module
-        "toolcat.site",
-    }
-)
-
 
 def _module_name(file: Path) -> tuple[str, bool]:
     """``compiler/x/y.py`` → ``("toolcat.x.y", False)``; a package's ``__init__.py`` → its name and True."""
@@ -163,12 +155,12 @@ def test_the_graph_sees_relative_and_absolute_imports():
 
 
 def test_no_module_over_500_lines_without_a_reason():
-    """A module over 500 lines says why at its top (a docstring line starting with "Size:"), or is on PENDING_SPLIT."""
+    """A module over 500 lines says why at its top (a docstring line starting with "Size:")."""
     offenders = []
-    for name, (file, _) in sorted(_modules().items()):
+    for file, _ in sorted(_modules().values()):
         text = file.read_text(encoding="utf-8")
         lines = text.count("\n") + (not text.endswith("\n") and bool(text))
-        if lines <= MAX_LINES or name in PENDING_SPLIT:
+        if lines <= MAX_LINES:
             continue
         if not _size_reason(ast.parse(text, filename=str(file))):
             offenders.append(f"{file.relative_to(SOURCE.parent)}: {lines} lines")
@@ -176,20 +168,6 @@ def test_no_module_over_500_lines_without_a_reason():
         f"modules over {MAX_LINES} lines with no 'Size:' reason in their docstring (split them, or say why not):\n  "
         + "\n  ".join(offenders)
     )
-
-
-def test_pending_split_names_real_modules():
-    """Every PENDING_SPLIT entry is still a module over the limit: a stale entry would hide a regression."""
-    modules = _modules()
-    stale = []
-    for name in sorted(PENDING_SPLIT):
-        if name not in modules:
-            stale.append(f"{name}: no such module")
-            continue
-        text = modules[name][0].read_text(encoding="utf-8")
-        if text.count("\n") <= MAX_LINES:
-            stale.append(f"{name}: now {text.count(chr(10))} lines")
-    assert not stale, "remove from PENDING_SPLIT: " + "; ".join(stale)
 
 
 def _escaping_build(tmp_path: Path, example_build: Path) -> Path:
