@@ -33,6 +33,17 @@ from toolcat.tokens import count_tokens  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "tools" / "mcp"
 TARGET = 0.97
+#: The issue-13 flow: one purpose, the tool it should find, and the ceiling (and goal) for the flow's share of
+#: injecting every GitHub MCP tool.
+FLOW_QUERY = "open an issue in a repository"
+FLOW_TOOL = "github.create_issue"
+FLOW_TARGET, FLOW_GOAL = 0.03, 0.02
+#: Per dialect: the search call and the describe call an agent makes (the dialect's protocol table).
+FLOW_CALLS: dict[str, tuple[str, str]] = {
+    "gateway": ("tool_help(query)", "tool_help(path=id)"),
+    "spec": ('search_tool_by_category(query, "")', "expand_tool(id)"),
+    "namespaced": ("find_tool(purpose)", "tool_describe(name)"),
+}
 
 
 def first_sentence(text: str) -> str:
@@ -123,6 +134,90 @@ def measure(
     }
 
 
+def _answer_tokens(answer: Any) -> int:
+    """Tokens of an answer as the MCP server sends it (``json.dumps``, ``ensure_ascii=False``)."""
+    return count_tokens(json.dumps(answer, ensure_ascii=False, default=str))
+
+
+def _search(catalog: Catalog, dialect: str, query: str) -> tuple[dict[str, Any], list[str]]:
+    """The dialect's search answer and the tool ids it ranks, best first."""
+    if dialect == "gateway":
+        answer = catalog.tool_help(query=query)
+        return answer, [str(o.get("op")) for o in answer.get("operations", []) if isinstance(o, dict)]
+    if dialect == "spec":
+        answer = catalog.search_tool_by_category(query, "")
+        return answer, [str(r.get("tool_id")) for r in answer.get("results", []) if isinstance(r, dict)]
+    answer = catalog.find_tool(query)
+    return answer, [str(m.get("name")) for m in answer.get("matches", []) if isinstance(m, dict)]
+
+
+def _describe(catalog: Catalog, dialect: str, tool_id: str) -> dict[str, Any]:
+    if dialect == "gateway":
+        return catalog.tool_help(path=tool_id)
+    if dialect == "spec":
+        return catalog.expand_tool(tool_id)
+    return catalog.tool_describe(tool_id)
+
+
+def flow(build_dir: Path, base: int) -> list[dict[str, Any]]:
+    """The issue-13 flow per dialect: its tool definitions + one search + one describe of the tool it needs."""
+    folder = BuildFolder(build_dir)
+    catalog = Catalog.open(build_dir)
+    rows = []
+    for dialect in FLOW_CALLS:
+        definitions = folder.fetch_json(folder.manifest["providers"]["openai"]["dialects"][dialect])["tools"]
+        found, ranked = _search(catalog, dialect, FLOW_QUERY)
+        described = _describe(catalog, dialect, FLOW_TOOL)
+        parts = {
+            "defs": count_tokens(json.dumps(definitions, ensure_ascii=False)),
+            "search": _answer_tokens(found),
+            "describe": _answer_tokens(described),
+        }
+        total = sum(parts.values())
+        heavy = sorted(
+            ((key, _answer_tokens({key: value})) for key, value in described.items()), key=lambda kv: -kv[1]
+        )[:4]
+        rows.append(
+            {
+                "dialect": dialect,
+                **parts,
+                "total": total,
+                "share": total / base,
+                "top1": ranked[0] if ranked else "-",
+                "rank": ranked.index(FLOW_TOOL) + 1 if FLOW_TOOL in ranked else None,
+                "heavy_describe": heavy,
+                "defs_each": sorted(
+                    ((str(d.get("function", d).get("name")), _answer_tokens(d)) for d in definitions),
+                    key=lambda kv: -kv[1],
+                ),
+            }
+        )
+    return rows
+
+
+def report_flow(rows: list[dict[str, Any]], base: int) -> None:
+    """Print the issue-13 flow table: tokens per part, share of injecting every tool, the top-1 tool."""
+    print(
+        f"\nFlow '{FLOW_QUERY}' over the GitHub MCP list: the dialect's tool definitions (OpenAI form) + one search "
+        f"+ one describe of {FLOW_TOOL}; share of injecting all {base:,} tokens (target <= {FLOW_TARGET:.0%}, "
+        f"goal {FLOW_GOAL:.0%})\n"
+    )
+    print("| dialect | calls | definitions | search | describe | total | share | top 1 | rank of the tool |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        calls = " + ".join(FLOW_CALLS[r["dialect"]])
+        print(
+            f"| {r['dialect']} | {calls} | {r['defs']} | {r['search']} | {r['describe']} | {r['total']:,} "
+            f"| {r['share']:.2%} | {r['top1']} | {r['rank'] or '-'} |"
+        )
+    for r in rows:
+        verdict = "met" if r["share"] <= FLOW_TARGET else "NOT met"
+        goal = " (goal met)" if r["share"] <= FLOW_GOAL else ""
+        heavy = ", ".join(f"{k} {t}" for k, t in r["heavy_describe"])
+        defs = ", ".join(f"{k} {t}" for k, t in r["defs_each"])
+        print(f"  {r['dialect']}: {verdict}{goal}; describe's heaviest keys: {heavy}; definitions: {defs}")
+
+
 def report(rows: list[dict[str, Any]]) -> None:
     print("\nInjecting every definition vs a progressive flow (o200k_base tokens; means over one query per tool)\n")
     header = [
@@ -204,6 +299,7 @@ def main() -> None:
                 for t in snaps
             ]  # what a host passes to the model; annotations and icons stay out
             rows.append(measure("github-mcp", root / "gh", injected, queries))
+            flow_rows = flow(root / "gh", rows[-1]["raw_all"])
             docker: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
             for path in sorted((CORPUS / "docker-mcp-registry" / "servers").glob("*/tools.json")):
                 docker.extend(
@@ -225,6 +321,8 @@ def main() -> None:
         else:
             print(f"corpus not found at {CORPUS}: only the example catalogue is measured")
         report(rows)
+        if CORPUS.is_dir():
+            report_flow(flow_rows, rows[1]["raw_all"])
         print(f"\n(builds and measurements took {time.perf_counter() - started:.1f}s)")
 
 

@@ -410,7 +410,9 @@ def test_rebuild_sends_list_changed_over_http_and_stdio(tmp_path: Path) -> None:
                         ClientSession(r2, w2, message_handler=on_stdio) as other,
                     ):
                         await other.initialize()
-                        before = _data(await session.call_tool("tool_help", {"path": "root"}))["registry_version"]
+                        before = _data(await session.call_tool("tool_help", {"path": "root", "format": "full"}))[
+                            "registry_version"
+                        ]
                         await anyio.to_thread.run_sync(
                             lambda: build(_write(tmp_path / "src", _mini_tree(extra_tool=True)), out)
                         )
@@ -420,7 +422,9 @@ def test_rebuild_sends_list_changed_over_http_and_stdio(tmp_path: Path) -> None:
                                 or "notifications/tools/list_changed" not in stdio_notes
                             ):
                                 await anyio.sleep(0.1)
-                        after = _data(await session.call_tool("tool_help", {"path": "root"}))["registry_version"]
+                        after = _data(await session.call_tool("tool_help", {"path": "root", "format": "full"}))[
+                            "registry_version"
+                        ]
                         ops = _data(await other.call_tool("tool_help", {"path": "mini.math"}))["operations"]
                         return before, after, [o["op"] for o in ops]
 

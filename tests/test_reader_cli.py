@@ -51,7 +51,7 @@ def test_show_prints_spec(built):
     code, out = run("show", "text_json_dump", "--build", str(built))
     assert code == 0
     assert "Serialise a value as JSON" in out
-    assert "value: string (required)" in out
+    assert "value (required): string" in out
     code, out = run("show", "text.json.dump", "--build", str(built), "--json")
     assert json.loads(out)["tool_id"] == "text.json.dump"
 
@@ -62,7 +62,7 @@ def test_help_levels(built):
     assert "text.json.dump" in run("help", "text.json", "--build", str(built))[1]
     code, out = run("help", "text.json.dump", "--build", str(built))
     assert code == 0
-    assert "indent: integer default=2" in out
+    assert "indent: integer; default: 2" in out
 
 
 def test_exec_runs_and_reports_errors(built):

@@ -335,22 +335,17 @@ def test_unknown_node_path_suggests_the_closest(cat):
 
 
 def test_expand_tool_returns_the_full_spec(cat):
-    """expand_tool gives id, path, summary, both schemas, examples, errors, policy and annotations."""
+    """expand_tool gives id, path, summary, the args schema, examples and policy, lean: no empty fields, no token counts."""
     out = cat.expand_tool("demo.echo")
-    for key in (
-        "tool_id",
-        "path",
-        "summary",
-        "args_schema",
-        "result_schema",
-        "examples",
-        "errors",
-        "policy",
-        "annotations",
-    ):
+    for key in ("tool_id", "path", "summary", "args_schema", "examples", "policy"):
         assert key in out
+    for key in ("result_schema", "errors", "aliases", "tokens", "categories"):  # null, empty or internal
+        assert key not in out
     assert out["args_schema"]["required"] == ["text"]
-    assert out["next_action"]["op"] == "tool_exec"
+    assert out["next_action"] == {
+        "op": "call_tool",
+        "args": {"tool_id": "demo.echo", "args": {"text": "hi", "times": 2}},
+    }
 
 
 def test_expand_by_alias(cat):
@@ -401,7 +396,8 @@ def test_help_operation_detail(cat):
     assert out["level"] == "operation"
     args = {a["name"]: a for a in out["args"]}
     assert args["text"]["required"] is True
-    assert args["times"]["default"] == 1
+    assert args["times"]["type"] == "integer"
+    assert args["times"]["rules"] == "default: 1; 1 ≤ value"
     assert "Empty text is refused." in out["notes"]
     assert out["examples"][0]["args"] == {"text": "hi", "times": 2}
     assert out["policy"]["dont"] == ["Don't echo secrets."]
@@ -556,7 +552,7 @@ def test_require_expand(built):
     catalog = Catalog.open(built, require_expand=True)
     out = catalog.tool_exec("demo.echo", {"text": "a"})
     assert out["error"]["code"] == "NOT_AUTHORIZED"
-    assert out["error"]["next_action"] == {"op": "tool_describe", "args": {"name": "demo.echo"}}
+    assert out["error"]["next_action"] == {"op": "tool_help", "args": {"path": "demo.echo"}}  # the gateway's describe
     catalog.tool_describe("demo_echo")
     assert catalog.tool_exec("demo.echo", {"text": "a"})["ok"]
 
@@ -566,9 +562,13 @@ def test_tool_batch(cat, mode):
     """A batch runs each item and reports per-item envelopes in order."""
     out = cat.tool_batch([{"op": "demo.echo", "args": {"text": "a"}}, {"op": "nope.nope"}, "junk"], mode=mode)
     assert out["count"] == 3
-    assert out["failed"] == 2
-    codes = [r["ok"] or r["error"]["code"] for r in out["results"]]
-    assert codes == [True, "TOOL_NOT_FOUND", "BAD_REQUEST"]
+    codes = [r["error"]["code"] if r["status"] == "failed" else r["status"] for r in out["results"]]
+    if mode == "parallel":
+        assert out["failed"] == 2
+        assert codes == ["ok", "TOOL_NOT_FOUND", "BAD_REQUEST"]
+    else:  # sequential stops at the first failure
+        assert (out["failed"], out["not_run"]) == (1, 1)
+        assert codes == ["ok", "TOOL_NOT_FOUND", "not_run"]
 
 
 # -- namespaced dialect -------------------------------------------------------------------------

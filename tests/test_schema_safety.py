@@ -478,7 +478,8 @@ print(json.dumps(out))
 def test_schema_regexes_run_in_linear_time() -> None:
     """pattern, patternProperties, additionalProperties and unevaluatedProperties check (a+)+ on 5,000 chars at once."""
     out = run_bounded(RUNTIME_REDOS)
-    assert out["pattern"] == ["'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]  # does not match: one error
+    assert len(out["pattern"]) == 1  # does not match: one error
+    assert out["pattern"][0].startswith('got "aaaa')
     assert out["patternProperties"] == []
     assert len(out["additionalProperties"]) == 1
     assert len(out["unevaluatedProperties"]) == 1

@@ -95,8 +95,11 @@ def test_category_search_is_scoped_and_includes_dag_tools(searcher):
     ids = [r["tool_id"] for r in result["results"]]
     assert ids == ["weather.forecast"]
     assert result["category_path"] == ["storage"]
-    assert {"tool_id", "path", "summary", "tags", "spec", "confidence"} <= set(result["results"][0])
-    assert "args_schema" not in result["results"][0]
+    hit = result["results"][0]
+    assert {"tool_id", "path", "summary", "spec", "confidence"} <= set(hit)
+    assert "args_schema" not in hit
+    assert "alias" not in hit  # provider aliases stay out of what the model reads
+    assert all(value not in (None, "", [], {}, False) for value in hit.values())  # lean: no empty fields
 
 
 def test_category_search_pages_with_a_cursor(searcher):
@@ -125,7 +128,7 @@ def test_no_match_in_category_points_to_where_it_matches(searcher):
     result = searcher.search_tool_by_category("severe alerts", "storage")
     assert result["error"]["code"] == "NO_MATCH_IN_CATEGORY"
     assert ["weather"] in result["error"]["details"]["matching_categories"]
-    assert result["error"]["next_action"]["args"]["category_path"] == ["weather"]
+    assert result["error"]["next_action"] == {"op": "search_in", "args": {"query": "severe alerts", "path": "weather"}}
 
 
 def test_blank_query_and_bad_cursor_are_bad_requests(searcher):

@@ -176,7 +176,16 @@ def stats(build_dir: Path, as_json: bool) -> None:
 
 
 @click.command()
-@_BUILD
+@click.option(
+    "--build",
+    "build_dir",
+    default="build",
+    show_default=True,
+    help="A built catalogue folder, or the http(s) base URL of a published one.",
+)
+@click.option(
+    "--cache-dir", default=None, help="Cache folder for a URL build (default $TOOLCAT_CACHE or ~/.cache/toolcat)."
+)
 @click.option(
     "--dialect",
     type=click.Choice(["spec", "gateway", "namespaced"]),
@@ -187,18 +196,23 @@ def stats(build_dir: Path, as_json: bool) -> None:
 @click.option("--budget", default=1500, show_default=True, type=click.IntRange(min=0), help="Token budget for --task.")
 @click.option("--detail", default="short", show_default=True, type=click.Choice(["short", "full"]))
 def prompt(
-    build_dir: Path, dialect: str | None, section_name: str | None, task: str | None, budget: int, detail: str
+    build_dir: str,
+    cache_dir: str | None,
+    dialect: str | None,
+    section_name: str | None,
+    task: str | None,
+    budget: int,
+    detail: str,
 ) -> None:
-    """Print prompt sections of a build; without options, list them with their token counts."""
-    folder = _open(build_dir)
-    entry = folder.manifest.get("prompts")
-    if not entry:
-        raise click.ClickException(f"{build_dir} has no prompt sections; rebuild it with this version of toolcat")
-    index = folder.fetch_json(entry["index"])
-    if task is not None:
-        from ..reader import Catalog  # noqa: PLC0415
+    """Print prompt sections of a build (a folder or a URL); without options, list them with their token counts."""
+    from ..reader import Catalog, ReaderError  # noqa: PLC0415 - keeps --help fast
 
-        result = Catalog.open(build_dir).prompt_section(task=task, budget_tokens=budget, detail=detail)
+    try:
+        catalog = Catalog.open(build_dir, cache_dir=cache_dir)
+    except ReaderError as err:
+        raise click.ClickException(f"{build_dir}: {err.message}") from err
+    if task is not None:
+        result = catalog.prompt_section(task=task, budget_tokens=budget, detail=detail)
         if not result.get("ok"):
             raise click.ClickException(json.dumps(result.get("error"), indent=2))
         click.echo(result["text"])
@@ -208,13 +222,17 @@ def prompt(
         )
         return
     name = f"system.{dialect}" if dialect else section_name
+    answer = catalog.prompt(name)
+    if not answer.get("ok"):
+        error = answer["error"]
+        if error["code"] == "NOT_FOUND":
+            raise click.ClickException(f"no section {name!r}; sections: {', '.join(error['details']['sections'])}")
+        raise click.ClickException(f"{build_dir}: {error['message']}")
     if name is None:
-        rows = [[n, s["media_type"], f"{s['tokens']:,}"] for n, s in sorted(index["sections"].items())]
+        rows = [[s["name"], s["media_type"], f"{s['tokens']:,}"] for s in answer["sections"]]
         click.echo(_table(rows, ["section", "type", "tokens"]))
         return
-    if name not in index["sections"]:
-        raise click.ClickException(f"no section {name!r}; sections: {', '.join(sorted(index['sections']))}")
-    click.echo(folder.fetch_bytes(index["sections"][name]["ref"]).decode("utf-8"))
+    click.echo(answer["text"])
 
 
 COMMANDS: list[click.Command] = [export, stats, prompt]

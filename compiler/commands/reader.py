@@ -141,27 +141,24 @@ def _emit(envelope: Json, as_json: bool, render: Callable[[Json], str]) -> None:
 
 def _render_spec(spec: Json) -> str:
     lines = [
-        f"{spec['tool_id']}  ({spec.get('type')}, {spec.get('kind')}; alias {spec.get('alias')})",
+        f"{spec['tool_id']}  ({spec.get('type') or 'tool'}, {spec.get('kind')}; alias {spec.get('alias')})",
         f"  {spec.get('summary')}",
     ]
     if spec.get("deprecated"):
         lines.append(f"  DEPRECATED: {spec['deprecated']}")
     if spec.get("description"):
         lines += ["", *("  " + line for line in str(spec["description"]).strip().splitlines())]
+    from ..reader.schema_text import schema_text  # noqa: PLC0415 - the one notation of types and rules
+
     schema = spec.get("args_schema") or {}
     required = set(schema.get("required") or [])
     if schema.get("properties"):
         lines += ["", "arguments:"]
         for name, sub in schema["properties"].items():
-            sub = sub if isinstance(sub, dict) else {}  # noqa: PLW2901 - normalising the loop value
-            flag = (
-                "required"
-                if name in required
-                else f"default {json.dumps(sub['default'])}"
-                if "default" in sub
-                else "optional"
-            )
-            lines.append(f"  {name}: {sub.get('type', 'any')} ({flag}) {sub.get('description', '')}".rstrip())
+            flag = " (required)" if name in required else ""
+            text = schema_text(sub, schema)
+            described = sub.get("description", "") if isinstance(sub, dict) else ""
+            lines.append(f"  {name}{flag}: {text}  {described}".rstrip())
     for example in spec.get("examples") or []:
         lines.append(
             f"example: {example.get('description', '')} {json.dumps(example.get('args', {}), ensure_ascii=False)}"
@@ -178,19 +175,24 @@ def _render_spec(spec: Json) -> str:
 def _render_help(out: Json) -> str:
     level = out.get("level")
     if level == "root":
-        lines = [f"{out.get('title')} (registry {out.get('registry_version')})", out.get("summary") or "", "groups:"]
-        lines += [f"  {g['name']}" for g in out.get("groups", [])]
+        version = f" (registry {out['registry_version']})" if out.get("registry_version") else ""
+        lines = [f"{out.get('title')}{version}", out.get("summary") or "", "groups:"]
+        lines += [f"  {g['name']:<16} {g.get('summary', '')}".rstrip() for g in out.get("groups", [])]
         lines.append(out.get("usage", ""))
         return "\n".join(line for line in lines if line)
-    if level == "group":
-        lines = [f"{out['path']}: {out.get('summary')}"]
-        lines += [f"  {g['path']}/  ({g['op_count']} ops: {', '.join(g['sample_ops'])})" for g in out.get("groups", [])]
+    if level in ("group", "search"):
+        lines = [f"{out['path']}: {out.get('summary') or out.get('query', '')}"]
+        lines += [
+            f"  {g['path']}/  ({g['op_count']} ops: {', '.join(g.get('sample_ops', []))})"
+            for g in out.get("groups", [])
+        ]
         lines += [f"  {o['op']:<32} [{o.get('kind')}] {o.get('summary')}" for o in out.get("operations", [])]
         return "\n".join(lines)
     lines = [f"{out['op']} [{out.get('kind')}] {out.get('summary')}", f"usage: {out.get('usage')}", "args:"]
     for arg in out.get("args", []):
-        extra = " required" if arg["required"] else f" default={json.dumps(arg['default'])}" if "default" in arg else ""
-        lines.append(f"  {arg['name']}: {arg['type']}{extra}  {arg.get('description', '')}".rstrip())
+        extra = " (required)" if arg.get("required") else ""
+        rules = f"; {arg['rules']}" if arg.get("rules") else ""
+        lines.append(f"  {arg['name']}{extra}: {arg['type']}{rules}  {arg.get('description', '')}".rstrip())
     lines += [f"note: {n}" for n in out.get("notes", [])]
     lines += [f"don't: {d}" for d in (out.get("policy") or {}).get("dont", [])]
     lines += [

@@ -2,14 +2,19 @@
 
 An input that breaks a tool's input schema is answered with a ``VALIDATION_ERROR`` envelope (so the model can
 correct itself); otherwise the matching :class:`toolcat.reader.Catalog` method runs in a worker thread.
-:class:`toolcat.mcp.server.CatalogServer` uses these for ``tools/list`` and ``tools/call``.
+Catalogue tools can be MCP tools too (:class:`CatalogTool`): the always-loaded ones in every dialect, and in the
+namespaced dialect each tool a client described, kept in its :class:`WorkingSet` (the ``tool_reference``
+pattern: a discovered tool becomes callable). :class:`toolcat.mcp.server.CatalogServer` uses these for
+``tools/list`` and ``tools/call``.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -82,3 +87,91 @@ async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> J
     if not isinstance(result, dict):
         return error_envelope("INTERNAL", f"{tool.method} returned {type(result).__name__}, not an object")
     return result
+
+
+# -- catalogue tools as MCP tools: always-loaded ones, and the namespaced dialect's working set -------------
+#: Described tools a namespaced session keeps callable at once; the least recently used one leaves first.
+WORKING_SET_SIZE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogTool:
+    """One catalogue tool exposed as an MCP tool of its own, named by its provider alias."""
+
+    name: str
+    tool_id: str
+    description: str
+    input_schema: dict[str, Any]
+    annotations: dict[str, Any]
+
+    def as_mcp(self) -> dict[str, Any]:
+        """The ``tools/list`` entry (no outputSchema: the answer is the reader's exec envelope)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": self.annotations,
+        }
+
+
+def catalog_tool(spec: Json) -> CatalogTool | None:
+    """A described (or always-loaded) tool as an MCP tool; None when it has no alias or schema to offer."""
+    tool_id, alias = spec.get("tool_id"), spec.get("alias")
+    if not isinstance(tool_id, str) or not isinstance(alias, str) or not alias:
+        return None
+    raw_schema = spec.get("args_schema")
+    schema: dict[str, Any] = raw_schema if isinstance(raw_schema, dict) else {}
+    if schema.get("type") != "object":
+        schema = {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}
+    summary = str(spec.get("summary") or tool_id)
+    description = spec.get("description")
+    text = f"{summary}\n\n{description}" if isinstance(description, str) and description != summary else summary
+    raw_hints = spec.get("annotations")
+    hints: dict[str, Any] = raw_hints if isinstance(raw_hints, dict) else {}
+    annotations: dict[str, Any] = {k: v for k, v in hints.items() if k.endswith("Hint") and isinstance(v, bool)}
+    annotations.setdefault("readOnlyHint", spec.get("kind") == "read")
+    annotations["title"] = tool_id
+    return CatalogTool(alias, tool_id, f"[{tool_id}] {text}", schema, annotations)
+
+
+class WorkingSet:
+    """The described tools one client may call by alias: at most ``size``, least recently used out first."""
+
+    def __init__(self, size: int = WORKING_SET_SIZE) -> None:
+        self.size = size
+        self._tools: OrderedDict[str, CatalogTool] = OrderedDict()
+
+    def add(self, tool: CatalogTool) -> bool:
+        """Keep ``tool`` callable; True when the list of tools changed (it was not there, or one left)."""
+        known = self._tools.get(tool.name)
+        self._tools[tool.name] = tool
+        self._tools.move_to_end(tool.name)
+        while len(self._tools) > self.size:
+            self._tools.popitem(last=False)
+        return known != tool
+
+    def get(self, name: str) -> CatalogTool | None:
+        """The tool called ``name`` (marked as just used), or None."""
+        tool = self._tools.get(name)
+        if tool is not None:
+            self._tools.move_to_end(name)
+        return tool
+
+    def tools(self) -> list[CatalogTool]:
+        """The tools in the set, least recently used first."""
+        return list(self._tools.values())
+
+    def clear(self) -> None:
+        """Forget every tool (a new catalogue version was loaded)."""
+        self._tools.clear()
+
+
+def not_described_envelope(name: str, tool_id: str) -> Json:
+    """The answer to a call of a catalogue tool this session has not described (namespaced dialect)."""
+    return error_envelope(
+        "NOT_AUTHORIZED",
+        f"{name} is not callable yet: describe {tool_id} first, then call it by its alias",
+        hints=["tool_describe(name) returns the tool's arguments and makes it callable in this session."],
+        next_action={"op": "tool_describe", "args": {"name": tool_id}},
+        help_path=tool_id,
+    )

@@ -41,6 +41,14 @@ def fallback_system_prompt(dialect: str, manifest: Json) -> str:
         "",
     ]
     lines.extend(f"- {tool.name}: {tool.description}" for tool in dialect_tools(dialect))
+    if dialect == "namespaced":
+        lines += [
+            "",
+            (
+                "A tool you described becomes callable by its alias (the server announces it with "
+                "tools/list_changed); call it directly with arguments that match its schema."
+            ),
+        ]
     return "\n".join(lines)
 
 

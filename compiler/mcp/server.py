@@ -23,6 +23,7 @@ This module holds the server, its change watcher and its transports; the tool ca
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -51,7 +52,18 @@ from ..reader import Catalog, is_error
 from ..reader.dialects import DiscoveryTool, dialect_tools
 from ..reader.envelope import ReaderError
 from . import prompts, resources
-from .discovery import call_tool, input_error_envelope, json_text, mcp_tool, output_schema
+from .discovery import (
+    WORKING_SET_SIZE,
+    CatalogTool,
+    WorkingSet,
+    call_tool,
+    catalog_tool,
+    input_error_envelope,
+    json_text,
+    mcp_tool,
+    not_described_envelope,
+    output_schema,
+)
 from .prompts import SYSTEM_PROMPT, TOOLS_PROMPT, fallback_system_prompt, get_prompt, list_prompts
 from .resources import (
     MAX_LISTED_SKILLS,
@@ -69,6 +81,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "TOOLS_PROMPT",
     "URL_POLL_SECONDS",
+    "WORKING_SET_SIZE",
     "CatalogServer",
     "ServeOptions",
     "fallback_system_prompt",
@@ -137,6 +150,9 @@ class CatalogServer:
         )
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, ServerSession] = {}
+        #: Each client's described tools (namespaced dialect), by session; bounded like ``_sessions``.
+        self._working: dict[int, WorkingSet] = {}
+        self.always: dict[str, CatalogTool] = self._always_loaded()
         self.changes = 0
         self.server: Server[Any] = Server(
             "toolcat",
@@ -171,31 +187,91 @@ class CatalogServer:
         ).strip()
 
     # -- tools --------------------------------------------------------------------------------
+    def _always_loaded(self) -> dict[str, CatalogTool]:
+        """The catalogue's always-loaded tools by alias (one whose alias is a discovery tool's name is left out)."""
+        out: dict[str, CatalogTool] = {}
+        for spec in self.catalog.always_loaded():
+            tool = catalog_tool(spec)
+            if tool is None or tool.name in self.by_name:
+                log.warning("always-loaded tool %s is not exposed: its alias is missing or taken", spec.get("tool_id"))
+                continue
+            out[tool.name] = tool
+        return out
+
+    def working_set(self, session: Any) -> WorkingSet:
+        """The described tools of one client connection (namespaced dialect).
+
+        The SDK builds a ServerSession per request; the connection behind it (its private ``_connection``,
+        pinned SDK) is what stays the same for one client.
+        """
+        key = id(getattr(session, "_connection", session))
+        if key not in self._working:
+            if len(self._working) >= MAX_TRACKED_SESSIONS:
+                self._working.pop(next(iter(self._working)))
+            self._working[key] = WorkingSet()
+        return self._working[key]
+
+    def listed_tools(self, session: Any = None) -> list[dict[str, Any]]:
+        """What ``tools/list`` shows a session: the dialect's tools, the always-loaded ones, its described ones."""
+        listed = [mcp_tool(tool) for tool in self.tools]
+        listed += [tool.as_mcp() for tool in self.always.values()]
+        if self.dialect == "namespaced" and session is not None:
+            listed += [t.as_mcp() for t in self.working_set(session).tools() if t.name not in self.always]
+        return listed
+
     async def _list_tools(
         self,
-        _ctx: ServerRequestContext[Any],
+        ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(mcp_tool(tool)) for tool in self.tools])
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self.listed_tools(ctx.session)])
 
     async def _call_tool(
         self,
-        _ctx: ServerRequestContext[Any],
+        ctx: ServerRequestContext[Any],
         params: types.CallToolRequestParams,
     ) -> types.CallToolResult:
-        tool = self.by_name.get(params.name)
-        if tool is None:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"Unknown tool: {params.name!r:.120}",
-                data={"tools": [t.name for t in self.tools]},
-            )
         arguments = dict(params.arguments or {})
-        result = await self.call(tool, arguments)
+        tool = self.by_name.get(params.name)
+        if tool is not None:
+            result = await self.call(tool, arguments)
+            if tool.name == "tool_describe" and result.get("ok") is True:
+                await self._describe_made_callable(ctx, result)
+        else:
+            result = await self._call_catalog_tool(ctx, params.name, arguments)
         failed = is_error(result) or result.get("ok") is False
         return types.CallToolResult(
             content=[types.TextContent(text=json_text(result))], structured_content=result, is_error=failed
         )
+
+    async def _describe_made_callable(self, ctx: ServerRequestContext[Any], described: Json) -> None:
+        """Add a described tool to the client's working set and say the tool list changed (tool_reference-like)."""
+        tool = catalog_tool(described)
+        if tool is None or tool.name in self.by_name or not described.get("executable", True):
+            return
+        if self.working_set(ctx.session).add(tool):
+            try:
+                await ctx.session.send_tool_list_changed()
+            except Exception as exc:  # a client that left: the call still answers
+                log.debug("cannot send tools/list_changed: %s", exc)
+
+    async def _call_catalog_tool(self, ctx: ServerRequestContext[Any], name: str, arguments: Json) -> Json:
+        """Run an always-loaded or described catalogue tool by its alias; an unknown name is a protocol error."""
+        tool = self.always.get(name)
+        if tool is None and self.dialect == "namespaced":
+            tool = self.working_set(ctx.session).get(name)
+            if tool is None:
+                tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
+                if tool_id is not None:
+                    return not_described_envelope(name, tool_id)
+        if tool is None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool: {name!r:.120}",
+                data={"tools": [t["name"] for t in self.listed_tools(ctx.session)]},
+            )
+        run = functools.partial(self.catalog.tool_exec, tool.tool_id, arguments, dialect=self.dialect)
+        return await anyio.to_thread.run_sync(run)
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""
@@ -302,6 +378,9 @@ class CatalogServer:
             return False, last
         if changed:
             self.changes += 1
+            self.always = self._always_loaded()
+            for working in self._working.values():  # described tools may have changed or gone
+                working.clear()
             reached = await self.notify_changed()
             log.info(
                 "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from .envelope import ReaderError
-from .field_errors import field_errors
+from .field_errors import field_errors, got_text
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -168,19 +168,13 @@ def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[s
         wanted = sub.get("type")
         names = wanted if isinstance(wanted, list) else [wanted] if isinstance(wanted, str) else []
         if names and not any(_is_type(value, n) for n in names):
+            out.append({"field": name, "message": got_text(value), "expected": " | ".join(names)})
+        elif isinstance(sub.get("enum"), list) and value not in sub["enum"]:
             out.append(
                 {
                     "field": name,
-                    "message": f"{value!r} is not of type {' or '.join(names)}",
-                    "expected": f"type {json.dumps(wanted)}",
-                }
-            )
-        if isinstance(sub.get("enum"), list) and value not in sub["enum"]:
-            out.append(
-                {
-                    "field": name,
-                    "message": f"{value!r} is not one of {sub['enum']}",
-                    "expected": f"enum {json.dumps(sub['enum'])}",
+                    "message": got_text(value),
+                    "expected": "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in sub["enum"]),
                 }
             )
     return out

@@ -17,12 +17,13 @@ fetched lazily through refs and kept in memory by sha256 (they never change).
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import gateway, namespaced, spec_dialect
+from . import gateway, namespaced, protocol, spec_dialect
 from .checks import shown
 from .envelope import ReaderError
 from .handlers import Handler
@@ -233,34 +234,66 @@ class Catalog:
     def _searcher_required(self) -> Any:
         return self.store.searcher_required()
 
+    # -- the protocol -------------------------------------------------------------------------
+    def _answer(self, result: Json, dialect: str) -> Json:
+        """``result`` in ``dialect``'s terms (:mod:`toolcat.reader.protocol`): its next_action and hints, lean."""
+        out = protocol.lean(protocol.render(result, dialect, self.store))
+        if isinstance(out.get("results"), list) and "mode" in out:  # a batch: each item lean too
+            out["results"] = [protocol.lean(r) if isinstance(r, dict) else r for r in out["results"]]
+        return out
+
     # == spec dialect ===========================================================================
-    def list(self, path: Any = None, tags: Any = None, query: Any = None, limit: Any = 10, cursor: Any = None) -> Json:
-        """Child nodes and tool pointers at ``path`` (paged); ``tags`` and ``query`` search its subtree."""
-        return self.session.run(
-            "list",
-            {"path": path, "tags": tags, "query": query},
-            lambda _t: spec_dialect.list_node(self.store, path, tags, query, limit, cursor),
+    def list(
+        self,
+        path: Any = None,
+        tags: Any = None,
+        query: Any = None,
+        limit: Any = 10,
+        cursor: Any = None,
+        capability: Any = None,
+    ) -> Json:
+        """Child nodes and tool pointers at ``path`` (paged); ``tags``, ``capability`` and ``query`` search its subtree.
+
+        ``path`` is a list of names (``["Coding", "Refactoring"]``), ``"coding/refactoring"`` or
+        ``"coding.refactoring"``; names match case-insensitively.
+        """
+        return self._answer(
+            self.session.run(
+                "list",
+                {"path": path, "tags": tags, "query": query, "capability": capability},
+                lambda _t: spec_dialect.list_node(self.store, path, tags, query, limit, cursor, capability),
+            ),
+            "spec",
         )
 
     def search_nodes(self, query: Any, limit: Any = 5) -> Json:
         """Ontology nodes ranked for ``query`` (delegated to the search module)."""
-        return self.session.run("search_nodes", query, lambda _t: spec_dialect.search_nodes(self.store, query, limit))
+        return self._answer(
+            self.session.run("search_nodes", query, lambda _t: spec_dialect.search_nodes(self.store, query, limit)),
+            "spec",
+        )
 
     def search_tool_by_category(self, query: Any, category_path: Any, limit: Any = 5, cursor: Any = None) -> Json:
         """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match."""
-        return self.session.run(
-            "search_tool_by_category",
-            {"query": query, "category_path": category_path},
-            lambda _t: spec_dialect.search_tool_by_category(self.store, query, category_path, limit, cursor),
+        return self._answer(
+            self.session.run(
+                "search_tool_by_category",
+                {"query": query, "category_path": category_path},
+                lambda _t: spec_dialect.search_tool_by_category(self.store, query, category_path, limit, cursor),
+            ),
+            "spec",
         )
 
     def expand_tool(self, tool_id: Any) -> Json:
         """The full spec of one tool (accepts an alias); marks it expanded for this session."""
-        return self.session.run("expand", tool_id, lambda _t: spec_dialect.describe(self.store, self.session, tool_id))
+        return self._answer(
+            self.session.run("expand", tool_id, lambda _t: spec_dialect.describe(self.store, self.session, tool_id)),
+            "spec",
+        )
 
     def call_tool(self, tool_id: Any, args: Any = None) -> Json:
         """Run a tool (the spec dialect's name for :meth:`tool_exec`)."""
-        return self.tool_exec(tool_id, args)
+        return self.tool_exec(tool_id, args, dialect="spec")
 
     # == gateway dialect ==========================================================================
     def tool_help(
@@ -269,46 +302,99 @@ class Catalog:
         format: Any = "short",  # noqa: A002 - the dialect's name
         include_examples: Any = True,
         include_schemas: Any = False,
+        query: Any = None,
+        limit: Any = None,
     ) -> Json:
-        """Help for the root, a group (``onto``, ``onto.task``) or one operation (``onto.task.update``)."""
-        return self.session.run(
-            "help",
-            path,
-            lambda _t: gateway.tool_help(self.store, self.session, path, format, include_examples, include_schemas),
+        """Help for the root, a group (``onto``, ``onto.task``) or one operation; ``query`` ranks operations by purpose."""
+        return self._answer(
+            self.session.run(
+                "help",
+                path if query is None else {"path": path, "query": query},
+                lambda _t: gateway.tool_help(
+                    self.store, self.session, path, format, include_examples, include_schemas, query, limit
+                ),
+            ),
+            "gateway",
         )
 
-    def tool_exec(self, op: Any, args: Any = None, idempotency_key: Any = None, dry_run: Any = False) -> Json:
-        """Validate and run one operation: ``{op, ok, result, meta}`` or ``{op, ok: false, error, meta}``."""
-        return self.session.tool_exec(op, args, idempotency_key, dry_run)
+    def tool_exec(
+        self, op: Any, args: Any = None, idempotency_key: Any = None, dry_run: Any = False, *, dialect: str = "gateway"
+    ) -> Json:
+        """Validate and run one operation: ``{op, ok, result, meta}`` or ``{op, ok: false, error, meta}``.
+
+        ``dialect`` names the protocol its next_action and hints are written in (the MCP server of the
+        namespaced dialect passes ``"namespaced"`` for the described tools it runs).
+        """
+        return self._answer(self.session.tool_exec(op, args, idempotency_key, dry_run), dialect)
 
     def tool_batch(self, ops: Any, mode: Any = "sequential") -> Json:
-        """Run several ``{op, args, idempotency_key?, dry_run?}`` items, in order or in parallel."""
-        return self.session.tool_batch(ops, mode)
+        """Run several items: ``{op, args}``, 001's ``{type: "exec", op, args}`` and ``{type: "help", path}``.
+
+        ``sequential`` runs them in order and stops at the first failure (the rest answer
+        ``status: "not_run"``); ``parallel`` runs all, at most ``MAX_BATCH_WORKERS`` at a time.
+        """
+
+        def help_item(item: Json) -> Json:
+            return self.session.run(
+                "help",
+                item.get("path"),
+                lambda _t: gateway.tool_help(
+                    self.store,
+                    self.session,
+                    item.get("path", "root"),
+                    item.get("format", "short"),
+                    item.get("include_examples", True),
+                    item.get("include_schemas", False),
+                ),
+            )
+
+        return self._answer(self.session.tool_batch(ops, mode, help_item), "gateway")
 
     # == namespaced dialect ========================================================================
-    def tool_list(self, namespace: Any = None, tags: Any = None) -> Json:
-        """Canonical names and aliases (no schemas) of every tool, or of one namespace/group."""
-        return self.session.run(
-            "tool_list",
-            {"namespace": namespace, "tags": tags},
-            lambda _t: namespaced.tool_list(self.store, namespace, tags),
+    def tool_list(self, namespace: Any = None, tags: Any = None, capability: Any = None) -> Json:
+        """Canonical names and aliases (no schemas) of every tool, or of one namespace/group, tag set or capability."""
+        return self._answer(
+            self.session.run(
+                "tool_list",
+                {"namespace": namespace, "tags": tags, "capability": capability},
+                lambda _t: namespaced.tool_list(self.store, namespace, tags, capability),
+            ),
+            "namespaced",
         )
 
     def tool_describe(self, name: Any) -> Json:
         """The full spec of a tool by canonical name or alias; a skill's SKILL.md body (level 2)."""
-        return self.session.run("describe", name, lambda _t: spec_dialect.describe(self.store, self.session, name))
+        return self._answer(
+            self.session.run("describe", name, lambda _t: spec_dialect.describe(self.store, self.session, name)),
+            "namespaced",
+        )
 
     def find_tool(self, purpose: Any, limit: Any = 5) -> Json:
         """Tools ranked for a purpose in plain words (delegated to the search module)."""
-        return self.session.run("find_tool", purpose, lambda _t: namespaced.find_tool(self.store, purpose, limit))
+        return self._answer(
+            self.session.run("find_tool", purpose, lambda _t: namespaced.find_tool(self.store, purpose, limit)),
+            "namespaced",
+        )
+
+    # == always-loaded tools =======================================================================
+    def always_loaded(self) -> builtins.list[Json]:
+        """The tools the catalogue marks ``always_load: true``: lean specs a host exposes beside the discovery tools.
+
+        Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}`` (manifest
+        key ``always_load``, sorted by tool_id); a spec that cannot be read is left out (and logged).
+        """
+        return protocol.always_loaded(self.store)
 
     # == skills and prompts =======================================================================
     def read_skill_resource(self, tool_id: Any, path: Any) -> Json:
         """One bundled file of a skill (level 3), read only when asked for."""
-        return self.session.run(
-            "read_resource",
-            {"tool_id": tool_id, "path": path},
-            lambda _t: spec_dialect.read_skill_resource(self.store, self.session, tool_id, path),
+        return self._answer(
+            self.session.run(
+                "read_resource",
+                {"tool_id": tool_id, "path": path},
+                lambda _t: spec_dialect.read_skill_resource(self.store, self.session, tool_id, path),
+            ),
+            "gateway",
         )
 
     def prompt_section(self, task: str, budget_tokens: int = 1500, detail: str = "short") -> Json:
@@ -321,3 +407,13 @@ class Catalog:
             return result if isinstance(result, dict) else {"ok": True, "section": result}
 
         return self.session.run("prompt_section", task, run)
+
+    def prompt(self, name: Any = None) -> Json:
+        """A named prompt section (``system.gateway``, ``tools.short`` ...) as text; without a name, the list."""
+
+        def run(_trace: str) -> Json:
+            from .prompting import named_section  # noqa: PLC0415 - only for prompts
+
+            return named_section(self.store, name)
+
+        return self.session.run("prompt", name, run)

@@ -57,7 +57,7 @@ def bad(
         help_path=help_path,
         hints=hints,
         details=details,
-        next_action={"op": "tool_help", "args": {"path": help_path}},
+        next_action={"op": "help", "args": {"path": help_path}},
     )
 
 
@@ -150,9 +150,21 @@ def decode_cursor(cursor: Any, key: str | None = None) -> int:
     return int(parts[1])
 
 
+#: Pointer keys a model never needs: the spec ref, the provider alias, token counts.
+HIDDEN_POINTER_KEYS = frozenset({"spec", "alias", "aliases", "tokens", "optional"})
+
+
 def public_pointer(pointer: Json, confidence: float | None = None) -> Json:
-    """A tool pointer as an agent sees it: without its spec ref, with ``confidence`` when ranked."""
-    out = {k: copy.deepcopy(v) for k, v in pointer.items() if k != "spec"}
+    """A tool pointer as an agent sees it: lean (no spec ref, alias or empty/false fields), ``confidence`` when ranked."""
+    out = {
+        k: copy.deepcopy(v)
+        for k, v in pointer.items()
+        if k not in HIDDEN_POINTER_KEYS
+        and v is not None
+        and v is not False
+        and v not in ([], {}, "")
+        and not (k == "type" and v == "tool")
+    }
     if confidence is not None:
         out["confidence"] = round(float(confidence), 4)
     return out

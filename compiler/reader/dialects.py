@@ -59,7 +59,6 @@ _POINTER: dict[str, Any] = {
     "type": "object",
     "properties": {
         "tool_id": {"type": "string"},
-        "alias": {"type": "string"},
         "type": {"enum": ["tool", "skill"]},
         "path": {"type": "array", "items": {"type": "string"}},
         "summary": {"type": "string"},
@@ -82,7 +81,7 @@ _LISTED: dict[str, Any] = {
             "kind": {"enum": ["read", "write"]},
             "summary": {"type": "string"},
         },
-        "required": ["name", "alias"],
+        "required": ["name"],
     },
 }
 _NODES: dict[str, Any] = {
@@ -90,6 +89,7 @@ _NODES: dict[str, Any] = {
     "items": {
         "type": "object",
         "properties": {
+            "name": {"type": "string"},
             "path": {"type": "array", "items": {"type": "string"}},
             "title": {"type": "string"},
             "summary": {"type": "string"},
@@ -116,17 +116,33 @@ _EXEC_RESULT: dict[str, Any] = {
     },
     "required": ["op", "ok"],
 }
-_LIMIT: dict[str, Any] = {
-    "type": "integer",
-    "minimum": 1,
-    "maximum": 50,
-    "default": 5,
-    "description": "Most results to return.",
+#: One answer of a batch: an exec envelope, a help answer (``type: "help"``), or ``status: "not_run"``.
+_BATCH_ITEM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "status": {"enum": ["ok", "failed", "not_run"]},
+        "type": {"enum": ["exec", "help"]},
+        "op": {"type": "string"},
+        "ok": {"type": "boolean"},
+        "error": _ERROR,
+    },
+    "required": ["status"],
 }
+_LIMIT: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}
 _ARGS: dict[str, Any] = {
     "type": "object",
-    "description": "Arguments exactly as the tool's args_schema defines them.",
+    "description": "Arguments as the tool's schema defines them.",
     "additionalProperties": True,
+}
+#: A node path: "a/b", "a.b" or ["a", "b"]; "" is the root; names match case-insensitively.
+_PATH: dict[str, Any] = {
+    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+    "description": 'Node path: "coding/refactoring", "coding.refactoring" or ["Coding", "Refactoring"]; "" is the root.',
+}
+_TAGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "description": "Keep tools with all these tags."}
+_CAPABILITY: dict[str, Any] = {
+    "type": "string",
+    "description": 'Keep skills declaring this capability, e.g. "code-analysis".',
 }
 
 
@@ -166,35 +182,21 @@ _SPEC = (
     DiscoveryTool(
         "list",
         "spec",
-        "List one node of the tool catalogue: its child categories and the tools filed there, as pointers "
-        '(id, summary, tags; never argument schemas). Start with path "" (the root), then go down.',
+        'List a category: its child categories and tool pointers (no schemas). Start at path "".',
         _obj(
             {
-                "path": {
-                    "type": "string",
-                    "default": "",
-                    "description": 'Dotted node path, e.g. "work.tasks"; "" is the root.',
-                },
-                "tags": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Keep only tools with all these tags.",
-                },
-                "query": {"type": "string", "description": "Rank the node's tools by relevance to this text."},
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 100,
-                    "default": 10,
-                    "description": "Most pointers to return.",
-                },
-                "cursor": {"type": "string", "description": "next_cursor from the previous page."},
+                "path": {**_PATH, "default": ""},
+                "tags": _TAGS,
+                "capability": _CAPABILITY,
+                "query": {"type": "string", "description": "Rank the category's tools by this text."},
+                "limit": {**_LIMIT, "default": 10},
+                "cursor": {"type": "string", "description": "next_cursor of the previous page."},
             }
         ),
         _envelope(
             {
-                "path": {"type": "array"},
-                "children": _NODES,
+                "path": {"type": "array", "items": {"type": "string"}},
+                "nodes": _NODES,
                 "tools": _POINTERS,
                 "next_cursor": {"type": ["string", "null"]},
             }
@@ -205,15 +207,8 @@ _SPEC = (
     DiscoveryTool(
         "search_nodes",
         "spec",
-        "Search the catalogue's categories by what you want to do; returns node paths with a 0-1 confidence. "
-        "Use it to find where to look, then call search_tool_by_category or list.",
-        _obj(
-            {
-                "query": {"type": "string", "minLength": 1, "description": "What you want to do, in plain words."},
-                "limit": _LIMIT,
-            },
-            ["query"],
-        ),
+        "Find categories by what you want to do (0-1 confidence).",
+        _obj({"query": {"type": "string", "minLength": 1}, "limit": _LIMIT}, ["query"]),
         _envelope({"results": _NODES}),
         _READ_ONLY,
         "search_nodes",
@@ -221,16 +216,13 @@ _SPEC = (
     DiscoveryTool(
         "search_tool_by_category",
         "spec",
-        "Search for tools inside one category (and its sub-categories); returns pointers with a 0-1 confidence.",
+        'Find tools by purpose inside a category and below it; category_path "" searches everything.',
         _obj(
             {
                 "query": {"type": "string", "minLength": 1, "description": "What the tool should do."},
-                "category_path": {
-                    "type": "string",
-                    "description": 'Dotted node path from list or search_nodes, e.g. "files".',
-                },
+                "category_path": _PATH,
                 "limit": _LIMIT,
-                "cursor": {"type": "string", "description": "next_cursor from the previous page."},
+                "cursor": {"type": "string", "description": "next_cursor of the previous page."},
             },
             ["query", "category_path"],
         ),
@@ -247,11 +239,8 @@ _SPEC = (
     DiscoveryTool(
         "expand_tool",
         "spec",
-        "Get the full definition of one tool: args_schema, result_schema, examples, errors, policy. "
-        "Call it before call_tool; never guess argument names.",
-        _obj(
-            {"tool_id": {"type": "string", "description": 'Canonical id (e.g. "file.read") or its alias.'}}, ["tool_id"]
-        ),
+        "Get one tool's full definition (args_schema, examples, policy). Call it before call_tool.",
+        _obj({"tool_id": {"type": "string", "description": "Tool id or alias."}}, ["tool_id"]),
         _envelope(
             {
                 "tool_id": {"type": "string"},
@@ -271,12 +260,8 @@ _SPEC = (
     DiscoveryTool(
         "call_tool",
         "spec",
-        "Run one catalogue tool with arguments that match its args_schema (from expand_tool). "
-        "On a VALIDATION_ERROR, read error.details.field_errors, fix the arguments and retry.",
-        _obj(
-            {"tool_id": {"type": "string", "description": "Canonical id or alias of the tool to run."}, "args": _ARGS},
-            ["tool_id", "args"],
-        ),
+        "Run a tool with args matching its args_schema. On VALIDATION_ERROR fix error.details.field_errors and retry.",
+        _obj({"tool_id": {"type": "string"}, "args": _ARGS}, ["tool_id", "args"]),
         _EXEC_RESULT,
         _RUNS_TOOLS,
         "call_tool",
@@ -287,28 +272,16 @@ _GATEWAY = (
     DiscoveryTool(
         "tool_help",
         "gateway",
-        'Browse the tool catalogue. "root" lists the top-level groups; a group ("files") lists its operations; '
-        'an operation id ("file.read") gives its arguments, defaults, notes and examples. Read an operation\'s '
-        "help before tool_exec.",
+        'Browse and search operations: path "root" lists groups, a group lists its ops, an op id shows its args. '
+        "query finds ops by purpose.",
         _obj(
             {
-                "path": {
-                    "type": "string",
-                    "default": "root",
-                    "description": '"root", a group path, or an operation id; from a previous answer or help_path.',
-                },
-                "format": {
-                    "type": "string",
-                    "enum": ["short", "full"],
-                    "default": "short",
-                    "description": "short: one line per item; full: everything.",
-                },
-                "include_examples": {"type": "boolean", "default": True, "description": "Include example calls."},
-                "include_schemas": {
-                    "type": "boolean",
-                    "default": False,
-                    "description": "Include the raw JSON Schemas of arguments and result.",
-                },
+                "path": {"type": "string", "default": "root", "description": '"root", a group or an op id.'},
+                "query": {"type": "string", "minLength": 1, "description": "Search ops by purpose."},
+                "format": {"enum": ["short", "full"], "default": "short"},
+                "include_examples": {"type": "boolean", "default": True},
+                "include_schemas": {"type": "boolean", "default": False},
+                "limit": _LIMIT,
             }
         ),
         _envelope(
@@ -316,7 +289,7 @@ _GATEWAY = (
                 "path": {"type": "string"},
                 "level": {"type": "string"},
                 "groups": {"type": "array"},
-                "ops": {"type": "array"},
+                "operations": {"type": "array"},
                 "op": {"type": "string"},
                 "args": {"type": "array"},
                 "usage": {"type": "string"},
@@ -328,17 +301,13 @@ _GATEWAY = (
     DiscoveryTool(
         "tool_exec",
         "gateway",
-        "Run one operation. args must match the schema tool_help shows. On an error, call "
-        "tool_help(error.help_path), fix the arguments and retry; never guess ids or required fields.",
+        "Run an operation with args matching its tool_help. On error call tool_help(error.help_path), fix, retry.",
         _obj(
             {
-                "op": {"type": "string", "description": 'Operation id from tool_help, e.g. "file.read".'},
+                "op": {"type": "string", "description": 'Op id, e.g. "file.read".'},
                 "args": _ARGS,
-                "idempotency_key": {
-                    "type": "string",
-                    "description": "Repeat a write safely: the same key returns the first result.",
-                },
-                "dry_run": {"type": "boolean", "default": False, "description": "Validate and describe; run nothing."},
+                "idempotency_key": {"type": "string", "description": "Same key, same call: the first result again."},
+                "dry_run": {"type": "boolean", "default": False},
             },
             ["op", "args"],
         ),
@@ -349,38 +318,33 @@ _GATEWAY = (
     DiscoveryTool(
         "tool_batch",
         "gateway",
-        "Run several operations in one call; each answers like tool_exec, in order.",
+        "Run up to 100 help/exec items in one call. sequential stops at the first failure; parallel runs all.",
         _obj(
             {
                 "ops": {
                     "type": "array",
                     "minItems": 1,
+                    "maxItems": 100,
                     "items": {
                         "type": "object",
                         "properties": {
+                            "type": {"enum": ["exec", "help"]},
                             "op": {"type": "string"},
-                            "args": _ARGS,
-                            "idempotency_key": {"type": "string"},
-                            "dry_run": {"type": "boolean"},
+                            "args": {"type": "object"},
+                            "path": {"type": "string"},
                         },
-                        "required": ["op", "args"],
-                        "additionalProperties": False,
                     },
-                    "description": "The operations, each {op, args}.",
+                    "description": '{"type": "exec", "op", "args"} or {"type": "help", "path"}; exec items may add '
+                    "idempotency_key and dry_run, help items tool_help's options.",
                 },
-                "mode": {
-                    "type": "string",
-                    "enum": ["sequential", "parallel"],
-                    "default": "sequential",
-                    "description": "sequential stops at the first failure; parallel runs all.",
-                },
+                "mode": {"type": "string", "enum": ["sequential", "parallel"], "default": "sequential"},
             },
             ["ops"],
         ),
         {
             "type": "object",
-            "properties": {"ok": {"type": "boolean"}, "results": {"type": "array", "items": _EXEC_RESULT}},
-            "required": ["ok", "results"],
+            "properties": {"ok": {"type": "boolean"}, "results": {"type": "array", "items": _BATCH_ITEM}},
+            "required": ["ok"],
         },
         _RUNS_TOOLS,
         "tool_batch",
@@ -391,15 +355,12 @@ _NAMESPACED = (
     DiscoveryTool(
         "tool_list",
         "namespaced",
-        "List tools by canonical name and alias (metadata only), optionally for one namespace or tag set.",
+        "List tools by name and alias (no schemas), optionally of one namespace, tag set or capability.",
         _obj(
             {
-                "namespace": {"type": "string", "description": 'First id segment, e.g. "file".'},
-                "tags": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Keep only tools with all these tags.",
-                },
+                "namespace": {"type": "string", "description": 'Id prefix, e.g. "file".'},
+                "tags": _TAGS,
+                "capability": _CAPABILITY,
             }
         ),
         _envelope({"namespace": {"type": ["string", "null"]}, "count": {"type": "integer"}, "tools": _LISTED}),
@@ -409,27 +370,17 @@ _NAMESPACED = (
     DiscoveryTool(
         "tool_describe",
         "namespaced",
-        "Get one tool's full spec (argument schema, examples, errors, policy) by canonical name or alias; "
-        "for a skill, its instructions and resource list.",
-        _obj(
-            {"name": {"type": "string", "description": 'Canonical name ("file.read") or alias ("file_read").'}},
-            ["name"],
-        ),
-        _envelope({"tool_id": {"type": "string"}, "args_schema": {"type": "object"}}),
+        "Get a tool's full spec by name or alias; the tool then becomes callable by its alias.",
+        _obj({"name": {"type": "string", "description": 'Name ("file.read") or alias ("file_read").'}}, ["name"]),
+        _envelope({"tool_id": {"type": "string"}, "alias": {"type": "string"}, "args_schema": {"type": "object"}}),
         _READ_ONLY,
         "tool_describe",
     ),
     DiscoveryTool(
         "find_tool",
         "namespaced",
-        "Find the tools that fit a purpose described in plain words; returns ranked pointers with a 0-1 confidence.",
-        _obj(
-            {
-                "purpose": {"type": "string", "minLength": 1, "description": "What you need to get done."},
-                "limit": _LIMIT,
-            },
-            ["purpose"],
-        ),
+        "Find tools for a purpose in plain words (0-1 relevance).",
+        _obj({"purpose": {"type": "string", "minLength": 1}, "limit": _LIMIT}, ["purpose"]),
         _envelope(
             {
                 "matches": {

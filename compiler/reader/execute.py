@@ -119,7 +119,7 @@ def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
             message,
             help_path=tool_id,
             details={"field_errors": [], "exception": type(exc).__name__},
-            next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
+            next_action={"op": "help", "args": {"path": tool_id}},
         )
     if isinstance(exc, TimeoutError):
         return ReaderError("UNAVAILABLE", f"the tool timed out: {message}", help_path=tool_id)
@@ -325,7 +325,11 @@ def read_resource(
             help_path=tool_id,
             details={"resources": names, "suggestions": close},
             hints=[f"Resources of this skill: {', '.join(names) or 'none'}."],
-            next_action={"op": "tool_describe", "args": {"name": tool_id}},
+            next_action=(
+                {"op": "read_resource", "args": {"tool_id": tool_id, "path": close[0]}}
+                if close
+                else {"op": "describe", "args": {"tool_id": tool_id}}
+            ),
         )
     entry = resources[resource]
     data = fetch_bytes(entry["ref"])

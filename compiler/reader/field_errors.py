@@ -38,10 +38,31 @@ def json_path(path: Iterable[Any], root: str = "$") -> str:
     return root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
+def got_text(value: Any) -> str:
+    """The offending value, short: ``got "finished"``, ``got 5``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return "got " + (text if len(text) <= 60 else text[:57] + "...")
+
+
 def expected(error: Any) -> str | None:
-    """What the failed keyword wanted, in words (``type "string"``, ``maxLength 64``), when it says."""
+    """What the failed keyword wanted, in the notation of :mod:`toolcat.reader.schema_text`, when it says.
+
+    ``string | null`` for a type, ``one of: "a", "b"`` for an enum, ``exactly 3`` for a const,
+    ``format date`` / ``pattern "^x"`` and bounds such as ``maxLength 64``.
+    """
+    from .schema_text import type_text  # noqa: PLC0415
+
     validator, value = error.validator, error.validator_value
-    if validator in ("type", "enum", "const", "format", "pattern"):
+    if validator == "type":
+        return type_text({"type": value})
+    if validator == "enum" and isinstance(value, list):
+        return "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in value)
+    if validator == "const":
+        return f"exactly {json.dumps(value, ensure_ascii=False)}"
+    if validator in ("format", "pattern"):
         return f"{validator} {json.dumps(value, ensure_ascii=False)}"
     if validator in _BOUNDS:
         return f"{validator} {value}"
@@ -85,8 +106,12 @@ def field_errors(
                 )
             )
             continue
-        item: dict[str, Any] = {"field": field_name(base), "message": error.message}
+        # the value and what was wanted, each said once: jsonschema's own message repeats the enum or type list
         hint = expected(error)
+        item: dict[str, Any] = {
+            "field": field_name(base),
+            "message": got_text(error.instance) if hint else error.message,
+        }
         if hint:
             item["expected"] = hint
         out.append(item)

@@ -1,7 +1,8 @@
 """The namespaced dialect: tool_list and find_tool (tool_describe is the spec dialect's expand).
 
 Each function takes the catalogue's :class:`~toolcat.reader.store.Store` and the caller's raw
-arguments, and returns a result envelope or raises :class:`ReaderError`.
+arguments, and returns a result envelope or raises :class:`ReaderError`. Running a described tool is
+the host's part: over MCP it becomes a tool of its own, called by its provider alias (docs/mcp.md).
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ from typing import Any
 
 from .checks import check_limit, check_str, check_tags, ok
 from .gateway import unknown_path
-from .spec_dialect import delegate
+from .protocol import drop_empty
+from .spec_dialect import check_capability, delegate, has_capability
 from .store import Store
 
 Json = dict[str, Any]
 
 
-def tool_list(store: Store, namespace: Any, tags: Any) -> Json:
-    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group."""
+def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -> Json:
+    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group, tag set or capability."""
     wanted = check_tags(tags)
+    able = check_capability(capability)
     group = None
     namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
     if namespace is not None:
@@ -28,26 +31,32 @@ def tool_list(store: Store, namespace: Any, tags: Any) -> Json:
     pointers = store.namespace_pointers(group.split(".", 1)[0]) if group is not None else store.all_pointers()
     rows = []
     for tool_id, pointer in pointers.items():
-        if group is not None and not tool_id.startswith(group + "."):
+        if group is not None and tool_id != group and not tool_id.startswith(group + "."):
             continue
         if wanted and not set(wanted) <= {t.lower() for t in pointer.get("tags", [])}:
             continue
+        if able is not None and not has_capability(pointer, able):
+            continue
         rows.append(
-            {
-                "name": tool_id,
-                "alias": pointer.get("alias"),
-                "type": pointer.get("type"),
-                "kind": pointer.get("kind"),
-                "summary": pointer.get("summary"),
-            }
+            drop_empty(
+                {
+                    "name": tool_id,
+                    "alias": pointer.get("alias"),
+                    "type": pointer.get("type") if pointer.get("type") != "tool" else None,
+                    "kind": pointer.get("kind"),
+                    "summary": pointer.get("summary"),
+                }
+            )
         )
-    if group is not None and not rows and not wanted:
+    if group is not None and not rows and not wanted and able is None:
         groups, ops = store.namespace_tree(group.split(".", 1)[0])
         raise unknown_path(group, sorted([*groups, *ops]))
-    next_action = {"op": "tool_describe", "args": {"name": rows[0]["name"]}} if rows else None
-    return ok(
-        {"namespace": group, "count": len(rows), "tools": rows}, help_path=group or "root", next_action=next_action
-    )
+    next_action = {"op": "describe", "args": {"tool_id": rows[0]["name"]}} if rows else None
+    hints = [] if rows else ["Nothing matches these filters; search by purpose instead."]
+    if not rows:
+        next_action = {"op": "search", "args": {"query": " ".join([*(wanted or []), able or "", group or ""]).strip()}}
+    out = drop_empty({"namespace": group, "count": len(rows), "tools": rows}, ("count", "tools"))
+    return ok(out, help_path=group or "root", hints=hints, next_action=next_action)
 
 
 def find_tool(store: Store, purpose: Any, limit: Any) -> Json:

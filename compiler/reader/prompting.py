@@ -13,9 +13,11 @@ is at most that sum in practice (tests hold it to the budget on real builds).
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Protocol
 
 from .buckets import lookup_bucket
+from .envelope import ReaderError
 
 DETAILS = ("short", "full")
 MAX_CANDIDATES = 20
@@ -34,6 +36,9 @@ class PromptSource(Protocol):
 
     def fetch_json(self, ref: dict[str, Any]) -> Any:
         """Parse the file a ref points to, after checking its hash."""
+
+    def fetch_bytes(self, ref: dict[str, Any]) -> bytes:
+        """The bytes a ref points to, after checking their hash."""
 
 
 def _matched_ids(found: Any) -> list[str]:
@@ -181,4 +186,63 @@ def prompt_section(
         "detail": detail,
         "tools": [{"tool_id": t, "detail": level, "optional": opt} for t, level, opt in chosen],
         "omitted": omitted,
+    }
+
+
+def _prompt_index(catalog: PromptSource) -> dict[str, Any]:
+    """The build's prompts index (``manifest.prompts.index``); UNAVAILABLE when the build has none."""
+    entry = catalog.manifest.get("prompts")
+    if not isinstance(entry, dict) or not isinstance(entry.get("index"), dict):
+        raise ReaderError(
+            "UNAVAILABLE",
+            "this build has no prompt sections (manifest.prompts)",
+            hints=["Rebuild the catalogue with a toolcat that writes the prompts stage."],
+        )
+    index = catalog.fetch_json(entry["index"])
+    if not isinstance(index, dict) or not isinstance(index.get("sections"), dict):
+        raise ReaderError("INTEGRITY", "the prompts index has no 'sections' table")
+    return index
+
+
+def named_section(catalog: PromptSource, name: Any = None) -> dict[str, Any]:
+    """One prompt section by name (``system.gateway``, ``tools.short``, ``skills.xml`` ...), or the list of them.
+
+    Without a name: ``{"ok", "sections": [{"name", "media_type", "tokens"}]}``. With one:
+    ``{"ok", "name", "media_type", "tokens", "text"}``. An unknown name is a NOT_FOUND envelope whose
+    ``details.sections`` lists the known names (the closest ones in the hints).
+    """
+    index = _prompt_index(catalog)
+    sections: dict[str, Any] = index["sections"]
+    known = sorted(sections)
+    if name is None:
+        rows = [
+            {"name": n, "media_type": sections[n].get("media_type"), "tokens": sections[n].get("tokens")} for n in known
+        ]
+        return {"ok": True, "sections": rows}
+    if not isinstance(name, str) or not name.strip():
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"a prompt section name must be a non-empty string, got {type(name).__name__}",
+            details={"sections": known},
+            hints=["Pass one of the names in details.sections, e.g. 'system.gateway'."],
+        )
+    wanted = name.strip()
+    if wanted not in sections:
+        close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.5)
+        hints = [f"Did you mean {', '.join(close)}?"] if close else []
+        hints.append("Known sections: " + ", ".join(known))
+        raise ReaderError(
+            "NOT_FOUND",
+            f"no prompt section named {wanted[:120]!r}",
+            details={"name": wanted[:120], "sections": known},
+            hints=hints,
+        )
+    section = sections[wanted]
+    text = catalog.fetch_bytes(section["ref"]).decode("utf-8")
+    return {
+        "ok": True,
+        "name": wanted,
+        "media_type": section.get("media_type"),
+        "tokens": section.get("tokens"),
+        "text": text,
     }

@@ -140,7 +140,14 @@ def schema_text(schema: Any, root: Any = None) -> str:
     """One line for an agent: ``string | null; one of: "a", "b"; default: "a"; length 1..64; format: email``."""
     root = schema if root is None else root
     node = resolve(schema, root)
-    parts = [type_text(node, root)]
+    return "; ".join([type_text(node, root), *schema_rules(node, root)])
+
+
+def schema_rules(schema: Any, root: Any = None) -> list[str]:
+    """What :func:`schema_text` says after the type: values, default, bounds, format, pattern (each once)."""
+    root = schema if root is None else root
+    node = resolve(schema, root)
+    parts: list[str] = []
     if isinstance(node.get("enum"), list):
         parts.append("one of: " + ", ".join(_value(v) for v in node["enum"]))
     elif "const" in node:
@@ -152,4 +159,13 @@ def schema_text(schema: Any, root: Any = None) -> str:
         parts.append(f"format: {node['format']}")
     if isinstance(node.get("pattern"), str):
         parts.append(f"pattern: {node['pattern']}")
-    return "; ".join(parts)
+    return parts
+
+
+def examples_text(schema: Any) -> list[str]:
+    """Every example value a property schema gives (``examples`` list and ``example``), as JSON text."""
+    node = schema if isinstance(schema, dict) else {}
+    values = list(node.get("examples") or []) if isinstance(node.get("examples"), list) else []
+    if "example" in node:
+        values.append(node["example"])
+    return [_value(v) for v in values]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from .analyzer import (
     stem,
     word_ngrams,
 )
+from .buckets import lookup_bucket
 from .checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_path
 from .envelope import ReaderError
 from .ranking import BOUND_SLACK, MIN_CHAR_ONLY_SCORE, FetchJSON, IndexReader, Prefetch, query_weights
@@ -44,6 +46,8 @@ __all__ = [
     "CAMEL_PATTERN",
     "CHAR_NGRAMS",
     "MIN_CHAR_ONLY_SCORE",
+    "MIN_RELATIVE",
+    "MIN_RELEVANCE",
     "SHORT_ALNUM",
     "SHORT_TOKEN_CHARS",
     "STOP_WORDS",
@@ -54,10 +58,26 @@ __all__ = [
     "analyze_chars",
     "analyze_words",
     "analyzer_settings",
+    "name_key",
+    "name_like",
     "query_weights",
     "stem",
     "word_ngrams",
 ]
+
+#: A ranked hit is shown only when it scores at least this ...
+MIN_RELEVANCE = 0.06
+#: ... and at least this fraction of the best hit's score. Both were chosen on the labelled queries of
+#: ``bench/bench_search_answers.py`` (example evals, GitHub MCP, MetaTool, BFCL): the largest values that drop
+#: no right tool from any query's top 5 (docs/search.md, "Exact names and the cut").
+MIN_RELATIVE = 0.25
+#: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
+NAME_SHORT_PARTS = 3
+NAME_MAX_PARTS = 12
+NAME_MAX_CHARS = 200
+_NAME_PARTS = re.compile(r"[^\W_]+")
+#: The pointer fields a search hit leaves out when empty or false (absent means empty / false).
+_LEAN_DROP = ("optional", "deprecated")
 
 
 class Searcher(IndexReader):
@@ -93,9 +113,11 @@ class Searcher(IndexReader):
                 return entry
         return None
 
-    def _scoped(self, query: str, path: list[str], *, direct_only: bool = False) -> Callable[[int], bool]:
-        """The doc filter of a category; its node shard is fetched together with the query's term shards."""
-        self._prefetch_query("tools", query, [self._node_shard_ref(path)])
+    def _scoped(
+        self, query: str, path: list[str], *, direct_only: bool = False, extra: list[dict[str, Any]] | None = None
+    ) -> Callable[[int], bool]:
+        """The doc filter of a category; its node shard (and ``extra``) is fetched together with the term shards."""
+        self._prefetch_query("tools", query, [self._node_shard_ref(path), *(extra or [])])
         entry = self.node_entry(path)
         if entry is None:
             raise self._unknown_path(path, query)
@@ -160,28 +182,130 @@ class Searcher(IndexReader):
     def _top_tools(
         self, query: str, limit: int, offset: int = 0, allowed: Callable[[int], bool] | None = None
     ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
-        """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit)."""
+        """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit).
+
+        Hits scoring under :data:`MIN_RELEVANCE` or under :data:`MIN_RELATIVE` times the best are left out.
+        """
         hits = self._ranked("tools", query, allowed, offset + limit + 1)
-        return self._pointed(hits[offset : offset + limit]), len(hits) > offset + limit
+        floor = max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) if hits else 0.0
+        kept = [hit for hit in hits if hit[1] >= floor]
+        return self._pointed(kept[offset : offset + limit]), len(kept) > offset + limit
+
+    def _name_candidates(self, query: str) -> list[tuple[str, dict[str, Any]]]:
+        """The spellings under which the query may name a tool, each with the lookup bucket that would hold it.
+
+        A name is a canonical id, a provider or legacy alias or a skill name, in any case, with ``.``, ``_``,
+        ``-`` or spaces between its parts. A query without spaces is looked up as typed, lower-cased and with
+        ``_`` or ``-`` between its parts; one with spaces only when it reads like a name rather than a sentence
+        (:func:`name_like`). Empty when the build has no lookup table.
+        """
+        lookup = self.manifest.get("lookup")
+        if not isinstance(lookup, dict) or not name_like(query):
+            return []
+        refs, count = lookup.get("refs") or [], lookup.get("buckets") or 0
+        if not isinstance(refs, list) or not isinstance(count, int) or count < 1 or len(refs) != count:
+            return []
+        parts = name_key(query).split()
+        typed = [] if any(c.isspace() for c in query) else [query, query.lower()]
+        names = list(dict.fromkeys([*typed, "_".join(parts), "-".join(parts)]))
+        return [(name, refs[lookup_bucket(name, count)]) for name in names]
+
+    def _name_lookup(self, candidates: list[tuple[str, dict[str, Any]]]) -> str | None:
+        """The tool id one of the candidate spellings names exactly, from the lookup buckets; None otherwise."""
+        for name, ref in candidates:
+            found = self._fetch(ref).get("entries", {}).get(name)
+            if isinstance(found, dict) and isinstance(found.get("tool_id"), str):
+                return str(found["tool_id"])
+        return None
+
+    def _spec_pointer(self, tool_id: str, scope: list[str] | None) -> dict[str, Any] | None:
+        """The pointer of a tool named exactly but not among the ranked hits, from its spec (None out of scope)."""
+        lookup = self.manifest["lookup"]
+        found = self._fetch(lookup["refs"][lookup_bucket(tool_id, lookup["buckets"])]).get("entries", {}).get(tool_id)
+        if not isinstance(found, dict):
+            return None
+        spec = self._fetch(found["spec"])
+        homes = [spec.get("path", []), *spec.get("categories", [])]
+        if scope and not any(list(home[: len(scope)]) == scope for home in homes):
+            return None
+        return {
+            "tool_id": tool_id,
+            "alias": (spec.get("aliases") or {}).get("openai", tool_id),
+            "type": spec.get("type"),
+            "path": list(spec.get("path", [])),
+            "summary": spec.get("summary", ""),
+            "tags": list(spec.get("tags", [])),
+            "kind": spec.get("kind"),
+            "optional": spec.get("optional", False),
+            "deprecated": spec.get("deprecated", False),
+            "spec": found["spec"],
+        }
+
+    def _answer_tools(
+        self,
+        query: str,
+        limit: int,
+        offset: int = 0,
+        allowed: Callable[[int], bool] | None = None,
+        scope: list[str] | None = None,
+        candidates: list[tuple[str, dict[str, Any]]] | None = None,
+    ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool, str | None]:
+        """A page of what find_tool and search_tool_by_category show, whether more follow, the exact name's id.
+
+        The tool the query names exactly comes first with relevance 1.0, then the ranked hits that pass the cut.
+        ``candidates`` are the query's name spellings when the caller has already fetched their buckets.
+        """
+        if candidates is None:
+            candidates = self._name_candidates(query)
+            self._prefetch_query("tools", query, [ref for _, ref in candidates])  # one round with the term shards
+        named = self._name_lookup(candidates)
+        hits = self._ranked("tools", query, allowed, offset + limit + 2)
+        floor = max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) if hits else 0.0
+        kept = [hit for hit in hits if hit[1] >= floor]
+        if named is None:
+            page = self._pointed(kept[offset : offset + limit])
+            more = len(kept) > offset + limit
+            key = name_key(query)
+            spelled = [i for i, (p, _, _) in enumerate(page) if key in (name_key(p["tool_id"]), name_key(p["alias"]))]
+            if offset > 0 or not spelled:  # a name with stop words in it ("convert_to_pdf") is found among the hits
+                return page, more, None
+            first = page.pop(spelled[0])
+            return [(first[0], 1.0, first[2]), *page], more, first[0]["tool_id"]
+        pointed = self._pointed(kept[: offset + limit + 1])
+        exact = next((hit for hit in pointed if hit[0]["tool_id"] == named), None)
+        pointer = exact[0] if exact is not None else self._spec_pointer(named, scope)
+        if pointer is None:  # named, but outside the category searched
+            return pointed[offset : offset + limit], len(kept) > offset + limit, None
+        shown = [(pointer, 1.0, exact[2] if exact is not None else []), *(h for h in pointed if h is not exact)]
+        return shown[offset : offset + limit], len(shown) > offset + limit, named
 
     def find_tool(self, purpose: str, limit: int = 5) -> dict[str, Any]:
-        """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose."""
+        """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose or a tool's name.
+
+        A tool named exactly comes first with relevance 1.0; hits that match poorly are left out, and when none
+        is left the answer says so (empty ``matches``, a hint, and a next_action to browse the root).
+        """
         try:
             query = _require_query(purpose, "purpose")
             limit = check_limit(limit, 5)
-            page, _ = self._top_tools(query, limit)
-            return {
-                "matches": [
-                    {
-                        "name": pointer["tool_id"],
-                        "relevance": round(min(1.0, score), 4),
-                        "reason": _reason(pointer, terms),
-                    }
-                    for pointer, score, terms in page
-                ]
-            }
+            page, _, named = self._answer_tools(query, limit)
+            matches = [
+                {
+                    "name": pointer["tool_id"],
+                    "relevance": round(min(1.0, score), 4),
+                    "reason": "exact name" if pointer["tool_id"] == named else _reason(pointer, terms),
+                }
+                for pointer, score, terms in page
+            ]
         except ReaderError as err:
             return err.envelope()
+        if matches:
+            return {"matches": matches}
+        return {
+            "matches": [],
+            "hints": [f"No tool matches {query!r} well; try other words, or browse the categories."],
+            "next_action": {"op": "list", "args": {"path": ""}},
+        }
 
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
@@ -196,12 +320,22 @@ class Searcher(IndexReader):
         ]
 
     def search_nodes(self, query: str, limit: int = 5) -> dict[str, Any]:
-        """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best."""
+        """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best.
+
+        When none matches, the answer says so: a hint, and a next_action to browse the root.
+        """
         try:
             text = _require_query(query, "query")
-            return {"results": self._node_results(text, check_limit(limit, 5))}
+            results = self._node_results(text, check_limit(limit, 5))
         except ReaderError as err:
             return err.envelope()
+        if results:
+            return {"results": results}
+        return {
+            "results": [],
+            "hints": [f"No category matches {text!r}; browse the root, or search for a tool by purpose."],
+            "next_action": {"op": "list", "args": {"path": ""}},
+        }
 
     def search_tool_by_category(
         self, query: str, category_path: list[str] | str, limit: int = 5, cursor: str | None = None
@@ -213,14 +347,18 @@ class Searcher(IndexReader):
             path = list(node_path(category_path))
             key = cursor_key(text, path)
             offset = decode_cursor(cursor, key)
-            allowed = self._scoped(text, path) if path else None
-            page, more = self._top_tools(text, limit, offset, allowed)
+            candidates = self._name_candidates(text)
+            refs = [ref for _, ref in candidates]
+            allowed = self._scoped(text, path, extra=refs) if path else None
+            if not path:
+                self._prefetch_query("tools", text, [*refs])
+            page, more, _ = self._answer_tools(text, limit, offset, allowed, path, candidates)
             if not page and offset == 0:
                 raise self._no_match(text, path)
             end = offset + len(page)
             return {
                 "category_path": path,
-                "results": [{**pointer, "confidence": round(min(1.0, score), 4)} for pointer, score, _ in page],
+                "results": [lean_hit(pointer, score) for pointer, score, _ in page],
                 "next_cursor": encode_cursor(end, key) if more else None,
             }
         except ReaderError as err:
@@ -235,10 +373,10 @@ class Searcher(IndexReader):
         hints = [f"No tool under {'/'.join(path) or 'the root'!r} matches {query!r}."]
         if places:
             hints.append("The query matches tools in: " + ", ".join("/".join(p) or "(root)" for p in places[:3]))
-            action = {"op": "search_tool_by_category", "args": {"query": query, "category_path": places[0]}}
+            action = {"op": "search_in", "args": {"query": query, "path": "/".join(places[0])}}
         else:
-            hints.append("No tool in the catalogue matches; try other words, or browse with list.")
-            action = {"op": "list", "args": {"path": path}}
+            hints.append("No tool in the catalogue matches well; try other words, or browse the categories.")
+            action = {"op": "list", "args": {"path": "/".join(path)}}
         return ReaderError(
             "NO_MATCH_IN_CATEGORY",
             f"no tool under {'/'.join(path) or '(root)'!r} matches the query",
@@ -246,6 +384,34 @@ class Searcher(IndexReader):
             hints=hints,
             next_action=action,
         )
+
+
+def name_key(text: str) -> str:
+    """A name without case or separators: ``GitHub.create_issue``, ``github create-issue`` → ``github create issue``."""
+    return " ".join(_NAME_PARTS.findall(text.lower()))
+
+
+def name_like(query: str) -> bool:
+    """Whether a query may be a tool's name: no spaces, or a few parts, or parts without a stop word."""
+    parts = name_key(query).split()
+    if not parts or len(query) > NAME_MAX_CHARS:
+        return False
+    if not any(c.isspace() for c in query):
+        return True
+    return len(parts) <= NAME_SHORT_PARTS or (
+        len(parts) <= NAME_MAX_PARTS and not any(part in STOP_WORDS for part in parts)
+    )
+
+
+def lean_hit(pointer: dict[str, Any], score: float) -> dict[str, Any]:
+    """A ranked pointer as a model reads it: no provider alias, no empty or false field, its confidence."""
+    out = {
+        key: value
+        for key, value in pointer.items()
+        if key != "alias" and value not in (None, "", [], {}) and not (key in _LEAN_DROP and value is False)
+    }
+    out["confidence"] = round(min(1.0, score), 4)
+    return out
 
 
 def _require_query(text: Any, name: str) -> str:

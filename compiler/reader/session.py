@@ -30,7 +30,12 @@ from .trust import HandlerPolicy
 
 log = logging.getLogger(__name__)
 
+#: A batch holds at most this many items; a parallel batch runs at most MAX_BATCH_WORKERS at a time.
 MAX_BATCH = 100
+MAX_BATCH_WORKERS = 8
+#: The keys of a batch item: ``{op, args, ...}`` or 001's typed ``{type: "exec", op, args}`` / ``{type: "help", path}``.
+EXEC_ITEM_KEYS = frozenset({"type", "op", "args", "idempotency_key", "dry_run"})
+HELP_ITEM_KEYS = frozenset({"type", "path", "format", "include_examples", "include_schemas"})
 #: Idempotency keys kept per session, the JSON bytes of their answers in all and for one, and for how long.
 IDEMPOTENCY_MAX_KEYS = 10_000
 IDEMPOTENCY_MAX_BYTES = 32 * 1024 * 1024
@@ -237,7 +242,7 @@ class Session:
                 details={"allowed_namespaces": self.allowed_namespaces},
                 help_path=tool_id,
                 hints=["The host limited this session to some namespaces; use a tool from them."],
-                next_action={"op": "tool_help", "args": {"path": "root"}},
+                next_action={"op": "help", "args": {"path": "root"}},
             )
 
     def authorize(self, tool_id: str, spec: Json) -> None:
@@ -256,7 +261,7 @@ class Session:
                 f"{tool_id} must be described before it is executed in this session",
                 help_path=tool_id,
                 hints=["Read the spec first: its arguments, policy and edge cases."],
-                next_action={"op": "tool_describe", "args": {"name": tool_id}},
+                next_action={"op": "describe", "args": {"tool_id": tool_id}},
             )
 
     # -- execution ------------------------------------------------------------------------------
@@ -304,7 +309,7 @@ class Session:
                 f"args of {tool_id} must be a JSON object, got {type(args).__name__}",
                 details={"field_errors": [{"field": "$", "message": "args must be an object", "expected": "object"}]},
                 help_path=tool_id,
-                next_action={"op": "tool_help", "args": {"path": tool_id}},
+                next_action={"op": "help", "args": {"path": tool_id}},
             )
         if spec.get("deprecated"):
             warnings.append(deprecation_note(spec))
@@ -320,7 +325,7 @@ class Session:
                 details={"field_errors": field_errors},
                 help_path=tool_id,
                 hints=["Fix every listed field and call again; tool_help(help_path) shows the arguments."],
-                next_action={"op": "tool_help", "args": {"path": tool_id, "format": "full"}},
+                next_action={"op": "help", "args": {"path": tool_id}},
             )
         return tool_id, spec, filled
 
@@ -397,37 +402,94 @@ class Session:
                 self.idempotency.put(key, tool_id, canonical, body, warnings)
             return body
 
-    def tool_batch(self, ops: Any, mode: Any = "sequential") -> Json:
-        """Run several ``{op, args, idempotency_key?, dry_run?}`` items, in order or in parallel."""
+    def tool_batch(self, ops: Any, mode: Any = "sequential", help_fn: Callable[[Json], Json] | None = None) -> Json:
+        """Run several items in order (stopping at the first failure) or in parallel (bounded); see :meth:`_batch`."""
         return self.run(
             "batch",
             {"mode": mode, "count": len(ops) if isinstance(ops, list) else None},
-            lambda _t: self._batch(ops, mode),
+            lambda _t: self._batch(ops, mode, help_fn),
         )
 
-    def _batch(self, ops: Any, mode: Any) -> Json:
+    def _batch_item(self, item: Any, help_fn: Callable[[Json], Json] | None) -> Json:
+        """One item's answer: an exec envelope, or a help answer with ``type: "help"``; ``status`` says how it went."""
+        kind = item.get("type", "exec") if isinstance(item, dict) else None
+        keys = HELP_ITEM_KEYS if kind == "help" else EXEC_ITEM_KEYS
+        problem = None
+        if not isinstance(item, dict):
+            problem = f"a batch item is an object, got {shown(item)}"
+        elif kind not in ("exec", "help"):
+            problem = f"a batch item's type is 'exec' or 'help', got {shown(kind)}"
+        elif set(item) - keys:
+            problem = f"unexpected key(s) {', '.join(sorted(map(str, set(item) - keys)))} in a {kind} item"
+        elif kind == "exec" and "op" not in item:
+            problem = "an exec item needs an 'op' (and 'args')"
+        elif kind == "help" and help_fn is None:
+            problem = "help items are answered by tool_batch of the gateway only"
+        if problem is not None or not isinstance(item, dict):
+            envelope = bad(
+                problem or "a batch item is an object",
+                hints=[
+                    (
+                        'Items are {"op": ID, "args": {...}}, {"type": "exec", "op": ID, "args": {...}} or '
+                        '{"type": "help", "path": ID}.'
+                    )
+                ],
+            ).envelope()
+            return {"op": shown(item.get("op") if isinstance(item, dict) else item), **envelope, "status": "failed"}
+        if kind == "help" and help_fn is not None:
+            answer = {"type": "help", **help_fn(item)}
+        else:
+            answer = self.tool_exec(
+                item.get("op"), item.get("args"), item.get("idempotency_key"), item.get("dry_run", False)
+            )
+        answer["status"] = "ok" if answer.get("ok") else "failed"
+        return answer
+
+    def _batch(self, ops: Any, mode: Any, help_fn: Callable[[Json], Json] | None) -> Json:
+        """Sequential: in order, stopping at the first failure (the rest answer ``status: "not_run"``).
+
+        Parallel: every item, at most :data:`MAX_BATCH_WORKERS` at a time, answers in item order.
+        A batch holds 1 to :data:`MAX_BATCH` items.
+        """
         if mode not in ("sequential", "parallel"):
             raise bad(f"mode must be 'sequential' or 'parallel', got {shown(mode)}")
         if not isinstance(ops, list) or not ops or len(ops) > MAX_BATCH:
-            raise bad(f"ops must be a list of 1 to {MAX_BATCH} items like {{'op': 'file.read', 'args': {{...}}}}")
-
-        def one(item: Any) -> Json:
-            if not isinstance(item, dict) or "op" not in item:
-                envelope = bad("each batch item needs an 'op' (and optional args, idempotency_key, dry_run)").envelope()
-                return {"op": shown(item), **envelope}
-            return self.tool_exec(
-                item.get("op"), item.get("args"), item.get("idempotency_key"), item.get("dry_run", False)
+            raise bad(
+                f"ops must be a list of 1 to {MAX_BATCH} items like {{'op': 'file.read', 'args': {{...}}}} "
+                "or {'type': 'help', 'path': 'file.read'}"
             )
-
         if mode == "parallel" and len(ops) > 1:
             from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
-            with ThreadPoolExecutor(max_workers=min(8, len(ops))) as pool:
-                results = list(pool.map(one, ops))
+            with ThreadPoolExecutor(max_workers=min(MAX_BATCH_WORKERS, len(ops))) as pool:
+                results = list(pool.map(lambda item: self._batch_item(item, help_fn), ops))
         else:
-            results = [one(item) for item in ops]
-        failed = sum(1 for r in results if not r.get("ok"))
+            results = []
+            for index, item in enumerate(ops):
+                answer = self._batch_item(item, help_fn)
+                results.append(answer)
+                if not answer.get("ok"):
+                    for rest in ops[index + 1 :]:
+                        op = rest.get("op", rest.get("path")) if isinstance(rest, dict) else None
+                        results.append({"op": shown(op), "status": "not_run"})
+                    break
+        counts = {status: sum(1 for r in results if r["status"] == status) for status in ("ok", "failed", "not_run")}
+        hints = []
+        if counts["not_run"]:
+            hints.append(
+                f"Item {counts['ok'] + 1} failed, so the {counts['not_run']} item(s) after it did not run: "
+                "fix it and send the rest again."
+            )
         return ok(
-            {"mode": mode, "count": len(results), "failed": failed, "results": results, "all_ok": failed == 0},
+            {
+                "mode": mode,
+                "count": len(results),
+                "succeeded": counts["ok"],
+                "failed": counts["failed"],
+                "not_run": counts["not_run"],
+                "results": results,
+                "all_ok": counts["ok"] == len(results),
+            },
             help_path="root",
+            hints=hints,
         )

@@ -25,15 +25,16 @@ from .checks import (
 )
 from .envelope import ReaderError, is_error
 from .handlers import available
+from .protocol import drop_empty
 from .session import Session
 from .store import Store, deprecation_note
 
 Json = dict[str, Any]
-#: What an agent reads of a spec when it expands a tool.
+#: What an agent reads of a spec when it expands a tool (null and empty ones are left out; no provider
+#: alias lists, no token counts: the artifacts keep those).
 DESCRIBED_KEYS = (
     "tool_id",
     "type",
-    "aliases",
     "path",
     "categories",
     "summary",
@@ -49,9 +50,29 @@ DESCRIBED_KEYS = (
     "policy",
     "annotations",
     "version",
+    "author",
+    "capabilities",
+    "constraints",
+    "tools",
     "deprecated",
-    "tokens",
 )
+#: Frontmatter keys a described skill already shows elsewhere.
+_SHOWN_FRONTMATTER = ("name", "description")
+
+
+def check_capability(capability: Any) -> str | None:
+    """A capability filter as a lower-case string (None: no filter); BAD_REQUEST for anything else."""
+    if capability is None:
+        return None
+    if not isinstance(capability, str) or not capability.strip() or len(capability) > 200:
+        raise bad(f"'capability' must be a capability name such as 'code-analysis', got {shown(capability)}")
+    return capability.strip().lower()
+
+
+def has_capability(pointer: Json, capability: str) -> bool:
+    """Whether a pointer declares ``capability`` (skills' ``capabilities``, compared case-insensitively)."""
+    declared = pointer.get("capabilities")
+    return isinstance(declared, list) and capability in {str(c).lower() for c in declared}
 
 
 def delegate(result: Any, help_path: str = "root") -> Json:
@@ -71,10 +92,14 @@ def delegate(result: Any, help_path: str = "root") -> Json:
     return out
 
 
-def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor: Any) -> Json:
-    """Child nodes and tool pointers at ``path`` (paged); ``tags`` and ``query`` search its subtree."""
-    where = node_path(path)
+def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor: Any, capability: Any = None) -> Json:
+    """Child nodes and tool pointers at ``path`` (paged); ``tags``, ``capability`` and ``query`` search its subtree.
+
+    ``path`` is a list of names, ``"a/b"`` or ``"a.b"``; names match case-insensitively.
+    """
+    where = store.canonical_path(node_path(path))
     wanted = check_tags(tags)
+    able = check_capability(capability)
     count = check_limit(limit, 10)
     if query is not None:
         check_str(query, "query", allow_empty=True)
@@ -82,14 +107,15 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
     shard = store.node(where)
     searched = isinstance(query, str) and bool(query.strip())
     hits: list[Any] = []
-    if searched and not wanted:  # ranked, and only the page's pointers are read
+    filtered = bool(wanted) or able is not None
+    if searched and not filtered:  # ranked, and only the page's pointers are read
         hits, total = store.searcher_required().rank_tools_page(query, within=list(where), offset=offset, limit=count)
         page = [h[0] for h in hits]
     else:
         if searched:  # tags filter the ranked hits: every hit's pointer is needed
             hits = store.searcher_required().rank_tools(query, within=list(where))
             pointers = [h[0] for h in hits]
-        elif wanted:
+        elif filtered:
             pointers = list(store.subtree_pointers(where).values())
         elif offset + count <= len(shard.get("tools", [])):
             pointers = shard.get("tools", [])  # the first page answers without fetching more
@@ -97,29 +123,31 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
             pointers = store.node_tools(shard)
         if wanted:
             pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
+        if able is not None:
+            pointers = [p for p in pointers if has_capability(p, able)]
         page = pointers[offset : offset + count]
-        total = len(pointers) if searched or wanted else shard.get("direct_tools", len(pointers))
+        total = len(pointers) if searched or filtered else shard.get("direct_tools", len(pointers))
     confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
     more = offset + count < total
     nodes = (
         []
-        if offset
+        if offset or filtered or searched
         else [
-            {k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count") if k in c}
+            drop_empty({k: c[k] for k in ("name", "path", "title", "summary", "tags", "tool_count") if k in c})
             for c in shard.get("children", [])
         ]
     )
     tools = [public_pointer(p, confidences.get(p["tool_id"]) if confidences else None) for p in page]
+    hints = []
     if tools:
-        next_action: Json | None = {"op": "expand_tool", "args": {"tool_id": tools[0]["tool_id"]}}
+        next_action: Json | None = {"op": "describe", "args": {"tool_id": tools[0]["tool_id"]}}
     elif nodes:
         next_action = {"op": "list", "args": {"path": "/".join(nodes[0]["path"])}}
     else:
-        next_action = None
-    hints = []
-    if not tools and not nodes:
-        hints.append("Nothing here matches; try list() at the root or find_tool(purpose).")
-    return ok(
+        words = " ".join(part for part in [query if searched else "", *wanted, able or "", *where] if part)
+        next_action = {"op": "search", "args": {"query": words}} if words else None
+        hints.append("Nothing here matches; search the whole catalogue by purpose, or browse from the root.")
+    out = drop_empty(
         {
             "path": list(where),
             "title": shard.get("title", ""),
@@ -128,30 +156,50 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
             "nodes": nodes,
             "tools": tools,
             "total_tools": total,
-            "next_cursor": encode_cursor(offset + count) if more else None,
         },
-        help_path="root",
-        hints=hints,
-        next_action=next_action,
+        ("path", "nodes", "tools"),
     )
+    out["next_cursor"] = encode_cursor(offset + count) if more else None
+    return ok(out, help_path="/".join(where) or "root", hints=hints, next_action=next_action)
 
 
 def search_nodes(store: Store, query: Any, limit: Any) -> Json:
     """Ontology nodes ranked for ``query`` (delegated to the search module)."""
     check_str(query, "query")
     count = check_limit(limit, 5)
-    return delegate(store.searcher_required().search_nodes(query, count))
+    answer = delegate(store.searcher_required().search_nodes(query, count))
+    if answer.get("ok") and not answer.get("results") and not answer.get("hints"):
+        answer["hints"] = [
+            f"No category matches {shown(query, 80)}; search tools by purpose instead, or browse from the root.",
+        ]
+        answer["next_action"] = answer.get("next_action") or {"op": "search", "args": {"query": query}}
+    return answer
 
 
 def search_tool_by_category(store: Store, query: Any, category_path: Any, limit: Any, cursor: Any) -> Json:
     """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match."""
     check_str(query, "query")
-    where = node_path(category_path)
     count = check_limit(limit, 5)
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")
-    store.node(where)  # UNKNOWN_PATH with suggestions before searching
-    return delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor))
+    where = store.canonical_path(node_path(category_path))  # UNKNOWN_PATH with suggestions before searching
+    answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor))
+    if answer.get("ok") and answer.get("results"):
+        answer["next_action"] = answer.get("next_action") or {
+            "op": "describe",
+            "args": {"tool_id": answer["results"][0]["tool_id"]},
+        }
+    return answer
+
+
+def runnable(session: Session, tool_id: str, spec: Json) -> bool:
+    """Whether this reader can run the tool: a handler of a known type that the host allows."""
+    handler = spec.get("handler")
+    return (
+        isinstance(handler, dict)
+        and available(str(handler.get("type")), session.handlers)
+        and session.policy.refusal(tool_id, handler) is None
+    )
 
 
 def describe(store: Store, session: Session, name: Any) -> Json:
@@ -159,36 +207,58 @@ def describe(store: Store, session: Session, name: Any) -> Json:
     tool_id, spec = store.spec(name)
     session.expanded(tool_id)
     out: Json = {k: copy.deepcopy(spec.get(k)) for k in DESCRIBED_KEYS}
-    out["alias"] = (spec.get("aliases") or {}).get("openai", tool_id)
+    if out.get("type") == "tool":
+        out["type"] = None
+    for flag in ("deprecated", "optional"):
+        out[flag] = out.get(flag) or None
+    raw_aliases = spec.get("aliases")
+    aliases: Json = raw_aliases if isinstance(raw_aliases, dict) else {}
+    out["alias"] = aliases.get("anthropic") or aliases.get("openai") or tool_id.replace(".", "_")
+    if out.get("when_to_use") in (out.get("summary"), out.get("description")):
+        out["when_to_use"] = None
+    if out.get("description") == out.get("summary"):
+        out["description"] = None
     handler = spec.get("handler")
     out["handler"] = {"type": handler.get("type")} if isinstance(handler, dict) else None
-    out["executable"] = isinstance(handler, dict) and available(str(handler.get("type")), session.handlers)
     hints: list[str] = []
-    if out["executable"] and session.policy.refusal(tool_id, handler) is not None:
-        out["executable"] = False
-        hints.append("This host does not allow this tool's handler: tool_exec answers NOT_AUTHORIZED.")
+    executable = runnable(session, tool_id, spec)
+    if not executable and isinstance(handler, dict) and available(str(handler.get("type")), session.handlers):
+        hints.append("This host does not allow this tool's handler: running it answers NOT_AUTHORIZED.")
+    out["executable"] = executable
     skill = spec.get("skill")
     if isinstance(skill, dict):
         body = store.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
-        out["skill"] = {
-            "name": skill.get("name"),
-            "level": 2,
-            "frontmatter": copy.deepcopy(skill.get("frontmatter")),
-            "body": body,
-            "body_tokens": skill.get("body_tokens"),
-            "resources": [
-                {"path": r.get("path"), "media_type": r.get("media_type"), "bytes": (r.get("ref") or {}).get("bytes")}
-                for r in skill.get("resources", [])
-            ],
-        }
+        raw_frontmatter = skill.get("frontmatter")
+        frontmatter: Json = raw_frontmatter if isinstance(raw_frontmatter, dict) else {}
+        out["skill"] = drop_empty(
+            {
+                "name": skill.get("name"),
+                "level": 2,
+                "frontmatter": {k: copy.deepcopy(v) for k, v in frontmatter.items() if k not in _SHOWN_FRONTMATTER},
+                "body": body,
+                "resources": [
+                    drop_empty(
+                        {
+                            "path": r.get("path"),
+                            "media_type": r.get("media_type"),
+                            "bytes": (r.get("ref") or {}).get("bytes"),
+                        }
+                    )
+                    for r in skill.get("resources", [])
+                ],
+            }
+        )
         if skill.get("resources"):
-            hints.append("Read a resource only when the instructions call for it: read_skill_resource(tool_id, path).")
-    if not out["executable"] and not hints:
+            hints.append("Read a resource only when the instructions call for it (the resource argument).")
+    if not executable and not hints:
         hints.append("This tool has no handler this reader can run: the host application executes it.")
     if spec.get("deprecated"):
         hints.append(deprecation_note(spec))
     example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
-    next_action = {"op": "tool_exec", "args": {"op": tool_id, "args": copy.deepcopy(example or {})}}
+    next_action = (
+        {"op": "call", "args": {"tool_id": tool_id, "args": copy.deepcopy(example or {})}} if executable else None
+    )
+    out = drop_empty(out, ("tool_id", "args_schema", "executable"))
     return ok(out, help_path=tool_id, hints=hints, next_action=next_action)
 
 

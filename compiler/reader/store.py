@@ -32,6 +32,17 @@ MAX_WALK_NODES = 1_000_000
 Json = dict[str, Any]
 
 
+def _child_name(asked: str, children: dict[str, Json]) -> str | None:
+    """The child called ``asked``: exactly, else case-insensitively (also by its title); None when absent."""
+    if asked in children:
+        return asked
+    folded = asked.casefold()
+    for name, child in children.items():
+        if name.casefold() == folded or str(child.get("title", "")).casefold() == folded:
+            return name
+    return None
+
+
 def deprecation_note(spec: Json) -> str:
     """What an agent is told about a deprecated tool."""
     value = spec.get("deprecated")
@@ -260,9 +271,9 @@ class Store:
                     else "Search for the tool by purpose, or browse the groups."
                 ],
                 next_action=(
-                    {"op": "tool_describe", "args": {"name": suggestions[0]}}
+                    {"op": "describe", "args": {"tool_id": suggestions[0]}}
                     if suggestions
-                    else {"op": "find_tool", "args": {"purpose": name.replace(".", " ").replace("_", " ")}}
+                    else {"op": "search", "args": {"query": name.replace(".", " ").replace("_", " ")}}
                 ),
                 help_path="root",
             )
@@ -299,7 +310,7 @@ class Store:
                 "UNAVAILABLE",
                 "search is unavailable: this catalogue was built without a search index",
                 hints=["Browse with list()/tool_help() instead, or rebuild with the search stage."],
-                next_action={"op": "list", "args": {"path": "root"}},
+                next_action={"op": "list", "args": {"path": ""}},
             )
         return searcher
 
@@ -310,22 +321,20 @@ class Store:
             return self._nodes[path]
         shard = self.fetch_json(self.manifest["root"])
         walked: tuple[str, ...] = ()
-        for name in path:
+        for asked in path:
             children = {c["name"]: c for c in shard.get("children", [])}
-            if name not in children:
+            name = _child_name(asked, children)
+            if name is None:
                 where = "/".join(walked) or "root"
                 names = sorted(children)
-                close = close_names(name, names, 3)
+                close = close_names(asked.lower(), names, 3) or close_names(asked, names, 3)
+                suggestions = ["/".join([*walked, c]) for c in close]
                 raise ReaderError(
                     "UNKNOWN_PATH",
-                    f"node {'/'.join(path)!r} does not exist: {where} has no child {name!r}",
-                    details={
-                        "path": list(path),
-                        "children": names,
-                        "suggestions": ["/".join([*walked, c]) for c in close],
-                    },
+                    f"node {'/'.join(path)!r} does not exist: {where} has no child {asked!r}",
+                    details={"path": list(path), "children": names, "suggestions": suggestions},
                     hints=[f"Children of {where}: {', '.join(names) or 'none'}."],
-                    next_action={"op": "list", "args": {"path": "/".join(walked)}},
+                    next_action={"op": "list", "args": {"path": suggestions[0] if suggestions else "/".join(walked)}},
                 )
             walked = (*walked, name)
             shard = self._nodes.get(walked) or self.fetch_json(children[name]["ref"])
@@ -334,6 +343,43 @@ class Store:
             raise ReaderError("INTEGRITY", f"node shard of {'/'.join(path) or 'root'} is not an object")
         self._nodes[path] = shard
         return shard
+
+    def canonical_path(self, path: tuple[str, ...]) -> tuple[str, ...]:
+        """``path`` spelled as the catalogue spells it (names match case-insensitively); UNKNOWN_PATH when absent."""
+        return tuple(self.node(path).get("path") or ()) if path else ()
+
+    def is_node(self, path: str) -> bool:
+        """Whether a slash or dotted path names a node of the category tree."""
+        from .checks import node_path  # noqa: PLC0415
+
+        try:
+            self.node(node_path(path))
+        except ReaderError:
+            return False
+        return True
+
+    def is_group(self, path: str) -> bool:
+        """Whether ``path`` is an id group: a namespace or a proper prefix of some tool id."""
+        namespace = path.split(".", 1)[0]
+        if namespace not in [str(n) for n in self.manifest.get("namespaces", [])]:
+            return False
+        if path == namespace:
+            return True
+        try:
+            groups, _ = self.namespace_tree(namespace)
+        except ReaderError:
+            return False
+        return path in groups
+
+    def alias_of(self, tool_id: str) -> str:
+        """The provider alias a model calls ``tool_id`` by (the id with ``_`` for ``.`` when unknown)."""
+        try:
+            _, spec = self.spec(tool_id)
+        except ReaderError:
+            return tool_id.replace(".", "_")
+        raw = spec.get("aliases")
+        aliases: Json = raw if isinstance(raw, dict) else {}
+        return str(aliases.get("anthropic") or aliases.get("openai") or tool_id.replace(".", "_"))
 
     def node_tools(self, shard: Json) -> list[Json]:
         """The pointers of a paged shard (node or namespace): its first page, then the others (fetched together)."""
