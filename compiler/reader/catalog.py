@@ -18,6 +18,7 @@ fetched lazily through refs and kept in memory by sha256 (they never change).
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,12 +26,14 @@ from typing import Any
 
 from . import gateway, namespaced, protocol, spec_dialect
 from .checks import shown
-from .envelope import ReaderError
+from .envelope import ReaderError, error_envelope
 from .handlers import Handler
 from .session import IdempotencyStore, Session
 from .source import MAX_FILE_BYTES, FolderSource, Source, open_source
 from .store import SUPPORTED_FORMAT_VERSION, Store
 from .trust import HandlerPolicy
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SUPPORTED_FORMAT_VERSION", "Catalog", "IdempotencyStore"]
 
@@ -237,7 +240,13 @@ class Catalog:
     # -- the protocol -------------------------------------------------------------------------
     def _answer(self, result: Json, dialect: str) -> Json:
         """``result`` in ``dialect``'s terms (:mod:`toolcat.reader.protocol`): its next_action and hints, lean."""
-        out = protocol.lean(protocol.render(result, dialect, self.store))
+        try:
+            out = protocol.lean(protocol.render(result, dialect, self.store))
+        except ReaderError as exc:  # rendering reads lookups too: a tampered file is still an envelope
+            return exc.envelope()
+        except Exception as exc:
+            log.exception("rendering a %s answer failed", dialect)
+            return error_envelope("INTERNAL", f"rendering the answer failed: {type(exc).__name__}: {exc}")
         if isinstance(out.get("results"), list) and "mode" in out:  # a batch: each item lean too
             out["results"] = [protocol.lean(r) if isinstance(r, dict) else r for r in out["results"]]
         return out

@@ -17,6 +17,7 @@ from typing import Any
 from .buckets import lookup_bucket
 from .checks import MAX_NAME, bad, close_names, shown
 from .envelope import ReaderError
+from .shapes import check_shape
 from .source import Source
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class Store:
                 details={"format_version": found, "supported": SUPPORTED_FORMAT_VERSION},
                 hints=["Upgrade toolcat (pip install -U toolcat) or rebuild the catalogue with this version."],
             )
+        check_shape("catalog.json", entry)
         return entry
 
     def _manifest_ref(self, entry: Json) -> tuple[str, Json]:
@@ -193,6 +195,7 @@ class Store:
             value = json.loads(data)
         except (ValueError, RecursionError) as exc:
             raise ReaderError("INTEGRITY", f"{ref.get('path')} is not valid JSON: {exc}") from None
+        check_shape(str(ref.get("path")), value)
         with self.lock:
             if len(self._json) > MEMORY_CACHE_ENTRIES:
                 self._json.clear()
