@@ -73,5 +73,10 @@ def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:
         "kind": tool.kind,
         "optional": tool.optional,
         "deprecated": tool.deprecated,
+        **(
+            {"capabilities": list(caps)}
+            if tool.skill is not None and (caps := tool.skill.meta.get("capabilities"))
+            else {}
+        ),
         "spec": spec_ref,
     }

@@ -41,6 +41,7 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
         frontmatter=record["frontmatter"],
         body=record["body"],
         resources=tuple(SkillResource(r["rel_path"], r["data"], r["media_type"]) for r in record["resources"]),
+        meta=dict(record.get("meta") or {}),
     )
     return Tool(
         id=record["id"],
@@ -55,6 +56,7 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
         when_to_use=record["description"],
         annotations={"readOnlyHint": True, "title": record["name"]},
         handler={"type": "skill"},
+        version=record.get("version"),
         skill=info,
     )
 
@@ -194,6 +196,9 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 handler=rec["handler"],
                 version=rec["version"],
                 deprecated=rec["deprecated"],
+                legacy_aliases=tuple(rec["legacy_aliases"]),
+                always_load=rec["always_load"],
+                search_hints=tuple(rec["search_hints"]),
             )
 
     for skill in loaded.skills:
@@ -243,6 +248,19 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
             hint="Set an explicit 'alias:' on the tool to choose the name yourself.",
         )
     final = {tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id]) for tool_id in sorted(tools)}
+    final = _check_legacy_aliases(final, diags)
+    always = [t for t in final.values() if t.always_load]
+    if len(always) > MAX_ALWAYS_LOAD:
+        diags.warning(
+            always[0].origin.file,
+            f"{len(always)} tools are always_load, over {MAX_ALWAYS_LOAD}: "
+            + ", ".join(t.id for t in always[:5])
+            + ("…" if len(always) > 5 else ""),
+            line=always[0].origin.line,
+            code="always_load_count",
+            hint="Clients cap the tools they accept (some at 40 or 128) and every always-loaded tool costs tokens "
+            "on every turn: keep a few core tools and let agents discover the rest.",
+        )
     catalog = CompiledCatalog(
         title=title,
         summary=summary,
@@ -251,6 +269,45 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         alias_collisions=alias_result.adjustments,
     )
     return catalog, diags
+
+
+#: More always-loaded tools than this is a warning (an error under --strict).
+MAX_ALWAYS_LOAD = 20
+
+
+def _check_legacy_aliases(tools: dict[str, Tool], diags: Diagnostics) -> dict[str, Tool]:
+    """Drop (with an error) a legacy alias that is another tool's id, alias or skill name, or another's legacy alias.
+
+    Readers resolve every one of these names through the same lookup, case-insensitively as a
+    fallback, so two tools may not share one, even in another case.
+    """
+    taken: dict[str, tuple[str, str]] = {}
+    for tool in tools.values():
+        names = [(tool.id, "id"), *((a, "provider alias") for a in tool.aliases.values())]
+        if tool.skill is not None:
+            names.append((tool.skill.name, "skill name"))
+        for name, what in names:
+            taken.setdefault(name.casefold(), (tool.id, what))
+    out: dict[str, Tool] = {}
+    for tool_id, tool in tools.items():
+        kept: list[str] = []
+        for name in tool.legacy_aliases:
+            owner, what = taken.get(name.casefold(), (tool_id, ""))
+            if owner != tool_id:
+                diags.error(
+                    tool.origin.file,
+                    f"legacy alias {name!r} of {tool_id!r} collides with the {what} of {owner!r}",
+                    line=tool.origin.line,
+                    code="alias_collision",
+                    got=repr(name),
+                    hint="Agents call tools by id, alias or legacy name, so these share one namespace: "
+                    f"drop {name!r} from one of the tools.",
+                )
+                continue
+            taken[name.casefold()] = (tool_id, "legacy alias")
+            kept.append(name)
+        out[tool_id] = replace(tool, legacy_aliases=tuple(kept)) if len(kept) != len(tool.legacy_aliases) else tool
+    return out
 
 
 def _with_aliases(tool: Tool, aliases: dict[str, str]) -> Tool:

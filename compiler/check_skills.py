@@ -28,6 +28,7 @@ from .parse import (
     read_source,
 )
 from .reader.schemaguard import child_path
+from .skill_meta import META_FIELDS, read_skill_meta
 from .skill_resources import SKILL_FILES, media_type, resources_of
 
 __all__ = [
@@ -384,14 +385,16 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 got=type(allowed).__name__,
                 code="wrong_type",
             )
+    skill_meta = read_skill_meta(meta, checker.add, parsed.text_of)
     extras = {k: v for k, v in meta.items() if k not in SPEC_FIELDS}
-    for key in sorted(extras):
+    for key in sorted(extras):  # 004's fields (META_FIELDS) are read, but other skill readers reject them
         checker.add(
             Severity.WARNING,
             child_path("$", key),
             f"'{key}' is not an Agent Skills frontmatter field",
             code="extra_field",
-            hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable.",
+            hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable"
+            + ("; toolcat reads it there too (a list as one 'a, b' string)." if key in META_FIELDS else "."),
         )
 
     if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
@@ -412,7 +415,9 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         frontmatter_out["allowed-tools"] = " ".join(allowed_tools)
     tags = extras.get("tags")
     result.record = {
-        "id": skill_tool_id(name),
+        "id": skill_meta.pop("task_id", None) or skill_tool_id(name),
+        "version": skill_meta.pop("version", None),
+        "meta": skill_meta,
         "name": name,
         "summary": _first_sentence(description),
         "description": " ".join(description.split()),

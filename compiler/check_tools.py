@@ -15,15 +15,14 @@ from .reader.schemaguard import child_path
 from .tool_fields import (
     ANNOTATION_KEYS,
     CANONICAL_ID,
-    HTTP_METHODS,
     POLICY_KEYS,
-    PYTHON_TARGET,
     SUMMARY_TOKEN_BUDGET,
     TOOL_FIELDS,
     FileResult,
     _Checker,
     suggest_id,
 )
+from .tool_handler import HTTP_METHODS, PYTHON_TARGET
 from .tool_schemas import schema_errors, schema_problems, short, type_name
 
 __all__ = [

@@ -152,15 +152,29 @@ def export_specs(provider: str, specs: Iterable[Mapping[str, JSON]]) -> Export:
     return Export(provider, definitions, tuple(warnings), names)
 
 
-def export_dialect(provider: str, dialect: str) -> Export:
-    """Definitions of a dialect's discovery tools."""
+def export_dialect(provider: str, dialect: str, always: Iterable[Mapping[str, JSON]] = ()) -> Export:
+    """Definitions of a dialect's discovery tools, then the always-loaded catalogue tools (``always``'s specs).
+
+    An agent sees the always-loaded tools directly, by their provider alias, beside the tools it
+    discovers the rest with (the MCP server lists them the same way).
+    """
     _check_provider(provider)
     warnings: list[Adaptation] = []
     tools: tuple[DiscoveryTool, ...] = dialect_tools(dialect)
     definitions = [
         definition(provider, t.name, t.description, t.input_schema, f"{dialect}:{t.name}", warnings) for t in tools
     ]
-    return Export(provider, definitions, tuple(warnings), {t.name: f"{dialect}:{t.name}" for t in tools})
+    names = {t.name: f"{dialect}:{t.name}" for t in tools}
+    direct = export_specs(provider, always)
+    clashes = sorted(set(direct.names) & set(names))
+    if clashes:
+        raise ValueError(f"always-loaded tools {clashes} have the names of {dialect} discovery tools")
+    return Export(
+        provider,
+        [*definitions, *direct.definitions],
+        (*warnings, *direct.warnings),
+        {**names, **direct.names},
+    )
 
 
 def restore_args(provider: str, args: Mapping[str, JSON], schema: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -421,6 +435,7 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     """Write ``providers/<provider>/`` (whole catalogue + each dialect) and ``manifest["providers"]``."""
     del catalog  # the specs carry everything a definition needs
     entry: dict[str, JSON] = {}
+    always = [spec for spec, _ in specs.values() if spec.get("always_load")]
     for provider in PROVIDER_NAMES:
         whole = export_specs(provider, [spec for spec, _ in specs.values()])
         catalogue_ref = artifacts.add_json(
@@ -437,7 +452,7 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         )
         dialects: dict[str, JSON] = {}
         for dialect in DIALECT_NAMES:
-            export = export_dialect(provider, dialect)
+            export = export_dialect(provider, dialect, always)
             dialects[dialect] = artifacts.add_json(
                 f"providers/{provider}",
                 dialect,

@@ -32,6 +32,9 @@ FIELD_WEIGHTS: dict[str, int] = {
     "skill_name": 2,
     "skill_description": 2,
     "skill_body": 1,
+    "search_hints": 2,
+    "legacy_aliases": 1,
+    "skill_capabilities": 1,
 }
 SKILL_BODY_CHARS = 1500
 #: Each field is indexed up to this many characters. A multi-megabyte description (sources allow 4 MiB)
@@ -85,8 +88,11 @@ def tool_text(tool: Tool, catalog: CompiledCatalog) -> str:
         "examples": [str(ex.get("description", "")) for ex in tool.examples],
         "node_titles": _node_titles(tool, catalog),
         "when_to_use": [tool.when_to_use],
+        "search_hints": list(tool.search_hints),
+        "legacy_aliases": list(tool.legacy_aliases),
     }
     if tool.skill is not None:
+        fields["skill_capabilities"] = [str(c) for c in tool.skill.meta.get("capabilities") or []]
         fields["skill_name"] = [tool.skill.name]
         fields["skill_description"] = [str(tool.skill.frontmatter.get("description", ""))]
         fields["skill_body"] = [tool.skill.body[:SKILL_BODY_CHARS]]

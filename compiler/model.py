@@ -55,6 +55,8 @@ class SkillInfo:
     frontmatter: dict[str, JSON]
     body: str
     resources: tuple[SkillResource, ...]
+    #: 004's skill metadata (author, capabilities, constraints, tools), from frontmatter or metadata.yaml.
+    meta: dict[str, JSON] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,12 @@ class Tool:
     deprecated: bool | str = False
     skill: SkillInfo | None = None
     aliases: dict[str, str] = field(default_factory=dict)
+    #: Old names (ids, function names) that still resolve to this tool.
+    legacy_aliases: tuple[str, ...] = ()
+    #: Exposed directly beside the discovery tools in every dialect and export.
+    always_load: bool = False
+    #: Phrases users say for this tool: indexed, never shown to the model.
+    search_hints: tuple[str, ...] = ()
 
     @property
     def type(self) -> str:

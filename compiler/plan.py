@@ -90,7 +90,25 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "version": tool.version,
         "deprecated": tool.deprecated,
         "source": {"file": tool.origin.file, "line": tool.origin.line},
+        **({"legacy_aliases": list(tool.legacy_aliases)} if tool.legacy_aliases else {}),
+        **({"always_load": True} if tool.always_load else {}),
+        **(skill_meta(tool)),
     }
+
+
+def skill_meta(tool: Tool) -> dict[str, Any]:
+    """004's skill metadata as top-level spec fields: author, capabilities, constraints, tools (when set)."""
+    if tool.skill is None:
+        return {}
+    return {k: tool.skill.meta[k] for k in ("author", "capabilities", "constraints", "tools") if tool.skill.meta.get(k)}
+
+
+def _plan_always_load(catalog: CompiledCatalog, specs: Specs) -> list[dict[str, Any]]:
+    return [
+        {"tool_id": t.id, "alias": t.aliases.get("openai", t.id), "ref": specs[t.id][1]}
+        for t in sorted(catalog.tools.values(), key=lambda t: t.id)
+        if t.always_load
+    ]
 
 
 def _plan_tools(catalog: CompiledCatalog, artifacts: ArtifactSet) -> Specs:
@@ -199,7 +217,7 @@ def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs)
     entries: dict[str, dict[str, Any]] = {}
     for tool in catalog.tools.values():
         value = {"tool_id": tool.id, "spec": specs[tool.id][1]}
-        names = {tool.id, *tool.aliases.values()}
+        names = {tool.id, *tool.aliases.values(), *tool.legacy_aliases}
         if tool.skill is not None:
             names.add(tool.skill.name)
         for name in names:
@@ -305,6 +323,8 @@ def plan(catalog: CompiledCatalog, contributors: Sequence[Contributor] = ()) -> 
         "aliases": _plan_aliases(catalog, artifacts),
         "stats": _plan_stats(artifacts, specs),
     }
+    if always_load := _plan_always_load(catalog, specs):
+        manifest["always_load"] = always_load
     for contribute in contributors:
         contribute(catalog, artifacts, specs)
     manifest.update(artifacts.manifest)

@@ -17,6 +17,7 @@ from .parse import Parsed
 from .reader import schemaguard
 from .reader.schemaguard import child_path
 from .tokens import count_tokens
+from .tool_handler import check_handler
 from .tool_schemas import check_schema, schema_validator, short, type_name
 
 CANONICAL_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){1,3}$")
@@ -40,12 +41,15 @@ TOOL_FIELDS = {
     "handler": "how to execute the tool",
     "version": "version string",
     "deprecated": "true, false, or what to use instead",
-    "alias": "provider-safe name to use instead of the derived one",
+    "alias": "provider-safe name to use instead of the derived one (a list: legacy names, as 'aliases')",
+    "aliases": "legacy names (old ids or function names) that still resolve to this tool",
+    "always_load": "true to expose the tool directly beside the discovery tools in every dialect",
+    "search_hints": "phrases users say for this tool; indexed for search, never shown to the model",
 }
+#: A legacy name: an old id (dots), function name or provider alias.
+LEGACY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$")
 ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 POLICY_KEYS = ("do", "dont", "edge_cases")
-HTTP_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"}  # every OpenAPI operation method
-PYTHON_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
 @dataclass(slots=True)
@@ -149,6 +153,23 @@ class _Checker:
             )
             return []
         return [v.strip() for v in value]
+
+    def legacy_names(self, tool: dict[str, Any], path: str, *, list_alias: bool) -> list[str]:
+        """Legacy names from ``aliases:`` (and ``alias:`` when it is a list), each checked, deduplicated."""
+        found: list[str] = []
+        for key in ("alias", "aliases") if list_alias else ("aliases",):
+            for index, name in enumerate(self.string_list(tool, key, path)):
+                if not LEGACY_NAME.match(name):
+                    self.error(
+                        f"{child_path(path, key)}[{index}]",
+                        f"legacy alias {short(name)} is not a tool name",
+                        expected=f"{LEGACY_NAME.pattern} (an old id, function name or provider alias)",
+                        got=short(name),
+                        code="bad_alias",
+                    )
+                elif name not in found:
+                    found.append(name)
+        return found
 
     def tool(self, tool: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(tool, dict):
@@ -375,7 +396,7 @@ class _Checker:
                 continue
             categories.append(norm)
 
-        handler = self.handler(tool.get("handler"), child_path(path, "handler"))
+        handler = check_handler(self.error, tool.get("handler"), child_path(path, "handler"))
         deprecated = tool.get("deprecated", False)
         if not isinstance(deprecated, (bool, str)):
             self.error(
@@ -387,6 +408,20 @@ class _Checker:
             )
             deprecated = False
         alias = tool.get("alias")
+        legacy = self.legacy_names(tool, path, list_alias=isinstance(alias, list))
+        if isinstance(alias, list):  # `alias: [old_name, ...]`: legacy names, the derived provider alias stays
+            alias = None
+        always_load = tool.get("always_load", False)
+        if not isinstance(always_load, bool):
+            self.error(
+                child_path(path, "always_load"),
+                "'always_load' must be true or false",
+                expected="true | false",
+                got=short(always_load),
+                code="wrong_type",
+            )
+            always_load = False
+        search_hints = sorted({h for h in self.string_list(tool, "search_hints", path) if h})
         if alias is not None and (not isinstance(alias, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$", alias)):
             self.error(
                 child_path(path, "alias"),
@@ -420,77 +455,9 @@ class _Checker:
             "version": self.string(tool, "version", path) or None,
             "deprecated": deprecated,
             "alias": alias,
+            "legacy_aliases": legacy,
+            "always_load": always_load,
+            "search_hints": search_hints,
             "line": line,
             "json_path": path,
         }
-
-    def handler(self, handler: Any, path: str) -> dict[str, Any] | None:
-        """Normalise a handler to ``{type, ...}``; None when the host runs the tool."""
-        if handler is None:
-            return None
-        if isinstance(handler, str):
-            handler = {"type": "python", "target": handler}
-        if not isinstance(handler, dict):
-            self.error(
-                path,
-                "'handler' must be a string or a mapping",
-                code="wrong_type",
-                expected="'package.module:function' or {type: python|http|mcp, ...}",
-                got=type_name(handler),
-            )
-            return None
-        kind = handler.get("type")
-        if kind == "python":
-            target = handler.get("target")
-            if not isinstance(target, str) or not PYTHON_TARGET.match(target):
-                self.error(
-                    child_path(path, "target"),
-                    "a python handler needs 'package.module:function'",
-                    expected="package.module:function",
-                    got=short(target),
-                    code="bad_handler",
-                )
-                return None
-        elif kind == "http":
-            method = str(handler.get("method", "POST")).upper()
-            url = handler.get("url")
-            if method not in HTTP_METHODS:
-                self.error(
-                    child_path(path, "method"),
-                    "unknown HTTP method",
-                    expected=" | ".join(sorted(HTTP_METHODS)),
-                    got=short(handler.get("method")),
-                    code="bad_handler",
-                )
-                return None
-            if not isinstance(url, str) or not re.match(r"^https?://", url):
-                self.error(
-                    child_path(path, "url"),
-                    "an http handler needs an http(s) URL template",
-                    expected="https://host/path/{arg}",
-                    got=short(url),
-                    code="bad_handler",
-                )
-                return None
-            handler = {**handler, "method": method}
-        elif kind == "mcp":
-            if not handler.get("command") and not handler.get("url"):
-                self.error(
-                    path,
-                    "an mcp handler needs 'command' (stdio) or 'url' (streamable HTTP)",
-                    expected="{type: mcp, command: [...], tool: name} or {type: mcp, url: ..., tool: name}",
-                    got=short(handler),
-                    code="bad_handler",
-                )
-                return None
-        else:
-            self.error(
-                child_path(path, "type"),
-                "unknown handler type",
-                expected="python | http | mcp",
-                got=short(kind),
-                code="bad_handler",
-                hint="Leave the handler out when the host application runs the tool itself.",
-            )
-            return None
-        return dict(handler)

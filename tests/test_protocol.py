@@ -155,24 +155,6 @@ def _ref(root: Path, rel: str) -> dict[str, Any]:
     return {"bytes": len(data), "path": rel, "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _mark_always_loaded(out: Path, tool_id: str) -> None:
-    """Write the manifest key ``always_load`` (what the build writes for ``always_load: true``) when it is absent."""
-    entry = json.loads((out / "catalog.json").read_text())
-    manifest_rel = entry["manifest"]["path"]
-    manifest = json.loads((out / manifest_rel).read_text())
-    if manifest.get("always_load"):
-        return
-    lookup = json.loads((out / manifest["lookup"]["refs"][0]["path"]).read_text())["entries"]
-    manifest["always_load"] = [{"tool_id": tool_id, "alias": tool_id.replace(".", "_"), "ref": lookup[tool_id]["spec"]}]
-    new_rel = manifest_rel.replace(".json", ".always.json")
-    (out / new_rel).write_text(json.dumps(manifest, sort_keys=True))
-    entry["manifest"] = _ref(out, new_rel)
-    for version in entry.get("versions", []):
-        if version.get("registry_version") == entry["registry_version"]:
-            version["manifest"] = entry["manifest"]
-    (out / "catalog.json").write_text(json.dumps(entry))
-
-
 @pytest.fixture(scope="module")
 def proto_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The catalogue built once: (build folder, handler module folder); zz.vault.open's spec is tampered with."""
@@ -183,11 +165,7 @@ def proto_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     flagged = json.loads(json.dumps(tree))
     flagged["work/tools.yaml"]["tools"][-1]["always_load"] = True
     out = root / "build"
-    try:  # the build writes the manifest key itself when it knows always_load
-        build(write_tree(root / "src", flagged), out)
-    except Exception:  # a build without always_load refuses the unknown field
-        build(write_tree(root / "src2", tree), out)
-    _mark_always_loaded(out, "proto.core.ping")
+    build(write_tree(root / "src", flagged), out)
     lookup_ref = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
     entries = json.loads((out / lookup_ref["lookup"]["refs"][0]["path"]).read_text())["entries"]
     spec = out / entries["zz.vault.open"]["spec"]["path"]

@@ -18,6 +18,7 @@ import toolcat.site as site_module
 from toolcat.build import build
 from toolcat.cli import main
 from toolcat.errors import BuildError
+from toolcat.reader import search
 from toolcat.site import (
     ARTIFACTS_DIR,
     LinkPolicy,
@@ -444,3 +445,14 @@ def test_two_site_builds_are_byte_identical(small_site: Path, tmp_path: Path):
     assert files == sorted(p.relative_to(second).as_posix() for p in second.rglob("*") if p.is_file())
     differing = [f for f in files if (first / f).read_bytes() != (second / f).read_bytes()]
     assert differing == []
+
+
+def test_js_reader_thresholds_are_the_python_readers() -> None:
+    """The site's search drops the same hits as the Python reader: its constants equal search.py's."""
+    js = (Path(__file__).resolve().parent.parent / "templates/site/assets/toolcat-search.js").read_text()
+    found = {name: float(value) for name, value in re.findall(r"\b(MIN_[A-Z_]+) = ([0-9.]+)", js)}
+    assert found == {
+        "MIN_CHAR_ONLY_SCORE": search.MIN_CHAR_ONLY_SCORE,
+        "MIN_RELEVANCE": search.MIN_RELEVANCE,
+        "MIN_RELATIVE": search.MIN_RELATIVE,
+    }

@@ -238,6 +238,7 @@ class Searcher(IndexReader):
             "kind": spec.get("kind"),
             "optional": spec.get("optional", False),
             "deprecated": spec.get("deprecated", False),
+            **({"capabilities": list(spec["capabilities"])} if spec.get("capabilities") else {}),
             "spec": found["spec"],
         }
 

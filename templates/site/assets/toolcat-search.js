@@ -15,6 +15,7 @@
   var SHORT_TOKEN_CHARS = 4;
   var ANALYZER_VERSION = "toolcat-analyzer-2";
   var MIN_CHAR_ONLY_SCORE = 0.1;
+  var MIN_RELEVANCE = 0.06, MIN_RELATIVE = 0.25;  // search.py: hits under these are not shown
 
   function isAlpha(word) { return /^\p{L}+$/u.test(word); }
 
@@ -156,7 +157,9 @@
         var hits = [];
         total.forEach(function (score, id) { if (wordHit.has(id) || score >= MIN_CHAR_ONLY_SCORE) hits.push([id, score]); });
         hits.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
-        hits = hits.slice(0, limit);
+        // no filler: the Python reader's cut (search.py MIN_RELEVANCE, MIN_RELATIVE of the best hit)
+        var floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) : 0;
+        hits = hits.filter(function (hit) { return hit[1] >= floor; }).slice(0, limit);
         return Promise.all(hits.map(function (hit) {
           var shardMeta = part.doc_shards[Math.floor(hit[0] / part.doc_shard_size)];
           return self.fetchRef(shardMeta.ref).then(function (shard) {
