@@ -128,22 +128,21 @@ _BATCH_ITEM: dict[str, Any] = {
     },
     "required": ["status"],
 }
-_LIMIT: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}
+#: Lean on purpose: every token of these definitions is paid on every turn (bench-tokens); the reader
+#: checks bounds itself and answers BAD_REQUEST with the rule.
+_LIMIT: dict[str, Any] = {"type": "integer", "maximum": 50}
 _ARGS: dict[str, Any] = {
     "type": "object",
-    "description": "Arguments as the tool's schema defines them.",
     "additionalProperties": True,
 }
 #: A node path: "a/b", "a.b" or ["a", "b"]; "" is the root; names match case-insensitively.
 _PATH: dict[str, Any] = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-    "description": 'Node path: "coding/refactoring", "coding.refactoring" or ["Coding", "Refactoring"]; "" is the root.',
+    "description": '"coding/refactoring" or ["Coding", "Refactoring"]; "" is the root.',
 }
-_TAGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "description": "Keep tools with all these tags."}
-_CAPABILITY: dict[str, Any] = {
-    "type": "string",
-    "description": 'Keep skills declaring this capability, e.g. "code-analysis".',
-}
+_TAGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+_CAPABILITY: dict[str, Any] = {"type": "string", "description": "A skill capability."}
+_CURSOR: dict[str, Any] = {"type": "string", "description": "next_cursor of the last page."}
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,15 +181,15 @@ _SPEC = (
     DiscoveryTool(
         "list",
         "spec",
-        'List a category: its child categories and tool pointers (no schemas). Start at path "".',
+        "Browse a category: its child categories and tools (no schemas). Filters: tags, capability; query ranks.",
         _obj(
             {
-                "path": {**_PATH, "default": ""},
+                "path": _PATH,
                 "tags": _TAGS,
                 "capability": _CAPABILITY,
-                "query": {"type": "string", "description": "Rank the category's tools by this text."},
-                "limit": {**_LIMIT, "default": 10},
-                "cursor": {"type": "string", "description": "next_cursor of the previous page."},
+                "query": {"type": "string"},
+                "limit": _LIMIT,
+                "cursor": _CURSOR,
             }
         ),
         _envelope(
@@ -207,8 +206,8 @@ _SPEC = (
     DiscoveryTool(
         "search_nodes",
         "spec",
-        "Find categories by what you want to do (0-1 confidence).",
-        _obj({"query": {"type": "string", "minLength": 1}, "limit": _LIMIT}, ["query"]),
+        "Find categories for a purpose.",
+        _obj({"query": {"type": "string"}, "limit": _LIMIT}, ["query"]),
         _envelope({"results": _NODES}),
         _READ_ONLY,
         "search_nodes",
@@ -216,13 +215,13 @@ _SPEC = (
     DiscoveryTool(
         "search_tool_by_category",
         "spec",
-        'Find tools by purpose inside a category and below it; category_path "" searches everything.',
+        'Find tools for a purpose in a category and below it ("" = everywhere).',
         _obj(
             {
-                "query": {"type": "string", "minLength": 1, "description": "What the tool should do."},
+                "query": {"type": "string"},
                 "category_path": _PATH,
                 "limit": _LIMIT,
-                "cursor": {"type": "string", "description": "next_cursor of the previous page."},
+                "cursor": _CURSOR,
             },
             ["query", "category_path"],
         ),
@@ -239,8 +238,8 @@ _SPEC = (
     DiscoveryTool(
         "expand_tool",
         "spec",
-        "Get one tool's full definition (args_schema, examples, policy). Call it before call_tool.",
-        _obj({"tool_id": {"type": "string", "description": "Tool id or alias."}}, ["tool_id"]),
+        "A tool's full definition (args_schema, examples). Call it before call_tool.",
+        _obj({"tool_id": {"type": "string"}}, ["tool_id"]),
         _envelope(
             {
                 "tool_id": {"type": "string"},
@@ -260,7 +259,7 @@ _SPEC = (
     DiscoveryTool(
         "call_tool",
         "spec",
-        "Run a tool with args matching its args_schema. On VALIDATION_ERROR fix error.details.field_errors and retry.",
+        "Run a tool with args per its args_schema; on VALIDATION_ERROR fix the listed fields and retry.",
         _obj({"tool_id": {"type": "string"}, "args": _ARGS}, ["tool_id", "args"]),
         _EXEC_RESULT,
         _RUNS_TOOLS,
@@ -272,15 +271,12 @@ _GATEWAY = (
     DiscoveryTool(
         "tool_help",
         "gateway",
-        'Browse and search operations: path "root" lists groups, a group lists its ops, an op id shows its args. '
-        "query finds ops by purpose.",
+        'Browse ops: path "root" lists groups, a group its ops, an op id its args. query finds ops by purpose.',
         _obj(
             {
-                "path": {"type": "string", "default": "root", "description": '"root", a group or an op id.'},
-                "query": {"type": "string", "minLength": 1, "description": "Search ops by purpose."},
-                "format": {"enum": ["short", "full"], "default": "short"},
-                "include_examples": {"type": "boolean", "default": True},
-                "include_schemas": {"type": "boolean", "default": False},
+                "path": {"type": "string"},
+                "query": {"type": "string"},
+                "format": {"enum": ["short", "full"]},
                 "limit": _LIMIT,
             }
         ),
@@ -301,13 +297,13 @@ _GATEWAY = (
     DiscoveryTool(
         "tool_exec",
         "gateway",
-        "Run an operation with args matching its tool_help. On error call tool_help(error.help_path), fix, retry.",
+        "Run an op with args per its tool_help; on error read tool_help(error.help_path), fix, retry.",
         _obj(
             {
-                "op": {"type": "string", "description": 'Op id, e.g. "file.read".'},
+                "op": {"type": "string"},
                 "args": _ARGS,
-                "idempotency_key": {"type": "string", "description": "Same key, same call: the first result again."},
-                "dry_run": {"type": "boolean", "default": False},
+                "idempotency_key": {"type": "string", "description": "Retries with it return the first result."},
+                "dry_run": {"type": "boolean"},
             },
             ["op", "args"],
         ),
@@ -318,26 +314,12 @@ _GATEWAY = (
     DiscoveryTool(
         "tool_batch",
         "gateway",
-        "Run up to 100 help/exec items in one call. sequential stops at the first failure; parallel runs all.",
+        'Run up to 100 items {"type": "exec", "op", "args"} or {"type": "help", "path"}; '
+        "sequential (default) stops at the first failure.",
         _obj(
             {
-                "ops": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": 100,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "type": {"enum": ["exec", "help"]},
-                            "op": {"type": "string"},
-                            "args": {"type": "object"},
-                            "path": {"type": "string"},
-                        },
-                    },
-                    "description": '{"type": "exec", "op", "args"} or {"type": "help", "path"}; exec items may add '
-                    "idempotency_key and dry_run, help items tool_help's options.",
-                },
-                "mode": {"type": "string", "enum": ["sequential", "parallel"], "default": "sequential"},
+                "ops": {"type": "array", "maxItems": 100, "items": {"type": "object"}},
+                "mode": {"enum": ["sequential", "parallel"]},
             },
             ["ops"],
         ),
