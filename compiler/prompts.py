@@ -30,7 +30,7 @@ import jinja2
 
 from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .reader.dialects import DIALECT_NAMES
-from .reader.schema_text import type_text
+from .reader.schema_text import limit_rules, type_text
 from .tokens import ENCODING, count_tokens
 
 if TYPE_CHECKING:
@@ -88,24 +88,6 @@ def _resolve(node: JSON, root: dict[str, JSON], depth: int = 0) -> JSON:
     return node
 
 
-_CONSTRAINTS = (
-    ("minLength", "At least {} character{s}"),
-    ("maxLength", "At most {} character{s}"),
-    ("minimum", "Minimum {}"),
-    ("maximum", "Maximum {}"),
-    ("exclusiveMinimum", "Greater than {}"),
-    ("exclusiveMaximum", "Less than {}"),
-    ("minItems", "At least {} item{s}"),
-    ("maxItems", "At most {} item{s}"),
-    ("pattern", "Must match `{}`"),
-    ("format", "Format: {}"),
-)
-
-
-def _constraint(text: str, value: JSON) -> str:
-    return text.format(value, s="" if value == 1 else "s")
-
-
 def _js(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -126,9 +108,7 @@ def describe_parameters(
         description = indent.join(line.rstrip() for line in str(node.get("description", "")).strip().splitlines())
         if description and description[-1] not in ".!?:)`":
             description += "."
-        constraints = [_constraint(text, node[key]) for key, text in _CONSTRAINTS if key in node]
-        if node.get("uniqueItems"):
-            constraints.append("Items must be unique")
+        constraints = limit_rules(node, root)
         if node.get("deprecated"):
             constraints.append("Deprecated")
         values = node.get("enum")
@@ -150,7 +130,7 @@ def describe_parameters(
                 "enum": [f"`{_js(v) if not isinstance(v, str) else v}`" for v in values]
                 if isinstance(values, list)
                 else [],
-                "constraints": ". ".join(constraints),
+                "constraints": "; ".join(constraints),
                 "children": children,
             }
         )

@@ -89,7 +89,6 @@ from .site_read import (
     read_build,
 )
 from .site_schema import (
-    CONSTRAINT_LABELS,
     MAX_SCHEMA_DEPTH,
     SchemaRow,
     _constraints,
@@ -139,7 +138,6 @@ __all__ = [
     "ACTIVE_SUFFIXES",
     "ADMONITION_TYPES",
     "ARTIFACTS_DIR",
-    "CONSTRAINT_LABELS",
     "CSP",
     "ENTRY",
     "FRAGMENT_ATTRIBUTES",

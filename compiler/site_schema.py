@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .reader.schema_text import type_text
+from .reader.schema_text import limit_rules, type_text
 
 MAX_SCHEMA_DEPTH = 6
 
@@ -59,24 +59,9 @@ def type_label(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> 
     return label
 
 
-CONSTRAINT_LABELS = (
-    ("minimum", "≥"),
-    ("exclusiveMinimum", ">"),
-    ("maximum", "≤"),
-    ("exclusiveMaximum", "<"),
-    ("minLength", "min length"),
-    ("maxLength", "max length"),
-    ("minItems", "min items"),
-    ("maxItems", "max items"),
-    ("pattern", "pattern"),
-    ("multipleOf", "multiple of"),
-)
-
-
 def _constraints(schema: dict[str, Any]) -> str:
-    parts = [f"{label} {schema[key]}" for key, label in CONSTRAINT_LABELS if key in schema]
-    if schema.get("uniqueItems") is True:
-        parts.append("unique items")
+    """Bounds, format and pattern as tool_help and the prompts write them, and "no extra keys"."""
+    parts = limit_rules(schema)
     if schema.get("additionalProperties") is False and "properties" in schema:
         parts.append("no extra keys")
     return " · ".join(parts)

@@ -180,7 +180,7 @@ def test_schema_rows_flatten_nested_objects_arrays_refs_and_variants():
     """Nested objects become a.b, arrays of objects a[].b, local $refs resolve, anyOf joins types."""
     rows = {row.name: row for row in schema_rows(NESTED_SCHEMA)}
     assert rows["query"].required
-    assert rows["query"].constraints == "min length 1"
+    assert rows["query"].constraints == "length ≥ 1"  # the notation of tool_help and the prompts
     assert rows["mode"].enum == ("fast", "exact")
     assert rows["mode"].default == "fast"
     assert rows["filter"].type == "object"

@@ -154,7 +154,19 @@ def schema_rules(schema: Any, root: Any = None) -> list[str]:
         parts.append(f"exactly {_value(node['const'])}")
     if "default" in node:
         parts.append(f"default: {_value(node['default'])}")
-    parts.extend(_bounds(node))
+    parts.extend(limit_rules(node, root))
+    return parts
+
+
+def limit_rules(schema: Any, root: Any = None) -> list[str]:
+    """The limits of a value, as every surface writes them: ``1 ≤ value ≤ 10``, ``length ≤ 64``, ``format: email``.
+
+    The prompts, the docs site and tool_help all print a schema's bounds, format and pattern
+    through this one function (values and defaults they lay out themselves).
+    """
+    root = schema if root is None else root
+    node = resolve(schema, root)
+    parts = _bounds(node)
     if isinstance(node.get("format"), str):
         parts.append(f"format: {node['format']}")
     if isinstance(node.get("pattern"), str):
