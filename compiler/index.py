@@ -112,27 +112,45 @@ def node_text(node: Node, catalog: CompiledCatalog) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def make_vectorizer(name: str, n_docs: int) -> Any:
-    """The scikit-learn vectorizer of a space (the parity tests build theirs with this too)."""
+def make_vectorizer(name: str, n_docs: int, *, tokenized: bool = False) -> Any:
+    """The scikit-learn vectorizer of a space (the parity tests build theirs with this too).
+
+    ``tokenized``: the documents given to it are already the space's terms (:func:`_space_terms`).
+    """
     from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415 - heavy, build only
 
     max_df = CHAR_MAX_DF if name == "chars" and n_docs >= CHAR_MAX_DF_MIN_DOCS else 1.0
-    return TfidfVectorizer(analyzer=ANALYZERS[name], sublinear_tf=True, norm="l2", smooth_idf=True, max_df=max_df)
+    analyzer = _as_is if tokenized else ANALYZERS[name]
+    return TfidfVectorizer(analyzer=analyzer, sublinear_tf=True, norm="l2", smooth_idf=True, max_df=max_df)
 
 
-def _fit_space(name: str, texts: list[str]) -> tuple[dict[str, float], list[dict[str, float]], float]:
-    """Fit one space: idf by term, each document's l2-normalised weights by term, and the max_df used."""
-    if not any(ANALYZERS[name](t) for t in texts):
-        return {}, [{} for _ in texts], 1.0
-    vectorizer = make_vectorizer(name, len(texts))
+def _as_is(terms: list[str]) -> list[str]:
+    return terms
+
+
+def _space_terms(texts: list[str]) -> dict[str, list[list[str]]]:
+    """Each text's terms in every space, each text analysed once.
+
+    The chars space is made of the word terms' n-grams (what ``analyze_chars`` does), so it reuses them.
+    """
+    words = [ANALYZERS["words"](text) for text in texts]
+    chars = [[gram for word in terms for gram in word_ngrams(word)] for terms in words]
+    return {"words": words, "chars": chars}
+
+
+def _fit_space(name: str, docs_terms: list[list[str]]) -> tuple[dict[str, float], list[dict[str, float]], float]:
+    """Fit one space on each document's terms: idf by term, each document's l2-normalised weights by term, max_df."""
+    if not any(docs_terms):
+        return {}, [{} for _ in docs_terms], 1.0
+    vectorizer = make_vectorizer(name, len(docs_terms), tokenized=True)
     try:
-        matrix = vectorizer.fit_transform(texts).tocsr()
+        matrix = vectorizer.fit_transform(docs_terms).tocsr()
     except ValueError:  # max_df removed every term (near-identical documents): keep them all
         log.info(
             "%s: every character n-gram is in more than %.0f%% of documents; keeping them all", name, CHAR_MAX_DF * 100
         )
         vectorizer.set_params(max_df=1.0)
-        matrix = vectorizer.fit_transform(texts).tocsr()
+        matrix = vectorizer.fit_transform(docs_terms).tocsr()
     terms = vectorizer.get_feature_names_out()
     idf = {str(terms[i]): float(v) for i, v in enumerate(vectorizer.idf_)}
     docs: list[dict[str, float]] = []
@@ -227,7 +245,8 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
 
 
 def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]) -> dict[str, Any]:
-    fitted = {name: _fit_space(name, texts) for name in SPACE_WEIGHTS}
+    terms = _space_terms(texts)
+    fitted = {name: _fit_space(name, terms[name]) for name in SPACE_WEIGHTS}
     entries = {name: _entries(idf, weights) for name, (idf, weights, _) in fitted.items()}
     # Each word also carries the postings of its own character n-grams (a "bundle"): a query whose words the
     # catalogue knows then needs only its words' shards. The chars shards serve the n-grams of unknown words.
