@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,10 @@ NODE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 NODE_FILE = "_node.yaml"
 RESERVED_ROOT_DIRS = {"evals"}
 TOOL_SUFFIXES = (".yaml", ".yml", ".json")
+#: Tools files are checked in worker processes (fork, at most this many) once there is this much to check;
+#: below it the start-up costs more than it saves. Each file's result is a pure function of its bytes.
+PARALLEL_CHECK_BYTES = 1 << 20
+MAX_CHECK_WORKERS = 4
 NODE_FIELDS = {"title", "summary", "tags"}
 
 
@@ -190,8 +197,8 @@ def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnosti
     return record
 
 
-def _tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> FileResult:
-    """One tools file checked, or its cached result when a file with the same bytes was checked before."""
+def _read_tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> FileResult | tuple[str, bytes]:
+    """A tools file's result when it is already known (unreadable, or cached by hash), else ``(digest, bytes)``."""
     try:
         data = read_source(entry, MAX_SOURCE_BYTES, root)
     except SourceFileError as exc:
@@ -206,10 +213,15 @@ def _tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> Fil
     cached = cache.get(digest)
     if cached is not None and cached[0] == rel:
         return cached[1]  # type: ignore[no-any-return]
+    return digest, data
+
+
+def _check_tools_bytes(rel: str, data: bytes) -> FileResult:
+    """Check one tools file's bytes (a pure function of them: it runs in a worker process for large builds)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        result = FileResult(
+        return FileResult(
             diagnostics=[
                 Diagnostic(
                     Severity.ERROR,
@@ -220,10 +232,24 @@ def _tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> Fil
                 )
             ]
         )
-    else:
-        result = check_tools_file(rel, text)
-    cache[digest] = (rel, result)
-    return result
+    return check_tools_file(rel, text)
+
+
+def _check_all(pending: dict[str, bytes]) -> dict[str, FileResult]:
+    """Check the tools files that were not cached: on every core when there is enough to share (same results)."""
+    total = sum(len(data) for data in pending.values())
+    workers = min(MAX_CHECK_WORKERS, os.cpu_count() or 1, len(pending))
+    if (
+        workers < 2
+        or total < PARALLEL_CHECK_BYTES
+        or multiprocessing.get_start_method(allow_none=False) != "fork"
+        or threading.active_count() > 1  # forking a threaded process (a server that rebuilds) is unsafe
+    ):
+        return {rel: _check_tools_bytes(rel, data) for rel, data in pending.items()}
+    rels = sorted(pending, key=lambda r: -len(pending[r]))  # largest first: the pool finishes evenly
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = pool.map(_check_tools_bytes, rels, [pending[r] for r in rels], chunksize=4)
+        return dict(zip(rels, results, strict=True))
 
 
 def load(
@@ -243,6 +269,9 @@ def load(
     cache = cache if cache is not None else {}
     out = Loaded()
     _, out.file_hashes = fingerprint(root)
+    pending: dict[str, bytes] = {}  # tools files to check: rel → bytes
+    digests: dict[str, str] = {}
+    sizes: list[int] = []
     stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
     while stack:
         folder, path = stack.pop()
@@ -292,10 +321,21 @@ def load(
                     continue
                 subfolders.append((entry, (*path, name)))
             elif entry.suffix in TOOL_SUFFIXES:
-                out.tool_files[rel] = _tools_file(root, entry, rel, cache)
+                known = _read_tools_file(root, entry, rel, cache)
+                if isinstance(known, FileResult):
+                    out.tool_files[rel] = known
+                else:
+                    digests[rel], pending[rel] = known
+                    out.tool_files[rel] = FileResult()  # keeps the walk's order; filled in below
                 out.tool_paths[rel] = path
                 if progress:
-                    progress(entry.stat().st_size)
+                    sizes.append(entry.stat().st_size)
         stack.extend(reversed(subfolders))
+    for rel, result in _check_all(pending).items():
+        out.tool_files[rel] = result
+        cache[digests[rel]] = (rel, result)
+    if progress:  # after the checks, which may run in parallel
+        for size in sizes:
+            progress(size)
     out.nodes.sort(key=lambda n: n.path)
     return out
