@@ -7,21 +7,30 @@ scored on the very same document texts (``toolcat.index.tool_text``).
 
     python bench/bench_search.py            # 2,000 sampled MetaTool queries (seed 0), all BFCL queries
     python bench/bench_search.py --full     # all 20,614 MetaTool queries
+    python bench/bench_search.py --tiers lexical,thesaurus   # without the [semantic] extra
+
+Tiers (issue 14), side by side: ``lexical`` (the analyzer without its thesaurus), ``thesaurus`` (today's lexical
+search), ``static`` (fused with a model2vec model distilled from MiniLM), ``minilm`` (fused with
+all-MiniLM-L6-v2), and ``static only`` / ``minilm only`` (the cosine ranking alone). Recall is given on every query
+and on the held-out split (:func:`split`: the fusion constants of ``toolcat.reader.hybrid`` were tuned on the other
+70%). The semantic tiers need the ``[semantic]`` extra; without it they are skipped with a note.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import hashlib
 import json
+import os
 import random
 import re
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
 from toolcat.build import build, compile_catalog
+from toolcat.embedding import cache_dir as toolcat_cache_dir
 from toolcat.index import tool_order, tool_text
+from toolcat.reader import analyzer
 from toolcat.reader.search import Searcher
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bench"
@@ -141,6 +152,21 @@ def bfcl_source(root: Path) -> tuple[dict[str, str], Queries]:
     return back, queries
 
 
+def split(query: str) -> str:
+    """Deterministic train/test split of a query: ``test`` when its sha256 mod 10 is 7, 8 or 9 (30%)."""
+    return "test" if int(hashlib.sha256(query.encode("utf-8")).hexdigest()[:8], 16) % 10 >= 7 else "train"
+
+
+def semantic_available() -> str | None:
+    """None when the [semantic] extra is importable, else why not."""
+    try:
+        import model2vec  # noqa: F401, PLC0415
+        import sentence_transformers  # noqa: F401, PLC0415
+    except ImportError as err:
+        return f"the [semantic] extra is not installed ({err.name})"
+    return None
+
+
 def local_fetch(build_dir: Path) -> Callable[[dict[str, Any]], Any]:
     def fetch(ref: dict[str, Any]) -> Any:
         data = (build_dir / ref["path"]).read_bytes()
@@ -180,6 +206,9 @@ def pct(values: list[float], q: float) -> float:
 def run_toolcat(build_dir: Path, queries: Queries, back: dict[str, str], cold_sample: int) -> dict[str, Any]:
     manifest, fetch = open_build(build_dir)
     searcher = Searcher(manifest, fetch)
+    if "vectors" in manifest:  # load the model and vectors before timing: once per process, not per query
+        assert searcher.semantic_tier() is not None, searcher._semantic.reason  # noqa: SLF001
+        searcher.rank_tools(queries[0][0], limit=10)
     ranked, times = [], []
     for text, _ in queries:
         start = time.perf_counter()
@@ -214,6 +243,8 @@ def run_toolcat(build_dir: Path, queries: Queries, back: dict[str, str], cold_sa
         cold_requests.append(len(fetched))
         cold_rounds.append(rounds[0])
     total = index_bytes(build_dir)
+    if not cold_bytes:
+        cold_bytes = cold_times = cold_requests = cold_rounds = [0.0]
     return {
         "ranked": ranked,
         "median_ms": statistics.median(times),
@@ -253,44 +284,137 @@ def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str
     return {"BM25 (bm25s)": bm25, "sklearn TF-IDF": tfidf}
 
 
+def vector_bytes(build_dir: Path) -> int:
+    folder = build_dir / "vectors"
+    return sum(p.stat().st_size for p in folder.iterdir()) if folder.is_dir() else 0
+
+
+@contextlib.contextmanager
+def thesaurus(on: bool) -> Iterator[None]:
+    """Run with the analyzer's thesaurus, or without it (the ``lexical`` tier: analyzer 2's terms)."""
+    saved = analyzer.SYNONYMS
+    analyzer.SYNONYMS = saved if on else {}
+    try:
+        yield
+    finally:
+        analyzer.SYNONYMS = saved
+
+
+def timed_build(src: Path, out: Path, embedder: str | None) -> float:
+    """Seconds for a build from scratch (an empty vector cache: every text is embedded)."""
+    with tempfile.TemporaryDirectory(prefix="toolcat-cache-") as cache:
+        models = toolcat_cache_dir() / "models"
+        if models.is_dir():  # the distilled static model is made once, not per build
+            (Path(cache) / "models").symlink_to(models)
+        saved = os.environ.get("TOOLCAT_CACHE_DIR")
+        os.environ["TOOLCAT_CACHE_DIR"] = cache
+        try:
+            started = time.perf_counter()
+            build(src, out, embedder=embedder or "none")
+            return time.perf_counter() - started
+        finally:
+            if saved is None:
+                del os.environ["TOOLCAT_CACHE_DIR"]
+            else:
+                os.environ["TOOLCAT_CACHE_DIR"] = saved
+
+
+def only_semantic(build_dir: Path, queries: Queries, back: dict[str, str]) -> list[list[str]]:
+    """The ranking by cosine alone (the semantic tier without the lexical one)."""
+    manifest, fetch = open_build(build_dir)
+    searcher = Searcher(manifest, fetch)
+    tier = searcher.semantic_tier()
+    assert tier is not None
+    import numpy as np  # noqa: PLC0415
+
+    names = [
+        back.get(d["pointer"]["tool_id"], d["pointer"]["tool_id"])
+        for d in searcher._docs(  # noqa: SLF001
+            "tools", [(i, 0.0, []) for i in range(len(tier.matrix("tools")))]
+        )
+    ]
+    return [[names[i] for i in np.argsort(-tier.scores("tools", q), kind="stable")[:10]] for q, _ in queries]
+
+
+TIERS = {"lexical": None, "thesaurus": None, "static": "static-minilm", "minilm": "minilm"}
+
+
 def quality_set(
     name: str,
     make: Callable[[Path], tuple[dict[str, str], Queries]],
     tmp: Path,
     sample: int | None,
     rows: list[list[str]],
+    tiers: list[str],
 ) -> None:
     src = tmp / f"{name}-src"
     back, queries = make(src)
     if sample is not None and len(queries) > sample:
         queries = random.Random(0).sample(queries, sample)
-    out = tmp / f"{name}-build"
-    started = time.perf_counter()
-    build(src, out)
-    build_s = time.perf_counter() - started
-    toolcat = run_toolcat(out, queries, back, cold_sample=200)
-    label = f"{name} ({len(back)} tools, {len(queries)} queries)"
-    r1, r5, mrr = score(toolcat["ranked"], queries)
-    rows.append(
-        [
-            label,
-            "toolcat",
-            f"{r1:.3f}",
-            f"{r5:.3f}",
-            f"{mrr:.3f}",
-            f"{toolcat['median_ms']:.2f} / {toolcat['p95_ms']:.2f}",
-            f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%})",
-            f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}",
-            f"{toolcat['rounds_median']:.0f} / {toolcat['rounds_p95']:.0f}",
-            f"{build_s:.1f}s",
-        ]
-    )
-    for baseline, ranked in run_baselines(src, queries, back).items():
+    test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
+    label = f"{name} ({len(back)} tools, {len(queries)} queries, {len(test)} held out)"
+
+    def row(tier: str, ranked: list[list[str]], timing: dict[str, Any] | None, build_s: float, vbytes: int) -> None:
         r1, r5, mrr = score(ranked, queries)
-        rows.append([label, baseline, f"{r1:.3f}", f"{r5:.3f}", f"{mrr:.3f}", "", "", "", "", ""])
+        _, t5, _ = score([ranked[i] for i in test], [queries[i] for i in test])
+        rows.append(
+            [
+                label,
+                tier,
+                f"{r1:.3f}",
+                f"{r5:.3f}",
+                f"{mrr:.3f}",
+                f"{t5:.3f}",
+                f"{timing['median_ms']:.2f} / {timing['p95_ms']:.2f}" if timing else "",
+                f"{timing['bytes_median'] / 1024:.0f} KiB" if timing and timing["bytes_median"] else "",
+                f"{build_s:.1f}s" if build_s else "",
+                f"{vbytes / 1024:.0f} KiB" if vbytes else "",
+            ]
+        )
+
+    for tier in tiers:
+        if TIERS[tier] and semantic_available():
+            rows.append([label, tier, f"skipped: {semantic_available()}", *[""] * 7])
+            continue
+        out = tmp / f"{name}-{tier}-build"
+        with thesaurus(tier != "lexical"):
+            build_s = timed_build(src, out, TIERS[tier])
+            timing = run_toolcat(out, queries, back, cold_sample=200 if tier == "thesaurus" else 0)
+        row(tier, timing["ranked"], timing, build_s, vector_bytes(out))
+        if TIERS[tier]:
+            row(f"{tier} only", only_semantic(out, queries, back), None, 0, 0)
+    for baseline, ranked in run_baselines(src, queries, back).items():
+        row(baseline, ranked, None, 0, 0)
 
 
-def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
+def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> None:
+    """Build seconds of a generated catalogue of ``n`` tools per tier, from an empty vector cache."""
+    src = generate(tmp / f"cost{n}", n)
+    build(src, tmp / f"cost{n}-warm", embedder="none")  # imports and caches warm, as for every later build
+    base = None
+    for tier in tiers:
+        if tier == "lexical" or (TIERS[tier] and semantic_available()):
+            continue
+        out = tmp / f"cost{n}-{tier}"
+        seconds = timed_build(src, out, TIERS[tier])
+        base = base or seconds
+        rows.append(
+            [
+                f"build, generated {n} tools",
+                tier,
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                f"{seconds:.1f}s ({seconds / base:.2f}x)",
+                f"{vector_bytes(out) / 1024:.0f} KiB" if vector_bytes(out) else "",
+            ]
+        )
+
+
+def scale_set(n: int, tmp: Path, rows: list[list[str]], tiers: list[str]) -> None:
     src = generate(tmp / f"gen{n}", n)
     out = tmp / f"gen{n}-build"
     started = time.perf_counter()
@@ -304,7 +428,8 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
     rows.append(
         [
             f"generated ({n} tools, {len(queries)} queries)",
-            "toolcat",
+            "thesaurus",
+            "-",
             "-",
             "-",
             "-",
@@ -313,19 +438,41 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]]) -> None:
                 f"{toolcat['bytes_median'] / 1024:.0f} KiB ({toolcat['bytes_median'] / toolcat['index_bytes']:.1%}), "
                 f"p95 {toolcat['bytes_p95'] / toolcat['index_bytes']:.1%} of {toolcat['index_bytes'] / 1e6:.1f} MB"
             ),
-            f"{toolcat['requests_median']:.0f} / {toolcat['requests_p95']:.0f}",
-            f"{toolcat['rounds_median']:.0f} / {toolcat['rounds_p95']:.0f}",
             f"{build_s:.1f}s",
+            "",
         ]
     )
+    if "static" in tiers and not semantic_available():  # the static tier at this size (MiniLM: see the cost rows)
+        out = tmp / f"gen{n}-static"
+        build_s = timed_build(src, out, TIERS["static"])
+        timing = run_toolcat(out, queries, {}, cold_sample=0)
+        rows.append(
+            [
+                f"generated ({n} tools, {len(queries)} queries)",
+                "static",
+                "-",
+                "-",
+                "-",
+                "-",
+                f"{timing['median_ms']:.2f} / {timing['p95_ms']:.2f}",
+                "",
+                f"{build_s:.1f}s",
+                f"{vector_bytes(out) / 1024:.0f} KiB",
+            ]
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="all 20,614 MetaTool queries instead of a 2,000 sample")
     parser.add_argument("--scale", type=int, default=10_000, help="tools in the generated catalogue")
-    parser.add_argument("--sets", default="metatool,bfcl,scale", help="comma-separated: metatool, bfcl, scale")
+    parser.add_argument(
+        "--sets", default="metatool,bfcl,cost,scale", help="comma-separated: metatool, bfcl, cost, scale"
+    )
+    parser.add_argument("--tiers", default=",".join(TIERS), help="comma-separated: " + ", ".join(TIERS))
+    parser.add_argument("--cost", type=int, default=1000, help="tools in the build-cost catalogue")
     args = parser.parse_args()
+    tiers = [t for t in args.tiers.split(",") if t]
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
@@ -333,22 +480,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp_name:
         tmp = Path(tmp_name)
         if "metatool" in args.sets:
-            quality_set("MetaTool", metatool_source, tmp, None if args.full else 2000, rows)
+            quality_set("MetaTool", metatool_source, tmp, None if args.full else 2000, rows, tiers)
         if "bfcl" in args.sets:
-            quality_set("BFCL", bfcl_source, tmp, None, rows)
+            quality_set("BFCL", bfcl_source, tmp, None, rows, tiers)
+        if "cost" in args.sets:
+            build_cost(args.cost, tmp, tiers, rows)
         if "scale" in args.sets:
-            scale_set(args.scale, tmp, rows)
+            scale_set(args.scale, tmp, rows, tiers)
     header = [
         "set",
-        "ranker",
+        "tier",
         "recall@1",
         "recall@5",
         "MRR@10",
-        "warm ms median / p95",
+        "recall@5 held out",
+        "warm ms p50 / p95",
         "index read per query (cold)",
-        "requests median / p95 (cold)",
-        "round trips median / p95 (cold)",
         "build",
+        "vectors",
     ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))

@@ -53,17 +53,23 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def default_contributors() -> list[Contributor]:
+def default_contributors(embedder: str | None = None) -> list[Contributor]:
     """The stages that add to every build (search index, prompt sections, provider exports), in order.
 
     They are passed to :func:`toolcat.plan.plan` as mkdocs passes plugins; none imports the planner.
-    Each module is imported only when a build runs.
+    Each module is imported only when a build runs. With ``embedder`` (a spec, :mod:`toolcat.embedding`),
+    the semantic tier's vectors are written too (:mod:`toolcat.vectors`).
     """
     from .exports import contribute as exports_contribute  # noqa: PLC0415 - build only
     from .index import contribute as index_contribute  # noqa: PLC0415 - scikit-learn, build only
     from .prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
 
-    return [index_contribute, prompts_contribute, exports_contribute]
+    stages: list[Contributor] = [index_contribute, prompts_contribute, exports_contribute]
+    if embedder:
+        from .vectors import contributor as vectors_contributor  # noqa: PLC0415 - [semantic] extra, build only
+
+        stages.insert(1, vectors_contributor(embedder))
+    return stages
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +144,21 @@ def build(
     force: bool = False,
     progress: Callable[[int], None] | None = None,
     extra: list[Contributor] | None = None,
+    embedder: str | None = None,
 ) -> BuildResult:
     """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input.
+
+    ``embedder``: a spec for the semantic tier (``none`` turns it off); by default ``search.embedder`` in
+    ``SRC/toolcat.yaml``, else no vectors.
 
     Concurrent builds into the same folder take turns (:func:`toolcat.write.build_lock`), and each
     first repairs what a build killed mid-swap left behind.
     """
     started = time.perf_counter()
     with build_lock(out):
-        return _build_locked(src, out, strict=strict, force=force, progress=progress, extra=extra, started=started)
+        return _build_locked(
+            src, out, strict=strict, force=force, progress=progress, extra=extra, started=started, embedder=embedder
+        )
 
 
 def _build_locked(
@@ -158,7 +170,11 @@ def _build_locked(
     progress: Callable[[int], None] | None,
     extra: list[Contributor] | None,
     started: float,
+    embedder: str | None = None,
 ) -> BuildResult:
+    from .vectors import configured_embedder  # noqa: PLC0415 - numpy etc. only when vectors are built
+
+    embedder = configured_embedder(src, embedder)
     state = read_state(out)
     input_hash, file_hashes = fingerprint(src)
     # anything that changes the bytes of a build for the same sources belongs here, so that an
@@ -169,6 +185,7 @@ def _build_locked(
         "strict": strict,
         "analyzer": ANALYZER_VERSION,
         "code": code_fingerprint(),
+        **({"embedder": embedder} if embedder else {}),
     }
     if (
         not force
@@ -188,7 +205,7 @@ def _build_locked(
         )
     cache = _cache_from_state(state) if state.get("settings") == settings else {}
     catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
-    planned = plan(catalog, [*default_contributors(), *(extra or [])])
+    planned = plan(catalog, [*default_contributors(embedder), *(extra or [])])
     counts = _counts(catalog)
     new_state = {
         "input_hash": input_hash,

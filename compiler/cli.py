@@ -100,12 +100,22 @@ def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("--force", is_flag=True, help="Rebuild even when the sources did not change.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool) -> None:
+@click.option(
+    "--embedder",
+    default=None,
+    help="Semantic tier: minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a model folder; "
+    "'none' for none. Default: search.embedder in SRC/toolcat.yaml. Needs the [semantic] extra.",
+)
+def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedder: str | None) -> None:
     """Compile SRC (default catalog_src) into versioned artifacts in --out (default build)."""
     from .build import build as run_build  # noqa: PLC0415 - heavy imports only when building
+    from .embedding import EmbedderError  # noqa: PLC0415
 
     with _progress(src) as progress:
-        result = run_build(src, out, strict=strict, force=force, progress=progress)
+        try:
+            result = run_build(src, out, strict=strict, force=force, progress=progress, embedder=embedder)
+        except EmbedderError as err:
+            raise click.ClickException(f"--embedder: {err.message}; {err.hint}") from err
     if as_json:
         click.echo(
             json.dumps(

@@ -40,6 +40,8 @@ NODE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 NODE_FILE = "_node.yaml"
 RESERVED_ROOT_DIRS = {"evals"}
 TOOL_SUFFIXES = (".yaml", ".yml", ".json")
+#: Files at the source root that configure the build (``search: {embedder: ...}``) rather than hold tools.
+CONFIG_FILES = frozenset({"toolcat.yaml", "toolcat.yml"})
 #: Tools files are checked in worker processes (fork, at most this many) once there is this much to check;
 #: below it the start-up costs more than it saves. Each file's result is a pure function of its bytes.
 PARALLEL_CHECK_BYTES = 1 << 20
@@ -321,6 +323,8 @@ def load(
                     continue
                 subfolders.append((entry, (*path, name)))
             elif entry.suffix in TOOL_SUFFIXES:
+                if not path and name in CONFIG_FILES:  # the catalogue's settings, not tools
+                    continue
                 known = _read_tools_file(root, entry, rel, cache)
                 if isinstance(known, FileResult):
                     out.tool_files[rel] = known

@@ -37,6 +37,7 @@ from .analyzer import (
 from .buckets import lookup_bucket
 from .checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_path
 from .envelope import ReaderError
+from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import BOUND_SLACK, MIN_CHAR_ONLY_SCORE, FetchJSON, IndexReader, Prefetch, query_weights
 
 __all__ = [
@@ -91,6 +92,32 @@ class Searcher(IndexReader):
     Public operations return results or error envelopes; :meth:`rank_tools` raises
     :class:`~toolcat.reader.envelope.ReaderError`.
     """
+
+    # -- semantic tier hook (issue 14: reader/semantic.py, reader/hybrid.py) --------------------
+
+    def semantic_tier(self) -> Any:
+        """The :class:`~toolcat.reader.semantic.SemanticTier` when it can answer, else None (its ``reason`` says why)."""
+        if not hasattr(self, "_semantic"):
+            from .semantic import SemanticTier  # noqa: PLC0415 - optional tier
+
+            self._semantic = SemanticTier(self.manifest, self._fetch, self._prefetch_fn)
+        return self._semantic if self._semantic.available() else None
+
+    def _ranked(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The lexical ranking, fused with the semantic tier's (:func:`toolcat.reader.hybrid.fuse`) for a top ``limit``.
+
+        Without the tier (no vectors, no extra, another model) or without ``limit``: exactly the lexical ranking.
+        """
+        tier = None if limit is None else self.semantic_tier()
+        if tier is None:
+            return super()._ranked(part_name, query, allowed, limit)
+        if part_name not in tier._matrices:  # noqa: SLF001 - first use: vectors come with the term shards
+            self._prefetch_query(part_name, query, tier.refs())
+        lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
+        params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
+        return fuse(lexical, tier.scores(part_name, query), limit or 0, allowed, params)
 
     # -- scoping -----------------------------------------------------------------------------
 
@@ -428,8 +455,10 @@ def _require_query(text: Any, name: str) -> str:
 
 def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
     """Which matched terms appear in which shown field (id, summary, tags); the rest matched in longer text."""
+    semantic = SEMANTIC_TERM in terms
+    terms = [term for term in terms if term != SEMANTIC_TERM]
     if not terms:
-        return "similar spelling (character n-grams)"
+        return "similar meaning (semantic tier)" if semantic else "similar spelling (character n-grams)"
     fields = {
         "id": set(analyze_words(pointer["tool_id"])),
         "summary": set(analyze_words(pointer["summary"])),
@@ -439,4 +468,4 @@ def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
     for term in terms:
         where = [name for name, words in fields.items() if term in words] or ["text"]
         parts.append(f"{term} ({', '.join(where)})")
-    return "matched " + "; ".join(parts)
+    return "matched " + "; ".join(parts) + ("; similar meaning (semantic tier)" if semantic else "")

@@ -13,7 +13,7 @@
   var CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|(?:(?![A-Za-z0-9_])[\p{L}\p{N}])+/gu;
   var SHORT_ALNUM = /^(?=[\p{L}\p{N}]*\p{L})(?=[\p{L}\p{N}]*\p{Nd})[\p{L}\p{N}]+$/u;
   var SHORT_TOKEN_CHARS = 4;
-  var ANALYZER_VERSION = "toolcat-analyzer-2";
+  var ANALYZER_VERSION = "toolcat-analyzer-3";
   var MIN_CHAR_ONLY_SCORE = 0.1;
   var MIN_RELEVANCE = 0.06, MIN_RELATIVE = 0.25;  // search.py: hits under these are not shown
 
@@ -38,7 +38,8 @@
     return base;
   }
 
-  function analyzeWords(text, stopWords) {
+  // synonyms: the index meta's thesaurus table (stemmed word -> its term(s)), as analyzer.py applies it
+  function analyzeWords(text, stopWords, synonyms) {
     var out = [];
     (text.match(WORD) || []).forEach(function (token) {
       var parts = token.match(CAMEL) || [];
@@ -46,15 +47,18 @@
       if (parts.length > 1 && token.length <= SHORT_TOKEN_CHARS && SHORT_ALNUM.test(token)) out.push(token.toLowerCase());
       parts.forEach(function (part) {
         var lowered = part.toLowerCase();
-        if (!stopWords.has(lowered)) out.push(stem(lowered));
+        if (stopWords.has(lowered)) return;
+        var stemmed = stem(lowered);
+        var terms = synonyms && Object.prototype.hasOwnProperty.call(synonyms, stemmed) ? synonyms[stemmed] : [stemmed];
+        terms.forEach(function (t) { out.push(t); });
       });
     });
     return out;
   }
 
-  function analyzeChars(text, stopWords, range) {
+  function analyzeChars(text, stopWords, range, synonyms) {
     var out = [];
-    analyzeWords(text, stopWords).forEach(function (word) {
+    analyzeWords(text, stopWords, synonyms).forEach(function (word) {
       var padded = " " + word + " ";
       for (var size = range[0]; size <= range[1]; size++) {
         if (padded.length < size) break;
@@ -108,6 +112,7 @@
       if (meta.analyzer.version !== ANALYZER_VERSION) throw new Error("index analyzer " + meta.analyzer.version + ", this page reads " + ANALYZER_VERSION);
       self.meta = meta;
       self.stopWords = new Set(meta.analyzer.stop_words);
+      self.synonyms = (meta.analyzer.thesaurus && meta.analyzer.thesaurus.table) || {};
       return meta;
     });
     return self.ready;
@@ -135,7 +140,7 @@
       var part = meta.tools, total = new Map(), wordHit = new Set();
       var range = meta.analyzer.char_ngrams.range;
       return Promise.all(part.spaces.map(function (space) {
-        var tokens = space.name === "words" ? analyzeWords(query, self.stopWords) : analyzeChars(query, self.stopWords, range);
+        var tokens = space.name === "words" ? analyzeWords(query, self.stopWords, self.synonyms) : analyzeChars(query, self.stopWords, range, self.synonyms);
         var unique = Array.from(new Set(tokens));
         return Promise.all(unique.map(function (t) { return self.posting(space, t); })).then(function (postings) {
           var counts = new Map(), found = new Map();

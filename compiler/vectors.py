@@ -1,0 +1,189 @@
+"""Build the semantic tier: embed every tool, skill and node, and write the vectors as sharded int8 artifacts.
+
+A build contributor (:func:`contributor`), added by :func:`toolcat.build.default_contributors` when an embedder
+is configured. Doc ids are the search index's (:func:`toolcat.index.tool_order`, nodes in path order), so a
+vector row and an index document share their id. Each row is stored as int8 with a float scale
+(``x ≈ q / 127 * scale``), in shards of :data:`SHARD_ROWS` rows (base64 in JSON, so every reader fetches them as
+it fetches the index). ``manifest["vectors"]`` points to the meta, which records the model's spec and the
+sha256 of its weights. Vectors are cached per (model weights, text) in ``toolcat.embedding.cache_dir()``, so
+an incremental build embeds only the texts that changed. Format: docs/search.md ("Semantic tier").
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .artifacts import ArtifactSet, Contributor, Ref
+from .embedding import Embedder, cache_dir, load_embedder
+from .index import tool_order
+from .model import CompiledCatalog, Node, Tool
+
+log = logging.getLogger(__name__)
+
+SHARD_ROWS = 1024
+EMBED_TEXT_CHARS = 1000
+VECTORS_FORMAT = "toolcat-vectors-1"
+
+
+def tool_embed_text(tool: Tool) -> str:
+    """What a tool is embedded as: its id's words, summary and description (a skill: name and description)."""
+    words = tool.id.replace(".", " ").replace("_", " ").replace("-", " ")
+    parts = [words, tool.summary, tool.description, " ".join(tool.tags), *tool.search_hints]
+    if tool.skill is not None:
+        parts += [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))]
+    return ". ".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))[:EMBED_TEXT_CHARS]
+
+
+def node_embed_text(node: Node, catalog: CompiledCatalog) -> str:
+    """What a node is embedded as: title, path, summary, tags and the summaries of its direct tools."""
+    parts = [node.title, " ".join(node.path), node.summary, " ".join(node.tags)]
+    parts += [t.summary for t in catalog.tools_at(node.path)]
+    return ". ".join(p for p in parts if p)[:EMBED_TEXT_CHARS]
+
+
+class VectorCache:
+    """Rows by (model weights, text sha256), one ``.npy`` matrix and a key list per model."""
+
+    def __init__(self, embedder: Embedder, root: Path | None = None) -> None:
+        import numpy as np  # noqa: PLC0415 - [semantic] extra
+
+        self.folder = (root or cache_dir()) / "vectors" / embedder.weights_sha256[:16]
+        self.rows: dict[str, Any] = {}
+        keys_file, rows_file = self.folder / "keys.json", self.folder / "rows.npy"
+        if keys_file.is_file() and rows_file.is_file():
+            try:
+                keys = json.loads(keys_file.read_text(encoding="utf-8"))
+                matrix = np.load(rows_file)
+                if len(keys) == len(matrix) and matrix.shape[1:] == (embedder.dim,):
+                    self.rows = dict(zip(keys, matrix, strict=True))
+            except (OSError, ValueError) as err:
+                log.warning("vector cache %s unreadable (%s); re-embedding", self.folder, err)
+        self.embedder = embedder
+        self.embedded = 0
+
+    def embed(self, texts: list[str]) -> Any:
+        """Rows for ``texts``, embedding only those not cached."""
+        import numpy as np  # noqa: PLC0415
+
+        keys = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.rows))
+        if missing:
+            text_of = dict(zip(keys, texts, strict=True))
+            for key, row in zip(missing, self.embedder.embed([text_of[k] for k in missing]), strict=True):
+                self.rows[key] = row
+            self.embedded += len(missing)
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([self.rows[k] for k in keys])
+
+    def save(self, live: set[str] | None = None) -> None:
+        """Write the cache (atomically); with ``live``, only those keys are kept."""
+        import numpy as np  # noqa: PLC0415
+
+        keys = sorted(k for k in self.rows if live is None or k in live)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = f".tmp{os.getpid()}"
+        with (self.folder / f"rows{tmp}.npy").open("wb") as handle:
+            np.save(handle, np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, self.embedder.dim)))
+        (self.folder / f"keys{tmp}.json").write_text(json.dumps(keys), encoding="utf-8")
+        (self.folder / f"rows{tmp}.npy").replace(self.folder / "rows.npy")
+        (self.folder / f"keys{tmp}.json").replace(self.folder / "keys.json")
+
+
+def quantize(rows: Any) -> tuple[bytes, list[float]]:
+    """int8 rows and one scale per row (``x ≈ q / 127 * scale``)."""
+    import numpy as np  # noqa: PLC0415
+
+    scale = np.abs(rows).max(axis=1) if len(rows) else np.zeros(0)
+    safe = np.where(scale > 0, scale, 1.0)[:, None]
+    q = np.clip(np.rint(rows / safe * 127), -127, 127).astype(np.int8)
+    return q.tobytes(), [round(float(s), 6) for s in scale]
+
+
+def _write_part(artifacts: ArtifactSet, part: str, rows: Any) -> dict[str, Any]:
+    shards = []
+    for first in range(0, len(rows), SHARD_ROWS):
+        chunk = rows[first : first + SHARD_ROWS]
+        data, scales = quantize(chunk)
+        ref = artifacts.add_json(
+            "vectors",
+            f"{part}.v{first // SHARD_ROWS}",
+            {
+                "artifact": "vectors_shard",
+                "part": part,
+                "first": first,
+                "count": len(chunk),
+                "q": base64.b64encode(data).decode("ascii"),
+                "scale": scales,
+            },
+        )
+        shards.append({"first": first, "count": len(chunk), "ref": ref})
+    return {"n_docs": len(rows), "shards": shards}
+
+
+def contributor(spec: str) -> Contributor:
+    """The build stage that embeds with the embedder ``spec`` names (loaded when the build runs)."""
+
+    def contribute(
+        catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]
+    ) -> None:
+        del specs
+        started = time.perf_counter()
+        embedder = load_embedder(spec)
+        cache = VectorCache(embedder)
+        tool_texts = [tool_embed_text(t) for t in tool_order(catalog)]
+        node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in sorted(catalog.nodes)]
+        parts = {"tools": _write_part(artifacts, "tools", cache.embed(tool_texts))}
+        parts["nodes"] = _write_part(artifacts, "nodes", cache.embed(node_texts))
+        live = {hashlib.sha256(t.encode("utf-8")).hexdigest() for t in (*tool_texts, *node_texts)}
+        cache.save(live if len(cache.rows) > 4 * len(live) + 10_000 else None)
+        meta = {
+            "artifact": "vectors_meta",
+            "format": VECTORS_FORMAT,
+            "model": embedder.describe(),
+            "encoding": {"dtype": "int8", "value": "q / 127 * scale (per row)", "rows": "base64 of int8, row-major"},
+            "tools": parts["tools"],
+            "nodes": parts["nodes"],
+        }
+        artifacts.manifest["vectors"] = artifacts.add_json("vectors", "meta", meta)
+        size = sum(int(s["ref"]["bytes"]) for p in parts.values() for s in p["shards"])
+        log.info(
+            "vectors (%s): %d tools, %d nodes, %d embedded (%d cached), %d bytes in %.1fs",
+            spec,
+            len(tool_texts),
+            len(node_texts),
+            cache.embedded,
+            len(tool_texts) + len(node_texts) - cache.embedded,
+            size,
+            time.perf_counter() - started,
+        )
+
+    return contribute
+
+
+def configured_embedder(src: Path, override: str | None = None) -> str | None:
+    """The embedder spec: ``override`` (``--embedder``; ``none`` turns it off), else ``search.embedder`` in ``SRC/toolcat.yaml``."""
+    if override is not None:
+        return None if override.strip().lower() in ("", "none", "off") else override.strip()
+    config = src / "toolcat.yaml"
+    if not config.is_file():
+        return None
+    import yaml  # noqa: PLC0415 - build only
+
+    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    search = data.get("search") if isinstance(data, dict) else None
+    spec = search.get("embedder") if isinstance(search, dict) else None
+    if not spec or str(spec).strip().lower() in ("none", "off"):
+        return None
+    return str(spec).strip()
+
+
+VectorContributor = Callable[[CompiledCatalog, ArtifactSet, dict[str, tuple[dict[str, Any], Ref]]], None]
