@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from .aliases import assign_aliases, plain_alias
+from .check_skills import skill_tool_id
 from .errors import Diagnostics
 from .load import Loaded
 from .model import CompiledCatalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
@@ -201,9 +202,24 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 search_hints=tuple(rec["search_hints"]),
             )
 
-    for skill in loaded.skills:
+    # skills that name their task_id come last, so a collision is reported at the task_id an author chose
+    for skill in sorted(loaded.skills, key=lambda s: bool(s.record and s.record.get("task_id_at"))):
         skill_rec = skill.record
         if skill_rec is None:
+            continue
+        if skill_rec["id"] in defined_at and skill_rec.get("task_id_at"):
+            task_file, task_line = skill_rec["task_id_at"]
+            diags.error(
+                task_file,
+                f"task_id {skill_rec['id']!r} of skill {skill_rec['name']!r} is already the id of "
+                f"the tool defined at {defined_at[skill_rec['id']]}",
+                line=task_line,
+                code="duplicate_id",
+                got=repr(skill_rec["id"]),
+                expected="an id no other tool or skill has",
+                hint="Ids are unique across tools and skills: choose another task_id, "
+                f"or remove it to use the derived {skill_tool_id(skill_rec['name'])!r}.",
+            )
             continue
         if skill_rec["id"] in defined_at:
             diags.error(
@@ -249,6 +265,7 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         )
     final = {tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id]) for tool_id in sorted(tools)}
     final = _check_legacy_aliases(final, diags)
+    final = _check_always_load_names(final, diags)
     always = [t for t in final.values() if t.always_load]
     if len(always) > MAX_ALWAYS_LOAD:
         diags.warning(
@@ -293,6 +310,8 @@ def _check_legacy_aliases(tools: dict[str, Tool], diags: Diagnostics) -> dict[st
         kept: list[str] = []
         for name in tool.legacy_aliases:
             owner, what = taken.get(name.casefold(), (tool_id, ""))
+            if owner == tool_id and what:  # already a name of this tool (its id or alias, in some case)
+                continue
             if owner != tool_id:
                 diags.error(
                     tool.origin.file,
@@ -300,6 +319,7 @@ def _check_legacy_aliases(tools: dict[str, Tool], diags: Diagnostics) -> dict[st
                     line=tool.origin.line,
                     code="alias_collision",
                     got=repr(name),
+                    expected="a name no other tool answers to (ids, aliases and skill names, in any case)",
                     hint="Agents call tools by id, alias or legacy name, so these share one namespace: "
                     f"drop {name!r} from one of the tools.",
                 )
@@ -307,6 +327,35 @@ def _check_legacy_aliases(tools: dict[str, Tool], diags: Diagnostics) -> dict[st
             taken[name.casefold()] = (tool_id, "legacy alias")
             kept.append(name)
         out[tool_id] = replace(tool, legacy_aliases=tuple(kept)) if len(kept) != len(tool.legacy_aliases) else tool
+    return out
+
+
+def _check_always_load_names(tools: dict[str, Tool], diags: Diagnostics) -> dict[str, Tool]:
+    """An always-loaded tool may not be exported under the name of a dialect's discovery tool (an error).
+
+    Exports and the MCP server list it by its provider alias beside those tools, and a client
+    cannot tell two tools of one name apart.
+    """
+    from .reader.dialects import DIALECTS  # noqa: PLC0415 - the reader's table of discovery tools
+
+    discovery = {tool.name: dialect for dialect, listed in DIALECTS.items() for tool in listed}
+    out = dict(tools)
+    for tool_id, tool in tools.items():
+        if not tool.always_load:
+            continue
+        clashes = sorted({a for a in tool.aliases.values() if a in discovery})
+        if clashes:
+            diags.error(
+                tool.origin.file,
+                f"always-loaded tool {tool_id!r} would be exported as {clashes[0]!r}, "
+                f"the name of a {discovery[clashes[0]]} discovery tool",
+                line=tool.origin.line,
+                code="always_load_name",
+                got=repr(clashes[0]),
+                expected=f"a provider alias other than {', '.join(sorted(discovery))}",
+                hint="Set 'alias:' on the tool to another name, or drop always_load.",
+            )
+            out[tool_id] = replace(tool, always_load=False)
     return out
 
 

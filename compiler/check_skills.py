@@ -28,7 +28,7 @@ from .parse import (
     read_source,
 )
 from .reader.schemaguard import child_path
-from .skill_meta import META_FIELDS, read_skill_meta
+from .skill_meta import META_FIELDS, meta_field, read_skill_meta
 from .skill_resources import SKILL_FILES, media_type, resources_of
 
 __all__ = [
@@ -88,14 +88,47 @@ def _split(text: str) -> tuple[str, str, int] | None:
     return fm, body, 1 if fm.startswith("\n") else 2
 
 
+def _top_key(json_path: str) -> str | None:
+    """``$.metadata.author`` → ``metadata``; ``$["odd key"]`` → ``odd key``; ``$`` → None."""
+    rest = json_path[1:]
+    if rest.startswith("."):
+        return re.split(r"[.\[]", rest[1:], maxsplit=1)[0]
+    if rest.startswith('["'):
+        end = rest.find('"]')
+        return rest[2:end] if end > 0 else None
+    return None
+
+
 class _SkillChecker:
     def __init__(self, rel_md: str, parsed: Parsed | None, offset: int, result: SkillResult) -> None:
         self.rel = rel_md
         self.parsed = parsed
         self.offset = offset
         self.result = result
+        #: metadata.yaml's checker and the top-level keys only it holds: their diagnostics are located there
+        self.beside: tuple[_SkillChecker, frozenset[str]] | None = None
+
+    def _owner(self, json_path: str) -> _SkillChecker:
+        if self.beside is not None and _top_key(json_path) in self.beside[1]:
+            return self.beside[0]
+        return self
+
+    def locate(self, json_path: str) -> tuple[str, int | None]:
+        """The file (SKILL.md or metadata.yaml) and line that hold ``json_path``."""
+        owner = self._owner(json_path)
+        line = owner.parsed.where(json_path)[0] if owner.parsed is not None else None
+        return owner.rel, None if line is None else line + owner.offset - 1
+
+    def text_of(self, json_path: str, value: Any) -> str:
+        """A scalar as written, read from the file that holds it."""
+        owner = self._owner(json_path)
+        return owner.parsed.text_of(json_path, value) if owner.parsed is not None else str(value)
 
     def add(self, severity: Severity, json_path: str, message: str, **kw: Any) -> None:
+        owner = self._owner(json_path)
+        if owner is not self:
+            owner.add(severity, json_path, message, **kw)
+            return
         line = column = None
         if self.parsed is not None:
             line, column = self.parsed.where(json_path)
@@ -193,9 +226,8 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     if os.path.lexists(metadata_file):
         rel_meta = f"{rel_dir}/metadata.yaml"
         try:
-            merged = (
-                parse_text(read_source(metadata_file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False).data or {}
-            )
+            meta_parsed = parse_text(read_source(metadata_file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False)
+            merged = meta_parsed.data or {}
         except SourceFileError as exc:
             result.diagnostics.append(
                 Diagnostic(
@@ -236,6 +268,9 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
             )
             return result
         extra_meta = merged
+        beside = _SkillChecker(rel_meta, meta_parsed, 1, result)
+        checker.beside = (beside, frozenset(str(k) for k in extra_meta if k not in meta))
+    frontmatter_keys = set(meta)
     meta = {**extra_meta, **meta}  # the frontmatter wins
 
     errors_before = len([d for d in result.diagnostics if d.severity is Severity.ERROR])
@@ -352,7 +387,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 elif value is None:
                     string_metadata[str(key)] = ""
                 else:
-                    string_metadata[str(key)] = parsed.text_of(child_path("$.metadata", key), value)
+                    string_metadata[str(key)] = checker.text_of(child_path("$.metadata", key), value)
     allowed = meta.get("allowed-tools")
     allowed_tools: list[str] = []
     if allowed is not None:
@@ -385,17 +420,29 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 got=type(allowed).__name__,
                 code="wrong_type",
             )
-    skill_meta = read_skill_meta(meta, checker.add, parsed.text_of)
+    skill_meta = read_skill_meta(meta, checker.add, checker.text_of)
+    task_id_at = (
+        checker.locate(found[1]) if "task_id" in skill_meta and (found := meta_field(meta, "task_id")) else None
+    )
     extras = {k: v for k, v in meta.items() if k not in SPEC_FIELDS}
-    for key in sorted(extras):  # 004's fields (META_FIELDS) are read, but other skill readers reject them
-        checker.add(
-            Severity.WARNING,
-            child_path("$", key),
-            f"'{key}' is not an Agent Skills frontmatter field",
-            code="extra_field",
-            hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable"
-            + ("; toolcat reads it there too (a list as one 'a, b' string)." if key in META_FIELDS else "."),
-        )
+    for key in sorted(extras):
+        if key in frontmatter_keys:  # 004's fields (META_FIELDS) are read, but other skill readers reject them
+            checker.add(
+                Severity.WARNING,
+                child_path("$", key),
+                f"'{key}' is not an Agent Skills frontmatter field",
+                code="extra_field",
+                hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable"
+                + ("; toolcat reads it there too (a list as one 'a, b' string)." if key in META_FIELDS else "."),
+            )
+        elif key not in META_FIELDS:  # metadata.yaml is 004's place for its fields; other keys are not read
+            checker.add(
+                Severity.WARNING,
+                child_path("$", key),
+                f"'{key}' in metadata.yaml is neither an Agent Skills field nor one of 004's; it is ignored",
+                code="extra_field",
+                hint=f"Known fields: {', '.join(sorted({*SPEC_FIELDS, *META_FIELDS}))}.",
+            )
 
     if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
         return result
@@ -413,11 +460,13 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         frontmatter_out["metadata"] = string_metadata
     if allowed_tools:
         frontmatter_out["allowed-tools"] = " ".join(allowed_tools)
-    tags = extras.get("tags")
+    task_id, version, tags = (skill_meta.pop(k, None) for k in ("task_id", "version", "tags"))
     result.record = {
-        "id": skill_meta.pop("task_id", None) or skill_tool_id(name),
-        "version": skill_meta.pop("version", None),
-        "meta": skill_meta,
+        "id": task_id or skill_tool_id(name),
+        #: where task_id is written ([file, line]), when the skill sets one
+        "task_id_at": list(task_id_at) if task_id_at else None,
+        "version": version,
+        "meta": skill_meta,  # author, capabilities, constraints, tools
         "name": name,
         "summary": _first_sentence(description),
         "description": " ".join(description.split()),
@@ -425,7 +474,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         "extras": dict(sorted(extras.items())),
         "body": body.strip() + "\n",
         "resources": resources,
-        "tags": sorted({str(t) for t in tags}) if isinstance(tags, list) else [],
+        "tags": tags or [],
         "path": node_path,
         "file": rel_md,
     }

@@ -18,7 +18,7 @@ from .errors import Severity
 
 #: The keys 004 adds to a skill's frontmatter; toolcat reads them and does not warn about them.
 META_FIELDS = ("version", "author", "tags", "capabilities", "constraints", "tools", "task_id")
-LIST_FIELDS = ("capabilities", "constraints", "tools")
+LIST_FIELDS = ("tags", "capabilities", "constraints", "tools")
 TASK_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){1,3}$")
 MAX_ITEMS = 64
 MAX_TEXT = 200
@@ -26,7 +26,7 @@ MAX_TEXT = 200
 Add = Callable[..., None]
 
 
-def _where(meta: dict[str, Any], key: str) -> tuple[Any, str] | None:
+def meta_field(meta: dict[str, Any], key: str) -> tuple[Any, str] | None:
     """The value of ``key`` and its JSON path: top level first, then under ``metadata``."""
     if meta.get(key) is not None:
         return meta[key], f"$.{key}"
@@ -38,7 +38,14 @@ def _where(meta: dict[str, Any], key: str) -> tuple[Any, str] | None:
 
 def _text(value: Any, path: str, add: Add) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        add(Severity.ERROR, path, "must be a string", got=type(value).__name__, code="wrong_type")
+        add(
+            Severity.ERROR,
+            path,
+            "must be a string",
+            expected="one line of text, e.g. 1.0.0 or community",
+            got=type(value).__name__,
+            code="wrong_type",
+        )
         return None
     text = str(value).strip()
     if len(text) > MAX_TEXT:
@@ -67,14 +74,14 @@ def _items(value: Any, path: str, add: Add) -> list[str]:
 
 
 def read_skill_meta(meta: dict[str, Any], add: Add, parsed_text: Callable[[str, Any], str]) -> dict[str, Any]:
-    """``{version?, author?, capabilities?, constraints?, tools?, task_id?}`` of a skill, each checked.
+    """``{version?, author?, tags?, capabilities?, constraints?, tools?, task_id?}`` of a skill, each checked.
 
     ``add(severity, json_path, message, **kw)`` reports a located diagnostic;
     ``parsed_text(json_path, value)`` gives a scalar as the author wrote it (``2.10`` stays ``"2.10"``).
     """
     out: dict[str, Any] = {}
     for key in ("version", "author"):
-        found = _where(meta, key)
+        found = meta_field(meta, key)
         if found is None:
             continue
         value, path = found
@@ -83,10 +90,10 @@ def read_skill_meta(meta: dict[str, Any], add: Add, parsed_text: Callable[[str, 
         if (text := _text(value, path, add)) is not None:
             out[key] = text
     for key in LIST_FIELDS:
-        found = _where(meta, key)
+        found = meta_field(meta, key)
         if found is not None and (items := _items(found[0], found[1], add)):
             out[key] = items
-    found = _where(meta, "task_id")
+    found = meta_field(meta, "task_id")
     if found is not None:
         value, path = found
         if isinstance(value, str) and TASK_ID.match(value.strip()):

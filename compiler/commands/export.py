@@ -85,7 +85,8 @@ def export(
         folder = _open(build_dir)
         specs = folder.specs()
         wanted = _split(tool_names)
-        to_id = folder.aliases(provider)["to_id"]
+        legacy = {old: tool_id for tool_id, spec in specs.items() for old in spec.get("legacy_aliases") or []}
+        to_id = {**legacy, **folder.aliases(provider)["to_id"]}  # legacy names (`read_file`) select their tool too
         chosen = set()
         for name in wanted:
             try:
