@@ -397,6 +397,11 @@ class BuildFolder:
                 refs.setdefault(entry["tool_id"], entry["spec"])
         return {tool_id: self.fetch_json(ref) for tool_id, ref in sorted(refs.items())}
 
+    def always_loaded_specs(self) -> list[dict[str, JSON]]:
+        """The specs of the tools marked ``always_load``, through the manifest's own refs (no other spec is read)."""
+        entries = self.manifest.get("always_load") or []
+        return [self.fetch_json(entry["ref"]) for entry in entries if isinstance(entry, dict)]
+
     def aliases(self, provider: str) -> dict[str, JSON]:
         """The alias map of ``provider``: ``{to_alias, to_id, rule}``."""
         _check_provider(provider)

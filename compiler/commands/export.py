@@ -75,11 +75,7 @@ def export(
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
     if dialect:  # the discovery tools, and the build's always-loaded tools when there is a build
-        always = (
-            [s for s in _open(build_dir).specs().values() if s.get("always_load")]
-            if (build_dir / "catalog.json").is_file()
-            else []
-        )
+        always = _open(build_dir).always_loaded_specs() if (build_dir / "catalog.json").is_file() else []
         result = export_dialect(provider, dialect, always)
     else:
         folder = _open(build_dir)
