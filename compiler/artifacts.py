@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .canonical import dumps, sha256
@@ -31,6 +32,14 @@ class ArtifactSet:
 
     files: dict[str, bytes] = field(default_factory=dict)
     manifest: dict[str, Any] = field(default_factory=dict)
+    #: The last good build of the same sources and settings (an incremental build reuses its index segment).
+    previous: Path | None = None
+    #: Files of ``previous`` this build keeps as they are (path → ref): linked, never read into memory.
+    carried: dict[str, Ref] = field(default_factory=dict)
+    #: Build-private files written beside the build (dot names, never referenced by the manifest).
+    private: dict[str, bytes] = field(default_factory=dict)
+    #: Each index part's doc ids → the tool id / node path string there (None for a deleted doc's hole).
+    doc_order: dict[str, list[str | None]] = field(default_factory=dict)
 
     def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
         """Store ``data`` under a content-hashed name and return the ref to it."""
@@ -42,6 +51,10 @@ class ArtifactSet:
         )
         self.files[path] = data
         return {"path": path, "sha256": digest, "bytes": len(data)}
+
+    def carry(self, ref: Ref) -> None:
+        """Keep the file of ``previous`` that ``ref`` points to, unchanged."""
+        self.carried[str(ref["path"])] = ref
 
     def add_json(self, directory: str, stem: str, obj: Any) -> Ref:
         """Store canonical JSON under a content-hashed name."""

@@ -203,9 +203,12 @@ def _build_locked(
             state.get("counts", {}),
             seconds=time.perf_counter() - started,
         )
-    cache = _cache_from_state(state) if state.get("settings") == settings else {}
+    same_settings = state.get("settings") == settings
+    cache = _cache_from_state(state) if same_settings else {}
     catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
-    planned = plan(catalog, [*default_contributors(embedder), *(extra or [])])
+    # the index builds on the last good build's segment unless told to start afresh (docs/search.md, "Segments")
+    previous = out if same_settings and not force and (out / ENTRY).is_file() else None
+    planned = plan(catalog, [*default_contributors(embedder), *(extra or [])], previous=previous)
     counts = _counts(catalog)
     new_state = {
         "input_hash": input_hash,

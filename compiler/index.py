@@ -12,6 +12,23 @@ import logging
 from typing import Any
 
 from .artifacts import ArtifactSet, Ref, pointer
+from .index_delta import (
+    DELTA_MAX_BYTES,
+    DELTA_MAX_DOCS,
+    INDEX_STATE,
+    BaseTerms,
+    PartDocs,
+    assign_ids,
+    delta_node_entries,
+    fit_delta,
+    node_key,
+    part_state,
+    plan_delta,
+    read_base,
+    save_state,
+    tool_key,
+    write_delta,
+)
 from .model import CompiledCatalog, Node, NodePath, Tool
 from .reader.search import ANALYZERS, analyzer_settings, word_ngrams
 
@@ -57,7 +74,8 @@ def _schema_text(schema: Any, depth: int = 0) -> list[str]:
         return out
     props = schema.get("properties")
     if isinstance(props, dict):
-        for name, sub in props.items():
+        # by name: a schema read back from the build cache has its keys sorted, and the text must not depend on it
+        for name, sub in sorted(props.items()):
             out.append(str(name))
             if isinstance(sub, dict):
                 if isinstance(sub.get("description"), str):
@@ -138,10 +156,15 @@ def _space_terms(texts: list[str]) -> dict[str, list[list[str]]]:
     return {"words": words, "chars": chars}
 
 
-def _fit_space(name: str, docs_terms: list[list[str]]) -> tuple[dict[str, float], list[dict[str, float]], float]:
-    """Fit one space on each document's terms: idf by term, each document's l2-normalised weights by term, max_df."""
+def _fit_space(
+    name: str, docs_terms: list[list[str]]
+) -> tuple[dict[str, float], list[dict[str, float]], float, list[str]]:
+    """Fit one space: idf by term, each document's l2-normalised weights, max_df, and the terms max_df dropped.
+
+    A delta segment (:mod:`toolcat.index_delta`) drops the same terms.
+    """
     if not any(docs_terms):
-        return {}, [{} for _ in docs_terms], 1.0
+        return {}, [{} for _ in docs_terms], 1.0, []
     vectorizer = make_vectorizer(name, len(docs_terms), tokenized=True)
     try:
         matrix = vectorizer.fit_transform(docs_terms).tocsr()
@@ -159,7 +182,8 @@ def _fit_space(name: str, docs_terms: list[list[str]]) -> tuple[dict[str, float]
         docs.append(
             {str(terms[j]): float(w) for j, w in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)}
         )
-    return idf, docs, float(vectorizer.max_df)
+    dropped = sorted({term for doc in docs_terms for term in doc} - idf.keys()) if vectorizer.max_df < 1.0 else []
+    return idf, docs, float(vectorizer.max_df), dropped
 
 
 def _entries(idf: dict[str, float], docs: list[dict[str, float]]) -> dict[str, dict[str, Any]]:
@@ -200,7 +224,9 @@ def _entry_cost(term: str, entry: dict[str, Any]) -> int:
     return cost
 
 
-def _write_space(artifacts: ArtifactSet, part: str, name: str, entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _write_space(
+    artifacts: ArtifactSet, part: str, name: str, entries: dict[str, dict[str, Any]], stem: str | None = None
+) -> dict[str, Any]:
     shards: list[dict[str, Any]] = []
     batch: dict[str, Any] = {}
     size = 0
@@ -211,7 +237,7 @@ def _write_space(artifacts: ArtifactSet, part: str, name: str, entries: dict[str
             terms = sorted(batch)
             ref = artifacts.add_json(
                 "index",
-                f"{part}.{name}.t{len(shards)}",
+                f"{stem or part}.{name}.t{len(shards)}",
                 {"artifact": "index_terms", "part": part, "space": name, "terms": batch},
             )
             shards.append({"first": terms[0], "last": terms[-1], "ref": ref})
@@ -244,10 +270,13 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
     return shards
 
 
-def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]) -> dict[str, Any]:
+def _write_part(
+    artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Fit and write one part in full; its meta entry and, by space, the terms max_df dropped."""
     terms = _space_terms(texts)
     fitted = {name: _fit_space(name, terms[name]) for name in SPACE_WEIGHTS}
-    entries = {name: _entries(idf, weights) for name, (idf, weights, _) in fitted.items()}
+    entries = {name: _entries(idf, weights) for name, (idf, weights, _, _) in fitted.items()}
     # Each word also carries the postings of its own character n-grams (a "bundle"): a query whose words the
     # catalogue knows then needs only its words' shards. The chars shards serve the n-grams of unknown words.
     for word, entry in entries["words"].items():
@@ -259,13 +288,14 @@ def _write_part(artifacts: ArtifactSet, part: str, texts: list[str], docs: list[
         space = _write_space(artifacts, part, name, entries[name])
         space["max_df"] = fitted[name][2]
         spaces.append(space)
-    return {
+    meta = {
         "n_docs": len(docs),
         "spaces": spaces,
         "doc_shard_size": DOC_SHARD_SIZE,
         "bundles": True,
         "doc_shards": _write_docs(artifacts, part, docs),
     }
+    return meta, {name: fitted[name][3] for name in SPACE_WEIGHTS}
 
 
 def tool_order(catalog: CompiledCatalog) -> list[Tool]:
@@ -304,15 +334,37 @@ def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str,
 
 
 def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> None:
-    """Write the index (tools and nodes) and set ``manifest["index"]`` to its meta file."""
+    """Write the index (tools and nodes) and set ``manifest["index"]`` to its meta file.
+
+    With a previous build to build on (:mod:`toolcat.index_delta`), only a delta segment is written when the
+    catalogue changed little since that build's base segment; otherwise every document is fitted afresh.
+    """
     order = tool_order(catalog)
-    tool_docs = [{"pointer": pointer(tool, specs[tool.id][1])} for tool in order]
-    tools = _write_part(artifacts, "tools", [tool_text(t, catalog) for t in order], tool_docs)
+    tools_docs = PartDocs(
+        [tool_key(t) for t in order],
+        [tool_text(t, catalog) for t in order],
+        [{"pointer": pointer(tool, specs[tool.id][1])} for tool in order],
+    )
     node_paths: list[NodePath] = sorted(catalog.nodes)
-    all_entries = _node_entries(catalog, order)
     node_texts = [node_text(catalog.nodes[p], catalog) for p in node_paths]
-    # The root is kept for scoping (its entry holds the whole range) but not ranked: it matches everything.
-    nodes = _write_part(artifacts, "nodes", node_texts, all_entries)
+    base = read_base(artifacts.previous)
+    parts = _delta_parts(catalog, artifacts, base, order, tools_docs, node_paths, node_texts) if base else None
+    if parts is None:
+        tools, dropped = _write_part(artifacts, "tools", tools_docs.texts, tools_docs.entries)
+        nodes_docs = PartDocs([node_key(p) for p in node_paths], node_texts, _node_entries(catalog, order))
+        # The root is kept for scoping (its entry holds the whole range) but not ranked: it matches everything.
+        nodes, node_dropped = _write_part(artifacts, "nodes", nodes_docs.texts, nodes_docs.entries)
+        save_state(
+            artifacts,
+            {
+                "tools": part_state(tools, tools_docs, dropped, keep_entries=False),
+                "nodes": part_state(nodes, nodes_docs, node_dropped, keep_entries=True),
+            },
+        )
+        artifacts.doc_order["tools"] = [t.id for t in order]
+        artifacts.doc_order["nodes"] = [node_key(p) for p in node_paths]
+    else:
+        tools, nodes = parts
     meta = {
         "artifact": "index_meta",
         "analyzer": analyzer_settings(),
@@ -323,10 +375,48 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     }
     artifacts.manifest["index"] = artifacts.add_json("index", "meta", meta)
     log.info(
-        "search index: %d tools, %d nodes, %d files",
+        "search index: %d tools, %d nodes, %s",
         len(order),
         len(node_paths),
-        sum(len(s["shards"]) for p in (tools, nodes) for s in p["spaces"])
-        + len(tools["doc_shards"])
-        + len(nodes["doc_shards"]),
+        "one segment" if parts is None else "base segment kept, delta written",
     )
+
+
+def _delta_parts(
+    catalog: CompiledCatalog,
+    artifacts: ArtifactSet,
+    base: dict[str, Any],
+    order: list[Tool],
+    tools_docs: PartDocs,
+    node_paths: list[NodePath],
+    node_texts: list[str],
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Both parts as base + delta, or None when either delta is too big (then the build merges)."""
+    assert artifacts.previous is not None  # noqa: S101 - read_base found the base there
+    tool_ids, tool_order_ids = assign_ids(base["tools"]["keys"], tools_docs.keys)
+    n_base = len(base["tools"]["keys"])
+    added = [(i, tool) for i, tool in zip(tool_ids, order, strict=True) if i >= n_base]
+    nodes_docs = PartDocs(
+        [node_key(p) for p in node_paths], node_texts, delta_node_entries(catalog, base["nodes"]["docs"], added)
+    )
+    node_ids, node_order_ids = assign_ids(base["nodes"]["keys"], nodes_docs.keys)
+    deltas = {}
+    for name, docs, ids, doc_order in (
+        ("tools", tools_docs, tool_ids, tool_order_ids),
+        ("nodes", nodes_docs, node_ids, node_order_ids),
+    ):
+        delta = plan_delta(base[name], docs, ids, len(doc_order))
+        if delta is None:
+            log.info("index: the %s delta outgrew %d documents; merging into a new base segment", name, DELTA_MAX_DOCS)
+            return None
+        size = fit_delta(delta, base[name], BaseTerms(artifacts.previous, base[name]["meta"]), len(docs.keys))
+        if size > DELTA_MAX_BYTES:
+            log.info("index: the %s delta outgrew %d bytes; merging into a new base segment", name, DELTA_MAX_BYTES)
+            return None
+        deltas[name] = delta
+    tools = write_delta(artifacts, "tools", base["tools"]["meta"], deltas["tools"])
+    nodes = write_delta(artifacts, "nodes", base["nodes"]["meta"], deltas["nodes"])
+    artifacts.private[INDEX_STATE] = (artifacts.previous / INDEX_STATE).read_bytes()
+    artifacts.doc_order["tools"] = [None if k is None else k.split("\x1f", 1)[0] for k in tool_order_ids]
+    artifacts.doc_order["nodes"] = node_order_ids
+    return tools, nodes

@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import FORMAT_VERSION, __version__
@@ -292,15 +293,19 @@ class Plan:
     manifest: dict[str, Any]
     manifest_ref: Ref
     registry_version: str
+    #: Files kept from the previous build (path → ref), and build-private files (name → bytes).
+    carried: dict[str, Ref] = field(default_factory=dict)
+    private: dict[str, bytes] = field(default_factory=dict)
 
 
-def plan(catalog: CompiledCatalog, contributors: Sequence[Contributor] = ()) -> Plan:
+def plan(catalog: CompiledCatalog, contributors: Sequence[Contributor] = (), previous: Path | None = None) -> Plan:
     """Every artifact of a build, in memory; the manifest comes last because it points to the rest.
 
     ``contributors`` (search index, prompt sections, provider exports...) run in order after the
-    core artifacts, each adding files and manifest entries (``build.py`` passes them in).
+    core artifacts, each adding files and manifest entries (``build.py`` passes them in). ``previous``: the
+    last good build of the same settings, which a contributor may build on (the search index's segment).
     """
-    artifacts = ArtifactSet()
+    artifacts = ArtifactSet(previous=previous)
     specs = _plan_tools(catalog, artifacts)
     root_ref = _plan_nodes(catalog, artifacts, specs)
     version = registry_version(catalog, specs)
@@ -329,4 +334,4 @@ def plan(catalog: CompiledCatalog, contributors: Sequence[Contributor] = ()) -> 
         contribute(catalog, artifacts, specs)
     manifest.update(artifacts.manifest)
     manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
-    return Plan(artifacts.files, manifest, manifest_ref, version)
+    return Plan(artifacts.files, manifest, manifest_ref, version, artifacts.carried, artifacts.private)

@@ -199,6 +199,14 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
+def _carry(existing: Path, target: Path, size: int) -> None:
+    """Link a file the plan keeps from the previous build (checked to be there, at its size)."""
+    if not existing.is_file() or existing.stat().st_size != size:
+        msg = f"{existing} (kept from the previous build) is missing or changed; rebuild with --force"
+        raise OSError(msg)
+    _link_or_copy(existing, target)
+
+
 def _entry_point(plan: Plan, versions: list[dict[str, Any]]) -> bytes:
     entry = {
         "artifact": "catalog",
@@ -218,13 +226,17 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
     versions = [
-        {"registry_version": plan.registry_version, "manifest": plan.manifest_ref, "files": sorted(plan.files)},
+        {
+            "registry_version": plan.registry_version,
+            "manifest": plan.manifest_ref,
+            "files": sorted({*plan.files, *plan.carried}),
+        },
         *previous,
     ][:KEEP_VERSIONS]
     keep: set[str] = set()
     for version in versions[1:]:
         keep.update(version.get("files", []))
-    keep -= set(plan.files)
+    keep -= {*plan.files, *plan.carried}
     written = kept = 0
     try:
         if tmp.exists():
@@ -240,6 +252,12 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             written += 1
+        for rel, ref in sorted(plan.carried.items()):
+            if rel not in plan.files:
+                _carry(out / rel, tmp / rel, int(ref["bytes"]))
+                kept += 1
+        for name, data in sorted(plan.private.items()):
+            (tmp / name).write_bytes(data)
         for rel in sorted(keep):
             if (out / rel).is_file():
                 _link_or_copy(out / rel, tmp / rel)

@@ -57,7 +57,11 @@ class _Posting:
 
 
 class _Part:
-    """One indexed collection (tools or nodes): its spaces' term shards and its doc shards."""
+    """One indexed collection (tools or nodes): its spaces' term shards and its doc shards.
+
+    A part may carry a delta segment (``delta``, written by an incremental build): its own term shards and
+    stored docs, the base doc ids whose postings it voids (``masked``) and the ones that are gone (``deleted``).
+    """
 
     def __init__(self, meta: dict[str, Any]) -> None:
         self.meta = meta
@@ -66,6 +70,31 @@ class _Part:
         self.firsts = {s["name"]: [shard["first"] for shard in s["shards"]] for s in self.spaces}
         self.doc_shard_size: int = meta["doc_shard_size"]
         self.doc_shards: list[dict[str, Any]] = meta["doc_shards"]
+        delta = meta.get("delta")
+        self.delta: dict[str, Any] | None = delta if isinstance(delta, dict) else None
+        self.masked: frozenset[int] = frozenset()
+        self.deleted: frozenset[int] = frozenset()
+        self.delta_spaces: dict[str, dict[str, Any]] = {}
+        self.delta_firsts: dict[str, list[str]] = {}
+        self.delta_doc_file: dict[int, dict[str, Any]] = {}
+        if self.delta is not None:
+            self.n_docs = int(self.delta["n_docs"])
+            self.masked = frozenset(int(i) for i in self.delta["masked"])
+            self.deleted = frozenset(int(i) for i in self.delta["deleted"])
+            self.delta_spaces = {s["name"]: s for s in self.delta["spaces"]}
+            self.delta_firsts = {name: [sh["first"] for sh in s["shards"]] for name, s in self.delta_spaces.items()}
+            self.delta_doc_file = {int(i): f["ref"] for f in self.delta["docs"] for i in f["ids"]}
+
+    def delta_shard_ref(self, space: str, term: str) -> dict[str, Any] | None:
+        """The ref of the delta term shard whose range covers ``term``."""
+        if space not in self.delta_spaces:
+            return None
+        index = bisect.bisect_right(self.delta_firsts[space], term) - 1
+        shards = self.delta_spaces[space]["shards"]
+        if index < 0 or term > shards[index]["last"]:
+            return None
+        ref: dict[str, Any] = shards[index]["ref"]
+        return ref
 
 
 class IndexReader:
@@ -115,7 +144,15 @@ class IndexReader:
                         details={"index": self._meta.get("analyzer", {}).get("version"), "reader": ANALYZER_VERSION},
                         hints=["Use a reader that matches the toolcat version that built the catalogue."],
                     )
-            self._parts[name] = _Part(self._meta[name])
+            try:
+                self._parts[name] = _Part(self._meta[name])
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise ReaderError(
+                    "INTEGRITY",
+                    f"the search index meta's {name!r} part is not what a build writes ({exc!r})",
+                    details={"part": name},
+                    hints=["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
+                ) from None
         return self._parts[name]
 
     def _shard_ref(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
@@ -148,6 +185,9 @@ class IndexReader:
         spaces = {space["name"]: space for space in part.spaces}
         words = list(dict.fromkeys(analyze_words(query)))
         refs = [self._shard_ref(part, spaces["words"], word) for word in words] + list(extra or [])
+        if part.delta is not None:  # the delta's shards of every query term come in the same round
+            refs += [part.delta_shard_ref("words", word) for word in words]
+            refs += [part.delta_shard_ref("chars", gram) for word in words for gram in word_ngrams(word)]
         if not part.meta.get("bundles"):
             refs += [self._shard_ref(part, spaces["chars"], gram) for gram in dict.fromkeys(analyze_chars(query))]
         self._prefetch(refs)
@@ -160,7 +200,7 @@ class IndexReader:
     def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
         """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""
         part = self._part(part_name)
-        self._prefetch([part.doc_shards[doc_id // part.doc_shard_size]["ref"] for doc_id, _, _ in hits])
+        self._prefetch([self._doc_ref(part, doc_id) for doc_id, _, _ in hits])
         return [self._doc(part, doc_id) for doc_id, _, _ in hits]
 
     def _pointed(
@@ -188,8 +228,29 @@ class IndexReader:
         key = (part_name, space["name"], term)
         if key not in self._postings:
             entry = self._entry(part, space, term)
-            self._postings[key] = None if entry is None else self._decode(space["name"], entry)
+            posting = None if entry is None else self._decode(space["name"], entry)
+            self._postings[key] = self._with_delta(part, space["name"], term, posting)
         return self._postings[key]
+
+    def _with_delta(self, part: _Part, space_name: str, term: str, posting: _Posting | None) -> _Posting | None:
+        """The base posting without the documents the delta voids, plus the delta's own (docs/search.md, "Segments")."""
+        if part.delta is None:
+            return posting
+        ref = part.delta_shard_ref(space_name, term)
+        entry = None if ref is None else self._fetch(ref)["terms"].get(term)
+        pairs = [] if posting is None else list(zip(posting.ids, posting.weights, strict=True))
+        kept = [(i, w) for i, w in pairs if i not in part.masked] if part.masked else pairs
+        if entry is None and len(kept) == len(pairs):
+            return posting
+        idf = posting.idf if posting is not None else float(entry["idf"]) if entry is not None else 0.0
+        if entry is not None:
+            added = self._decode(space_name, entry)
+            kept = sorted(kept + list(zip(added.ids, added.weights, strict=True)))
+        if not kept:
+            return None
+        merged = _Posting(idf, [i for i, _ in kept], [w for _, w in kept])
+        content = ("merged", space_name, merged.idf, tuple(merged.ids), tuple(merged.weights))
+        return self._interned.setdefault(content, merged)
 
     def _bundled_ngrams(self, part_name: str, part: _Part, query: str) -> None:
         """Cache the n-gram postings of the query's known words from their bundles (no chars shard needed).
@@ -209,7 +270,8 @@ class IndexReader:
                 sub = bundle.get(gram)
                 if sub is not None and "same" in sub:
                     sub = bundle[sub["same"]]
-                self._postings[key] = None if sub is None else self._decode("chars", sub)
+                posting = None if sub is None else self._decode("chars", sub)
+                self._postings[key] = self._with_delta(part, "chars", gram, posting)
 
     def _space_terms(
         self, part_name: str, part: _Part, space: dict[str, Any], query: str
@@ -226,9 +288,18 @@ class IndexReader:
         weights = query_weights(tokens, {t: p.idf for t, p in found.items()})
         return [(term, q, found[term]) for term, q in weights.items()]
 
+    @staticmethod
+    def _doc_ref(part: _Part, doc_id: int) -> dict[str, Any]:
+        ref = part.delta_doc_file.get(doc_id)
+        if ref is not None:
+            return ref
+        base: dict[str, Any] = part.doc_shards[doc_id // part.doc_shard_size]["ref"]
+        return base
+
     def _doc(self, part: _Part, doc_id: int) -> dict[str, Any]:
-        shard = self._fetch(part.doc_shards[doc_id // part.doc_shard_size]["ref"])
-        doc: dict[str, Any] = shard["docs"][doc_id - shard["first"]]
+        shard = self._fetch(self._doc_ref(part, doc_id))
+        position = shard["ids"].index(doc_id) if doc_id in part.delta_doc_file else doc_id - shard["first"]
+        doc: dict[str, Any] = shard["docs"][position]
         return doc
 
     # -- scoring -----------------------------------------------------------------------------

@@ -130,12 +130,24 @@ class Searcher(IndexReader):
         return ref
 
     def node_entry(self, path: list[str]) -> dict[str, Any] | None:
-        """The node index entry of ``path`` (with its tool doc-id range), or None when there is no such node."""
+        """The node index entry of ``path`` (with its tool doc-id range), or None when there is no such node.
+
+        A delta segment's copy of an entry wins over the base's; a node the delta deleted has none.
+        """
+        part = self._part("nodes")
+        for delta_ref in {id(r): r for r in part.delta_doc_file.values()}.values():
+            for doc in self._fetch(delta_ref)["docs"]:
+                if doc["path"] == path:
+                    found: dict[str, Any] = doc
+                    return found
         ref = self._node_shard_ref(path)
         if ref is None:
             return None
-        for doc in self._fetch(ref)["docs"]:
+        shard = self._fetch(ref)
+        for position, doc in enumerate(shard["docs"]):
             if doc["path"] == path:
+                if shard["first"] + position in part.deleted:
+                    return None
                 entry: dict[str, Any] = doc
                 return entry
         return None
@@ -144,7 +156,8 @@ class Searcher(IndexReader):
         self, query: str, path: list[str], *, direct_only: bool = False, extra: list[dict[str, Any]] | None = None
     ) -> Callable[[int], bool]:
         """The doc filter of a category; its node shard (and ``extra``) is fetched together with the term shards."""
-        self._prefetch_query("tools", query, [self._node_shard_ref(path), *(extra or [])])
+        delta_docs = list(self._part("nodes").delta_doc_file.values())
+        self._prefetch_query("tools", query, [self._node_shard_ref(path), *delta_docs, *(extra or [])])
         entry = self.node_entry(path)
         if entry is None:
             raise self._unknown_path(path, query)

@@ -45,6 +45,7 @@ SHAPES: dict[str, dict[str, _Field]] = {
     "index_meta": {"analyzer": (dict, None), "tools": (dict, None), "nodes": (dict, None), "score": (dict, None)},
     "index_terms": {"terms": (dict, dict)},
     "index_docs": {"docs": (list, dict), "first": (int, None)},
+    "index_delta_docs": {"docs": (list, dict), "ids": (list, int)},
     "prompts": {"sections": (dict, None), "snippets": (dict, None), "focused": (dict, None)},
     "prompt_snippets": {"entries": (dict, None)},
     "aliases": {"to_alias": (dict, str), "to_id": (dict, str)},

@@ -118,20 +118,50 @@
     return self.ready;
   };
 
-  Reader.prototype.posting = function (space, term) {
-    var shards = space.shards, lo = 0, hi = shards.length - 1, found = -1;
+  function decode(entry) {
+    var ids = [], last = 0;
+    entry.docs.forEach(function (gap) { last += gap; ids.push(last); });
+    return { idf: entry.idf, ids: ids, w: entry.w };
+  }
+
+  Reader.prototype.entry = function (shards, term) {
+    var lo = 0, hi = shards.length - 1, found = -1;
     while (lo <= hi) {  // last shard whose first term <= term (the Python reader bisects the same way)
       var mid = (lo + hi) >> 1;
       if (shards[mid].first <= term) { found = mid; lo = mid + 1; } else { hi = mid - 1; }
     }
     if (found < 0 || term > shards[found].last) return Promise.resolve(null);
-    return this.fetchRef(shards[found].ref).then(function (shard) {
-      var entry = shard.terms[term];
-      if (!entry) return null;
-      var ids = [], last = 0;
-      entry.docs.forEach(function (gap) { last += gap; ids.push(last); });
-      return { idf: entry.idf, ids: ids, w: entry.w };
+    return this.fetchRef(shards[found].ref).then(function (shard) { return shard.terms[term] || null; });
+  };
+
+  // A term's postings: the base segment's, without the docs a delta segment voids, plus the delta's own
+  // (docs/search.md, "Segments"; ranking.py _with_delta does the same).
+  Reader.prototype.posting = function (part, space, term) {
+    var delta = part.delta, deltaSpace = null;
+    if (delta) delta.spaces.forEach(function (s) { if (s.name === space.name) deltaSpace = s; });
+    return Promise.all([
+      this.entry(space.shards, term),
+      deltaSpace ? this.entry(deltaSpace.shards, term) : Promise.resolve(null),
+    ]).then(function (found) {
+      var base = found[0] ? decode(found[0]) : null;
+      if (!delta) return base;
+      var masked = new Set(delta.masked), pairs = [];
+      if (base) base.ids.forEach(function (id, i) { if (!masked.has(id)) pairs.push([id, base.w[i]]); });
+      if (found[1]) { var add = decode(found[1]); add.ids.forEach(function (id, i) { pairs.push([id, add.w[i]]); }); }
+      if (!pairs.length) return null;
+      pairs.sort(function (a, b) { return a[0] - b[0]; });
+      return { idf: base ? base.idf : found[1].idf, ids: pairs.map(function (p) { return p[0]; }), w: pairs.map(function (p) { return p[1]; }) };
     });
+  };
+
+  Reader.prototype.doc = function (part, id) {
+    var files = part.delta ? part.delta.docs : [];
+    for (var i = 0; i < files.length; i++) {
+      var at = files[i].ids.indexOf(id);
+      if (at >= 0) return this.fetchRef(files[i].ref).then(function (shard) { return shard.docs[shard.ids.indexOf(id)]; });
+    }
+    var shardMeta = part.doc_shards[Math.floor(id / part.doc_shard_size)];
+    return this.fetchRef(shardMeta.ref).then(function (shard) { return shard.docs[id - shard.first]; });
   };
 
   Reader.prototype.search = function (query, limit) {
@@ -142,7 +172,7 @@
       return Promise.all(part.spaces.map(function (space) {
         var tokens = space.name === "words" ? analyzeWords(query, self.stopWords, self.synonyms) : analyzeChars(query, self.stopWords, range, self.synonyms);
         var unique = Array.from(new Set(tokens));
-        return Promise.all(unique.map(function (t) { return self.posting(space, t); })).then(function (postings) {
+        return Promise.all(unique.map(function (t) { return self.posting(part, space, t); })).then(function (postings) {
           var counts = new Map(), found = new Map();
           unique.forEach(function (t, i) { if (postings[i]) found.set(t, postings[i]); });
           tokens.forEach(function (t) { if (found.has(t)) counts.set(t, (counts.get(t) || 0) + 1); });
@@ -166,10 +196,7 @@
         var floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) : 0;
         hits = hits.filter(function (hit) { return hit[1] >= floor; }).slice(0, limit);
         return Promise.all(hits.map(function (hit) {
-          var shardMeta = part.doc_shards[Math.floor(hit[0] / part.doc_shard_size)];
-          return self.fetchRef(shardMeta.ref).then(function (shard) {
-            return { pointer: shard.docs[hit[0] - shard.first].pointer, score: hit[1] };
-          });
+          return self.doc(part, hit[0]).then(function (doc) { return { pointer: doc.pointer, score: hit[1] }; });
         }));
       });
     });

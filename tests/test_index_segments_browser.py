@@ -1,0 +1,85 @@
+"""The site's JavaScript reader over a base + delta index: the same hits and scores as the Python reader."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcat.build import build
+from toolcat.reader import Catalog
+from toolcat.site import build_site
+
+EXAMPLE_SRC = Path(__file__).resolve().parent.parent / "catalog_src"
+CHROMIUM = Path("/usr/bin/chromium")
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        """Keep the test output clean."""
+
+
+@pytest.fixture(scope="module")
+def delta_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The example catalogue after an edit and an added tool (a delta segment), its site served on 127.0.0.1."""
+    root = tmp_path_factory.mktemp("delta_site")
+    src, out, site = root / "src", root / "build", root / "site"
+    shutil.copytree(EXAMPLE_SRC, src)
+    build(src, out)
+    tools = src / "files" / "tools.yaml"
+    tools.write_text(
+        tools.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-safe ", 1), encoding="utf-8"
+    )
+    build(src, out)
+    manifest = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
+    assert "delta" in json.loads((out / manifest["index"]["path"]).read_text())["tools"], "the edit is a delta"
+    build_site(out, site)
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", out
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_js_reader_reads_the_delta_like_the_python_reader(delta_site: tuple[str, Path]) -> None:
+    """Hits and scores agree for a query only the delta can answer and for ones spanning base and delta."""
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (`make browser`) to run the browser tests")
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only where the browser runs
+
+    base, out = delta_site
+    catalog = Catalog.open(str(out))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--headless=new"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(base)
+            for query in ("wombat safe", "read a file", "rename a function across the codebase", "list files"):
+                expected = catalog.find_tool(query, limit=5)
+                assert expected["ok"], expected
+                results = page.evaluate(
+                    "q => new window.toolcatSearch.Reader('artifacts/catalog.json').search(q, 5)"
+                    ".then(rs => rs.map(r => [r.pointer.tool_id, r.score]))",
+                    query,
+                )
+                assert [t for t, _ in results] == [m["name"] for m in expected["matches"]], query
+                for (_, score), match in zip(results, expected["matches"], strict=True):
+                    assert abs(score - match["relevance"]) < 1e-3, query
+            assert errors == []
+        finally:
+            browser.close()
+    assert catalog.find_tool("wombat safe", limit=1)["matches"][0]["name"].startswith("file.")
