@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -99,14 +100,24 @@ class BuildResult:
 def _cache_from_state(state: dict[str, Any]) -> dict[str, Any]:
     cache: dict[str, Any] = {}
     for digest, (rel, raw) in state.get("cache", {}).items():
+        if not isinstance(raw.get("tools_json"), str):
+            continue  # an older state: its key order was lost, so the file is loaded again
         diagnostics = [Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]]
-        cache[digest] = (rel, FileResult(tools=raw["tools"], diagnostics=diagnostics))
+        cache[digest] = (rel, FileResult(tools=json.loads(raw["tools_json"]), diagnostics=diagnostics))
     return cache
 
 
 def _cache_to_state(cache: dict[str, Any], live: set[str]) -> dict[str, Any]:
     return {
-        digest: [rel, {"tools": result.tools, "diagnostics": [d.as_dict() for d in result.diagnostics]}]
+        # the tools as a JSON string: the state is written with sorted keys, and a tool's key order (its
+        # arguments' order, shown in prompts and docs) must come back as the source had it
+        digest: [
+            rel,
+            {
+                "tools_json": json.dumps(result.tools, ensure_ascii=False, separators=(",", ":")),
+                "diagnostics": [d.as_dict() for d in result.diagnostics],
+            },
+        ]
         for digest, (rel, result) in sorted(cache.items())
         if digest in live
     }

@@ -223,3 +223,11 @@ def test_delta_search_over_http_in_three_round_trips(built: tuple[Path, Path], h
     delta, names = rounds("read the contents of a file", "c2")
     assert delta == single <= 3
     assert names[0] == "file.read"
+
+
+def test_a_build_from_the_cache_writes_the_same_bytes(built: tuple[Path, Path]) -> None:
+    """A forced rebuild that reads every source from the build cache writes no file: key order survives the cache."""
+    src, out = built
+    again = build(src, out, force=True)
+    assert again.write is not None
+    assert again.write.files_written == 0
