@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from .artifacts import ArtifactSet, Ref, pointer
+from .canonical import dumps, sha256
 from .index_delta import (
     DELTA_MAX_BYTES,
     DELTA_MAX_DOCS,
@@ -64,6 +65,9 @@ CHAR_MAX_DF = 0.3
 CHAR_MAX_DF_MIN_DOCS = 100
 TERM_SHARD_BYTES = 24_000
 DOC_SHARD_SIZE = 32
+#: From this many tool doc shards on, the meta points to pages of :data:`DOC_PAGE_SIZE` shard hashes instead.
+DOC_PAGES_FROM = 64
+DOC_PAGE_SIZE = 64
 WEIGHT_DECIMALS = 8
 
 
@@ -254,20 +258,59 @@ def _write_space(
     return {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(entries), "shards": shards}
 
 
-def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    shards = []
+def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The doc shards; the meta keys that reach them (``doc_shards``, or ``doc_pages`` for big parts)."""
+    shards: list[tuple[int, int, bytes]] = []
     for first in range(0, len(docs), DOC_SHARD_SIZE):
         chunk = docs[first : first + DOC_SHARD_SIZE]
-        ref = artifacts.add_json(
-            "index",
-            f"{part}.d{first // DOC_SHARD_SIZE}",
-            {"artifact": "index_docs", "part": part, "first": first, "docs": chunk},
-        )
-        shard: dict[str, Any] = {"first": first, "count": len(chunk), "ref": ref}
+        obj = {"artifact": "index_docs", "part": part, "first": first, "docs": chunk}
+        shards.append((first, len(chunk), dumps(obj)))
+    if part == "tools" and len(shards) >= DOC_PAGES_FROM:
+        return {"doc_pages": _write_doc_pages(artifacts, part, shards)}
+    out = []
+    for number, (first, count, data) in enumerate(shards):
+        ref = artifacts.add("index", f"{part}.d{number}", ".json", data)
+        shard: dict[str, Any] = {"first": first, "count": count, "ref": ref}
         if part == "nodes":
-            shard["first_path"] = chunk[0]["path"]
-        shards.append(shard)
-    return shards
+            shard["first_path"] = docs[first]["path"]
+        out.append(shard)
+    return {"doc_shards": out}
+
+
+def _write_doc_pages(artifacts: ArtifactSet, part: str, shards: list[tuple[int, int, bytes]]) -> dict[str, Any]:
+    """Big doc tables: shards at ``<folder>/d<i>.json``, their sha256 and size in pages the meta points to.
+
+    The meta then holds one ref per :data:`DOC_PAGE_SIZE` shards instead of one per shard, so it stays small
+    as catalogues grow. The folder is named by the hash of every shard's hash, so its files never change once
+    published; a reader fetches a shard together with its page and checks it against the page before use.
+    """
+    digests = [sha256(data) for _, _, data in shards]
+    folder = f"index/{part}.docs.{sha256(''.join(digests).encode())[:16]}"
+    entries = []
+    for number, ((_, _, data), digest) in enumerate(zip(shards, digests, strict=True)):
+        artifacts.files[f"{folder}/d{number}.json"] = data
+        entries.append([digest, len(data)])
+    pages = [
+        artifacts.add_json(
+            "index",
+            f"{part}.dp{first // DOC_PAGE_SIZE}",
+            {
+                "artifact": "index_doc_pages",
+                "part": part,
+                "folder": folder,
+                "first": first,
+                "shards": entries[first : first + DOC_PAGE_SIZE],
+            },
+        )
+        for first in range(0, len(entries), DOC_PAGE_SIZE)
+    ]
+    return {
+        "folder": folder,
+        "shards": len(shards),
+        "per_page": DOC_PAGE_SIZE,
+        "max_bytes": max(len(data) for _, _, data in shards),
+        "pages": pages,
+    }
 
 
 def _write_part(
@@ -293,7 +336,7 @@ def _write_part(
         "spaces": spaces,
         "doc_shard_size": DOC_SHARD_SIZE,
         "bundles": True,
-        "doc_shards": _write_docs(artifacts, part, docs),
+        **_write_docs(artifacts, part, docs),
     }
     return meta, {name: fitted[name][3] for name in SPACE_WEIGHTS}
 
@@ -414,8 +457,8 @@ def _delta_parts(
             log.info("index: the %s delta outgrew %d bytes; merging into a new base segment", name, DELTA_MAX_BYTES)
             return None
         deltas[name] = delta
-    tools = write_delta(artifacts, "tools", base["tools"]["meta"], deltas["tools"])
-    nodes = write_delta(artifacts, "nodes", base["nodes"]["meta"], deltas["nodes"])
+    tools = write_delta(artifacts, "tools", base["tools"]["meta"], deltas["tools"], artifacts.previous)
+    nodes = write_delta(artifacts, "nodes", base["nodes"]["meta"], deltas["nodes"], artifacts.previous)
     artifacts.private[INDEX_STATE] = (artifacts.previous / INDEX_STATE).read_bytes()
     artifacts.doc_order["tools"] = [None if k is None else k.split("\x1f", 1)[0] for k in tool_order_ids]
     artifacts.doc_order["nodes"] = node_order_ids

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .canonical import dumps, sha256
+from .reader.ranking import page_refs
 
 if TYPE_CHECKING:
     from .artifacts import ArtifactSet, Ref
@@ -103,10 +104,16 @@ def part_state(
     return state
 
 
-def part_files(meta: dict[str, Any]) -> list[Ref]:
-    """Every file a base part's meta entry points to."""
+def part_files(meta: dict[str, Any], root: Path) -> list[Ref]:
+    """Every file a base part's meta entry points to (a paged doc table's shards are read from ``root``'s pages)."""
     refs = [shard["ref"] for space in meta["spaces"] for shard in space["shards"]]
-    return refs + [shard["ref"] for shard in meta["doc_shards"]]
+    refs += [shard["ref"] for shard in meta.get("doc_shards", ())]
+    pages = meta.get("doc_pages")
+    if pages:
+        refs += pages["pages"]
+        for ref in pages["pages"]:
+            refs += page_refs(json.loads((root / ref["path"]).read_bytes()))
+    return refs
 
 
 def read_base(previous: Path | None) -> dict[str, Any] | None:
@@ -121,12 +128,12 @@ def read_base(previous: Path | None) -> dict[str, Any] | None:
         return None
     try:
         for part in ("tools", "nodes"):
-            for ref in part_files(state[part]["meta"]):
+            for ref in part_files(state[part]["meta"], previous):
                 file = previous / ref["path"]
                 if not file.is_file() or file.stat().st_size != int(ref["bytes"]):
                     log.info("index: %s of the base segment is missing; building the index afresh", file)
                     return None
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, OSError, ValueError):
         return None
     return state
 
@@ -247,11 +254,13 @@ def fit_delta(delta: Delta, base: dict[str, Any], base_terms: BaseTerms, n_live:
     return size
 
 
-def write_delta(artifacts: ArtifactSet, part: str, base_meta: dict[str, Any], delta: Delta) -> dict[str, Any]:
+def write_delta(
+    artifacts: ArtifactSet, part: str, base_meta: dict[str, Any], delta: Delta, previous: Path
+) -> dict[str, Any]:
     """Write the delta's files; the part's meta entry is the base's with a ``delta`` key."""
     from .index import SPACE_WEIGHTS, _write_space  # noqa: PLC0415 - no cycle at import
 
-    for ref in part_files(base_meta):
+    for ref in part_files(base_meta, previous):
         artifacts.carry(ref)
     if delta.empty():
         return base_meta

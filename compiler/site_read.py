@@ -20,6 +20,7 @@ from typing import Any
 from . import FORMAT_VERSION
 from .errors import BuildError
 from .reader.envelope import ReaderError
+from .reader.ranking import page_refs
 from .reader.source import FolderSource
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,8 @@ class _VerifiedFiles:
             if ref["path"].endswith(".json"):
                 obj = self.json(ref, held_by=holder)
                 pending.extend((inner, ref["path"]) for inner in _refs_in(obj))
+                if isinstance(obj, dict) and obj.get("artifact") == "index_doc_pages":  # a paged doc table's shards
+                    pending.extend((inner, ref["path"]) for inner in page_refs(obj))
             else:
                 self.read(ref, held_by=holder)
 

@@ -22,6 +22,7 @@ import jsonschema
 from .reader import schemaguard
 from .reader.envelope import ReaderError
 from .reader.field_errors import json_path
+from .reader.ranking import page_refs
 from .reader.source import FolderSource
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,15 @@ def _refs(obj: Any) -> list[dict[str, Any]]:
         for value in obj:
             found.extend(_refs(value))
     return found
+
+
+def _page_refs(rel: str, page: dict[str, Any], report: VerifyReport) -> list[dict[str, Any]]:
+    """The doc shards a page of a paged doc table lists (their refs are the page's hashes)."""
+    try:
+        return page_refs(page)
+    except (KeyError, TypeError, ValueError) as exc:
+        report.problems.append(f"{rel}: malformed doc page ({exc!r})")
+        return []
 
 
 @dataclass(slots=True)
@@ -155,4 +165,6 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
             obj = _check_json(rel, data, report)
             queue.extend(_refs(obj))
+            if isinstance(obj, dict) and obj.get("artifact") == "index_doc_pages":
+                queue.extend(_page_refs(rel, obj, report))
     return report

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from toolcat import index_delta
+from toolcat import index, index_delta
 from toolcat.build import build
 from toolcat.reader import Catalog
 from toolcat.verify import verify_build
@@ -30,7 +30,7 @@ def _meta(out: Path) -> dict[str, Any]:
 
 def _base_files(out: Path) -> set[str]:
     meta = _meta(out)
-    return {ref["path"] for part in ("tools", "nodes") for ref in index_delta.part_files(meta[part])}
+    return {ref["path"] for part in ("tools", "nodes") for ref in index_delta.part_files(meta[part], out)}
 
 
 def _edit(src: Path, rel: str, old: str, new: str) -> None:
@@ -231,3 +231,59 @@ def test_a_build_from_the_cache_writes_the_same_bytes(built: tuple[Path, Path]) 
     again = build(src, out, force=True)
     assert again.write is not None
     assert again.write.files_written == 0
+
+
+@pytest.fixture
+def paged(example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The example catalogue with its tool doc table paged (as catalogues of 2,048 tools and more have it)."""
+    monkeypatch.setattr(index, "DOC_PAGES_FROM", 1)
+    monkeypatch.setattr(index, "DOC_PAGE_SIZE", 2)
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    return example_src_copy, out
+
+
+def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Path, Path], example_build: Path) -> None:
+    """A paged doc table gives the same answers as doc shards, and toolcat verify checks every shard."""
+    _, out = paged
+    pages = _meta(out)["tools"]["doc_pages"]
+    assert "doc_shards" not in _meta(out)["tools"]
+    assert len(pages["pages"]) == (pages["shards"] + 1) // 2
+    paged_catalog, plain = Catalog.open(out), Catalog.open(example_build)
+    queries = [q["query"] for q in yaml.safe_load(EVALS.read_text())["queries"]]
+    for query in queries:
+        assert paged_catalog.find_tool(query) == plain.find_tool(query)
+    report = verify_build(out)
+    assert report.ok, report.problems
+    assert report.kinds.get("index_docs", 0) >= pages["shards"]
+
+
+def test_paged_doc_shards_over_http_in_three_round_trips(paged: tuple[Path, Path], http_root: tuple[Path, str]) -> None:
+    """A doc shard is fetched with its page in one round, and a tampered one is INTEGRITY, never used."""
+    _, out = paged
+    root, url = http_root
+    shutil.copytree(out, root / "build")
+    catalog = Catalog.open(url, cache_dir=root.parent / "cache")
+    opened = catalog.stats()["round_trips"]
+    assert _names(catalog, "read the contents of a file")[0] == "file.read"
+    assert catalog.stats()["round_trips"] - opened <= 3
+    folder = root / "build" / _meta(out)["tools"]["doc_pages"]["folder"]
+    for shard in folder.glob("d*.json"):
+        shard.write_bytes(shard.read_bytes().replace(b'"summary":"', b'"summary":"EVIL ', 1))
+    fresh = Catalog.open(url, cache_dir=root.parent / "cache2")
+    answer = fresh.find_tool("read the contents of a file")
+    assert not answer["ok"]
+    assert answer["error"]["code"] == "INTEGRITY"
+
+
+def test_delta_on_a_paged_base(paged: tuple[Path, Path]) -> None:
+    """An edit on a paged base keeps its pages and shards and writes a delta."""
+    src, out = paged
+    before = _base_files(out)
+    assert any("/d0.json" in path for path in before)
+    _edit(src, "files/tools.yaml", "summary: ", "summary: Wombat-proof ")
+    build(src, out)
+    assert "delta" in _meta(out)["tools"]
+    assert _base_files(out) == before
+    assert _names(Catalog.open(out), "wombat proof")[0].startswith("file.")
+    assert verify_build(out).ok

@@ -1,4 +1,4 @@
-"""The site's JavaScript reader over a base + delta index: the same hits and scores as the Python reader."""
+"""The site's JavaScript reader over a paged base + delta index: the same hits and scores as the Python reader."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from toolcat import index
 from toolcat.build import build
 from toolcat.reader import Catalog
 from toolcat.site import build_site
@@ -30,18 +31,24 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def delta_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The example catalogue after an edit and an added tool (a delta segment), its site served on 127.0.0.1."""
+    """The example catalogue with a paged doc table and an edit (a delta segment), its site served on 127.0.0.1."""
     root = tmp_path_factory.mktemp("delta_site")
     src, out, site = root / "src", root / "build", root / "site"
     shutil.copytree(EXAMPLE_SRC, src)
-    build(src, out)
-    tools = src / "files" / "tools.yaml"
-    tools.write_text(
-        tools.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-safe ", 1), encoding="utf-8"
-    )
-    build(src, out)
+    saved = index.DOC_PAGES_FROM, index.DOC_PAGE_SIZE
+    index.DOC_PAGES_FROM, index.DOC_PAGE_SIZE = 1, 2  # a paged doc table, as big catalogues have
+    try:
+        build(src, out)
+        tools = src / "files" / "tools.yaml"
+        text = tools.read_text(encoding="utf-8")
+        tools.write_text(text.replace("summary: ", "summary: Wombat-safe ", 1), encoding="utf-8")
+        build(src, out)
+    finally:
+        index.DOC_PAGES_FROM, index.DOC_PAGE_SIZE = saved
     manifest = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
-    assert "delta" in json.loads((out / manifest["index"]["path"]).read_text())["tools"], "the edit is a delta"
+    meta = json.loads((out / manifest["index"]["path"]).read_text())
+    assert "delta" in meta["tools"], "the edit is a delta"
+    assert "doc_pages" in meta["tools"], "the doc table is paged"
     build_site(out, site)
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)

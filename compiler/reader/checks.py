@@ -177,3 +177,22 @@ def close_names(word: str, names: list[str], n: int = 5) -> list[str]:
     found = difflib.get_close_matches(word, names, n=n, cutoff=0.5)
     prefixed = [name for name in names if name.startswith(word) or word.startswith(name + ".")]
     return list(dict.fromkeys([*found, *sorted(prefixed)[:n]]))[:n]
+
+
+def child_name(asked: str, children: dict[str, dict[str, Any]]) -> str | None:
+    """The child called ``asked``: exactly, else case-insensitively (also by its title); None when absent."""
+    if asked in children:
+        return asked
+    folded = asked.casefold()
+    for name, child in children.items():
+        if name.casefold() == folded or str(child.get("title", "")).casefold() == folded:
+            return name
+    return None
+
+
+def deprecation_note(spec: dict[str, Any]) -> str:
+    """What an agent is told about a deprecated tool."""
+    value = spec.get("deprecated")
+    if isinstance(value, str) and value.strip():
+        return f"{spec.get('tool_id')} is deprecated: {value}"
+    return f"{spec.get('tool_id')} is deprecated; search for its replacement before relying on it"

@@ -35,6 +35,7 @@ from .source_base import (
     MAX_FILE_BYTES,
     Source,
     SourceStats,
+    check_pending,
     check_ref,
     is_sha256,
     promise_too_large,
@@ -331,7 +332,15 @@ class HttpSource(Source):
                 self.stats.round_trips += 1
         return out
 
+    def remember(self, digest: str, data: bytes) -> None:
+        """Cache bytes the caller verified against ``digest`` (a file fetched by path, checked afterwards)."""
+        self._write_cached(digest, data)
+
     def _fetch(self, ref: dict[str, Any], *, batched: bool) -> bytes:
+        if isinstance(ref, dict) and "sha256" not in ref and "max_bytes" in ref:
+            # fetched by path, unverified: the caller checks it against a hash from the same round before use
+            pending, limit = check_pending(ref, self.max_file_bytes)
+            return self._get(pending, {}, limit, batched=batched)[1]
         path, digest, size = check_ref(ref)
         if size > self.max_file_bytes:
             raise promise_too_large(path, self._url(path), size, self.max_file_bytes)

@@ -37,6 +37,15 @@ def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, flo
     return {term: v / norm for term, v in raw.items()} if norm > 0 else {}
 
 
+def page_refs(page: dict[str, Any]) -> list[dict[str, Any]]:
+    """The refs of the doc shards an ``index_doc_pages`` file lists (``<folder>/d<i>.json``, sha256, bytes)."""
+    folder, first = page["folder"], int(page["first"])
+    return [
+        {"path": f"{folder}/d{first + i}.json", "sha256": digest, "bytes": size}
+        for i, (digest, size) in enumerate(page["shards"])
+    ]
+
+
 class _Posting:
     """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map."""
 
@@ -69,7 +78,12 @@ class _Part:
         self.spaces: list[dict[str, Any]] = meta["spaces"]
         self.firsts = {s["name"]: [shard["first"] for shard in s["shards"]] for s in self.spaces}
         self.doc_shard_size: int = meta["doc_shard_size"]
-        self.doc_shards: list[dict[str, Any]] = meta["doc_shards"]
+        self.doc_shards: list[dict[str, Any]] = meta.get("doc_shards", [])
+        pages = meta.get("doc_pages")
+        self.doc_pages: dict[str, Any] | None = pages if isinstance(pages, dict) else None
+        if self.doc_pages is None and "doc_shards" not in meta:
+            msg = "a part needs doc_shards or doc_pages"
+            raise KeyError(msg)
         delta = meta.get("delta")
         self.delta: dict[str, Any] | None = delta if isinstance(delta, dict) else None
         self.masked: frozenset[int] = frozenset()
@@ -114,6 +128,7 @@ class IndexReader:
         self._interned: dict[tuple[Any, ...], _Posting] = {}
         self._meta: dict[str, Any] | None = None
         self._parts: dict[str, _Part] = {}
+        self._pending_pages: list[dict[str, Any]] = []
         self.bytes_read = 0
 
     # -- fetching ----------------------------------------------------------------------------
@@ -200,7 +215,9 @@ class IndexReader:
     def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
         """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""
         part = self._part(part_name)
-        self._prefetch([self._doc_ref(part, doc_id) for doc_id, _, _ in hits])
+        self._pending_pages = []
+        refs = [self._doc_ref(part, doc_id, fetch_page=False) for doc_id, _, _ in hits]
+        self._prefetch([*self._pending_pages, *refs])
         return [self._doc(part, doc_id) for doc_id, _, _ in hits]
 
     def _pointed(
@@ -288,13 +305,29 @@ class IndexReader:
         weights = query_weights(tokens, {t: p.idf for t, p in found.items()})
         return [(term, q, found[term]) for term, q in weights.items()]
 
-    @staticmethod
-    def _doc_ref(part: _Part, doc_id: int) -> dict[str, Any]:
+    def _doc_ref(self, part: _Part, doc_id: int, *, fetch_page: bool = True) -> dict[str, Any]:
+        """The ref of the file holding ``doc_id``.
+
+        In a paged doc table (``doc_pages``) the shard's ref is in its page. Without ``fetch_page``, a page not
+        yet read gives a *pending* ref instead (``{path, max_bytes}``): fetched together with the page, and
+        checked against the page's sha256 before it is used (:meth:`toolcat.reader.store.Store.prefetch`); the
+        page is noted in ``_pending_pages`` for :meth:`_docs` to fetch in the same round.
+        """
         ref = part.delta_doc_file.get(doc_id)
         if ref is not None:
             return ref
-        base: dict[str, Any] = part.doc_shards[doc_id // part.doc_shard_size]["ref"]
-        return base
+        shard_no = doc_id // part.doc_shard_size
+        pages = part.doc_pages
+        if pages is None:
+            base: dict[str, Any] = part.doc_shards[shard_no]["ref"]
+            return base
+        per_page = int(pages["per_page"])
+        page_ref = pages["pages"][shard_no // per_page]
+        if not fetch_page and page_ref["sha256"] not in self._cache:
+            self._pending_pages.append(page_ref)
+            return {"path": f"{pages['folder']}/d{shard_no}.json", "max_bytes": int(pages["max_bytes"])}
+        page = self._fetch(page_ref)
+        return page_refs(page)[shard_no - int(page["first"])]
 
     def _doc(self, part: _Part, doc_id: int) -> dict[str, Any]:
         shard = self._fetch(self._doc_ref(part, doc_id))

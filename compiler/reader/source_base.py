@@ -80,6 +80,14 @@ def _clean_path(path: Any) -> TypeGuard[str]:
     return all(segment not in ("", ".", "..") for segment in segments) and posixpath.normpath(path) == path
 
 
+def check_pending(ref: Any, cap: int) -> tuple[str, int]:
+    """``(path, byte limit)`` of a pending ref ``{path, max_bytes}`` (a file checked later against a hash)."""
+    path, limit = ref.get("path"), ref.get("max_bytes")
+    if not _clean_path(path) or not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise ReaderError("INTEGRITY", f"malformed pending ref {ref!r:.200}", details={"ref": repr(ref)[:200]})
+    return path, min(limit, cap)
+
+
 def check_ref(ref: Any) -> tuple[str, str, int]:
     """Return ``(path, sha256, bytes)`` of a well-formed ref whose path stays inside the catalogue."""
     if not isinstance(ref, dict):
@@ -181,6 +189,9 @@ class Source:
     def fetch(self, ref: dict[str, Any]) -> bytes:
         """The verified bytes a ref points to."""
         raise NotImplementedError
+
+    def remember(self, digest: str, data: bytes) -> None:
+        """Keep bytes the caller verified against ``digest`` (a disk cache does; a folder has nothing to keep)."""
 
     def fetch_many(self, refs: list[dict[str, Any]]) -> list[bytes | ReaderError]:
         """The verified bytes of several refs (or the error each one met), in order; one after the other here."""

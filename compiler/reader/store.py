@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from .buckets import lookup_bucket
-from .checks import MAX_NAME, bad, close_names, shown
+from .checks import MAX_NAME, bad, child_name, close_names, deprecation_note, shown
 from .envelope import ReaderError
 from .shapes import check_shape
 from .source import Source
+from .source_base import check_ref, verify
 
 log = logging.getLogger(__name__)
 
@@ -31,25 +32,7 @@ MAX_NODE_DEPTH = 64
 MAX_WALK_NODES = 1_000_000
 
 Json = dict[str, Any]
-
-
-def _child_name(asked: str, children: dict[str, Json]) -> str | None:
-    """The child called ``asked``: exactly, else case-insensitively (also by its title); None when absent."""
-    if asked in children:
-        return asked
-    folded = asked.casefold()
-    for name, child in children.items():
-        if name.casefold() == folded or str(child.get("title", "")).casefold() == folded:
-            return name
-    return None
-
-
-def deprecation_note(spec: Json) -> str:
-    """What an agent is told about a deprecated tool."""
-    value = spec.get("deprecated")
-    if isinstance(value, str) and value.strip():
-        return f"{spec.get('tool_id')} is deprecated: {value}"
-    return f"{spec.get('tool_id')} is deprecated; search for its replacement before relying on it"
+__all__ = ["Store", "deprecation_note"]
 
 
 class Store:
@@ -64,6 +47,7 @@ class Store:
         self._json: dict[str, Any] = {}
         self._bytes: dict[str, bytes] = {}
         self._prefetch_errors: dict[str, ReaderError] = {}
+        self._pending: dict[str, bytes] = {}
         self.entry: Json = {}
         self.manifest: Json = {}
         self.registry_version = ""
@@ -188,6 +172,12 @@ class Store:
         failed = self._prefetch_errors.pop(digest, None) if isinstance(digest, str) else None
         if failed is not None:  # prefetch() met it moments ago: report it here, where the file is needed
             raise failed
+        pending = self._pending.pop(str(ref.get("path")), None) if isinstance(ref, dict) else None
+        if pending is not None:  # fetched by path alongside the file that holds its hash: checked now
+            path, digest, size = check_ref(ref)
+            data = verify(pending, path, digest, size, path)
+            self.source.remember(digest, data)
+            return self._parse(ref, data)
         return self._parse(ref, self.source.fetch(ref))
 
     def _parse(self, ref: Json, data: bytes) -> Any:
@@ -217,9 +207,20 @@ class Store:
                 if isinstance(r, dict) and isinstance(r.get("sha256"), str) and r["sha256"] not in self._json
             }.values()
         )
-        if len(wanted) < 2:  # a single file is fetched where it is read
+        # pending refs {path, max_bytes}: files whose sha256 is in another file of this round; kept unparsed
+        # and unused until fetch_json gets a verified ref for them
+        pending = [r for r in refs if isinstance(r, dict) and "max_bytes" in r and "sha256" not in r]
+        if len(wanted) + len(pending) < 2:  # a single file is fetched where it is read
             return
-        for ref, data in zip(wanted, self.source.fetch_many(wanted), strict=True):
+        results = self.source.fetch_many([*wanted, *pending])
+        with self.lock:
+            self._pending = {} if len(self._pending) > MEMORY_CACHE_ENTRIES else self._pending
+            self._pending.update(
+                (str(r["path"]), d)
+                for r, d in zip(pending, results[len(wanted) :], strict=True)
+                if isinstance(d, bytes)
+            )
+        for ref, data in zip(wanted, results[: len(wanted)], strict=True):
             digest = str(ref["sha256"])
             try:
                 if isinstance(data, ReaderError):
@@ -326,7 +327,7 @@ class Store:
         walked: tuple[str, ...] = ()
         for asked in path:
             children = {c["name"]: c for c in shard.get("children", [])}
-            name = _child_name(asked, children)
+            name = child_name(asked, children)
             if name is None:
                 where = "/".join(walked) or "root"
                 names = sorted(children)

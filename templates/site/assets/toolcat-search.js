@@ -76,16 +76,22 @@
     this.base = new URL(".", new URL(entryUrl, document.baseURI)).href;
     this.entryUrl = new URL(entryUrl, document.baseURI).href;
     this.cache = new Map();
+    this.raw = new Map();
     this.verified = !!(window.crypto && window.crypto.subtle);
   }
 
-  Reader.prototype.fetchRef = function (ref) {
+  function download(url, path) {
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(path + ": HTTP " + response.status);
+      return response.arrayBuffer();
+    });
+  }
+
+  // `body` (optional): the file's bytes, already fetched by path; they are checked against the ref all the same.
+  Reader.prototype.fetchRef = function (ref, body) {
     var self = this;
     if (self.cache.has(ref.sha256)) return self.cache.get(ref.sha256);
-    var promise = fetch(new URL(ref.path, self.base).href).then(function (response) {
-      if (!response.ok) throw new Error(ref.path + ": HTTP " + response.status);
-      return response.arrayBuffer();
-    }).then(function (bytes) {
+    var promise = (body || download(new URL(ref.path, self.base).href, ref.path)).then(function (bytes) {
       var check = self.verified ? window.crypto.subtle.digest("SHA-256", bytes).then(hex) : Promise.resolve(ref.sha256);
       return check.then(function (digest) {
         if (digest !== ref.sha256) throw new Error(ref.path + ": integrity check failed (sha256 " + digest.slice(0, 16) + "…)");
@@ -160,8 +166,17 @@
       var at = files[i].ids.indexOf(id);
       if (at >= 0) return this.fetchRef(files[i].ref).then(function (shard) { return shard.docs[shard.ids.indexOf(id)]; });
     }
-    var shardMeta = part.doc_shards[Math.floor(id / part.doc_shard_size)];
-    return this.fetchRef(shardMeta.ref).then(function (shard) { return shard.docs[id - shard.first]; });
+    var self = this, shardNo = Math.floor(id / part.doc_shard_size), pages = part.doc_pages;
+    if (!pages) {
+      return self.fetchRef(part.doc_shards[shardNo].ref).then(function (shard) { return shard.docs[id - shard.first]; });
+    }
+    // A paged doc table: the shard is fetched by path beside its page, then checked against the page's sha256.
+    var path = pages.folder + "/d" + shardNo + ".json";
+    if (!self.raw.has(path)) self.raw.set(path, download(new URL(path, self.base).href, path));
+    return self.fetchRef(pages.pages[Math.floor(shardNo / pages.per_page)]).then(function (page) {
+      var entry = page.shards[shardNo - page.first];
+      return self.fetchRef({ path: path, sha256: entry[0], bytes: entry[1] }, self.raw.get(path));
+    }).then(function (shard) { return shard.docs[id - shard.first]; });
   };
 
   Reader.prototype.search = function (query, limit) {
