@@ -9,6 +9,8 @@ are kept as an explicit list): scoping a search to a category needs only that no
 from __future__ import annotations
 
 import logging
+import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .artifacts import ArtifactSet, Ref, pointer
@@ -151,7 +153,7 @@ def _as_is(terms: list[str]) -> list[str]:
 
 
 def _space_terms(texts: list[str]) -> dict[str, list[list[str]]]:
-    """Each text's terms in every space, each text analysed once.
+    """Each text's terms in every space, each text analysed once (small inputs: a delta segment's documents).
 
     The chars space is made of the word terms' n-grams (what ``analyze_chars`` does), so it reuses them.
     """
@@ -160,51 +162,83 @@ def _space_terms(texts: list[str]) -> dict[str, list[list[str]]]:
     return {"words": words, "chars": chars}
 
 
-def _fit_space(
-    name: str, docs_terms: list[list[str]]
-) -> tuple[dict[str, float], list[dict[str, float]], float, list[str]]:
-    """Fit one space: idf by term, each document's l2-normalised weights, max_df, and the terms max_df dropped.
+class _Grams:
+    """Each distinct word's n-grams, computed once and shared.
 
-    A delta segment (:mod:`toolcat.index_delta`) drops the same terms.
+    A catalogue has few distinct words, but its documents hold tens of millions of n-grams, which would
+    otherwise each be a string object of their own (most of a 100,000-tool build's memory).
     """
-    if not any(docs_terms):
-        return {}, [{} for _ in docs_terms], 1.0, []
-    vectorizer = make_vectorizer(name, len(docs_terms), tokenized=True)
+
+    def __init__(self) -> None:
+        self.by_word: dict[str, tuple[str, ...]] = {}
+
+    def of(self, words: list[str]) -> list[str]:
+        """A document's chars-space terms, from its word terms."""
+        out: list[str] = []
+        for word in words:
+            grams = self.by_word.get(word)
+            if grams is None:
+                grams = self.by_word[word] = tuple(sys.intern(g) for g in word_ngrams(word))
+            out.extend(grams)
+        return out
+
+    def every(self) -> set[str]:
+        """Every n-gram seen."""
+        return {gram for grams in self.by_word.values() for gram in grams}
+
+
+class _Fitted:
+    """One fitted space: its sorted terms and their idf, and the weights by term (a CSC matrix).
+
+    Entries are built term by term from it, never all at once; ``dropped`` holds the terms max_df dropped
+    (a delta segment drops them too).
+    """
+
+    def __init__(self, terms: list[str], idf: Any, matrix: Any, max_df: float, dropped: list[str]) -> None:
+        self.terms = terms
+        self.idf = idf
+        self.matrix = matrix
+        self.max_df = max_df
+        self.dropped = dropped
+
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Every term's stored entry ``{idf, docs: delta-encoded ids, w: rounded weights}``."""
+        import numpy as np  # noqa: PLC0415 - build only
+
+        out = {}
+        for j, term in enumerate(self.terms):
+            start, end = self.matrix.indptr[j], self.matrix.indptr[j + 1]
+            gaps = np.diff(self.matrix.indices[start:end], prepend=0).tolist()
+            weights = np.round(self.matrix.data[start:end], WEIGHT_DECIMALS).tolist()
+            out[term] = {"idf": float(self.idf[j]), "docs": gaps, "w": weights}
+        return out
+
+
+def _fit_space(
+    name: str, docs_terms: Callable[[], Iterable[list[str]]], n_docs: int, every: Callable[[], set[str]]
+) -> _Fitted:
+    """Fit one space with scikit-learn on each document's terms (``docs_terms()`` yields them, once per fit).
+
+    ``every()`` gives every term the documents have, to tell which ones max_df dropped.
+    """
+    vectorizer = make_vectorizer(name, n_docs, tokenized=True)
     try:
-        matrix = vectorizer.fit_transform(docs_terms).tocsr()
-    except ValueError:  # max_df removed every term (near-identical documents): keep them all
+        matrix = vectorizer.fit_transform(docs_terms())
+    except ValueError:  # max_df removed every term (near-identical documents), or there is no term at all
+        vectorizer.set_params(max_df=1.0)
+        try:
+            matrix = vectorizer.fit_transform(docs_terms())
+        except ValueError:
+            return _Fitted([], [], None, 1.0, [])
         log.info(
             "%s: every character n-gram is in more than %.0f%% of documents; keeping them all", name, CHAR_MAX_DF * 100
         )
-        vectorizer.set_params(max_df=1.0)
-        matrix = vectorizer.fit_transform(docs_terms).tocsr()
-    terms = vectorizer.get_feature_names_out()
-    idf = {str(terms[i]): float(v) for i, v in enumerate(vectorizer.idf_)}
-    docs: list[dict[str, float]] = []
-    for row in range(matrix.shape[0]):
-        start, end = matrix.indptr[row], matrix.indptr[row + 1]
-        docs.append(
-            {str(terms[j]): float(w) for j, w in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)}
-        )
-    dropped = sorted({term for doc in docs_terms for term in doc} - idf.keys()) if vectorizer.max_df < 1.0 else []
-    return idf, docs, float(vectorizer.max_df), dropped
-
-
-def _entries(idf: dict[str, float], docs: list[dict[str, float]]) -> dict[str, dict[str, Any]]:
-    """Each term's stored entry: ``{idf, docs: delta-encoded ids, w: rounded weights}``."""
-    postings: dict[str, list[tuple[int, float]]] = {term: [] for term in idf}
-    for doc_id, weights in enumerate(docs):
-        for term, weight in weights.items():
-            postings[term].append((doc_id, weight))
-    entries = {}
-    for term, pairs in postings.items():
-        previous = 0
-        gaps = []
-        for doc_id, _ in pairs:
-            gaps.append(doc_id - previous)
-            previous = doc_id
-        entries[term] = {"idf": idf[term], "docs": gaps, "w": [round(w, WEIGHT_DECIMALS) for _, w in pairs]}
-    return entries
+    terms = [str(t) for t in vectorizer.get_feature_names_out()]
+    max_df = float(vectorizer.max_df)
+    dropped = sorted(every() - set(terms)) if max_df < 1.0 else []
+    csc = matrix.tocsc()
+    csc.sort_indices()
+    return _Fitted(terms, vectorizer.idf_, csc, max_df, dropped)
 
 
 def _bundle(word: str, char_entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -317,9 +351,13 @@ def _write_part(
     artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]
 ) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Fit and write one part in full; its meta entry and, by space, the terms max_df dropped."""
-    terms = _space_terms(texts)
-    fitted = {name: _fit_space(name, terms[name]) for name in SPACE_WEIGHTS}
-    entries = {name: _entries(idf, weights) for name, (idf, weights, _, _) in fitted.items()}
+    words = [ANALYZERS["words"](text) for text in texts]
+    grams = _Grams()
+    fitted = {
+        "words": _fit_space("words", lambda: words, len(texts), lambda: {w for doc in words for w in doc}),
+        "chars": _fit_space("chars", lambda: (grams.of(doc) for doc in words), len(texts), grams.every),
+    }
+    entries = {name: space.entries() for name, space in fitted.items()}
     # Each word also carries the postings of its own character n-grams (a "bundle"): a query whose words the
     # catalogue knows then needs only its words' shards. The chars shards serve the n-grams of unknown words.
     for word, entry in entries["words"].items():
@@ -328,8 +366,8 @@ def _write_part(
             entry["chars"] = bundle
     spaces = []
     for name in SPACE_WEIGHTS:
-        space = _write_space(artifacts, part, name, entries[name])
-        space["max_df"] = fitted[name][2]
+        space = _write_space(artifacts, part, name, entries.pop(name))
+        space["max_df"] = fitted[name].max_df
         spaces.append(space)
     meta = {
         "n_docs": len(docs),
@@ -338,7 +376,7 @@ def _write_part(
         "bundles": True,
         **_write_docs(artifacts, part, docs),
     }
-    return meta, {name: fitted[name][3] for name in SPACE_WEIGHTS}
+    return meta, {name: fitted[name].dropped for name in SPACE_WEIGHTS}
 
 
 def tool_order(catalog: CompiledCatalog) -> list[Tool]:
