@@ -8,6 +8,7 @@ as the documents were. :func:`analyzer_settings` describes them for a reader in 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -152,15 +153,23 @@ def analyze_words(text: str) -> list[str]:
     """
     out: list[str] = []
     for token in WORD_PATTERN.findall(text):
-        parts = CAMEL_PATTERN.findall(token)
-        if len(parts) > 1 and len(token) <= SHORT_TOKEN_CHARS and SHORT_ALNUM.fullmatch(token):
-            out.append(token.lower())
-        for part in parts:
-            lowered = part.lower()
-            if lowered not in STOP_WORDS:
-                stemmed = stem(lowered)
-                out.extend(SYNONYMS.get(stemmed, (stemmed,)))
+        out.extend(_token_terms(token))
     return out
+
+
+@functools.lru_cache(maxsize=200_000)
+def _token_terms(token: str) -> tuple[str, ...]:
+    """One token's word terms (a catalogue repeats its tokens thousands of times: each is analysed once)."""
+    out: list[str] = []
+    parts = CAMEL_PATTERN.findall(token)
+    if len(parts) > 1 and len(token) <= SHORT_TOKEN_CHARS and SHORT_ALNUM.fullmatch(token):
+        out.append(token.lower())
+    for part in parts:
+        lowered = part.lower()
+        if lowered not in STOP_WORDS:
+            stemmed = stem(lowered)
+            out.extend(SYNONYMS.get(stemmed, (stemmed,)))
+    return tuple(out)
 
 
 def word_ngrams(word: str) -> list[str]:
