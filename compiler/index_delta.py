@@ -226,9 +226,10 @@ def fit_delta(delta: Delta, base: dict[str, Any], base_terms: BaseTerms, n_live:
     A term the base lacks gets ``ln((1 + n_live) / (1 + df)) + 1`` from the delta's own document frequency;
     the terms the base dropped for ``max_df`` are dropped here too.
     """
-    from .index import SPACE_WEIGHTS, WEIGHT_DECIMALS, _entry_cost, _space_terms  # noqa: PLC0415 - no cycle at import
+    from .index import SPACE_WEIGHTS, _entry_cost  # noqa: PLC0415 - no cycle at import
+    from .index_fit import WEIGHT_DECIMALS, space_terms  # noqa: PLC0415 - scikit-learn side, build only
 
-    terms = _space_terms([text for _, text in delta.reindexed])
+    terms = space_terms([text for _, text in delta.reindexed])
     size = 0
     for space in SPACE_WEIGHTS:
         dropped = set(base["dropped"].get(space, ()))
