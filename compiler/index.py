@@ -43,6 +43,7 @@ __all__ = [
     "SPACE_WEIGHTS",
     "WEIGHT_DECIMALS",
     "contribute",
+    "doc_order",
     "make_vectorizer",
     "node_text",
     "tool_order",
@@ -74,9 +75,10 @@ SKILL_BODY_CHARS = 1500
 FIELD_CHARS = 8_000
 TERM_SHARD_BYTES = 24_000
 DOC_SHARD_SIZE = 32
-#: From this many tool doc shards on, the meta points to pages of :data:`DOC_PAGE_SIZE` shard hashes instead.
-DOC_PAGES_FROM = 64
-DOC_PAGE_SIZE = 64
+#: From this many term shards in a space (or tool doc shards) on, the meta points to pages of :data:`PAGE_SIZE`
+#: file hashes instead of holding a ref per file (docs/search.md, "Paged tables").
+PAGES_FROM = 64
+PAGE_SIZE = 64
 
 
 def _schema_text(schema: Any, depth: int = 0) -> list[str]:
@@ -164,33 +166,45 @@ def _entry_cost(term: str, entry: dict[str, Any]) -> int:
 
 
 def _write_space(
-    artifacts: ArtifactSet, part: str, name: str, entries: dict[str, dict[str, Any]], stem: str | None = None
+    artifacts: ArtifactSet,
+    part: str,
+    name: str,
+    entries: dict[str, dict[str, Any]],
+    stem: str | None = None,
+    *,
+    pageable: bool = True,
 ) -> dict[str, Any]:
-    shards: list[dict[str, Any]] = []
+    """Write one space's term shards (sorted term ranges of about :data:`TERM_SHARD_BYTES`); its meta entry.
+
+    From :data:`PAGES_FROM` shards on (and ``pageable``), the meta keeps each shard's first term and
+    ``term_pages`` (:func:`_write_pages`) instead of a ref per shard.
+    """
+    batches: list[dict[str, Any]] = []
     batch: dict[str, Any] = {}
     size = 0
-
-    def flush() -> None:
-        nonlocal batch, size
-        if batch:
-            terms = sorted(batch)
-            ref = artifacts.add_json(
-                "index",
-                f"{stem or part}.{name}.t{len(shards)}",
-                {"artifact": "index_terms", "part": part, "space": name, "terms": batch},
-            )
-            shards.append({"first": terms[0], "last": terms[-1], "ref": ref})
-        batch, size = {}, 0
-
     for term in sorted(entries):
         entry = entries[term]
         cost = _entry_cost(term, entry)
         if batch and size + cost > TERM_SHARD_BYTES:
-            flush()
+            batches.append(batch)
+            batch, size = {}, 0
         batch[term] = entry
         size += cost
-    flush()
-    return {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(entries), "shards": shards}
+    if batch:
+        batches.append(batch)
+    meta: dict[str, Any] = {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(entries)}
+    files = [dumps({"artifact": "index_terms", "part": part, "space": name, "terms": b}) for b in batches]
+    if pageable and len(files) >= PAGES_FROM:
+        meta["firsts"] = [min(b) for b in batches]
+        meta["term_pages"] = _write_pages(
+            artifacts, part, f"{stem or part}.{name}", "t", files, [max(b) for b in batches]
+        )
+        return meta
+    meta["shards"] = [
+        {"first": min(b), "last": max(b), "ref": artifacts.add("index", f"{stem or part}.{name}.t{i}", ".json", data)}
+        for i, (b, data) in enumerate(zip(batches, files, strict=True))
+    ]
+    return meta
 
 
 def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -200,8 +214,8 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
         chunk = docs[first : first + DOC_SHARD_SIZE]
         obj = {"artifact": "index_docs", "part": part, "first": first, "docs": chunk}
         shards.append((first, len(chunk), dumps(obj)))
-    if part == "tools" and len(shards) >= DOC_PAGES_FROM:
-        return {"doc_pages": _write_doc_pages(artifacts, part, shards)}
+    if part == "tools" and len(shards) >= PAGES_FROM:
+        return {"doc_pages": _write_pages(artifacts, part, f"{part}.docs", "d", [data for _, _, data in shards])}
     out = []
     for number, (first, count, data) in enumerate(shards):
         ref = artifacts.add("index", f"{part}.d{number}", ".json", data)
@@ -212,38 +226,41 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
     return {"doc_shards": out}
 
 
-def _write_doc_pages(artifacts: ArtifactSet, part: str, shards: list[tuple[int, int, bytes]]) -> dict[str, Any]:
-    """Big doc tables: shards at ``<folder>/d<i>.json``, their sha256 and size in pages the meta points to.
+def _write_pages(
+    artifacts: ArtifactSet, part: str, stem: str, prefix: str, files: list[bytes], lasts: list[str] | None = None
+) -> dict[str, Any]:
+    """A big table of files: ``<folder>/<prefix><i>.json``, their sha256 and size in pages the meta points to.
 
-    The meta then holds one ref per :data:`DOC_PAGE_SIZE` shards instead of one per shard, so it stays small
-    as catalogues grow. The folder is named by the hash of every shard's hash, so its files never change once
-    published; a reader fetches a shard together with its page and checks it against the page before use.
+    The meta then holds one ref per :data:`PAGE_SIZE` files instead of one per file, so it stays small as
+    catalogues grow. The folder is named by the hash of every file's hash, so its files never change once
+    published; a reader fetches a file together with its page and checks it against the page before use.
+    ``lasts`` (term shards): each file's last term, kept in its page.
     """
-    digests = [sha256(data) for _, _, data in shards]
-    folder = f"index/{part}.docs.{sha256(''.join(digests).encode())[:16]}"
-    entries = []
-    for number, ((_, _, data), digest) in enumerate(zip(shards, digests, strict=True)):
-        artifacts.files[f"{folder}/d{number}.json"] = data
-        entries.append([digest, len(data)])
-    pages = [
-        artifacts.add_json(
-            "index",
-            f"{part}.dp{first // DOC_PAGE_SIZE}",
-            {
-                "artifact": "index_doc_pages",
-                "part": part,
-                "folder": folder,
-                "first": first,
-                "shards": entries[first : first + DOC_PAGE_SIZE],
-            },
-        )
-        for first in range(0, len(entries), DOC_PAGE_SIZE)
-    ]
+    digests = [sha256(data) for data in files]
+    folder = f"index/{stem}.{sha256(''.join(digests).encode())[:16]}"
+    for number, data in enumerate(files):
+        artifacts.files[f"{folder}/{prefix}{number}.json"] = data
+    pages = []
+    for first in range(0, len(files), PAGE_SIZE):
+        page: dict[str, Any] = {
+            "artifact": "index_pages",
+            "part": part,
+            "folder": folder,
+            "prefix": prefix,
+            "first": first,
+            "files": [[digest, len(data)] for digest, data in zip(digests, files, strict=True)][
+                first : first + PAGE_SIZE
+            ],
+        }
+        if lasts is not None:
+            page["last"] = lasts[first : first + PAGE_SIZE]
+        pages.append(artifacts.add_json("index", f"{stem}.p{first // PAGE_SIZE}", page))
     return {
         "folder": folder,
-        "shards": len(shards),
-        "per_page": DOC_PAGE_SIZE,
-        "max_bytes": max(len(data) for _, _, data in shards),
+        "prefix": prefix,
+        "files": len(files),
+        "per_page": PAGE_SIZE,
+        "max_bytes": max(len(data) for data in files),
         "pages": pages,
     }
 
@@ -283,6 +300,19 @@ def _write_part(
 def tool_order(catalog: CompiledCatalog) -> list[Tool]:
     """Tools in doc-id order: by home path, then id, so each subtree is one contiguous range."""
     return sorted(catalog.tools.values(), key=lambda t: (t.path, t.id))
+
+
+def doc_order(catalog: CompiledCatalog, artifacts: ArtifactSet) -> tuple[list[Tool | None], list[NodePath | None]]:
+    """The index's doc ids → tools and node paths (None where a delta deleted the document).
+
+    After the index stage ran on ``artifacts``: with a delta segment, added documents come after the base's
+    and deleted ones leave holes, so a stage keyed by doc id (the semantic tier's vectors) must read this.
+    """
+    ids = artifacts.doc_order
+    tools = [None if tool_id is None else catalog.tools[tool_id] for tool_id in ids["tools"]]
+    by_key = {node_key(path): path for path in catalog.nodes}
+    nodes = [None if key is None else by_key[key] for key in ids["nodes"]]
+    return tools, nodes
 
 
 def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str, Any]]:

@@ -105,13 +105,14 @@ def part_state(
 
 
 def part_files(meta: dict[str, Any], root: Path) -> list[Ref]:
-    """Every file a base part's meta entry points to (a paged doc table's shards are read from ``root``'s pages)."""
-    refs = [shard["ref"] for space in meta["spaces"] for shard in space["shards"]]
+    """Every file a base part's meta entry points to (the files of paged tables are read from ``root``'s pages)."""
+    refs = [shard["ref"] for space in meta["spaces"] for shard in space.get("shards", ())]
     refs += [shard["ref"] for shard in meta.get("doc_shards", ())]
-    pages = meta.get("doc_pages")
-    if pages:
-        refs += pages["pages"]
-        for ref in pages["pages"]:
+    tables = [space["term_pages"] for space in meta["spaces"] if "term_pages" in space]
+    tables += [meta["doc_pages"]] if "doc_pages" in meta else []
+    for table in tables:
+        refs += table["pages"]
+        for ref in table["pages"]:
             refs += page_refs(json.loads((root / ref["path"]).read_bytes()))
     return refs
 
@@ -144,21 +145,32 @@ class BaseTerms:
     def __init__(self, previous: Path, meta: dict[str, Any]) -> None:
         self.previous = previous
         self.spaces = {space["name"]: space for space in meta["spaces"]}
-        self.firsts = {name: [s["first"] for s in space["shards"]] for name, space in self.spaces.items()}
-        self._shards: dict[str, dict[str, Any]] = {}
+        self.firsts = {
+            name: space.get("firsts") or [s["first"] for s in space["shards"]] for name, space in self.spaces.items()
+        }
+        self._files: dict[str, dict[str, Any]] = {}
+
+    def _read(self, path: str) -> dict[str, Any]:
+        if path not in self._files:
+            self._files[path] = json.loads((self.previous / path).read_bytes())
+        return self._files[path]
 
     def idf(self, space: str, term: str) -> float | None:
         """The term's idf in the base, or None when the base does not have it."""
         index = bisect.bisect_right(self.firsts[space], term) - 1
         if index < 0:
             return None
-        shard = self.spaces[space]["shards"][index]
-        if term > shard["last"]:
+        pages = self.spaces[space].get("term_pages")
+        if pages is None:
+            shard = self.spaces[space]["shards"][index]
+            last, path = shard["last"], shard["ref"]["path"]
+        else:
+            page = self._read(pages["pages"][index // pages["per_page"]]["path"])
+            last = page["last"][index - page["first"]]
+            path = page_refs(page)[index - page["first"]]["path"]
+        if term > last:
             return None
-        path = shard["ref"]["path"]
-        if path not in self._shards:
-            self._shards[path] = json.loads((self.previous / path).read_bytes())["terms"]
-        entry = self._shards[path].get(term)
+        entry = self._read(path)["terms"].get(term)
         return None if entry is None else float(entry["idf"])
 
 
@@ -265,7 +277,10 @@ def write_delta(
         artifacts.carry(ref)
     if delta.empty():
         return base_meta
-    spaces = [_write_space(artifacts, part, name, delta.entries[name], stem=f"{part}.delta") for name in SPACE_WEIGHTS]
+    spaces = [
+        _write_space(artifacts, part, name, delta.entries[name], stem=f"{part}.delta", pageable=False)
+        for name in SPACE_WEIGHTS
+    ]
     ids = sorted(delta.overrides)
     files = []
     for first in range(0, len(ids), DELTA_DOCS_PER_FILE):

@@ -137,7 +137,7 @@ class _VerifiedFiles:
             if ref["path"].endswith(".json"):
                 obj = self.json(ref, held_by=holder)
                 pending.extend((inner, ref["path"]) for inner in _refs_in(obj))
-                if isinstance(obj, dict) and obj.get("artifact") == "index_doc_pages":  # a paged doc table's shards
+                if isinstance(obj, dict) and obj.get("artifact") == "index_pages":  # a paged table's files
                     pending.extend((inner, ref["path"]) for inner in page_refs(obj))
             else:
                 self.read(ref, held_by=holder)

@@ -59,11 +59,11 @@ def _refs(obj: Any) -> list[dict[str, Any]]:
 
 
 def _page_refs(rel: str, page: dict[str, Any], report: VerifyReport) -> list[dict[str, Any]]:
-    """The doc shards a page of a paged doc table lists (their refs are the page's hashes)."""
+    """The files a page of a paged table lists (their refs are the page's hashes)."""
     try:
         return page_refs(page)
     except (KeyError, TypeError, ValueError) as exc:
-        report.problems.append(f"{rel}: malformed doc page ({exc!r})")
+        report.problems.append(f"{rel}: malformed page ({exc!r})")
         return []
 
 
@@ -165,6 +165,6 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
             obj = _check_json(rel, data, report)
             queue.extend(_refs(obj))
-            if isinstance(obj, dict) and obj.get("artifact") == "index_doc_pages":
+            if isinstance(obj, dict) and obj.get("artifact") == "index_pages":
                 queue.extend(_page_refs(rel, obj, report))
     return report

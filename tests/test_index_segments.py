@@ -235,27 +235,30 @@ def test_a_build_from_the_cache_writes_the_same_bytes(built: tuple[Path, Path]) 
 
 @pytest.fixture
 def paged(example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """The example catalogue with its tool doc table paged (as catalogues of 2,048 tools and more have it)."""
-    monkeypatch.setattr(index, "DOC_PAGES_FROM", 1)
-    monkeypatch.setattr(index, "DOC_PAGE_SIZE", 2)
+    """The example catalogue with its doc table and term spaces paged (as catalogues of 2,048 tools and more have)."""
+    monkeypatch.setattr(index, "PAGES_FROM", 1)
+    monkeypatch.setattr(index, "PAGE_SIZE", 2)
     out = tmp_path / "build"
     build(example_src_copy, out)
     return example_src_copy, out
 
 
 def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Path, Path], example_build: Path) -> None:
-    """A paged doc table gives the same answers as doc shards, and toolcat verify checks every shard."""
+    """Paged tables give the same answers as a ref per file, and toolcat verify checks every paged file."""
     _, out = paged
     pages = _meta(out)["tools"]["doc_pages"]
     assert "doc_shards" not in _meta(out)["tools"]
-    assert len(pages["pages"]) == (pages["shards"] + 1) // 2
+    assert len(pages["pages"]) == (pages["files"] + 1) // 2
+    spaces = _meta(out)["tools"]["spaces"]
+    assert all("term_pages" in space and "shards" not in space for space in spaces), "term shards paged too"
     paged_catalog, plain = Catalog.open(out), Catalog.open(example_build)
     queries = [q["query"] for q in yaml.safe_load(EVALS.read_text())["queries"]]
     for query in queries:
         assert paged_catalog.find_tool(query) == plain.find_tool(query)
     report = verify_build(out)
     assert report.ok, report.problems
-    assert report.kinds.get("index_docs", 0) >= pages["shards"]
+    assert report.kinds.get("index_docs", 0) >= pages["files"]
+    assert report.kinds.get("index_terms", 0) >= sum(space["term_pages"]["files"] for space in spaces)
 
 
 def test_paged_doc_shards_over_http_in_three_round_trips(paged: tuple[Path, Path], http_root: tuple[Path, str]) -> None:

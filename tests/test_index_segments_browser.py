@@ -35,8 +35,8 @@ def delta_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     root = tmp_path_factory.mktemp("delta_site")
     src, out, site = root / "src", root / "build", root / "site"
     shutil.copytree(EXAMPLE_SRC, src)
-    saved = index.DOC_PAGES_FROM, index.DOC_PAGE_SIZE
-    index.DOC_PAGES_FROM, index.DOC_PAGE_SIZE = 1, 2  # a paged doc table, as big catalogues have
+    saved = index.PAGES_FROM, index.PAGE_SIZE
+    index.PAGES_FROM, index.PAGE_SIZE = 1, 2  # a paged doc table, as big catalogues have
     try:
         build(src, out)
         tools = src / "files" / "tools.yaml"
@@ -44,7 +44,7 @@ def delta_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         tools.write_text(text.replace("summary: ", "summary: Wombat-safe ", 1), encoding="utf-8")
         build(src, out)
     finally:
-        index.DOC_PAGES_FROM, index.DOC_PAGE_SIZE = saved
+        index.PAGES_FROM, index.PAGE_SIZE = saved
     manifest = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
     meta = json.loads((out / manifest["index"]["path"]).read_text())
     assert "delta" in meta["tools"], "the edit is a delta"

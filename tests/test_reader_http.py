@@ -418,10 +418,12 @@ def test_a_bad_shard_in_a_parallel_fetch_is_reported_then_retried(sharded, fault
     server, tmp = sharded
     catalog = Catalog.open(server.url, cache_dir=tmp / "cache", retries=0)
     catalog.list()
-    meta = catalog.fetch_json(catalog.manifest["index"])
-    words = next(s for s in meta["tools"]["spaces"] if s["name"] == "words")
-    shard = next(s for s in words["shards"] if s["first"] <= "text" <= s["last"])
-    server.faults = {Path(shard["ref"]["path"]).name: fault}
+    searcher = catalog._searcher_required()
+    part = searcher._part("tools")
+    words = next(s for s in part.spaces if s["name"] == "words")
+    ref = searcher._shard_ref(part, words, "text")  # a ref per shard, or one from its page (a paged space)
+    server.faults = {ref["path"]: fault}
+    searcher._cache.clear()
     out = catalog.find_tool(QUERY)
     assert out["ok"] is False
     assert out["error"]["code"] == ("INTEGRITY" if fault == "tamper" else "UNAVAILABLE")

@@ -38,11 +38,11 @@ def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, flo
 
 
 def page_refs(page: dict[str, Any]) -> list[dict[str, Any]]:
-    """The refs of the doc shards an ``index_doc_pages`` file lists (``<folder>/d<i>.json``, sha256, bytes)."""
-    folder, first = page["folder"], int(page["first"])
+    """The refs of the files an ``index_pages`` file lists (``<folder>/<prefix><i>.json``, sha256, bytes)."""
+    folder, prefix, first = page["folder"], page["prefix"], int(page["first"])
     return [
-        {"path": f"{folder}/d{first + i}.json", "sha256": digest, "bytes": size}
-        for i, (digest, size) in enumerate(page["shards"])
+        {"path": f"{folder}/{prefix}{first + i}.json", "sha256": digest, "bytes": size}
+        for i, (digest, size) in enumerate(page["files"])
     ]
 
 
@@ -76,7 +76,7 @@ class _Part:
         self.meta = meta
         self.n_docs: int = meta["n_docs"]
         self.spaces: list[dict[str, Any]] = meta["spaces"]
-        self.firsts = {s["name"]: [shard["first"] for shard in s["shards"]] for s in self.spaces}
+        self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
         self.doc_shard_size: int = meta["doc_shard_size"]
         self.doc_shards: list[dict[str, Any]] = meta.get("doc_shards", [])
         pages = meta.get("doc_pages")
@@ -170,13 +170,44 @@ class IndexReader:
                 ) from None
         return self._parts[name]
 
-    def _shard_ref(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
-        """The ref of the one shard whose term range covers ``term`` (None when no shard does)."""
+    def _shard_ref(
+        self, part: _Part, space: dict[str, Any], term: str, *, fetch_page: bool = True
+    ) -> dict[str, Any] | None:
+        """The ref of the one shard whose term range covers ``term`` (None when no shard does).
+
+        In a paged space (``term_pages``) without ``fetch_page``, a page not yet read gives a pending ref
+        (see :meth:`_paged_ref`).
+        """
         index = bisect.bisect_right(part.firsts[space["name"]], term) - 1
-        if index < 0 or term > space["shards"][index]["last"]:
+        if index < 0:
             return None
-        ref: dict[str, Any] = space["shards"][index]["ref"]
+        pages = space.get("term_pages")
+        if pages is None:
+            if term > space["shards"][index]["last"]:
+                return None
+            ref: dict[str, Any] = space["shards"][index]["ref"]
+            return ref
+        ref, page = self._paged_ref(pages, index, fetch_page=fetch_page)
+        if page is not None and term > page["last"][index - int(page["first"])]:
+            return None
         return ref
+
+    def _paged_ref(
+        self, pages: dict[str, Any], number: int, *, fetch_page: bool
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """``(ref, page)`` of file ``number`` of a paged table (docs/search.md, "Paged tables").
+
+        Without ``fetch_page``, when its page is not read yet: a *pending* ref ``{path, max_bytes}`` and None.
+        The file is then fetched by path in the same round as its page (noted in ``_pending_pages``), and
+        checked against the page's sha256 before it is used (:meth:`toolcat.reader.store.Store.prefetch`).
+        """
+        page_ref = pages["pages"][number // int(pages["per_page"])]
+        if not fetch_page and page_ref["sha256"] not in self._cache:
+            self._pending_pages.append(page_ref)
+            path = f"{pages['folder']}/{pages['prefix']}{number}.json"
+            return {"path": path, "max_bytes": int(pages["max_bytes"])}, None
+        page = self._fetch(page_ref)
+        return page_refs(page)[number - int(page["first"])], page
 
     def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
         """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
@@ -199,18 +230,21 @@ class IndexReader:
         part = self._part(part_name)
         spaces = {space["name"]: space for space in part.spaces}
         words = list(dict.fromkeys(analyze_words(query)))
-        refs = [self._shard_ref(part, spaces["words"], word) for word in words] + list(extra or [])
+        self._pending_pages = []
+        refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in words] + list(extra or [])
         if part.delta is not None:  # the delta's shards of every query term come in the same round
             refs += [part.delta_shard_ref("words", word) for word in words]
             refs += [part.delta_shard_ref("chars", gram) for word in words for gram in word_ngrams(word)]
         if not part.meta.get("bundles"):
-            refs += [self._shard_ref(part, spaces["chars"], gram) for gram in dict.fromkeys(analyze_chars(query))]
-        self._prefetch(refs)
+            grams = dict.fromkeys(analyze_chars(query))
+            refs += [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in grams]
+        self._prefetch([*self._pending_pages, *refs])
         if part.meta.get("bundles"):  # the n-grams of the words the index does not know come from the chars shards
             unknown = [word for word in words if self._entry(part, spaces["words"], word) is None]
-            self._prefetch(
-                [self._shard_ref(part, spaces["chars"], gram) for word in unknown for gram in word_ngrams(word)]
-            )
+            self._pending_pages = []
+            unknown_grams = [gram for word in unknown for gram in word_ngrams(word)]
+            refs = [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in unknown_grams]
+            self._prefetch([*self._pending_pages, *refs])
 
     def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
         """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""
@@ -306,28 +340,15 @@ class IndexReader:
         return [(term, q, found[term]) for term, q in weights.items()]
 
     def _doc_ref(self, part: _Part, doc_id: int, *, fetch_page: bool = True) -> dict[str, Any]:
-        """The ref of the file holding ``doc_id``.
-
-        In a paged doc table (``doc_pages``) the shard's ref is in its page. Without ``fetch_page``, a page not
-        yet read gives a *pending* ref instead (``{path, max_bytes}``): fetched together with the page, and
-        checked against the page's sha256 before it is used (:meth:`toolcat.reader.store.Store.prefetch`); the
-        page is noted in ``_pending_pages`` for :meth:`_docs` to fetch in the same round.
-        """
+        """The ref of the file holding ``doc_id`` (a pending one, in a paged doc table, without ``fetch_page``)."""
         ref = part.delta_doc_file.get(doc_id)
         if ref is not None:
             return ref
         shard_no = doc_id // part.doc_shard_size
-        pages = part.doc_pages
-        if pages is None:
+        if part.doc_pages is None:
             base: dict[str, Any] = part.doc_shards[shard_no]["ref"]
             return base
-        per_page = int(pages["per_page"])
-        page_ref = pages["pages"][shard_no // per_page]
-        if not fetch_page and page_ref["sha256"] not in self._cache:
-            self._pending_pages.append(page_ref)
-            return {"path": f"{pages['folder']}/d{shard_no}.json", "max_bytes": int(pages["max_bytes"])}
-        page = self._fetch(page_ref)
-        return page_refs(page)[shard_no - int(page["first"])]
+        return self._paged_ref(part.doc_pages, shard_no, fetch_page=fetch_page)[0]
 
     def _doc(self, part: _Part, doc_id: int) -> dict[str, Any]:
         shard = self._fetch(self._doc_ref(part, doc_id))

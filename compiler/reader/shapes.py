@@ -46,7 +46,7 @@ SHAPES: dict[str, dict[str, _Field]] = {
     "index_terms": {"terms": (dict, dict)},
     "index_docs": {"docs": (list, dict), "first": (int, None)},
     "index_delta_docs": {"docs": (list, dict), "ids": (list, int)},
-    "index_doc_pages": {"folder": (str, None), "first": (int, None), "shards": (list, list)},
+    "index_pages": {"folder": (str, None), "prefix": (str, None), "first": (int, None), "files": (list, list)},
     "prompts": {"sections": (dict, None), "snippets": (dict, None), "focused": (dict, None)},
     "prompt_snippets": {"entries": (dict, None)},
     "aliases": {"to_alias": (dict, str), "to_id": (dict, str)},

@@ -130,14 +130,40 @@
     return { idf: entry.idf, ids: ids, w: entry.w };
   }
 
-  Reader.prototype.entry = function (shards, term) {
-    var lo = 0, hi = shards.length - 1, found = -1;
-    while (lo <= hi) {  // last shard whose first term <= term (the Python reader bisects the same way)
+  function bisect(firsts, term) {  // last shard whose first term <= term (the Python reader bisects the same way)
+    var lo = 0, hi = firsts.length - 1, found = -1;
+    while (lo <= hi) {
       var mid = (lo + hi) >> 1;
-      if (shards[mid].first <= term) { found = mid; lo = mid + 1; } else { hi = mid - 1; }
+      if (firsts[mid] <= term) { found = mid; lo = mid + 1; } else { hi = mid - 1; }
     }
-    if (found < 0 || term > shards[found].last) return Promise.resolve(null);
-    return this.fetchRef(shards[found].ref).then(function (shard) { return shard.terms[term] || null; });
+    return found;
+  }
+
+  // File `number` of a paged table (docs/search.md, "Paged tables"): fetched by path beside its page, then
+  // checked against the page's sha256 before use. Resolves to [parsed file, page].
+  Reader.prototype.paged = function (pages, number) {
+    var self = this, path = pages.folder + "/" + pages.prefix + number + ".json";
+    if (!self.raw.has(path)) self.raw.set(path, download(new URL(path, self.base).href, path));
+    return self.fetchRef(pages.pages[Math.floor(number / pages.per_page)]).then(function (page) {
+      var entry = page.files[number - page.first];
+      return self.fetchRef({ path: path, sha256: entry[0], bytes: entry[1] }, self.raw.get(path)).then(function (file) {
+        return [file, page];
+      });
+    });
+  };
+
+  Reader.prototype.entry = function (space, term) {
+    var firsts = space.firsts || space.shards.map(function (s) { return s.first; });
+    var found = bisect(firsts, term);
+    if (found < 0) return Promise.resolve(null);
+    if (space.term_pages) {
+      return this.paged(space.term_pages, found).then(function (got) {
+        var page = got[1];
+        return term > page.last[found - page.first] ? null : got[0].terms[term] || null;
+      });
+    }
+    if (term > space.shards[found].last) return Promise.resolve(null);
+    return this.fetchRef(space.shards[found].ref).then(function (shard) { return shard.terms[term] || null; });
   };
 
   // A term's postings: the base segment's, without the docs a delta segment voids, plus the delta's own
@@ -146,8 +172,8 @@
     var delta = part.delta, deltaSpace = null;
     if (delta) delta.spaces.forEach(function (s) { if (s.name === space.name) deltaSpace = s; });
     return Promise.all([
-      this.entry(space.shards, term),
-      deltaSpace ? this.entry(deltaSpace.shards, term) : Promise.resolve(null),
+      this.entry(space, term),
+      deltaSpace ? this.entry(deltaSpace, term) : Promise.resolve(null),
     ]).then(function (found) {
       var base = found[0] ? decode(found[0]) : null;
       if (!delta) return base;
@@ -170,13 +196,7 @@
     if (!pages) {
       return self.fetchRef(part.doc_shards[shardNo].ref).then(function (shard) { return shard.docs[id - shard.first]; });
     }
-    // A paged doc table: the shard is fetched by path beside its page, then checked against the page's sha256.
-    var path = pages.folder + "/d" + shardNo + ".json";
-    if (!self.raw.has(path)) self.raw.set(path, download(new URL(path, self.base).href, path));
-    return self.fetchRef(pages.pages[Math.floor(shardNo / pages.per_page)]).then(function (page) {
-      var entry = page.shards[shardNo - page.first];
-      return self.fetchRef({ path: path, sha256: entry[0], bytes: entry[1] }, self.raw.get(path));
-    }).then(function (shard) { return shard.docs[id - shard.first]; });
+    return self.paged(pages, shardNo).then(function (got) { return got[0].docs[id - got[0].first]; });
   };
 
   Reader.prototype.search = function (query, limit) {
