@@ -111,15 +111,28 @@ class CompiledCatalog:
     nodes: dict[NodePath, Node]
     tools: dict[str, Tool]
     alias_collisions: tuple[tuple[str, str, str], ...] = ()
+    #: Lookups built on first use (a catalogue is not changed once compiled): tools and child nodes by node.
+    _by_node: dict[str, dict[NodePath, list[Any]]] = field(default_factory=dict, compare=False, repr=False)
 
     def tools_at(self, path: NodePath) -> list[Tool]:
         """Tools listed directly at a node: their home node or an extra category."""
-        return [t for t in self.tools.values() if t.path == path or path in t.categories]
+        if "tools" not in self._by_node:
+            table: dict[NodePath, list[Any]] = {}
+            for tool in self.tools.values():
+                for home in dict.fromkeys((tool.path, *tool.categories)):
+                    table.setdefault(home, []).append(tool)
+            self._by_node["tools"] = table
+        return list(self._by_node["tools"].get(path, ()))
 
     def children(self, path: NodePath) -> list[Node]:
         """Direct child nodes, sorted by name."""
-        depth = len(path)
-        return [n for p, n in self.nodes.items() if len(p) == depth + 1 and p[:depth] == path]
+        if "children" not in self._by_node:
+            table: dict[NodePath, list[Any]] = {}
+            for node_path, node in self.nodes.items():
+                if node_path:
+                    table.setdefault(node_path[:-1], []).append(node)
+            self._by_node["children"] = table
+        return list(self._by_node["children"].get(path, ()))
 
     @property
     def skills(self) -> list[Tool]:
