@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .canonical import dumps, sha256
+from .filestore import FileStore
 
 if TYPE_CHECKING:
     from .model import CompiledCatalog, Tool
@@ -30,7 +31,7 @@ Specs = dict[str, tuple[dict[str, Any], Ref]]
 class ArtifactSet:
     """Files by relative path, and the manifest fields they contribute."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: FileStore = field(default_factory=FileStore)
     manifest: dict[str, Any] = field(default_factory=dict)
     #: The last good build of the same sources and settings (an incremental build reuses its index segment).
     previous: Path | None = None

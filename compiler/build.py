@@ -11,6 +11,8 @@ import hashlib
 import importlib
 import json
 import logging
+import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from .load import fingerprint, load
 from .model import CompiledCatalog
 from .plan import plan
 from .reader.search import ANALYZER_VERSION
-from .write import ENTRY, WriteResult, build_lock, read_state, write_build
+from .write import ENTRY, WriteResult, build_lock, read_state, tmp_prefix, write_build
 
 log = logging.getLogger(__name__)
 
@@ -219,14 +221,24 @@ def _build_locked(
     catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
     # the index builds on the last good build's segment unless told to start afresh (docs/search.md, "Segments")
     previous = out if same_settings and not force and (out / ENTRY).is_file() else None
-    planned = plan(catalog, [*default_contributors(embedder), *(extra or [])], previous=previous)
-    counts = _counts(catalog)
-    new_state = {
-        "input_hash": input_hash,
-        "settings": settings,
-        "counts": counts,
-        "cache": _cache_to_state(cache, set(file_hashes.values())),
-    }
-    written = write_build(out, planned, state, new_state)
+    stage = out.resolve().parent / f"{tmp_prefix(out.resolve())}stage{os.getpid()}"
+    try:
+        planned = plan(
+            catalog,
+            [*default_contributors(embedder), *(extra or [])],
+            previous=previous,
+            out=out if (out / ENTRY).is_file() else None,
+            stage=stage,
+        )
+        counts = _counts(catalog)
+        new_state = {
+            "input_hash": input_hash,
+            "settings": settings,
+            "counts": counts,
+            "cache": _cache_to_state(cache, set(file_hashes.values())),
+        }
+        written = write_build(out, planned, state, new_state)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)  # files staged past the memory budget (linked into the build)
     warnings = [d for d in diagnostics if d.severity is Severity.WARNING]
     return BuildResult(planned.registry_version, False, counts, warnings, written, time.perf_counter() - started)

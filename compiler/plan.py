@@ -20,6 +20,7 @@ from . import FORMAT_VERSION, __version__
 from .aliases import PROVIDER_RULES, PROVIDERS
 from .artifacts import ArtifactSet, Contributor, Ref, Specs, pointer
 from .canonical import dumps, sha256
+from .filestore import FileStore
 from .model import CompiledCatalog, NodePath, Tool, path_str
 from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .tokens import count_tokens
@@ -289,7 +290,7 @@ def registry_version(catalog: CompiledCatalog, specs: Specs) -> str:
 class Plan:
     """A planned build: every file, the manifest and the ref that points to it."""
 
-    files: dict[str, bytes]
+    files: FileStore
     manifest: dict[str, Any]
     manifest_ref: Ref
     registry_version: str
@@ -298,14 +299,23 @@ class Plan:
     private: dict[str, bytes] = field(default_factory=dict)
 
 
-def plan(catalog: CompiledCatalog, contributors: Sequence[Contributor] = (), previous: Path | None = None) -> Plan:
+def plan(
+    catalog: CompiledCatalog,
+    contributors: Sequence[Contributor] = (),
+    previous: Path | None = None,
+    *,
+    out: Path | None = None,
+    stage: Path | None = None,
+) -> Plan:
     """Every artifact of a build, in memory; the manifest comes last because it points to the rest.
 
     ``contributors`` (search index, prompt sections, provider exports...) run in order after the
     core artifacts, each adding files and manifest entries (``build.py`` passes them in). ``previous``: the
     last good build of the same settings, which a contributor may build on (the search index's segment).
+    ``out`` and ``stage``: where files the last build has are linked from, and where files beyond the memory
+    budget are written (:class:`toolcat.filestore.FileStore`).
     """
-    artifacts = ArtifactSet(previous=previous)
+    artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous)
     specs = _plan_tools(catalog, artifacts)
     root_ref = _plan_nodes(catalog, artifacts, specs)
     version = registry_version(catalog, specs)

@@ -71,7 +71,8 @@ def read_state(out: Path) -> dict[str, Any]:
     return state if isinstance(state, dict) else {}
 
 
-def _tmp_name(out: Path) -> str:
+def tmp_prefix(out: Path) -> str:
+    """The name prefix of a build's temporary folders beside ``out`` (:func:`recover` removes stale ones)."""
     return f".{out.name}.tmp-"
 
 
@@ -173,7 +174,7 @@ def recover(out: Path) -> list[str]:
         (
             p
             for p in out.parent.iterdir()
-            if p.name.startswith((_tmp_name(out), _old_name(out))) and p.is_dir() and not p.is_symlink()
+            if p.name.startswith((tmp_prefix(out), _old_name(out))) and p.is_dir() and not p.is_symlink()
         ),
         key=lambda p: (p.stat().st_mtime_ns, p.name),
     )
@@ -222,7 +223,7 @@ def _entry_point(plan: Plan, versions: list[dict[str, Any]]) -> bytes:
 def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[str, Any]) -> WriteResult:
     """Write ``plan`` into ``out`` through a temporary folder; ``new_state`` is saved beside it."""
     out = out.resolve()
-    tmp = out.parent / f"{_tmp_name(out)}{os.getpid()}"
+    tmp = out.parent / f"{tmp_prefix(out)}{os.getpid()}"
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
     versions = [
@@ -242,8 +243,14 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
-        for rel, data in sorted(plan.files.items()):
+        for rel in sorted(plan.files):
             target = tmp / rel
+            data = plan.files.origin(rel)
+            if isinstance(data, Path):  # the last build's copy, or a file the planner staged on disk
+                _link_or_copy(data, target)
+                written += plan.files.staged(rel)
+                kept += not plan.files.staged(rel)
+                continue
             existing = out / rel
             if existing.is_file() and existing.stat().st_size == len(data):
                 _link_or_copy(existing, target)
