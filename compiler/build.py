@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import FORMAT_VERSION, __version__
+from . import FORMAT_VERSION, __version__, tokens
 from .artifacts import Contributor
 from .assemble import assemble
 from .check_tools import FileResult
@@ -141,6 +141,14 @@ def compile_catalog(
     return catalog, diags.sorted()
 
 
+def _read_private(out: Path, name: str) -> bytes | None:
+    """A build-private file of the last build (a cache: missing or unreadable only costs time)."""
+    try:
+        return (out / name).read_bytes()
+    except OSError:
+        return None
+
+
 def _counts(catalog: CompiledCatalog) -> dict[str, int]:
     return {
         "nodes": len(catalog.nodes),
@@ -218,6 +226,7 @@ def _build_locked(
         )
     same_settings = state.get("settings") == settings
     cache = _cache_from_state(state) if same_settings else {}
+    tokens.begin(_read_private(out, tokens.CACHE_FILE) if same_settings else None)
     catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
     # the index builds on the last good build's segment unless told to start afresh (docs/search.md, "Segments")
     previous = out if same_settings and not force and (out / ENTRY).is_file() else None
@@ -230,6 +239,7 @@ def _build_locked(
             out=out if (out / ENTRY).is_file() else None,
             stage=stage,
         )
+        planned.private[tokens.CACHE_FILE] = tokens.saved()
         counts = _counts(catalog)
         new_state = {
             "input_hash": input_hash,
