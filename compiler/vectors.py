@@ -1,8 +1,8 @@
 """Build the semantic tier: embed every tool, skill and node, and write the vectors as sharded int8 artifacts.
 
 A build contributor (:func:`contributor`), added by :func:`toolcat.build.default_contributors` when an embedder
-is configured. Doc ids are the search index's (:func:`toolcat.index.tool_order`, nodes in path order), so a
-vector row and an index document share their id. Each row is stored as int8 with a float scale
+is configured. Doc ids are the search index's (:func:`toolcat.index.doc_order`: with a delta segment, added
+documents come last and deleted ones leave a zero row), so a vector row and an index document share their id. Each row is stored as int8 with a float scale
 (``x ≈ q / 127 * scale``), in shards of :data:`SHARD_ROWS` rows (base64 in JSON, so every reader fetches them as
 it fetches the index). ``manifest["vectors"]`` points to the meta, which records the model's spec and the
 sha256 of its weights. Vectors are cached per (model weights, text) in ``toolcat.embedding.cache_dir()``, so
@@ -23,7 +23,7 @@ from typing import Any
 
 from .artifacts import ArtifactSet, Contributor, Ref
 from .embedding import Embedder, cache_dir, load_embedder
-from .index import tool_order
+from .index import doc_order
 from .model import CompiledCatalog, Node, Tool
 
 log = logging.getLogger(__name__)
@@ -98,6 +98,17 @@ class VectorCache:
         (self.folder / f"keys{tmp}.json").replace(self.folder / "keys.json")
 
 
+def _with_holes(rows: Any, order: list[Any]) -> Any:
+    """One row per doc id: the embedded rows in order, and zeros where a delta segment deleted the document."""
+    import numpy as np  # noqa: PLC0415
+
+    if all(item is not None for item in order):
+        return rows
+    out = np.zeros((len(order), rows.shape[1] if len(rows) else 0), dtype=np.float32)
+    out[[i for i, item in enumerate(order) if item is not None]] = rows
+    return out
+
+
 def quantize(rows: Any) -> tuple[bytes, list[float]]:
     """int8 rows and one scale per row (``x ≈ q / 127 * scale``)."""
     import numpy as np  # noqa: PLC0415
@@ -139,10 +150,11 @@ def contributor(spec: str) -> Contributor:
         started = time.perf_counter()
         embedder = load_embedder(spec)
         cache = VectorCache(embedder)
-        tool_texts = [tool_embed_text(t) for t in tool_order(catalog)]
-        node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in sorted(catalog.nodes)]
-        parts = {"tools": _write_part(artifacts, "tools", cache.embed(tool_texts))}
-        parts["nodes"] = _write_part(artifacts, "nodes", cache.embed(node_texts))
+        tools, nodes = doc_order(catalog, artifacts)
+        tool_texts = [tool_embed_text(t) for t in tools if t is not None]
+        node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
+        parts = {"tools": _write_part(artifacts, "tools", _with_holes(cache.embed(tool_texts), tools))}
+        parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts), nodes))
         live = {hashlib.sha256(t.encode("utf-8")).hexdigest() for t in (*tool_texts, *node_texts)}
         cache.save(live if len(cache.rows) > 4 * len(live) + 10_000 else None)
         meta = {

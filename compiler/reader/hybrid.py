@@ -43,11 +43,7 @@ def fuse(
     best_lexical = lexical[0][1] if lexical else 0.0
     a = weak if best_lexical < gate else strong
     lex = {doc: (score, terms) for doc, score, terms in lexical}
-    semantic = heapq.nlargest(
-        CANDIDATES,
-        (doc for doc in range(len(cosines)) if cosines[doc] >= min_cosine and (allowed is None or allowed(doc))),
-        key=lambda doc: (cosines[doc], -doc),
-    )
+    semantic = _semantic_top(cosines, allowed, min_cosine)
     fused: list[Hit] = []
     for doc in dict.fromkeys([*lex, *semantic]):
         score, terms = lex.get(doc, (0.0, []))
@@ -57,3 +53,29 @@ def fuse(
         fused.append((doc, min(1.0, total), [*terms, SEMANTIC_TERM] if meaning > (1 - a) * score else list(terms)))
     fused.sort(key=lambda hit: (-hit[1], hit[0]))
     return fused[:limit]
+
+
+def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | None, min_cosine: float) -> list[int]:
+    """The :data:`CANDIDATES` docs of highest cosine (at least ``min_cosine``, ``allowed``), ties by doc id.
+
+    A numpy array (the semantic tier's) is cut with ``numpy.partition`` first: every doc at or above the k-th
+    largest cosine, k growing until enough pass ``allowed``; a plain sequence is scanned whole.
+    """
+    if not hasattr(cosines, "argpartition") or len(cosines) <= 4 * CANDIDATES:
+        return heapq.nlargest(
+            CANDIDATES,
+            (doc for doc in range(len(cosines)) if cosines[doc] >= min_cosine and (allowed is None or allowed(doc))),
+            key=lambda doc: (cosines[doc], -doc),
+        )
+    import numpy as np  # noqa: PLC0415 - only with the [semantic] extra, which made ``cosines``
+
+    values = np.asarray(cosines)
+    k = 4 * CANDIDATES
+    while True:
+        threshold = max(float(np.partition(values, len(values) - k)[len(values) - k]), min_cosine)
+        picked = [int(doc) for doc in np.flatnonzero(values >= threshold) if allowed is None or allowed(int(doc))]
+        if len(picked) >= CANDIDATES or threshold <= min_cosine or k >= len(values):
+            break
+        k = min(len(values), 4 * k)
+    picked.sort(key=lambda doc: (-float(values[doc]), doc))
+    return picked[:CANDIDATES]
