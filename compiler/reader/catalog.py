@@ -223,8 +223,15 @@ class Catalog:
         self.store.prefetch(refs)
 
     def stats(self) -> Json:
-        """Requests, bytes downloaded and cache hits of the source so far, and the files held in memory."""
-        return self.store.stats()
+        """Requests, bytes downloaded and cache hits so far, the files held in memory, and the search tier.
+
+        ``search_tier`` (once a search ran): ``hybrid (<model>)``, or ``lexical: <why>``.
+        """
+        out = self.store.stats()
+        tier = getattr(self.store._searcher, "_semantic", None)  # noqa: SLF001 - only once a search looked at it
+        if tier is not None:
+            out["search_tier"] = f"hybrid ({tier.model})" if tier.available() else f"lexical: {tier.reason}"
+        return out
 
     def resolve(self, name: str) -> str | None:
         """The canonical tool id for a canonical id, any provider alias, or a skill name; None if unknown."""

@@ -39,6 +39,7 @@ from .checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_
 from .envelope import ReaderError
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import BOUND_SLACK, MIN_CHAR_ONLY_SCORE, FetchJSON, IndexReader, Prefetch, query_weights
+from .semantic import wanted as semantic_wanted
 
 __all__ = [
     "ANALYZERS",
@@ -103,6 +104,20 @@ class Searcher(IndexReader):
             self._semantic = SemanticTier(self.manifest, self._fetch, self._prefetch_fn)
         return self._semantic if self._semantic.available() else None
 
+    def _prefetch_query(self, part_name: str, query: str, extra: list[dict[str, Any] | None] | None = None) -> None:
+        """The query's term shards, and (first time) the semantic tier's vectors, in the same round.
+
+        Over HTTP the vectors meta comes with the index meta, and the vector shards with the term shards, so
+        the semantic tier adds no round trip to a search.
+        """
+        if self._prefetch_fn is None:
+            return
+        if self._meta is None and "vectors" in self.manifest and semantic_wanted():
+            self._prefetch([self.manifest.get("index"), self.manifest.get("vectors")])
+        tier = self.semantic_tier() if "vectors" in self.manifest else None
+        more = tier.refs() if tier is not None and part_name not in tier._matrices else []  # noqa: SLF001
+        super()._prefetch_query(part_name, query, [*(extra or []), *more])
+
     def _ranked(
         self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
     ) -> list[tuple[int, float, list[str]]]:
@@ -113,8 +128,6 @@ class Searcher(IndexReader):
         tier = None if limit is None else self.semantic_tier()
         if tier is None:
             return super()._ranked(part_name, query, allowed, limit)
-        if part_name not in tier._matrices:  # noqa: SLF001 - first use: vectors come with the term shards
-            self._prefetch_query(part_name, query, tier.refs())
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
         return fuse(lexical, tier.scores(part_name, query), limit or 0, allowed, params)

