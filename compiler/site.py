@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from . import site_incremental
 from .errors import BuildError
 from .site_hooks import (
     _CHARSET,
@@ -285,11 +286,27 @@ def write_project(project: SiteProject, folder: Path) -> Path:
 
 
 def _write_artifacts(data: BuildData, site_dir: Path) -> None:
-    """Publish the verified current version beside the pages, so the site is also a catalogue URL."""
+    """Publish the verified current version beside the pages, so the site is also a catalogue URL.
+
+    An incremental site starts from links to the previous site's artifacts: a file already there (same
+    content-hashed path and size) stays, others are written as new files (never into a linked one), and
+    files of other versions are removed.
+    """
     root = site_dir / ARTIFACTS_DIR
+    if root.is_dir():
+        for folder, _, names in os.walk(root, topdown=False):
+            for name in names:
+                path = Path(folder) / name
+                if path.relative_to(root).as_posix() not in data.files:
+                    path.unlink()
+            if folder != str(root) and not any(Path(folder).iterdir()):
+                Path(folder).rmdir()
     for rel, blob in data.files.items():
         target = root / rel
+        if target.is_file() and target.stat().st_size == len(blob):
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
         target.write_bytes(blob)
     entry = {
         **data.entry,
@@ -299,17 +316,34 @@ def _write_artifacts(data: BuildData, site_dir: Path) -> None:
             if v.get("manifest", {}).get("path") == data.entry["manifest"]["path"]
         ],
     }
+    (root / ENTRY).unlink(missing_ok=True)
     (root / ENTRY).write_text(json.dumps(entry, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def run_mkdocs(config: Path, site_dir: Path) -> None:
-    """``mkdocs build --strict`` in a child process; any warning (a broken link) fails the build."""
+#: ``python -m mkdocs`` for a dirty build: mkdocs warns that a dirty build is one (which ``--strict`` would
+#: count as a failure); toolcat merges what a dirty build leaves out (:mod:`.site_incremental`), so that one
+#: warning is dropped and every other one still fails the build.
+_MKDOCS_DIRTY = (
+    "import logging, sys\n"
+    "class _Dirty(logging.Filter):\n"
+    "    def filter(self, record): return \"'dirty' build\" not in record.getMessage()\n"
+    "logging.getLogger('mkdocs.commands.build').addFilter(_Dirty())\n"
+    "from mkdocs.__main__ import cli\n"
+    "cli()\n"
+)
+
+
+def run_mkdocs(config: Path, site_dir: Path, *, dirty: bool = False) -> None:
+    """``mkdocs build --strict`` in a child process; any warning (a broken link) fails the build.
+
+    ``dirty``: only the pages whose Markdown is newer than their HTML (:mod:`.site_incremental`).
+    """
     command = [
         sys.executable,
-        "-m",
-        "mkdocs",
+        *(["-c", _MKDOCS_DIRTY] if dirty else ["-m", "mkdocs"]),
         "build",
         "--strict",
+        *(["--dirty"] if dirty else []),
         "--config-file",
         str(config),
         "--site-dir",
@@ -382,6 +416,7 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
     data = read_build(build_dir)
     read_done = time.perf_counter()
     project = render_project(data)
+    rendered = site_incremental.fingerprint(project.pages, project.static, project.config)
     render_done = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     with build_lock(out):  # site builds into one folder take turns; leftovers of a killed one are removed first
@@ -389,8 +424,16 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
         try:
             config = write_project(project, project_dir if project_dir is not None else work / "project")
             fresh = work / "site"
-            run_mkdocs(config, fresh)
+            changed = site_incremental.changed_pages(rendered, out) if out.is_dir() else None
+            if changed is None:
+                run_mkdocs(config, fresh)
+            else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
+                site_incremental.prepare(config.parent, out, fresh, changed)
+                if changed:
+                    run_mkdocs(config, fresh, dirty=True)
+                    site_incremental.merge_search_index(out, fresh, changed)
             _write_artifacts(data, fresh)
+            site_incremental.save(fresh, rendered)
             mkdocs_done = time.perf_counter()
             _swap_in(fresh, out, work / "old")
         finally:

@@ -279,7 +279,9 @@ def _nav(data: BuildData) -> list[Any]:
         kids = [tuple(c["path"]) for c in node.children if tuple(c["path"]) in data.nodes]
         if not kids:
             return {title: page_of(path)}
-        return {title: [page_of(path), *(entry(k) for k in kids)]}
+        # the section's own page titled here too: a dirty (incremental) mkdocs build reads only changed pages,
+        # and an untitled nav entry takes its title from the page it did not read
+        return {title: [{title: page_of(path)}, *(entry(k) for k in kids)]}
 
     root = data.nodes.get(())
     nav: list[Any] = [{"Home": "index.md"}]
