@@ -68,6 +68,7 @@ from .site_pages import (
     _nav,
     _node_context,
     _relative,
+    _render_all_nodes,
     _skill_page,
     _tool_view,
     active_content,
@@ -249,9 +250,7 @@ def render_project(data: BuildData) -> SiteProject:
     """Every page of the site, rendered in memory (nothing written); the pages themselves are :mod:`.site_pages`."""
     env = _environment()
     pages: dict[str, str] = {"index.md": _home_page(data, env)}
-    for path, node in data.nodes.items():
-        if path:
-            pages[page_of(path)] = env.get_template("node.md.j2").render(**_node_context(node, data))
+    pages.update(_render_all_nodes(data))
     skill_tools = {spec["skill"]["name"]: tool_id for tool_id, spec in data.specs.items() if spec.get("skill")}
     for name, skill in data.skills.items():
         pages[f"skills/{name}.md"] = _skill_page(skill, skill_tools[name], data, env)

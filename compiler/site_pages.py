@@ -7,7 +7,11 @@ and sanitised); the templates only arrange them.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import posixpath
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import jinja2
@@ -351,3 +355,36 @@ def mkdocs_config(data: BuildData) -> dict[str, Any]:
         "nav": _nav(data),
         "hooks": [HOOKS_FILE],
     }
+
+
+#: From this many node pages on, they are rendered on every core (forked workers: same pages, same order).
+PARALLEL_RENDER_PAGES = 64
+_RENDERING: list[BuildData] = []  # the data forked renderers read (set just before the pool forks)
+
+
+def _render_nodes(paths: list[NodePath]) -> list[str]:
+    data = _RENDERING[0]
+    env = _environment()
+    return [env.get_template("node.md.j2").render(**_node_context(data.nodes[p], data)) for p in paths]
+
+
+def _render_all_nodes(data: BuildData) -> dict[str, str]:
+    paths = [path for path in data.nodes if path]
+    workers = min(2, os.cpu_count() or 1)
+    _RENDERING[:] = [data]
+    try:
+        if (
+            workers < 2
+            or len(paths) < PARALLEL_RENDER_PAGES
+            or multiprocessing.get_start_method(allow_none=False) != "fork"
+            or threading.active_count() > 1  # forking a threaded process (a server) is unsafe
+        ):
+            texts = _render_nodes(paths)
+        else:
+            size = -(-len(paths) // (4 * workers))
+            chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                texts = [text for chunk in pool.map(_render_nodes, chunks) for text in chunk]
+    finally:
+        _RENDERING.clear()
+    return {page_of(path): text for path, text in zip(paths, texts, strict=True)}

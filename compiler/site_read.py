@@ -81,15 +81,17 @@ def _is_ref(value: Any) -> bool:
 
 
 def _refs_in(value: Any) -> Iterator[Ref]:
-    """Every ref anywhere inside a JSON value."""
-    if _is_ref(value):
-        yield value
+    """Every ref anywhere inside a JSON value (a list or object holds one only if it holds an object)."""
     if isinstance(value, dict):
+        if _is_ref(value):
+            yield value
         for item in value.values():
-            yield from _refs_in(item)
+            if isinstance(item, (dict, list)):
+                yield from _refs_in(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _refs_in(item)
+            if isinstance(item, (dict, list)):
+                yield from _refs_in(item)
 
 
 class _VerifiedFiles:
