@@ -332,6 +332,10 @@ _MKDOCS_DIRTY = (
 )
 
 
+#: From this many pages on, a full site is built by one mkdocs process per core (:mod:`.site_incremental`).
+PARALLEL_MKDOCS_PAGES = 100
+
+
 def run_mkdocs(config: Path, site_dir: Path, *, dirty: bool = False) -> None:
     """``mkdocs build --strict`` in a child process; any warning (a broken link) fails the build.
 
@@ -424,7 +428,10 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
             config = write_project(project, project_dir if project_dir is not None else work / "project")
             fresh = work / "site"
             changed = site_incremental.changed_pages(rendered, out) if out.is_dir() else None
-            if changed is None:
+            workers = min(2, os.cpu_count() or 1)
+            if changed is None and len(project.pages) >= PARALLEL_MKDOCS_PAGES and workers > 1:
+                site_incremental.parallel_build(config, fresh, functools.partial(run_mkdocs, dirty=True), workers)
+            elif changed is None:
                 run_mkdocs(config, fresh)
             else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
                 site_incremental.prepare(config.parent, out, fresh, changed)

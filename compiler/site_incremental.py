@@ -21,6 +21,8 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -137,3 +139,54 @@ def save(fresh: Path, current: dict[str, Any]) -> None:
     )
     record = {**current, "files": files}
     (fresh / PAGES_FILE).write_text(json.dumps(record, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+
+
+def documentation_order(docs: Path) -> list[str]:
+    """The pages (``.md``, relative) in the order mkdocs builds them (``mkdocs.structure.files.get_files``)."""
+    from mkdocs.structure.files import _file_sort_key  # noqa: PLC0415 - the site extra
+
+    order = []
+    for folder, dirnames, filenames in os.walk(docs):
+        dirnames.sort()
+        filenames.sort(key=_file_sort_key)
+        rel = Path(folder).relative_to(docs)
+        order += [(rel / name).as_posix() for name in filenames if name.endswith(".md")]
+    return order
+
+
+def parallel_build(config: Path, fresh: Path, run: Callable[[Path, Path], None], workers: int) -> None:
+    """A full build made of ``workers`` dirty builds running at once, each rendering every ``workers``-th page.
+
+    Each build gets placeholder pages (newer than their Markdown, so mkdocs skips them) for the pages of the
+    others; the real pages are then gathered into ``fresh`` and the search indexes merged in page order, which
+    gives the bytes of a single full build (``tests/test_site_incremental.py``).
+    """
+    docs = config.parent / "docs"
+    order = documentation_order(docs)
+    for rel in order:
+        os.utime(docs / rel, (0.0, 0.0))
+    shares = [order[i::workers] for i in range(workers)]
+    folders = [fresh, *(fresh.parent / f"{fresh.name}.part{i}" for i in range(1, workers))]
+    for folder, share in zip(folders, shares, strict=True):
+        mine = set(share)
+        for rel in order:
+            if rel not in mine:
+                placeholder = folder / _url(rel)
+                placeholder.parent.mkdir(parents=True, exist_ok=True)
+                placeholder.write_bytes(b"")
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(lambda folder: run(config, folder), folders))
+    entries: dict[str, list[Any]] = {}
+    index: dict[str, Any] = {}
+    for folder, share in zip(folders, shares, strict=True):
+        index = json.loads((folder / SEARCH_INDEX).read_text(encoding="utf-8"))
+        for entry in index["docs"]:
+            entries.setdefault(entry["location"].split("#", 1)[0], []).append(entry)
+        if folder != fresh:
+            for rel in share:
+                shutil.copy2(folder / _url(rel), fresh / _url(rel))
+    docs_entries = [entry for rel in order for entry in entries.get(_url(rel), [])]
+    data = {"config": index["config"], "docs": docs_entries}
+    (fresh / SEARCH_INDEX).write_bytes(json.dumps(data, separators=(",", ":"), default=str).encode("utf-8"))
+    for folder in folders[1:]:
+        shutil.rmtree(folder, ignore_errors=True)

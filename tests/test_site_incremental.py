@@ -62,3 +62,19 @@ def test_only_the_changed_pages_are_rendered(sites: tuple[Path, Path, Path, Path
     assert 1 <= len(seen[0]) <= 3
     assert "nodes/files.md" in seen[0]
     assert b"Numbat-safe" in (incremental / "nodes" / "files.html").read_bytes()
+
+
+def test_a_site_built_by_two_mkdocs_processes_equals_one_built_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Splitting a full site across processes (each a dirty build of every other page) changes no byte."""
+    from toolcat import site as site_module  # noqa: PLC0415 - to set the threshold
+
+    build(EXAMPLE_SRC, tmp_path / "b")
+    monkeypatch.setattr(site_module, "PARALLEL_MKDOCS_PAGES", 10**9)
+    build_site(tmp_path / "b", tmp_path / "one")
+    monkeypatch.setattr(site_module, "PARALLEL_MKDOCS_PAGES", 1)
+    monkeypatch.setattr(site_module.os, "cpu_count", lambda: 2)
+    build_site(tmp_path / "b", tmp_path / "two")
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
+    assert not list(tmp_path.glob("*.part*")), "the partial folders are removed"
