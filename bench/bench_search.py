@@ -477,7 +477,9 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]], tiers: list[str]) -> Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="all 20,614 MetaTool queries instead of a 2,000 sample")
-    parser.add_argument("--scale", type=int, default=10_000, help="tools in the generated catalogue")
+    parser.add_argument(
+        "--scale", default="10000,100000", help="tools in the generated catalogues (comma-separated: side by side)"
+    )
     parser.add_argument(
         "--sets", default="metatool,bfcl,cost,scale", help="comma-separated: metatool, bfcl, cost, scale"
     )
@@ -498,7 +500,8 @@ def main() -> None:
         if "cost" in args.sets:
             build_cost(args.cost, tmp, tiers, rows)
         if "scale" in args.sets:
-            scale_set(args.scale, tmp, rows, tiers)
+            for n in (int(size) for size in args.scale.split(",") if size.strip()):
+                scale_set(n, tmp, rows, tiers)
     header = [
         "set",
         "tier",

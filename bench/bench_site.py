@@ -3,7 +3,8 @@
 Run: ``make bench-site`` (or ``.venv/bin/python bench/bench_site.py [--sizes 1000,10000] [--no-corpus]``).
 Each row: the catalogue build (``toolcat build``) and the site build split into reading and
 verifying the artifacts, rendering the Markdown pages, and ``mkdocs build --strict``.
-The target is 10,000 tools in under 120 s for the site.
+Targets (issue 16): a full 10,000-tool site in under 30 s, and under 5 s after a one-tool change (the
+"one-tool change" rows: the summary of one tool edited, the catalogue rebuilt, the site built over the last).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from toolcat.build import build
 from toolcat.site import build_site
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-TARGET_SECONDS_10K = 120.0
+TARGET_SECONDS_10K = 30.0
+TARGET_EDIT_SECONDS_10K = 5.0
 
 
 def _row(label: str, src: Path, work: Path) -> tuple[str, int, int, float, float, float, float, float, int]:
@@ -59,6 +61,9 @@ def main() -> None:
             work = Path(tmp) / f"gen{n}"
             generate(work / "src", n)
             rows.append(_row(f"generated {n:,}", work / "src", work))
+            edited = min(p for p in (work / "src").rglob("*.yaml") if p.name != "_node.yaml")
+            edited.write_text(edited.read_text().replace("summary: ", "summary: Edited. ", 1))
+            rows.append(_row(f"generated {n:,}, one-tool change", work / "src", work))
         if not args.no_corpus and CORPUS.is_dir():
             work = Path(tmp) / "corpus"
             tree = write_corpus_tree(CORPUS, work / "src")
@@ -89,13 +94,14 @@ def main() -> None:
             f"{label} | {tools} | {pages} | {cat_s:.1f} | {read_s:.1f} | {render_s:.1f} | {mk_s:.1f} | {total:.1f} | "
             f"{per_k:.1f} | {size / 1e6:.1f}"
         )
-    big = [r for r in rows if r[1] >= 10_000]
-    if big:
-        verdict = "meets" if big[0][7] < TARGET_SECONDS_10K else "MISSES"
-        print(
-            f"10,000-tool site in {big[0][7]:.1f} s: {verdict} the {TARGET_SECONDS_10K:.0f} s target "
-            f"({big[0][7] / TARGET_SECONDS_10K:.2f}x of budget)"
-        )
+    for label, target in (
+        ("generated 10,000", TARGET_SECONDS_10K),
+        ("generated 10,000, one-tool change", TARGET_EDIT_SECONDS_10K),
+    ):
+        row = next((r for r in rows if r[0] == label), None)
+        if row is not None:
+            verdict = "meets" if row[7] < target else "MISSES"
+            print(f"{label}: site in {row[7]:.1f} s: {verdict} the {target:.0f} s target ({row[7] / target:.2f}x)")
 
 
 if __name__ == "__main__":
