@@ -98,7 +98,11 @@ def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
     "--out", "out", default="build", type=click.Path(path_type=Path), show_default=True, help="Output folder."
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
-@click.option("--force", is_flag=True, help="Rebuild from scratch even when the sources did not change (this also merges the search index into one segment).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rebuild from scratch even when the sources did not change (this also merges the search index into one segment).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
     "--embedder",
