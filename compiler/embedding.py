@@ -21,6 +21,7 @@ import functools
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,18 @@ class Embedder:
         """What the build records in the vectors meta (and the reader compares)."""
         return {"spec": self.spec, "kind": self.kind, "weights_sha256": self.weights_sha256, "dim": self.dim}
 
+    def prepared(self, matrix: Any) -> Any:
+        """The document matrix as queries multiply it: a torch tensor for a torch model.
+
+        numpy's BLAS threads, left spinning after a product, fought torch's for the two cores and made each
+        query embedding ten times slower (MiniLM on BFCL: 108 ms p50, 9.5 ms with the product in torch).
+        """
+        if self.kind != "sentence-transformers":
+            return matrix
+        import torch  # noqa: PLC0415 - the model's own library
+
+        return torch.from_numpy(matrix)
+
     def embed(self, texts: list[str]) -> Any:
         """``(len(texts), dim)`` float32 numpy array, each row of norm 1 (or 0 for an empty text)."""
         import numpy as np  # noqa: PLC0415 - [semantic] extra
@@ -75,6 +88,36 @@ class Embedder:
         rows = np.asarray(rows, dtype=np.float32)
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return rows / np.where(norms > 0, norms, 1.0)
+
+
+def top_indices(values: Any, allowed: Callable[[int], bool] | None, floor: float, count: int) -> list[int]:
+    """The ``count`` indices of highest value (at least ``floor``, ``allowed``), ties by index, cut with numpy.
+
+    Every index at or above the k-th largest value is taken, k growing until ``count`` pass ``allowed``: the
+    same result as a scan of every value (``tests/test_hybrid_top.py``), without one.
+    """
+    import numpy as np  # noqa: PLC0415 - [semantic] extra
+
+    array = np.asarray(values)
+    k = min(len(array), 4 * count)
+    while True:
+        threshold = max(float(np.partition(array, len(array) - k)[len(array) - k]), floor)
+        picked = [int(i) for i in np.flatnonzero(array >= threshold) if allowed is None or allowed(int(i))]
+        if len(picked) >= count or threshold <= floor or k >= len(array):
+            break
+        k = min(len(array), 4 * k)
+    picked.sort(key=lambda i: (-float(array[i]), i))
+    return picked[:count]
+
+
+def matrix_times(matrix: Any, vector: Any) -> Any:
+    """``matrix @ vector`` as a numpy array; a torch matrix (:meth:`Embedder.prepared`) multiplies in torch."""
+    if hasattr(matrix, "mv"):
+        import torch  # noqa: PLC0415 - the model's own library
+
+        with torch.inference_mode():
+            return matrix.mv(torch.from_numpy(vector)).numpy()
+    return matrix @ vector
 
 
 def dequantize(data: bytes, scales: list[float], dim: int) -> Any:

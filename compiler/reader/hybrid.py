@@ -58,8 +58,8 @@ def fuse(
 def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | None, min_cosine: float) -> list[int]:
     """The :data:`CANDIDATES` docs of highest cosine (at least ``min_cosine``, ``allowed``), ties by doc id.
 
-    A numpy array (the semantic tier's) is cut with ``numpy.partition`` first: every doc at or above the k-th
-    largest cosine, k growing until enough pass ``allowed``; a plain sequence is scanned whole.
+    A numpy array (the semantic tier's) is cut with ``numpy.partition`` first
+    (:func:`toolcat.embedding.top_indices`); a plain sequence is scanned whole.
     """
     if not hasattr(cosines, "argpartition") or len(cosines) <= 4 * CANDIDATES:
         return heapq.nlargest(
@@ -67,15 +67,6 @@ def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | Non
             (doc for doc in range(len(cosines)) if cosines[doc] >= min_cosine and (allowed is None or allowed(doc))),
             key=lambda doc: (cosines[doc], -doc),
         )
-    import numpy as np  # noqa: PLC0415 - only with the [semantic] extra, which made ``cosines``
+    from ..embedding import top_indices  # noqa: PLC0415 - numpy, only with the [semantic] extra (which made ``cosines``)
 
-    values = np.asarray(cosines)
-    k = 4 * CANDIDATES
-    while True:
-        threshold = max(float(np.partition(values, len(values) - k)[len(values) - k]), min_cosine)
-        picked = [int(doc) for doc in np.flatnonzero(values >= threshold) if allowed is None or allowed(int(doc))]
-        if len(picked) >= CANDIDATES or threshold <= min_cosine or k >= len(values):
-            break
-        k = min(len(values), 4 * k)
-    picked.sort(key=lambda doc: (-float(values[doc]), doc))
-    return picked[:CANDIDATES]
+    return top_indices(cosines, allowed, min_cosine, CANDIDATES)

@@ -112,13 +112,10 @@ class SemanticTier:
         fought torch's for the two cores and made each query embedding ten times slower (108 ms p50 on BFCL
         with MiniLM, 9.5 ms without).
         """
-        vector = self.query_vector(query)
-        if self._embedder.kind != "sentence-transformers":
-            return self.matrix(part) @ vector
-        import torch  # noqa: PLC0415 - the model's own library
+        from ..embedding import matrix_times  # noqa: PLC0415 - numpy / torch, [semantic] extra
 
-        key = f"torch:{part}"
+        vector = self.query_vector(query)
+        key = f"{self._embedder.kind}:{part}"
         if key not in self._matrices:
-            self._matrices[key] = torch.from_numpy(self.matrix(part))
-        with torch.inference_mode():
-            return torch.mv(self._matrices[key], torch.from_numpy(vector)).numpy()
+            self._matrices[key] = self._embedder.prepared(self.matrix(part))
+        return matrix_times(self._matrices[key], vector)
