@@ -13,7 +13,8 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PIP) install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 	$(PIP) install -q -r requirements.lock 2>&1 | grep -v '^WARNING: Location' || true
-	$(PIP) install -q --no-deps -e . 2>&1 | grep -v '^WARNING: Location' || true
+	@# setuptools' notice on editable installs is not for our users: silenced (PYTHONWARNINGS reaches the build backend)
+	PYTHONWARNINGS=ignore::UserWarning $(PIP) install -q --no-deps -e . 2>&1 | grep -v '^WARNING: Location' || true
 	@$(PY) -c "import toolcat.build, click, yaml, jsonschema, sklearn, mkdocs, mcp"
 	@touch $@
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import gzip
 import hashlib
 import json
 import os
@@ -296,9 +297,14 @@ def run_baselines(src: Path, queries: Queries, back: dict[str, str]) -> dict[str
     return {"BM25 (bm25s)": bm25, "sklearn TF-IDF": tfidf}
 
 
-def vector_bytes(build_dir: Path) -> int:
+def vector_cell(build_dir: Path) -> str:
+    """The vector files' bytes as stored, and as a gzip host (a CDN) sends them."""
     folder = build_dir / "vectors"
-    return sum(p.stat().st_size for p in folder.iterdir()) if folder.is_dir() else 0
+    if not folder.is_dir():
+        return ""
+    raw = sum(p.stat().st_size for p in folder.iterdir())
+    wire = sum(len(gzip.compress(p.read_bytes(), 6)) for p in folder.iterdir())
+    return f"{raw / 1024:.0f} KiB ({wire / 1024:.0f} KiB gzip)"
 
 
 @contextlib.contextmanager
@@ -366,7 +372,7 @@ def quality_set(
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     label = f"{name} ({len(back)} tools, {len(queries)} queries, {len(test)} held out)"
 
-    def row(tier: str, ranked: list[list[str]], timing: dict[str, Any] | None, build_s: float, vbytes: int) -> None:
+    def row(tier: str, ranked: list[list[str]], timing: dict[str, Any] | None, build_s: float, vbytes: str) -> None:
         r1, r5, mrr = score(ranked, queries)
         _, t5, _ = score([ranked[i] for i in test], [queries[i] for i in test])
         rows.append(
@@ -380,7 +386,7 @@ def quality_set(
                 f"{timing['median_ms']:.2f} / {timing['p95_ms']:.2f}" if timing else "",
                 f"{timing['bytes_median'] / 1024:.0f} KiB" if timing and timing["bytes_median"] else "",
                 f"{build_s:.1f}s" if build_s else "",
-                f"{vbytes / 1024:.0f} KiB" if vbytes else "",
+                vbytes,
             ]
         )
 
@@ -392,11 +398,11 @@ def quality_set(
         with thesaurus(tier != "lexical"):
             build_s = timed_build(src, out, TIERS[tier])
             timing = run_toolcat(out, queries, back, cold_sample=200 if tier == "thesaurus" else 0)
-        row(tier, timing["ranked"], timing, build_s, vector_bytes(out))
+        row(tier, timing["ranked"], timing, build_s, vector_cell(out))
         if TIERS[tier]:
-            row(f"{tier} only", only_semantic(out, queries, back), None, 0, 0)
+            row(f"{tier} only", only_semantic(out, queries, back), None, 0, "")
     for baseline, ranked in run_baselines(src, queries, back).items():
-        row(baseline, ranked, None, 0, 0)
+        row(baseline, ranked, None, 0, "")
 
 
 def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> None:
@@ -407,6 +413,15 @@ def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> No
     for tier in tiers:
         if tier == "lexical" or (TIERS[tier] and semantic_available()):
             continue
+        load = ""
+        if TIERS[tier]:  # the model loads once per process (a CLI build pays it once): shown apart
+            from toolcat.embedding import document_precision, load_embedder  # noqa: PLC0415
+
+            started = time.perf_counter()
+            embedder = load_embedder(TIERS[tier])
+            took = time.perf_counter() - started
+            loaded = f"model load {took:.1f}s apart" if took >= 0.05 else "model loaded by an earlier set"
+            load = f"; {loaded}; documents in {document_precision(embedder)}"
         out = tmp / f"cost{n}-{tier}"
         seconds = timed_build(src, out, TIERS[tier])
         base = base or seconds
@@ -420,8 +435,8 @@ def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> No
                 "",
                 "",
                 "",
-                f"{seconds:.1f}s ({seconds / base:.2f}x)",
-                f"{vector_bytes(out) / 1024:.0f} KiB" if vector_bytes(out) else "",
+                f"{seconds:.1f}s ({seconds / base:.2f}x{load})",
+                vector_cell(out),
             ]
         )
 
@@ -454,14 +469,16 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]], tiers: list[str]) -> Non
             "",
         ]
     )
-    if "static" in tiers and not semantic_available():  # the static tier at this size (MiniLM: see the cost rows)
-        out = tmp / f"gen{n}-static"
-        build_s = timed_build(src, out, TIERS["static"])
+    for tier in ("static", "minilm"):  # the semantic tiers at this size (MiniLM up to 10,000 tools)
+        if tier not in tiers or semantic_available() or (tier == "minilm" and n > 10_000):
+            continue
+        out = tmp / f"gen{n}-{tier}"
+        build_s = timed_build(src, out, TIERS[tier])
         timing = run_toolcat(out, queries, {}, cold_sample=0)
         rows.append(
             [
                 f"generated ({n} tools, {len(queries)} queries)",
-                "static",
+                tier,
                 "-",
                 "-",
                 "-",
@@ -469,7 +486,7 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]], tiers: list[str]) -> Non
                 f"{timing['median_ms']:.2f} / {timing['p95_ms']:.2f}",
                 "",
                 f"{build_s:.1f}s",
-                f"{vector_bytes(out) / 1024:.0f} KiB",
+                vector_cell(out),
             ]
         )
 

@@ -117,7 +117,7 @@ def vector_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @needs_extra
 def test_vectors_are_sharded_content_hashed_artifacts_with_the_model_recorded(vector_build):
-    """manifest.vectors → meta with the model spec and weights sha256; int8 shards by hash, rows = index docs."""
+    """manifest.vectors → meta with the model spec and weights sha256; shards by hash, rows = index docs."""
     out, _ = vector_build
     searcher = _open(out)
     manifest = searcher.manifest

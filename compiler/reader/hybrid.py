@@ -44,10 +44,13 @@ def fuse(
     a = weak if best_lexical < gate else strong
     lex = {doc: (score, terms) for doc, score, terms in lexical}
     semantic = _semantic_top(cosines, allowed, min_cosine)
+    docs = list(dict.fromkeys([*lex, *semantic]))
+    # A numpy array (the tier's) gives every candidate's cosine in one take; a plain sequence one by one.
+    take = getattr(cosines, "take", None)
+    values = take(docs).tolist() if take is not None else [float(cosines[doc]) for doc in docs]
     fused: list[Hit] = []
-    for doc in dict.fromkeys([*lex, *semantic]):
+    for doc, cosine in zip(docs, values, strict=True):
         score, terms = lex.get(doc, (0.0, []))
-        cosine = float(cosines[doc])
         meaning = a * cosine if cosine >= min_cosine else 0.0
         total = (1 - a) * score + meaning
         fused.append((doc, min(1.0, total), [*terms, SEMANTIC_TERM] if meaning > (1 - a) * score else list(terms)))

@@ -57,10 +57,13 @@ class SemanticTier:
             return "this build has no vectors (build with --embedder to add the semantic tier)"
         if importlib.util.find_spec("numpy") is None:
             return "the [semantic] extra is not installed (pip install 'toolcat[semantic]')"
-        from ..embedding import EmbedderError, load_embedder  # noqa: PLC0415 - [semantic] extra, lazily
+        from ..embedding import ENCODINGS, EmbedderError, load_embedder  # noqa: PLC0415 - [semantic] extra, lazily
 
         meta = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
+        dtype = str((meta.get("encoding") or {}).get("dtype", "int8"))
+        if dtype not in ENCODINGS:
+            return f"the build's vectors are {dtype}, which this reader does not know (upgrade toolcat)"
         model = meta.get("model") or {}
         spec = str(model.get("spec", ""))
         try:
@@ -85,11 +88,12 @@ class SemanticTier:
             if self._prefetch is not None and len(refs) > 1:
                 self._prefetch(refs)
             dim = int(self._meta["model"]["dim"])
+            dtype = str((self._meta.get("encoding") or {}).get("dtype", "int8"))  # int8: toolcat-vectors-1
             blocks = []
             for ref in refs:
                 data = self._fetch_json(ref)
                 self.bytes_read += int(ref.get("bytes", 0))
-                blocks.append(dequantize(base64.b64decode(data["q"]), data["scale"], dim))
+                blocks.append(dequantize(base64.b64decode(data["q"]), data["scale"], dim, dtype))
             self._matrices[part] = stack_rows(blocks, dim)
         return self._matrices[part]
 
