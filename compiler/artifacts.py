@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .canonical import dumps, sha256
 from .filestore import FileStore
+from .memo import ToolMemo
 
 if TYPE_CHECKING:
     from .model import CompiledCatalog, Tool
@@ -41,6 +42,8 @@ class ArtifactSet:
     private: dict[str, bytes] = field(default_factory=dict)
     #: Each index part's doc ids → the tool id / node path string there (None for a deleted doc's hole).
     doc_order: dict[str, list[str | None]] = field(default_factory=dict)
+    #: Per-tool results (snippets, provider definitions) by spec hash, from the last build and for the next.
+    memo: ToolMemo = field(default_factory=ToolMemo)
 
     def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
         """Store ``data`` under a content-hashed name and return the ref to it."""

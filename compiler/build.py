@@ -63,7 +63,7 @@ def default_contributors(embedder: str | None = None) -> list[Contributor]:
     Each module is imported only when a build runs. With ``embedder`` (a spec, :mod:`toolcat.embedding`),
     the semantic tier's vectors are written too (:mod:`toolcat.vectors`).
     """
-    from .exports import contribute as exports_contribute  # noqa: PLC0415 - build only
+    from .export_build import contribute as exports_contribute  # noqa: PLC0415 - build only
     from .index import contribute as index_contribute  # noqa: PLC0415 - scikit-learn, build only
     from .prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
 

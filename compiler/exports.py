@@ -2,7 +2,8 @@
 
 How an args schema is fitted to each provider's schema subset (and the rules followed) lives in
 :mod:`toolcat.provider_schemas`; this module assembles whole definitions, checks them against the
-documented constraints, maps provider calls back, and writes ``providers/`` into a build.
+documented constraints and maps provider calls back; :mod:`toolcat.export_build` writes ``providers/``
+into a build.
 
 Names come from the alias maps (``toolcat.aliases``); :func:`to_canonical` maps a
 provider's tool call back to the canonical id.
@@ -11,7 +12,6 @@ provider's tool call back to the canonical id.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,13 +36,10 @@ from .provider_schemas import (
     schema_types,
 )
 from .reader import Catalog, ReaderError
-from .reader.dialects import DIALECT_NAMES, DiscoveryTool, dialect_tools
+from .reader.dialects import DiscoveryTool, dialect_tools
 
 if TYPE_CHECKING:
-    from .artifacts import ArtifactSet, Ref
     from .model import CompiledCatalog
-
-log = logging.getLogger(__name__)
 
 #: The providers exported (the one list lives in :mod:`toolcat.aliases`, beside their name rules).
 PROVIDER_NAMES: tuple[str, ...] = PROVIDERS
@@ -431,53 +428,3 @@ def to_canonical(
     if name in set(to_id.values()):
         return name
     raise KeyError(f"{provider} tool name {name!r} is not an alias or id in this catalogue")
-
-
-# -- build contributor ---------------------------------------------------------------------
-
-
-def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
-    """Write ``providers/<provider>/`` (whole catalogue + each dialect) and ``manifest["providers"]``."""
-    del catalog  # the specs carry everything a definition needs
-    entry: dict[str, JSON] = {}
-    always = [spec for spec, _ in specs.values() if spec.get("always_load")]
-    for provider in PROVIDER_NAMES:
-        whole = export_specs(provider, [spec for spec, _ in specs.values()])
-        catalogue_ref = artifacts.add_json(
-            f"providers/{provider}",
-            "catalog",
-            {
-                "artifact": "provider_tools",
-                "provider": provider,
-                "scope": "catalog",
-                "tools": whole.payload(),
-                "names": whole.names,
-                "warnings": [w.as_dict() for w in whole.warnings],
-            },
-        )
-        dialects: dict[str, JSON] = {}
-        for dialect in DIALECT_NAMES:
-            export = export_dialect(provider, dialect, always)
-            dialects[dialect] = artifacts.add_json(
-                f"providers/{provider}",
-                dialect,
-                {
-                    "artifact": "provider_tools",
-                    "provider": provider,
-                    "scope": f"dialect:{dialect}",
-                    "tools": export.payload(),
-                    "names": export.names,
-                    "warnings": [w.as_dict() for w in export.warnings],
-                },
-            )
-        if whole.warnings:
-            touched = len({w.tool for w in whole.warnings})
-            log.info(
-                "%s export: %d lossy adaptations in %d tools (toolcat export --provider %s lists them)",
-                provider,
-                len(whole.warnings),
-                touched,
-                provider,
-            )
-        entry[provider] = {"catalog": catalogue_ref, "dialects": dialects, "warnings": len(whole.warnings)}
-    artifacts.manifest["providers"] = entry

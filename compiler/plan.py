@@ -21,6 +21,7 @@ from .aliases import PROVIDER_RULES, PROVIDERS
 from .artifacts import ArtifactSet, Contributor, Ref, Specs, pointer
 from .canonical import dumps, sha256
 from .filestore import FileStore
+from .memo import MEMO_FILE, ToolMemo
 from .model import CompiledCatalog, NodePath, Tool, path_str
 from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .tokens import count_tokens
@@ -315,7 +316,7 @@ def plan(
     ``out`` and ``stage``: where files the last build has are linked from, and where files beyond the memory
     budget are written (:class:`toolcat.filestore.FileStore`).
     """
-    artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous)
+    artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous))
     specs = _plan_tools(catalog, artifacts)
     root_ref = _plan_nodes(catalog, artifacts, specs)
     version = registry_version(catalog, specs)
@@ -344,4 +345,5 @@ def plan(
         contribute(catalog, artifacts, specs)
     manifest.update(artifacts.manifest)
     manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
+    artifacts.private[MEMO_FILE] = artifacts.memo.saved()
     return Plan(artifacts.files, manifest, manifest_ref, version, artifacts.carried, artifacts.private)

@@ -23,6 +23,7 @@ import html
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,7 @@ def environment() -> jinja2.Environment:
     """The Jinja environment over ``templates/prompts`` (package data); a missing variable is an error."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("toolcat.templates", "prompts"),
+        auto_reload=False,  # templates are package data: no stat of the file on every render
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # noqa: S701 - Markdown and prompt text, not HTML; XML is escaped by xml_escape
         trim_blocks=True,
@@ -283,10 +285,17 @@ class PromptSet:
     focused: dict[str, JSON] = field(default_factory=dict)
 
 
-def build_prompts(catalog: CompiledCatalog, skill_locations: dict[str, str] | None = None) -> PromptSet:
-    """Render all sections of ``catalog``; ``skill_locations`` maps skill names to their SKILL.md location."""
+def build_prompts(
+    catalog: CompiledCatalog,
+    skill_locations: dict[str, str] | None = None,
+    render_snippet: Callable[[Tool, str], Snippet] = tool_snippet,
+) -> PromptSet:
+    """Render all sections of ``catalog``; ``skill_locations`` maps skill names to their SKILL.md location.
+
+    ``render_snippet`` renders one tool's snippets (the build passes :func:`tool_snippet` through its per-tool memo).
+    """
     skill_locations = skill_locations or {}
-    snippets = {tool.id: tool_snippet(tool, _category(tool)) for tool in catalog.tools.values()}
+    snippets = {tool.id: render_snippet(tool, _category(tool)) for tool in catalog.tools.values()}
     sections: dict[str, tuple[str, str]] = {}
     by_category: dict[str, list[Snippet]] = {}
     for snippet in snippets.values():
@@ -364,7 +373,17 @@ _SUFFIX = {"text/markdown": ".md", "application/xml": ".xml"}
 def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
     """Render every section and snippet into ``prompts/`` and set ``manifest["prompts"]``."""
     locations = {spec["skill"]["name"]: spec["skill"]["body"]["path"] for spec, _ in specs.values() if "skill" in spec}
-    prompt_set = build_prompts(catalog, locations)
+
+    def remembered(tool: Tool, category: str) -> Snippet:
+        # a snippet reads only fields of the stored spec (its path gives the category): keyed by the spec's hash
+        def make() -> list[JSON]:
+            made = tool_snippet(tool, category)
+            return [made.short, made.full, made.short_tokens, made.full_tokens]
+
+        short, full, short_tokens, full_tokens = artifacts.memo.get("snippet", str(specs[tool.id][1]["sha256"]), make)
+        return Snippet(tool.id, tool.optional, category, short, full, short_tokens, full_tokens)
+
+    prompt_set = build_prompts(catalog, locations, remembered)
     sections: dict[str, JSON] = {}
     tokens: dict[str, int] = {}
     for name, (text, media_type) in sorted(prompt_set.sections.items()):

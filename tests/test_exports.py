@@ -290,13 +290,23 @@ def test_cli_export_gates_tools(example_build, tmp_path):
     assert names == sorted([folder.aliases("anthropic")["to_alias"][first], alias])
 
 
-def test_cli_export_dialect_and_errors(example_build):
-    """`--dialect gateway` gives three definitions; an unknown tool is a clean error naming it."""
+def test_cli_export_dialect_and_errors(example_build, tmp_path):
+    """`--dialect gateway` gives its three tools (then a build's always-loaded ones); an unknown tool is a clean error."""
     runner = CliRunner()
-    result = runner.invoke(main, ["export", "--provider", "gemini", "--dialect", "gateway"])
+    no_build = ["--build", str(tmp_path / "no-build")]  # never the working directory's build/, which may exist
+    result = runner.invoke(main, ["export", "--provider", "gemini", "--dialect", "gateway", *no_build])
     assert result.exit_code == 0
     declarations = json.loads(result.stdout)[0]["functionDeclarations"]
     assert [d["name"] for d in declarations] == ["tool_help", "tool_exec", "tool_batch"]
+    always = [e["alias"] for e in BuildFolder(example_build).manifest.get("always_load", [])]
+    assert always, "the example catalogue has always-loaded tools"
+    result = runner.invoke(
+        main, ["export", "--provider", "gemini", "--dialect", "gateway", "--build", str(example_build)]
+    )
+    assert result.exit_code == 0
+    declarations = json.loads(result.stdout)[0]["functionDeclarations"]
+    assert [d["name"] for d in declarations][:3] == ["tool_help", "tool_exec", "tool_batch"]
+    assert sorted(d["name"] for d in declarations[3:]) == sorted(always)
     bad = runner.invoke(
         main, ["export", "--provider", "openai", "--tools", "nope.nothing", "--build", str(example_build)]
     )

@@ -150,7 +150,7 @@ def test_the_graph_sees_relative_and_absolute_imports():
         "toolcat.reader" in graph["toolcat.reader.catalog"]
         or "toolcat.reader.envelope" in graph["toolcat.reader.catalog"]
     )
-    contributors = ("toolcat.index", "toolcat.prompts", "toolcat.exports")
+    contributors = ("toolcat.index", "toolcat.prompts", "toolcat.exports", "toolcat.export_build")
     assert not [c for c in contributors if "toolcat.plan" in graph[c]], "a contributor imports the planner back"
 
 
