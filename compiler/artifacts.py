@@ -38,8 +38,9 @@ class ArtifactSet:
     previous: Path | None = None
     #: Files of ``previous`` this build keeps as they are (path → ref): linked, never read into memory.
     carried: dict[str, Ref] = field(default_factory=dict)
-    #: Build-private files written beside the build (dot names, never referenced by the manifest).
-    private: dict[str, bytes] = field(default_factory=dict)
+    #: Build-private files written beside the build (dot names, never referenced by the manifest): bytes, or a
+    #: staged file to link.
+    private: dict[str, bytes | Path] = field(default_factory=dict)
     #: Each index part's doc ids → the tool id / node path string there (None for a deleted doc's hole).
     doc_order: dict[str, list[str | None]] = field(default_factory=dict)
     #: Per-tool results (snippets, provider definitions) by spec hash, from the last build and for the next.

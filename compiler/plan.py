@@ -21,7 +21,7 @@ from .aliases import PROVIDER_RULES, PROVIDERS
 from .artifacts import ArtifactSet, Contributor, Ref, Specs, pointer
 from .canonical import dumps, sha256
 from .filestore import FileStore
-from .memo import MEMO_FILE, ToolMemo
+from .memo import ToolMemo
 from .model import CompiledCatalog, NodePath, Tool, path_str
 from .reader.buckets import LOOKUP_HASH, lookup_bucket
 from .tokens import count_tokens
@@ -297,7 +297,7 @@ class Plan:
     registry_version: str
     #: Files kept from the previous build (path → ref), and build-private files (name → bytes).
     carried: dict[str, Ref] = field(default_factory=dict)
-    private: dict[str, bytes] = field(default_factory=dict)
+    private: dict[str, bytes | Path] = field(default_factory=dict)
 
 
 def plan(
@@ -316,7 +316,7 @@ def plan(
     ``out`` and ``stage``: where files the last build has are linked from, and where files beyond the memory
     budget are written (:class:`toolcat.filestore.FileStore`).
     """
-    artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous))
+    artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous, stage))
     specs = _plan_tools(catalog, artifacts)
     root_ref = _plan_nodes(catalog, artifacts, specs)
     version = registry_version(catalog, specs)
@@ -345,5 +345,5 @@ def plan(
         contribute(catalog, artifacts, specs)
     manifest.update(artifacts.manifest)
     manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
-    artifacts.private[MEMO_FILE] = artifacts.memo.saved()
+    artifacts.private.update(artifacts.memo.close_all())
     return Plan(artifacts.files, manifest, manifest_ref, version, artifacts.carried, artifacts.private)

@@ -384,6 +384,7 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         return Snippet(tool.id, tool.optional, category, short, full, short_tokens, full_tokens)
 
     prompt_set = build_prompts(catalog, locations, remembered)
+    artifacts.memo.close("snippet")
     sections: dict[str, JSON] = {}
     tokens: dict[str, int] = {}
     for name, (text, media_type) in sorted(prompt_set.sections.items()):

@@ -265,7 +265,10 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
                 _carry(out / rel, tmp / rel, int(ref["bytes"]))
                 kept += 1
         for name, data in sorted(plan.private.items()):
-            (tmp / name).write_bytes(data)
+            if isinstance(data, Path):  # streamed to the staging folder (the per-tool memo)
+                _link_or_copy(data, tmp / name)
+            else:
+                (tmp / name).write_bytes(data)
         for rel in sorted(keep):
             if (out / rel).is_file():
                 _link_or_copy(out / rel, tmp / rel)

@@ -11,7 +11,7 @@ import pytest
 from toolcat import export_build, prompts
 from toolcat.build import build
 from toolcat.canonical import dumps
-from toolcat.memo import HOLE, MEMO_FILE, ToolMemo, splice
+from toolcat.memo import HOLE, ToolMemo, memo_file, splice
 
 
 def _manifest(out: Path) -> dict[str, Any]:
@@ -53,7 +53,8 @@ def test_a_one_tool_edit_renders_that_tool_only_and_writes_the_bytes_of_a_fresh_
     """After an edit, 1 snippet and 3 definitions (one per provider) are made; the files equal a fresh build's."""
     out = tmp_path / "build"
     build(example_src_copy, out)
-    assert (out / MEMO_FILE).is_file()
+    kinds = ["snippet", "export.anthropic", "export.gemini", "export.openai"]
+    assert all((out / memo_file(kind)).is_file() for kind in kinds)
     made: list[str] = []
     snippet, definition = prompts.tool_snippet, export_build._definition_text
 
@@ -78,19 +79,21 @@ def test_a_one_tool_edit_renders_that_tool_only_and_writes_the_bytes_of_a_fresh_
     fresh = tmp_path / "fresh"
     build(example_src_copy, fresh)
     assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)
-    assert (out / MEMO_FILE).read_bytes() == (fresh / MEMO_FILE).read_bytes(), "the memo saved is the same too"
+    for kind in kinds:
+        assert (out / memo_file(kind)).read_bytes() == (fresh / memo_file(kind)).read_bytes(), kind
 
 
 @pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": "toolcat-memo-0", "entries": {}}', b"[1, 2]"])
 def test_an_unreadable_or_foreign_memo_only_costs_time(example_src_copy: Path, tmp_path: Path, garbage: bytes) -> None:
     """A memo file that is empty, broken or of another format is ignored: every value is made afresh."""
-    (tmp_path / MEMO_FILE).write_bytes(garbage)
+    (tmp_path / memo_file("snippet")).write_bytes(garbage)
     memo = ToolMemo(tmp_path)
     assert memo.get("snippet", "abc", lambda: ["made"]) == ["made"]
     assert (memo.made, memo.reused) == (1, 0)
     out = tmp_path / "build"
     build(example_src_copy, out)
-    (out / MEMO_FILE).write_bytes(garbage)
+    for kind in ("snippet", "export.openai"):
+        (out / memo_file(kind)).write_bytes(garbage)
     file = example_src_copy / "files" / "tools.yaml"
     file.write_text(
         file.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-proof ", 1), encoding="utf-8"
