@@ -1,4 +1,4 @@
-"""The semantic tier over HTTP (issue 14): vectors ride with the index files; without the extra or the model a reader stays lexical and says why."""
+"""The semantic tier over HTTP (issue 14): vectors ride with the index files; the fall-back stays lexical, saying why."""
 
 from __future__ import annotations
 
