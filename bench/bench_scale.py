@@ -9,8 +9,10 @@ $TMPDIR/toolcat-bench-scale when they did not change):
 * cold ``find_tool`` over HTTP from a local host that gzips (as CDNs do): round trips and
   bytes on the wire, after a cold open whose own cost is shown apart.
 
-Sizes: ``TOOLCAT_BENCH_SIZES`` (default ``10000,100000``; the first 100k run builds for
-minutes). Prints one table, targets beside the figures. Run: ``make bench-scale``.
+Sizes: ``TOOLCAT_BENCH_SIZES`` (default ``10000,10000+skills,100000``; the first 100k run builds for
+minutes). ``N+skills`` adds the spec-valid skills of the corpus's ``skills-scale`` set (740) to the N generated
+tools: the catalogue issue 16 measured its baseline on (skipped with a note where the corpus is absent).
+Prints one table, targets beside the figures. Run: ``make bench-scale``.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_reader import serve  # noqa: E402
+from corpus_site_src import CorpusTree, copy_valid_skills  # noqa: E402
 from gen_catalog import generate  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
 from toolcat.reader import Catalog  # noqa: E402
 
 WORK = Path(tempfile.gettempdir()) / "toolcat-bench-scale"
+CORPUS = REPO.parent / "shared" / "corpus"
 QUERY = "create a campaign report"
 TARGETS = {
     "full build (s)": {"10000": "< 10", "100000": "< 180"},
@@ -58,10 +62,16 @@ print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru
 """
 
 
-def _source(n: int) -> Path:
-    src = WORK / f"src{n}"
-    if not (src / "_node.yaml").is_file():
-        generate(src, n)
+def _source(size: str) -> Path:
+    """``N`` generated tools, or ``N+skills``: the same plus the corpus's spec-valid skills-scale skills."""
+    n, _, extra = size.partition("+")
+    src = WORK / f"src{n}{'-' + extra if extra else ''}"
+    done = src / ("skills" if extra else "_node.yaml")
+    if not done.exists():
+        shutil.rmtree(src, ignore_errors=True)
+        generate(src, int(n))
+        if extra:
+            copy_valid_skills(CORPUS / "skills-scale", src / "skills", CorpusTree(src))
     return src
 
 
@@ -76,7 +86,7 @@ def _full_build(src: Path, out: Path) -> tuple[float, float]:
 
 def _one_tool_edit(src: Path, out: Path) -> tuple[float, int]:
     """Rebuild after changing one tool's summary; the source is restored (and rebuilt) afterwards."""
-    file = min(p for p in src.rglob("*.yaml") if p.name != "_node.yaml")
+    file = min(p for p in src.rglob("*.yaml") if p.name != "_node.yaml" and "skills" not in p.relative_to(src).parts)
     original = file.read_text(encoding="utf-8")
     file.write_text(original.replace("summary: ", "summary: Edited for the benchmark. ", 1), encoding="utf-8")
     try:
@@ -112,10 +122,10 @@ def _meta_kb(out: Path) -> float:
     return float(manifest["index"]["bytes"]) / 1024
 
 
-def measure(n: int) -> dict[str, str]:
-    """Every row of the table for a catalogue of ``n`` tools."""
-    src = _source(n)
-    out = WORK / f"build{n}"
+def measure(size: str) -> dict[str, str]:
+    """Every row of the table for a catalogue of ``size`` (``N`` or ``N+skills``)."""
+    src = _source(size)
+    out = WORK / f"build{size.replace('+', '-')}"
     seconds, rss = _full_build(src, out)
     started = time.perf_counter()
     again = build(src, out)
@@ -137,17 +147,22 @@ def measure(n: int) -> dict[str, str]:
 
 
 def main() -> None:
-    sizes = [int(s) for s in os.environ.get("TOOLCAT_BENCH_SIZES", "10000,100000").split(",") if s.strip()]
+    sizes = [s.strip() for s in os.environ.get("TOOLCAT_BENCH_SIZES", "10000,10000+skills,100000").split(",")]
+    sizes = [s for s in sizes if s]
+    if not (CORPUS / "skills-scale").is_dir() and any("+skills" in s for s in sizes):
+        print(f"note: the corpus's skills-scale set is not at {CORPUS}: the +skills columns are skipped")
+        sizes = [s for s in sizes if "+skills" not in s]
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    columns = {str(n): measure(n) for n in sizes}
+    columns = {size: measure(size) for size in sizes}
     print("\nBuilds and cold search at scale (bench/gen_catalog.py catalogues; targets from issue 16)\n")
-    header = ["measure", *(f"{n:,} tools" for n in sizes), *(f"target {n:,}" for n in sizes)]
+    labels = [f"{int(s.partition('+')[0]):,} tools{' + skills' if '+' in s else ''}" for s in sizes]
+    header = ["measure", *labels, *(f"target {label.replace(' tools', '')}" for label in labels)]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row, target in TARGETS.items():
-        figures = [columns[str(n)][row] for n in sizes]
-        targets = [target.get(str(n), "") for n in sizes]
+        figures = [columns[size][row] for size in sizes]
+        targets = [target.get(size.partition("+")[0], "") for size in sizes]
         print("| " + " | ".join([row, *figures, *targets]) + " |")
     print(f"\n(measured in {time.perf_counter() - started:.0f}s; builds kept in {WORK})")
 

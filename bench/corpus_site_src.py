@@ -84,9 +84,13 @@ def write_corpus_tree(
     )
     tree.tools = len(tools)
 
+    copy_valid_skills(corpus / SKILL_COLLECTIONS, root / "skills", tree, skill_limit)
+    return tree
+
+
+def copy_valid_skills(collections: Path, skills_root: Path, tree: CorpusTree, skill_limit: int | None = None) -> None:
+    """Copy every spec-valid skill folder under ``collections`` to ``skills_root/<collection>/<name>`` (first of a name)."""
     seen: set[str] = set()
-    skills_root = root / "skills"
-    collections = corpus / SKILL_COLLECTIONS
     for skill_md in sorted(collections.rglob("SKILL.md")):
         if skill_limit is not None and tree.skills >= skill_limit:
             break
@@ -108,4 +112,3 @@ def write_corpus_tree(
             continue
         shutil.copytree(folder, target)
         tree.skills += 1
-    return tree
