@@ -56,23 +56,25 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def default_contributors(embedder: str | None = None) -> list[Contributor]:
-    """The stages that add to every build (search index, prompt sections, provider exports), in order.
+def default_contributors(embedder: str | None = None) -> tuple[list[Contributor], list[Contributor]]:
+    """The stages that add to every build: (in order, beside them).
 
-    They are passed to :func:`toolcat.plan.plan` as mkdocs passes plugins; none imports the planner.
-    Each module is imported only when a build runs. With ``embedder`` (a spec, :mod:`toolcat.embedding`),
-    the semantic tier's vectors are written too (:mod:`toolcat.vectors`).
+    In order: the search index, then (with ``embedder``, a spec of :mod:`toolcat.embedding`) the semantic
+    tier's vectors (:mod:`toolcat.vectors`), which follow the index's doc ids. Beside them: the prompt sections
+    and the provider exports, which read only the catalogue and the specs (:mod:`toolcat.side` runs them in a
+    forked worker for a large catalogue). They are passed to :func:`toolcat.plan.plan` as mkdocs passes
+    plugins; none imports the planner. Each module is imported only when a build runs.
     """
     from .export_build import contribute as exports_contribute  # noqa: PLC0415 - build only
     from .index import contribute as index_contribute  # noqa: PLC0415 - scikit-learn, build only
     from .prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
 
-    stages: list[Contributor] = [index_contribute, prompts_contribute, exports_contribute]
+    stages: list[Contributor] = [index_contribute]
     if embedder:
         from .vectors import contributor as vectors_contributor  # noqa: PLC0415 - [semantic] extra, build only
 
-        stages.insert(1, vectors_contributor(embedder))
-    return stages
+        stages.append(vectors_contributor(embedder))
+    return stages, [prompts_contribute, exports_contribute]
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,9 +234,11 @@ def _build_locked(
     previous = out if same_settings and not force and (out / ENTRY).is_file() else None
     stage = out.resolve().parent / f"{tmp_prefix(out.resolve())}stage{os.getpid()}"
     try:
+        in_order, beside = default_contributors(embedder)
         planned = plan(
             catalog,
-            [*default_contributors(embedder), *(extra or [])],
+            [*in_order, *(extra or [])],
+            beside=beside,
             previous=previous,
             out=out if (out / ENTRY).is_file() else None,
             stage=stage,

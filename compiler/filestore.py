@@ -69,6 +69,14 @@ class FileStore(MutableMapping[str, bytes]):
     def __contains__(self, path: object) -> bool:
         return path in self._memory or path in self._disk
 
+    def adopt(self, path: str, origin: bytes | Path) -> None:
+        """Take a file another planner made (a forked worker): its bytes, or the file it noted or staged."""
+        if isinstance(origin, Path):
+            self.pop(path, None)
+            self._disk[path] = origin
+        else:
+            self[path] = origin
+
     def origin(self, path: str) -> bytes | Path:
         """The file's bytes, or the file to link it from (the last build's copy, or the staged one)."""
         return self._memory[path] if path in self._memory else self._disk[path]

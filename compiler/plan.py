@@ -24,6 +24,7 @@ from .filestore import FileStore
 from .memo import ToolMemo
 from .model import CompiledCatalog, NodePath, Tool, path_str
 from .reader.buckets import LOOKUP_HASH, lookup_bucket
+from .side import run_beside
 from .tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -307,6 +308,7 @@ def plan(
     *,
     out: Path | None = None,
     stage: Path | None = None,
+    beside: Sequence[Contributor] = (),
 ) -> Plan:
     """Every artifact of a build, in memory; the manifest comes last because it points to the rest.
 
@@ -314,7 +316,8 @@ def plan(
     core artifacts, each adding files and manifest entries (``build.py`` passes them in). ``previous``: the
     last good build of the same settings, which a contributor may build on (the search index's segment).
     ``out`` and ``stage``: where files the last build has are linked from, and where files beyond the memory
-    budget are written (:class:`toolcat.filestore.FileStore`).
+    budget are written (:class:`toolcat.filestore.FileStore`). ``beside``: contributors that read only the
+    catalogue and the specs (prompts, exports), run beside the others (:func:`toolcat.side.run_beside`).
     """
     artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous, stage))
     specs = _plan_tools(catalog, artifacts)
@@ -341,8 +344,12 @@ def plan(
     }
     if always_load := _plan_always_load(catalog, specs):
         manifest["always_load"] = always_load
-    for contribute in contributors:
-        contribute(catalog, artifacts, specs)
+
+    def in_order() -> None:
+        for contribute in contributors:
+            contribute(catalog, artifacts, specs)
+
+    run_beside(catalog, artifacts, specs, beside, in_order, out=out, stage=stage)
     manifest.update(artifacts.manifest)
     manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
     artifacts.private.update(artifacts.memo.close_all())

@@ -84,3 +84,14 @@ def begin(cached: bytes | None) -> None:
 def saved() -> bytes:
     """The counts this build used, for the next build (sorted by key: the same build saves the same bytes)."""
     return _header() + b"".join(_RECORD.pack(key, _known[key]) for key in sorted(_used))
+
+
+def used() -> dict[bytes, int]:
+    """The counts this build used so far, by key (a forked worker hands them back with :func:`adopt`)."""
+    return {key: _known[key] for key in _used}
+
+
+def adopt(counts: dict[bytes, int]) -> None:
+    """Take counts a forked worker made, as if they had been made here."""
+    _known.update(counts)
+    _used.update(counts)
