@@ -157,8 +157,8 @@ def matrix_times(matrix: Any, vector: Any) -> Any:
     return matrix @ vector
 
 
-#: Vector encodings a reader knows: (the value's largest code, values per byte).
-ENCODINGS = {"int8": (127, 1), "int4": (7, 2)}
+#: Vector encodings a reader knows (:func:`dequantize`).
+ENCODINGS = ("int8", "int4")
 
 
 def dequantize(data: bytes, scales: list[float], dim: int, dtype: str = "int8") -> Any:

@@ -43,7 +43,6 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
             lost.extend(warnings)
         artifacts.memo.close(f"export.{provider}")
         catalogue_ref = _provider_file(artifacts, provider, "catalog", HOLE, names, lost, texts)
-        del texts
         dialects: dict[str, JSON] = {}
         for dialect in DIALECT_NAMES:
             export = export_dialect(provider, dialect, always)

@@ -237,16 +237,20 @@ def _check_tools_bytes(rel: str, data: bytes) -> FileResult:
     return check_tools_file(rel, text)
 
 
+def fork_is_safe() -> bool:
+    """Whether this process may fork workers: the ``fork`` start method, and no other thread running.
+
+    Forking a threaded process (a server that rebuilds) is unsafe; the build's workers are forks, so they
+    inherit what they need instead of having it pickled (:func:`_check_all`, :func:`toolcat.side.run_beside`).
+    """
+    return multiprocessing.get_start_method(allow_none=False) == "fork" and threading.active_count() == 1
+
+
 def _check_all(pending: dict[str, bytes]) -> dict[str, FileResult]:
     """Check the tools files that were not cached: on every core when there is enough to share (same results)."""
     total = sum(len(data) for data in pending.values())
     workers = min(MAX_CHECK_WORKERS, os.cpu_count() or 1, len(pending))
-    if (
-        workers < 2
-        or total < PARALLEL_CHECK_BYTES
-        or multiprocessing.get_start_method(allow_none=False) != "fork"
-        or threading.active_count() > 1  # forking a threaded process (a server that rebuilds) is unsafe
-    ):
+    if workers < 2 or total < PARALLEL_CHECK_BYTES or not fork_is_safe():
         return {rel: _check_tools_bytes(rel, data) for rel, data in pending.items()}
     rels = sorted(pending, key=lambda r: -len(pending[r]))  # largest first: the pool finishes evenly
     with ProcessPoolExecutor(max_workers=workers) as pool:

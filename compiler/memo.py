@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .canonical import dumps
+
 MEMO_FORMAT = "toolcat-memo-1"
 #: Where a spliced list goes in a payload before its items' text is put in (a NUL-wrapped name no key or
 #: provider name can hold; warnings, the only free text, come after it in key order).
@@ -45,8 +47,6 @@ class ToolMemo:
         self._new: dict[str, dict[str, Any]] = {}
         #: Private files for the next build: name → bytes, or the staged file to link.
         self.files: dict[str, bytes | Path] = {}
-        self.reused = 0
-        self.made = 0
 
     def _last(self, kind: str) -> dict[str, Any]:
         if kind not in self._old:
@@ -69,9 +69,6 @@ class ToolMemo:
         value = self._last(kind).get(sha)
         if value is None:
             value = make()
-            self.made += 1
-        else:
-            self.reused += 1
         self._new.setdefault(kind, {})[sha] = value
         return value
 
@@ -100,12 +97,8 @@ def _encoded(entries: dict[str, Any]) -> Iterator[str]:
     """``{"entries": {...}, "format": ...}`` as sorted, compact JSON, one entry at a time."""
     yield '{"entries":{'
     for i, sha in enumerate(sorted(entries)):
-        yield ("," if i else "") + json.dumps(sha) + ":" + _dumps(entries[sha])
+        yield ("," if i else "") + json.dumps(sha) + ":" + dumps(entries[sha]).decode("utf-8")
     yield '},"format":' + json.dumps(MEMO_FORMAT) + "}"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def splice(canonical: bytes, items: list[str]) -> bytes:

@@ -296,7 +296,7 @@ class Plan:
     manifest: dict[str, Any]
     manifest_ref: Ref
     registry_version: str
-    #: Files kept from the previous build (path → ref), and build-private files (name → bytes).
+    #: Files kept from the previous build (path → ref), and build-private files (name → bytes, or a staged file).
     carried: dict[str, Ref] = field(default_factory=dict)
     private: dict[str, bytes | Path] = field(default_factory=dict)
 

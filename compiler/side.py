@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from . import tokens
 from .artifacts import ArtifactSet, Contributor, Specs
 from .filestore import FileStore
+from .load import fork_is_safe
 from .memo import ToolMemo
 
 if TYPE_CHECKING:
@@ -72,8 +72,7 @@ def _parallel(catalog: CompiledCatalog, stage: Path | None) -> bool:
         stage is not None
         and SIDE_FROM_TOOLS <= len(catalog.tools) <= SIDE_UP_TO_TOOLS
         and (os.cpu_count() or 1) >= 2
-        and multiprocessing.get_start_method(allow_none=False) == "fork"
-        and threading.active_count() == 1
+        and fork_is_safe()
         and os.environ.get("TOOLCAT_BUILD_WORKERS", "") != "1"
     )
 

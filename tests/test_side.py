@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ class Pids:
 def forking(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Pids:
     """The side worker on for the example catalogue; notes the pid the prompt contributor ran in."""
     monkeypatch.setattr(side, "SIDE_FROM_TOOLS", 1)
-    monkeypatch.setattr(side.threading, "active_count", lambda: 1)  # other tests' servers may still run
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # other tests' servers may still run
     monkeypatch.setattr(side.os, "cpu_count", lambda: 2)
     pids = Pids(tmp_path / "pids.txt")
     real = prompts.contribute

@@ -39,6 +39,7 @@ class SemanticTier:
         self.bytes_read = 0
         self._embedder: Any = None
         self._meta: dict[str, Any] = {}
+        self._dtype = "int8"  # the build's vector encoding (toolcat-vectors-1 builds name none: int8)
         self._matrices: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
 
@@ -75,7 +76,7 @@ class SemanticTier:
                 f"the embedder {spec!r} here has other weights (sha256 {embedder.weights_sha256[:12]}) than the"
                 f" build's ({str(model.get('weights_sha256'))[:12]})"
             )
-        self._embedder, self._meta, self.model = embedder, meta, spec
+        self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         return None
 
     def matrix(self, part: str) -> Any:
@@ -88,12 +89,11 @@ class SemanticTier:
             if self._prefetch is not None and len(refs) > 1:
                 self._prefetch(refs)
             dim = int(self._meta["model"]["dim"])
-            dtype = str((self._meta.get("encoding") or {}).get("dtype", "int8"))  # int8: toolcat-vectors-1
             blocks = []
             for ref in refs:
                 data = self._fetch_json(ref)
                 self.bytes_read += int(ref.get("bytes", 0))
-                blocks.append(dequantize(base64.b64decode(data["q"]), data["scale"], dim, dtype))
+                blocks.append(dequantize(base64.b64decode(data["q"]), data["scale"], dim, self._dtype))
             self._matrices[part] = stack_rows(blocks, dim)
         return self._matrices[part]
 
