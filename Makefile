@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test lint typecheck check bench clean browser fuzz lock semantic
+.PHONY: build site test test-fast lint fmt typecheck check bench clean browser fuzz lock semantic
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,13 +70,25 @@ FUZZ_EXAMPLES ?= 5000
 fuzz: $(VENV)/.dev-installed
 	TOOLCAT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/test_fuzz.py -q -p no:cacheprovider
 
+## test-fast: the inner loop: every test but the slow and the browser ones
+test-fast: $(VENV)/.dev-installed
+	$(PY) -m pytest -q -m "not slow and not browser"
+
+## lint: ruff's checks and its formatter, on the code, the tests and the benchmarks
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check compiler tests bench
 	$(VENV)/bin/ruff format --check compiler tests bench
 
+## fmt: format, and apply ruff's safe fixes
+fmt: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check --fix compiler tests bench
+	$(VENV)/bin/ruff format compiler tests bench
+
+## typecheck: mypy --strict on compiler/ (with or without the optional extras installed)
 typecheck: $(VENV)/.dev-installed
 	$(VENV)/bin/mypy
 
+## check: what CI runs (.ci/run): lint, typecheck, then every test
 check: lint typecheck test
 
 ## bench: every benchmark, each printing a table (bench-NAME runs bench/bench_NAME.py alone)

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from toolcat.build import build  # noqa: E402 - after the path set-up
-from toolcat.importers.openapi import METHODS, import_openapi  # noqa: E402
+from toolcat.importers.openapi.operations import METHODS, import_openapi  # noqa: E402
 
 SPECS = [
     ("box-platform-api.openapi.json", "box"),

@@ -2,8 +2,8 @@
 
 Each benchmark set is compiled into a catalogue THROUGH toolcat's own build (a YAML source tree,
 then ``toolcat.build.build``); toolcat is then queried with the stdlib reader
-(:class:`toolcat.reader.search.Searcher`), and BM25 (``bm25s``) and plain scikit-learn TF-IDF are
-scored on the very same document texts (``toolcat.index.tool_text``).
+(:class:`toolcat.reader.search.searcher.Searcher`), and BM25 (``bm25s``) and plain scikit-learn TF-IDF are
+scored on the very same document texts (``toolcat.build.contributors.index.texts.tool_text``).
 
     python bench/bench_search.py            # 2,000 sampled MetaTool queries (seed 0), all BFCL queries
     python bench/bench_search.py --full     # all 20,614 MetaTool queries
@@ -12,7 +12,7 @@ scored on the very same document texts (``toolcat.index.tool_text``).
 Tiers (issue 14), side by side: ``lexical`` (the analyzer without its thesaurus), ``thesaurus`` (today's lexical
 search), ``static`` (fused with a model2vec model distilled from MiniLM), ``minilm`` (fused with
 all-MiniLM-L6-v2), and ``static only`` / ``minilm only`` (the cosine ranking alone). Recall is given on every query
-and on the held-out split (:func:`split`: the fusion constants of ``toolcat.reader.hybrid`` were tuned on the other
+and on the held-out split (:func:`split`: the fusion constants of ``toolcat.reader.search.hybrid`` were tuned on the other
 70%). The semantic tiers need the ``[semantic]`` extra; without it they are skipped with a note.
 """
 
@@ -41,10 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
 from toolcat.build import build, compile_catalog
-from toolcat.embedding import cache_dir as toolcat_cache_dir
-from toolcat.index import tool_order, tool_text
-from toolcat.reader import analyzer
-from toolcat.reader.search import Searcher
+from toolcat.build.contributors.index.texts import tool_order, tool_text
+from toolcat.format import analyzer
+from toolcat.format.embedding import cache_dir as toolcat_cache_dir
+from toolcat.reader.search.searcher import Searcher
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bench"
 BFCL_FILES = ("BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json")
@@ -415,7 +415,7 @@ def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> No
             continue
         load = ""
         if TIERS[tier]:  # the model loads once per process (a CLI build pays it once): shown apart
-            from toolcat.embedding import document_precision, load_embedder  # noqa: PLC0415
+            from toolcat.format.embedding import document_precision, load_embedder  # noqa: PLC0415
 
             started = time.perf_counter()
             embedder = load_embedder(TIERS[tier])

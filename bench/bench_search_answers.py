@@ -10,7 +10,7 @@ ranking, so a change to the operations can be shown not to lose recall:
 
 For each set it prints recall@1, recall@5 and MRR@10 of the raw ranking and of ``find_tool``, how many hits
 ``find_tool`` returns on average, how many queries get none, and the score distribution of the right tool
-(which is what the threshold in :mod:`toolcat.reader.search` was chosen from).
+(which is what the threshold in :mod:`toolcat.reader.search.searcher` was chosen from).
 
     python bench/bench_search_answers.py [--sets example,github,metatool,bfcl] [--keep DIR]
 
@@ -39,7 +39,7 @@ from bench_tokens import CORPUS as MCP_CORPUS  # noqa: E402
 from bench_tokens import mcp_source  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
-from toolcat.reader.search import Searcher  # noqa: E402
+from toolcat.reader.search.searcher import Searcher  # noqa: E402
 
 REPO = BENCH.parent
 Queries = list[tuple[str, set[str]]]

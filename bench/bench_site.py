@@ -22,7 +22,7 @@ from corpus_site_src import write_corpus_tree
 from gen_catalog import generate
 
 from toolcat.build import build
-from toolcat.site import build_site
+from toolcat.site.render import build_site
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 TARGET_SECONDS_10K = 30.0

@@ -26,10 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from toolcat.build import build  # noqa: E402
-from toolcat.exports import BuildFolder, export_specs  # noqa: E402
-from toolcat.mcp.importer import arguments_schema  # noqa: E402
+from toolcat.build.contributors.exports.definitions import export_specs  # noqa: E402
+from toolcat.build.tokens import count_tokens  # noqa: E402
+from toolcat.importers.mcp import arguments_schema  # noqa: E402
 from toolcat.reader import Catalog  # noqa: E402
-from toolcat.tokens import count_tokens  # noqa: E402
+from toolcat.reader.folder import BuildFolder  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "tools" / "mcp"
 TARGET = 0.97

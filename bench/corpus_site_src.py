@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from toolcat.check_skills import check_skill
-from toolcat.errors import Severity
+from toolcat.build.errors import Severity
+from toolcat.build.sources.skills import check_skill
 
 TOOLSNAPS = Path("tools/mcp/github-mcp-server/toolsnaps")
 SKILL_COLLECTIONS = Path("skills")

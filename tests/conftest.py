@@ -8,27 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from support import CORPUS, EXAMPLE_SRC, write_tree
 
 from toolcat.build import build
-
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLE_SRC = REPO / "catalog_src"
-CORPUS = REPO.parent / "shared" / "corpus"
-
-
-def write_tree(root: Path, tree: dict[str, Any]) -> Path:
-    """Write ``{"a/b.yaml": {...} | "text" | b"bytes"}`` under ``root``; dicts become YAML."""
-    for rel, content in tree.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        elif isinstance(content, str):
-            path.write_text(content, encoding="utf-8")
-        else:
-            path.write_text(yaml.safe_dump(content, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    return root
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import venv
 from pathlib import Path
 
 import pytest
+from support import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("scikit-learn", "numpy", "scipy", "mkdocs", "mkdocs-material", "mcp", "jinja2", "jsonschema", "pyyaml")
 
 
@@ -90,3 +90,30 @@ def test_reader_only_install_reads_a_build_and_names_the_missing_extras(example_
         timeout=60,
     )
     assert "pip install 'toolcat[mcp]'" in served.stderr
+
+
+def test_every_subpackage_ships():
+    """Each folder of compiler/ with an ``__init__.py`` is listed in pyproject's packages (else it would not ship)."""
+    import tomllib  # noqa: PLC0415
+
+    root = REPO
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    source = root / "compiler"
+    found = {
+        ".".join(["toolcat", *init.parent.relative_to(source).parts])
+        for init in source.rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert found - listed == set(), "subpackages missing from pyproject.toml's packages"
+    assert "toolcat.format.schemas" in listed  # the JSON schemas are package data of format/
+
+
+def test_the_version_has_one_source():
+    """pyproject.toml reads the version from toolcat.__version__; it is not written a second time."""
+    import tomllib  # noqa: PLC0415
+
+    root = REPO
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert "version" in project["project"]["dynamic"]
+    assert "version" not in project["project"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "toolcat.__version__"}

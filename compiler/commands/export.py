@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..aliases import PROVIDERS
+from ..format.aliases import PROVIDERS
 
 if TYPE_CHECKING:
-    from ..exports import BuildFolder
+    from ..reader.folder import BuildFolder
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ _BUILD = click.option(
 
 
 def _open(build_dir: Path) -> BuildFolder:
-    from ..exports import BuildFolder  # noqa: PLC0415 - keeps --help fast
+    from ..reader.folder import BuildFolder  # noqa: PLC0415 - keeps --help fast
 
     try:
         return BuildFolder(build_dir)
@@ -70,7 +70,7 @@ def export(
     strict: bool,
 ) -> None:
     """Write tool definitions for PROVIDER: a dialect's discovery tools, or (gated) catalogue tools."""
-    from ..exports import export_dialect, export_specs, to_canonical  # noqa: PLC0415
+    from ..build.contributors.exports.definitions import export_dialect, export_specs, to_canonical  # noqa: PLC0415
 
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
@@ -207,7 +207,8 @@ def prompt(
     detail: str,
 ) -> None:
     """Print prompt sections of a build (a folder or a URL); without options, list them with their token counts."""
-    from ..reader import Catalog, ReaderError  # noqa: PLC0415 - keeps --help fast
+    from ..format.envelope import ReaderError  # noqa: PLC0415 - keeps --help fast
+    from ..reader.catalog import Catalog  # noqa: PLC0415 - keeps --help fast
 
     try:
         catalog = Catalog.open(build_dir, cache_dir=cache_dir)

@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-log = logging.getLogger(__name__)
+from ..format.types import Json
 
-Json = dict[str, Any]
+log = logging.getLogger(__name__)
 
 
 def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
@@ -102,7 +102,8 @@ def allow_handlers_from(
 def _open(
     build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None, **policy: Any
 ) -> Any:
-    from ..reader import Catalog, ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
+    from ..format.envelope import ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
+    from ..reader.catalog import Catalog  # noqa: PLC0415 - keeps `toolcat --help` fast
 
     try:
         return Catalog.open(url or build_dir, cache_dir=cache_dir, version=version, pin=pin, **policy)
@@ -148,7 +149,7 @@ def _render_spec(spec: Json) -> str:
         lines.append(f"  DEPRECATED: {spec['deprecated']}")
     if spec.get("description"):
         lines += ["", *("  " + line for line in str(spec["description"]).strip().splitlines())]
-    from ..reader.schema_text import schema_text  # noqa: PLC0415 - the one notation of types and rules
+    from ..format.schema_text import schema_text  # noqa: PLC0415 - the one notation of types and rules
 
     schema = spec.get("args_schema") or {}
     required = set(schema.get("required") or [])

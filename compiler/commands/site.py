@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port for --serve.")
 def site(build_dir: Path, out: Path | None, project_dir: Path | None, serve: bool, port: int) -> None:
     """Generate the mkdocs site of a catalogue build and build it with `mkdocs build --strict`."""
-    from ..site import build_site, serve_site  # noqa: PLC0415 - heavy imports only when building
+    from ..site.render import build_site, serve_site  # noqa: PLC0415 - heavy imports only when building
 
     result = build_site(build_dir, out, project_dir=project_dir)
     click.echo(result.summary())

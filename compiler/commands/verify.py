@@ -11,7 +11,7 @@ import click
 @click.argument("build_dir", default="build", type=click.Path(path_type=Path))
 def verify(build_dir: Path) -> None:
     """Check that every file of BUILD_DIR is reachable, matches its hash and validates against its schema."""
-    from ..verify import verify_build  # noqa: PLC0415 - keeps --help fast
+    from ..build.verify import verify_build  # noqa: PLC0415 - keeps --help fast
 
     report = verify_build(build_dir)
     for problem in report.problems:

@@ -57,8 +57,8 @@ def sandbox_root() -> Path:
     Without either, NOT_AUTHORIZED: the working directory is never used (an MCP client may start
     the server in ``/``).
     """
-    from ..reader.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
-    from ..reader.trust import current_sandbox  # noqa: PLC0415
+    from ..format.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
+    from ..reader.execution.policy import current_sandbox  # noqa: PLC0415
 
     raw = current_sandbox() or os.environ.get(SANDBOX_ENV, "").strip()
     if not raw:

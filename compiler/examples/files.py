@@ -19,15 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from ._shared import (
-    SKIP_DIRS,
-    JSONDict,
-    name_in_sandbox,
-    relative,
-    require_exists,
-    resolve_in_sandbox,
-    sandbox_root,
-)
+from ._shared import SKIP_DIRS, JSONDict, name_in_sandbox, relative, require_exists, resolve_in_sandbox, sandbox_root
 
 __all__ = [
     "MAX_READ_BYTES",
@@ -238,8 +230,8 @@ def file_stat(args: JSONDict) -> JSONDict:
 
 def _search_regex(pattern: str, *, fixed: bool, ignore_case: bool) -> _Pattern:
     """The agent's pattern compiled in RE2 (linear time: no pattern can freeze the gateway)."""
-    from ..reader import regex  # noqa: PLC0415 - imports google-re2 on the first search only
-    from ..reader.envelope import ReaderError  # noqa: PLC0415
+    from ..format import regex  # noqa: PLC0415 - imports google-re2 on the first search only
+    from ..format.envelope import ReaderError  # noqa: PLC0415
 
     try:
         compiled: _Pattern = regex.compile_pattern(re.escape(pattern) if fixed else pattern, ignore_case=ignore_case)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._shared import WORD, JSONDict
-from .onto_store import STORE, now, reset_store, seed_demo_data
+from .onto_store import STORE, now
 
 __all__ = [
     "AGENT_IDENTITY",
@@ -34,8 +34,6 @@ __all__ = [
     "onto_task_list",
     "onto_task_search",
     "onto_task_update",
-    "reset_store",
-    "seed_demo_data",
 ]
 
 TASK_STATUSES = ("todo", "in_progress", "blocked", "in_review", "done", "cancelled")

@@ -15,16 +15,16 @@ import logging
 import os
 import re
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..mcp.importer import ImportResult, segment, summary_of
+from ..format.types import Json
 
 log = logging.getLogger(__name__)
 
-Json = dict[str, Any]
 
 STATE_DIR = "_import"
 STATE_FILE = "import.json"
@@ -203,3 +203,41 @@ def write_tree(out: Path, files: dict[str, str], *, force: bool = False) -> None
 def node_file(title: str, summary: str, tags: list[str]) -> Json:
     """A ``_node.yaml`` mapping."""
     return {"title": title, "summary": summary_of(summary, title), "tags": tags}
+
+
+SUMMARY_MAX_CHARS = 160
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
+
+
+_INVALID = re.compile(r"[^a-z0-9_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import wrote."""
+
+    path: Path
+    namespace: str
+    count: int
+    tool_ids: tuple[str, ...]
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def segment(text: str) -> str:
+    """A valid id segment: lowercase, other characters → ``_``, starting with a letter."""
+    out = _INVALID.sub("_", text.strip().lower()).strip("_") or "tool"
+    out = re.sub(r"_{2,}", "_", out)
+    return out if out[0].isalpha() else f"t_{out}"
+
+
+def summary_of(description: str, fallback: str) -> str:
+    """The first sentence of ``description`` on one line (cut at a word when long)."""
+    text = " ".join(description.split())
+    if not text:
+        return fallback
+    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    if len(first) > SUMMARY_MAX_CHARS:
+        first = first[:SUMMARY_MAX_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return first

@@ -17,13 +17,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..aliases import PROVIDERS
+from ..format.aliases import PROVIDERS
+from ..format.types import Json
 from .common import (
     STATE_DIR,
     STATE_FILE,
     ImporterError,
     ImportResult,
-    Json,
     Warnings,
     apply_overrides,
     dump_yaml,
@@ -50,7 +50,7 @@ def load_definitions(path: Path, fmt: str) -> list[tuple[str, Json]]:
     if path.is_dir():
         if fmt != "mcp":
             raise ImporterError(f"{path}: a folder; only --format mcp reads a folder of per-tool JSON files")
-        from ..mcp.importer import McpImportError, load_dump  # noqa: PLC0415
+        from .mcp import McpImportError, load_dump  # noqa: PLC0415
 
         try:
             return [(f"/{i}", t) for i, t in enumerate(load_dump(path))]
@@ -180,7 +180,7 @@ def args_schema_of(fmt: str, item: Json, where: str, warnings: Warnings) -> Json
     if fmt == "mcp" and raw is None:
         raw = item.get("input_schema") or item.get("parameters")
         if raw is None and isinstance(item.get("arguments"), list):  # the Docker MCP registry's flattened form
-            from ..mcp.importer import arguments_schema  # noqa: PLC0415
+            from .mcp import arguments_schema  # noqa: PLC0415
 
             raw = arguments_schema(item["arguments"])
     if raw is None:
@@ -239,7 +239,7 @@ def convert(definitions: list[tuple[str, Json]], fmt: str, namespace: str, warni
         annotations: Json = item["annotations"] if fmt == "mcp" and isinstance(item.get("annotations"), dict) else {}
         tool["kind"] = "read" if annotations.get("readOnlyHint") is True else "write"
         if annotations:
-            from ..mcp.importer import ANNOTATION_KEYS  # noqa: PLC0415
+            from .mcp import ANNOTATION_KEYS  # noqa: PLC0415
 
             kept = {k: v for k, v in annotations.items() if k in ANNOTATION_KEYS}
             if kept:

@@ -4,7 +4,7 @@
   dialect's 2-5 discovery tools (``toolcat serve``);
 * :mod:`toolcat.mcp.upstream` runs catalogue tools whose handler is ``{type: mcp}`` on an
   upstream MCP server;
-* :mod:`toolcat.mcp.importer` turns a server's ``tools/list`` into catalogue sources
+* :mod:`toolcat.importers.mcp` turns a server's ``tools/list`` into catalogue sources
   (``toolcat import mcp``).
 
 Nothing is imported here: the ``mcp`` SDK loads only when one of those modules is used.

@@ -19,12 +19,13 @@ from typing import Any
 
 import anyio.to_thread
 
-from ..reader import Catalog, error_envelope
-from ..reader.dialects import DiscoveryTool, dialect_tools
-from ..reader.field_errors import field_errors
-from ..reader.schemaguard import MAX_ARGS_DEPTH, too_deep
-
-Json = dict[str, Any]
+from ..format.dialects import DiscoveryTool, dialect_tools
+from ..format.envelope import error_envelope
+from ..format.field_errors import field_errors
+from ..format.json_paths import too_deep
+from ..format.schemaguard import MAX_ARGS_DEPTH
+from ..format.types import Json
+from ..reader.catalog import Catalog
 
 
 def json_text(value: Any) -> str:

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any
 
 import anyio.to_thread
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..reader import Catalog, is_error
-from ..reader.dialects import dialect_tools
-from ..reader.envelope import ReaderError
+from ..format.dialects import dialect_tools
+from ..format.envelope import ReaderError, is_error
+from ..format.types import Json
+from ..reader.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
-Json = dict[str, Any]
 
 SYSTEM_PROMPT = "system_prompt"
 TOOLS_PROMPT = "tools_prompt"

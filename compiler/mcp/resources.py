@@ -9,15 +9,14 @@ file bundled with it (level 3); contents are read only when a client asks.
 from __future__ import annotations
 
 import base64
-from typing import Any
 from urllib.parse import quote, unquote
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..reader import Catalog, is_error
-
-Json = dict[str, Any]
+from ..format.envelope import is_error
+from ..format.types import Json
+from ..reader.catalog import Catalog
 
 SKILL_SCHEME = "toolcat://skills/"
 #: More skills than this are not walked for resources/list (each needs its spec).

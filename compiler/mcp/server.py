@@ -2,7 +2,7 @@
 
 The server exposes only the 2-5 discovery tools of the chosen dialect (their names,
 descriptions, input and output schemas and annotations come from
-:mod:`toolcat.reader.dialects`, the source the provider exports use too). A call runs
+:mod:`toolcat.format.dialects`, the source the provider exports use too). A call runs
 the matching :class:`toolcat.reader.Catalog` method in a worker thread and answers
 with the result as JSON text plus ``structuredContent``; an error envelope from the
 reader becomes an ``isError: true`` result carrying the envelope, and so does an input
@@ -48,56 +48,36 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..reader import Catalog, is_error
-from ..reader.dialects import DiscoveryTool, dialect_tools
-from ..reader.envelope import ReaderError
+from ..format.dialects import DiscoveryTool, dialect_tools
+from ..format.envelope import ReaderError, is_error
+from ..format.types import Json
+from ..reader.catalog import Catalog
 from . import prompts, resources
 from .discovery import (
-    WORKING_SET_SIZE,
     CatalogTool,
     WorkingSet,
     call_tool,
     catalog_tool,
-    input_error_envelope,
     json_text,
     mcp_tool,
     not_described_envelope,
-    output_schema,
 )
-from .prompts import SYSTEM_PROMPT, TOOLS_PROMPT, fallback_system_prompt, get_prompt, list_prompts
-from .resources import (
-    MAX_LISTED_SKILLS,
-    SKILL_SCHEME,
-    parse_skill_uri,
-    resource_templates,
-    skill_uri,
-)
+from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
+from .resources import resource_templates
 
 __all__ = [
     "FOLDER_POLL_SECONDS",
-    "MAX_LISTED_SKILLS",
     "MAX_TRACKED_SESSIONS",
-    "SKILL_SCHEME",
-    "SYSTEM_PROMPT",
-    "TOOLS_PROMPT",
     "URL_POLL_SECONDS",
-    "WORKING_SET_SIZE",
     "CatalogServer",
     "ServeOptions",
-    "fallback_system_prompt",
-    "input_error_envelope",
     "make_server",
-    "mcp_tool",
     "open_catalog",
-    "output_schema",
-    "parse_skill_uri",
     "serve",
-    "skill_uri",
 ]
 
 log = logging.getLogger(__name__)
 
-Json = dict[str, Any]
 
 #: Folders are polled often (a stat is cheap); URLs less often (each poll is a conditional GET).
 FOLDER_POLL_SECONDS = 1.0

@@ -2,7 +2,7 @@
 
 A tool spec's ``handler: {type: mcp, command: [...] | "cmd string", url: "http://...", tool: "name",
 env?: {...}, cwd?: "..."}`` names the server (which runs only when the host allows exactly that command,
-env and cwd, or that url: :mod:`toolcat.reader.trust`) (a command to start over stdio, or a streamable
+env and cwd, or that url: :mod:`toolcat.reader.execution.network`) (a command to start over stdio, or a streamable
 HTTP URL) and the upstream tool. Calls go through a session of the official SDK client that
 is kept open for the next calls to the same server (:class:`UpstreamPool`); a call sends the
 validated args and returns the tool's ``structuredContent`` (or its text, parsed as JSON
@@ -12,7 +12,7 @@ when it is JSON). An upstream ``isError`` result becomes an
 
 :func:`run_mcp` is the handler: toolcat declares it as the entry point ``mcp`` of the group
 ``toolcat.handlers`` (pyproject.toml), which the reader loads the first time a spec needs an ``mcp``
-handler (:mod:`toolcat.reader.handlers`). Importing this module registers nothing.
+handler (:mod:`toolcat.reader.execution.handlers`). Importing this module registers nothing.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..reader.envelope import ReaderError
-from ..reader.execute import ExecContext
-from ..reader.trust import mcp_target, redacted_handler
+from ..format.envelope import ReaderError
+from ..reader.execution.policy import mcp_target, redacted_handler
+from ..reader.execution.runners import ExecContext
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ is used, when present, only to validate arguments at execution time.
 
 from __future__ import annotations
 
+from ..format.envelope import ERROR_CODES, ReaderError, error_envelope, is_error
 from .catalog import Catalog
-from .envelope import ERROR_CODES, ReaderError, error_envelope, is_error
-from .handlers import register_handler
+from .execution.handlers import register_handler
 
 __all__ = ["ERROR_CODES", "Catalog", "ReaderError", "error_envelope", "is_error", "register_handler"]

@@ -3,11 +3,11 @@
 * the store (:mod:`toolcat.reader.store`): the entry, pins, verified files in memory, lookups, node walks;
 * the session (:mod:`toolcat.reader.session`): policy, the guard and audit of every operation,
   tool execution, idempotency keys, batches;
-* spec (:mod:`toolcat.reader.spec_dialect`): :meth:`Catalog.list`, :meth:`~Catalog.search_nodes`,
+* spec (:mod:`toolcat.reader.dialects.spec`): :meth:`Catalog.list`, :meth:`~Catalog.search_nodes`,
   :meth:`~Catalog.search_tool_by_category`, :meth:`~Catalog.expand_tool`, :meth:`~Catalog.call_tool`;
-* gateway (:mod:`toolcat.reader.gateway`): :meth:`~Catalog.tool_help`, :meth:`~Catalog.tool_exec`,
+* gateway (:mod:`toolcat.reader.dialects.gateway`): :meth:`~Catalog.tool_help`, :meth:`~Catalog.tool_exec`,
   :meth:`~Catalog.tool_batch`;
-* namespaced (:mod:`toolcat.reader.namespaced`): :meth:`~Catalog.tool_list`, :meth:`~Catalog.tool_describe`,
+* namespaced (:mod:`toolcat.reader.dialects.namespaced`): :meth:`~Catalog.tool_list`, :meth:`~Catalog.tool_describe`,
   :meth:`~Catalog.find_tool`.
 
 Only :meth:`Catalog.open` raises (:class:`ReaderError`); every operation after it returns a
@@ -24,20 +24,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import gateway, namespaced, protocol, spec_dialect
+from ..format.envelope import ReaderError, error_envelope
+from ..format.refs import MAX_FILE_BYTES
+from ..format.types import Json
 from .checks import shown
-from .envelope import ReaderError, error_envelope
-from .handlers import Handler
-from .session import IdempotencyStore, Session
-from .source import MAX_FILE_BYTES, FolderSource, Source, open_source
-from .store import SUPPORTED_FORMAT_VERSION, Store
-from .trust import HandlerPolicy
+from .dialects import gateway, namespaced, protocol
+from .dialects import spec as spec_dialect
+from .execution.handlers import Handler
+from .execution.policy import HandlerPolicy
+from .fetch import open_source
+from .fetch.folder import FolderSource, Source
+from .session import Session
+from .store import Store
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SUPPORTED_FORMAT_VERSION", "Catalog", "IdempotencyStore"]
-
-Json = dict[str, Any]
+__all__ = ["Catalog"]
 
 
 def _check_pin(pin: Any) -> str | None:
@@ -133,16 +135,16 @@ class Catalog:
     ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
-        ``allow_handlers`` says which handlers run, by type and target (:mod:`toolcat.reader.trust`):
+        ``allow_handlers`` says which handlers run, by type and target (:mod:`toolcat.reader.execution.network`):
         ``{"python": ["mypkg."], "http": ["api.example.com", "127.0.0.1:8080"], "mcp": ["python /srv/up.py"]}``.
         A type it does not name runs every handler for a local folder (the host built it) and none
         for a catalogue opened by URL; skill handlers always run. http handlers reach non-public
         addresses only for a host:port listed here. ``python_modules`` is the same as
         ``allow_handlers["python"]``.
         ``handlers={"mcp": fn, ...}`` gives this catalogue its own handler functions by type (each
-        takes an :class:`~toolcat.reader.execute.ExecContext`); they come before
+        takes an :class:`~toolcat.reader.execution.runners.ExecContext`); they come before
         :func:`~toolcat.reader.register_handler` and the installed ``toolcat.handlers`` entry points
-        (:mod:`toolcat.reader.handlers`), and ``allow_handlers`` gates them all the same.
+        (:mod:`toolcat.reader.execution.handlers`), and ``allow_handlers`` gates them all the same.
         ``pin="sha256:<hex>"`` is the sha256 of the manifest file's bytes (the ``sha256`` of the
         ``manifest`` ref in catalog.json): open fails with INTEGRITY unless that manifest is published,
         and every file read after it is checked against hashes it holds. ``version`` selects a
@@ -238,7 +240,7 @@ class Catalog:
         return self.store.resolve(name)
 
     def searcher(self) -> Any:
-        """The catalogue's :class:`~toolcat.reader.search.Searcher`; ReaderError UNAVAILABLE without an index."""
+        """The catalogue's :class:`~toolcat.reader.search.searcher.Searcher`; ReaderError UNAVAILABLE without an index."""
         return self.store.searcher_required()
 
     def _searcher_required(self) -> Any:
@@ -246,7 +248,7 @@ class Catalog:
 
     # -- the protocol -------------------------------------------------------------------------
     def _answer(self, result: Json, dialect: str) -> Json:
-        """``result`` in ``dialect``'s terms (:mod:`toolcat.reader.protocol`): its next_action and hints, lean."""
+        """``result`` in ``dialect``'s terms (:mod:`toolcat.reader.dialects.protocol`): its next_action and hints, lean."""
         try:
             out = protocol.lean(protocol.render(result, dialect, self.store))
         except ReaderError as exc:  # rendering reads lookups too: a tampered file is still an envelope

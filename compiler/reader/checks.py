@@ -1,6 +1,6 @@
 """The argument checks every reader operation shares: names, limits, tags, node paths, cursors, envelopes.
 
-One of each, used by the catalogue's dialects and by :mod:`toolcat.reader.search` alike: a bad
+One of each, used by the catalogue's dialects and by :mod:`toolcat.reader.search.searcher` alike: a bad
 argument is a BAD_REQUEST envelope that says what was expected.
 """
 
@@ -10,9 +10,9 @@ import copy
 import os
 from typing import Any
 
-from .envelope import ReaderError
+from ..format.envelope import ReaderError
+from ..format.types import Json
 
-Json = dict[str, Any]
 #: The most results one page holds; a larger ``limit`` is capped to it.
 MAX_LIMIT = 50
 MAX_NAME = 300

@@ -16,8 +16,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, Protocol
 
-from .buckets import lookup_bucket
-from .envelope import ReaderError
+from ..format.buckets import lookup_bucket
+from ..format.envelope import ReaderError
 
 DETAILS = ("short", "full")
 MAX_CANDIDATES = 20

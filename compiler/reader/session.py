@@ -3,7 +3,7 @@
 :meth:`Session.run` is the guard every public operation goes through: it times the call, turns
 any failure into an error envelope (never a traceback) and writes the audit record.
 :meth:`Session.tool_exec` validates and runs one tool (authorisation, argument checks, the handler
-from :mod:`toolcat.reader.handlers`, the trust policy, idempotency keys); :meth:`Session.tool_batch`
+from :mod:`toolcat.reader.execution.handlers`, the trust policy, idempotency keys); :meth:`Session.tool_batch`
 runs several.
 """
 
@@ -14,19 +14,22 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import execute
+from ..format.envelope import ReaderError, error_envelope, is_error
+from ..format.types import Json
 from .audit import AuditLog
-from .checks import MAX_NAME, bad, check_bool, ok, shown, trace_id
-from .envelope import ReaderError, error_envelope, is_error
-from .handlers import Handler, find_handler
-from .store import Store, deprecation_note
-from .trust import HandlerPolicy
+from .checks import MAX_NAME, bad, check_bool, deprecation_note, ok, shown, trace_id
+from .execution import arguments
+from .execution import runners as execute
+from .execution.handlers import Handler, find_handler
+from .execution.idempotency import (
+    IdempotencyStore,
+)
+from .execution.policy import HandlerPolicy
+from .store import Store
 
 log = logging.getLogger(__name__)
 
@@ -36,15 +39,6 @@ MAX_BATCH_WORKERS = 8
 #: The keys of a batch item: ``{op, args, ...}`` or 001's typed ``{type: "exec", op, args}`` / ``{type: "help", path}``.
 EXEC_ITEM_KEYS = frozenset({"type", "op", "args", "idempotency_key", "dry_run"})
 HELP_ITEM_KEYS = frozenset({"type", "path", "format", "include_examples", "include_schemas"})
-#: Idempotency keys kept per session, the JSON bytes of their answers in all and for one, and for how long.
-IDEMPOTENCY_MAX_KEYS = 10_000
-IDEMPOTENCY_MAX_BYTES = 32 * 1024 * 1024
-IDEMPOTENCY_MAX_ENTRY_BYTES = 1024 * 1024
-IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0
-#: Errors a retry may cure: their answers are not kept for idempotency keys, so a retry runs again.
-TRANSIENT_CODES = frozenset({"UNAVAILABLE", "INTERNAL"})
-
-Json = dict[str, Any]
 
 
 def _audit_target(target: Any) -> str:
@@ -55,104 +49,6 @@ def _audit_target(target: Any) -> str:
         return json.dumps(target, ensure_ascii=False, default=repr)
     except (RecursionError, ValueError):
         return shown(target, 300)
-
-
-class IdempotencyStore:
-    """The first answer to each idempotency key, replayed when the same call is retried; bounded and expiring.
-
-    A retry with the key of an earlier call gets that call's answer (a success, or a deterministic
-    error) without running again; the same key with another op or other args is CONFLICT. Transient
-    errors (:data:`TRANSIENT_CODES`) are not kept, so a retry runs again. At most ``max_keys`` answers
-    and ``max_bytes`` of JSON are kept, each for ``ttl_seconds``; the oldest go first. An answer larger
-    than ``max_entry_bytes`` is not kept (the call says so in a warning). Calls with the same key run
-    one at a time.
-    """
-
-    def __init__(
-        self,
-        *,
-        max_keys: int = IDEMPOTENCY_MAX_KEYS,
-        max_bytes: int = IDEMPOTENCY_MAX_BYTES,
-        max_entry_bytes: int = IDEMPOTENCY_MAX_ENTRY_BYTES,
-        ttl_seconds: float = IDEMPOTENCY_TTL_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.max_keys, self.max_bytes, self.max_entry_bytes = max_keys, max_bytes, max_entry_bytes
-        self.ttl_seconds = ttl_seconds
-        self.clock = clock
-        self.bytes = 0
-        #: key -> (tool_id, sha256 of the canonical args, the answer as JSON text, its size, when it was kept)
-        self._entries: OrderedDict[str, tuple[str, str, str, int, float]] = OrderedDict()
-        self._guard = threading.Lock()
-        self._locks: dict[str, list[Any]] = {}  # key -> [lock, callers holding or waiting]: only keys in use
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    @contextmanager
-    def lock(self, key: str | None) -> Iterator[None]:
-        """Hold the key while its call runs (a concurrent retry waits, then replays); nothing for no key."""
-        if key is None:
-            yield
-            return
-        with self._guard:
-            slot = self._locks.setdefault(key, [threading.Lock(), 0])
-            slot[1] += 1
-        try:
-            with slot[0]:
-                yield
-        finally:
-            with self._guard:
-                slot[1] -= 1
-                if slot[1] == 0:
-                    del self._locks[key]
-
-    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
-        """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
-        with self._guard:
-            self._expire()
-            found = self._entries.get(key)
-        if found is None:
-            return None
-        first_op, first_args, text, _, _ = found
-        if (first_op, first_args) != (tool_id, args_digest):
-            raise ReaderError(
-                "CONFLICT",
-                f"idempotency_key {key!r} was already used for a different call",
-                details={"first_op": first_op},
-                help_path=tool_id,
-                hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
-            )
-        answer: Json = json.loads(text)
-        return answer
-
-    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: list[str]) -> None:
-        """Keep ``answer`` for ``key`` unless it is a transient error or too large (then say so in ``warnings``)."""
-        if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
-            return
-        text = json.dumps(answer, ensure_ascii=False, default=repr)
-        size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
-        if size > self.max_entry_bytes:
-            warnings.append(
-                f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
-                f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again"
-            )
-            return
-        with self._guard:
-            self._entries[key] = (tool_id, args_digest, text, size, self.clock())
-            self.bytes += size
-            self._expire()
-            while self._entries and (len(self._entries) > self.max_keys or self.bytes > self.max_bytes):
-                self._pop_oldest()
-
-    def _expire(self) -> None:
-        oldest = self.clock() - self.ttl_seconds
-        while self._entries and next(iter(self._entries.values()))[4] < oldest:
-            self._pop_oldest()
-
-    def _pop_oldest(self) -> None:
-        _, entry = self._entries.popitem(last=False)
-        self.bytes -= entry[3]
 
 
 class Session:
@@ -315,8 +211,8 @@ class Session:
             warnings.append(deprecation_note(spec))
         self.authorize(tool_id, spec)
         schema = spec.get("args_schema") or {}
-        filled = execute.apply_defaults(schema, args)
-        field_errors = execute.validate_args(schema, filled, warnings)
+        filled = arguments.apply_defaults(schema, args)
+        field_errors = arguments.validate_args(schema, filled, warnings)
         if field_errors:
             names = ", ".join(e["field"] for e in field_errors)
             raise ReaderError(

@@ -1,7 +1,7 @@
 """The catalogue's store: the entry and pinned manifest, verified files kept in memory, lookups and node walks.
 
 Every file but ``catalog.json`` is reached through a ref and fetched lazily from the
-:class:`~toolcat.reader.source.Source`; parsed files are kept in memory by sha256 (they never
+:class:`~toolcat.reader.fetch.folder.Source`; parsed files are kept in memory by sha256 (they never
 change). The store answers "which spec is this name", "what is under this node" and "which
 tools are in this namespace"; it holds no session state (policy, audit, idempotency).
 """
@@ -14,12 +14,13 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from .buckets import lookup_bucket
-from .checks import MAX_NAME, bad, child_name, close_names, deprecation_note, shown
-from .envelope import ReaderError
-from .shapes import check_shape
-from .source import Source
-from .source_base import check_ref, verify
+from ..format.buckets import lookup_bucket
+from ..format.envelope import ReaderError
+from ..format.refs import check_ref, verify
+from ..format.shapes import check_shape
+from ..format.types import Json
+from .checks import MAX_NAME, bad, child_name, close_names, shown
+from .fetch.folder import Source
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +32,7 @@ SUGGEST_WALK_LIMIT = 2_000
 MAX_NODE_DEPTH = 64
 MAX_WALK_NODES = 1_000_000
 
-Json = dict[str, Any]
-__all__ = ["Store", "deprecation_note"]
+__all__ = ["Store"]
 
 
 class Store:
@@ -299,15 +299,15 @@ class Store:
 
     # -- the search index -------------------------------------------------------------------------
     def searcher(self) -> Any:
-        """The catalogue's :class:`~toolcat.reader.search.Searcher`, or None when it was built without an index."""
+        """The catalogue's :class:`~toolcat.reader.search.searcher.Searcher`, or None when it was built without an index."""
         if self._searcher is None and "index" in self.manifest:
-            from .search import Searcher  # noqa: PLC0415 - loaded on the first search: keeps `import` fast
+            from .search.searcher import Searcher  # noqa: PLC0415 - loaded on the first search: keeps `import` fast
 
             self._searcher = Searcher(self.manifest, self.fetch_json, self.prefetch if self.source.concurrent else None)
         return self._searcher
 
     def searcher_required(self) -> Any:
-        """The :class:`~toolcat.reader.search.Searcher`; UNAVAILABLE when the catalogue has no search index."""
+        """The :class:`~toolcat.reader.search.searcher.Searcher`; UNAVAILABLE when the catalogue has no search index."""
         searcher = self.searcher()
         if searcher is None:
             raise ReaderError(

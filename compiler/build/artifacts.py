@@ -1,0 +1,100 @@
+"""What the planner and its contributors share: the content-hashed file set, refs, tool pointers.
+
+:mod:`toolcat.build.plan` builds the core artifacts; contributors (search index, prompt sections,
+provider exports) add theirs to the same :class:`ArtifactSet`. Both import this module, never
+each other: ``build.py`` hands the contributors to :func:`toolcat.build.plan.plan`, so no contributor
+imports the planner back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..format.canonical import dumps, sha256
+from .filestore import FileStore
+from .memo import ToolMemo
+
+if TYPE_CHECKING:
+    from .model import CompiledCatalog, Tool
+from ..format.types import Ref
+
+HASH_CHARS = 16
+
+#: ``{"path", "sha256", "bytes"}``: how one file points to another (docs/format.md).
+#: Each tool id → its spec dict (as written) and the ref to it.
+Specs = dict[str, tuple[dict[str, Any], Ref]]
+
+
+@dataclass(slots=True)
+class ArtifactSet:
+    """Files by relative path, and the manifest fields they contribute."""
+
+    files: FileStore = field(default_factory=FileStore)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    #: The last good build of the same sources and settings (an incremental build reuses its index segment).
+    previous: Path | None = None
+    #: Files of ``previous`` this build keeps as they are (path → ref): linked, never read into memory.
+    carried: dict[str, Ref] = field(default_factory=dict)
+    #: Build-private files written beside the build (dot names, never referenced by the manifest): bytes, or a
+    #: staged file to link.
+    private: dict[str, bytes | Path] = field(default_factory=dict)
+    #: Each index part's doc ids → the tool id / node path string there (None for a deleted doc's hole).
+    doc_order: dict[str, list[str | None]] = field(default_factory=dict)
+    #: Per-tool results (snippets, provider definitions) by spec hash, from the last build and for the next.
+    memo: ToolMemo = field(default_factory=ToolMemo)
+
+    def add(self, directory: str, stem: str, suffix: str, data: bytes) -> Ref:
+        """Store ``data`` under a content-hashed name and return the ref to it."""
+        digest = sha256(data)
+        path = (
+            f"{directory}/{stem}.{digest[:HASH_CHARS]}{suffix}"
+            if stem
+            else f"{directory}/{digest[:HASH_CHARS]}{suffix}"
+        )
+        self.files[path] = data
+        return {"path": path, "sha256": digest, "bytes": len(data)}
+
+    def carry(self, ref: Ref) -> None:
+        """Keep the file of ``previous`` that ``ref`` points to, unchanged."""
+        self.carried[str(ref["path"])] = ref
+
+    def add_json(self, directory: str, stem: str, obj: Any) -> Ref:
+        """Store canonical JSON under a content-hashed name."""
+        return self.add(directory, stem, ".json", dumps(obj))
+
+    def add_in_folder(self, directory: str, rel_path: str, data: bytes) -> Ref:
+        """Store ``data`` as ``directory/<hash>/rel_path``: the hash names the folder, the file keeps its name."""
+        digest = sha256(data)
+        path = f"{directory}/{digest[:HASH_CHARS]}/{rel_path}"
+        self.files[path] = data
+        return {"path": path, "sha256": digest, "bytes": len(data)}
+
+
+#: Extra stages (search index, prompt sections, provider exports...) add files and
+#: manifest entries: ``contribute(catalog, artifacts, specs)``. ``specs`` maps each tool id
+#: to its spec dict (as written) and its ref.
+Contributor = Callable[["CompiledCatalog", ArtifactSet, Specs], None]
+
+
+def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:
+    """What list and search return for a tool: never its argument schema."""
+    return {
+        "tool_id": tool.id,
+        "alias": tool.aliases.get("openai", tool.id),
+        "type": tool.type,
+        "path": list(tool.path),
+        "summary": tool.summary,
+        "tags": list(tool.tags),
+        "kind": tool.kind,
+        "optional": tool.optional,
+        "deprecated": tool.deprecated,
+        **(
+            {"capabilities": list(caps)}
+            if tool.skill is not None and (caps := tool.skill.meta.get("capabilities"))
+            else {}
+        ),
+        "spec": spec_ref,
+    }

@@ -1,0 +1,1 @@
+"""Provider exports: the catalogue's tools as OpenAI, Anthropic and Gemini definitions."""

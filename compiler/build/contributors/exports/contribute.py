@@ -1,0 +1,88 @@
+"""The build contributor of provider exports: ``providers/<provider>/`` (the whole catalogue and each dialect).
+
+Definitions are :func:`toolcat.build.contributors.exports.definitions.export_specs`', made one tool at a time through the per-tool memo
+(:mod:`toolcat.build.memo`) and spliced into the catalogue file as canonical text, so a one-tool edit adapts one
+schema and the file's bytes are those of dumping the whole export (``tests/test_memo.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ....format.canonical import dumps
+from ....format.dialects import DIALECT_NAMES
+from ....format.types import JSON
+from ...memo import HOLE, splice
+from .definitions import PROVIDER_NAMES, export_dialect, export_specs
+
+if TYPE_CHECKING:
+    from ....format.types import Ref
+    from ...artifacts import ArtifactSet
+    from ...model import CompiledCatalog
+
+log = logging.getLogger(__name__)
+
+
+def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
+    """Write ``providers/<provider>/`` (whole catalogue + each dialect) and ``manifest["providers"]``."""
+    del catalog  # the specs carry everything a definition needs
+    entry: dict[str, JSON] = {}
+    always = [spec for spec, _ in specs.values() if spec.get("always_load")]
+    for provider in PROVIDER_NAMES:
+        texts: list[str] = []
+        names: dict[str, str] = {}
+        lost: list[dict[str, str]] = []
+        for tool_id in sorted(specs):
+            spec, ref = specs[tool_id]
+            make = functools.partial(_definition_text, provider, spec)
+            name, text, warnings = artifacts.memo.get(f"export.{provider}", str(ref["sha256"]), make)
+            texts.append(text)
+            names[name] = tool_id
+            lost.extend(warnings)
+        artifacts.memo.close(f"export.{provider}")
+        catalogue_ref = _provider_file(artifacts, provider, "catalog", HOLE, names, lost, texts)
+        dialects: dict[str, JSON] = {}
+        for dialect in DIALECT_NAMES:
+            export = export_dialect(provider, dialect, always)
+            warned = [w.as_dict() for w in export.warnings]
+            dialects[dialect] = _provider_file(artifacts, provider, dialect, export.definitions, export.names, warned)
+        if lost:
+            log.info(
+                "%s export: %d lossy adaptations in %d tools (toolcat export --provider %s lists them)",
+                *(provider, len(lost), len({w["tool"] for w in lost}), provider),
+            )
+        entry[provider] = {"catalog": catalogue_ref, "dialects": dialects, "warnings": len(lost)}
+    artifacts.manifest["providers"] = entry
+
+
+def _provider_file(
+    artifacts: ArtifactSet,
+    provider: str,
+    scope: str,
+    definitions: JSON,
+    names: dict[str, str],
+    warnings: list[dict[str, str]],
+    texts: list[str] | None = None,
+) -> Ref:
+    """``providers/<provider>/<scope>``; ``texts`` (canonical definitions) go where ``definitions`` is HOLE."""
+    data = dumps(
+        {
+            "artifact": "provider_tools",
+            "provider": provider,
+            "scope": scope if scope == "catalog" else f"dialect:{scope}",
+            "tools": [{"functionDeclarations": definitions}] if provider == "gemini" else definitions,
+            "names": names,
+            "warnings": warnings,
+        }
+    )
+    return artifacts.add(f"providers/{provider}", scope, ".json", data if texts is None else splice(data, texts))
+
+
+def _definition_text(provider: str, spec: Mapping[str, JSON]) -> list[JSON]:
+    """``[name, canonical JSON of the definition, [warnings]]`` of one stored spec (as export_specs makes it)."""
+    export = export_specs(provider, [spec])
+    ((name, _),) = export.names.items()
+    return [name, dumps(export.definitions[0]).decode("utf-8"), [w.as_dict() for w in export.warnings]]

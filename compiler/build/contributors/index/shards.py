@@ -1,0 +1,132 @@
+"""The index's on-disk writer: term/doc shards and pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....format.canonical import dumps, sha256
+from ...artifacts import ArtifactSet
+
+#: Spaces and their weights in the combined score ``sum(weight * cosine)``.
+SPACE_WEIGHTS: dict[str, float] = {"words": 0.5, "chars": 0.5}
+
+
+TERM_SHARD_BYTES = 24_000
+
+
+DOC_SHARD_SIZE = 32
+
+
+#: From this many term shards in a space (or tool doc shards) on, the meta points to pages of :data:`PAGE_SIZE`
+#: file hashes instead of holding a ref per file (docs/search.md, "Paged tables").
+PAGES_FROM = 64
+
+
+PAGE_SIZE = 64
+
+
+def _entry_cost(term: str, entry: dict[str, Any]) -> int:
+    cost = len(term) + 24 + 14 * len(entry.get("docs", ()))
+    for gram, sub in entry.get("chars", {}).items():
+        cost += _entry_cost(gram, sub)
+    return cost
+
+
+def _write_space(
+    artifacts: ArtifactSet,
+    part: str,
+    name: str,
+    entries: dict[str, dict[str, Any]],
+    stem: str | None = None,
+    *,
+    pageable: bool = True,
+) -> dict[str, Any]:
+    """Write one space's term shards (sorted term ranges of about :data:`TERM_SHARD_BYTES`); its meta entry.
+
+    From :data:`PAGES_FROM` shards on (and ``pageable``), the meta keeps each shard's first term and
+    ``term_pages`` (:func:`_write_pages`) instead of a ref per shard.
+    """
+    batches: list[dict[str, Any]] = []
+    batch: dict[str, Any] = {}
+    size = 0
+    for term in sorted(entries):
+        entry = entries[term]
+        cost = _entry_cost(term, entry)
+        if batch and size + cost > TERM_SHARD_BYTES:
+            batches.append(batch)
+            batch, size = {}, 0
+        batch[term] = entry
+        size += cost
+    if batch:
+        batches.append(batch)
+    meta: dict[str, Any] = {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(entries)}
+    files = [dumps({"artifact": "index_terms", "part": part, "space": name, "terms": b}) for b in batches]
+    if pageable and len(files) >= PAGES_FROM:
+        meta["firsts"] = [min(b) for b in batches]
+        meta["term_pages"] = _write_pages(
+            artifacts, part, f"{stem or part}.{name}", "t", files, [max(b) for b in batches]
+        )
+        return meta
+    meta["shards"] = [
+        {"first": min(b), "last": max(b), "ref": artifacts.add("index", f"{stem or part}.{name}.t{i}", ".json", data)}
+        for i, (b, data) in enumerate(zip(batches, files, strict=True))
+    ]
+    return meta
+
+
+def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The doc shards; the meta keys that reach them (``doc_shards``, or ``doc_pages`` for big parts)."""
+    shards: list[tuple[int, int, bytes]] = []
+    for first in range(0, len(docs), DOC_SHARD_SIZE):
+        chunk = docs[first : first + DOC_SHARD_SIZE]
+        obj = {"artifact": "index_docs", "part": part, "first": first, "docs": chunk}
+        shards.append((first, len(chunk), dumps(obj)))
+    if part == "tools" and len(shards) >= PAGES_FROM:
+        return {"doc_pages": _write_pages(artifacts, part, f"{part}.docs", "d", [data for _, _, data in shards])}
+    out = []
+    for number, (first, count, data) in enumerate(shards):
+        ref = artifacts.add("index", f"{part}.d{number}", ".json", data)
+        shard: dict[str, Any] = {"first": first, "count": count, "ref": ref}
+        if part == "nodes":
+            shard["first_path"] = docs[first]["path"]
+        out.append(shard)
+    return {"doc_shards": out}
+
+
+def _write_pages(
+    artifacts: ArtifactSet, part: str, stem: str, prefix: str, files: list[bytes], lasts: list[str] | None = None
+) -> dict[str, Any]:
+    """A big table of files: ``<folder>/<prefix><i>.json``, their sha256 and size in pages the meta points to.
+
+    The meta then holds one ref per :data:`PAGE_SIZE` files instead of one per file, so it stays small as
+    catalogues grow. The folder is named by the hash of every file's hash, so its files never change once
+    published; a reader fetches a file together with its page and checks it against the page before use.
+    ``lasts`` (term shards): each file's last term, kept in its page.
+    """
+    digests = [sha256(data) for data in files]
+    folder = f"index/{stem}.{sha256(''.join(digests).encode())[:16]}"
+    for number, data in enumerate(files):
+        artifacts.files[f"{folder}/{prefix}{number}.json"] = data
+    pages = []
+    for first in range(0, len(files), PAGE_SIZE):
+        page: dict[str, Any] = {
+            "artifact": "index_pages",
+            "part": part,
+            "folder": folder,
+            "prefix": prefix,
+            "first": first,
+            "files": [[digest, len(data)] for digest, data in zip(digests, files, strict=True)][
+                first : first + PAGE_SIZE
+            ],
+        }
+        if lasts is not None:
+            page["last"] = lasts[first : first + PAGE_SIZE]
+        pages.append(artifacts.add_json("index", f"{stem}.p{first // PAGE_SIZE}", page))
+    return {
+        "folder": folder,
+        "prefix": prefix,
+        "files": len(files),
+        "per_page": PAGE_SIZE,
+        "max_bytes": max(len(data) for data in files),
+        "pages": pages,
+    }

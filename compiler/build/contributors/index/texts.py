@@ -1,0 +1,313 @@
+"""Build the search index: fit TF-IDF over tool and node texts and write it as term shards and doc shards.
+
+The analyzers come from :mod:`toolcat.reader.search.searcher`, so the stdlib reader tokenises a query
+exactly as scikit-learn tokenised the documents. Documents are numbered in home-path order, so
+every node's subtree is one contiguous doc-id range (tools listed there through ``categories``
+are kept as an explicit list): scoping a search to a category needs only that node's entry.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ....format.analyzer import ANALYZERS, analyzer_settings, word_ngrams
+from ....format.types import Ref
+from ...artifacts import ArtifactSet, pointer
+from ...model import CompiledCatalog, Node, NodePath, Tool
+from . import shards
+from .fit import Grams, fit_space
+from .segments import (
+    DELTA_MAX_BYTES,
+    DELTA_MAX_DOCS,
+    INDEX_STATE,
+    BaseTerms,
+    PartDocs,
+    assign_ids,
+    delta_node_entries,
+    fit_delta,
+    node_key,
+    part_state,
+    plan_delta,
+    read_base,
+    save_state,
+    tool_key,
+    write_delta,
+)
+from .shards import (
+    SPACE_WEIGHTS,
+    _write_docs,
+    _write_space,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FIELD_WEIGHTS", "contribute", "doc_order", "node_text", "tool_order", "tool_text"]
+
+#: How many times each field is repeated in a tool's text (with sublinear tf, k copies weigh 1 + ln k).
+FIELD_WEIGHTS: dict[str, int] = {
+    "id": 2,
+    "summary": 2,
+    "description": 1,
+    "tags": 1,
+    "args": 1,
+    "examples": 1,
+    "node_titles": 1,
+    "when_to_use": 1,
+    "skill_name": 2,
+    "skill_description": 2,
+    "skill_body": 1,
+    "search_hints": 2,
+    "legacy_aliases": 1,
+    "skill_capabilities": 1,
+}
+SKILL_BODY_CHARS = 1500
+#: Each field is indexed up to this many characters. A multi-megabyte description (sources allow 4 MiB)
+#: would cost hundreds of MB in the char n-gram space and add nothing a query could find.
+FIELD_CHARS = 8_000
+
+
+def _schema_text(schema: Any, depth: int = 0) -> list[str]:
+    """Argument names and descriptions, two levels deep."""
+    out: list[str] = []
+    if not isinstance(schema, dict) or depth > 2:
+        return out
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        # by name: a schema read back from the build cache has its keys sorted, and the text must not depend on it
+        for name, sub in sorted(props.items()):
+            out.append(str(name))
+            if isinstance(sub, dict):
+                if isinstance(sub.get("description"), str):
+                    out.append(sub["description"])
+                out.extend(_schema_text(sub, depth + 1))
+                out.extend(_schema_text(sub.get("items"), depth + 1))
+    return out
+
+
+def _node_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
+    titles: list[str] = []
+    for home in (tool.path, *tool.categories):
+        for depth in range(1, len(home) + 1):
+            node = catalog.nodes.get(home[:depth])
+            if node is not None and node.title not in titles:
+                titles.append(node.title)
+    return titles
+
+
+def tool_text(tool: Tool, catalog: CompiledCatalog) -> str:
+    """The text a tool is indexed under: its fields, repeated by :data:`FIELD_WEIGHTS`."""
+    fields: dict[str, list[str]] = {
+        "id": [tool.id],
+        "summary": [tool.summary],
+        "description": [tool.description],
+        "tags": list(tool.tags),
+        "args": _schema_text(tool.args_schema),
+        "examples": [str(ex.get("description", "")) for ex in tool.examples],
+        "node_titles": _node_titles(tool, catalog),
+        "when_to_use": [tool.when_to_use],
+        "search_hints": list(tool.search_hints),
+        "legacy_aliases": list(tool.legacy_aliases),
+    }
+    if tool.skill is not None:
+        fields["skill_capabilities"] = [str(c) for c in tool.skill.meta.get("capabilities") or []]
+        fields["skill_name"] = [tool.skill.name]
+        fields["skill_description"] = [str(tool.skill.frontmatter.get("description", ""))]
+        fields["skill_body"] = [tool.skill.body[:SKILL_BODY_CHARS]]
+    lines: list[str] = []
+    for name, texts in fields.items():
+        text = "\n".join(t for t in texts if t)[:FIELD_CHARS]
+        if text:
+            lines.extend([text] * FIELD_WEIGHTS[name])
+    return "\n".join(lines)
+
+
+def node_text(node: Node, catalog: CompiledCatalog) -> str:
+    """A node's text: title and path (twice), summary, tags, and the ids and summaries of its direct tools."""
+    tools = catalog.tools_at(node.path)
+    parts = [node.title, " ".join(node.path)] * 2 + [node.summary, " ".join(node.tags)]
+    parts += [f"{t.id} {t.summary}" for t in tools]
+    return "\n".join(p for p in parts if p)
+
+
+def _bundle(word: str, char_entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The char n-gram entries of one word; an n-gram whose posting equals an earlier one is ``{"same": ngram}``."""
+    bundle: dict[str, Any] = {}
+    seen: dict[tuple[Any, ...], str] = {}
+    for gram in dict.fromkeys(word_ngrams(word)):
+        entry = char_entries.get(gram)
+        if entry is None:
+            continue
+        key = (entry["idf"], tuple(entry["docs"]), tuple(entry["w"]))
+        bundle[gram] = {"same": seen[key]} if key in seen else entry
+        seen.setdefault(key, gram)
+    return bundle
+
+
+def _write_part(
+    artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Fit and write one part in full; its meta entry and, by space, the terms max_df dropped."""
+    words = [ANALYZERS["words"](text) for text in texts]
+    grams = Grams()
+    fitted = {
+        "words": fit_space("words", lambda: words, len(texts), lambda: {w for doc in words for w in doc}),
+        "chars": fit_space("chars", lambda: (grams.of(doc) for doc in words), len(texts), grams.every),
+    }
+    entries = {name: space.entries() for name, space in fitted.items()}
+    # Each word also carries the postings of its own character n-grams (a "bundle"): a query whose words the
+    # catalogue knows then needs only its words' shards. The chars shards serve the n-grams of unknown words.
+    for word, entry in entries["words"].items():
+        bundle = _bundle(word, entries["chars"])
+        if bundle:
+            entry["chars"] = bundle
+    spaces = []
+    for name in SPACE_WEIGHTS:
+        space = _write_space(artifacts, part, name, entries.pop(name))
+        space["max_df"] = fitted[name].max_df
+        spaces.append(space)
+    meta = {
+        "n_docs": len(docs),
+        "spaces": spaces,
+        "doc_shard_size": shards.DOC_SHARD_SIZE,
+        "bundles": True,
+        **_write_docs(artifacts, part, docs),
+    }
+    return meta, {name: fitted[name].dropped for name in SPACE_WEIGHTS}
+
+
+def tool_order(catalog: CompiledCatalog) -> list[Tool]:
+    """Tools in doc-id order: by home path, then id, so each subtree is one contiguous range."""
+    return sorted(catalog.tools.values(), key=lambda t: (t.path, t.id))
+
+
+def doc_order(catalog: CompiledCatalog, artifacts: ArtifactSet) -> tuple[list[Tool | None], list[NodePath | None]]:
+    """The index's doc ids → tools and node paths (None where a delta deleted the document).
+
+    After the index stage ran on ``artifacts``: with a delta segment, added documents come after the base's
+    and deleted ones leave holes, so a stage keyed by doc id (the semantic tier's vectors) must read this.
+    """
+    ids = artifacts.doc_order
+    tools = [None if tool_id is None else catalog.tools[tool_id] for tool_id in ids["tools"]]
+    by_key = {node_key(path): path for path in catalog.nodes}
+    nodes = [None if key is None else by_key[key] for key in ids["nodes"]]
+    return tools, nodes
+
+
+def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str, Any]]:
+    doc_of = {tool.id: doc_id for doc_id, tool in enumerate(order)}
+    homes = [tool.path for tool in order]
+    entries = []
+    for path in sorted(catalog.nodes):
+        node = catalog.nodes[path]
+        low = next((i for i, home in enumerate(homes) if home[: len(path)] == path), len(homes))
+        high = low
+        while high < len(homes) and homes[high][: len(path)] == path:
+            high += 1
+        direct = sum(1 for home in homes[low:high] if home == path)
+        extra = sorted(
+            {doc_of[t.id] for t in order for c in t.categories if c[: len(path)] == path} - set(range(low, high))
+        )
+        extra_direct = sorted({doc_of[t.id] for t in order if path in t.categories} - set(range(low, low + direct)))
+        entries.append(
+            {
+                "path": list(path),
+                "title": node.title,
+                "summary": node.summary,
+                "tags": list(node.tags),
+                "range": [low, high],
+                "direct": direct,
+                "extra": extra,
+                "extra_direct": extra_direct,
+            }
+        )
+    return entries
+
+
+def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> None:
+    """Write the index (tools and nodes) and set ``manifest["index"]`` to its meta file.
+
+    With a previous build to build on (:mod:`toolcat.build.contributors.index.segments`), only a delta segment is written when the
+    catalogue changed little since that build's base segment; otherwise every document is fitted afresh.
+    """
+    order = tool_order(catalog)
+    tools_docs = PartDocs(
+        [tool_key(t) for t in order],
+        [tool_text(t, catalog) for t in order],
+        [{"pointer": pointer(tool, specs[tool.id][1])} for tool in order],
+    )
+    node_paths: list[NodePath] = sorted(catalog.nodes)
+    node_texts = [node_text(catalog.nodes[p], catalog) for p in node_paths]
+    base = read_base(artifacts.previous)
+    parts = _delta_parts(catalog, artifacts, base, order, tools_docs, node_paths, node_texts) if base else None
+    if parts is None:
+        tools, dropped = _write_part(artifacts, "tools", tools_docs.texts, tools_docs.entries)
+        nodes_docs = PartDocs([node_key(p) for p in node_paths], node_texts, _node_entries(catalog, order))
+        # The root is kept for scoping (its entry holds the whole range) but not ranked: it matches everything.
+        nodes, node_dropped = _write_part(artifacts, "nodes", nodes_docs.texts, nodes_docs.entries)
+        save_state(
+            artifacts,
+            {
+                "tools": part_state(tools, tools_docs, dropped, keep_entries=False),
+                "nodes": part_state(nodes, nodes_docs, node_dropped, keep_entries=True),
+            },
+        )
+        artifacts.doc_order["tools"] = [t.id for t in order]
+        artifacts.doc_order["nodes"] = [node_key(p) for p in node_paths]
+    else:
+        tools, nodes = parts
+    meta = {
+        "artifact": "index_meta",
+        "analyzer": analyzer_settings(),
+        "score": {"combine": "sum over spaces of weight * cosine(query, doc)", "weights": SPACE_WEIGHTS},
+        "fields": {"weights": FIELD_WEIGHTS, "skill_body_chars": SKILL_BODY_CHARS},
+        "tools": tools,
+        "nodes": nodes,
+    }
+    artifacts.manifest["index"] = artifacts.add_json("index", "meta", meta)
+    log.info(
+        "search index: %d tools, %d nodes, %s",
+        len(order),
+        len(node_paths),
+        "one segment" if parts is None else "base segment kept, delta written",
+    )
+
+
+def _delta_parts(
+    catalog: CompiledCatalog,
+    artifacts: ArtifactSet,
+    base: dict[str, Any],
+    order: list[Tool],
+    tools_docs: PartDocs,
+    node_paths: list[NodePath],
+    node_texts: list[str],
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Both parts as base + delta, or None when either delta is too big (then the build merges)."""
+    assert artifacts.previous is not None  # noqa: S101 - read_base found the base there
+    tool_ids, tool_order_ids = assign_ids(base["tools"]["keys"], tools_docs.keys)
+    n_base = len(base["tools"]["keys"])
+    added = [(i, tool) for i, tool in zip(tool_ids, order, strict=True) if i >= n_base]
+    nodes_docs = PartDocs(
+        [node_key(p) for p in node_paths], node_texts, delta_node_entries(catalog, base["nodes"]["docs"], added)
+    )
+    node_ids, node_order_ids = assign_ids(base["nodes"]["keys"], nodes_docs.keys)
+    deltas = {}
+    for name, docs, ids, doc_order in (
+        ("tools", tools_docs, tool_ids, tool_order_ids),
+        ("nodes", nodes_docs, node_ids, node_order_ids),
+    ):
+        delta = plan_delta(base[name], docs, ids, len(doc_order))
+        if delta is None:
+            log.info("index: the %s delta outgrew %d documents; merging into a new base segment", name, DELTA_MAX_DOCS)
+            return None
+        size = fit_delta(delta, base[name], BaseTerms(artifacts.previous, base[name]["meta"]), len(docs.keys))
+        if size > DELTA_MAX_BYTES:
+            log.info("index: the %s delta outgrew %d bytes; merging into a new base segment", name, DELTA_MAX_BYTES)
+            return None
+        deltas[name] = delta
+    tools = write_delta(artifacts, "tools", base["tools"]["meta"], deltas["tools"], artifacts.previous)
+    nodes = write_delta(artifacts, "nodes", base["nodes"]["meta"], deltas["nodes"], artifacts.previous)
+    artifacts.private[INDEX_STATE] = (artifacts.previous / INDEX_STATE).read_bytes()
+    artifacts.doc_order["tools"] = [None if k is None else k.split("\x1f", 1)[0] for k in tool_order_ids]
+    artifacts.doc_order["nodes"] = node_order_ids
+    return tools, nodes

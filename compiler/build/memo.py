@@ -1,0 +1,112 @@
+"""Per-tool results one build hands to the next, so a one-tool edit re-renders one tool, not ten thousand.
+
+A tool's prompt snippets and its provider definitions are functions of its stored spec alone, so they are
+kept under the sha256 of that spec (``Ref["sha256"]``, which changes with any field a snippet or a
+definition reads). They live beside the build in private files, one per kind (:func:`memo_file`, never
+referenced by the manifest), as canonical JSON text, and the next build reads them back only when ``previous`` is set:
+:func:`toolcat.build.pipeline._build_locked` sets it only for a build of the same settings, toolcat version and code
+fingerprint (templates and adapters included), so a changed template or adapter never reuses an entry.
+
+A missing, unreadable or foreign file only costs time. What is saved is the entries this build used, sorted:
+the same sources save the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..format.canonical import dumps
+
+MEMO_FORMAT = "toolcat-memo-1"
+#: Where a spliced list goes in a payload before its items' text is put in (a NUL-wrapped name no key or
+#: provider name can hold; warnings, the only free text, come after it in key order).
+HOLE = "\x00toolcat-hole\x00"
+_HOLE_TEXT = json.dumps(HOLE)
+
+
+def memo_file(kind: str) -> str:
+    """The private file of one kind of entry (``snippet``, ``export.openai`` ...), beside the build."""
+    return f".toolcat-memo.{kind}.json"
+
+
+class ToolMemo:
+    """``get(kind, sha, make)``: the last build's value for this spec, or ``make()``; either is kept for the next.
+
+    One kind is in memory at a time: the last build's entries of a kind are read on its first ``get``, and
+    :meth:`close` streams the kind's entries to the staging folder (``stage``, when there is one) and drops
+    them, so a 100,000-tool build never holds every tool's snippets and three providers' definitions at once.
+    """
+
+    def __init__(self, previous: Path | None = None, stage: Path | None = None) -> None:
+        self.previous = previous
+        self.stage = stage
+        self._old: dict[str, dict[str, Any]] = {}
+        self._new: dict[str, dict[str, Any]] = {}
+        #: Private files for the next build: name → bytes, or the staged file to link.
+        self.files: dict[str, bytes | Path] = {}
+
+    def _last(self, kind: str) -> dict[str, Any]:
+        if kind not in self._old:
+            self._old[kind] = {}
+            if self.previous is not None:
+                try:
+                    data = json.loads((self.previous / memo_file(kind)).read_bytes())
+                except (OSError, ValueError):
+                    data = None
+                if (
+                    isinstance(data, dict)
+                    and data.get("format") == MEMO_FORMAT
+                    and isinstance(data.get("entries"), dict)
+                ):
+                    self._old[kind] = data["entries"]
+        return self._old[kind]
+
+    def get(self, kind: str, sha: str, make: Callable[[], Any]) -> Any:
+        """The value kept for (``kind``, ``sha``), made (and kept) when the last build had none."""
+        value = self._last(kind).get(sha)
+        if value is None:
+            value = make()
+        self._new.setdefault(kind, {})[sha] = value
+        return value
+
+    def close(self, kind: str) -> None:
+        """Done with ``kind``: its entries (sorted, canonical) become its private file and leave memory."""
+        entries = self._new.pop(kind, {})
+        self._old.pop(kind, None)
+        pieces = _encoded(entries)
+        if self.stage is None:
+            self.files[memo_file(kind)] = "".join(pieces).encode("utf-8")
+            return
+        path = self.stage / ".memo" / memo_file(kind)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            handle.writelines(pieces)
+        self.files[memo_file(kind)] = path
+
+    def close_all(self) -> dict[str, bytes | Path]:
+        """Close every kind still open; the private files for the next build."""
+        for kind in sorted(self._new):
+            self.close(kind)
+        return self.files
+
+
+def _encoded(entries: dict[str, Any]) -> Iterator[str]:
+    """``{"entries": {...}, "format": ...}`` as sorted, compact JSON, one entry at a time."""
+    yield '{"entries":{'
+    for i, sha in enumerate(sorted(entries)):
+        yield ("," if i else "") + json.dumps(sha) + ":" + dumps(entries[sha]).decode("utf-8")
+    yield '},"format":' + json.dumps(MEMO_FORMAT) + "}"
+
+
+def splice(canonical: bytes, items: list[str]) -> bytes:
+    """``canonical`` (a payload dumped with :data:`HOLE` where a list goes) with the list of ``items`` put in.
+
+    Each item is the canonical JSON text of one element, so the result is byte for byte what dumping the
+    payload with the list itself gives (``tests/test_memo.py``), without dumping the elements again.
+    """
+    text = canonical.decode("utf-8")
+    at = text.index(_HOLE_TEXT)
+    return (text[:at] + "[" + ",".join(items) + "]" + text[at + len(_HOLE_TEXT) :]).encode("utf-8")

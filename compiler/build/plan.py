@@ -1,0 +1,357 @@
+"""Plan the artifact set: the validated catalogue → ``{relative path: bytes}`` plus the manifest.
+
+Nothing is written here. Every file except ``catalog.json`` is named by its content
+hash, so it never changes once published; every file is reached through a *ref*
+(``{"path", "sha256", "bytes"}``) held by the file that points to it, so a reader can
+verify everything it fetches. The layout is documented in docs/format.md and each
+artifact kind has a JSON Schema in ``compiler/format/schemas/``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import FORMAT_VERSION, __version__
+from ..format.aliases import PROVIDER_RULES, PROVIDERS
+from ..format.buckets import LOOKUP_HASH, lookup_bucket
+from ..format.canonical import dumps, sha256
+from ..format.types import Ref
+from .artifacts import ArtifactSet, Contributor, Specs, pointer
+from .filestore import FileStore
+from .memo import ToolMemo
+from .model import CompiledCatalog, NodePath, Tool, path_str
+from .parallel import run_beside
+from .tokens import count_tokens
+
+log = logging.getLogger(__name__)
+
+NODE_PAGE_SIZE = 100
+NAMESPACE_PAGE_SIZE = 200
+LOOKUP_BUCKET_TARGET = 256
+GENERATOR = f"toolcat {__version__}"
+
+
+def node_slug(path: NodePath) -> str:
+    """File stem of a node shard: ``coding.refactoring``; the root is ``_root``."""
+    return ".".join(path) if path else "_root"
+
+
+def pointer_tokens(tool: Tool) -> int:
+    """Tokens of the level-1 pointer as an agent sees it (no ref)."""
+    shown = {k: v for k, v in pointer(tool, {}).items() if k != "spec"}
+    return count_tokens(dumps(shown).decode())
+
+
+def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
+    assert tool.skill is not None  # noqa: S101 - only called for skills
+    skill = tool.skill
+    directory = f"skills/{skill.name}"
+    body_ref = artifacts.add_in_folder(directory, "SKILL.md", skill.body.encode("utf-8"))
+    resources = [
+        {
+            "path": res.rel_path,
+            "media_type": res.media_type,
+            "ref": artifacts.add_in_folder(directory, res.rel_path, res.data),
+        }
+        for res in skill.resources
+    ]
+    return {
+        "name": skill.name,
+        "frontmatter": skill.frontmatter,
+        "body": body_ref,
+        "body_tokens": count_tokens(skill.body),
+        "level1_tokens": count_tokens(f"{skill.name}: {skill.frontmatter.get('description', '')}"),
+        "resources": resources,
+    }
+
+
+def tool_spec(tool: Tool) -> dict[str, Any]:
+    """The full level-2 spec of a tool, as stored (without its skill section and token counts)."""
+    return {
+        "artifact": "tool",
+        "tool_id": tool.id,
+        "type": tool.type,
+        "aliases": tool.aliases,
+        "path": list(tool.path),
+        "categories": [list(c) for c in tool.categories],
+        "summary": tool.summary,
+        "description": tool.description,
+        "args_schema": tool.args_schema,
+        "result_schema": tool.result_schema,
+        "examples": list(tool.examples),
+        "errors": list(tool.errors),
+        "tags": list(tool.tags),
+        "kind": tool.kind,
+        "optional": tool.optional,
+        "when_to_use": tool.when_to_use,
+        "policy": {k: list(v) for k, v in tool.policy.items()},
+        "annotations": tool.annotations,
+        "handler": tool.handler,
+        "version": tool.version,
+        "deprecated": tool.deprecated,
+        "source": {"file": tool.origin.file, "line": tool.origin.line},
+        **({"legacy_aliases": list(tool.legacy_aliases)} if tool.legacy_aliases else {}),
+        **({"always_load": True} if tool.always_load else {}),
+        **(skill_meta(tool)),
+    }
+
+
+def skill_meta(tool: Tool) -> dict[str, Any]:
+    """004's skill metadata as top-level spec fields: author, capabilities, constraints, tools (when set)."""
+    if tool.skill is None:
+        return {}
+    return {k: tool.skill.meta[k] for k in ("author", "capabilities", "constraints", "tools") if tool.skill.meta.get(k)}
+
+
+def _plan_always_load(catalog: CompiledCatalog, specs: Specs) -> list[dict[str, Any]]:
+    return [
+        {"tool_id": t.id, "alias": t.aliases.get("openai", t.id), "ref": specs[t.id][1]}
+        for t in sorted(catalog.tools.values(), key=lambda t: t.id)
+        if t.always_load
+    ]
+
+
+def _plan_tools(catalog: CompiledCatalog, artifacts: ArtifactSet) -> Specs:
+    specs: Specs = {}
+    for tool in catalog.tools.values():
+        spec = tool_spec(tool)
+        if tool.skill is not None:
+            spec["skill"] = _skill_section(tool, artifacts)
+        spec["tokens"] = {"pointer": pointer_tokens(tool), "spec": count_tokens(dumps(spec).decode())}
+        specs[tool.id] = (spec, artifacts.add_json("tools", tool.id, spec))
+    return specs
+
+
+def _subtree_counts(catalog: CompiledCatalog) -> dict[NodePath, int]:
+    """Distinct tools at or below each node (a DAG: a tool counts once per subtree)."""
+    below: dict[NodePath, set[str]] = {path: set() for path in catalog.nodes}
+    for tool in catalog.tools.values():
+        for home in (tool.path, *tool.categories):
+            for depth in range(len(home) + 1):
+                prefix = home[:depth]
+                if prefix in below:
+                    below[prefix].add(tool.id)
+    return {path: len(ids) for path, ids in below.items()}
+
+
+def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
+    counts = _subtree_counts(catalog)
+    refs: dict[NodePath, Ref] = {}
+    for path in sorted(catalog.nodes, key=lambda p: (-len(p), p)):  # leaves first: parents hold child hashes
+        node = catalog.nodes[path]
+        pointers = [pointer(t, specs[t.id][1]) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
+        pages = [pointers[i : i + NODE_PAGE_SIZE] for i in range(0, len(pointers), NODE_PAGE_SIZE)] or [[]]
+        page_refs = [
+            artifacts.add_json(
+                "nodes",
+                f"{node_slug(path)}.p{number}",
+                {"artifact": "node_page", "path": list(path), "page": number, "tools": page},
+            )
+            for number, page in enumerate(pages[1:], start=2)
+        ]
+        children = [
+            {
+                "name": child.name,
+                "path": list(child.path),
+                "title": child.title,
+                "summary": child.summary,
+                "tags": list(child.tags),
+                "tool_count": counts[child.path],
+                "ref": refs[child.path],
+            }
+            for child in catalog.children(path)
+        ]
+        shard = {
+            "artifact": "node",
+            "path": list(path),
+            "title": node.title,
+            "summary": node.summary,
+            "tags": list(node.tags),
+            "children": children,
+            "tools": pages[0],
+            "tool_count": counts[path],
+            "direct_tools": len(pointers),
+            "page_size": NODE_PAGE_SIZE,
+            "pages": page_refs,
+        }
+        refs[path] = artifacts.add_json("nodes", node_slug(path), shard)
+    return refs[()]
+
+
+def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> Ref:
+    """One pointer shard per id namespace (paged like nodes): what gateway help needs for a group.
+
+    Their refs go in a ``namespace_index`` file, not in the manifest: the manifest is read by every
+    ``list()`` at the root, and must not grow with the number of namespaces.
+    """
+    by_namespace: dict[str, list[dict[str, Any]]] = {}
+    for tool in catalog.tools.values():
+        by_namespace.setdefault(tool.namespace, []).append(pointer(tool, specs[tool.id][1]))
+    refs: dict[str, Ref] = {}
+    for namespace, pointers in sorted(by_namespace.items()):
+        pages = [pointers[i : i + NAMESPACE_PAGE_SIZE] for i in range(0, len(pointers), NAMESPACE_PAGE_SIZE)]
+        page_refs = [
+            artifacts.add_json(
+                "namespaces",
+                f"{namespace}.p{number}",
+                {"artifact": "namespace_page", "namespace": namespace, "page": number, "tools": page},
+            )
+            for number, page in enumerate(pages[1:], start=2)
+        ]
+        refs[namespace] = artifacts.add_json(
+            "namespaces",
+            namespace,
+            {
+                "artifact": "namespace",
+                "namespace": namespace,
+                "tool_count": len(pointers),
+                "page_size": NAMESPACE_PAGE_SIZE,
+                "tools": pages[0],
+                "pages": page_refs,
+            },
+        )
+    return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
+
+
+def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
+    entries: dict[str, dict[str, Any]] = {}
+    for tool in catalog.tools.values():
+        value = {"tool_id": tool.id, "spec": specs[tool.id][1]}
+        names = {tool.id, *tool.aliases.values(), *tool.legacy_aliases}
+        if tool.skill is not None:
+            names.add(tool.skill.name)
+        for name in names:
+            entries.setdefault(name, value)
+    count = 1 << max(0, math.ceil(math.log2(max(1, math.ceil(len(entries) / LOOKUP_BUCKET_TARGET)))))
+    buckets: list[dict[str, Any]] = [{} for _ in range(count)]
+    for name, value in sorted(entries.items()):
+        buckets[lookup_bucket(name, count)][name] = value
+    refs = [
+        artifacts.add_json(
+            "lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket}
+        )
+        for index, bucket in enumerate(buckets)
+    ]
+    return {"buckets": count, "hash": LOOKUP_HASH, "refs": refs}
+
+
+def _plan_aliases(catalog: CompiledCatalog, artifacts: ArtifactSet) -> dict[str, Ref]:
+    out: dict[str, Ref] = {}
+    for provider in PROVIDERS:
+        to_alias = {tool.id: tool.aliases[provider] for tool in catalog.tools.values()}
+        rule = PROVIDER_RULES[provider]
+        doc = {
+            "artifact": "aliases",
+            "provider": provider,
+            "rule": {"pattern": rule.pattern.pattern, "max_length": rule.max_length, "doc": rule.doc},
+            "to_alias": to_alias,
+            "to_id": {alias: tool_id for tool_id, alias in to_alias.items()},
+        }
+        out[provider] = artifacts.add_json("aliases", provider, doc)
+    return out
+
+
+def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
+    per_tool = {
+        tool_id: {
+            "pointer": spec["tokens"]["pointer"],
+            "spec": spec["tokens"]["spec"],
+            **(
+                {"skill_level1": spec["skill"]["level1_tokens"], "skill_level2": spec["skill"]["body_tokens"]}
+                if "skill" in spec
+                else {}
+            ),
+        }
+        for tool_id, (spec, _) in specs.items()
+    }
+    totals = {
+        "pointers": sum(v["pointer"] for v in per_tool.values()),
+        "specs": sum(v["spec"] for v in per_tool.values()),
+    }
+    return artifacts.add_json(
+        "stats", "tokens", {"artifact": "stats", "encoding": "o200k_base", "tools": per_tool, "totals": totals}
+    )
+
+
+def registry_version(catalog: CompiledCatalog, specs: Specs) -> str:
+    """A hash of the canonical inputs (nodes and full tool specs), the format and the generator."""
+    canonical = {
+        "format_version": FORMAT_VERSION,
+        "generator": GENERATOR,
+        "nodes": [[path_str(p), n.title, n.summary, list(n.tags)] for p, n in catalog.nodes.items()],
+        "tools": {tool_id: ref["sha256"] for tool_id, (_, ref) in specs.items()},
+    }
+    return sha256(dumps(canonical))[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A planned build: every file, the manifest and the ref that points to it."""
+
+    files: FileStore
+    manifest: dict[str, Any]
+    manifest_ref: Ref
+    registry_version: str
+    #: Files kept from the previous build (path → ref), and build-private files (name → bytes, or a staged file).
+    carried: dict[str, Ref] = field(default_factory=dict)
+    private: dict[str, bytes | Path] = field(default_factory=dict)
+
+
+def plan(
+    catalog: CompiledCatalog,
+    contributors: Sequence[Contributor] = (),
+    previous: Path | None = None,
+    *,
+    out: Path | None = None,
+    stage: Path | None = None,
+    beside: Sequence[Contributor] = (),
+) -> Plan:
+    """Every artifact of a build, in memory; the manifest comes last because it points to the rest.
+
+    ``contributors`` (search index, prompt sections, provider exports...) run in order after the
+    core artifacts, each adding files and manifest entries (``build.py`` passes them in). ``previous``: the
+    last good build of the same settings, which a contributor may build on (the search index's segment).
+    ``out`` and ``stage``: where files the last build has are linked from, and where files beyond the memory
+    budget are written (:class:`toolcat.build.filestore.FileStore`). ``beside``: contributors that read only the
+    catalogue and the specs (prompts, exports), run beside the others (:func:`toolcat.build.parallel.run_beside`).
+    """
+    artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous, stage))
+    specs = _plan_tools(catalog, artifacts)
+    root_ref = _plan_nodes(catalog, artifacts, specs)
+    version = registry_version(catalog, specs)
+    manifest: dict[str, Any] = {
+        "artifact": "manifest",
+        "format_version": FORMAT_VERSION,
+        "registry_version": version,
+        "generator": GENERATOR,
+        "title": catalog.title,
+        "summary": catalog.summary,
+        "counts": {
+            "nodes": len(catalog.nodes),
+            "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
+            "skills": len(catalog.skills),
+        },
+        "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
+        "namespace_index": _plan_namespaces(catalog, artifacts, specs),
+        "root": root_ref,
+        "lookup": _plan_lookup(catalog, artifacts, specs),
+        "aliases": _plan_aliases(catalog, artifacts),
+        "stats": _plan_stats(artifacts, specs),
+    }
+    if always_load := _plan_always_load(catalog, specs):
+        manifest["always_load"] = always_load
+
+    def in_order() -> None:
+        for contribute in contributors:
+            contribute(catalog, artifacts, specs)
+
+    run_beside(catalog, artifacts, specs, beside, in_order, out=out, stage=stage)
+    manifest.update(artifacts.manifest)
+    manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
+    artifacts.private.update(artifacts.memo.close_all())
+    return Plan(artifacts.files, manifest, manifest_ref, version, artifacts.carried, artifacts.private)

@@ -1,0 +1,363 @@
+"""Cross-file rules and the typed catalogue: unique ids, known categories, provider aliases."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from dataclasses import replace
+from typing import Any
+
+from ...format.aliases import assign_aliases, plain_alias
+from ..errors import Diagnostics
+from ..model import CompiledCatalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
+from ..tokens import count_tokens
+from .load import Loaded
+from .skills import skill_tool_id
+
+log = logging.getLogger(__name__)
+
+SKILL_LEVEL1_BUDGET = 100
+SKILL_LEVEL2_BUDGET = 5000
+
+#: A skill is "called" to read its instructions (level 2) or one bundled file (level 3).
+SKILL_ARGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "resource": {
+            "type": "string",
+            "description": "Relative path of a bundled file to read (level 3); omit it to get the SKILL.md instructions.",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+def _parse_category(text: str) -> NodePath:
+    return tuple(part for part in text.split("/") if part)
+
+
+def _skill_tool(record: dict[str, Any]) -> Tool:
+    info = SkillInfo(
+        name=record["name"],
+        frontmatter=record["frontmatter"],
+        body=record["body"],
+        resources=tuple(SkillResource(r["rel_path"], r["data"], r["media_type"]) for r in record["resources"]),
+        meta=dict(record.get("meta") or {}),
+    )
+    return Tool(
+        id=record["id"],
+        summary=record["summary"],
+        description=record["description"],
+        args_schema=SKILL_ARGS_SCHEMA,
+        path=tuple(record["path"]),
+        origin=Origin(record["file"], 1),
+        tags=tuple(record["tags"]),
+        kind="read",
+        optional=True,
+        when_to_use=record["description"],
+        annotations={"readOnlyHint": True, "title": record["name"]},
+        handler={"type": "skill"},
+        version=record.get("version"),
+        skill=info,
+    )
+
+
+def _check_alias_hijacks(
+    tools: dict[str, Tool],
+    explicit: dict[str, str],
+    alias_paths: dict[str, str],
+    defined_at: dict[str, str],
+    diags: Diagnostics,
+) -> None:
+    """An explicit alias may not take a name by which agents already reach another tool or skill.
+
+    Readers resolve a tool by its id, its provider alias or a skill's name (the lookup artifacts),
+    so an alias equal to one of those, even in another case, would take that tool over. This is
+    not the provider-alias renaming of :mod:`toolcat.format.aliases`, which settles two *derived*
+    aliases (``a.b_c`` and ``a_b.c``) deterministically: an author-chosen alias has no such excuse.
+    """
+    names: dict[str, list[tuple[str, str, str]]] = {}  # casefolded name -> (name, what it is, owner id)
+    for tool_id, tool in tools.items():
+        owned = [
+            (tool_id, "tool id"),
+            (explicit[tool_id], "alias") if tool_id in explicit else (plain_alias(tool_id), "provider alias"),
+        ]
+        if tool.skill is not None:
+            owned.append((tool.skill.name, "skill name"))
+        for name, what in owned:
+            names.setdefault(name.casefold(), []).append((name, what, tool_id))
+    for tool_id, alias in sorted(explicit.items()):
+        tool = tools[tool_id]
+        for name, what, owner in names.get(alias.casefold(), []):
+            if owner == tool_id:
+                continue
+            case = " (they differ only in case, which agents and some providers ignore)" if name != alias else ""
+            diags.error(
+                tool.origin.file,
+                f"alias {alias!r} of {tool_id!r} collides with the {what} {name!r} of "
+                f"{owner!r} ({defined_at.get(owner, tools[owner].origin.file)}){case}",
+                line=tool.origin.line,
+                json_path=alias_paths.get(tool_id),
+                code="alias_collision",
+                expected="a name no other tool or skill answers to",
+                got=repr(alias),
+                hint=f"Agents call tools by id, alias or skill name, so these share one namespace: choose "
+                f"another alias for {tool_id!r}, or drop it to use the default {plain_alias(tool_id)!r}.",
+            )
+
+
+def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
+    """Apply the cross-file rules; return the catalogue and every diagnostic found."""
+    diags = Diagnostics()
+    diags.extend(loaded.diagnostics.items)
+    for file_result in loaded.tool_files.values():
+        diags.extend(file_result.diagnostics)
+    for skill in loaded.skills:
+        diags.extend(skill.diagnostics)
+
+    nodes: dict[NodePath, Node] = {
+        rec.path: Node(rec.path, rec.title, rec.summary, tuple(rec.tags), Origin(rec.file)) for rec in loaded.nodes
+    }
+    root = nodes.get(())
+    title = root.title if root else "Catalogue"
+    summary = root.summary if root else ""
+
+    defined_at: dict[str, str] = {}
+    tools: dict[str, Tool] = {}
+    explicit_aliases: dict[str, str] = {}
+    alias_owner: dict[str, tuple[str, str]] = {}
+    alias_paths: dict[str, str] = {}
+
+    for rel, result in sorted(loaded.tool_files.items()):
+        home = loaded.tool_paths[rel]
+        for rec in result.tools:
+            where = f"{rel}:{rec['line']}" if rec["line"] else rel
+            if rec["id"] in defined_at:
+                diags.error(
+                    rel,
+                    f"duplicate tool id {rec['id']!r}, first defined at {defined_at[rec['id']]}",
+                    line=rec["line"],
+                    json_path=f"{rec['json_path']}.id",
+                    code="duplicate_id",
+                    hint="Tool ids are unique across the catalogue: rename one of them.",
+                )
+                continue
+            categories: list[NodePath] = []
+            for index, category in enumerate(rec["categories"]):
+                cat_path = _parse_category(category)
+                if cat_path not in nodes:
+                    known = [path_str(p) for p in nodes if p]
+                    close = difflib.get_close_matches(category, known, n=1)
+                    diags.error(
+                        rel,
+                        f"category {category!r} is not a node of the catalogue",
+                        line=rec["line"],
+                        json_path=f"{rec['json_path']}.categories[{index}]",
+                        code="unknown_category",
+                        expected="the folder path of an existing node",
+                        got=repr(category),
+                        hint=f"Did you mean {close[0]!r}?" if close else "Create the folder or fix the path.",
+                    )
+                    continue
+                if cat_path != home and cat_path not in categories:
+                    categories.append(cat_path)
+            if rec["alias"]:
+                if rec["alias"] in alias_owner:
+                    other_id, other_where = alias_owner[rec["alias"]]
+                    diags.error(
+                        rel,
+                        f"alias {rec['alias']!r} is already used by {other_id!r} ({other_where})",
+                        line=rec["line"],
+                        json_path=f"{rec['json_path']}.alias",
+                        code="alias_collision",
+                        hint="Explicit aliases must be unique: choose another alias for one of the tools.",
+                    )
+                    continue
+                alias_owner[rec["alias"]] = (rec["id"], where)
+                explicit_aliases[rec["id"]] = rec["alias"]
+                alias_paths[rec["id"]] = f"{rec['json_path']}.alias"
+            defined_at[rec["id"]] = where
+            tools[rec["id"]] = Tool(
+                id=rec["id"],
+                summary=rec["summary"],
+                description=rec["description"],
+                args_schema=rec["args_schema"],
+                path=home,
+                origin=Origin(rel, rec["line"]),
+                result_schema=rec["result_schema"],
+                examples=tuple(rec["examples"]),
+                errors=tuple(rec["errors"]),
+                tags=tuple(rec["tags"]),
+                kind=rec["kind"],
+                optional=rec["optional"],
+                when_to_use=rec["when_to_use"],
+                policy={k: tuple(v) for k, v in rec["policy"].items()},
+                annotations=rec["annotations"],
+                categories=tuple(sorted(categories)),
+                handler=rec["handler"],
+                version=rec["version"],
+                deprecated=rec["deprecated"],
+                legacy_aliases=tuple(rec["legacy_aliases"]),
+                always_load=rec["always_load"],
+                search_hints=tuple(rec["search_hints"]),
+            )
+
+    # skills that name their task_id come last, so a collision is reported at the task_id an author chose
+    for skill in sorted(loaded.skills, key=lambda s: bool(s.record and s.record.get("task_id_at"))):
+        skill_rec = skill.record
+        if skill_rec is None:
+            continue
+        if skill_rec["id"] in defined_at and skill_rec.get("task_id_at"):
+            task_file, task_line = skill_rec["task_id_at"]
+            diags.error(
+                task_file,
+                f"task_id {skill_rec['id']!r} of skill {skill_rec['name']!r} is already the id of "
+                f"the tool defined at {defined_at[skill_rec['id']]}",
+                line=task_line,
+                code="duplicate_id",
+                got=repr(skill_rec["id"]),
+                expected="an id no other tool or skill has",
+                hint="Ids are unique across tools and skills: choose another task_id, "
+                f"or remove it to use the derived {skill_tool_id(skill_rec['name'])!r}.",
+            )
+            continue
+        if skill_rec["id"] in defined_at:
+            diags.error(
+                skill_rec["file"],
+                f"skill {skill_rec['name']!r} is exposed as {skill_rec['id']!r}, "
+                f"which is already defined at {defined_at[skill_rec['id']]}",
+                line=1,
+                code="duplicate_id",
+                hint="Rename the skill (and its folder) or the other tool.",
+            )
+            continue
+        defined_at[skill_rec["id"]] = skill_rec["file"]
+        tool = _skill_tool(skill_rec)
+        level1 = count_tokens(f"{skill_rec['name']}: {skill_rec['description']}")
+        level2 = count_tokens(skill_rec["body"])
+        if level1 > SKILL_LEVEL1_BUDGET:
+            diags.warning(
+                skill_rec["file"],
+                f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
+                line=1,
+                code="skill_level1_tokens",
+                hint="Every agent reads level 1 of every skill: shorten the description.",
+            )
+        if level2 > SKILL_LEVEL2_BUDGET:
+            diags.warning(
+                skill_rec["file"],
+                f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
+                code="skill_level2_tokens",
+                hint="Move detail into references/ files that are read on demand (level 3).",
+            )
+        tools[skill_rec["id"]] = tool
+
+    _check_alias_hijacks(tools, explicit_aliases, alias_paths, defined_at, diags)
+    alias_result = assign_aliases(list(tools), explicit_aliases)
+    for provider, tool_id, reason in alias_result.adjustments:
+        tool = tools[tool_id]
+        diags.warning(
+            tool.origin.file,
+            f"{provider} alias of {tool_id!r} {reason}",
+            line=tool.origin.line,
+            code="alias_adjusted",
+            hint="Set an explicit 'alias:' on the tool to choose the name yourself.",
+        )
+    final = {tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id]) for tool_id in sorted(tools)}
+    final = _check_legacy_aliases(final, diags)
+    final = _check_always_load_names(final, diags)
+    always = [t for t in final.values() if t.always_load]
+    if len(always) > MAX_ALWAYS_LOAD:
+        diags.warning(
+            always[0].origin.file,
+            f"{len(always)} tools are always_load, over {MAX_ALWAYS_LOAD}: "
+            + ", ".join(t.id for t in always[:5])
+            + ("…" if len(always) > 5 else ""),
+            line=always[0].origin.line,
+            code="always_load_count",
+            hint="Clients cap the tools they accept (some at 40 or 128) and every always-loaded tool costs tokens "
+            "on every turn: keep a few core tools and let agents discover the rest.",
+        )
+    catalog = CompiledCatalog(
+        title=title,
+        summary=summary,
+        nodes=dict(sorted(nodes.items())),
+        tools=final,
+        alias_collisions=alias_result.adjustments,
+    )
+    return catalog, diags
+
+
+#: More always-loaded tools than this is a warning (an error under --strict).
+MAX_ALWAYS_LOAD = 20
+
+
+def _check_legacy_aliases(tools: dict[str, Tool], diags: Diagnostics) -> dict[str, Tool]:
+    """Drop (with an error) a legacy alias that is another tool's id, alias or skill name, or another's legacy alias.
+
+    Readers resolve every one of these names through the same lookup, case-insensitively as a
+    fallback, so two tools may not share one, even in another case.
+    """
+    taken: dict[str, tuple[str, str]] = {}
+    for tool in tools.values():
+        names = [(tool.id, "id"), *((a, "provider alias") for a in tool.aliases.values())]
+        if tool.skill is not None:
+            names.append((tool.skill.name, "skill name"))
+        for name, what in names:
+            taken.setdefault(name.casefold(), (tool.id, what))
+    out: dict[str, Tool] = {}
+    for tool_id, tool in tools.items():
+        kept: list[str] = []
+        for name in tool.legacy_aliases:
+            owner, what = taken.get(name.casefold(), (tool_id, ""))
+            if owner == tool_id and what:  # already a name of this tool (its id or alias, in some case)
+                continue
+            if owner != tool_id:
+                diags.error(
+                    tool.origin.file,
+                    f"legacy alias {name!r} of {tool_id!r} collides with the {what} of {owner!r}",
+                    line=tool.origin.line,
+                    code="alias_collision",
+                    got=repr(name),
+                    expected="a name no other tool answers to (ids, aliases and skill names, in any case)",
+                    hint="Agents call tools by id, alias or legacy name, so these share one namespace: "
+                    f"drop {name!r} from one of the tools.",
+                )
+                continue
+            taken[name.casefold()] = (tool_id, "legacy alias")
+            kept.append(name)
+        out[tool_id] = replace(tool, legacy_aliases=tuple(kept)) if len(kept) != len(tool.legacy_aliases) else tool
+    return out
+
+
+def _check_always_load_names(tools: dict[str, Tool], diags: Diagnostics) -> dict[str, Tool]:
+    """An always-loaded tool may not be exported under the name of a dialect's discovery tool (an error).
+
+    Exports and the MCP server list it by its provider alias beside those tools, and a client
+    cannot tell two tools of one name apart.
+    """
+    from ...format.dialects import DIALECTS  # noqa: PLC0415 - the reader's table of discovery tools
+
+    discovery = {tool.name: dialect for dialect, listed in DIALECTS.items() for tool in listed}
+    out = dict(tools)
+    for tool_id, tool in tools.items():
+        if not tool.always_load:
+            continue
+        clashes = sorted({a for a in tool.aliases.values() if a in discovery})
+        if clashes:
+            diags.error(
+                tool.origin.file,
+                f"always-loaded tool {tool_id!r} would be exported as {clashes[0]!r}, "
+                f"the name of a {discovery[clashes[0]]} discovery tool",
+                line=tool.origin.line,
+                code="always_load_name",
+                got=repr(clashes[0]),
+                expected=f"a provider alias other than {', '.join(sorted(discovery))}",
+                hint="Set 'alias:' on the tool to another name, or drop always_load.",
+            )
+            out[tool_id] = replace(tool, always_load=False)
+    return out
+
+
+def _with_aliases(tool: Tool, aliases: dict[str, str]) -> Tool:
+    return replace(tool, aliases=dict(sorted(aliases.items())))

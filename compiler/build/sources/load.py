@@ -1,0 +1,342 @@
+"""Walk ``catalog_src/``: folders become nodes, YAML/JSON files tools, SKILL.md folders skills.
+
+Loading only reads and checks files one at a time; cross-file rules are applied by
+:mod:`toolcat.build.sources.assemble`. A tools file's result depends only on its bytes, so it is
+looked up in (and added to) the cache the caller passes in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...format.canonical import sha256
+from ...format.json_paths import child_path
+from ..errors import CatalogError, Diagnostic, Diagnostics, Severity
+from .limits import SourceParseError
+from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source, symlink_error
+from .skills import SkillResult, check_skill
+from .tools import FileResult, check_tools_file
+
+log = logging.getLogger(__name__)
+
+NODE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+NODE_FILE = "_node.yaml"
+RESERVED_ROOT_DIRS = {"evals"}
+TOOL_SUFFIXES = (".yaml", ".yml", ".json")
+#: Files at the source root that configure the build (``search: {embedder: ...}``) rather than hold tools.
+CONFIG_FILES = frozenset({"toolcat.yaml", "toolcat.yml"})
+#: Tools files are checked in worker processes (fork, at most this many) once there is this much to check;
+#: below it the start-up costs more than it saves. Each file's result is a pure function of its bytes.
+PARALLEL_CHECK_BYTES = 1 << 20
+MAX_CHECK_WORKERS = 4
+NODE_FIELDS = {"title", "summary", "tags"}
+
+
+@dataclass(slots=True)
+class NodeRecord:
+    """A folder of the source tree, with what its ``_node.yaml`` says."""
+
+    path: tuple[str, ...]
+    title: str
+    summary: str
+    tags: list[str]
+    file: str
+
+
+@dataclass(slots=True)
+class Loaded:
+    """Everything read from the sources, before cross-file checks."""
+
+    nodes: list[NodeRecord] = field(default_factory=list)
+    tool_files: dict[str, FileResult] = field(default_factory=dict)
+    tool_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    skills: list[SkillResult] = field(default_factory=list)
+    file_hashes: dict[str, str] = field(default_factory=dict)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+
+def _walk(root: Path) -> Iterator[tuple[Path, bool]]:
+    """Every regular file (False) and symbolic link (True) under ``root``, sorted; links are never followed."""
+    found: list[tuple[Path, bool]] = []
+    for folder, dirs, files in os.walk(root):  # os.walk does not descend into linked folders
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]  # .git can be huge
+        found.extend((base / name, True) for name in dirs if (base / name).is_symlink())
+        for name in files:
+            path = base / name
+            if path.is_symlink():
+                found.append((path, True))
+            elif path.is_file():
+                found.append((path, False))
+    for path, is_link in sorted(found):
+        if not path.name.startswith("."):
+            yield path, is_link
+
+
+def source_files(root: Path) -> Iterator[Path]:
+    """Every regular file that can affect a build, sorted; symbolic links are not followed."""
+    for path, is_link in _walk(root):
+        if not is_link:
+            yield path
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:  # streamed: an oversized file is refused later, not held in memory here
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:  # unreadable: the loader reports it where it matters
+        return f"unreadable:{exc.errno}"
+
+
+def fingerprint(root: Path) -> tuple[str, dict[str, str]]:
+    """A hash over every source file's relative path and bytes, plus the per-file hashes.
+
+    A symbolic link counts by where it points (it is not followed), so adding one is a change:
+    the next build is never "up to date" with it, and the loader refuses it.
+    """
+    hashes = {
+        path.relative_to(root).as_posix(): "symlink:" + sha256(os.fsencode(path.readlink()))
+        if is_link
+        else _file_digest(path)
+        for path, is_link in _walk(root)
+    }
+    joined = "\n".join(f"{rel}\0{digest}" for rel, digest in sorted(hashes.items()))
+    return sha256(joined.encode("utf-8", "surrogateescape")), hashes
+
+
+def _titleize(name: str) -> str:
+    return re.sub(r"[-_]+", " ", name).strip().title() or "Catalogue"
+
+
+def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnostics) -> NodeRecord:
+    rel = (folder / NODE_FILE).relative_to(root).as_posix()
+    record = NodeRecord(path, _titleize(path[-1] if path else root.name), "", [], rel)
+    file = folder / NODE_FILE
+    if not os.path.lexists(file):
+        return record
+    try:
+        parsed = parse_text(read_source(file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False)
+    except SourceFileError as exc:
+        diags.error(rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code)
+        return record
+    except SourceParseError as exc:
+        diags.error(rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
+        return record
+    except DuplicateKeyError as exc:
+        for json_path, dup_line, dup_column in exc.places:
+            diags.error(
+                rel, "duplicate key", line=dup_line, column=dup_column, json_path=json_path, code="duplicate_key"
+            )
+        return record
+    except UnicodeDecodeError as exc:
+        diags.error(rel, f"not UTF-8 text: {exc.reason}", code="encoding")
+        return record
+    data = parsed.data or {}
+    if not isinstance(data, dict):
+        diags.error(
+            rel,
+            "_node.yaml must be a mapping",
+            expected="title, summary, tags",
+            got=type(data).__name__,
+            line=1,
+            code="wrong_type",
+        )
+        return record
+    for key in sorted(set(data) - NODE_FIELDS):
+        line, column = parsed.where(child_path("$", key))
+        diags.warning(
+            rel,
+            f"unknown node field '{key}' is ignored",
+            line=line,
+            column=column,
+            json_path=child_path("$", key),
+            code="unknown_field",
+            hint="Node fields: title, summary, tags.",
+        )
+    for key in ("title", "summary"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            line, column = parsed.where(child_path("$", key))
+            diags.error(
+                rel,
+                f"'{key}' must be a string",
+                line=line,
+                column=column,
+                json_path=child_path("$", key),
+                expected="a string",
+                got=type(value).__name__,
+                code="wrong_type",
+            )
+    tags = data.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        line, column = parsed.where("$.tags")
+        diags.error(
+            rel, "'tags' must be a list of strings", line=line, column=column, json_path="$.tags", code="wrong_type"
+        )
+        tags = []
+    if isinstance(data.get("title"), str) and data["title"].strip():
+        record.title = data["title"].strip()
+    if isinstance(data.get("summary"), str):
+        record.summary = " ".join(data["summary"].split())
+    record.tags = sorted(set(tags))
+    return record
+
+
+def _read_tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -> FileResult | tuple[str, bytes]:
+    """A tools file's result when it is already known (unreadable, or cached by hash), else ``(digest, bytes)``."""
+    try:
+        data = read_source(entry, MAX_SOURCE_BYTES, root)
+    except SourceFileError as exc:
+        return FileResult(
+            diagnostics=[
+                Diagnostic(
+                    Severity.ERROR, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code
+                )
+            ]
+        )
+    digest = sha256(data)  # of the bytes checked, even if the file changed since the fingerprint
+    cached = cache.get(digest)
+    if cached is not None and cached[0] == rel:
+        return cached[1]  # type: ignore[no-any-return]
+    return digest, data
+
+
+def _check_tools_bytes(rel: str, data: bytes) -> FileResult:
+    """Check one tools file's bytes (a pure function of them: it runs in a worker process for large builds)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return FileResult(
+            diagnostics=[
+                Diagnostic(
+                    Severity.ERROR,
+                    rel,
+                    f"not UTF-8 text: {exc.reason}",
+                    code="encoding",
+                    hint="Save the file as UTF-8.",
+                )
+            ]
+        )
+    return check_tools_file(rel, text)
+
+
+def fork_is_safe() -> bool:
+    """Whether this process may fork workers: the ``fork`` start method, and no other thread running.
+
+    Forking a threaded process (a server that rebuilds) is unsafe; the build's workers are forks, so they
+    inherit what they need instead of having it pickled (:func:`_check_all`, :func:`toolcat.build.parallel.run_beside`).
+    """
+    return multiprocessing.get_start_method(allow_none=False) == "fork" and threading.active_count() == 1
+
+
+def _check_all(pending: dict[str, bytes]) -> dict[str, FileResult]:
+    """Check the tools files that were not cached: on every core when there is enough to share (same results)."""
+    total = sum(len(data) for data in pending.values())
+    workers = min(MAX_CHECK_WORKERS, os.cpu_count() or 1, len(pending))
+    if workers < 2 or total < PARALLEL_CHECK_BYTES or not fork_is_safe():
+        return {rel: _check_tools_bytes(rel, data) for rel, data in pending.items()}
+    rels = sorted(pending, key=lambda r: -len(pending[r]))  # largest first: the pool finishes evenly
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = pool.map(_check_tools_bytes, rels, [pending[r] for r in rels], chunksize=4)
+        return dict(zip(rels, results, strict=True))
+
+
+def load(
+    root: Path,
+    cache: dict[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Loaded:
+    """Read and check every source under ``root``; ``cache`` maps file hash → checked result.
+
+    ``progress`` is called with the size in bytes of each tools file once it is checked.
+    """
+    if not root.is_dir():
+        raise CatalogError(
+            f"source folder {str(root)!r} does not exist or is not a folder. "
+            "Pass the folder holding your catalogue sources (default: catalog_src)."
+        )
+    cache = cache if cache is not None else {}
+    out = Loaded()
+    _, out.file_hashes = fingerprint(root)
+    pending: dict[str, bytes] = {}  # tools files to check: rel → bytes
+    digests: dict[str, str] = {}
+    sizes: list[int] = []
+    stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        folder, path = stack.pop()
+        out.nodes.append(_read_node(root, folder, path, out.diagnostics))
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+        subfolders: list[tuple[Path, tuple[str, ...]]] = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in {"__pycache__", NODE_FILE}:
+                continue
+            rel = entry.relative_to(root).as_posix()
+            if entry.is_symlink():
+                refused = symlink_error(entry, root)
+                out.diagnostics.error(
+                    rel,
+                    refused.message,
+                    expected=refused.expected,
+                    got=refused.got,
+                    hint=refused.hint,
+                    code=refused.code,
+                )
+                continue
+            if entry.is_dir():
+                if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
+                    continue
+                if os.path.lexists(entry / "SKILL.md"):
+                    out.skills.append(check_skill(root, entry, path))
+                    continue
+                if (entry / "skill.md").is_file():
+                    out.diagnostics.warning(
+                        f"{rel}/skill.md",
+                        "skill file is named skill.md; it is skipped",
+                        code="skill_filename",
+                        hint="Rename it to SKILL.md.",
+                    )
+                    continue
+                if not NODE_NAME.match(name):
+                    fixed = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-") or "node"
+                    out.diagnostics.error(
+                        rel,
+                        f"folder name {name!r} is not a valid node name",
+                        expected="lowercase letters, digits, '-' or '_'",
+                        got=repr(name),
+                        code="bad_node_name",
+                        hint=f"Rename the folder to {fixed!r}.",
+                    )
+                    continue
+                subfolders.append((entry, (*path, name)))
+            elif entry.suffix in TOOL_SUFFIXES:
+                if not path and name in CONFIG_FILES:  # the catalogue's settings, not tools
+                    continue
+                known = _read_tools_file(root, entry, rel, cache)
+                if isinstance(known, FileResult):
+                    out.tool_files[rel] = known
+                else:
+                    digests[rel], pending[rel] = known
+                    out.tool_files[rel] = FileResult()  # keeps the walk's order; filled in below
+                out.tool_paths[rel] = path
+                if progress:
+                    sizes.append(entry.stat().st_size)
+        stack.extend(reversed(subfolders))
+    for rel, result in _check_all(pending).items():
+        out.tool_files[rel] = result
+        cache[digests[rel]] = (rel, result)
+    if progress:  # after the checks, which may run in parallel
+        for size in sizes:
+            progress(size)
+    out.nodes.sort(key=lambda n: n.path)
+    return out

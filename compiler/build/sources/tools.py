@@ -1,0 +1,545 @@
+"""Check one tool record field by field and normalise it (ids, texts, examples, errors, kind, policy, handler).
+
+:class:`_Checker` records each problem as a located diagnostic; the schemas themselves are checked by
+:mod:`toolcat.build.sources.tool_schemas`, and :mod:`toolcat.build.sources.tools` drives it over one parsed file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...format import json_paths, schemaguard
+from ...format.canonical import dumps
+from ...format.json_paths import child_path
+from ..errors import Diagnostic, Severity
+from ..tokens import count_tokens
+from .limits import SourceParseError
+from .parse import DuplicateKeyError, Parsed, parse_text
+from .tool_handler import check_handler
+from .tool_schemas import check_schema, schema_validator, short, type_name
+
+CANONICAL_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){1,3}$")
+SUMMARY_TOKEN_BUDGET = 40
+
+TOOL_FIELDS = {
+    "id": "canonical dotted id, e.g. file.read",
+    "summary": "one line saying what the tool does",
+    "description": "longer text",
+    "args_schema": "JSON Schema of the arguments (root type object)",
+    "result_schema": "JSON Schema of the result",
+    "examples": "list of {description, args}",
+    "errors": "list of {code, when}",
+    "tags": "list of strings",
+    "kind": "read | write",
+    "optional": "true | false",
+    "when_to_use": "text",
+    "policy": "{do, dont, edge_cases}",
+    "annotations": "MCP tool annotations",
+    "categories": "extra node paths",
+    "handler": "how to execute the tool",
+    "version": "version string",
+    "deprecated": "true, false, or what to use instead",
+    "alias": "provider-safe name to use instead of the derived one (a list: legacy names, as 'aliases')",
+    "aliases": "legacy names (old ids or function names) that still resolve to this tool",
+    "always_load": "true to expose the tool directly beside the discovery tools in every dialect",
+    "search_hints": "phrases users say for this tool; indexed for search, never shown to the model",
+}
+#: A legacy name: an old id (dots), function name or provider alias.
+LEGACY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$")
+ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+POLICY_KEYS = ("do", "dont", "edge_cases")
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What one tools file contributes: normalised tool records and diagnostics."""
+
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def suggest_id(raw: str) -> str:
+    """A canonical id close to what the author wrote (``File-Read`` → ``file.read``)."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", raw).lower()
+    text = re.sub(r"[\s/:-]+", "_", text)
+    text = re.sub(r"[^a-z0-9_.]", "", text).strip("._")
+    text = re.sub(r"\.+", ".", text)
+    if "." not in text:
+        text = text.replace("_", ".", 1) if "_" in text else f"ns.{text or 'tool'}"
+    parts = [p if re.match(r"[a-z]", p) else f"x{p}" for p in text.split(".") if p]
+    return ".".join(parts)
+
+
+class _Checker:
+    """Checks one file's tools, recording diagnostics with lines from the parse."""
+
+    def __init__(self, rel: str, parsed: Parsed, result: FileResult) -> None:
+        self.rel = rel
+        self.parsed = parsed
+        self.result = result
+
+    def add(self, severity: Severity, json_path: str, message: str, **kw: Any) -> None:
+        line, column = self.parsed.where(json_path)
+        self.result.diagnostics.append(
+            Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw)
+        )
+
+    def error(self, json_path: str, message: str, **kw: Any) -> None:
+        self.add(Severity.ERROR, json_path, message, **kw)
+
+    def warning(self, json_path: str, message: str, **kw: Any) -> None:
+        self.add(Severity.WARNING, json_path, message, **kw)
+
+    def schema(self, schema: Any, path: str, *, root_object: bool) -> bool:
+        """Check a JSON Schema the author wrote; True when it is usable."""
+        return check_schema(self.add, schema, path, root_object=root_object)
+
+    # -- fields ----------------------------------------------------------------------
+
+    def string(self, tool: dict[str, Any], key: str, path: str, *, required: bool = False) -> str:
+        value = tool.get(key)
+        if value is None:
+            if required:
+                self.error(
+                    path,
+                    f"missing required field '{key}'",
+                    expected=TOOL_FIELDS[key],
+                    got="nothing",
+                    code="missing_field",
+                    hint=f"Add '{key}:' to this tool.",
+                )
+            return ""
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "version":
+            text = self.parsed.text_of(child_path(path, key), value)
+            self.warning(
+                child_path(path, key),
+                f"'{key}' is a number; it is read as the string {text!r}",
+                expected="a quoted string",
+                got=short(value),
+                code="number_as_string",
+                hint=f'Quote it: {key}: "{text}".',
+            )
+            return text
+        if not isinstance(value, str):
+            self.error(
+                child_path(path, key),
+                f"'{key}' must be a string",
+                expected="a string",
+                got=type_name(value),
+                code="wrong_type",
+            )
+            return ""
+        if required and not value.strip():
+            self.error(
+                child_path(path, key), f"'{key}' must not be empty", expected="text", got='""', code="empty_field"
+            )
+        return value.strip()
+
+    def string_list(self, tool: dict[str, Any], key: str, path: str) -> list[str]:
+        value = tool.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.error(
+                child_path(path, key),
+                f"'{key}' must be a list of strings",
+                expected="a list of strings",
+                got=short(value),
+                code="wrong_type",
+            )
+            return []
+        return [v.strip() for v in value]
+
+    def legacy_names(self, tool: dict[str, Any], path: str, *, list_alias: bool) -> list[str]:
+        """Legacy names from ``aliases:`` (and ``alias:`` when it is a list), each checked, deduplicated."""
+        found: list[str] = []
+        for key in ("alias", "aliases") if list_alias else ("aliases",):
+            for index, name in enumerate(self.string_list(tool, key, path)):
+                if not LEGACY_NAME.match(name):
+                    self.error(
+                        f"{child_path(path, key)}[{index}]",
+                        f"legacy alias {short(name)} is not a tool name",
+                        expected=f"{LEGACY_NAME.pattern} (an old id, function name or provider alias)",
+                        got=short(name),
+                        code="bad_alias",
+                    )
+                elif name not in found:
+                    found.append(name)
+        return found
+
+    def tool(self, tool: Any, path: str) -> dict[str, Any] | None:
+        if not isinstance(tool, dict):
+            self.error(
+                path,
+                "a tool must be a mapping",
+                expected="a mapping with id, summary, args_schema",
+                got=type_name(tool),
+                code="wrong_type",
+            )
+            return None
+        errors_before = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
+        for key in sorted(set(tool) - set(TOOL_FIELDS)):
+            close = difflib.get_close_matches(key, list(TOOL_FIELDS), n=1)
+            self.warning(
+                child_path(path, key),
+                f"unknown field '{key}' is ignored",
+                code="unknown_field",
+                hint=f"Did you mean '{close[0]}'?" if close else f"Known fields: {', '.join(sorted(TOOL_FIELDS))}.",
+            )
+
+        tool_id = self.string(tool, "id", path, required=True)
+        if tool_id and not CANONICAL_ID.match(tool_id):
+            self.error(
+                child_path(path, "id"),
+                f"id {tool_id!r} is not canonical",
+                expected="lowercase dotted segments of [a-z0-9_], 2 to 4 deep, e.g. file.read",
+                got=short(tool_id),
+                code="non_canonical_id",
+                hint=f"Use {suggest_id(tool_id)!r}.",
+            )
+        summary = self.string(tool, "summary", path, required=True)
+        if summary and "\n" in summary:
+            self.warning(
+                child_path(path, "summary"),
+                "summary spans more than one line",
+                code="summary_lines",
+                hint="Keep the summary to one line; put the rest in description.",
+            )
+            summary = " ".join(summary.split())
+        if summary and count_tokens(summary) > SUMMARY_TOKEN_BUDGET:
+            self.warning(
+                child_path(path, "summary"),
+                f"summary costs {count_tokens(summary)} tokens, over the budget of {SUMMARY_TOKEN_BUDGET}",
+                code="summary_tokens",
+                hint="Summaries are shown for every search hit; say what the tool does in a few words.",
+            )
+        description = self.string(tool, "description", path)
+
+        args_schema = tool.get("args_schema")
+        schema_ok = False
+        if args_schema is None:
+            self.error(
+                path,
+                "missing required field 'args_schema'",
+                expected="a JSON Schema with type: object",
+                got="nothing",
+                code="missing_field",
+                hint="Tools without arguments use args_schema: {type: object, properties: {}}.",
+            )
+        else:
+            schema_ok = self.schema(args_schema, child_path(path, "args_schema"), root_object=True)
+        result_schema = tool.get("result_schema")
+        if result_schema is not None:
+            self.schema(result_schema, child_path(path, "result_schema"), root_object=False)
+
+        examples: list[dict[str, Any]] = []
+        raw_examples = tool.get("examples") or []
+        if not isinstance(raw_examples, list):
+            self.error(
+                child_path(path, "examples"),
+                "'examples' must be a list",
+                expected="a list of {description, args}",
+                got=type_name(raw_examples),
+                code="wrong_type",
+            )
+            raw_examples = []
+        for index, example in enumerate(raw_examples):
+            ex_path = child_path(child_path(path, "examples"), index)
+            if not isinstance(example, dict) or not isinstance(example.get("args", {}), dict):
+                self.error(
+                    ex_path,
+                    "an example must be a mapping with 'args' (a mapping)",
+                    expected="{description, args}",
+                    got=short(example),
+                    code="wrong_type",
+                )
+                continue
+            args = example.get("args", {})
+            if json_paths.too_deep(args, schemaguard.MAX_ARGS_DEPTH) is not None:
+                self.error(
+                    child_path(ex_path, "args"),
+                    f"example args nest lists and objects deeper than {schemaguard.MAX_ARGS_DEPTH} levels",
+                    code="example_invalid",
+                    hint="The reader refuses such arguments; flatten the example.",
+                )
+            elif schema_ok:
+                validator = schema_validator(dumps(args_schema))
+                for err in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
+                    where = child_path(ex_path, "args")
+                    for part in err.absolute_path:
+                        where = child_path(where, part)
+                    self.error(
+                        where,
+                        f"example does not match args_schema: {err.message}",
+                        code="example_invalid",
+                        hint="Fix the example's args, or the schema if the example is right.",
+                    )
+            examples.append({"description": str(example.get("description", "")), "args": args})
+
+        errors_field: list[dict[str, Any]] = []
+        raw_errors = tool.get("errors") or []
+        if not isinstance(raw_errors, list):
+            self.error(
+                child_path(path, "errors"),
+                "'errors' must be a list",
+                expected="a list of {code, when}",
+                got=type_name(raw_errors),
+                code="wrong_type",
+            )
+            raw_errors = []
+        for index, item in enumerate(raw_errors):
+            if isinstance(item, str):
+                errors_field.append({"code": item, "when": ""})
+            elif isinstance(item, dict) and isinstance(item.get("code"), str):
+                errors_field.append({"code": item["code"], "when": str(item.get("when", ""))})
+            else:
+                self.error(
+                    child_path(child_path(path, "errors"), index),
+                    "an error entry needs a string 'code'",
+                    expected="{code, when}",
+                    got=short(item),
+                    code="wrong_type",
+                )
+
+        kind = tool.get("kind")
+        annotations = tool.get("annotations") or {}
+        if not isinstance(annotations, dict):
+            self.error(
+                child_path(path, "annotations"),
+                "'annotations' must be a mapping",
+                expected="{readOnlyHint, destructiveHint, ...}",
+                got=type_name(annotations),
+                code="wrong_type",
+            )
+            annotations = {}
+        for key in sorted(set(annotations) - ANNOTATION_KEYS):
+            self.warning(
+                child_path(child_path(path, "annotations"), key),
+                f"unknown MCP annotation '{key}'",
+                code="unknown_field",
+                hint=f"MCP defines: {', '.join(sorted(ANNOTATION_KEYS))}.",
+            )
+        for key in sorted(ANNOTATION_KEYS - {"title"}):
+            if key in annotations and not isinstance(annotations[key], bool):
+                self.error(
+                    child_path(child_path(path, "annotations"), key),
+                    f"'{key}' must be true or false",
+                    expected="a boolean",
+                    got=short(annotations[key]),
+                    code="wrong_type",
+                )
+        if kind is None:
+            kind = "read" if annotations.get("readOnlyHint") is True else "write"
+        elif kind not in ("read", "write"):
+            self.error(
+                child_path(path, "kind"),
+                "'kind' must be read or write",
+                expected="read | write",
+                got=short(kind),
+                code="bad_enum",
+                hint="Use write for anything that changes state, read otherwise.",
+            )
+            kind = "write"
+        if kind == "write" and annotations.get("readOnlyHint") is True:
+            self.warning(
+                child_path(path, "annotations"),
+                "kind is write but readOnlyHint is true",
+                code="inconsistent",
+                hint="Make kind and annotations.readOnlyHint agree.",
+            )
+
+        optional = tool.get("optional", False)
+        if not isinstance(optional, bool):
+            self.error(
+                child_path(path, "optional"),
+                "'optional' must be true or false",
+                expected="a boolean",
+                got=short(optional),
+                code="wrong_type",
+            )
+            optional = False
+
+        policy: dict[str, list[str]] = {}
+        raw_policy = tool.get("policy") or {}
+        if not isinstance(raw_policy, dict):
+            self.error(
+                child_path(path, "policy"),
+                "'policy' must be a mapping",
+                expected="{do, dont, edge_cases}",
+                got=type_name(raw_policy),
+                code="wrong_type",
+            )
+            raw_policy = {}
+        for key in sorted(set(raw_policy) - set(POLICY_KEYS)):
+            self.warning(
+                child_path(child_path(path, "policy"), key),
+                f"unknown policy key '{key}'",
+                code="unknown_field",
+                hint="Policy keys are do, dont and edge_cases.",
+            )
+        for key in POLICY_KEYS:
+            items = self.string_list(raw_policy, key, child_path(path, "policy"))
+            if items:
+                policy[key] = items
+
+        categories: list[str] = []
+        for index, category in enumerate(self.string_list(tool, "categories", path)):
+            norm = category.strip().strip("/").replace(".", "/") if "/" not in category else category.strip().strip("/")
+            if not norm:
+                self.error(
+                    child_path(child_path(path, "categories"), index), "empty category path", code="bad_category"
+                )
+                continue
+            categories.append(norm)
+
+        handler = check_handler(self.error, tool.get("handler"), child_path(path, "handler"))
+        deprecated = tool.get("deprecated", False)
+        if not isinstance(deprecated, (bool, str)):
+            self.error(
+                child_path(path, "deprecated"),
+                "'deprecated' must be true/false or a note",
+                expected="a boolean or a string",
+                got=type_name(deprecated),
+                code="wrong_type",
+            )
+            deprecated = False
+        alias = tool.get("alias")
+        legacy = self.legacy_names(tool, path, list_alias=isinstance(alias, list))
+        if isinstance(alias, list):  # `alias: [old_name, ...]`: legacy names, the derived provider alias stays
+            alias = None
+        always_load = tool.get("always_load", False)
+        if not isinstance(always_load, bool):
+            self.error(
+                child_path(path, "always_load"),
+                "'always_load' must be true or false",
+                expected="true | false",
+                got=short(always_load),
+                code="wrong_type",
+            )
+            always_load = False
+        search_hints = sorted({h for h in self.string_list(tool, "search_hints", path) if h})
+        if alias is not None and (not isinstance(alias, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$", alias)):
+            self.error(
+                child_path(path, "alias"),
+                "alias is not a valid provider tool name",
+                expected="^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$ (the rules OpenAI, Anthropic and Gemini share)",
+                got=short(alias),
+                code="bad_alias",
+            )
+            alias = None
+
+        errors_after = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
+        if errors_after > errors_before:
+            return None
+        line, _ = self.parsed.where(path)
+        return {
+            "id": tool_id,
+            "summary": summary,
+            "description": description,
+            "args_schema": args_schema,
+            "result_schema": result_schema,
+            "examples": examples,
+            "errors": errors_field,
+            "tags": sorted(set(self.string_list(tool, "tags", path))),
+            "kind": kind,
+            "optional": optional,
+            "when_to_use": self.string(tool, "when_to_use", path),
+            "policy": policy,
+            "annotations": annotations,
+            "categories": categories,
+            "handler": handler,
+            "version": self.string(tool, "version", path) or None,
+            "deprecated": deprecated,
+            "alias": alias,
+            "legacy_aliases": legacy,
+            "always_load": always_load,
+            "search_hints": search_hints,
+            "line": line,
+            "json_path": path,
+        }
+
+
+__all__ = [
+    "ANNOTATION_KEYS",
+    "CANONICAL_ID",
+    "POLICY_KEYS",
+    "SUMMARY_TOKEN_BUDGET",
+    "TOOL_FIELDS",
+    "FileResult",
+    "check_tools_file",
+    "suggest_id",
+]
+
+log = logging.getLogger(__name__)
+
+
+def check_tools_file(rel: str, text: str) -> FileResult:
+    """Parse and check one tools file (``rel`` is its path relative to the source root)."""
+    result = FileResult()
+    try:
+        parsed = parse_text(text, is_json=rel.endswith(".json"))
+    except SourceParseError as exc:
+        result.diagnostics.append(
+            Diagnostic(Severity.ERROR, rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
+        )
+        return result
+    except DuplicateKeyError as exc:
+        for json_path, line, column in exc.places:
+            result.diagnostics.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    rel,
+                    "duplicate key: YAML would keep only the last value",
+                    line=line,
+                    column=column,
+                    json_path=json_path,
+                    code="duplicate_key",
+                    hint="Remove or rename one of them.",
+                )
+            )
+        return result
+    checker = _Checker(rel, parsed, result)
+    data = parsed.data
+    if isinstance(data, dict) and "tools" in data:
+        tools = data["tools"]
+        extra = sorted(set(data) - {"tools"})
+        for key in extra:
+            checker.warning(
+                child_path("$", key),
+                f"unknown top-level key '{key}' is ignored",
+                code="unknown_field",
+                hint="A tools file holds a 'tools:' list.",
+            )
+        if not isinstance(tools, list):
+            checker.error(
+                "$.tools",
+                "'tools' must be a list",
+                expected="a list of tool mappings",
+                got=type_name(tools),
+                code="wrong_type",
+            )
+            return result
+        entries = [(child_path("$.tools", i), t) for i, t in enumerate(tools)]
+    elif isinstance(data, dict) and "id" in data:
+        entries = [("$", data)]
+    else:
+        checker.error(
+            "$",
+            "not a tools file",
+            expected="a 'tools:' list, or one tool mapping with an 'id'",
+            got=short(data) if data is not None else "an empty file",
+            code="not_tools_file",
+            hint="Put tool definitions under 'tools:'; move other data out of the catalogue folders.",
+        )
+        return result
+    for json_path, entry in entries:
+        record = checker.tool(entry, json_path)
+        if record is not None:
+            result.tools.append(record)
+    return result

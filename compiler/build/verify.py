@@ -1,0 +1,170 @@
+"""Verify a build as a reader would see it: refs resolve, hashes match, JSON validates.
+
+Every JSON artifact is checked against the JSON Schema of its ``artifact`` kind, and the
+``args_schema``/``result_schema`` of every tool spec with :func:`toolcat.format.schemaguard.analyse`
+(invalid regexes, references that leave the document or loop): what the reader would refuse.
+
+Used by ``toolcat verify`` (run it before a deploy) and by the tests on every real build.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ..format import schemaguard
+from ..format.envelope import ReaderError
+from ..format.field_errors import json_path
+from ..format.refs import page_refs
+from ..reader.fetch.folder import FolderSource
+
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def artifact_schema(kind: str) -> dict[str, Any] | None:
+    """The published JSON Schema of an artifact kind (``compiler/format/schemas/<kind>.json``), if any."""
+    resource = resources.files("toolcat.format") / "schemas" / f"{kind}.json"
+    if not resource.is_file():
+        return None
+    loaded: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
+    return loaded
+
+
+def schema_kinds() -> list[str]:
+    """Every artifact kind that has a published schema."""
+    folder = resources.files("toolcat.format") / "schemas"
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def _refs(obj: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(obj, dict):
+        if set(obj) == {"path", "sha256", "bytes"} and isinstance(obj["path"], str):
+            found.append(obj)
+        else:
+            for value in obj.values():
+                found.extend(_refs(value))
+    elif isinstance(obj, list):
+        for value in obj:
+            found.extend(_refs(value))
+    return found
+
+
+def _page_refs(rel: str, page: dict[str, Any], report: VerifyReport) -> list[dict[str, Any]]:
+    """The files a page of a paged table lists (their refs are the page's hashes)."""
+    try:
+        return page_refs(page)
+    except (KeyError, TypeError, ValueError) as exc:
+        report.problems.append(f"{rel}: malformed page ({exc!r})")
+        return []
+
+
+@dataclass(slots=True)
+class VerifyReport:
+    """What :func:`verify_build` found."""
+
+    files_checked: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+
+def _check_json(rel: str, data: bytes, report: VerifyReport) -> Any:
+    try:
+        obj = json.loads(data)
+    except ValueError as exc:
+        report.problems.append(f"{rel}: not valid JSON ({exc})")
+        return None
+    kind = obj.get("artifact") if isinstance(obj, dict) else None
+    if not isinstance(kind, str):
+        report.problems.append(f"{rel}: JSON artifact without an 'artifact' kind")
+        return obj
+    report.kinds[kind] = report.kinds.get(kind, 0) + 1
+    schema = artifact_schema(kind)
+    if schema is None:
+        report.problems.append(
+            f"{rel}: no published schema for artifact kind {kind!r} (add compiler/format/schemas/{kind}.json)"
+        )
+        return obj
+    validator = jsonschema.Draft202012Validator(schema, registry=schemaguard.refusing_registry())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
+    if error is not None:
+        where = json_path(error.absolute_path)
+        report.problems.append(f"{rel}: {where}: {error.message} (schema {kind}.json)")
+    if kind == "tool" and isinstance(obj, dict):
+        for key in ("args_schema", "result_schema"):
+            problems = schemaguard.analyse(obj.get(key), f"$.{key}", warnings=False)
+            report.problems.extend(f"{rel}: {p.path}: {p.message}" for p in problems if p.severity == "error")
+    return obj
+
+
+def _fetch(source: FolderSource, ref: dict[str, Any], rel: str, report: VerifyReport) -> bytes | None:
+    """The bytes of ``ref`` as the reader reads them, or None with the problem recorded.
+
+    The path must stay inside the build, the read is bounded by the size the ref promises, and
+    size and sha256 are checked.
+    """
+    try:
+        return source.fetch(ref)
+    except ReaderError as err:
+        if err.code == "INTEGRITY" and "expected_sha256" in err.details:
+            report.files_checked += 1
+            report.problems.append(f"{rel}: sha256/size differ from the ref that points to it (tampered or stale)")
+        elif err.code == "UNAVAILABLE" and "is missing" in err.message:
+            report.problems.append(f"{rel}: referenced but missing")
+        else:
+            report.problems.append(f"{rel}: {err.message}")
+        return None
+
+
+def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
+    """Walk every file reachable from ``out/catalog.json`` and check it.
+
+    Files are read through the reader's :class:`~toolcat.reader.fetch.folder.FolderSource`, so a ref that
+    leaves the build folder, a file larger than its ref, or one whose sha256 differs is reported
+    exactly where a reader would refuse it.
+    """
+    report = VerifyReport()
+    source = FolderSource(out)
+    try:
+        entry_bytes = source.read_entry()
+    except ReaderError as err:
+        report.problems.append(
+            f"{out / 'catalog.json'}: cannot read the entry point ({err.message}); is this a toolcat build folder?"
+        )
+        return report
+    entry = _check_json("catalog.json", entry_bytes, report)
+    if not isinstance(entry, dict):
+        return report
+    queue = [entry["manifest"]] if isinstance(entry.get("manifest"), dict) else []
+    if all_versions:
+        queue += [v["manifest"] for v in entry.get("versions", []) if isinstance(v, dict) and "manifest" in v]
+    seen: set[str] = set()
+    while queue:
+        ref = queue.pop()
+        rel = str(ref.get("path")) if isinstance(ref, dict) else repr(ref)
+        if rel in seen:
+            continue
+        seen.add(rel)
+        data = _fetch(source, ref, rel, report)
+        if data is None:
+            continue
+        report.files_checked += 1
+        if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
+            obj = _check_json(rel, data, report)
+            queue.extend(_refs(obj))
+            if isinstance(obj, dict) and obj.get("artifact") == "index_pages":
+                queue.extend(_page_refs(rel, obj, report))
+    return report

@@ -1,0 +1,363 @@
+"""``toolcat import openapi``: every operation of an OpenAPI 3.0/3.1 or Swagger 2.0 spec as a tool with an http handler.
+
+One tool per operation, id ``<namespace>.<operationId in snake_case>`` (else method + path),
+at the node of its first tag; ``args_schema`` is one flat object of the path, query, header
+and cookie parameters and the request body's properties (the whole body under ``body``
+when a name collides or the body is not an object). ``$ref`` s are resolved with
+``referencing`` (files relative to the spec; remote documents only with
+``allow_remote_refs``); recursive schemas are cut at their first re-entry, deep ones at
+:data:`MAX_SCHEMA_DEPTH`; OpenAPI's schema dialect becomes JSON Schema 2020-12. Every lossy
+step is a warning naming its JSON pointer. docs/sources.md ("Importing") lists the rules.
+
+This module turns operations into tools and nodes and writes them; reading documents and
+resolving ``$ref`` s is in :mod:`.openapi_refs`, schema conversion in :mod:`.openapi_schema`,
+and an operation's servers, security, parameters and body in :mod:`.openapi_handler`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ...format.types import Json
+from ..common import (
+    STATE_DIR,
+    STATE_FILE,
+    ImporterError,
+    ImportResult,
+    apply_overrides,
+    dump_yaml,
+    node_file,
+    read_overrides,
+    read_state,
+    segment,
+    snake,
+    summary_of,
+    write_tree,
+)
+from .handler import DEFAULT_STYLE, SpecReader
+from .refs import parse_document, pointer, read_bytes, spec_uri
+
+__all__ = ["METHODS", "READ_METHODS", "RESERVED_HEADERS", "OpenApiImporter", "import_openapi", "render"]
+
+log = logging.getLogger(__name__)
+
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+READ_METHODS = frozenset({"GET", "HEAD"})
+#: Headers OpenAPI says to ignore as parameters: the handler sets them itself.
+RESERVED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class OpenApiImporter(SpecReader):
+    """One spec, read and turned into tool definitions."""
+
+    # one operation ----------------------------------------------------------------------------------------------
+    def operation(self, path: str, method: str, item: Json, op: Json, item_where: str, tool_id: str) -> Json:
+        """The tool definition of one operation."""
+        where = f"{item_where}/{method}"
+        params = self.parameters(item, op, item_where, where)
+        properties: Json = {}
+        required: list[str] = []
+        wire: Json = {}
+        template = path
+        for param, base, at in params:
+            location = str(param["in"])
+            if location in ("body", "formData"):
+                continue
+            if location not in DEFAULT_STYLE:
+                raise self.fail(
+                    f"{at}/in", f"unknown parameter location {location!r}; expected path, query, header or cookie"
+                )
+            name = param["name"]
+            if location == "header" and name.lower() in RESERVED_HEADERS:
+                continue
+            arg = name if location != "path" or _IDENT.match(name) else segment(name)
+            if arg in properties:
+                arg = f"{arg}_{location}"
+                self.warnings.add(
+                    f"two parameters named {name!r}: the {location} one is the argument {arg!r}",
+                    self.resolver.show(at).removeprefix("at "),
+                )
+            schema = self.param_schema(param, base, at)
+            properties[arg] = schema
+            if param.get("required") or location == "path":
+                required.append(arg)
+            spec = self.serialisation(param, location, schema)
+            if arg != name:
+                spec["name"] = name
+            if location == "path":
+                if "{" + name + "}" not in template:
+                    self.warnings.add(
+                        "a path parameter the path does not name (it is not sent)",
+                        self.resolver.show(at).removeprefix("at "),
+                    )
+                template = template.replace("{" + name + "}", "{" + arg + "}")
+            wire[arg] = spec
+        missing = [m for m in re.findall(r"\{([^{}]+)\}", template) if m not in wire or wire[m]["in"] != "path"]
+        if missing:
+            raise self.fail(where, f"the path names {{{missing[0]}}}, but no path parameter {missing[0]!r} is defined")
+        handler: Json = {"type": "http", "method": method.upper(), "url": self.server_url(op, item, where) + template}
+        if wire:
+            handler["params"] = wire
+        body = self.request_body(op, params, where)
+        if body is not None:
+            schema, encoding, body_required = body
+            flat = (
+                encoding.partition(":")[0] in ("json", "form", "multipart")
+                and isinstance(schema, dict)
+                and isinstance(schema.get("properties"), dict)
+                and schema.get("type") in ("object", None)
+                and not {"allOf", "anyOf", "oneOf", "not"} & schema.keys()
+                and not set(schema["properties"]) & set(properties)
+            )
+            body_spec: Json = {"encoding": encoding}
+            if encoding.startswith("json:"):
+                body_spec = {"encoding": "json", "media": encoding[5:]}
+            if flat:
+                for name, sub in schema["properties"].items():
+                    properties[name] = sub
+                if body_required:
+                    required.extend(r for r in schema.get("required", []) if r in schema["properties"])
+                if schema.get("additionalProperties") not in (None, False):
+                    self.warnings.add(
+                        "a body's additionalProperties dropped (only its named properties are arguments)",
+                        self.resolver.show(where).removeprefix("at "),
+                    )
+            else:
+                arg = "body" if "body" not in properties else "request_body"
+                if (
+                    isinstance(schema, dict)
+                    and isinstance(schema.get("properties"), dict)
+                    and set(schema["properties"]) & set(properties)
+                ):
+                    self.warnings.add(
+                        "body properties collide with parameters: the body is the argument 'body'",
+                        self.resolver.show(where).removeprefix("at "),
+                    )
+                properties[arg] = schema
+                if body_required:
+                    required.append(arg)
+                body_spec["arg"] = arg
+            handler["body"] = body_spec
+        auth = self.auth(op, where)
+        if auth is not None:
+            handler["auth"] = auth
+        args_schema: Json = {"type": "object", "properties": properties}
+        if required:
+            args_schema["required"] = list(dict.fromkeys(required))
+        args_schema["additionalProperties"] = False
+        return self._tool(tool_id, method, path, item, op, where, args_schema, handler)
+
+    def _tool(
+        self, tool_id: str, method: str, path: str, item: Json, op: Json, where: str, args_schema: Json, handler: Json
+    ) -> Json:
+        description = str(op.get("description") or item.get("description") or "").strip()
+        summary_text = str(op.get("summary") or op.get("description") or item.get("summary") or description).strip()
+        tool: Json = {"id": tool_id, "summary": summary_of(summary_text, f"{method.upper()} {path}")}
+        if description and description != tool["summary"]:
+            tool["description"] = description
+        kind = op.get("x-toolcat-kind")
+        tool["kind"] = kind if kind in ("read", "write") else ("read" if method.upper() in READ_METHODS else "write")
+        tool["tags"] = [self.namespace, "openapi"]
+        if op.get("deprecated") is True:
+            tool["deprecated"] = True
+        tool["args_schema"] = args_schema
+        errors = self.errors(op, where)
+        if errors:
+            tool["errors"] = errors
+        tool["handler"] = handler
+        return tool
+
+    def errors(self, op: Json, where: str) -> list[Json]:
+        """``[{code, when}]`` for the 4xx/5xx/default responses."""
+        responses = op.get("responses") or {}
+        if not isinstance(responses, dict):
+            raise self.fail(f"{where}/responses", "'responses' must be a mapping")
+        out = []
+        for code, raw in responses.items():
+            text = str(code)
+            if not (text[:1] in ("4", "5") or text == "default"):
+                continue
+            response, _, _ = self.resolver.deref(raw, self.uri, f"{where}/responses/{pointer(text)[1:]}")
+            description = str((response or {}).get("description") or "").strip() if isinstance(response, dict) else ""
+            out.append({"code": text, "when": summary_of(description, f"HTTP {text}")})
+        return out
+
+    # the whole spec -----------------------------------------------------------------------------------------------
+    def convert(self, previous_ids: dict[str, str]) -> tuple[list[tuple[str, Json]], dict[str, Json], dict[str, str]]:
+        """(node folder, tool) pairs, the node files by folder, and the id of every operation (its key → id)."""
+        paths = self.doc.get("paths")
+        if not isinstance(paths, dict):
+            raise self.fail(
+                self.at("paths"), "missing or not a mapping; an OpenAPI document lists its operations under 'paths'"
+            )
+        operations = []
+        seen_ids: dict[str, str] = {}
+        for path, raw_item in paths.items():
+            item_where = self.at("paths", path)
+            item, _, _ = self.resolver.deref(raw_item, self.uri, item_where)
+            if not isinstance(item, dict):
+                raise self.fail(item_where, "a path item must be a mapping")
+            for method in METHODS:
+                op = item.get(method)
+                if op is None:
+                    continue
+                where = f"{item_where}/{method}"
+                if not isinstance(op, dict):
+                    raise self.fail(where, "an operation must be a mapping")
+                op_id = op.get("operationId")
+                if op_id is not None:
+                    if str(op_id) in seen_ids:
+                        raise self.fail(
+                            where + "/operationId",
+                            f"duplicate operationId {op_id!r} (also {self.resolver.show(seen_ids[str(op_id)])}); "
+                            "operationIds must be unique",
+                        )
+                    seen_ids[str(op_id)] = where + "/operationId"
+                key = f"operationId:{op_id}" if op_id is not None else f"{method.upper()} {path}"
+                base = snake(str(op_id)) if op_id is not None else segment(f"{method}_{path}")
+                operations.append((key, f"{self.namespace}.{base}", path, method, item, op, item_where))
+        ids = self._assign_ids([(key, base) for key, base, *_ in operations], previous_ids)
+        tag_folders = self._tag_folders()
+        tools: list[tuple[str, Json]] = []
+        for key, _base, path, method, item, op, item_where in operations:
+            tool = self.operation(path, method, item, op, item_where, ids[key])
+            tags = op.get("tags") if isinstance(op.get("tags"), list) else []
+            folder = tag_folders.setdefault(str(tags[0]), self._folder_for(str(tags[0]), tag_folders)) if tags else ""
+            tools.append((folder, tool))
+        return tools, self._nodes(tag_folders, {f for f, _ in tools}), ids
+
+    def _assign_ids(self, wanted: list[tuple[str, str]], previous: dict[str, str]) -> dict[str, str]:
+        """Each operation's id: its previous one when it still fits, else its own, else its own with ``_2``, ..."""
+        ids: dict[str, str] = {}
+        taken: set[str] = set()
+        for key, base in wanted:
+            old = previous.get(key)
+            if old is not None and re.fullmatch(re.escape(base) + r"(_\d+)?", old) and old not in taken:
+                ids[key] = old
+                taken.add(old)
+        for key, base in wanted:
+            if key in ids:
+                continue
+            candidate, suffix = base, 2
+            while candidate in taken:
+                candidate, suffix = f"{base}_{suffix}", suffix + 1
+            if candidate != base:
+                self.warnings.add(f"id {base} is taken; a later operation became {candidate}", key)
+            ids[key] = candidate
+            taken.add(candidate)
+        return ids
+
+    def _tag_folders(self) -> dict[str, str]:
+        folders: dict[str, str] = {}
+        for tag in self.doc.get("tags") or []:
+            if isinstance(tag, dict) and isinstance(tag.get("name"), str):
+                folders[tag["name"]] = self._folder_for(tag["name"], folders)
+        return folders
+
+    @staticmethod
+    def _folder_for(tag: str, folders: dict[str, str]) -> str:
+        base = segment(tag)
+        candidate, suffix = base, 2
+        while candidate in folders.values() or candidate == STATE_DIR.strip("_"):
+            candidate, suffix = f"{base}_{suffix}", suffix + 1
+        return candidate
+
+    def _nodes(self, tag_folders: dict[str, str], used: set[str]) -> dict[str, Json]:
+        info: Json = self.doc["info"] if isinstance(self.doc.get("info"), dict) else {}
+        title = str(info.get("title") or self.namespace)
+        nodes = {
+            "": node_file(
+                title,
+                str(info.get("description") or "") or f"Operations of {title}, imported from its OpenAPI description.",
+                [self.namespace, "openapi"],
+            )
+        }
+        descriptions = {
+            t["name"]: str(t.get("description") or "")
+            for t in self.doc.get("tags") or []
+            if isinstance(t, dict) and isinstance(t.get("name"), str)
+        }
+        for tag, folder in tag_folders.items():
+            if folder in used:
+                nodes[folder] = node_file(
+                    tag, descriptions.get(tag) or f"{tag} operations of {title}.", [self.namespace, "openapi"]
+                )
+        return nodes
+
+
+def import_openapi(
+    spec: str,
+    *,
+    namespace: str | None = None,
+    out: Path | None = None,
+    allow_remote_refs: bool = False,
+    server: str | None = None,
+    server_vars: dict[str, str] | None = None,
+    force: bool = False,
+    src_root: Path = Path("catalog_src"),
+) -> ImportResult:
+    """Import every operation of ``spec`` (a file or URL) as catalogue sources in ``out``."""
+    uri = spec_uri(spec)
+    remote_root = uri.startswith(("http://", "https://"))
+    data = (
+        read_bytes(uri, remote_ok=True, what="SPEC") if remote_root else read_bytes(uri, remote_ok=False, what="SPEC")
+    )
+    doc = parse_document(data, spec)
+    info: Json = doc["info"] if isinstance(doc, dict) and isinstance(doc.get("info"), dict) else {}
+    ns = segment(namespace) if namespace else segment(str(info.get("title") or Path(urlsplit(uri).path).stem))
+    target = out if out is not None else src_root / ns
+    importer = OpenApiImporter(
+        doc, uri, namespace=ns, allow_remote_refs=allow_remote_refs, server=server, server_vars=server_vars or {}
+    )
+    state = read_state(target)
+    previous: dict[str, str] = (
+        state["ids"] if state.get("namespace") == ns and isinstance(state.get("ids"), dict) else {}
+    )
+    tools, nodes, ids = importer.convert(previous)
+    if not tools:
+        raise ImporterError(f"{spec}: at /paths: no operations to import")
+    overrides, overrides_text = read_overrides(target)
+    apply_overrides({t["id"]: t for _, t in tools}, nodes, overrides, importer.warnings)
+    files = render(tools, nodes, f"toolcat import openapi ({importer.version})")
+    files[f"{STATE_DIR}/{STATE_FILE}"] = (
+        json.dumps(
+            {
+                "importer": "openapi",
+                "source": spec,
+                "namespace": ns,
+                "version": importer.version,
+                "auth_env": sorted(set(importer.env_names.values())),
+                "ids": dict(sorted(ids.items())),
+            },
+            indent=1,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+    del overrides_text  # the file itself is carried over by write_tree
+    write_tree(target, files, force=force)
+    log.info("imported %d operations into %s", len(tools), target)
+    return ImportResult(target, ns, len(tools), tuple(t["id"] for _, t in tools), tuple(importer.warnings.lines()))
+
+
+def render(tools: list[tuple[str, Json]], nodes: dict[str, Json], how: str) -> dict[str, str]:
+    """``{relative path: YAML text}``: a ``_node.yaml`` per node and a ``tools.yaml`` per folder with tools."""
+    by_folder: dict[str, list[Json]] = {}
+    for folder, tool in tools:
+        by_folder.setdefault(folder, []).append(tool)
+    files: dict[str, str] = {}
+    for folder, node in nodes.items():
+        files[f"{folder}/_node.yaml".lstrip("/")] = dump_yaml(node)
+    for folder, items in by_folder.items():
+        header = (
+            f"# Generated by `{how}` ({len(items)} tools). A re-import replaces this file: put your own "
+            "changes in _import/overrides.yaml.\n"
+        )
+        files[f"{folder}/tools.yaml".lstrip("/")] = header + dump_yaml({"tools": items})
+    return files

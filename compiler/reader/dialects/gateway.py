@@ -1,0 +1,270 @@
+"""The gateway dialect: tool_help over the root, groups (id prefixes), operations and a search (tool_exec and tool_batch are the session's).
+
+A group is every proper prefix of a canonical id (``onto``, ``onto.task``); each carries a summary:
+the title and summary of the category node that holds its tools (their deepest common node).
+Help for an operation is its arguments (each rendered by :func:`toolcat.format.schema_text.schema_text`'s
+notation: ``string | null``, values, default, bounds, format), a usage line, policy notes and every
+example. ``tool_help(query=...)`` ranks operations by purpose: the gateway's search. Each function
+takes the catalogue's :class:`~toolcat.reader.store.Store` and :class:`~toolcat.reader.session.Session`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ...format.envelope import ReaderError
+from ...format.schema_text import examples_text, schema_rules, type_text
+from ...format.types import Json
+from ..checks import MAX_NAME, ROOT_NAMES, bad, check_bool, check_limit, deprecation_note, ok, shown
+from ..session import Session
+from ..store import Store
+from .protocol import drop_empty
+from .shared import runnable, unknown_path
+
+HELP_FORMATS = ("short", "full")
+
+
+def tool_help(
+    store: Store,
+    session: Session,
+    path: Any,
+    fmt: Any,
+    include_examples: Any,
+    include_schemas: Any,
+    query: Any = None,
+    limit: Any = None,
+) -> Json:
+    """Help for the root, a group (``onto``, ``onto.task``) or one operation; with ``query``, a ranked search."""
+    if fmt not in HELP_FORMATS:
+        raise bad(f"format must be 'short' or 'full', got {shown(fmt)}")
+    examples = check_bool(include_examples, "include_examples")
+    schemas = check_bool(include_schemas, "include_schemas")
+    if path is None:
+        path = "root"
+    if not isinstance(path, str) or len(path) > MAX_NAME:
+        raise bad(f"a help path is a dotted string like 'onto.task', got {shown(path)}")
+    text = path.strip().strip(".").replace("/", ".")
+    if query is not None:
+        if not isinstance(query, str) or not query.strip() or len(query) > 4 * MAX_NAME:
+            raise bad(f"'query' must be a non-empty string saying what you need, got {shown(query)}")
+        return _help_search(store, "" if text in ROOT_NAMES else text, query.strip(), check_limit(limit, 5))
+    if text in ROOT_NAMES:
+        return _help_root(store, fmt)
+    tool_id = store.resolve(text)
+    if tool_id is not None:
+        return _help_op(store, session, tool_id, fmt, examples=examples, schemas=schemas)
+    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+    if text.split(".", 1)[0] not in namespaces:
+        raise unknown_path(text, namespaces)
+    groups, ops = store.namespace_tree(text.split(".", 1)[0])
+    if text not in groups:
+        raise unknown_path(text, sorted([*groups, *ops]))
+    return _help_group(store, text, groups, ops, fmt)
+
+
+# -- group summaries -------------------------------------------------------------------------------
+def _common_path(pointers: list[Json]) -> tuple[str, ...]:
+    paths = [tuple(p.get("path") or ()) for p in pointers if isinstance(p, dict)]
+    if not paths:
+        return ()
+    common = paths[0]
+    for other in paths[1:]:
+        size = 0
+        while size < min(len(common), len(other)) and common[size] == other[size]:
+            size += 1
+        common = common[:size]
+    return common
+
+
+def _node_summary(store: Store, pointers: list[Json]) -> str:
+    """The title and summary of the deepest node holding every pointer; the top categories when they spread."""
+    common = _common_path(pointers)
+    try:
+        if common:
+            shard = store.node(common)
+            title, summary = str(shard.get("title") or common[-1]), str(shard.get("summary") or "")
+            return f"{title}: {summary}" if summary else title
+        root = store.node(())
+    except ReaderError:
+        return ""
+    titles = {c.get("name"): str(c.get("title") or c.get("name")) for c in root.get("children", [])}
+    tops = dict.fromkeys(titles.get(p["path"][0], p["path"][0]) for p in pointers if p.get("path"))
+    return "Spans " + ", ".join(list(tops)[:4]) if tops else ""
+
+
+def _namespace_heads(store: Store, namespaces: list[str]) -> dict[str, tuple[list[Json], int]]:
+    """The first page of pointers and the tool count of each namespace (their shards fetched together)."""
+    index = store.manifest.get("namespace_index")
+    refs = store.fetch_json(index).get("namespaces") if isinstance(index, dict) else None
+    if not isinstance(refs, dict) or store.pointers_loaded:
+        groups, _ = store.namespace_tree()
+        everything = store.all_pointers()
+        return {
+            n: ([p for i, p in everything.items() if i.split(".", 1)[0] == n], groups.get(n, {}).get("count", 0))
+            for n in namespaces
+        }
+    store.prefetch([refs[n] for n in namespaces if isinstance(refs.get(n), dict)])
+    out: dict[str, tuple[list[Json], int]] = {}
+    for name in namespaces:
+        shard = store.fetch_json(refs[name]) if isinstance(refs.get(name), dict) else {}
+        tools = [t for t in shard.get("tools", []) if isinstance(t, dict)]
+        out[name] = (tools, int(shard.get("tool_count", len(tools))))
+    return out
+
+
+def _help_root(store: Store, fmt: str) -> Json:
+    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+    heads = _namespace_heads(store, namespaces)
+    out: Json = {
+        "path": "root",
+        "level": "root",
+        "title": store.manifest.get("title", ""),
+        "summary": store.manifest.get("summary", ""),
+        "groups": [
+            drop_empty({"name": n, "summary": _node_summary(store, heads[n][0]), "op_count": heads[n][1]})
+            for n in namespaces
+        ],
+        "usage": "tool_help(path) for a group or an operation; tool_help(query) to search by purpose; "
+        "tool_exec(op, args) to run an operation.",
+    }
+    if fmt == "full":
+        out.update(registry_version=store.registry_version, counts=store.manifest.get("counts", {}))
+    next_action = {"op": "help", "args": {"path": namespaces[0]}} if namespaces else None
+    return ok(drop_empty(out), help_path="root", next_action=next_action)
+
+
+def _help_group(store: Store, group: str, groups: dict[str, Json], ops: dict[str, Json], fmt: str) -> Json:
+    entry = groups[group]
+
+    def op_line(tool_id: str) -> Json:
+        pointer = ops[tool_id]
+        line = {"op": tool_id, "summary": pointer.get("summary"), "kind": pointer.get("kind")}
+        if fmt == "full":
+            line.update(
+                type=pointer.get("type") if pointer.get("type") != "tool" else None,
+                tags=list(pointer.get("tags", [])),
+                deprecated=pointer.get("deprecated") or None,
+            )
+        return drop_empty(line)
+
+    def below(prefix: str) -> list[Json]:
+        return [p for i, p in ops.items() if i.startswith(prefix + ".")]
+
+    subgroups = [
+        drop_empty(
+            {
+                "path": g,
+                "summary": _node_summary(store, below(g)),
+                "op_count": groups[g]["count"],
+                "sample_ops": sorted(i.rsplit(".", 1)[-1] for i in groups[g]["ops"])[:8],
+            }
+        )
+        for g in sorted(entry["groups"])
+    ]
+    operations = [op_line(t) for t in sorted(entry["ops"])]
+    out = {
+        "path": group,
+        "level": "group",
+        "summary": _node_summary(store, below(group)),
+        "op_count": entry["count"],
+        "groups": subgroups,
+        "operations": operations,
+    }
+    first = operations[0]["op"] if operations else subgroups[0]["path"]
+    return ok(drop_empty(out), help_path=group, next_action={"op": "help", "args": {"path": first}})
+
+
+def _help_search(store: Store, group: str, query: str, limit: int) -> Json:
+    """Operations ranked for ``query`` (inside ``group`` when given): the gateway's find-a-tool."""
+    found = store.searcher_required().find_tool(query, 50 if group else limit)
+    if isinstance(found, dict) and found.get("ok") is False:
+        raise ReaderError(**{k: found["error"][k] for k in ("code", "message", "details", "hints", "help_path")})
+    matches = [m for m in (found.get("matches") or []) if isinstance(m, dict) and isinstance(m.get("name"), str)]
+    if group:
+        matches = [m for m in matches if m["name"].startswith(group + ".")]
+    operations = [
+        drop_empty({"op": m["name"], "summary": m.get("summary"), "relevance": m.get("relevance")})
+        for m in matches[:limit]
+    ]
+    out = {"path": group or "root", "level": "search", "query": query, "operations": operations}
+    if not operations:
+        where = f" under {group}" if group else ""
+        return ok(
+            out,
+            help_path=group or "root",
+            hints=[f"No operation{where} matches {query!r}; try other words, or browse the groups."],
+            next_action={"op": "help", "args": {"path": group or "root"}},
+        )
+    return ok(out, help_path=group or "root", next_action={"op": "help", "args": {"path": operations[0]["op"]}})
+
+
+def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
+    sub = raw if isinstance(raw, dict) else {}
+    arg: Json = {"name": name, "type": type_text(sub, root)}
+    if required:
+        arg["required"] = True
+    rules = schema_rules(sub, root)
+    if rules:
+        arg["rules"] = "; ".join(rules)
+    if sub.get("description"):
+        arg["description"] = sub["description"]
+    examples = examples_text(sub)
+    if examples:
+        arg["examples"] = examples
+    return arg
+
+
+def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples: bool, schemas: bool) -> Json:
+    spec = store.spec(tool_id)[1]
+    session.expanded(tool_id)
+    schema = spec.get("args_schema") or {}
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    args = [_arg(name, raw, schema, name in required) for name, raw in props.items()]
+    usage_args = ", ".join(f'"{a["name"]}": <{a["type"]}>' for a in args if a.get("required"))
+    policy = spec.get("policy") or {}
+    notes = [n for n in dict.fromkeys([spec.get("when_to_use") or "", *policy.get("edge_cases", [])]) if n]
+    if notes and notes[0] in (spec.get("summary"), spec.get("description")):
+        notes = notes[1:]
+    if spec.get("deprecated"):
+        notes.insert(0, deprecation_note(spec))
+    out: Json = {
+        "path": tool_id,
+        "level": "operation",
+        "op": tool_id,
+        "type": spec.get("type") if spec.get("type") != "tool" else None,
+        "summary": spec.get("summary"),
+        "kind": spec.get("kind"),
+        "usage": f'tool_exec(op="{tool_id}", args={{{usage_args}}})',
+        "args": args,
+        "notes": notes,
+        "policy": copy.deepcopy(policy) if fmt == "full" else {"dont": list(policy.get("dont", []))},
+    }
+    if examples:
+        out["examples"] = copy.deepcopy(spec.get("examples", []))
+    if fmt == "full":
+        out.update(
+            description=spec.get("description") if spec.get("description") != spec.get("summary") else None,
+            errors=copy.deepcopy(spec.get("errors", [])),
+            tags=list(spec.get("tags", [])),
+        )
+        if isinstance(spec.get("skill"), dict):
+            out["resources"] = [r.get("path") for r in spec["skill"].get("resources", [])]
+    if schemas:
+        out.update(args_schema=copy.deepcopy(schema), result_schema=copy.deepcopy(spec.get("result_schema")))
+    out = drop_empty(out, ("args",))
+    if isinstance(out.get("policy"), dict):
+        out["policy"] = drop_empty(out["policy"])
+        if not out["policy"]:
+            del out["policy"]
+    example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
+    runs = runnable(session, tool_id, spec)
+    return ok(
+        out,
+        help_path=tool_id,
+        hints=[] if runs else ["This reader cannot run this operation here: the host application runs it."],
+        next_action={"op": "call", "args": {"tool_id": tool_id, "args": copy.deepcopy(example or {})}}
+        if runs
+        else None,
+    )

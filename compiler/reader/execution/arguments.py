@@ -1,0 +1,210 @@
+"""Check a tool call's arguments against its ``args_schema``: fill in defaults, then list every field error.
+
+:func:`apply_defaults` and :func:`validate_args` are what :mod:`toolcat.reader.execution.runners` runs before a
+handler. ``jsonschema`` (with ``referencing`` and RE2) is imported lazily here and only here; without it
+a minimal check of required fields and JSON types runs and says so in the warnings. The schema itself is
+vetted first by :mod:`toolcat.format.schemaguard`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from typing import Any
+
+from ...format.envelope import ReaderError
+from ...format.field_errors import field_errors, got_text
+
+JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+    "null": (type(None),),
+}
+
+
+def _is_type(value: Any, name: str) -> bool:
+    if name in ("integer", "number") and isinstance(value, bool):
+        return False
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, JSON_TYPES.get(name, (object,)))
+
+
+def apply_defaults(schema: Any, value: Any) -> Any:
+    """A copy of ``value`` with the ``default`` of every absent property filled in (nested objects too).
+
+    Iterative and bounded: objects deeper than ``MAX_ARGS_DEPTH`` get no defaults (validation
+    refuses such arguments anyway), so neither a deep schema nor cyclic args can exhaust the stack.
+    """
+    from ...format.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - keeps the import block untouched
+
+    if not isinstance(schema, dict) or not isinstance(value, dict):
+        return value
+    out = dict(value)
+    stack: list[tuple[dict[str, Any], dict[str, Any], int]] = [(schema, out, 1)]
+    while stack:
+        node, obj, depth = stack.pop()
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or depth > MAX_ARGS_DEPTH:
+            continue
+        for name, sub in properties.items():
+            if not isinstance(sub, dict):
+                continue
+            if name not in obj and "default" in sub:
+                obj[name] = _copied_default(name, sub["default"])
+            if isinstance(obj.get(name), dict):
+                obj[name] = dict(obj[name])
+                stack.append((sub, obj[name], depth + 1))
+    return out
+
+
+def _copied_default(name: str, default: Any) -> Any:
+    from ...format.json_paths import too_deep  # noqa: PLC0415
+    from ...format.schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT  # noqa: PLC0415
+
+    if too_deep(default, MAX_ARGS_DEPTH) is not None:
+        raise ReaderError(
+            "INTERNAL",
+            f"the default of {name!r} in the tool's args_schema nests lists and objects "
+            f"deeper than {MAX_ARGS_DEPTH} levels",
+            hints=[REBUILD_HINT],
+        )
+    return copy.deepcopy(default)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled_validator(canonical_schema: str) -> Any:
+    """A checked, compiled validator per distinct schema (checking the schema costs milliseconds).
+
+    The schema comes from the catalogue: it is refused (INTERNAL, nothing validated) when it
+    is too deep, when a ``$ref``/``$dynamicRef``/``$recursiveRef`` leaves the document or points
+    nowhere, when references loop without descending into the value, or when a regex is
+    invalid. The validator runs regexes in RE2 and never retrieves anything.
+    """
+    import jsonschema  # noqa: PLC0415 - optional, only used when executing
+    from jsonschema import validators  # noqa: PLC0415
+
+    from ...format import schemaguard  # noqa: PLC0415
+
+    schema = json.loads(canonical_schema)
+    errors = [p for p in schemaguard.analyse(schema, warnings=False) if p.severity == "error"]
+    if errors:
+        first = errors[0]
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema cannot be checked safely: {first.path}: {first.message}",
+            details={"schema_problems": [{"path": p.path, "code": p.code, "message": p.message} for p in errors]},
+            hints=[first.hint, schemaguard.REBUILD_HINT],
+        )
+    cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    invalid = jsonschema.exceptions.best_match(schemaguard.meta_validator(cls).iter_errors(schema))
+    if invalid is not None:
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema is itself invalid: {invalid.message}",
+            hints=["This is a catalogue bug; rebuild with `toolcat build --strict`."],
+        )
+    return schemaguard.validator_class(cls)(schema, registry=schemaguard.refusing_registry())
+
+
+def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
+    import jsonschema  # noqa: F401, PLC0415 - raises ImportError where it is absent, even with a warm cache
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415
+
+    from ...format import json_paths, regex, schemaguard  # noqa: PLC0415
+
+    deep = json_paths.too_deep(schema, schemaguard.MAX_SCHEMA_DEPTH)
+    if deep is not None:  # before json.dumps, which recurses once per level
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema cannot be checked safely: {deep}: the schema nests "
+            f"lists and objects deeper than {schemaguard.MAX_SCHEMA_DEPTH} levels",
+            hints=[schemaguard.REBUILD_HINT],
+        )
+    validator = _compiled_validator(json.dumps(schema, sort_keys=True))
+    try:
+        found = list(validator.iter_errors(args))
+    except regex.PatternError as exc:
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema has a pattern {exc.pattern!r} that {exc.reason}; the reader never "
+            "runs a backtracking regex on arguments, so it cannot check this call",
+            details={"pattern": exc.pattern},
+            hints=[exc.hint, schemaguard.REBUILD_HINT],
+        ) from None
+    except Unresolvable as exc:  # analyse() refuses such schemas first; this is the registry's backstop
+        raise ReaderError(
+            "INTERNAL",
+            f"the tool's args_schema has a reference that does not resolve: {getattr(exc, 'ref', '?')!r:.200}",
+            hints=[schemaguard.REBUILD_HINT],
+        ) from None
+    except RecursionError:
+        raise ReaderError(
+            "INTERNAL",
+            "checking the arguments against the tool's args_schema recursed too deeply",
+            hints=[schemaguard.REBUILD_HINT],
+        ) from None
+    return field_errors(found, matches=regex.search)
+
+
+def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
+    """Required fields and JSON types of top-level properties: the stdlib fallback."""
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    out: list[dict[str, Any]] = [
+        {"field": str(name), "message": f"'{name}' is required", "expected": "present"}
+        for name in schema.get("required", []) or []
+        if name not in args
+    ]
+    for name, value in args.items():
+        sub = properties.get(name) if isinstance(properties, dict) else None
+        if not isinstance(sub, dict):
+            if schema.get("additionalProperties") is False:
+                out.append({"field": name, "message": f"unexpected property '{name}'"})
+            continue
+        wanted = sub.get("type")
+        names = wanted if isinstance(wanted, list) else [wanted] if isinstance(wanted, str) else []
+        if names and not any(_is_type(value, n) for n in names):
+            out.append({"field": name, "message": got_text(value), "expected": " | ".join(names)})
+        elif isinstance(sub.get("enum"), list) and value not in sub["enum"]:
+            out.append(
+                {
+                    "field": name,
+                    "message": got_text(value),
+                    "expected": "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in sub["enum"]),
+                }
+            )
+    return out
+
+
+def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> list[dict[str, Any]]:
+    """Every field error of ``args`` against ``schema`` (empty when valid), sorted by field.
+
+    Arguments nested deeper than ``MAX_ARGS_DEPTH`` lists and objects are refused first.
+    """
+    from ...format.json_paths import too_deep  # noqa: PLC0415
+    from ...format.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415
+
+    deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH - 1) is not None]
+    if deep:
+        return [
+            {
+                "field": name,
+                "message": f"'{name}' nests lists and objects deeper than the limit of {MAX_ARGS_DEPTH} levels",
+                "expected": f"at most {MAX_ARGS_DEPTH} levels of nesting",
+            }
+            for name in sorted(deep)
+        ]
+    if not isinstance(schema, dict) or not schema:
+        return []
+    try:
+        errors = _jsonschema_errors(schema, args)
+    except ImportError as exc:
+        missing = {"re2": "google-re2"}.get(exc.name or "", exc.name or "jsonschema")
+        warnings.append(f"{missing} is not installed: only required fields and top-level types were checked")
+        errors = _minimal_errors(schema, args)
+    return sorted(errors, key=lambda e: (e["field"], e["message"]))

@@ -1,0 +1,75 @@
+"""Fusing the lexical and the semantic ranking: a mix gated on the lexical evidence.
+
+``relevance = (1 - a) · lexical + a · cosine``, both in 0-1 (a cosine under :data:`MIN_COSINE`, what unrelated
+texts score, counts 0, so a query that means nothing here still gets no filler), so the relevance stays in 0-1. The semantic
+weight ``a`` depends on how strong the lexical evidence is: when the best lexical score is under
+:data:`GATE` (few or rare words matched), the semantic score leads (:data:`WEIGHT_WEAK`); otherwise the
+lexical one does (:data:`WEIGHT_STRONG`). Candidates are the lexical top :data:`CANDIDATES` and the semantic
+top :data:`CANDIDATES` (a document outside the lexical top counts lexical 0). The constants were tuned by a grid
+search on the train split of MetaTool and BFCL (queries whose sha256 mod 10 is under 7,
+``bench/bench_search.py::split``); the reported figures are on the held-out rest (docs/search.md, "Semantic tier"). Stdlib-only: the cosines come in as any sequence.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+
+#: Per embedder kind: (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE), tuned on the train splits (module docstring).
+FUSION: dict[str, tuple[float, float, float, float]] = {
+    "sentence-transformers": (0.6, 0.6, 0.15, 0.2),
+    "model2vec": (0.5, 0.3, 0.2, 0.2),
+}
+WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE = FUSION["sentence-transformers"]
+CANDIDATES = 50
+#: The term a hit carries when the semantic tier put it in (``reason`` then names the tier).
+SEMANTIC_TERM = "~semantic"
+
+Hit = tuple[int, float, list[str]]
+
+
+def fuse(
+    lexical: list[Hit],
+    cosines: Sequence[float],
+    limit: int,
+    allowed: Callable[[int], bool] | None = None,
+    params: tuple[float, float, float, float] = (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE),
+) -> list[Hit]:
+    """The best ``limit`` of the fused ranking; ``lexical`` is the lexical top (at least :data:`CANDIDATES`).
+
+    A hit whose semantic part outweighs its lexical part carries :data:`SEMANTIC_TERM` among its terms.
+    """
+    weak, strong, gate, min_cosine = params
+    best_lexical = lexical[0][1] if lexical else 0.0
+    a = weak if best_lexical < gate else strong
+    lex = {doc: (score, terms) for doc, score, terms in lexical}
+    semantic = _semantic_top(cosines, allowed, min_cosine)
+    docs = list(dict.fromkeys([*lex, *semantic]))
+    # A numpy array (the tier's) gives every candidate's cosine in one take; a plain sequence one by one.
+    take = getattr(cosines, "take", None)
+    values = take(docs).tolist() if take is not None else [float(cosines[doc]) for doc in docs]
+    fused: list[Hit] = []
+    for doc, cosine in zip(docs, values, strict=True):
+        score, terms = lex.get(doc, (0.0, []))
+        meaning = a * cosine if cosine >= min_cosine else 0.0
+        total = (1 - a) * score + meaning
+        fused.append((doc, min(1.0, total), [*terms, SEMANTIC_TERM] if meaning > (1 - a) * score else list(terms)))
+    fused.sort(key=lambda hit: (-hit[1], hit[0]))
+    return fused[:limit]
+
+
+def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | None, min_cosine: float) -> list[int]:
+    """The :data:`CANDIDATES` docs of highest cosine (at least ``min_cosine``, ``allowed``), ties by doc id.
+
+    A numpy array (the semantic tier's) is cut with ``numpy.partition`` first
+    (:func:`toolcat.format.embedding.top_indices`); a plain sequence is scanned whole.
+    """
+    if not hasattr(cosines, "argpartition") or len(cosines) <= 4 * CANDIDATES:
+        return heapq.nlargest(
+            CANDIDATES,
+            (doc for doc in range(len(cosines)) if cosines[doc] >= min_cosine and (allowed is None or allowed(doc))),
+            key=lambda doc: (cosines[doc], -doc),
+        )
+    from ...format.embedding import top_indices  # noqa: PLC0415 - numpy, only with the [semantic] extra (which made ``cosines``)
+
+    return top_indices(cosines, allowed, min_cosine, CANDIDATES)

@@ -1,0 +1,463 @@
+"""The search index engine: fetching a catalogue's index shards, decoding postings and scoring documents.
+
+:class:`IndexReader` holds what :class:`~toolcat.reader.search.searcher.Searcher` builds its operations on: the
+lazily fetched, sha256-cached index files, the decoded postings of a query's terms, the exhaustive
+scores (held to scikit-learn by the parity tests) and the exact top-k search. The index format is
+documented in docs/search.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ...format.analyzer import ANALYZER_VERSION, ANALYZERS, analyze_chars, analyze_words, word_ngrams
+from ...format.envelope import ReaderError
+from ...format.refs import page_refs
+
+FetchJSON = Callable[[dict[str, Any]], Any]
+Prefetch = Callable[[list[dict[str, Any]]], None]
+
+#: A document is a hit when one of its words matches, or its score reaches this on character n-grams alone.
+MIN_CHAR_ONLY_SCORE = 0.1
+#: Margin on the top-k stopping test, far above the rounding of the running sum of bounds (~1e-16).
+BOUND_SLACK = 1e-9
+
+
+def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, float]:
+    """The l2-normalised query vector scikit-learn's ``transform`` gives, over the terms with an idf."""
+    counts: dict[str, int] = {}
+    for token in tokens:
+        if token in idf:
+            counts[token] = counts.get(token, 0) + 1
+    raw = {term: (1.0 + math.log(count)) * idf[term] for term, count in counts.items()}
+    norm = math.sqrt(sum(v * v for v in raw.values()))
+    return {term: v / norm for term, v in raw.items()} if norm > 0 else {}
+
+
+class _Posting:
+    """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map."""
+
+    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "weights")
+
+    def __init__(self, idf: float, ids: list[int], weights: list[float]) -> None:
+        self.idf = idf
+        self.ids = ids
+        self.weights = weights
+        self.max_weight = max(weights, default=0.0)
+        self._by_doc: dict[int, float] | None = None
+
+    def by_doc(self) -> dict[int, float]:
+        """Doc id → weight, built on first use."""
+        if self._by_doc is None:
+            self._by_doc = dict(zip(self.ids, self.weights, strict=True))
+        return self._by_doc
+
+
+class _Part:
+    """One indexed collection (tools or nodes): its spaces' term shards and its doc shards.
+
+    A part may carry a delta segment (``delta``, written by an incremental build): its own term shards and
+    stored docs, the base doc ids whose postings it voids (``masked``) and the ones that are gone (``deleted``).
+    """
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta
+        self.n_docs: int = meta["n_docs"]
+        self.spaces: list[dict[str, Any]] = meta["spaces"]
+        self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
+        self.doc_shard_size: int = meta["doc_shard_size"]
+        self.doc_shards: list[dict[str, Any]] = meta.get("doc_shards", [])
+        pages = meta.get("doc_pages")
+        self.doc_pages: dict[str, Any] | None = pages if isinstance(pages, dict) else None
+        if self.doc_pages is None and "doc_shards" not in meta:
+            msg = "a part needs doc_shards or doc_pages"
+            raise KeyError(msg)
+        delta = meta.get("delta")
+        self.delta: dict[str, Any] | None = delta if isinstance(delta, dict) else None
+        self.masked: frozenset[int] = frozenset()
+        self.deleted: frozenset[int] = frozenset()
+        self.delta_spaces: dict[str, dict[str, Any]] = {}
+        self.delta_firsts: dict[str, list[str]] = {}
+        self.delta_doc_file: dict[int, dict[str, Any]] = {}
+        if self.delta is not None:
+            self.n_docs = int(self.delta["n_docs"])
+            self.masked = frozenset(int(i) for i in self.delta["masked"])
+            self.deleted = frozenset(int(i) for i in self.delta["deleted"])
+            self.delta_spaces = {s["name"]: s for s in self.delta["spaces"]}
+            self.delta_firsts = {name: [sh["first"] for sh in s["shards"]] for name, s in self.delta_spaces.items()}
+            self.delta_doc_file = {int(i): f["ref"] for f in self.delta["docs"] for i in f["ids"]}
+
+    def delta_shard_ref(self, space: str, term: str) -> dict[str, Any] | None:
+        """The ref of the delta term shard whose range covers ``term``."""
+        if space not in self.delta_spaces:
+            return None
+        index = bisect.bisect_right(self.delta_firsts[space], term) - 1
+        shards = self.delta_spaces[space]["shards"]
+        if index < 0 or term > shards[index]["last"]:
+            return None
+        ref: dict[str, Any] = shards[index]["ref"]
+        return ref
+
+
+class IndexReader:
+    """Reads and scores a built catalogue's search index; :class:`~toolcat.reader.search.searcher.Searcher` adds the operations.
+
+    ``fetch_json(ref)`` returns the parsed, hash-verified JSON a ref points to; ``prefetch(refs)``, when
+    given, brings several at once. Raises :class:`~toolcat.format.envelope.ReaderError` when the build has
+    no index or one from another analyzer version.
+    """
+
+    def __init__(self, manifest: dict[str, Any], fetch_json: FetchJSON, prefetch: Prefetch | None = None) -> None:
+        self.manifest = manifest
+        self._fetch_json = fetch_json
+        self._prefetch_fn = prefetch
+        self._cache: dict[str, Any] = {}
+        self._postings: dict[tuple[str, str, str], _Posting | None] = {}
+        self._interned: dict[tuple[Any, ...], _Posting] = {}
+        self._meta: dict[str, Any] | None = None
+        self._parts: dict[str, _Part] = {}
+        self._pending_pages: list[dict[str, Any]] = []
+        self.bytes_read = 0
+
+    # -- fetching ----------------------------------------------------------------------------
+
+    def _fetch(self, ref: dict[str, Any]) -> Any:
+        digest = ref["sha256"]
+        if digest not in self._cache:
+            self._cache[digest] = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+        return self._cache[digest]
+
+    def _part(self, name: str) -> _Part:
+        if name not in self._parts:
+            if self._meta is None:
+                ref = self.manifest.get("index")
+                if not isinstance(ref, dict):
+                    raise ReaderError(
+                        "UNAVAILABLE",
+                        "this build has no search index",
+                        hints=["Rebuild the catalogue with a toolcat that writes the index (manifest key 'index')."],
+                        next_action={"op": "list", "args": {}},
+                    )
+                self._meta = self._fetch(ref)
+                if self._meta.get("analyzer", {}).get("version") != ANALYZER_VERSION:
+                    raise ReaderError(
+                        "UNAVAILABLE",
+                        "the search index was built with another analyzer version",
+                        details={"index": self._meta.get("analyzer", {}).get("version"), "reader": ANALYZER_VERSION},
+                        hints=["Use a reader that matches the toolcat version that built the catalogue."],
+                    )
+            try:
+                self._parts[name] = _Part(self._meta[name])
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise ReaderError(
+                    "INTEGRITY",
+                    f"the search index meta's {name!r} part is not what a build writes ({exc!r})",
+                    details={"part": name},
+                    hints=["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
+                ) from None
+        return self._parts[name]
+
+    def _shard_ref(
+        self, part: _Part, space: dict[str, Any], term: str, *, fetch_page: bool = True
+    ) -> dict[str, Any] | None:
+        """The ref of the one shard whose term range covers ``term`` (None when no shard does).
+
+        In a paged space (``term_pages``) without ``fetch_page``, a page not yet read gives a pending ref
+        (see :meth:`_paged_ref`).
+        """
+        index = bisect.bisect_right(part.firsts[space["name"]], term) - 1
+        if index < 0:
+            return None
+        pages = space.get("term_pages")
+        if pages is None:
+            if term > space["shards"][index]["last"]:
+                return None
+            ref: dict[str, Any] = space["shards"][index]["ref"]
+            return ref
+        ref, page = self._paged_ref(pages, index, fetch_page=fetch_page)
+        if page is not None and term > page["last"][index - int(page["first"])]:
+            return None
+        return ref
+
+    def _paged_ref(
+        self, pages: dict[str, Any], number: int, *, fetch_page: bool
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """``(ref, page)`` of file ``number`` of a paged table (docs/search.md, "Paged tables").
+
+        Without ``fetch_page``, when its page is not read yet: a *pending* ref ``{path, max_bytes}`` and None.
+        The file is then fetched by path in the same round as its page (noted in ``_pending_pages``), and
+        checked against the page's sha256 before it is used (:meth:`toolcat.reader.store.Store.prefetch`).
+        """
+        page_ref = pages["pages"][number // int(pages["per_page"])]
+        if not fetch_page and page_ref["sha256"] not in self._cache:
+            self._pending_pages.append(page_ref)
+            path = f"{pages['folder']}/{pages['prefix']}{number}.json"
+            return {"path": path, "max_bytes": int(pages["max_bytes"])}, None
+        page = self._fetch(page_ref)
+        return page_refs(page)[number - int(page["first"])], page
+
+    def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
+        """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
+        ref = self._shard_ref(part, space, term)
+        if ref is None:
+            return None
+        entry: dict[str, Any] | None = self._fetch(ref)["terms"].get(term)
+        return entry
+
+    def _prefetch(self, refs: list[dict[str, Any] | None]) -> None:
+        if self._prefetch_fn is not None:
+            missing = [ref for ref in refs if isinstance(ref, dict) and ref.get("sha256") not in self._cache]
+            if len(missing) > 1:
+                self._prefetch_fn(missing)
+
+    def _prefetch_query(self, part_name: str, query: str, extra: list[dict[str, Any] | None] | None = None) -> None:
+        """Fetch the term shards ``query`` will read in one go (plus ``extra`` refs), before they are read one by one."""
+        if self._prefetch_fn is None:
+            return
+        part = self._part(part_name)
+        spaces = {space["name"]: space for space in part.spaces}
+        words = list(dict.fromkeys(analyze_words(query)))
+        self._pending_pages = []
+        refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in words] + list(extra or [])
+        if part.delta is not None:  # the delta's shards of every query term come in the same round
+            refs += [part.delta_shard_ref("words", word) for word in words]
+            refs += [part.delta_shard_ref("chars", gram) for word in words for gram in word_ngrams(word)]
+        if not part.meta.get("bundles"):
+            grams = dict.fromkeys(analyze_chars(query))
+            refs += [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in grams]
+        self._prefetch([*self._pending_pages, *refs])
+        if part.meta.get("bundles"):  # the n-grams of the words the index does not know come from the chars shards
+            unknown = [word for word in words if self._entry(part, spaces["words"], word) is None]
+            self._pending_pages = []
+            unknown_grams = [gram for word in unknown for gram in word_ngrams(word)]
+            refs = [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in unknown_grams]
+            self._prefetch([*self._pending_pages, *refs])
+
+    def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
+        """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""
+        part = self._part(part_name)
+        self._pending_pages = []
+        refs = [self._doc_ref(part, doc_id, fetch_page=False) for doc_id, _, _ in hits]
+        self._prefetch([*self._pending_pages, *refs])
+        return [self._doc(part, doc_id) for doc_id, _, _ in hits]
+
+    def _pointed(
+        self, hits: list[tuple[int, float, list[str]]], digits: int | None = None
+    ) -> list[tuple[dict[str, Any], float, list[str]]]:
+        """Tool hits as ``(pointer, score, matched terms)``, the score rounded to ``digits`` when given."""
+        return [
+            (doc["pointer"], score if digits is None else round(score, digits), terms)
+            for doc, (_, score, terms) in zip(self._docs("tools", hits), hits, strict=True)
+        ]
+
+    def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
+        ids: list[int] = []
+        last = 0
+        for gap in entry["docs"]:
+            last += gap
+            ids.append(last)
+        posting = _Posting(float(entry["idf"]), ids, entry["w"])
+        # Character n-grams of one word often have identical postings: share one object so that
+        # the top-k search walks them once (with the query weights summed).
+        content = (space_name, posting.idf, tuple(entry["docs"]), tuple(posting.weights))
+        return self._interned.setdefault(content, posting)
+
+    def _posting(self, part_name: str, part: _Part, space: dict[str, Any], term: str) -> _Posting | None:
+        key = (part_name, space["name"], term)
+        if key not in self._postings:
+            entry = self._entry(part, space, term)
+            posting = None if entry is None else self._decode(space["name"], entry)
+            self._postings[key] = self._with_delta(part, space["name"], term, posting)
+        return self._postings[key]
+
+    def _with_delta(self, part: _Part, space_name: str, term: str, posting: _Posting | None) -> _Posting | None:
+        """The base posting without the documents the delta voids, plus the delta's own (docs/search.md, "Segments")."""
+        if part.delta is None:
+            return posting
+        ref = part.delta_shard_ref(space_name, term)
+        entry = None if ref is None else self._fetch(ref)["terms"].get(term)
+        pairs = [] if posting is None else list(zip(posting.ids, posting.weights, strict=True))
+        kept = [(i, w) for i, w in pairs if i not in part.masked] if part.masked else pairs
+        if entry is None and len(kept) == len(pairs):
+            return posting
+        idf = posting.idf if posting is not None else float(entry["idf"]) if entry is not None else 0.0
+        if entry is not None:
+            added = self._decode(space_name, entry)
+            kept = sorted(kept + list(zip(added.ids, added.weights, strict=True)))
+        if not kept:
+            return None
+        merged = _Posting(idf, [i for i, _ in kept], [w for _, w in kept])
+        content = ("merged", space_name, merged.idf, tuple(merged.ids), tuple(merged.weights))
+        return self._interned.setdefault(content, merged)
+
+    def _bundled_ngrams(self, part_name: str, part: _Part, query: str) -> None:
+        """Cache the n-gram postings of the query's known words from their bundles (no chars shard needed).
+
+        A known word's bundle holds every n-gram of it that the index has, so its other n-grams are absent.
+        """
+        words = next(s for s in part.spaces if s["name"] == "words")
+        for word in dict.fromkeys(analyze_words(query)):
+            entry = self._entry(part, words, word)
+            if entry is None:
+                continue  # an unknown word: its n-grams come from the chars shards
+            bundle = entry.get("chars", {})
+            for gram in word_ngrams(word):
+                key = (part_name, "chars", gram)
+                if key in self._postings:
+                    continue
+                sub = bundle.get(gram)
+                if sub is not None and "same" in sub:
+                    sub = bundle[sub["same"]]
+                posting = None if sub is None else self._decode("chars", sub)
+                self._postings[key] = self._with_delta(part, "chars", gram, posting)
+
+    def _space_terms(
+        self, part_name: str, part: _Part, space: dict[str, Any], query: str
+    ) -> list[tuple[str, float, _Posting]]:
+        """The query's terms in one space that the index knows: (term, query weight, posting)."""
+        if space["name"] == "chars" and part.meta.get("bundles"):
+            self._bundled_ngrams(part_name, part, query)
+        found: dict[str, _Posting] = {}
+        tokens = ANALYZERS[space["name"]](query)
+        for term in dict.fromkeys(tokens):
+            posting = self._posting(part_name, part, space, term)
+            if posting is not None:
+                found[term] = posting
+        weights = query_weights(tokens, {t: p.idf for t, p in found.items()})
+        return [(term, q, found[term]) for term, q in weights.items()]
+
+    def _doc_ref(self, part: _Part, doc_id: int, *, fetch_page: bool = True) -> dict[str, Any]:
+        """The ref of the file holding ``doc_id`` (a pending one, in a paged doc table, without ``fetch_page``)."""
+        ref = part.delta_doc_file.get(doc_id)
+        if ref is not None:
+            return ref
+        shard_no = doc_id // part.doc_shard_size
+        if part.doc_pages is None:
+            base: dict[str, Any] = part.doc_shards[shard_no]["ref"]
+            return base
+        return self._paged_ref(part.doc_pages, shard_no, fetch_page=fetch_page)[0]
+
+    def _doc(self, part: _Part, doc_id: int) -> dict[str, Any]:
+        shard = self._fetch(self._doc_ref(part, doc_id))
+        position = shard["ids"].index(doc_id) if doc_id in part.delta_doc_file else doc_id - shard["first"]
+        doc: dict[str, Any] = shard["docs"][position]
+        return doc
+
+    # -- scoring -----------------------------------------------------------------------------
+
+    def scores(self, part_name: str, query: str) -> tuple[dict[int, float], dict[int, list[str]], dict[int, bool]]:
+        """Every matching document's combined score, its matched word terms, and whether a word matched.
+
+        Exhaustive: every posting of every query term is summed (the parity tests hold this to scikit-learn).
+        """
+        part = self._part(part_name)
+        self._prefetch_query(part_name, query)
+        total: dict[int, float] = {}
+        matched: dict[int, list[str]] = {}
+        for space in part.spaces:
+            scale = float(space["weight"])
+            for term, q, posting in self._space_terms(part_name, part, space, query):
+                factor = scale * q
+                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                    total[doc_id] = total.get(doc_id, 0.0) + factor * w
+                if space["name"] == "words":
+                    for doc_id in posting.ids:
+                        matched.setdefault(doc_id, []).append(term)
+        word_hit = {doc_id: doc_id in matched for doc_id in total}
+        return total, matched, word_hit
+
+    def _ranked(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
+    ) -> list[tuple[int, float, list[str]]]:
+        """Hits best first (ties by doc id); with ``limit``, only the best ``limit``, found by :meth:`_top_k`."""
+        if limit is not None:
+            return self._top_k(part_name, query, limit, allowed)
+        total, matched, word_hit = self.scores(part_name, query)
+        hits = [
+            (doc_id, score, matched.get(doc_id, []))
+            for doc_id, score in total.items()
+            if (word_hit[doc_id] or score >= MIN_CHAR_ONLY_SCORE) and (allowed is None or allowed(doc_id))
+        ]
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return hits
+
+    def _top_k(
+        self, part_name: str, query: str, k: int, allowed: Callable[[int], bool] | None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The exact top ``k`` hits, without summing the long postings of low-impact terms for every document.
+
+        Terms are taken in decreasing upper bound (query weight x the term's largest document weight), term at a
+        time. Once the k-th best score of a known hit exceeds the sum of the bounds still to come, no unseen
+        document can reach the top k: the remaining terms only update the candidates already seen (and those
+        that cannot reach the k-th score are dropped). Every document's terms are summed in the same order, so
+        scores equal :meth:`scores` up to float rounding (~1e-16) and ties keep the doc-id order.
+        """
+        part = self._part(part_name)
+        self._prefetch_query(part_name, query)
+        factors: dict[int, tuple[float, str, _Posting]] = {}  # identical postings (see _posting) merged
+        word_terms: list[tuple[str, _Posting]] = []
+        for space in part.spaces:
+            scale = float(space["weight"])
+            for term, q, posting in self._space_terms(part_name, part, space, query):
+                factor, first, _ = factors.get(id(posting), (0.0, term, posting))
+                factors[id(posting)] = (factor + scale * q, first, posting)
+                if space["name"] == "words":
+                    word_terms.append((term, posting))
+        terms = [(factor * posting.max_weight, factor, term, posting) for factor, term, posting in factors.values()]
+        terms.sort(key=lambda t: (-t[0], t[2]))
+        remaining = sum(t[0] for t in terms)
+        done = 0.0
+        total: dict[int, float] = {}
+        word_docs: set[int] = set()
+        words = {id(posting) for _, posting in word_terms}
+        position = 0
+        kth = -1.0
+        while position < len(terms):
+            bound, factor, _, posting = terms[position]
+            position += 1
+            remaining -= bound
+            done += bound
+            get = total.get
+            if allowed is None:
+                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                    total[doc_id] = get(doc_id, 0.0) + factor * w
+                if id(posting) in words:
+                    word_docs.update(posting.ids)
+            else:
+                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                    if allowed(doc_id):
+                        total[doc_id] = get(doc_id, 0.0) + factor * w
+                        if id(posting) in words:
+                            word_docs.add(doc_id)
+            # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
+            if done > remaining:
+                kth = _kth_hit_score(total, word_docs, k)
+                if kth > remaining + BOUND_SLACK:
+                    break
+        if position < len(terms):
+            total = {d: s for d, s in total.items() if s + remaining + BOUND_SLACK >= kth}
+            for _, factor, _, posting in terms[position:]:
+                by_doc = posting.by_doc()
+                is_word = id(posting) in words
+                for doc_id in total:
+                    weight = by_doc.get(doc_id)
+                    if weight is not None:
+                        total[doc_id] += factor * weight
+                        if is_word:
+                            word_docs.add(doc_id)
+        hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return [(d, s, [term for term, posting in word_terms if d in posting.by_doc()]) for d, s in hits[:k]]
+
+
+def _kth_hit_score(total: dict[int, float], word_docs: set[int], k: int) -> float:
+    """The k-th best partial score among documents already known to be hits (-1 when fewer than k)."""
+    scores = [s for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+    if len(scores) < k:
+        return -1.0
+    return heapq.nlargest(k, scores)[-1]

@@ -1,0 +1,462 @@
+"""Search a built catalogue in plain Python: the ranked operations (find a tool, search nodes or a category).
+
+The build (:mod:`toolcat.build.contributors.index.texts`) fits scikit-learn's ``TfidfVectorizer`` with the analyzers of
+:mod:`toolcat.format.analyzer` (re-exported here), so a query is tokenised exactly as the documents
+were; :mod:`toolcat.reader.search.ranking` reads and scores the index. The index is stored as
+*spaces* (``words``, ``chars``), each a TF-IDF model of its own; the score of a document is
+``sum(space.weight * cosine_space(query, doc))``, where each cosine is what scikit-learn
+computes for ``sublinear_tf=True, norm="l2", smooth_idf=True``. Postings hold the documents'
+l2-normalised weights, so a query only needs the term shards of its own words (each word entry
+bundles its own character n-grams; only unknown words need the chars shards), and then the doc
+shards of its best hits, found by an exact top-k search. The format is documented in docs/search.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ...format.analyzer import (
+    STOP_WORDS,
+    analyze_words,
+)
+from ...format.buckets import lookup_bucket
+from ...format.envelope import ReaderError
+from ..checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_path
+from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
+from .ranking import IndexReader
+from .semantic import wanted as semantic_wanted
+
+__all__ = ["MIN_RELATIVE", "MIN_RELEVANCE", "Searcher", "name_key", "name_like"]
+
+#: A ranked hit is shown only when it scores at least this ...
+MIN_RELEVANCE = 0.06
+#: ... and at least this fraction of the best hit's score. Both were chosen on the labelled queries of
+#: ``bench/bench_search_answers.py`` (example evals, GitHub MCP, MetaTool, BFCL): the largest values that drop
+#: no right tool from any query's top 5 (docs/search.md, "Exact names and the cut").
+MIN_RELATIVE = 0.25
+#: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
+NAME_SHORT_PARTS = 3
+NAME_MAX_PARTS = 12
+NAME_MAX_CHARS = 200
+_NAME_PARTS = re.compile(r"[^\W_]+")
+#: The pointer fields a search hit leaves out when empty or false (absent means empty / false).
+_LEAN_DROP = ("optional", "deprecated")
+
+
+class Searcher(IndexReader):
+    """Ranked search over a built catalogue; fetches index files lazily and caches them by sha256.
+
+    ``fetch_json(ref)`` returns the parsed, hash-verified JSON a ref points to (the reader supplies it);
+    ``prefetch(refs)``, when given, brings several at once (concurrently over HTTP). A query's term
+    shards are known from the meta alone, and its results' doc shards once it is ranked, so a cold
+    search reads in three rounds: the meta, the term shards, the doc shards (one more for the chars
+    shards of words the index does not know).
+    Public operations return results or error envelopes; :meth:`rank_tools` raises
+    :class:`~toolcat.format.envelope.ReaderError`.
+    """
+
+    # -- semantic tier hook (issue 14: reader/semantic.py, reader/hybrid.py) --------------------
+
+    def semantic_tier(self) -> Any:
+        """The :class:`~toolcat.reader.search.semantic.SemanticTier` when it can answer, else None (its ``reason`` says why)."""
+        if not hasattr(self, "_semantic"):
+            from .semantic import SemanticTier  # noqa: PLC0415 - optional tier
+
+            self._semantic = SemanticTier(self.manifest, self._fetch, self._prefetch_fn)
+        return self._semantic if self._semantic.available() else None
+
+    def _prefetch_query(self, part_name: str, query: str, extra: list[dict[str, Any] | None] | None = None) -> None:
+        """The query's term shards, and (first time) the semantic tier's vectors, in the same round.
+
+        Over HTTP the vectors meta comes with the index meta, and the vector shards with the term shards, so
+        the semantic tier adds no round trip to a search.
+        """
+        if self._prefetch_fn is None:
+            return
+        if self._meta is None and "vectors" in self.manifest and semantic_wanted():
+            self._prefetch([self.manifest.get("index"), self.manifest.get("vectors")])
+        tier = self.semantic_tier() if "vectors" in self.manifest else None
+        more = tier.refs() if tier is not None and part_name not in tier._matrices else []  # noqa: SLF001
+        super()._prefetch_query(part_name, query, [*(extra or []), *more])
+
+    def _ranked(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The lexical ranking, fused with the semantic tier's (:func:`toolcat.reader.search.hybrid.fuse`) for a top ``limit``.
+
+        Without the tier (no vectors, no extra, another model) or without ``limit``: exactly the lexical ranking.
+        """
+        tier = None if limit is None else self.semantic_tier()
+        if tier is None:
+            return super()._ranked(part_name, query, allowed, limit)
+        lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
+        params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
+        return fuse(lexical, tier.scores(part_name, query), limit or 0, allowed, params)
+
+    # -- scoping -----------------------------------------------------------------------------
+
+    def _node_shard_ref(self, path: list[str]) -> dict[str, Any] | None:
+        part = self._part("nodes")
+        index = bisect.bisect_right([shard["first_path"] for shard in part.doc_shards], path) - 1
+        if index < 0:
+            return None
+        ref: dict[str, Any] = part.doc_shards[index]["ref"]
+        return ref
+
+    def node_entry(self, path: list[str]) -> dict[str, Any] | None:
+        """The node index entry of ``path`` (with its tool doc-id range), or None when there is no such node.
+
+        A delta segment's copy of an entry wins over the base's; a node the delta deleted has none.
+        """
+        part = self._part("nodes")
+        for delta_ref in {id(r): r for r in part.delta_doc_file.values()}.values():
+            for doc in self._fetch(delta_ref)["docs"]:
+                if doc["path"] == path:
+                    found: dict[str, Any] = doc
+                    return found
+        ref = self._node_shard_ref(path)
+        if ref is None:
+            return None
+        shard = self._fetch(ref)
+        for position, doc in enumerate(shard["docs"]):
+            if doc["path"] == path:
+                if shard["first"] + position in part.deleted:
+                    return None
+                entry: dict[str, Any] = doc
+                return entry
+        return None
+
+    def _scoped(
+        self, query: str, path: list[str], *, direct_only: bool = False, extra: list[dict[str, Any]] | None = None
+    ) -> Callable[[int], bool]:
+        """The doc filter of a category; its node shard (and ``extra``) is fetched together with the term shards."""
+        delta_docs = list(self._part("nodes").delta_doc_file.values())
+        self._prefetch_query("tools", query, [self._node_shard_ref(path), *delta_docs, *(extra or [])])
+        entry = self.node_entry(path)
+        if entry is None:
+            raise self._unknown_path(path, query)
+        return self._scope(entry, direct_only=direct_only)
+
+    @staticmethod
+    def _scope(entry: dict[str, Any], *, direct_only: bool) -> Callable[[int], bool]:
+        low, high = entry["range"]
+        if direct_only:
+            high = low + entry["direct"]
+            extra = set(entry["extra_direct"])
+        else:
+            extra = set(entry["extra"])
+        return lambda doc_id: low <= doc_id < high or doc_id in extra
+
+    def _unknown_path(self, path: list[str], query: str) -> ReaderError:
+        root = self._fetch(self.manifest["root"]) if isinstance(self.manifest.get("root"), dict) else {"children": []}
+        roots = [child["name"] for child in root.get("children", [])]
+        close = difflib.get_close_matches(path[0], roots, n=3, cutoff=0.3) if path else []
+        hints = [f"No category {'/'.join(path)!r}."]
+        if close:
+            hints.append("Closest root categories: " + ", ".join(close))
+        elif roots:
+            hints.append("Root categories: " + ", ".join(roots[:10]))
+        suggestions = [r["path"] for r in self._node_results(" ".join(path), 3)]
+        if suggestions:
+            hints.append("Closest node paths: " + ", ".join("/".join(p) for p in suggestions))
+        return ReaderError(
+            "UNKNOWN_PATH",
+            f"unknown category path {'/'.join(path)!r}",
+            details={"category_path": path, "closest_roots": close, "closest_paths": suggestions},
+            hints=hints,
+            next_action={"op": "search_nodes", "args": {"query": query or " ".join(path)}},
+        )
+
+    # -- operations --------------------------------------------------------------------------
+
+    def rank_tools(
+        self, query: str, *, within: list[str] | None = None, direct_only: bool = False, limit: int | None = None
+    ) -> list[tuple[dict[str, Any], float, list[str]]]:
+        """``(pointer, confidence, matched terms)`` best first, optionally inside a node (and below it).
+
+        Every hit by default; with ``limit``, only the best ``limit`` (exact, and much faster on big catalogues).
+        """
+        allowed = None
+        if within is not None and (within or direct_only):
+            allowed = self._scoped(query, list(within), direct_only=direct_only)
+        return self._pointed(self._ranked("tools", query, allowed, limit), 6)
+
+    def rank_tools_page(
+        self, query: str, *, within: list[str] | None = None, offset: int = 0, limit: int = 10
+    ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], int]:
+        """One page of :meth:`rank_tools` and the number of hits in all.
+
+        Every hit is scored, but only the page's pointers are read: at 10,000 tools a page of 10 reads a few
+        doc shards instead of hundreds.
+        """
+        allowed = self._scoped(query, list(within)) if within else None
+        hits = self._ranked("tools", query, allowed)
+        return self._pointed(hits[offset : offset + limit], 6), len(hits)
+
+    def _top_tools(
+        self, query: str, limit: int, offset: int = 0, allowed: Callable[[int], bool] | None = None
+    ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool]:
+        """One page of hits and whether more follow (the top ``offset + limit + 1`` are ranked, not every hit).
+
+        Hits scoring under :data:`MIN_RELEVANCE` or under :data:`MIN_RELATIVE` times the best are left out.
+        """
+        hits = self._ranked("tools", query, allowed, offset + limit + 1)
+        floor = max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) if hits else 0.0
+        kept = [hit for hit in hits if hit[1] >= floor]
+        return self._pointed(kept[offset : offset + limit]), len(kept) > offset + limit
+
+    def _name_candidates(self, query: str) -> list[tuple[str, dict[str, Any]]]:
+        """The spellings under which the query may name a tool, each with the lookup bucket that would hold it.
+
+        A name is a canonical id, a provider or legacy alias or a skill name, in any case, with ``.``, ``_``,
+        ``-`` or spaces between its parts. A query without spaces is looked up as typed, lower-cased and with
+        ``_`` or ``-`` between its parts; one with spaces only when it reads like a name rather than a sentence
+        (:func:`name_like`). Empty when the build has no lookup table.
+        """
+        lookup = self.manifest.get("lookup")
+        if not isinstance(lookup, dict) or not name_like(query):
+            return []
+        refs, count = lookup.get("refs") or [], lookup.get("buckets") or 0
+        if not isinstance(refs, list) or not isinstance(count, int) or count < 1 or len(refs) != count:
+            return []
+        parts = name_key(query).split()
+        typed = [] if any(c.isspace() for c in query) else [query, query.lower()]
+        names = list(dict.fromkeys([*typed, "_".join(parts), "-".join(parts)]))
+        return [(name, refs[lookup_bucket(name, count)]) for name in names]
+
+    def _name_lookup(self, candidates: list[tuple[str, dict[str, Any]]]) -> str | None:
+        """The tool id one of the candidate spellings names exactly, from the lookup buckets; None otherwise."""
+        for name, ref in candidates:
+            found = self._fetch(ref).get("entries", {}).get(name)
+            if isinstance(found, dict) and isinstance(found.get("tool_id"), str):
+                return str(found["tool_id"])
+        return None
+
+    def _spec_pointer(self, tool_id: str, scope: list[str] | None) -> dict[str, Any] | None:
+        """The pointer of a tool named exactly but not among the ranked hits, from its spec (None out of scope)."""
+        lookup = self.manifest["lookup"]
+        found = self._fetch(lookup["refs"][lookup_bucket(tool_id, lookup["buckets"])]).get("entries", {}).get(tool_id)
+        if not isinstance(found, dict):
+            return None
+        spec = self._fetch(found["spec"])
+        homes = [spec.get("path", []), *spec.get("categories", [])]
+        if scope and not any(list(home[: len(scope)]) == scope for home in homes):
+            return None
+        return {
+            "tool_id": tool_id,
+            "alias": (spec.get("aliases") or {}).get("openai", tool_id),
+            "type": spec.get("type"),
+            "path": list(spec.get("path", [])),
+            "summary": spec.get("summary", ""),
+            "tags": list(spec.get("tags", [])),
+            "kind": spec.get("kind"),
+            "optional": spec.get("optional", False),
+            "deprecated": spec.get("deprecated", False),
+            **({"capabilities": list(spec["capabilities"])} if spec.get("capabilities") else {}),
+            "spec": found["spec"],
+        }
+
+    def _answer_tools(
+        self,
+        query: str,
+        limit: int,
+        offset: int = 0,
+        allowed: Callable[[int], bool] | None = None,
+        scope: list[str] | None = None,
+        candidates: list[tuple[str, dict[str, Any]]] | None = None,
+    ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool, str | None]:
+        """A page of what find_tool and search_tool_by_category show, whether more follow, the exact name's id.
+
+        The tool the query names exactly comes first with relevance 1.0, then the ranked hits that pass the cut.
+        ``candidates`` are the query's name spellings when the caller has already fetched their buckets.
+        """
+        if candidates is None:
+            candidates = self._name_candidates(query)
+            self._prefetch_query("tools", query, [ref for _, ref in candidates])  # one round with the term shards
+        named = self._name_lookup(candidates)
+        hits = self._ranked("tools", query, allowed, offset + limit + 2)
+        floor = max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) if hits else 0.0
+        kept = [hit for hit in hits if hit[1] >= floor]
+        if named is None:
+            page = self._pointed(kept[offset : offset + limit])
+            more = len(kept) > offset + limit
+            key = name_key(query)
+            spelled = [i for i, (p, _, _) in enumerate(page) if key in (name_key(p["tool_id"]), name_key(p["alias"]))]
+            if offset > 0 or not spelled:  # a name with stop words in it ("convert_to_pdf") is found among the hits
+                return page, more, None
+            first = page.pop(spelled[0])
+            return [(first[0], 1.0, first[2]), *page], more, first[0]["tool_id"]
+        pointed = self._pointed(kept[: offset + limit + 1])
+        exact = next((hit for hit in pointed if hit[0]["tool_id"] == named), None)
+        pointer = exact[0] if exact is not None else self._spec_pointer(named, scope)
+        if pointer is None:  # named, but outside the category searched
+            return pointed[offset : offset + limit], len(kept) > offset + limit, None
+        shown = [(pointer, 1.0, exact[2] if exact is not None else []), *(h for h in pointed if h is not exact)]
+        return shown[offset : offset + limit], len(shown) > offset + limit, named
+
+    def find_tool(self, purpose: str, limit: int = 5) -> dict[str, Any]:
+        """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose or a tool's name.
+
+        A tool named exactly comes first with relevance 1.0; hits that match poorly are left out, and when none
+        is left the answer says so (empty ``matches``, a hint, and a next_action to browse the root).
+        """
+        try:
+            query = _require_query(purpose, "purpose")
+            limit = check_limit(limit, 5)
+            page, _, named = self._answer_tools(query, limit)
+            matches = [
+                {
+                    "name": pointer["tool_id"],
+                    "relevance": round(min(1.0, score), 4),
+                    "reason": "exact name" if pointer["tool_id"] == named else _reason(pointer, terms),
+                }
+                for pointer, score, terms in page
+            ]
+        except ReaderError as err:
+            return err.envelope()
+        if matches:
+            return {"matches": matches}
+        return {
+            "matches": [],
+            "hints": [f"No tool matches {query!r} well; try other words, or browse the categories."],
+            "next_action": {"op": "list", "args": {"path": ""}},
+        }
+
+    def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
+        hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
+        return [
+            {
+                "path": doc["path"],
+                "title": doc["title"],
+                "summary": doc["summary"],
+                "confidence": round(min(1.0, score), 4),
+            }
+            for doc, (_, score, _) in zip(self._docs("nodes", hits), hits, strict=True)
+        ]
+
+    def search_nodes(self, query: str, limit: int = 5) -> dict[str, Any]:
+        """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best.
+
+        When none matches, the answer says so: a hint, and a next_action to browse the root.
+        """
+        try:
+            text = _require_query(query, "query")
+            results = self._node_results(text, check_limit(limit, 5))
+        except ReaderError as err:
+            return err.envelope()
+        if results:
+            return {"results": results}
+        return {
+            "results": [],
+            "hints": [f"No category matches {text!r}; browse the root, or search for a tool by purpose."],
+            "next_action": {"op": "list", "args": {"path": ""}},
+        }
+
+    def search_tool_by_category(
+        self, query: str, category_path: list[str] | str, limit: int = 5, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """Tools under a category (and everything below it, DAG included), ranked, as pointers + confidence."""
+        try:
+            text = _require_query(query, "query")
+            limit = check_limit(limit, 5)
+            path = list(node_path(category_path))
+            key = cursor_key(text, path)
+            offset = decode_cursor(cursor, key)
+            candidates = self._name_candidates(text)
+            refs = [ref for _, ref in candidates]
+            allowed = self._scoped(text, path, extra=refs) if path else None
+            if not path:
+                self._prefetch_query("tools", text, [*refs])
+            page, more, _ = self._answer_tools(text, limit, offset, allowed, path, candidates)
+            if not page and offset == 0:
+                raise self._no_match(text, path)
+            end = offset + len(page)
+            return {
+                "category_path": path,
+                "results": [lean_hit(pointer, score) for pointer, score, _ in page],
+                "next_cursor": encode_cursor(end, key) if more else None,
+            }
+        except ReaderError as err:
+            return err.envelope()
+
+    def _no_match(self, query: str, path: list[str]) -> ReaderError:
+        elsewhere, _ = self._top_tools(query, 10)
+        places: list[list[str]] = []
+        for pointer, _, _ in elsewhere:
+            if pointer["path"] not in places:
+                places.append(pointer["path"])
+        hints = [f"No tool under {'/'.join(path) or 'the root'!r} matches {query!r}."]
+        if places:
+            hints.append("The query matches tools in: " + ", ".join("/".join(p) or "(root)" for p in places[:3]))
+            action = {"op": "search_in", "args": {"query": query, "path": "/".join(places[0])}}
+        else:
+            hints.append("No tool in the catalogue matches well; try other words, or browse the categories.")
+            action = {"op": "list", "args": {"path": "/".join(path)}}
+        return ReaderError(
+            "NO_MATCH_IN_CATEGORY",
+            f"no tool under {'/'.join(path) or '(root)'!r} matches the query",
+            details={"category_path": path, "query": query, "matching_categories": places[:3]},
+            hints=hints,
+            next_action=action,
+        )
+
+
+def name_key(text: str) -> str:
+    """A name without case or separators: ``GitHub.create_issue``, ``github create-issue`` → ``github create issue``."""
+    return " ".join(_NAME_PARTS.findall(text.lower()))
+
+
+def name_like(query: str) -> bool:
+    """Whether a query may be a tool's name: no spaces, or a few parts, or parts without a stop word."""
+    parts = name_key(query).split()
+    if not parts or len(query) > NAME_MAX_CHARS:
+        return False
+    if not any(c.isspace() for c in query):
+        return True
+    return len(parts) <= NAME_SHORT_PARTS or (
+        len(parts) <= NAME_MAX_PARTS and not any(part in STOP_WORDS for part in parts)
+    )
+
+
+def lean_hit(pointer: dict[str, Any], score: float) -> dict[str, Any]:
+    """A ranked pointer as a model reads it: no provider alias, no empty or false field, its confidence."""
+    out = {
+        key: value
+        for key, value in pointer.items()
+        if key != "alias" and value not in (None, "", [], {}) and not (key in _LEAN_DROP and value is False)
+    }
+    out["confidence"] = round(min(1.0, score), 4)
+    return out
+
+
+def _require_query(text: Any, name: str) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"'{name}' must be a non-empty string",
+            details={"got": repr(text)[:60]},
+            hints=[f"Say what you need in a few words, e.g. {name}='read a file from a bucket'."],
+        )
+    return text.strip()
+
+
+def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
+    """Which matched terms appear in which shown field (id, summary, tags); the rest matched in longer text."""
+    semantic = SEMANTIC_TERM in terms
+    terms = [term for term in terms if term != SEMANTIC_TERM]
+    if not terms:
+        return "similar meaning (semantic tier)" if semantic else "similar spelling (character n-grams)"
+    fields = {
+        "id": set(analyze_words(pointer["tool_id"])),
+        "summary": set(analyze_words(pointer["summary"])),
+        "tags": set(analyze_words(" ".join(pointer["tags"]))),
+    }
+    parts = []
+    for term in terms:
+        where = [name for name, words in fields.items() if term in words] or ["text"]
+        parts.append(f"{term} ({', '.join(where)})")
+    return "matched " + "; ".join(parts) + ("; similar meaning (semantic tier)" if semantic else "")

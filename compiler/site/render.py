@@ -1,0 +1,318 @@
+"""The docs site: read a build folder's artifacts, render an mkdocs project, build it into ``build/site``.
+
+The site is generated from the *artifacts*, never from the sources: ``catalog.json`` →
+manifest → node shards (and their pages) → tool specs → skill bodies and resources, each
+checked against the sha256 held by the file that pointed to it. That keeps the format
+honest: whatever the site shows, any reader of the published files can show too.
+
+Pipeline (each stage a function of the previous value; only the last writes ``out``):
+``read_build(build) -> BuildData`` → ``render_project(data, project)`` (Markdown pages from
+``templates/site``, ``mkdocs.yml``, static files) → ``mkdocs build --strict`` into a
+temporary folder beside ``out`` → swap. A failed site build leaves the previous site as it was.
+
+This module renders, writes, builds and swaps; reading and verifying the build is in
+:mod:`.site_read`, schema tables in :mod:`.site_schema`, untrusted text → safe HTML in
+:mod:`.site_text`, the pages, nav and ``mkdocs.yml`` in :mod:`.site_pages`, and the mkdocs
+hooks (nh3 over each page, the Content-Security-Policy) in :mod:`.site_hooks`. Every name
+is re-exported here: the generated hook file imports its ``on_*`` functions from this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..build.errors import BuildError
+from ..build.write import build_lock, exchange
+from . import incremental as site_incremental
+from .hooks import (
+    HOOKS_FILE,
+    HOOKS_SOURCE,
+)
+from .pages import (
+    _environment,
+    _home_page,
+    _render_all_nodes,
+    _skill_page,
+    mkdocs_config,
+)
+from .read import (
+    ARTIFACTS_DIR,
+    ENTRY,
+    BuildData,
+    read_build,
+)
+
+__all__ = [
+    "SiteProject",
+    "SiteResult",
+    "_swap_in",
+    "_write_artifacts",
+    "build_site",
+    "render_project",
+    "run_mkdocs",
+    "serve_site",
+    "write_project",
+]
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+@dataclass(frozen=True, slots=True)
+class SiteProject:
+    """A rendered mkdocs project: pages and static files relative to ``docs/``, plus the config."""
+
+    pages: dict[str, str]
+    static: dict[str, bytes]
+    config: dict[str, Any]
+
+
+def render_project(data: BuildData) -> SiteProject:
+    """Every page of the site, rendered in memory (nothing written); the pages themselves are :mod:`.site_pages`."""
+    env = _environment()
+    pages: dict[str, str] = {"index.md": _home_page(data, env)}
+    pages.update(_render_all_nodes(data))
+    skill_tools = {spec["skill"]["name"]: tool_id for tool_id, spec in data.specs.items() if spec.get("skill")}
+    for name, skill in data.skills.items():
+        pages[f"skills/{name}.md"] = _skill_page(skill, skill_tools[name], data, env)
+    static: dict[str, bytes] = {}
+    assets = resources.files("toolcat.templates").joinpath("site", "assets")
+    for item in assets.iterdir():
+        if item.is_file():
+            static[f"assets/{item.name}"] = item.read_bytes()
+    return SiteProject(pages, static, mkdocs_config(data))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_project(project: SiteProject, folder: Path) -> Path:
+    """Write the mkdocs project (``mkdocs.yml`` + ``docs/``) into ``folder``; returns the config path."""
+    docs = folder / "docs"
+    if docs.exists():
+        shutil.rmtree(docs)
+    for rel, text in project.pages.items():
+        target = docs / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    for rel, data in project.static.items():
+        target = docs / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    (folder / HOOKS_FILE).write_text(HOOKS_SOURCE, encoding="utf-8")
+    config = folder / "mkdocs.yml"
+    config.write_text(yaml.safe_dump(project.config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return config
+
+
+def _write_artifacts(data: BuildData, site_dir: Path) -> None:
+    """Publish the verified current version beside the pages, so the site is also a catalogue URL.
+
+    An incremental site starts from links to the previous site's artifacts: a file already there (same
+    content-hashed path and size) stays, others are written as new files (never into a linked one), and
+    files of other versions are removed.
+    """
+    root = site_dir / ARTIFACTS_DIR
+    if root.is_dir():
+        for folder, _, names in os.walk(root, topdown=False):
+            for name in names:
+                path = Path(folder) / name
+                if path.relative_to(root).as_posix() not in data.files:
+                    path.unlink()
+            if folder != str(root) and not any(Path(folder).iterdir()):
+                Path(folder).rmdir()
+    for rel, blob in data.files.items():
+        target = root / rel
+        if target.is_file() and target.stat().st_size == len(blob):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        target.write_bytes(blob)
+    entry = {
+        **data.entry,
+        "versions": [
+            v
+            for v in data.entry.get("versions", [])
+            if v.get("manifest", {}).get("path") == data.entry["manifest"]["path"]
+        ],
+    }
+    (root / ENTRY).unlink(missing_ok=True)
+    (root / ENTRY).write_text(json.dumps(entry, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+#: ``python -m mkdocs`` for a dirty build: mkdocs warns that a dirty build is one (which ``--strict`` would
+#: count as a failure); toolcat merges what a dirty build leaves out (:mod:`.site_incremental`), so that one
+#: warning is dropped and every other one still fails the build.
+_MKDOCS_DIRTY = (
+    "import logging, sys\n"
+    "class _Dirty(logging.Filter):\n"
+    "    def filter(self, record): return \"'dirty' build\" not in record.getMessage()\n"
+    "logging.getLogger('mkdocs.commands.build').addFilter(_Dirty())\n"
+    "from mkdocs.__main__ import cli\n"
+    "cli()\n"
+)
+
+
+#: From this many pages on, a full site is built by one mkdocs process per core (:mod:`.site_incremental`).
+PARALLEL_MKDOCS_PAGES = 100
+
+
+def run_mkdocs(config: Path, site_dir: Path, *, dirty: bool = False) -> None:
+    """``mkdocs build --strict`` in a child process; any warning (a broken link) fails the build.
+
+    ``dirty``: only the pages whose Markdown is newer than their HTML (:mod:`.site_incremental`).
+    """
+    command = [
+        sys.executable,
+        *(["-c", _MKDOCS_DIRTY] if dirty else ["-m", "mkdocs"]),
+        "build",
+        "--strict",
+        *(["--dirty"] if dirty else []),
+        "--config-file",
+        str(config),
+        "--site-dir",
+        str(site_dir),
+    ]
+    # the sitemap's dates come from SOURCE_DATE_EPOCH when set: a fixed default keeps two
+    # builds of the same catalogue byte-identical (CI may pass the commit time instead)
+    env = {"SOURCE_DATE_EPOCH": "0", **os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    # the generated hooks import toolcat.site.hooks from the same interpreter's installed toolcat
+    proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    if proc.returncode != 0:
+        problems = "\n".join(
+            line
+            for line in (proc.stderr + proc.stdout).splitlines()
+            if line.startswith(("WARNING", "ERROR", "Aborted", "Error", "Config value"))
+        )
+        raise BuildError(
+            f"mkdocs build --strict failed for {config}:\n{problems}\nthe previous site (if any) was left as it was"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SiteResult:
+    """What ``toolcat site`` reports."""
+
+    out: Path
+    registry_version: str
+    pages: int
+    tools: int
+    skills: int
+    files: int
+    seconds_read: float
+    seconds_render: float
+    seconds_mkdocs: float
+
+    def summary(self) -> str:
+        """One line for the CLI."""
+        total = self.seconds_read + self.seconds_render + self.seconds_mkdocs
+        return (
+            f"site for registry_version {self.registry_version}: {self.pages} pages, {self.tools} tools, "
+            f"{self.skills} skills, {self.files} artifacts published, in {self.out} ({total:.1f}s: read "
+            f"{self.seconds_read:.1f}s, render {self.seconds_render:.1f}s, mkdocs {self.seconds_mkdocs:.1f}s)"
+        )
+
+
+def _swap_in(fresh: Path, out: Path, old: Path) -> None:
+    """Put ``fresh`` in place of ``out`` in one step where the kernel can (the previous site ends up in ``fresh``)."""
+    if out.exists() and exchange(fresh, out):
+        return
+    if out.exists():
+        out.rename(old)
+    try:
+        fresh.rename(out)
+    except OSError:
+        if old.exists():
+            old.rename(out)
+        raise
+
+
+def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | None = None) -> SiteResult:
+    """Read ``build_dir``, render the mkdocs project and build it into ``out`` (default ``build_dir/site``).
+
+    The site is built in a temporary folder beside ``out`` and swapped in only when
+    ``mkdocs build --strict`` succeeded, so a failure leaves the previous site untouched.
+    """
+    build_dir = build_dir.resolve()
+    out = (out if out is not None else build_dir / "site").resolve()
+    project_dir = project_dir.resolve() if project_dir is not None else None
+    started = time.perf_counter()
+    data = read_build(build_dir)
+    read_done = time.perf_counter()
+    project = render_project(data)
+    rendered = site_incremental.fingerprint(project.pages, project.static, project.config)
+    render_done = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with build_lock(out):  # site builds into one folder take turns; leftovers of a killed one are removed first
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        try:
+            config = write_project(project, project_dir if project_dir is not None else work / "project")
+            fresh = work / "site"
+            changed = site_incremental.changed_pages(rendered, out) if out.is_dir() else None
+            workers = min(2, os.cpu_count() or 1)
+            if changed is None and len(project.pages) >= PARALLEL_MKDOCS_PAGES and workers > 1:
+                site_incremental.parallel_build(config, fresh, functools.partial(run_mkdocs, dirty=True), workers)
+            elif changed is None:
+                run_mkdocs(config, fresh)
+            else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
+                site_incremental.prepare(config.parent, out, fresh, changed)
+                if changed:
+                    run_mkdocs(config, fresh, dirty=True)
+                    site_incremental.merge_search_index(out, fresh, changed)
+            _write_artifacts(data, fresh)
+            site_incremental.save(fresh, rendered)
+            mkdocs_done = time.perf_counter()
+            _swap_in(fresh, out, work / "old")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    result = SiteResult(
+        out,
+        str(data.manifest.get("registry_version", "")),
+        len(project.pages),
+        sum(1 for s in data.specs.values() if s.get("type") != "skill"),
+        len(data.skills),
+        len(data.files),
+        read_done - started,
+        render_done - read_done,
+        mkdocs_done - render_done,
+    )
+    log.info("%s", result.summary())
+    return result
+
+
+def serve_site(site_dir: Path, port: int, announce: Callable[[str], object] = print) -> None:
+    """Serve a built site on 127.0.0.1 with the stdlib HTTP server until interrupted."""
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
+
+    class Handler(SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            """Published artifacts are data: never rendered as a document of the site's origin."""
+            if self.path.lstrip("/").startswith(f"{ARTIFACTS_DIR}/"):
+                self.send_header("Content-Security-Policy", "sandbox; default-src 'none'")
+                self.send_header("X-Content-Type-Options", "nosniff")
+            super().end_headers()
+
+    handler = functools.partial(Handler, directory=str(site_dir))
+    with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        announce(f"serving {site_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            announce("stopped")

@@ -1,0 +1,106 @@
+"""The per-tool memo (issue 16): a one-tool edit re-renders one tool's snippets and definitions, same bytes as afresh."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcat.build import build
+from toolcat.build.contributors import prompts
+from toolcat.build.contributors.exports import contribute as export_build
+from toolcat.build.memo import HOLE, ToolMemo, memo_file, splice
+from toolcat.format.canonical import dumps
+
+
+def _manifest(out: Path) -> dict[str, Any]:
+    entry = json.loads((out / "catalog.json").read_text())
+    return json.loads((out / entry["manifest"]["path"]).read_text())
+
+
+def _prompt_and_provider_files(out: Path) -> dict[str, bytes]:
+    """Every file under prompts/ and providers/ that the current manifest reaches, by path."""
+    manifest = _manifest(out)
+    refs = [ref for p in manifest["providers"].values() for ref in [p["catalog"], *p["dialects"].values()]]
+    index = manifest["prompts"]["index"]
+    refs.append(index)
+    prompt_index = json.loads((out / index["path"]).read_text())
+    refs += prompt_index["snippets"]["refs"]
+    refs += [section["ref"] for section in prompt_index["sections"].values()]
+    return {ref["path"]: (out / ref["path"]).read_bytes() for ref in refs}
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"tools": HOLE, "names": {"a_b": "a.b"}, "warnings": [{"message": "x"}], "artifact": "provider_tools"},
+        {"tools": [{"functionDeclarations": HOLE}], "warnings": [{"message": "\u0000toolcat-hole"}]},
+        {"z": "é ✓ \u2028", "tools": HOLE},
+    ],
+)
+def test_splice_gives_the_bytes_of_dumping_the_list(payload: dict[str, Any]) -> None:
+    """Canonical texts spliced where HOLE is are byte for byte the canonical dump of the payload with the list."""
+    items = [{"name": "b", "parameters": {"type": "object", "é": [1, 2.5, None]}}, {"name": "a\n\u0000"}, {}]
+    texts = [dumps(item).decode("utf-8") for item in items]
+    expected = json.loads(json.dumps(payload).replace(json.dumps(HOLE), json.dumps(items)))
+    assert splice(dumps(payload), texts) == dumps(expected)
+
+
+def test_a_one_tool_edit_renders_that_tool_only_and_writes_the_bytes_of_a_fresh_build(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit, 1 snippet and 3 definitions (one per provider) are made; the files equal a fresh build's."""
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    kinds = ["snippet", "export.anthropic", "export.gemini", "export.openai"]
+    assert all((out / memo_file(kind)).is_file() for kind in kinds)
+    made: list[str] = []
+    snippet, definition = prompts.tool_snippet, export_build._definition_text
+
+    def counted_snippet(tool: Any, category: str) -> prompts.Snippet:
+        made.append(f"snippet {tool.id}")
+        return snippet(tool, category)
+
+    def counted_definition(provider: str, spec: Any) -> list[Any]:
+        made.append(f"{provider} {spec['tool_id']}")
+        return definition(provider, spec)
+
+    monkeypatch.setattr(prompts, "tool_snippet", counted_snippet)
+    monkeypatch.setattr(export_build, "_definition_text", counted_definition)
+    file = example_src_copy / "files" / "tools.yaml"
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-proof ", 1), encoding="utf-8"
+    )
+    build(example_src_copy, out)
+    assert len(made) == 4, made
+    assert len({entry.split()[1] for entry in made}) == 1, "the four are the edited tool's"
+    monkeypatch.undo()
+    fresh = tmp_path / "fresh"
+    build(example_src_copy, fresh)
+    assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)
+    for kind in kinds:
+        assert (out / memo_file(kind)).read_bytes() == (fresh / memo_file(kind)).read_bytes(), kind
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{not json", b'{"format": "toolcat-memo-0", "entries": {}}', b"[1, 2]"])
+def test_an_unreadable_or_foreign_memo_only_costs_time(example_src_copy: Path, tmp_path: Path, garbage: bytes) -> None:
+    """A memo file that is empty, broken or of another format is ignored: every value is made afresh."""
+    (tmp_path / memo_file("snippet")).write_bytes(garbage)
+    memo = ToolMemo(tmp_path)
+    made: list[str] = []
+    assert memo.get("snippet", "abc", lambda: made.append("abc") or ["made"]) == ["made"]
+    assert made == ["abc"]
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    for kind in ("snippet", "export.openai"):
+        (out / memo_file(kind)).write_bytes(garbage)
+    file = example_src_copy / "files" / "tools.yaml"
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-proof ", 1), encoding="utf-8"
+    )
+    build(example_src_copy, out)
+    fresh = tmp_path / "fresh"
+    build(example_src_copy, fresh)
+    assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)

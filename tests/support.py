@@ -1,0 +1,92 @@
+"""What tests share: paths, a source-tree writer, a build served over HTTP, and Chromium's arguments.
+
+Fixtures live in ``tests/conftest.py``; plain helpers live here so that any test module can import
+them (``from support import write_tree``), as pelican's ``tests/support.py`` does. pytest puts
+``tests/`` on ``sys.path`` (``pythonpath`` in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+EXAMPLE_SRC = REPO / "catalog_src"
+CORPUS = REPO.parent / "shared" / "corpus"
+
+#: Debian's Chromium, started as the machine's probe starts it: headless, no sandbox (root), no background
+#: networking (the closed network refuses those connections), a fresh profile per launch.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def write_tree(root: Path, tree: dict[str, Any]) -> Path:
+    """Write ``{relative path: content}`` under ``root``: dicts and lists as YAML, str as text, bytes as is."""
+    for rel, content in tree.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_text(yaml.safe_dump(content, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return root
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """A static file handler that keeps the test output clean and records the paths it was asked for."""
+
+    seen: list[str] | None = None
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        """Say nothing."""
+
+    def do_GET(self) -> None:
+        """Serve the file; note its path first."""
+        if self.seen is not None:
+            self.seen.append(self.path.lstrip("/"))
+        super().do_GET()
+
+
+@contextlib.contextmanager
+def serve_folder(root: Path, seen: list[str] | None = None) -> Iterator[str]:
+    """Serve ``root`` on 127.0.0.1 (a real ThreadingHTTPServer) for the ``with`` block; yields its base URL.
+
+    With ``seen``, every requested path is appended to it.
+    """
+    handler_class = type("Handler", (QuietHandler,), {"seen": seen})
+    handler = functools.partial(handler_class, directory=str(root))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def copy_build(build: Path, dest: Path) -> Path:
+    """A private copy of a build folder (tests that tamper with files must not touch a shared build)."""
+    shutil.copytree(build, dest)
+    return dest
