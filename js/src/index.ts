@@ -7,3 +7,4 @@ export { Searcher, MIN_CHAR_ONLY_SCORE, MIN_RELATIVE, MIN_RELEVANCE } from "./se
 export { ANALYZER_VERSION, analyzeWords, stem } from "./analyzer.js";
 export { MAX_ENTRY_BYTES, MAX_FILE_BYTES, MAX_REDIRECTS, type FetchLike } from "./source.js";
 export { SUPPORTED_FORMAT_VERSION } from "./store.js";
+export { Discovery, discovery, type Execute, type OpenAIFunction } from "./adapters.js";
