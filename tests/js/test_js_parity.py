@@ -32,7 +32,7 @@ from toolcat.build import build
 from toolcat.reader import ReaderError
 
 JS = REPO / "js"
-RUNNER = JS / "test" / "parity-runner.mjs"
+RUNNER = JS / "scripts" / "parity-runner.mjs"
 NODE = shutil.which("node")
 TOLERANCE = 1e-6
 #: Hints about running a tool: the Python reader's depend on its handlers, the TypeScript reader runs none.
