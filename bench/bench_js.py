@@ -111,7 +111,7 @@ def _node(url: str, server: Any, queries: list[str]) -> list[dict[str, Any]]:
     out = []
     for query in queries:  # one process per query, so that the server's byte count is per query
         server.sent = 0
-        done = subprocess.run(["node", str(script), url, query], capture_output=True, text=True, check=True)  # noqa: S603, S607
+        done = subprocess.run(["node", str(script), url, query], capture_output=True, text=True, check=True)
         row = json.loads(done.stdout)[0]
         row["wire"] = server.sent
         out.append(row)
@@ -133,7 +133,9 @@ def main() -> None:
     minified = BUNDLE.read_bytes()
     packed = len(gzip.compress(minified, 9))
     print("TypeScript reader bundle (js/dist/toolcat-reader.min.js: every module, minified ESM)")
-    print(f"  minified {len(minified) / 1024:.1f} KB, minified + gzip -9 {packed / 1024:.1f} KB (budget {BUDGET_KB:.0f} KB)")
+    print(
+        f"  minified {len(minified) / 1024:.1f} KB, minified + gzip -9 {packed / 1024:.1f} KB (budget {BUDGET_KB:.0f} KB)"
+    )
     print()
     catalogues = {"example": WORK / "example"}
     build(REPO / "catalog_src", catalogues["example"])
@@ -141,7 +143,16 @@ def main() -> None:
     if not (generated / "catalog.json").is_file():
         build(generate(WORK / f"src{args.size}", args.size), generated)
     catalogues[f"{args.size:,} generated"] = generated
-    header = ["catalogue", "reader", "requests", "round trips", "KB on the wire (gzip)", "KB decoded", "median ms", "same answers"]
+    header = [
+        "catalogue",
+        "reader",
+        "requests",
+        "round trips",
+        "KB on the wire (gzip)",
+        "KB decoded",
+        "median ms",
+        "same answers",
+    ]
     rows = [header]
     for label, folder in catalogues.items():
         server = _serve(folder)
@@ -149,7 +160,10 @@ def main() -> None:
         queries = QUERIES if label == "example" else [" ".join(q.split()[:3]) for q in QUERIES]
         py = _python(url, server, queries)
         js = _node(url, server, queries)
-        names = [[m["name"] for m in Catalog.open(url, cache_dir=WORK / "cache" / "x").find_tool(q, 5)["matches"]] for q in queries]
+        names = [
+            [m["name"] for m in Catalog.open(url, cache_dir=WORK / "cache" / "x").find_tool(q, 5)["matches"]]
+            for q in queries
+        ]
         same = sum(n == r["names"] for n, r in zip(names, js, strict=True))
         for reader, result in (("Python", py), ("TypeScript", js)):
             rows.append(

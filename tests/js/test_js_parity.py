@@ -9,6 +9,7 @@ left out of the comparison (docs/format.md, "Readers in other languages").
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -69,7 +70,7 @@ def _served(folder: str) -> str:
 def run_js(url: str, calls: list[list[Any]], **options: Any) -> dict[str, Any]:
     """The TypeScript reader's answers to ``calls`` (``[method, *args]``) on the catalogue at ``url``."""
     payload = json.dumps({"url": url, "options": options, "calls": calls})
-    done = subprocess.run([NODE, str(RUNNER)], input=payload, capture_output=True, text=True, timeout=300, check=False)  # noqa: S603
+    done = subprocess.run([NODE, str(RUNNER)], input=payload, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
@@ -99,10 +100,17 @@ def call(name: str, *args: Any, **kwargs: Any) -> tuple[Callable[[Catalog], Any]
 
 def _execution_free(answer: Any) -> Any:
     """A described tool's answer without what depends on who runs tools."""
-    if isinstance(answer, dict) and answer.get("ok") is True and ("executable" in answer or answer.get("level") == "operation"):
+    if (
+        isinstance(answer, dict)
+        and answer.get("ok") is True
+        and ("executable" in answer or answer.get("level") == "operation")
+    ):
         answer = dict(answer)
         answer.pop("executable", None)
-        if isinstance(answer.get("next_action"), dict) and answer["next_action"].get("op") in ("call_tool", "tool_exec"):
+        if isinstance(answer.get("next_action"), dict) and answer["next_action"].get("op") in (
+            "call_tool",
+            "tool_exec",
+        ):
             answer["next_action"] = None
         answer.pop("next_action", None)
         answer["hints"] = [h for h in answer.get("hints", []) if not h.startswith(EXECUTION_HINTS)]
@@ -282,7 +290,13 @@ def test_prompts_and_always_loaded_tools_agree(example, tmp_path):
     """prompt() lists the sections, prompt(name) returns each one's text; always_loaded is the same lean specs."""
     url, _ = example
     sections = Catalog.open(url, cache_dir=tmp_path / "c").prompt()["sections"]
-    calls = [call("prompt"), call("always_loaded"), call("prompt", "tools.shrot"), call("prompt", ""), call("prompt", 3)]
+    calls = [
+        call("prompt"),
+        call("always_loaded"),
+        call("prompt", "tools.shrot"),
+        call("prompt", ""),
+        call("prompt", 3),
+    ]
     calls += [call("prompt", s["name"]) for s in sections]
     assert compare(url, calls, tmp_path) == 5 + len(sections)
 
@@ -293,7 +307,7 @@ def test_dialect_tool_definitions_are_the_cli_exports(example, provider, dialect
     """Catalog.dialectTools(dialect, provider) is what `toolcat export --dialect` writes for the same build."""
     url, build_dir = example
     toolcat = Path(sys.executable).parent / "toolcat"
-    done = subprocess.run(  # noqa: S603
+    done = subprocess.run(
         [str(toolcat), "export", "--provider", provider, "--dialect", dialect, "--build", str(build_dir)],
         capture_output=True,
         text=True,
@@ -306,7 +320,9 @@ def test_dialect_tool_definitions_are_the_cli_exports(example, provider, dialect
 def _required_sorted(value: Any) -> Any:
     """``required`` as a set: the build's artifact keeps the schema's order, the CLI export sorts it."""
     if isinstance(value, dict):
-        return {k: sorted(v) if k == "required" and isinstance(v, list) else _required_sorted(v) for k, v in value.items()}
+        return {
+            k: sorted(v) if k == "required" and isinstance(v, list) else _required_sorted(v) for k, v in value.items()
+        }
     return [_required_sorted(v) for v in value] if isinstance(value, list) else value
 
 
@@ -366,10 +382,8 @@ class _Hostile(BaseHTTPRequestHandler):
         rel = self.path.lstrip("/").split("?", 1)[0]
         route = self.server.routes.get(rel)
         if route is not None:
-            try:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the reader hung up: it stopped
                 route(self)
-            except (BrokenPipeError, ConnectionResetError):  # the reader hung up: it stopped reading
-                pass
             return
         file = self.server.root / rel
         if not file.is_file():
@@ -413,7 +427,10 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
     """A small catalogue behind a server whose routes misbehave per path (routes reset by each case)."""
     _require_node()
     root = tmp_path_factory.mktemp("js_hostile")
-    tools = [{"id": f"net.thing.op{i}", "summary": f"Operate on things, variant {i}", "args_schema": {"type": "object"}} for i in range(3)]
+    tools = [
+        {"id": f"net.thing.op{i}", "summary": f"Operate on things, variant {i}", "args_schema": {"type": "object"}}
+        for i in range(3)
+    ]
     src = {"_node.yaml": {"title": "hostile", "summary": "served over http"}, "net/tools.yaml": {"tools": tools}}
     build(write_tree(root / "src", src), root / "build")
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
@@ -463,7 +480,10 @@ def _cases(build_dir: Path, base: str) -> dict[str, tuple[dict[str, Callable], d
         "two same-origin hops": (hops(2), {}),
         "four same-origin hops": (hops(4), {}),
         "a ref path with ..": ({"catalog.json": _raw(_entry_with(build_dir, path="../manifest.json"))}, {}),
-        "a ref path that is a URL": ({"catalog.json": _raw(_entry_with(build_dir, path="http://evil.example/x.json"))}, {}),
+        "a ref path that is a URL": (
+            {"catalog.json": _raw(_entry_with(build_dir, path="http://evil.example/x.json"))},
+            {},
+        ),
         "an entry that is a list": ({"catalog.json": _raw(b"[]")}, {}),
         "an entry that is binary": ({"catalog.json": _raw(bytes(range(256)))}, {}),
         "another format_version": (
@@ -516,4 +536,7 @@ def test_a_tampered_spec_is_an_integrity_envelope_in_both(hostile, tmp_path):
     finally:
         server.routes = {}
     assert py["error"]["code"] == js["error"]["code"] == "INTEGRITY"
-    assert_same({k: v for k, v in py["error"].items() if k != "message"}, {k: v for k, v in js["error"].items() if k != "message"})
+    assert_same(
+        {k: v for k, v in py["error"].items() if k != "message"},
+        {k: v for k, v in js["error"].items() if k != "message"},
+    )

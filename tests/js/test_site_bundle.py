@@ -19,7 +19,7 @@ def test_the_committed_site_bundle_equals_a_fresh_build(tmp_path: Path) -> None:
     if node is None or not (JS / "node_modules" / "esbuild").is_dir():
         pytest.skip("node or js/node_modules is absent: `make js` installs them (npm ci in js/)")
     fresh = tmp_path / "toolcat-search.js"
-    subprocess.run([node, "scripts/bundle.mjs", "--site-out", str(fresh)], cwd=JS, check=True, timeout=120)  # noqa: S603
+    subprocess.run([node, "scripts/bundle.mjs", "--site-out", str(fresh)], cwd=JS, check=True, timeout=120)
     assert fresh.read_bytes() == COMMITTED.read_bytes(), "run `npm run site` in js/ and commit the bundle"
 
 
