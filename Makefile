@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test test-fast lint fmt typecheck check bench clean browser fuzz lock semantic
+.PHONY: build site test test-fast lint fmt typecheck check bench clean browser fuzz lock semantic js
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -61,14 +61,22 @@ browser:
 	  (apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1) ; } || true
 	@command -v chromium >/dev/null 2>&1 && echo "chromium: $$(command -v chromium)" || echo "chromium not available: browser tests will be skipped"
 
-## test: install what the tests need and run them
-test: $(VENV)/.dev-installed semantic browser
+## js: the TypeScript reader (js/): Debian's nodejs and npm where apt can, then npm ci and npm run build from the lock
+js:
+	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null 2>&1) ; } || true
+	@if command -v npm >/dev/null 2>&1; then cd js && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
+	else echo "node/npm not available: the TypeScript reader's tests will be skipped"; fi
+
+## test: install what the tests need and run them (the TypeScript reader's own tests under node --test too)
+test: $(VENV)/.dev-installed semantic browser js
 	$(PY) -m pytest -q
+	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then cd js && node --test test/*.test.mjs; fi
 
 ## fuzz: the hypothesis fuzzing harness with a large budget (FUZZ_EXAMPLES inputs per property); prints the figures
 FUZZ_EXAMPLES ?= 5000
 fuzz: $(VENV)/.dev-installed
-	TOOLCAT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/test_fuzz.py -q -p no:cacheprovider
+	TOOLCAT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/security/test_fuzz.py -q -p no:cacheprovider
 
 ## test-fast: the inner loop: every test but the slow and the browser ones
 test-fast: $(VENV)/.dev-installed

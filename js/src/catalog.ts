@@ -1,0 +1,183 @@
+/** The ``Catalog``: open a published catalogue by URL and answer as ``toolcat.reader.Catalog`` does.
+ *
+ * Only ``Catalog.open`` throws (a ``ReaderError``: UNAVAILABLE, INTEGRITY or BAD_REQUEST); every operation after it
+ * resolves to a plain JSON value: a result with ``ok: true`` or an error envelope. The reader runs no tool: calling
+ * one is the host's job (``runs`` tells the reader which tools the host executes, for ``executable``).
+ */
+import { ReaderError, errorEnvelope } from "./errors.js";
+import * as ops from "./ops.js";
+import { lean, render, type Dialect } from "./protocol.js";
+import { isObject, shown, type Json } from "./py.js";
+import { Searcher } from "./search.js";
+import { HttpSource, MAX_FILE_BYTES, type FetchLike } from "./source.js";
+import { Store, type Artifact } from "./store.js";
+
+export type Provider = "openai" | "anthropic" | "gemini";
+
+export interface OpenOptions {
+  /** ``sha256:<hex>`` of the manifest file (the ``sha256`` of the ``manifest`` ref in catalog.json). */
+  pin?: string | null;
+  /** A registry_version listed in catalog.json's ``versions``. */
+  version?: string | null;
+  /** The ``fetch`` to use (default: the runtime's). */
+  fetch?: FetchLike;
+  /** Seconds for each attempt as a whole (default 10). */
+  timeout?: number;
+  /** Retries of a transient failure (default 2). */
+  retries?: number;
+  /** Requests in flight when an operation needs several files (default 8; 1 fetches one after the other). */
+  maxParallel?: number;
+  /** No file is read past this many bytes (default 64 MiB). */
+  maxFileBytes?: number;
+  /** Which tools the host runs (default: none); it sets ``executable`` and the call ``next_action``. */
+  runs?: ops.Runs;
+}
+
+function checkPin(pin: unknown): string | null {
+  if (pin === null || pin === undefined) return null;
+  const text = typeof pin === "string" ? pin.trim().toLowerCase() : "";
+  const digest = text.startsWith("sha256:") ? text.slice(7) : "";
+  if (!/^[0-9a-f]{64}$/.test(digest)) {
+    throw new ReaderError("BAD_REQUEST", `pin must be 'sha256:' and 64 hex digits, got ${shown(pin, 100)}`, {
+      hints: ["pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256']."],
+    });
+  }
+  return digest;
+}
+
+export class Catalog {
+  private constructor(readonly store: Store, private readonly runs: ops.Runs) {}
+
+  /** Open the catalogue at an http(s) base URL (the folder holding catalog.json). */
+  static async open(url: string | URL, options: OpenOptions = {}): Promise<Catalog> {
+    const text = String(url);
+    if (!/^https?:\/\//i.test(text)) throw new ReaderError("BAD_REQUEST", `open() takes an http(s) base URL, got ${shown(text)}`, { hints: ["Serve the build folder over http(s), or pass a fetch that reads it."] });
+    if (options.version !== undefined && options.version !== null && typeof options.version !== "string") {
+      throw new ReaderError("BAD_REQUEST", `version must be a registry_version string, got ${shown(options.version)}`);
+    }
+    const maxParallel = options.maxParallel ?? 8;
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new ReaderError("BAD_REQUEST", `max_parallel must be a positive integer, got ${shown(maxParallel, 40)}`);
+    const digest = checkPin(options.pin);
+    const base = text.replace(/catalog\.json$/, "");
+    const source = new HttpSource(base, {
+      timeout: options.timeout ?? 10,
+      retries: options.retries ?? 2,
+      maxParallel,
+      maxFileBytes: options.maxFileBytes ?? MAX_FILE_BYTES,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const store = new Store(source, options.version ?? null, digest);
+    store.searcherFactory = (s) => new Searcher(s);
+    await store.load(await store.readEntry());
+    return new Catalog(store, options.runs ?? (() => false));
+  }
+
+  get manifest(): Artifact {
+    return this.store.manifest;
+  }
+
+  get registryVersion(): string {
+    return this.store.registry_version;
+  }
+
+  /** Re-read catalog.json; true when a new registry_version was loaded (never with ``version``/``pin``). */
+  refresh(): Promise<boolean> {
+    return this.store.refresh();
+  }
+
+  /** Requests, round trips, bytes so far, the files in memory, and which search tier answers. */
+  stats(): Json {
+    const searcher = this.store.searcherInstance as Searcher | null;
+    return { ...this.store.stats(), ...(searcher ? { search_tier: searcher.searchTier } : {}) };
+  }
+
+  /** The canonical tool id for a canonical id, any provider alias or a skill name; null if unknown. */
+  resolve(name: string): Promise<string | null> {
+    return this.store.resolve(name);
+  }
+
+  /** The lexical searcher (rankTools, findTool ...); throws UNAVAILABLE without an index. */
+  searcher(): Searcher {
+    return this.store.searcherRequired();
+  }
+
+  private async run(fn: () => Promise<Json>, dialect: Dialect | null): Promise<Json> {
+    let result: Json;
+    try {
+      result = await fn();
+    } catch (err) {
+      if (err instanceof ReaderError) result = err.envelope();
+      else {
+        const error = err as Error;
+        result = errorEnvelope("INTERNAL", `failed: ${error?.name}: ${error?.message}`, { details: { exception: error?.name }, hints: ["This is a reader or catalogue bug; the host log has the traceback."] });
+      }
+    }
+    if (dialect === null) return result;
+    try {
+      return lean(await render(result, dialect, this.store));
+    } catch (err) {
+      if (err instanceof ReaderError) return err.envelope();
+      return errorEnvelope("INTERNAL", `rendering the answer failed: ${(err as Error).message}`);
+    }
+  }
+
+  // == spec dialect ========================================================================
+  list(options: { path?: unknown; tags?: unknown; query?: unknown; limit?: unknown; cursor?: unknown; capability?: unknown } = {}): Promise<Json> {
+    const { path = null, tags = null, query = null, limit = 10, cursor = null, capability = null } = options;
+    return this.run(() => ops.listNode(this.store, path, tags, query, limit, cursor, capability), "spec");
+  }
+
+  searchNodes(query: unknown, limit: unknown = 5): Promise<Json> {
+    return this.run(() => ops.searchNodes(this.store, query, limit), "spec");
+  }
+
+  searchToolByCategory(query: unknown, categoryPath: unknown, limit: unknown = 5, cursor: unknown = null): Promise<Json> {
+    return this.run(() => ops.searchToolByCategory(this.store, query, categoryPath, limit, cursor), "spec");
+  }
+
+  expandTool(toolId: unknown): Promise<Json> {
+    return this.run(() => ops.describe(this.store, this.runs, toolId), "spec");
+  }
+
+  // == gateway dialect =====================================================================
+  toolHelp(options: { path?: unknown; format?: unknown; includeExamples?: unknown; includeSchemas?: unknown; query?: unknown; limit?: unknown } = {}): Promise<Json> {
+    const { path = "root", format = "short", includeExamples = true, includeSchemas = false, query = null, limit = null } = options;
+    return this.run(() => ops.toolHelp(this.store, this.runs, path, format, includeExamples, includeSchemas, query, limit), "gateway");
+  }
+
+  // == namespaced dialect ==================================================================
+  toolList(options: { namespace?: unknown; tags?: unknown; capability?: unknown } = {}): Promise<Json> {
+    const { namespace = null, tags = null, capability = null } = options;
+    return this.run(() => ops.toolList(this.store, namespace, tags, capability), "namespaced");
+  }
+
+  toolDescribe(name: unknown): Promise<Json> {
+    return this.run(() => ops.describe(this.store, this.runs, name), "namespaced");
+  }
+
+  findTool(purpose: unknown, limit: unknown = 5): Promise<Json> {
+    return this.run(() => ops.findTool(this.store, purpose, limit), "namespaced");
+  }
+
+  // == prompts, always-loaded tools, dialect tool definitions ===============================
+  /** A named prompt section (``system.gateway``, ``tools.short`` ...) as text; without a name, the list. */
+  prompt(name: unknown = null): Promise<Json> {
+    return this.run(() => ops.namedSection(this.store, name), null);
+  }
+
+  /** Lean specs of the tools marked ``always_load: true``, for a host to expose beside the discovery tools. */
+  alwaysLoaded(): Promise<Json[]> {
+    return ops.alwaysLoaded(this.store);
+  }
+
+  /** A dialect's discovery tools in a provider's format, as the build wrote them (``providers/<p>/<dialect>``). */
+  async dialectTools(dialect: Dialect, provider: Provider = "openai"): Promise<Json[]> {
+    const providers = this.store.manifest.providers;
+    const ref = isObject(providers) && isObject(providers[provider]) && isObject((providers[provider] as Json).dialects) ? ((providers[provider] as Json).dialects as Json)[dialect] : null;
+    if (!isObject(ref)) {
+      throw new ReaderError("UNAVAILABLE", `this build has no ${provider} definitions of the ${dialect} dialect (manifest.providers)`, { hints: ["Rebuild the catalogue with a toolcat that writes the exports stage."] });
+    }
+    const artifact = await this.store.fetchJson(ref);
+    return Array.isArray(artifact.tools) ? artifact.tools : [];
+  }
+}

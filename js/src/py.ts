@@ -1,0 +1,209 @@
+/** Python's behaviour where answers must agree byte for byte: rounding, string order, repr, json.dumps, difflib. */
+
+export type Json = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Python's ``round(x, digits)``: the exact binary value rounded to nearest, ties to even. */
+export function pyRound(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  const text = x.toFixed(digits); // nearest; an exact tie goes away from zero
+  const rest = (Math.abs(x).toFixed(100).split(".")[1] ?? "").slice(digits);
+  if (!/^50*$/.test(rest) || Number(text[text.length - 1]) % 2 === 0) return Number(text);
+  return Number((Number(text) - Math.sign(x) * 10 ** -digits).toFixed(digits));
+}
+
+/** Python's string order (by code point), where JavaScript's default compares UTF-16 code units. */
+export function cmp(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i) as number;
+    const y = b.codePointAt(i) as number;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+/** ``bisect.bisect_right(sorted, value)``. */
+export function bisectRight<T>(sorted: T[], value: T, compare: (a: T, b: T) => number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compare(value, sorted[mid] as T) < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** Python's list order for node paths (lists of strings). */
+export function cmpPath(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = cmp(a[i] as string, b[i] as string);
+    if (c) return c;
+  }
+  return a.length - b.length;
+}
+
+function reprStr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = "";
+  for (const ch of text) {
+    const code = ch.codePointAt(0) as number;
+    if (ch === "\\" || ch === quote) out += "\\" + ch;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) out += "\\x" + code.toString(16).padStart(2, "0");
+    else if (code >= 0xd800 && code <= 0xdfff) out += "\\u" + code.toString(16);
+    else out += ch;
+  }
+  return quote + out + quote;
+}
+
+function trimmed(full: string, limit: number, again: (cut: string) => string, source: string): string {
+  if (full.length <= limit) return full;
+  const i = Math.max(0, Math.floor((limit - 3) / 2));
+  const j = Math.max(0, limit - 3 - i);
+  const chars = Array.from(source);
+  const s = again(chars.slice(0, i).join("") + chars.slice(chars.length - j).join(""));
+  return s.slice(0, i) + "..." + s.slice(s.length - j);
+}
+
+function reprValue(value: unknown, limit: number, level: number): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "string") {
+    const cut = Array.from(value).slice(0, limit).join("");
+    return trimmed(reprStr(cut), limit, reprStr, cut);
+  }
+  if (typeof value === "number") {
+    const text = Number.isInteger(value) && Math.abs(value) < 1e16 ? String(value) : pyFloat(value);
+    return trimmed(text, limit, (s) => s, text);
+  }
+  if (Array.isArray(value)) {
+    if (!value.length) return "[]";
+    if (level <= 0) return "[...]";
+    const items = value.slice(0, 8).map((v) => reprValue(v, limit, level - 1));
+    if (value.length > 8) items.push("...");
+    return "[" + items.join(", ") + "]";
+  }
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort(cmp);
+    if (!keys.length) return "{}";
+    if (level <= 0) return "{...}";
+    const items = keys.slice(0, 8).map((k) => reprValue(k, limit, level - 1) + ": " + reprValue(value[k], limit, level - 1));
+    if (keys.length > 8) items.push("...");
+    return "{" + items.join(", ") + "}";
+  }
+  return `<${typeof value}>`;
+}
+
+function pyFloat(value: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  let text = String(value);
+  if (/e/.test(text)) {
+    text = text.replace(/e([+-])(\d)$/, "e$10$2");
+    return text;
+  }
+  return text.includes(".") ? text : text + ".0";
+}
+
+/** ``toolcat.reader.checks.shown``: a short repr (reprlib) of a caller's value. */
+export function shown(value: unknown, limit = 80): string {
+  return reprValue(value, limit, 4).slice(0, limit);
+}
+
+/** ``json.dumps(value, ensure_ascii=False, sort_keys=True)`` with Python's default separators. */
+export function pyJson(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pyFloat(value);
+  if (typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return "[" + value.map(pyJson).join(", ") + "]";
+  if (isObject(value)) {
+    return "{" + Object.keys(value).sort(cmp).map((k) => JSON.stringify(k) + ": " + pyJson(value[k])).join(", ") + "}";
+  }
+  return "null";
+}
+
+// -- difflib.get_close_matches ------------------------------------------------------------------
+
+function matchedCount(a: string[], b: string[]): number {
+  const b2j = new Map<string, number[]>();
+  b.forEach((ch, j) => {
+    const list = b2j.get(ch);
+    if (list) list.push(j);
+    else b2j.set(ch, [j]);
+  });
+  if (b.length >= 200) {
+    const ntest = Math.floor(b.length / 100) + 1;
+    for (const [ch, list] of [...b2j]) if (list.length > ntest) b2j.delete(ch);
+  }
+  let total = 0;
+  const queue: [number, number, number, number][] = [[0, a.length, 0, b.length]];
+  while (queue.length) {
+    const [alo, ahi, blo, bhi] = queue.pop() as [number, number, number, number];
+    let besti = alo;
+    let bestj = blo;
+    let size = 0;
+    let j2len = new Map<number, number>();
+    for (let i = alo; i < ahi; i++) {
+      const next = new Map<number, number>();
+      for (const j of b2j.get(a[i] as string) ?? []) {
+        if (j < blo) continue;
+        if (j >= bhi) break;
+        const k = (j2len.get(j - 1) ?? 0) + 1;
+        next.set(j, k);
+        if (k > size) {
+          besti = i - k + 1;
+          bestj = j - k + 1;
+          size = k;
+        }
+      }
+      j2len = next;
+    }
+    while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) {
+      besti--;
+      bestj--;
+      size++;
+    }
+    while (besti + size < ahi && bestj + size < bhi && a[besti + size] === b[bestj + size]) size++;
+    if (size) {
+      total += size;
+      if (alo < besti && blo < bestj) queue.push([alo, besti, blo, bestj]);
+      if (besti + size < ahi && bestj + size < bhi) queue.push([besti + size, ahi, bestj + size, bhi]);
+    }
+  }
+  return total;
+}
+
+/** ``difflib.SequenceMatcher(None, a, b).ratio()``. */
+export function ratio(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  const length = x.length + y.length;
+  return length ? (2 * matchedCount(x, y)) / length : 1;
+}
+
+/** ``difflib.get_close_matches(word, possibilities, n, cutoff)``. */
+export function closeMatches(word: string, possibilities: string[], n = 3, cutoff = 0.6): string[] {
+  const scored: [number, string][] = [];
+  for (const x of possibilities) {
+    const score = ratio(x, word);
+    if (score >= cutoff) scored.push([score, x]);
+  }
+  scored.sort((p, q) => q[0] - p[0] || cmp(q[1], p[1]));
+  return scored.slice(0, n).map((p) => p[1]);
+}
+
+/** ``dict.fromkeys(items)``: the items in order, each once. */
+export function unique<T>(items: Iterable<T>): T[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,601 @@
+/** The catalogue's store: the entry and manifest, verified files in memory, lookups and node walks (``toolcat.reader.store``). */
+import { ReaderError, bad } from "./errors.js";
+import { closeMatches, cmp, isObject, shown, unique, type Json } from "./py.js";
+import { lookupBucket, sha256 } from "./sha256.js";
+import { HttpSource, checkRef, verify, type PendingRef, type Ref } from "./source.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Artifact = any; // a verified, shape-checked JSON artifact (docs/format.md)
+
+export const SUPPORTED_FORMAT_VERSION = 1;
+export const MAX_NAME = 300;
+export const SUGGEST_WALK_LIMIT = 2000;
+const MAX_NODE_DEPTH = 64;
+const MAX_WALK_NODES = 1_000_000;
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+type Shape = Record<string, [string, string | null]>;
+const SHAPES: Record<string, Shape> = {
+  catalog: { manifest: ["object", null], registry_version: ["string", null], versions: ["array", "object"] },
+  manifest: {
+    root: ["object", null], lookup: ["object", null], namespaces: ["array", "string"], namespace_index: ["object", null],
+    index: ["object", null], prompts: ["object", null], counts: ["object", null],
+  },
+  node: { children: ["array", "object"], tools: ["array", "object"], pages: ["array", "object"], path: ["array", "string"] },
+  namespace_index: { namespaces: ["object", "object"] },
+  namespace: { tools: ["array", "object"], pages: ["array", "object"] },
+  lookup: { entries: ["object", "object"], bucket: ["integer", null], buckets: ["integer", null] },
+  tool: {
+    tool_id: ["string", null], args_schema: ["object", null], path: ["array", "string"], tags: ["array", "string"],
+    examples: ["array", null], handler: ["object", null], policy: ["object", null], aliases: ["object", null],
+  },
+  index_meta: { analyzer: ["object", null], tools: ["object", null], nodes: ["object", null], score: ["object", null] },
+  index_terms: { terms: ["object", "object"] },
+  index_docs: { docs: ["array", "object"], first: ["integer", null] },
+  index_delta_docs: { docs: ["array", "object"], ids: ["array", "integer"] },
+  index_pages: { folder: ["string", null], prefix: ["string", null], first: ["integer", null], files: ["array", "array"] },
+  prompts: { sections: ["object", null], snippets: ["object", null], focused: ["object", null] },
+  prompt_snippets: { entries: ["object", null] },
+  aliases: { to_alias: ["object", "string"], to_id: ["object", "string"] },
+};
+const NULLABLE = new Set(["tool.handler", "tool.policy", "tool.aliases", "tool.examples", "tool.tags", "manifest.index", "manifest.prompts", "manifest.namespace_index", "manifest.lookup", "manifest.counts"]);
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "float";
+  return typeof value === "object" ? "object" : typeof value === "boolean" ? "bool" : typeof value === "string" ? "string" : typeof value;
+}
+
+/** INTEGRITY unless ``value`` is an object whose known top-level fields have their types (``toolcat.reader.shapes``). */
+export function checkShape(path: string, value: unknown): void {
+  const hint = "The host serves files a toolcat build did not write; rebuild and republish the catalogue.";
+  if (!isObject(value)) {
+    const kind = kindOf(value).replace("integer", "int").replace("string", "str");
+    throw new ReaderError("INTEGRITY", `${path} is not what a build writes: a JSON ${kind} where every artifact is an object`, { details: { path }, hints: [hint] });
+  }
+  const kind = value.artifact;
+  const shape = typeof kind === "string" ? SHAPES[kind] : undefined;
+  for (const [field, [want, element]] of Object.entries(shape ?? {})) {
+    if (!(field in value)) continue;
+    const got = value[field];
+    if (got === null && NULLABLE.has(`${kind}.${field}`)) continue;
+    const items = Array.isArray(got) ? got : isObject(got) ? Object.values(got) : [];
+    if (kindOf(got) !== want || (element !== null && !items.every((x) => kindOf(x) === element))) {
+      throw new ReaderError("INTEGRITY", `${path}: field '${field}' of this ${kind} artifact has the wrong type`, { details: { path, field }, hints: [hint] });
+    }
+  }
+}
+
+/** Names spelled like ``word``, and names it is a prefix of (``toolcat.reader.checks.close_names``). */
+export function closeNames(word: string, names: string[], n = 5): string[] {
+  const found = closeMatches(word, names, n, 0.5);
+  const prefixed = names.filter((name) => name.startsWith(word) || word.startsWith(name + ".")).sort(cmp).slice(0, n);
+  return unique([...found, ...prefixed]).slice(0, n);
+}
+
+/** ``str.casefold`` for the names a catalogue uses. */
+const fold = (text: string) => text.toLowerCase();
+
+export function childName(asked: string, children: Map<string, Artifact>): string | null {
+  if (children.has(asked)) return asked;
+  const folded = fold(asked);
+  for (const [name, child] of children) if (fold(name) === folded || fold(String(child.title ?? "")) === folded) return name;
+  return null;
+}
+
+export function deprecationNote(spec: Artifact): string {
+  const value = spec.deprecated;
+  if (typeof value === "string" && value.trim()) return `${spec.tool_id} is deprecated: ${value}`;
+  return `${spec.tool_id} is deprecated; search for its replacement before relying on it`;
+}
+
+export interface Group {
+  groups: Set<string>;
+  ops: string[];
+  count: number;
+}
+
+/** One published catalogue's files, read through ``source`` at a registry_version (or a pinned manifest). */
+export class Store {
+  entry: Artifact = {};
+  manifest: Artifact = {};
+  registry_version = "";
+  private json = new Map<string, Promise<unknown>>();
+  private pending = new Map<string, Uint8Array>();
+  private prefetchErrors = new Map<string, ReaderError>();
+  private nodes = new Map<string, Artifact>();
+  private pointers: Map<string, Artifact> | null = null;
+  searcherInstance: unknown = null;
+
+  constructor(readonly source: HttpSource, readonly pinned: string | null, readonly pin: string | null) {}
+
+  // -- the entry and the manifest ------------------------------------------------------------
+  async readEntry(): Promise<Artifact> {
+    const raw = await this.source.readEntry();
+    const location = this.source.location;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(decoder.decode(raw));
+    } catch (err) {
+      throw new ReaderError("UNAVAILABLE", `${location}: catalog.json is not valid JSON (${(err as Error).message})`, {
+        hints: ["Point the reader at a toolcat build folder or its base URL."],
+      });
+    }
+    if (!isObject(entry) || entry.artifact !== "catalog" || entry.format !== "toolcat") {
+      throw new ReaderError("UNAVAILABLE", `${location}: catalog.json is not a toolcat entry point`, {
+        hints: ["Point the reader at a toolcat build folder or its base URL."],
+      });
+    }
+    const found = entry.format_version;
+    if (found !== SUPPORTED_FORMAT_VERSION) {
+      throw new ReaderError("UNAVAILABLE", `${location} has format_version ${shown(found)}; this reader reads ${SUPPORTED_FORMAT_VERSION}`, {
+        details: { format_version: found ?? null, supported: SUPPORTED_FORMAT_VERSION },
+        hints: ["Upgrade the toolcat reader or rebuild the catalogue with this version."],
+      });
+    }
+    checkShape("catalog.json", entry);
+    return entry;
+  }
+
+  private manifestRef(entry: Artifact): [string, Artifact] {
+    const versions: [string, Artifact][] = (entry.versions ?? []).filter(isObject).map((v: Artifact) => [String(v.registry_version), v.manifest ?? {}]);
+    let candidates: [string, Artifact][];
+    if (this.pinned === null) candidates = [[String(entry.registry_version), entry.manifest ?? {}], ...versions];
+    else {
+      candidates = versions.filter(([v]) => v === this.pinned);
+      if (!candidates.length) {
+        throw new ReaderError("UNAVAILABLE", `registry_version '${this.pinned}' is not published at ${this.source.location}`, {
+          details: { requested: this.pinned, available: versions.map(([v]) => v) },
+          hints: ["Pin one of the available versions, or open without version= to read the latest."],
+        });
+      }
+    }
+    if (this.pin === null) return candidates[0] as [string, Artifact];
+    for (const [version, ref] of candidates) if (isObject(ref) && ref.sha256 === this.pin) return [version, ref];
+    const first = candidates[0] as [string, Artifact];
+    const got = isObject(first[1]) ? (first[1].sha256 ?? null) : null;
+    throw new ReaderError(
+      "INTEGRITY",
+      `${this.source.location} does not publish the pinned manifest: expected sha256 ${this.pin}, got ${got ?? "None"}` + (this.pinned !== null ? ` (registry_version ${this.pinned})` : ""),
+      {
+        details: { expected_sha256: this.pin, got_sha256: got, registry_version: first[0] },
+        hints: [
+          "The host serves another catalogue than the one pinned; nothing from it was used.",
+          "Pin a new catalogue only after reviewing it: pin is the sha256 of its manifest file, the 'sha256' of the 'manifest' ref in catalog.json.",
+        ],
+      },
+    );
+  }
+
+  async load(entry: Artifact): Promise<void> {
+    const [version, ref] = this.manifestRef(entry);
+    const manifest = await this.fetchJson(ref);
+    if (!isObject(manifest) || manifest.artifact !== "manifest") throw new ReaderError("INTEGRITY", "the manifest is not a toolcat manifest");
+    if (manifest.format_version !== SUPPORTED_FORMAT_VERSION || manifest.registry_version !== version) {
+      throw new ReaderError("INTEGRITY", `the manifest does not belong to registry_version ${version}`, {
+        details: { manifest_version: manifest.registry_version ?? null },
+      });
+    }
+    this.entry = entry;
+    this.manifest = manifest;
+    this.registry_version = version;
+    this.nodes = new Map();
+    this.pointers = null;
+    this.searcherInstance = null;
+  }
+
+  async refresh(): Promise<boolean> {
+    const entry = await this.readEntry();
+    if (this.pinned !== null || this.pin !== null || entry.registry_version === this.registry_version) {
+      this.entry = entry;
+      return false;
+    }
+    await this.load(entry);
+    return true;
+  }
+
+  // -- fetching -------------------------------------------------------------------------------
+  /** The bytes a ref points to, verified against its sha256. */
+  async fetchBytes(ref: Ref): Promise<Uint8Array> {
+    return this.source.fetch(ref);
+  }
+
+  /** The parsed JSON a ref points to (verified, kept in memory by sha256; treat it as read-only). */
+  fetchJson(ref: Ref | Artifact): Promise<Artifact> {
+    const digest = isObject(ref) ? ref.sha256 : undefined;
+    if (typeof digest === "string") {
+      const known = this.json.get(digest);
+      if (known) return known;
+      const failed = this.prefetchErrors.get(digest);
+      if (failed) {
+        this.prefetchErrors.delete(digest);
+        return Promise.reject(failed);
+      }
+    }
+    const promise = this.read(ref);
+    if (typeof digest === "string") {
+      this.json.set(digest, promise);
+      promise.catch(() => this.json.delete(digest)); // a failure is reported once; the next read fetches again
+    }
+    return promise;
+  }
+
+  private async read(ref: Artifact): Promise<Artifact> {
+    const pendingBytes = isObject(ref) ? this.pending.get(String(ref.path)) : undefined;
+    if (pendingBytes !== undefined) {
+      this.pending.delete(String(ref.path));
+      const [path, digest, size] = checkRef(ref);
+      return this.parse(ref, await verify(pendingBytes, path, digest, size, path));
+    }
+    return this.parse(ref, await this.source.fetch(ref));
+  }
+
+  private parse(ref: Artifact, data: Uint8Array): Artifact {
+    let value: unknown;
+    try {
+      value = JSON.parse(decoder.decode(data));
+    } catch (err) {
+      throw new ReaderError("INTEGRITY", `${ref.path} is not valid JSON: ${(err as Error).message}`);
+    }
+    checkShape(String(ref.path), value);
+    return value;
+  }
+
+  /** Several JSON files at once (one round trip); an error is kept for the next ``fetchJson`` of that file. */
+  async prefetch(refs: (Ref | PendingRef | Artifact)[]): Promise<void> {
+    if (!this.source.concurrent) return;
+    const wanted = [...new Map(refs.filter((r) => isObject(r) && typeof r.sha256 === "string" && !this.json.has(r.sha256)).map((r) => [r.sha256, r])).values()];
+    const pending = refs.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r)) as PendingRef[];
+    if (wanted.length + pending.length < 2) return;
+    const results = await this.source.fetchMany([...wanted, ...pending]);
+    pending.forEach((r, i) => {
+      const data = results[wanted.length + i];
+      if (data instanceof Uint8Array) this.pending.set(String(r.path), data);
+    });
+    wanted.forEach((ref, i) => {
+      const data = results[i] as Uint8Array | ReaderError;
+      const digest = String(ref.sha256);
+      try {
+        if (data instanceof ReaderError) throw data;
+        this.json.set(digest, Promise.resolve(this.parse(ref, data)));
+        this.prefetchErrors.delete(digest);
+      } catch (err) {
+        if (!(err instanceof ReaderError)) throw err;
+        this.prefetchErrors.set(digest, err);
+      }
+    });
+  }
+
+  stats(): Json {
+    return { ...this.source.stats, memory_files: this.json.size };
+  }
+
+  // -- lookups ---------------------------------------------------------------------------------
+  private async lookup(name: string): Promise<Artifact | null> {
+    const lookup = this.manifest.lookup ?? {};
+    const refs = lookup.refs ?? [];
+    const count = lookup.buckets ?? 0;
+    if (!refs.length || !Number.isInteger(count) || count < 1) return null;
+    const entries = (await this.fetchJson(refs[await lookupBucket(name, count)])).entries ?? {};
+    const found = Object.hasOwn(entries, name) ? entries[name] : null;
+    return isObject(found) ? found : null;
+  }
+
+  private async find(name: string): Promise<Artifact | null> {
+    for (const candidate of unique([name, name.trim(), name.trim().toLowerCase()])) {
+      const found = await this.lookup(candidate);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+
+  async resolve(name: unknown): Promise<string | null> {
+    if (typeof name !== "string" || !name.trim() || name.length > MAX_NAME) return null;
+    const found = await this.find(name);
+    return found !== null ? String(found.tool_id) : null;
+  }
+
+  /** ``[tool_id, spec]`` for a name, or TOOL_NOT_FOUND with suggestions. */
+  async spec(name: unknown, helpPath = "root"): Promise<[string, Artifact]> {
+    if (typeof name !== "string" || !name.trim() || name.length > MAX_NAME) {
+      throw bad(`a tool name must be a non-empty string, got ${shown(name)}`, { help_path: helpPath });
+    }
+    const found = await this.find(name);
+    if (found === null) {
+      const suggestions = await this.suggestTools(name);
+      throw new ReaderError("TOOL_NOT_FOUND", `no tool named ${shown(name, 120)} (checked canonical ids, provider aliases and skill names)`, {
+        details: { suggestions },
+        hints: [suggestions.length ? `Did you mean ${suggestions.join(", ")}?` : "Search for the tool by purpose, or browse the groups."],
+        next_action: suggestions.length
+          ? { op: "describe", args: { tool_id: suggestions[0] } }
+          : { op: "search", args: { query: name.replaceAll(".", " ").replaceAll("_", " ") } },
+        help_path: "root",
+      });
+    }
+    return [String(found.tool_id), await this.fetchJson(found.spec)];
+  }
+
+  private async suggestTools(name: string): Promise<string[]> {
+    let ids: string[] = [];
+    const searcher = this.searcher();
+    if (searcher !== null) {
+      try {
+        const hits = await searcher.rankTools(name.replaceAll(".", " ").replaceAll("_", " "), { limit: 5 });
+        ids = hits.map((h) => String(h[0].tool_id));
+      } catch {
+        // suggestions are a courtesy: a failed search leaves them out
+      }
+    }
+    const counts = this.manifest.counts ?? {};
+    if (Number(counts.tools ?? 0) + Number(counts.skills ?? 0) <= SUGGEST_WALK_LIMIT) {
+      ids = unique([...closeNames(name, [...(await this.allPointers()).keys()].sort(cmp)), ...ids]);
+    }
+    return ids.slice(0, 5);
+  }
+
+  // -- the search index -----------------------------------------------------------------------
+  searcherFactory: ((store: Store) => import("./search.js").Searcher) | null = null;
+
+  searcher(): import("./search.js").Searcher | null {
+    if (this.searcherInstance === null && "index" in this.manifest && this.searcherFactory) this.searcherInstance = this.searcherFactory(this);
+    return this.searcherInstance as import("./search.js").Searcher | null;
+  }
+
+  searcherRequired(): import("./search.js").Searcher {
+    const searcher = this.searcher();
+    if (searcher === null) {
+      throw new ReaderError("UNAVAILABLE", "search is unavailable: this catalogue was built without a search index", {
+        hints: ["Browse with list()/tool_help() instead, or rebuild with the search stage."],
+        next_action: { op: "list", args: { path: "" } },
+      });
+    }
+    return searcher;
+  }
+
+  // -- node shards ------------------------------------------------------------------------------
+  async node(path: string[]): Promise<Artifact> {
+    const key = JSON.stringify(path);
+    const known = this.nodes.get(key);
+    if (known) return known;
+    let shard = await this.fetchJson(this.manifest.root);
+    const walked: string[] = [];
+    for (const asked of path) {
+      const children = new Map<string, Artifact>((shard.children ?? []).map((c: Artifact) => [c.name, c]));
+      const name = childName(asked, children);
+      if (name === null) {
+        const where = walked.join("/") || "root";
+        const names = [...children.keys()].sort(cmp);
+        let close = closeNames(asked.toLowerCase(), names, 3);
+        if (!close.length) close = closeNames(asked, names, 3);
+        const suggestions = close.map((c) => [...walked, c].join("/"));
+        throw new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
+          details: { path: [...path], children: names, suggestions },
+          hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
+          next_action: { op: "list", args: { path: suggestions.length ? suggestions[0] : walked.join("/") } },
+        });
+      }
+      walked.push(name);
+      const walkedKey = JSON.stringify(walked);
+      shard = this.nodes.get(walkedKey) ?? (await this.fetchJson(children.get(name).ref));
+      this.nodes.set(walkedKey, shard);
+    }
+    if (!isObject(shard)) throw new ReaderError("INTEGRITY", `node shard of ${path.join("/") || "root"} is not an object`);
+    this.nodes.set(key, shard);
+    return shard;
+  }
+
+  async canonicalPath(path: string[]): Promise<string[]> {
+    return path.length ? [...((await this.node(path)).path ?? [])] : [];
+  }
+
+  async isNode(path: string): Promise<boolean> {
+    try {
+      await this.node(nodePath(path));
+      return true;
+    } catch (err) {
+      if (err instanceof ReaderError) return false;
+      throw err;
+    }
+  }
+
+  async isGroup(path: string): Promise<boolean> {
+    const namespace = path.split(".", 1)[0] as string;
+    if (!(this.manifest.namespaces ?? []).map(String).includes(namespace)) return false;
+    if (path === namespace) return true;
+    try {
+      const [groups] = await this.namespaceTree(namespace);
+      return groups.has(path);
+    } catch (err) {
+      if (err instanceof ReaderError) return false;
+      throw err;
+    }
+  }
+
+  async aliasOf(toolId: string): Promise<string> {
+    let spec: Artifact;
+    try {
+      [, spec] = await this.spec(toolId);
+    } catch (err) {
+      if (err instanceof ReaderError) return toolId.replaceAll(".", "_");
+      throw err;
+    }
+    const aliases = isObject(spec.aliases) ? spec.aliases : {};
+    return String(aliases.anthropic || aliases.openai || toolId.replaceAll(".", "_"));
+  }
+
+  /** The pointers of a paged shard (node or namespace): its first page, then the others (fetched together). */
+  async nodeTools(shard: Artifact): Promise<Artifact[]> {
+    await this.prefetch(shard.pages ?? []);
+    const tools = [...(shard.tools ?? [])];
+    for (const ref of shard.pages ?? []) tools.push(...((await this.fetchJson(ref)).tools ?? []));
+    return tools;
+  }
+
+  private async prefetchSubtree(path: string[]): Promise<void> {
+    if (!this.source.concurrent) return;
+    let level: Artifact[] = [await this.node(path)];
+    const seen = new Set<string>();
+    for (let depth = 0; depth < MAX_NODE_DEPTH && level.length; depth++) {
+      const children: Artifact[] = level.flatMap((shard) => (shard.children ?? []).filter((c: Artifact) => isObject(c) && isObject(c.ref) && !seen.has(String(c.ref.sha256))).map((c: Artifact) => c.ref));
+      children.forEach((ref) => seen.add(String(ref.sha256)));
+      await this.prefetch([...children, ...level.flatMap((shard) => shard.pages ?? [])]);
+      const next: Artifact[] = [];
+      for (const ref of children) {
+        const shard = await this.fetchJson(ref);
+        if (isObject(shard)) next.push(shard);
+      }
+      level = next;
+    }
+  }
+
+  /** Every node shard under ``path``, depth first (fetched a level at a time). */
+  async walk(path: string[]): Promise<[string[], Artifact][]> {
+    await this.prefetchSubtree(path);
+    const out: [string[], Artifact][] = [];
+    const stack = [path];
+    while (stack.length) {
+      const current = stack.pop() as string[];
+      const shard = await this.node(current);
+      if (out.length + 1 > MAX_WALK_NODES || current.length > MAX_NODE_DEPTH) {
+        throw new ReaderError("INTEGRITY", `the node tree under ${path.join("/") || "root"} is deeper than ${MAX_NODE_DEPTH} levels or has more than ${MAX_WALK_NODES} nodes`, {
+          hints: ["The host serves a node tree no toolcat build writes; pin the catalogue (pin='sha256:...') or report it to its publisher."],
+        });
+      }
+      out.push([current, shard]);
+      const children = (shard.children ?? []).filter(isObject);
+      for (const c of [...children].reverse()) {
+        if (typeof c.name !== "string") continue;
+        const child = [...current, c.name];
+        if (JSON.stringify(child) === JSON.stringify(c.path ?? [])) stack.push(child);
+      }
+    }
+    return out;
+  }
+
+  async subtreePointers(path: string[]): Promise<Map<string, Artifact>> {
+    const out = new Map<string, Artifact>();
+    for (const [, shard] of await this.walk(path)) {
+      for (const pointer of await this.nodeTools(shard)) if (!out.has(pointer.tool_id)) out.set(pointer.tool_id, pointer);
+    }
+    return out;
+  }
+
+  get pointersLoaded(): boolean {
+    return this.pointers !== null;
+  }
+
+  async namespacePointers(namespace: string): Promise<Map<string, Artifact>> {
+    let refs: Artifact = null;
+    if (this.pointers === null && isObject(this.manifest.namespace_index)) refs = (await this.fetchJson(this.manifest.namespace_index)).namespaces;
+    if (!isObject(refs)) {
+      const all = await this.allPointers();
+      return new Map([...all].filter(([k]) => k.split(".", 1)[0] === namespace));
+    }
+    const ref = Object.hasOwn(refs, namespace) ? refs[namespace] : null;
+    if (!isObject(ref)) return new Map();
+    const tools = await this.nodeTools(await this.fetchJson(ref));
+    return new Map(tools.sort((a, b) => cmp(a.tool_id, b.tool_id)).map((p) => [p.tool_id, p]));
+  }
+
+  async allPointers(): Promise<Map<string, Artifact>> {
+    if (this.pointers === null) {
+      const pointers = await this.subtreePointers([]);
+      this.pointers = new Map([...pointers].sort((a, b) => cmp(a[0], b[0])));
+    }
+    return this.pointers;
+  }
+
+  async namespaceTree(namespace?: string): Promise<[Map<string, Group>, Map<string, Artifact>]> {
+    const ops = namespace !== undefined ? await this.namespacePointers(namespace) : await this.allPointers();
+    const groups = new Map<string, Group>();
+    for (const toolId of ops.keys()) {
+      const parts = toolId.split(".");
+      for (let depth = 1; depth < parts.length; depth++) {
+        const group = parts.slice(0, depth).join(".");
+        let entry = groups.get(group);
+        if (!entry) groups.set(group, (entry = { groups: new Set(), ops: [], count: 0 }));
+        entry.count += 1;
+        if (depth === parts.length - 1) entry.ops.push(toolId);
+        else entry.groups.add(parts.slice(0, depth + 1).join("."));
+      }
+    }
+    return [groups, ops];
+  }
+}
+
+// -- argument checks shared by the operations (``toolcat.reader.checks``) ----------------------------
+export const MAX_LIMIT = 50;
+export const MAX_PATH_DEPTH = 32;
+export const ROOT_NAMES = ["", "root", "/", "."];
+
+/** ``["a","b"]``, ``"a/b"``, ``"a.b"`` → ``["a", "b"]``; ``null``/``""``/``"root"`` → the root. */
+export function nodePath(path: unknown): string[] {
+  if (path === null || path === undefined) return [];
+  let parts: string[];
+  if (typeof path === "string") {
+    const text = path.trim();
+    if (ROOT_NAMES.includes(text)) return [];
+    parts = text.replace(/^\/+|\/+$/g, "").replaceAll("/", ".").split(".");
+  } else if (Array.isArray(path) && path.every((p) => typeof p === "string")) parts = [...path];
+  else throw bad(`a path is a list of names or a 'a/b' string, got ${shown(path)}`);
+  if (parts.some((p) => !p) || parts.length > MAX_PATH_DEPTH) throw bad(`path ${shown(path)} has an empty segment or more than ${MAX_PATH_DEPTH} names`);
+  return parts;
+}
+
+export function checkLimit(limit: unknown, fallback: number): number {
+  if (limit === null || limit === undefined) return fallback;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1) {
+    throw bad(`'limit' must be an integer from 1 to ${MAX_LIMIT}, got ${shown(limit, 40)}`, { hints: [`Use a limit between 1 and ${MAX_LIMIT}.`] });
+  }
+  return Math.min(MAX_LIMIT, limit);
+}
+
+export function checkStr(value: unknown, name: string, allowEmpty = false, helpPath = "root"): string {
+  if (typeof value !== "string" || (!allowEmpty && !value.trim()) || value.length > 4 * MAX_NAME) {
+    throw bad(`'${name}' must be a non-empty string (at most ${4 * MAX_NAME} characters), got ${shown(value)}`, { help_path: helpPath });
+  }
+  return value;
+}
+
+export function checkTags(tags: unknown): string[] {
+  if (tags === null || tags === undefined) return [];
+  const list = typeof tags === "string" ? [tags] : tags;
+  if (!Array.isArray(list) || !list.every((t) => typeof t === "string")) throw bad(`'tags' must be a list of strings, got ${shown(tags)}`);
+  return list.map((t: string) => t.toLowerCase());
+}
+
+export function checkBool(value: unknown, name: string): boolean {
+  if (typeof value !== "boolean") throw bad(`'${name}' must be true or false, got ${shown(value)}`);
+  return value;
+}
+
+export async function cursorKey(...parts: unknown[]): Promise<string> {
+  return (await sha256(new TextEncoder().encode(pyTupleRepr(parts)))).slice(0, 8);
+}
+
+/** ``repr(tuple)`` of strings and lists of strings: what Python hashes to bind a cursor to its query. */
+function pyTupleRepr(parts: unknown[]): string {
+  const one = (v: unknown): string => (Array.isArray(v) ? "[" + v.map(one).join(", ") + "]" : shown(v, 1 << 30));
+  return "(" + parts.map(one).join(", ") + (parts.length === 1 ? ",)" : ")");
+}
+
+export function encodeCursor(offset: number, key?: string): string {
+  return `o:${offset}` + (key ? `:${key}` : "");
+}
+
+export function decodeCursor(cursor: unknown, key?: string): number {
+  if (cursor === null || cursor === undefined) return 0;
+  const parts = typeof cursor === "string" && cursor.length <= 100 ? cursor.split(":") : [];
+  if (parts.length < 2 || parts[0] !== "o" || !/^[0-9]+$/.test(parts[1] as string)) {
+    throw bad(`cursor ${shown(cursor)} is not one this reader returned; omit it to start over`, { details: { cursor: shown(cursor, 40) } });
+  }
+  const rest = parts.slice(2);
+  if (JSON.stringify(rest) !== JSON.stringify(key ? [key] : [])) {
+    throw bad("this cursor belongs to another query or category", {
+      details: { cursor: shown(cursor, 40) },
+      hints: ["Pass back the next_cursor of the previous page with the same query and category."],
+    });
+  }
+  return Number(parts[1]);
+}
