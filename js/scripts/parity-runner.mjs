@@ -1,6 +1,6 @@
 // For tests/js/test_js_parity.py: reads {url, options, calls: [[method, ...args]]} as JSON on stdin; prints the answers as JSON (tests/js/test_js_parity.py).
 // An answer is the operation's result, or {"thrown": code} when the call threw a ReaderError.
-import { Catalog, ReaderError } from "../dist/index.js";
+import { Catalog, ReaderError } from "../dist/full.js";
 
 const input = JSON.parse(await new Promise((resolve) => {
   let text = "";

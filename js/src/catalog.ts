@@ -1,4 +1,6 @@
-/** The ``Catalog``: open a published catalogue by URL and answer as ``toolcat.reader.Catalog`` does.
+/** The ``Catalog`` of the main entry: open a published catalogue by URL and answer as ``toolcat.reader.Catalog``
+ * does for the core loop (list, search_nodes, search_tool_by_category, find_tool, expand_tool/tool_describe).
+ * ``toolcat-reader/full`` (full.ts) extends it with tool_help, tool_list, prompts and dialect definitions.
  *
  * Only ``Catalog.open`` throws (a ``ReaderError``: UNAVAILABLE, INTEGRITY or BAD_REQUEST); every operation after it
  * resolves to a plain JSON value: a result with ``ok: true`` or an error envelope. The reader runs no tool: calling
@@ -6,13 +8,11 @@
  */
 import { ReaderError, errorEnvelope } from "./errors.js";
 import * as ops from "./ops.js";
-import { lean, render, type Dialect } from "./protocol.js";
-import { isObject, shown, type Json } from "./py.js";
+import { NAMESPACED, SPEC, lean, render, type Protocol } from "./protocol.js";
+import { shown, type Json } from "./py.js";
 import { Searcher } from "./search.js";
 import { HttpSource, MAX_FILE_BYTES, type FetchLike } from "./source.js";
 import { Store, type Artifact } from "./store.js";
-
-export type Provider = "openai" | "anthropic" | "gemini";
 
 export interface OpenOptions {
   /** ``sha256:<hex>`` of the manifest file (the ``sha256`` of the ``manifest`` ref in catalog.json). */
@@ -46,10 +46,10 @@ function checkPin(pin: unknown): string | null {
 }
 
 export class Catalog {
-  private constructor(readonly store: Store, private readonly runs: ops.Runs) {}
+  protected constructor(readonly store: Store, protected readonly runs: ops.Runs) {}
 
   /** Open the catalogue at an http(s) base URL (the folder holding catalog.json). */
-  static async open(url: string | URL, options: OpenOptions = {}): Promise<Catalog> {
+  static async open<C extends typeof Catalog>(this: C, url: string | URL, options: OpenOptions = {}): Promise<C["prototype"]> {
     const text = String(url);
     if (!/^https?:\/\//i.test(text)) throw new ReaderError("BAD_REQUEST", `open() takes an http(s) base URL, got ${shown(text)}`, { hints: ["Serve the build folder over http(s), or pass a fetch that reads it."] });
     if (options.version !== undefined && options.version !== null && typeof options.version !== "string") {
@@ -69,7 +69,7 @@ export class Catalog {
     const store = new Store(source, options.version ?? null, digest);
     store.searcherFactory = (s) => new Searcher(s);
     await store.load(await store.readEntry());
-    return new Catalog(store, options.runs ?? (() => false));
+    return new this(store, options.runs ?? (() => false)) as C["prototype"];
   }
 
   get manifest(): Artifact {
@@ -101,7 +101,8 @@ export class Catalog {
     return this.store.searcherRequired();
   }
 
-  private async run(fn: () => Promise<Json>, dialect: Dialect | null): Promise<Json> {
+  /** ``fn``'s answer, a ReaderError as its envelope, rendered in ``dialect`` (next_action and hints). */
+  protected async run(fn: () => Promise<Json>, dialect: Protocol | null): Promise<Json> {
     let result: Json;
     try {
       result = await fn();
@@ -124,60 +125,27 @@ export class Catalog {
   // == spec dialect ========================================================================
   list(options: { path?: unknown; tags?: unknown; query?: unknown; limit?: unknown; cursor?: unknown; capability?: unknown } = {}): Promise<Json> {
     const { path = null, tags = null, query = null, limit = 10, cursor = null, capability = null } = options;
-    return this.run(() => ops.listNode(this.store, path, tags, query, limit, cursor, capability), "spec");
+    return this.run(() => ops.listNode(this.store, path, tags, query, limit, cursor, capability), SPEC);
   }
 
   searchNodes(query: unknown, limit: unknown = 5): Promise<Json> {
-    return this.run(() => ops.searchNodes(this.store, query, limit), "spec");
+    return this.run(() => ops.searchNodes(this.store, query, limit), SPEC);
   }
 
   searchToolByCategory(query: unknown, categoryPath: unknown, limit: unknown = 5, cursor: unknown = null): Promise<Json> {
-    return this.run(() => ops.searchToolByCategory(this.store, query, categoryPath, limit, cursor), "spec");
+    return this.run(() => ops.searchToolByCategory(this.store, query, categoryPath, limit, cursor), SPEC);
   }
 
   expandTool(toolId: unknown): Promise<Json> {
-    return this.run(() => ops.describe(this.store, this.runs, toolId), "spec");
-  }
-
-  // == gateway dialect =====================================================================
-  toolHelp(options: { path?: unknown; format?: unknown; includeExamples?: unknown; includeSchemas?: unknown; query?: unknown; limit?: unknown } = {}): Promise<Json> {
-    const { path = "root", format = "short", includeExamples = true, includeSchemas = false, query = null, limit = null } = options;
-    return this.run(() => ops.toolHelp(this.store, this.runs, path, format, includeExamples, includeSchemas, query, limit), "gateway");
+    return this.run(() => ops.describe(this.store, this.runs, toolId), SPEC);
   }
 
   // == namespaced dialect ==================================================================
-  toolList(options: { namespace?: unknown; tags?: unknown; capability?: unknown } = {}): Promise<Json> {
-    const { namespace = null, tags = null, capability = null } = options;
-    return this.run(() => ops.toolList(this.store, namespace, tags, capability), "namespaced");
-  }
-
   toolDescribe(name: unknown): Promise<Json> {
-    return this.run(() => ops.describe(this.store, this.runs, name), "namespaced");
+    return this.run(() => ops.describe(this.store, this.runs, name), NAMESPACED);
   }
 
   findTool(purpose: unknown, limit: unknown = 5): Promise<Json> {
-    return this.run(() => ops.findTool(this.store, purpose, limit), "namespaced");
-  }
-
-  // == prompts, always-loaded tools, dialect tool definitions ===============================
-  /** A named prompt section (``system.gateway``, ``tools.short`` ...) as text; without a name, the list. */
-  prompt(name: unknown = null): Promise<Json> {
-    return this.run(() => ops.namedSection(this.store, name), null);
-  }
-
-  /** Lean specs of the tools marked ``always_load: true``, for a host to expose beside the discovery tools. */
-  alwaysLoaded(): Promise<Json[]> {
-    return ops.alwaysLoaded(this.store);
-  }
-
-  /** A dialect's discovery tools in a provider's format, as the build wrote them (``providers/<p>/<dialect>``). */
-  async dialectTools(dialect: Dialect, provider: Provider = "openai"): Promise<Json[]> {
-    const providers = this.store.manifest.providers;
-    const ref = isObject(providers) && isObject(providers[provider]) && isObject((providers[provider] as Json).dialects) ? ((providers[provider] as Json).dialects as Json)[dialect] : null;
-    if (!isObject(ref)) {
-      throw new ReaderError("UNAVAILABLE", `this build has no ${provider} definitions of the ${dialect} dialect (manifest.providers)`, { hints: ["Rebuild the catalogue with a toolcat that writes the exports stage."] });
-    }
-    const artifact = await this.store.fetchJson(ref);
-    return Array.isArray(artifact.tools) ? artifact.tools : [];
+    return this.run(() => ops.findTool(this.store, purpose, limit), NAMESPACED);
   }
 }

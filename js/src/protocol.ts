@@ -4,15 +4,16 @@ import { isObject, type Json } from "./py.js";
 import type { Store } from "./store.js";
 
 export type Dialect = "spec" | "gateway" | "namespaced";
+
+/** A dialect's protocol: which of its tools each abstract op names (hints), and its next_action for an op. */
+export interface Protocol {
+  names: Record<string, string>;
+  action(op: string, args: Json, world: Store): Promise<Action>;
+}
 const OPS = ["list", "search", "search_nodes", "search_in", "describe", "call", "help", "read_resource"];
 const TOOL_OPS: Record<string, string> = {
   tool_help: "help", tool_exec: "call", tool_batch: "call", tool_describe: "describe", tool_list: "list", find_tool: "search",
   expand_tool: "describe", call_tool: "call", search_tool_by_category: "search_in", search_nodes: "search_nodes", read_skill_resource: "read_resource",
-};
-const HINT_NAMES: Record<Dialect, Record<string, string>> = {
-  spec: { list: "list", search: "search_tool_by_category", search_nodes: "search_nodes", search_in: "search_tool_by_category", describe: "expand_tool", call: "call_tool", help: "expand_tool", read_resource: "call_tool" },
-  gateway: { list: "tool_help", search: "tool_help", search_nodes: "tool_help", search_in: "tool_help", describe: "tool_help", call: "tool_exec", help: "tool_help", read_resource: "tool_exec" },
-  namespaced: { list: "tool_list", search: "find_tool", search_nodes: "find_tool", search_in: "find_tool", describe: "tool_describe", call: "tool_describe", help: "tool_describe", read_resource: "tool_describe" },
 };
 const HINT_WORDS = new RegExp("\\b(" + Object.keys(TOOL_OPS).sort((a, b) => b.length - a.length).join("|") + ")\\b|\\blist(?=\\()", "g");
 
@@ -40,10 +41,10 @@ function abstract(action: unknown): [string, Json] | null {
   return null;
 }
 
-const words = (path: string) => path.replace(/[./_\s-]+/g, " ").trim() || "tools";
-const dotted = (args: Json) => pathText(args.path ?? "").replaceAll("/", ".").replace(/^\.+|\.+$/g, "");
+export const words = (path: string) => path.replace(/[./_\s-]+/g, " ").trim() || "tools";
+export const dotted = (args: Json) => pathText(args.path ?? "").replaceAll("/", ".").replace(/^\.+|\.+$/g, "");
 
-async function spec(op: string, args: Json, world: Store): Promise<Action> {
+async function specAction(op: string, args: Json, world: Store): Promise<Action> {
   switch (op) {
     case "list": return { op: "list", args: { path: pathText(args.path ?? "") } };
     case "search": return { op: "search_tool_by_category", args: { query: args.query, category_path: "" } };
@@ -61,18 +62,7 @@ async function spec(op: string, args: Json, world: Store): Promise<Action> {
   return { op: "search_tool_by_category", args: { query: words(path), category_path: "" } };
 }
 
-async function gateway(op: string, args: Json, world: Store): Promise<Action> {
-  if (op === "search" || op === "search_nodes" || op === "search_in") return { op: "tool_help", args: { query: args.query } };
-  if (op === "describe") return { op: "tool_help", args: { path: args.tool_id } };
-  if (op === "call") return { op: "tool_exec", args: { op: args.tool_id, args: args.args || {} } };
-  if (op === "read_resource") return { op: "tool_exec", args: { op: args.tool_id, args: { resource: args.path } } };
-  const path = dotted(args);
-  if (!path) return { op: "tool_help", args: { path: "root" } };
-  if ((await world.resolve(path)) !== null || (await world.isGroup(path))) return { op: "tool_help", args: { path } };
-  return { op: "tool_help", args: { query: words(path) } };
-}
-
-async function namespaced(op: string, args: Json, world: Store): Promise<Action> {
+async function namespacedAction(op: string, args: Json, world: Store): Promise<Action> {
   if (op === "search" || op === "search_nodes" || op === "search_in") return { op: "find_tool", args: { purpose: args.query } };
   if (op === "describe") return { op: "tool_describe", args: { name: args.tool_id } };
   if (op === "call" || op === "read_resource") {
@@ -87,36 +77,41 @@ async function namespaced(op: string, args: Json, world: Store): Promise<Action>
   return { op: "find_tool", args: { purpose: words(path) } };
 }
 
-const RENDERERS = { spec, gateway, namespaced };
+export const SPEC: Protocol = {
+  names: { list: "list", search: "search_tool_by_category", search_nodes: "search_nodes", search_in: "search_tool_by_category", describe: "expand_tool", call: "call_tool", help: "expand_tool", read_resource: "call_tool" },
+  action: specAction,
+};
 
-export async function renderAction(action: unknown, dialect: Dialect, world: Store): Promise<Action | null> {
+export const NAMESPACED: Protocol = {
+  names: { list: "tool_list", search: "find_tool", search_nodes: "find_tool", search_in: "find_tool", describe: "tool_describe", call: "tool_describe", help: "tool_describe", read_resource: "tool_describe" },
+  action: namespacedAction,
+};
+
+export async function renderAction(action: unknown, dialect: Protocol, world: Store): Promise<Action | null> {
   const found = abstract(action);
   if (found === null) return null;
   const [op, args] = found;
   for (const key of ["query", "tool_id"]) {
     if (key in args && (typeof args[key] !== "string" || !(args[key] as string).trim())) {
-      return key === "query" ? RENDERERS[dialect]("help", { path: "" }, world) : null;
+      return key === "query" ? dialect.action("help", { path: "" }, world) : null;
     }
   }
   if (op === "call" && !isObject(args.args ?? {})) args.args = {};
   if (op === "read_resource" && typeof args.path !== "string") return null;
-  return RENDERERS[dialect](op, args, world);
+  return dialect.action(op, args, world);
 }
 
-export function renderHint(text: unknown, dialect: Dialect): unknown {
+export function renderHint(text: unknown, dialect: Protocol): unknown {
   if (typeof text !== "string") return text;
-  return text.replace(HINT_WORDS, (word) => HINT_NAMES[dialect][TOOL_OPS[word] ?? "list"] as string);
+  return text.replace(HINT_WORDS, (word) => dialect.names[TOOL_OPS[word] ?? "list"] as string);
 }
 
-async function renderOne(envelope: Json, dialect: Dialect, world: Store): Promise<void> {
+/** ``envelope`` with its next_action and hints in ``dialect``'s own tool names (in place). */
+export async function render(envelope: Json, dialect: Protocol, world: Store): Promise<Json> {
   const holder = isObject(envelope.error) ? envelope.error : envelope;
   if ("next_action" in holder) holder.next_action = await renderAction(holder.next_action, dialect, world);
   if (Array.isArray(holder.hints)) holder.hints = holder.hints.map((h) => renderHint(h, dialect));
   if (holder !== envelope && Array.isArray(envelope.hints)) envelope.hints = envelope.hints.map((h) => renderHint(h, dialect));
-}
-
-export async function render(envelope: Json, dialect: Dialect, world: Store): Promise<Json> {
-  await renderOne(envelope, dialect, world);
   return envelope;
 }
 

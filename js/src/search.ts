@@ -7,7 +7,7 @@
  */
 import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, type Thesaurus } from "./analyzer.js";
 import { ReaderError } from "./errors.js";
-import { bisectRight, closeMatches, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
+import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket } from "./sha256.js";
 import { checkLimit, cursorKey, decodeCursor, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 
@@ -19,6 +19,8 @@ const NAME_SHORT_PARTS = 3;
 const NAME_MAX_PARTS = 12;
 const NAME_MAX_CHARS = 200;
 const NAME_PARTS = /[\p{L}\p{N}]+/gu;
+/** The messages of failures and failed lookups, loaded on the first one. */
+const failures = () => import("./failures.js");
 
 type Ref = Artifact;
 type Allowed = ((docId: number) => boolean) | null;
@@ -159,7 +161,6 @@ function reason(pointer: Artifact, terms: string[]): string {
 /** Ranked search over a built catalogue; index files are fetched lazily through the store (verified, cached). */
 export class Searcher {
   readonly manifest: Artifact;
-  bytesRead = 0;
   private cache = new Map<string, Artifact>();
   private postings = new Map<string, Posting | null>();
   private interned = new Map<string, Posting>();
@@ -182,11 +183,11 @@ export class Searcher {
   }
 
   // -- fetching -------------------------------------------------------------------------------
-  private async fetch(ref: Ref): Promise<Artifact> {
+  /** The JSON file a ref points to, through the store (verified), kept for this searcher. */
+  async fetch(ref: Ref): Promise<Artifact> {
     const digest = ref.sha256;
     if (!this.cache.has(digest)) {
       this.cache.set(digest, await this.store.fetchJson(ref));
-      this.bytesRead += Number(ref.bytes ?? 0);
     }
     return this.cache.get(digest);
   }
@@ -196,19 +197,9 @@ export class Searcher {
     if (known) return known;
     if (this.meta === null) {
       const ref = this.manifest.index;
-      if (!isObject(ref)) {
-        throw new ReaderError("UNAVAILABLE", "this build has no search index", {
-          hints: ["Rebuild the catalogue with a toolcat that writes the index (manifest key 'index')."],
-          next_action: { op: "list", args: {} },
-        });
-      }
+      if (!isObject(ref)) throw (await failures()).noIndex();
       const meta = await this.fetch(ref);
-      if (meta.analyzer?.version !== ANALYZER_VERSION) {
-        throw new ReaderError("UNAVAILABLE", "the search index was built with another analyzer version", {
-          details: { index: meta.analyzer?.version ?? null, reader: ANALYZER_VERSION },
-          hints: ["Use a reader that matches the toolcat version that built the catalogue."],
-        });
-      }
+      if (meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).analyzerVersion(meta.analyzer?.version ?? null);
       this.meta = meta;
       this.thesaurus = meta.analyzer?.thesaurus?.table ?? undefined;
     }
@@ -216,10 +207,7 @@ export class Searcher {
     try {
       part = new Part(this.meta[name]);
     } catch (err) {
-      throw new ReaderError("INTEGRITY", `the search index meta's '${name}' part is not what a build writes (${(err as Error).message})`, {
-        details: { part: name },
-        hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
-      });
+      throw (await failures()).badPart(name, (err as Error).message);
     }
     this.parts.set(name, part);
     return part;
@@ -512,7 +500,7 @@ export class Searcher {
     const deltaDocs = [...(await this.part("nodes")).deltaDocFile.values()];
     await this.prefetchQuery("tools", query, [await this.nodeShardRef(path), ...deltaDocs, ...extra]);
     const entry = await this.nodeEntry(path);
-    if (entry === null) throw await this.unknownPath(path, query);
+    if (entry === null) throw await (await failures()).unknownCategory(this, path, query);
     let [low, high] = entry.range as [number, number];
     let extraIds: Set<number>;
     if (directOnly) {
@@ -522,21 +510,6 @@ export class Searcher {
     return (docId) => (low <= docId && docId < high) || extraIds.has(docId);
   }
 
-  private async unknownPath(path: string[], query: string): Promise<ReaderError> {
-    const root = isObject(this.manifest.root) ? await this.fetch(this.manifest.root) : { children: [] };
-    const roots: string[] = (root.children ?? []).map((c: Artifact) => c.name);
-    const close = path.length ? closeMatches(path[0] as string, roots, 3, 0.3) : [];
-    const hints = [`No category '${path.join("/")}'.`];
-    if (close.length) hints.push("Closest root categories: " + close.join(", "));
-    else if (roots.length) hints.push("Root categories: " + roots.slice(0, 10).join(", "));
-    const suggestions = (await this.nodeResults(path.join(" "), 3)).map((r) => r.path as string[]);
-    if (suggestions.length) hints.push("Closest node paths: " + suggestions.map((p) => p.join("/")).join(", "));
-    return new ReaderError("UNKNOWN_PATH", `unknown category path '${path.join("/")}'`, {
-      details: { category_path: path, closest_roots: close, closest_paths: suggestions },
-      hints,
-      next_action: { op: "search_nodes", args: { query: query || path.join(" ") } },
-    });
-  }
 
   // -- operations -----------------------------------------------------------------------------
   /** ``[pointer, confidence, matched terms]`` best first, optionally inside a node (and below it). */
@@ -552,7 +525,8 @@ export class Searcher {
     return [await this.pointed(hits.slice(offset, offset + limit), 6), hits.length];
   }
 
-  private async topTools(query: string, limit: number): Promise<PointedHit[]> {
+  /** The best tools for ``query`` above find_tool's floor. */
+  async topTools(query: string, limit: number): Promise<PointedHit[]> {
     const hits = await this.ranked("tools", query, null, limit + 1);
     const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
     return this.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
@@ -682,7 +656,7 @@ export class Searcher {
       const allowed = path.length ? await this.scoped(text, path, false, refs) : null;
       if (!path.length) await this.prefetchQuery("tools", text, refs);
       const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
-      if (!page.length && offset === 0) throw await this.noMatch(text, path);
+      if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
       return {
         category_path: path,
         results: page.map(([pointer, score]) => leanHit(pointer, score)),
@@ -694,26 +668,6 @@ export class Searcher {
     }
   }
 
-  private async noMatch(query: string, path: string[]): Promise<ReaderError> {
-    const elsewhere = await this.topTools(query, 10);
-    const places: string[][] = [];
-    for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
-    const where = path.join("/");
-    const hints = [`No tool under ${pyQuote(where || "the root")} matches ${pyQuote(query)}.`];
-    let action;
-    if (places.length) {
-      hints.push("The query matches tools in: " + places.slice(0, 3).map((p) => p.join("/") || "(root)").join(", "));
-      action = { op: "search_in", args: { query, path: (places[0] as string[]).join("/") } };
-    } else {
-      hints.push("No tool in the catalogue matches well; try other words, or browse the categories.");
-      action = { op: "list", args: { path: where } };
-    }
-    return new ReaderError("NO_MATCH_IN_CATEGORY", `no tool under ${pyQuote(where || "(root)")} matches the query`, {
-      details: { category_path: path, query, matching_categories: places.slice(0, 3) },
-      hints,
-      next_action: action,
-    });
-  }
 }
 
 function kthHitScore(total: Map<number, number>, wordDocs: Set<number>, k: number): number {

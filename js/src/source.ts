@@ -15,8 +15,9 @@ export const MAX_REF_PATH = 1024;
 export const MAX_REDIRECTS = 3;
 export const BACKOFF_SECONDS = 0.1;
 export const MAX_BACKOFF_SECONDS = 1.0;
-const REDIRECT_HINT =
-  `The reader follows redirects only within the base URL's scheme, host and port, at most ${MAX_REDIRECTS} hops; open the final URL directly.`;
+const LEAVES_ORIGIN = "it leaves the catalogue's origin (scheme, host and port)";
+/** The messages of a host's failures, loaded on the first one (a healthy host never needs them). */
+const failures = () => import("./failures.js");
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -98,29 +99,8 @@ export function checkRef(ref: unknown): [string, string, number] {
 /** INTEGRITY unless ``data`` has the size and sha256 its parent promised. */
 export async function verify(data: Uint8Array, path: string, digest: string, size: number, where: string): Promise<Uint8Array> {
   const got = await sha256(data);
-  if (data.length !== size || got !== digest) {
-    throw new ReaderError(
-      "INTEGRITY",
-      `${where} does not match the hash its parent holds (expected sha256 ${digest.slice(0, 16)}… and ${size} bytes, got ${got.slice(0, 16)}… and ${data.length} bytes); it was not used`,
-      {
-        details: { path, expected_sha256: digest, got_sha256: got, expected_bytes: size, got_bytes: data.length },
-        hints: [
-          "The file was modified or truncated after the build, or a cache/CDN serves a stale copy.",
-          "Rebuild and redeploy the whole build folder; clear the reader cache if it persists.",
-        ],
-      },
-    );
-  }
+  if (data.length !== size || got !== digest) throw (await failures()).hashMismatch(where, path, digest, size, got, data.length);
   return data;
-}
-
-function tooLarge(url: string, limit: number, why: string): ReaderError {
-  return new ReaderError("INTEGRITY", `${url} is larger than expected (${limit} bytes: ${why}); it was not used`, {
-    details: { url, limit_bytes: limit },
-    hints: [
-      "The host serves another file than the catalogue names, or a compressed body inflates past it (a gzip bomb); the reader stopped reading there.",
-    ],
-  });
 }
 
 function origin(url: string): string | null {
@@ -168,13 +148,7 @@ export class HttpSource {
 
   async readEntry(): Promise<Uint8Array> {
     const [status, body] = await this.get("catalog.json", MAX_ENTRY_BYTES, false, "the cap for catalog.json");
-    if (status === 304) {
-      const url = this.url("catalog.json");
-      throw new ReaderError("UNAVAILABLE", `${url} answered 304 Not Modified to a request without If-None-Match`, {
-        details: { url, status: 304 },
-        hints: ["The host or a cache in between answers 304 to unconditional requests; fix its configuration."],
-      });
-    }
+    if (status === 304) throw (await failures()).notModified(this.url("catalog.json"));
     return body;
   }
 
@@ -182,26 +156,12 @@ export class HttpSource {
   async fetch(ref: Ref | PendingRef, batched = false): Promise<Uint8Array> {
     if (isObject(ref) && !("sha256" in ref) && "max_bytes" in ref) {
       const { path, max_bytes: limit } = ref as PendingRef;
-      if (!cleanPath(path) || !Number.isInteger(limit) || limit < 0) {
-        throw new ReaderError("INTEGRITY", `malformed pending ref ${shown(ref, 200)}`, { details: { ref: shown(ref, 200) } });
-      }
+      if (!cleanPath(path) || !Number.isInteger(limit) || limit < 0) throw (await failures()).malformedPendingRef(ref);
       return (await this.get(path, Math.min(limit, this.maxFileBytes), batched))[1];
     }
     const [path, digest, size] = checkRef(ref);
     const url = this.url(path);
-    if (size > this.maxFileBytes) {
-      throw new ReaderError(
-        "INTEGRITY",
-        `the ref to ${path} promises ${size} bytes, above the reader's cap of ${this.maxFileBytes} bytes (max_file_bytes); ${url} was not fetched`,
-        {
-          details: { path, url, promised_bytes: size, cap_bytes: this.maxFileBytes },
-          hints: [
-            "A toolcat build keeps its files small; a huge promise means a malformed or hostile catalogue.",
-            "If the catalogue is yours and the file is legitimately this large, open it with a larger max_file_bytes.",
-          ],
-        },
-      );
-    }
+    if (size > this.maxFileBytes) throw (await failures()).overCap(path, url, size, this.maxFileBytes);
     const [, body] = await this.get(path, size, batched);
     return verify(body, path, digest, size, url);
   }
@@ -250,10 +210,7 @@ export class HttpSource {
         last = err.message;
       }
     }
-    throw new ReaderError("UNAVAILABLE", `could not fetch ${url} after ${this.retries + 1} attempt(s): ${last}`, {
-      details: { url, attempts: this.retries + 1, last_error: last, timeout_s: this.timeout },
-      hints: ["The server is down, slow or dropping connections; retry later or raise timeout/retries."],
-    });
+    throw (await failures()).unreachable(url, this.retries + 1, last, this.timeout);
   }
 
   private async attempt(url: string, limit: number, why: string): Promise<[number, Uint8Array]> {
@@ -271,21 +228,16 @@ export class HttpSource {
         if (response.type === "opaqueredirect") {
           // a browser hides where a manual redirect goes: let it follow, then check where it ended
           response = await this.fetchFn(current, { redirect: "follow", signal: controller.signal });
-          if (origin(response.url) !== origin(this.baseUrl)) this.refuse(url, response.url, "it leaves the catalogue's origin (scheme, host and port)");
+          if (origin(response.url) !== origin(this.baseUrl)) throw (await failures()).redirect(url, response.url, LEAVES_ORIGIN);
         }
         const status = response.status;
         if (status >= 300 && status < 400 && status !== 304) {
           const location = response.headers.get("location");
           await response.body?.cancel().catch(() => undefined); // a redirect's body is never read
-          if (!location) {
-            throw new ReaderError("UNAVAILABLE", `${url} answered a redirect (HTTP ${status}) the reader does not follow (without a Location)`, {
-              details: { url, status, location: "" },
-              hints: [REDIRECT_HINT],
-            });
-          }
+          if (!location) throw (await failures()).redirectWithoutLocation(url, status);
           const target = new URL(location, current).href;
-          if (origin(target) !== origin(this.baseUrl)) this.refuse(url, target, "it leaves the catalogue's origin (scheme, host and port)");
-          if (hop + 1 > MAX_REDIRECTS) this.refuse(url, target, `it is hop ${hop + 1}, more than ${MAX_REDIRECTS}`);
+          if (origin(target) !== origin(this.baseUrl)) throw (await failures()).redirect(url, target, LEAVES_ORIGIN);
+          if (hop + 1 > MAX_REDIRECTS) throw (await failures()).redirect(url, target, `it is hop ${hop + 1}, more than ${MAX_REDIRECTS}`);
           current = target;
           continue;
         }
@@ -299,10 +251,7 @@ export class HttpSource {
         }
         if (status < 200 || status >= 300) {
           await response.body?.cancel().catch(() => undefined);
-          throw new ReaderError("UNAVAILABLE", `${url} answered HTTP ${status}` + (status === 404 ? " (not found)" : ""), {
-            details: { url, status },
-            hints: ["Check the base URL (it must be the folder holding catalog.json) and that the whole build folder was deployed."],
-          });
+          throw (await failures()).httpStatus(url, status);
         }
         return [status, await this.readBody(url, response, limit, why)];
       }
@@ -317,28 +266,18 @@ export class HttpSource {
     }
   }
 
-  private refuse(url: string, target: string, reason: string): never {
-    throw new ReaderError("UNAVAILABLE", `${url} redirects to ${target.slice(0, 300)}, which the reader does not follow: ${reason}`, {
-      details: { url, location: target.slice(0, 300) },
-      hints: [REDIRECT_HINT],
-    });
-  }
-
   /** A 2xx body read chunk by chunk, never past ``limit`` decoded bytes (nor past its wire limit). */
   private async readBody(url: string, response: Response, limit: number, why: string): Promise<Uint8Array> {
     const encoding = (response.headers.get("content-encoding") ?? "").trim().toLowerCase();
     if (!["", "identity", "gzip", "x-gzip"].includes(encoding)) {
       await response.body?.cancel().catch(() => undefined);
-      throw new ReaderError("UNAVAILABLE", `${url} answered with Content-Encoding ${shown(encoding.slice(0, 80))}, which the reader cannot decode`, {
-        details: { url, content_encoding: encoding.slice(0, 200) },
-        hints: ["The reader asks for gzip or identity; configure the host to serve one of them."],
-      });
+      throw (await failures()).encoding(url, encoding);
     }
     const text = (response.headers.get("content-length") ?? "").trim();
     const declared = /^\d+$/.test(text) ? Number(text.slice(0, 20)) : null;
     if (declared !== null && declared > wireLimit(limit)) {
       await response.body?.cancel().catch(() => undefined);
-      throw tooLarge(url, limit, why);
+      throw (await failures()).tooLarge(url, limit, why);
     }
     const chunks: Uint8Array[] = [];
     let received = 0;
@@ -349,7 +288,7 @@ export class HttpSource {
       received += value.length;
       if (received > limit) {
         await reader.cancel().catch(() => undefined);
-        throw tooLarge(url, limit, why);
+        throw (await failures()).tooLarge(url, limit, why);
       }
       chunks.push(value);
     }

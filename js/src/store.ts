@@ -1,6 +1,6 @@
 /** The catalogue's store: the entry and manifest, verified files in memory, lookups and node walks (``toolcat.reader.store``). */
 import { ReaderError, bad } from "./errors.js";
-import { closeMatches, cmp, isObject, shown, unique, type Json } from "./py.js";
+import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { lookupBucket, sha256 } from "./sha256.js";
 import { HttpSource, checkRef, verify, type PendingRef, type Ref } from "./source.js";
 
@@ -13,6 +13,8 @@ export const SUGGEST_WALK_LIMIT = 2000;
 const MAX_NODE_DEPTH = 64;
 const MAX_WALK_NODES = 1_000_000;
 const decoder = new TextDecoder("utf-8", { fatal: false });
+/** The messages of failures and failed lookups, loaded on the first one. */
+const failures = () => import("./failures.js");
 
 type Shape = Record<string, [string, string | null]>;
 const SHAPES: Record<string, Shape> = {
@@ -67,13 +69,6 @@ export function checkShape(path: string, value: unknown): void {
   }
 }
 
-/** Names spelled like ``word``, and names it is a prefix of (``toolcat.reader.checks.close_names``). */
-export function closeNames(word: string, names: string[], n = 5): string[] {
-  const found = closeMatches(word, names, n, 0.5);
-  const prefixed = names.filter((name) => name.startsWith(word) || word.startsWith(name + ".")).sort(cmp).slice(0, n);
-  return unique([...found, ...prefixed]).slice(0, n);
-}
-
 /** ``str.casefold`` for the names a catalogue uses. */
 const fold = (text: string) => text.toLowerCase();
 
@@ -118,64 +113,33 @@ export class Store {
     try {
       entry = JSON.parse(decoder.decode(raw));
     } catch (err) {
-      throw new ReaderError("UNAVAILABLE", `${location}: catalog.json is not valid JSON (${(err as Error).message})`, {
-        hints: ["Point the reader at a toolcat build folder or its base URL."],
-      });
+      throw (await failures()).notAnEntry(`${location}: catalog.json is not valid JSON (${(err as Error).message})`);
     }
-    if (!isObject(entry) || entry.artifact !== "catalog" || entry.format !== "toolcat") {
-      throw new ReaderError("UNAVAILABLE", `${location}: catalog.json is not a toolcat entry point`, {
-        hints: ["Point the reader at a toolcat build folder or its base URL."],
-      });
-    }
-    const found = entry.format_version;
-    if (found !== SUPPORTED_FORMAT_VERSION) {
-      throw new ReaderError("UNAVAILABLE", `${location} has format_version ${shown(found)}; this reader reads ${SUPPORTED_FORMAT_VERSION}`, {
-        details: { format_version: found ?? null, supported: SUPPORTED_FORMAT_VERSION },
-        hints: ["Upgrade the toolcat reader or rebuild the catalogue with this version."],
-      });
-    }
+    if (!isObject(entry) || entry.artifact !== "catalog" || entry.format !== "toolcat") throw (await failures()).notAnEntry(`${location}: catalog.json is not a toolcat entry point`);
+    if (entry.format_version !== SUPPORTED_FORMAT_VERSION) throw (await failures()).formatVersion(location, entry.format_version);
     checkShape("catalog.json", entry);
     return entry;
   }
 
-  private manifestRef(entry: Artifact): [string, Artifact] {
+  private async manifestRef(entry: Artifact): Promise<[string, Artifact]> {
     const versions: [string, Artifact][] = (entry.versions ?? []).filter(isObject).map((v: Artifact) => [String(v.registry_version), v.manifest ?? {}]);
     let candidates: [string, Artifact][];
     if (this.pinned === null) candidates = [[String(entry.registry_version), entry.manifest ?? {}], ...versions];
     else {
       candidates = versions.filter(([v]) => v === this.pinned);
-      if (!candidates.length) {
-        throw new ReaderError("UNAVAILABLE", `registry_version '${this.pinned}' is not published at ${this.source.location}`, {
-          details: { requested: this.pinned, available: versions.map(([v]) => v) },
-          hints: ["Pin one of the available versions, or open without version= to read the latest."],
-        });
-      }
+      if (!candidates.length) throw (await failures()).versionNotPublished(this.pinned, this.source.location, versions.map(([v]) => v));
     }
     if (this.pin === null) return candidates[0] as [string, Artifact];
     for (const [version, ref] of candidates) if (isObject(ref) && ref.sha256 === this.pin) return [version, ref];
     const first = candidates[0] as [string, Artifact];
-    const got = isObject(first[1]) ? (first[1].sha256 ?? null) : null;
-    throw new ReaderError(
-      "INTEGRITY",
-      `${this.source.location} does not publish the pinned manifest: expected sha256 ${this.pin}, got ${got ?? "None"}` + (this.pinned !== null ? ` (registry_version ${this.pinned})` : ""),
-      {
-        details: { expected_sha256: this.pin, got_sha256: got, registry_version: first[0] },
-        hints: [
-          "The host serves another catalogue than the one pinned; nothing from it was used.",
-          "Pin a new catalogue only after reviewing it: pin is the sha256 of its manifest file, the 'sha256' of the 'manifest' ref in catalog.json.",
-        ],
-      },
-    );
+    throw (await failures()).pinMismatch(this.source.location, this.pin, this.pinned, first[0], isObject(first[1]) ? (first[1].sha256 ?? null) : null);
   }
 
   async load(entry: Artifact): Promise<void> {
-    const [version, ref] = this.manifestRef(entry);
+    const [version, ref] = await this.manifestRef(entry);
     const manifest = await this.fetchJson(ref);
-    if (!isObject(manifest) || manifest.artifact !== "manifest") throw new ReaderError("INTEGRITY", "the manifest is not a toolcat manifest");
-    if (manifest.format_version !== SUPPORTED_FORMAT_VERSION || manifest.registry_version !== version) {
-      throw new ReaderError("INTEGRITY", `the manifest does not belong to registry_version ${version}`, {
-        details: { manifest_version: manifest.registry_version ?? null },
-      });
+    if (!isObject(manifest) || manifest.artifact !== "manifest" || manifest.format_version !== SUPPORTED_FORMAT_VERSION || manifest.registry_version !== version) {
+      throw (await failures()).notTheManifest(manifest, version);
     }
     this.entry = entry;
     this.manifest = manifest;
@@ -302,36 +266,8 @@ export class Store {
       throw bad(`a tool name must be a non-empty string, got ${shown(name)}`, { help_path: helpPath });
     }
     const found = await this.find(name);
-    if (found === null) {
-      const suggestions = await this.suggestTools(name);
-      throw new ReaderError("TOOL_NOT_FOUND", `no tool named ${shown(name, 120)} (checked canonical ids, provider aliases and skill names)`, {
-        details: { suggestions },
-        hints: [suggestions.length ? `Did you mean ${suggestions.join(", ")}?` : "Search for the tool by purpose, or browse the groups."],
-        next_action: suggestions.length
-          ? { op: "describe", args: { tool_id: suggestions[0] } }
-          : { op: "search", args: { query: name.replaceAll(".", " ").replaceAll("_", " ") } },
-        help_path: "root",
-      });
-    }
+    if (found === null) throw await (await failures()).toolNotFound(this, name);
     return [String(found.tool_id), await this.fetchJson(found.spec)];
-  }
-
-  private async suggestTools(name: string): Promise<string[]> {
-    let ids: string[] = [];
-    const searcher = this.searcher();
-    if (searcher !== null) {
-      try {
-        const hits = await searcher.rankTools(name.replaceAll(".", " ").replaceAll("_", " "), { limit: 5 });
-        ids = hits.map((h) => String(h[0].tool_id));
-      } catch {
-        // suggestions are a courtesy: a failed search leaves them out
-      }
-    }
-    const counts = this.manifest.counts ?? {};
-    if (Number(counts.tools ?? 0) + Number(counts.skills ?? 0) <= SUGGEST_WALK_LIMIT) {
-      ids = unique([...closeNames(name, [...(await this.allPointers()).keys()].sort(cmp)), ...ids]);
-    }
-    return ids.slice(0, 5);
   }
 
   // -- the search index -----------------------------------------------------------------------
@@ -363,24 +299,13 @@ export class Store {
     for (const asked of path) {
       const children = new Map<string, Artifact>((shard.children ?? []).map((c: Artifact) => [c.name, c]));
       const name = childName(asked, children);
-      if (name === null) {
-        const where = walked.join("/") || "root";
-        const names = [...children.keys()].sort(cmp);
-        let close = closeNames(asked.toLowerCase(), names, 3);
-        if (!close.length) close = closeNames(asked, names, 3);
-        const suggestions = close.map((c) => [...walked, c].join("/"));
-        throw new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
-          details: { path: [...path], children: names, suggestions },
-          hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
-          next_action: { op: "list", args: { path: suggestions.length ? suggestions[0] : walked.join("/") } },
-        });
-      }
+      if (name === null) throw (await failures()).noChild(path, walked, asked, [...children.keys()]);
       walked.push(name);
       const walkedKey = JSON.stringify(walked);
       shard = this.nodes.get(walkedKey) ?? (await this.fetchJson(children.get(name).ref));
       this.nodes.set(walkedKey, shard);
     }
-    if (!isObject(shard)) throw new ReaderError("INTEGRITY", `node shard of ${path.join("/") || "root"} is not an object`);
+    if (!isObject(shard)) throw new ReaderError("INTEGRITY", `node shard of ${path.join("/") || "root"} is not an object`); // checkShape lets no such shard in
     this.nodes.set(key, shard);
     return shard;
   }
@@ -457,11 +382,7 @@ export class Store {
     while (stack.length) {
       const current = stack.pop() as string[];
       const shard = await this.node(current);
-      if (out.length + 1 > MAX_WALK_NODES || current.length > MAX_NODE_DEPTH) {
-        throw new ReaderError("INTEGRITY", `the node tree under ${path.join("/") || "root"} is deeper than ${MAX_NODE_DEPTH} levels or has more than ${MAX_WALK_NODES} nodes`, {
-          hints: ["The host serves a node tree no toolcat build writes; pin the catalogue (pin='sha256:...') or report it to its publisher."],
-        });
-      }
+      if (out.length + 1 > MAX_WALK_NODES || current.length > MAX_NODE_DEPTH) throw (await failures()).treeTooBig(path, MAX_NODE_DEPTH, MAX_WALK_NODES);
       out.push([current, shard]);
       const children = (shard.children ?? []).filter(isObject);
       for (const c of [...children].reverse()) {

@@ -1,0 +1,251 @@
+/** What the reader says when a host or a catalogue fails in a way a healthy one never does, or when a lookup finds
+ * nothing: those errors with their hints and suggestions (difflib's close matches, close tools and categories).
+ * The modules that raise them import this one on first use (``await import``), so that the main entry does not
+ * carry its text; every message is the Python reader's, word for word (docs/format.md, the parity promise). */
+import { ANALYZER_VERSION } from "./analyzer.js";
+import { closeMatches } from "./difflib.js";
+import { ReaderError } from "./errors.js";
+import { cmp, isObject, shown, unique } from "./py.js";
+import { pyQuote, type Searcher } from "./search.js";
+import { MAX_REDIRECTS } from "./source.js";
+import { SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
+
+// == the host (source.ts) ===========================================================================
+const REDIRECT_HINT = `The reader follows redirects only within the base URL's scheme, host and port, at most ${MAX_REDIRECTS} hops; open the final URL directly.`;
+
+export function hashMismatch(where: string, path: string, digest: string, size: number, got: string, length: number): ReaderError {
+  return new ReaderError(
+    "INTEGRITY",
+    `${where} does not match the hash its parent holds (expected sha256 ${digest.slice(0, 16)}… and ${size} bytes, got ${got.slice(0, 16)}… and ${length} bytes); it was not used`,
+    {
+      details: { path, expected_sha256: digest, got_sha256: got, expected_bytes: size, got_bytes: length },
+      hints: [
+        "The file was modified or truncated after the build, or a cache/CDN serves a stale copy.",
+        "Rebuild and redeploy the whole build folder; clear the reader cache if it persists.",
+      ],
+    },
+  );
+}
+
+export function tooLarge(url: string, limit: number, why: string): ReaderError {
+  return new ReaderError("INTEGRITY", `${url} is larger than expected (${limit} bytes: ${why}); it was not used`, {
+    details: { url, limit_bytes: limit },
+    hints: [
+      "The host serves another file than the catalogue names, or a compressed body inflates past it (a gzip bomb); the reader stopped reading there.",
+    ],
+  });
+}
+
+export function notModified(url: string): ReaderError {
+  return new ReaderError("UNAVAILABLE", `${url} answered 304 Not Modified to a request without If-None-Match`, {
+    details: { url, status: 304 },
+    hints: ["The host or a cache in between answers 304 to unconditional requests; fix its configuration."],
+  });
+}
+
+export function malformedPendingRef(ref: unknown): ReaderError {
+  return new ReaderError("INTEGRITY", `malformed pending ref ${shown(ref, 200)}`, { details: { ref: shown(ref, 200) } });
+}
+
+export function overCap(path: string, url: string, size: number, cap: number): ReaderError {
+  return new ReaderError("INTEGRITY", `the ref to ${path} promises ${size} bytes, above the reader's cap of ${cap} bytes (max_file_bytes); ${url} was not fetched`, {
+    details: { path, url, promised_bytes: size, cap_bytes: cap },
+    hints: [
+      "A toolcat build keeps its files small; a huge promise means a malformed or hostile catalogue.",
+      "If the catalogue is yours and the file is legitimately this large, open it with a larger max_file_bytes.",
+    ],
+  });
+}
+
+export function unreachable(url: string, attempts: number, last: string, timeout: number): ReaderError {
+  return new ReaderError("UNAVAILABLE", `could not fetch ${url} after ${attempts} attempt(s): ${last}`, {
+    details: { url, attempts, last_error: last, timeout_s: timeout },
+    hints: ["The server is down, slow or dropping connections; retry later or raise timeout/retries."],
+  });
+}
+
+export function redirectWithoutLocation(url: string, status: number): ReaderError {
+  return new ReaderError("UNAVAILABLE", `${url} answered a redirect (HTTP ${status}) the reader does not follow (without a Location)`, {
+    details: { url, status, location: "" },
+    hints: [REDIRECT_HINT],
+  });
+}
+
+export function redirect(url: string, target: string, reason: string): ReaderError {
+  return new ReaderError("UNAVAILABLE", `${url} redirects to ${target.slice(0, 300)}, which the reader does not follow: ${reason}`, {
+    details: { url, location: target.slice(0, 300) },
+    hints: [REDIRECT_HINT],
+  });
+}
+
+export function httpStatus(url: string, status: number): ReaderError {
+  return new ReaderError("UNAVAILABLE", `${url} answered HTTP ${status}` + (status === 404 ? " (not found)" : ""), {
+    details: { url, status },
+    hints: ["Check the base URL (it must be the folder holding catalog.json) and that the whole build folder was deployed."],
+  });
+}
+
+export function encoding(url: string, encoding: string): ReaderError {
+  return new ReaderError("UNAVAILABLE", `${url} answered with Content-Encoding ${shown(encoding.slice(0, 80))}, which the reader cannot decode`, {
+    details: { url, content_encoding: encoding.slice(0, 200) },
+    hints: ["The reader asks for gzip or identity; configure the host to serve one of them."],
+  });
+}
+
+// == lookups (store.ts, search.ts) ===================================================================
+/** Names spelled like ``word``, and names it is a prefix of (``toolcat.reader.checks.close_names``). */
+export function closeNames(word: string, names: string[], n = 5): string[] {
+  const found = closeMatches(word, names, n, 0.5);
+  const prefixed = names.filter((name) => name.startsWith(word) || word.startsWith(name + ".")).sort(cmp).slice(0, n);
+  return unique([...found, ...prefixed]).slice(0, n);
+}
+
+// == the entry and the manifest (store.ts) ===========================================================
+export function notAnEntry(message: string): ReaderError {
+  return new ReaderError("UNAVAILABLE", message, { hints: ["Point the reader at a toolcat build folder or its base URL."] });
+}
+
+export function formatVersion(location: string, found: unknown): ReaderError {
+  return new ReaderError("UNAVAILABLE", `${location} has format_version ${shown(found)}; this reader reads ${SUPPORTED_FORMAT_VERSION}`, {
+    details: { format_version: found ?? null, supported: SUPPORTED_FORMAT_VERSION },
+    hints: ["Upgrade the toolcat reader or rebuild the catalogue with this version."],
+  });
+}
+
+export function versionNotPublished(requested: string, location: string, available: string[]): ReaderError {
+  return new ReaderError("UNAVAILABLE", `registry_version '${requested}' is not published at ${location}`, {
+    details: { requested, available },
+    hints: ["Pin one of the available versions, or open without version= to read the latest."],
+  });
+}
+
+export function pinMismatch(location: string, pin: string, pinned: string | null, version: string, got: unknown): ReaderError {
+  return new ReaderError(
+    "INTEGRITY",
+    `${location} does not publish the pinned manifest: expected sha256 ${pin}, got ${got ?? "None"}` + (pinned !== null ? ` (registry_version ${pinned})` : ""),
+    {
+      details: { expected_sha256: pin, got_sha256: got, registry_version: version },
+      hints: [
+        "The host serves another catalogue than the one pinned; nothing from it was used.",
+        "Pin a new catalogue only after reviewing it: pin is the sha256 of its manifest file, the 'sha256' of the 'manifest' ref in catalog.json.",
+      ],
+    },
+  );
+}
+
+export function notTheManifest(manifest: unknown, version: string): ReaderError {
+  if (!isObject(manifest) || manifest.artifact !== "manifest") return new ReaderError("INTEGRITY", "the manifest is not a toolcat manifest");
+  return new ReaderError("INTEGRITY", `the manifest does not belong to registry_version ${version}`, { details: { manifest_version: manifest.registry_version ?? null } });
+}
+
+export function treeTooBig(path: string[], depth: number, nodes: number): ReaderError {
+  return new ReaderError("INTEGRITY", `the node tree under ${path.join("/") || "root"} is deeper than ${depth} levels or has more than ${nodes} nodes`, {
+    hints: ["The host serves a node tree no toolcat build writes; pin the catalogue (pin='sha256:...') or report it to its publisher."],
+  });
+}
+
+// == failed lookups (store.ts, search.ts) ============================================================
+/** TOOL_NOT_FOUND, with the tools a search and the spelling suggest. */
+export async function toolNotFound(store: Store, name: string): Promise<ReaderError> {
+  const suggestions = await suggestTools(store, name);
+  return new ReaderError("TOOL_NOT_FOUND", `no tool named ${shown(name, 120)} (checked canonical ids, provider aliases and skill names)`, {
+    details: { suggestions },
+    hints: [suggestions.length ? `Did you mean ${suggestions.join(", ")}?` : "Search for the tool by purpose, or browse the groups."],
+    next_action: suggestions.length
+      ? { op: "describe", args: { tool_id: suggestions[0] } }
+      : { op: "search", args: { query: name.replaceAll(".", " ").replaceAll("_", " ") } },
+    help_path: "root",
+  });
+}
+
+async function suggestTools(store: Store, name: string): Promise<string[]> {
+  let ids: string[] = [];
+  const searcher = store.searcher();
+  if (searcher !== null) {
+    try {
+      const hits = await searcher.rankTools(name.replaceAll(".", " ").replaceAll("_", " "), { limit: 5 });
+      ids = hits.map((h) => String(h[0].tool_id));
+    } catch {
+      // suggestions are a courtesy: a failed search leaves them out
+    }
+  }
+  const counts = store.manifest.counts ?? {};
+  if (Number(counts.tools ?? 0) + Number(counts.skills ?? 0) <= SUGGEST_WALK_LIMIT) {
+    ids = unique([...closeNames(name, [...(await store.allPointers()).keys()].sort(cmp)), ...ids]);
+  }
+  return ids.slice(0, 5);
+}
+
+/** UNKNOWN_PATH for a node walk that found no child ``asked`` under ``walked``. */
+export function noChild(path: string[], walked: string[], asked: string, children: string[]): ReaderError {
+  const where = walked.join("/") || "root";
+  const names = children.sort(cmp);
+  let close = closeNames(asked.toLowerCase(), names, 3);
+  if (!close.length) close = closeNames(asked, names, 3);
+  const suggestions = close.map((c) => [...walked, c].join("/"));
+  return new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
+    details: { path: [...path], children: names, suggestions },
+    hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
+    next_action: { op: "list", args: { path: suggestions.length ? suggestions[0] : walked.join("/") } },
+  });
+}
+
+/** UNKNOWN_PATH for a search inside a category that does not exist, with the closest ones. */
+export async function unknownCategory(searcher: Searcher, path: string[], query: string): Promise<ReaderError> {
+  const root = isObject(searcher.manifest.root) ? await searcher.fetch(searcher.manifest.root) : { children: [] };
+  const roots: string[] = (root.children ?? []).map((c: Artifact) => c.name);
+  const close = path.length ? closeMatches(path[0] as string, roots, 3, 0.3) : [];
+  const hints = [`No category '${path.join("/")}'.`];
+  if (close.length) hints.push("Closest root categories: " + close.join(", "));
+  else if (roots.length) hints.push("Root categories: " + roots.slice(0, 10).join(", "));
+  const suggestions = (await searcher.nodeResults(path.join(" "), 3)).map((r) => r.path as string[]);
+  if (suggestions.length) hints.push("Closest node paths: " + suggestions.map((p) => p.join("/")).join(", "));
+  return new ReaderError("UNKNOWN_PATH", `unknown category path '${path.join("/")}'`, {
+    details: { category_path: path, closest_roots: close, closest_paths: suggestions },
+    hints,
+    next_action: { op: "search_nodes", args: { query: query || path.join(" ") } },
+  });
+}
+/** NO_MATCH_IN_CATEGORY, with the categories where the query does match. */
+export async function noMatch(searcher: Searcher, query: string, path: string[]): Promise<ReaderError> {
+  const elsewhere = await searcher.topTools(query, 10);
+  const places: string[][] = [];
+  for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
+  const where = path.join("/");
+  const hints = [`No tool under ${pyQuote(where || "the root")} matches ${pyQuote(query)}.`];
+  let action;
+  if (places.length) {
+    hints.push("The query matches tools in: " + places.slice(0, 3).map((p) => p.join("/") || "(root)").join(", "));
+    action = { op: "search_in", args: { query, path: (places[0] as string[]).join("/") } };
+  } else {
+    hints.push("No tool in the catalogue matches well; try other words, or browse the categories.");
+    action = { op: "list", args: { path: where } };
+  }
+  return new ReaderError("NO_MATCH_IN_CATEGORY", `no tool under ${pyQuote(where || "(root)")} matches the query`, {
+    details: { category_path: path, query, matching_categories: places.slice(0, 3) },
+    hints,
+    next_action: action,
+  });
+}
+
+// == the search index (search.ts) ====================================================================
+export function noIndex(): ReaderError {
+  return new ReaderError("UNAVAILABLE", "this build has no search index", {
+    hints: ["Rebuild the catalogue with a toolcat that writes the index (manifest key 'index')."],
+    next_action: { op: "list", args: {} },
+  });
+}
+
+export function analyzerVersion(found: unknown): ReaderError {
+  return new ReaderError("UNAVAILABLE", "the search index was built with another analyzer version", {
+    details: { index: found, reader: ANALYZER_VERSION },
+    hints: ["Use a reader that matches the toolcat version that built the catalogue."],
+  });
+}
+
+export function badPart(name: string, why: string): ReaderError {
+  return new ReaderError("INTEGRITY", `the search index meta's '${name}' part is not what a build writes (${why})`, {
+    details: { part: name },
+    hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
+  });
+}
