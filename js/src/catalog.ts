@@ -6,10 +6,10 @@
  * resolves to a plain JSON value: a result with ``ok: true`` or an error envelope. The reader runs no tool: calling
  * one is the host's job (``runs`` tells the reader which tools the host executes, for ``executable``).
  */
-import { ReaderError, errorEnvelope } from "./errors.js";
+import { ReaderError, errorEnvelope, lean } from "./errors.js";
 import * as ops from "./ops.js";
-import { NAMESPACED, SPEC, lean, render, type Protocol } from "./protocol.js";
-import { shown, type Json } from "./py.js";
+import type { Dialect } from "./protocol.js";
+import { isObject, shown, type Json } from "./py.js";
 import { Searcher } from "./search.js";
 import { HttpSource, MAX_FILE_BYTES, type FetchLike } from "./source.js";
 import { Store, type Artifact } from "./store.js";
@@ -43,6 +43,12 @@ function checkPin(pin: unknown): string | null {
     });
   }
   return digest;
+}
+
+/** Whether an answer has a next_action or hints, which its dialect renders in its own tool names (protocol.ts). */
+function guides(envelope: Json): boolean {
+  const holder = isObject(envelope.error) ? envelope.error : envelope;
+  return (holder.next_action ?? null) !== null || [holder.hints, envelope.hints].some((hints) => Array.isArray(hints) && hints.length > 0);
 }
 
 export class Catalog {
@@ -102,7 +108,7 @@ export class Catalog {
   }
 
   /** ``fn``'s answer, a ReaderError as its envelope, rendered in ``dialect`` (next_action and hints). */
-  protected async run(fn: () => Promise<Json>, dialect: Protocol | null): Promise<Json> {
+  protected async run(fn: () => Promise<Json>, dialect: Dialect | null): Promise<Json> {
     let result: Json;
     try {
       result = await fn();
@@ -115,7 +121,7 @@ export class Catalog {
     }
     if (dialect === null) return result;
     try {
-      return lean(await render(result, dialect, this.store));
+      return lean(guides(result) ? await (await import("./deferred.js")).render(result, dialect, this.store) : result);
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();
       return errorEnvelope("INTERNAL", `rendering the answer failed: ${(err as Error).message}`);
@@ -125,27 +131,27 @@ export class Catalog {
   // == spec dialect ========================================================================
   list(options: { path?: unknown; tags?: unknown; query?: unknown; limit?: unknown; cursor?: unknown; capability?: unknown } = {}): Promise<Json> {
     const { path = null, tags = null, query = null, limit = 10, cursor = null, capability = null } = options;
-    return this.run(() => ops.listNode(this.store, path, tags, query, limit, cursor, capability), SPEC);
+    return this.run(() => ops.listNode(this.store, path, tags, query, limit, cursor, capability), "spec");
   }
 
   searchNodes(query: unknown, limit: unknown = 5): Promise<Json> {
-    return this.run(() => ops.searchNodes(this.store, query, limit), SPEC);
+    return this.run(() => ops.searchNodes(this.store, query, limit), "spec");
   }
 
   searchToolByCategory(query: unknown, categoryPath: unknown, limit: unknown = 5, cursor: unknown = null): Promise<Json> {
-    return this.run(() => ops.searchToolByCategory(this.store, query, categoryPath, limit, cursor), SPEC);
+    return this.run(() => ops.searchToolByCategory(this.store, query, categoryPath, limit, cursor), "spec");
   }
 
   expandTool(toolId: unknown): Promise<Json> {
-    return this.run(() => ops.describe(this.store, this.runs, toolId), SPEC);
+    return this.run(() => ops.describe(this.store, this.runs, toolId), "spec");
   }
 
   // == namespaced dialect ==================================================================
   toolDescribe(name: unknown): Promise<Json> {
-    return this.run(() => ops.describe(this.store, this.runs, name), NAMESPACED);
+    return this.run(() => ops.describe(this.store, this.runs, name), "namespaced");
   }
 
   findTool(purpose: unknown, limit: unknown = 5): Promise<Json> {
-    return this.run(() => ops.findTool(this.store, purpose, limit), NAMESPACED);
+    return this.run(() => ops.findTool(this.store, purpose, limit), "namespaced");
   }
 }

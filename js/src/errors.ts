@@ -1,5 +1,5 @@
-/** Error envelopes (docs/reader.md, "Errors"): a bad call is answered with data an agent can act on. */
-import type { Json } from "./py.js";
+/** Envelopes (docs/reader.md, "Errors"): a bad call is answered with data an agent can act on; a success is lean. */
+import { isObject, type Json } from "./py.js";
 
 export interface Action {
   op: string;
@@ -64,4 +64,20 @@ export function ok(data: Json, options: { help_path?: string; hints?: string[]; 
 export function bad(message: string, options: { help_path?: string; hints?: string[]; details?: Json } = {}): ReaderError {
   const help_path = options.help_path ?? "root";
   return new ReaderError("BAD_REQUEST", message, { ...options, help_path, next_action: { op: "help", args: { path: help_path } } });
+}
+
+function empty(value: unknown): boolean {
+  return value === null || value === undefined || ((typeof value === "string" || Array.isArray(value)) && !value.length) || (isObject(value) && !Object.keys(value).length);
+}
+
+/** ``data`` without its null and empty keys (``keep`` names keys always kept). */
+export function dropEmpty(data: Json, keep: string[] = []): Json {
+  return Object.fromEntries(Object.entries(data).filter(([k, v]) => keep.includes(k) || !empty(v)));
+}
+
+const KEEP = ["ok", "path", "next_cursor", "results", "matches", "tools", "nodes", "count", "help_path", "result", "args"];
+
+/** A success answer without null/empty top-level fields; an error envelope keeps its documented shape. */
+export function lean(envelope: Json): Json {
+  return envelope.ok === true ? dropEmpty(envelope, KEEP) : { ...envelope };
 }

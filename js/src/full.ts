@@ -2,15 +2,15 @@
  * loop: the gateway dialect's ``toolHelp``, the namespaced ``toolList``, named prompt sections, the always-loaded
  * tools and each dialect's tool definitions. A separate entry so that the main one stays small. */
 import { Catalog as CoreCatalog } from "./catalog.js";
-import { ReaderError, ok } from "./errors.js";
-import { GATEWAY, toolHelp, unknownPath } from "./gateway.js";
+import { ReaderError, dropEmpty, ok, type Action } from "./errors.js";
+import { toolHelp, unknownPath } from "./gateway.js";
 import { checkCapability, hasCapability } from "./ops.js";
-import { NAMESPACED, dropEmpty, type Dialect } from "./protocol.js";
+import { namespacePointers, namespaceTree } from "./namespaces.js";
+import type { Dialect } from "./protocol.js";
 import { closeMatches } from "./difflib.js";
 import { cmp, isObject, type Json } from "./py.js";
 import { pyQuote } from "./search.js";
 import { checkStr, checkTags, type Artifact, type Store } from "./store.js";
-import type { Action } from "./errors.js";
 
 export * from "./index.js";
 
@@ -20,13 +20,13 @@ export class Catalog extends CoreCatalog {
   // == gateway dialect =====================================================================
   toolHelp(options: { path?: unknown; format?: unknown; includeExamples?: unknown; includeSchemas?: unknown; query?: unknown; limit?: unknown } = {}): Promise<Json> {
     const { path = "root", format = "short", includeExamples = true, includeSchemas = false, query = null, limit = null } = options;
-    return this.run(() => toolHelp(this.store, this.runs, path, format, includeExamples, includeSchemas, query, limit), GATEWAY);
+    return this.run(() => toolHelp(this.store, this.runs, path, format, includeExamples, includeSchemas, query, limit), "gateway");
   }
 
   // == namespaced dialect ==================================================================
   toolList(options: { namespace?: unknown; tags?: unknown; capability?: unknown } = {}): Promise<Json> {
     const { namespace = null, tags = null, capability = null } = options;
-    return this.run(() => toolList(this.store, namespace, tags, capability), NAMESPACED);
+    return this.run(() => toolList(this.store, namespace, tags, capability), "namespaced");
   }
 
   // == prompts, always-loaded tools, dialect tool definitions ===============================
@@ -61,7 +61,7 @@ export async function toolList(store: Store, namespace: unknown, tags: unknown, 
     group = checkStr(namespace, "namespace").trim().replace(/^\.+|\.+$/g, "");
     if (!namespaces.includes(group.split(".", 1)[0])) throw unknownPath(group, namespaces);
   }
-  const pointers = group !== null ? await store.namespacePointers(group.split(".", 1)[0] as string) : await store.allPointers();
+  const pointers = group !== null ? await namespacePointers(store, group.split(".", 1)[0] as string) : await store.allPointers();
   const rows: Json[] = [];
   for (const [toolId, pointer] of pointers) {
     if (group !== null && toolId !== group && !toolId.startsWith(group + ".")) continue;
@@ -70,7 +70,7 @@ export async function toolList(store: Store, namespace: unknown, tags: unknown, 
     rows.push(dropEmpty({ name: toolId, alias: pointer.alias ?? null, type: pointer.type !== "tool" ? (pointer.type ?? null) : null, kind: pointer.kind ?? null, summary: pointer.summary ?? null }));
   }
   if (group !== null && !rows.length && !wanted.length && able === null) {
-    const [groups, ops] = await store.namespaceTree(group.split(".", 1)[0]);
+    const [groups, ops] = await namespaceTree(store, group.split(".", 1)[0]);
     throw unknownPath(group, [...groups.keys(), ...ops.keys()].sort(cmp));
   }
   let next: Action | null = rows.length ? { op: "describe", args: { tool_id: rows[0]?.name } } : null;

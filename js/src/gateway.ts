@@ -1,14 +1,14 @@
 /** The gateway dialect (``toolcat.reader.gateway``): ``tool_help`` over the catalogue's namespaces, groups and
- * operations, and its protocol (next_actions as ``tool_help``/``tool_exec`` calls). Imported by full.ts only,
- * so that the main entry does not carry it. */
-import { ReaderError, bad, isError, ok, type Action } from "./errors.js";
+ * operations (its protocol, next_actions as ``tool_help``/``tool_exec`` calls, is in protocol.ts). Imported by
+ * full.ts only, so that the main entry does not carry it. */
+import { ReaderError, bad, dropEmpty, isError, ok } from "./errors.js";
 import { clone, type Runs } from "./ops.js";
-import { dotted, dropEmpty, words, type Protocol } from "./protocol.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { examplesText, schemaRules, typeText } from "./schemaText.js";
 import { pyQuote } from "./search.js";
 import { closeNames } from "./failures.js";
-import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, deprecationNote, type Artifact, type Group, type Store } from "./store.js";
+import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, deprecationNote, type Artifact, type Store } from "./store.js";
+import { namespaceTree, type Group } from "./namespaces.js";
 
 export function unknownPath(text: string, names: string[]): ReaderError {
   const close = closeNames(text, names);
@@ -36,7 +36,7 @@ export async function toolHelp(store: Store, runs: Runs, path: unknown, format: 
   if (toolId !== null) return helpOp(store, runs, toolId, format, examples, schemas);
   const namespaces = (store.manifest.namespaces ?? []).map(String);
   if (!namespaces.includes(text.split(".", 1)[0])) throw unknownPath(text, namespaces);
-  const [groups, ops] = await store.namespaceTree(text.split(".", 1)[0]);
+  const [groups, ops] = await namespaceTree(store, text.split(".", 1)[0]);
   if (!groups.has(text)) throw unknownPath(text, [...groups.keys(), ...ops.keys()].sort(cmp));
   return helpGroup(store, text, groups, ops, format);
 }
@@ -78,7 +78,7 @@ async function namespaceHeads(store: Store, namespaces: string[]): Promise<Map<s
   const refs = isObject(index) ? (await store.fetchJson(index)).namespaces : null;
   const out = new Map<string, [Artifact[], number]>();
   if (!isObject(refs) || store.pointersLoaded) {
-    const [groups] = await store.namespaceTree();
+    const [groups] = await namespaceTree(store);
     const everything = await store.allPointers();
     for (const n of namespaces) out.set(n, [[...everything].filter(([i]) => i.split(".", 1)[0] === n).map(([, p]) => p), groups.get(n)?.count ?? 0]);
     return out;
@@ -189,19 +189,3 @@ async function helpOp(store: Store, runs: Runs, toolId: string, format: string, 
     next_action: canRun ? { op: "call", args: { tool_id: toolId, args: clone(example || {}) } } : null,
   });
 }
-
-async function gatewayAction(op: string, args: Json, world: Store): Promise<Action> {
-  if (op === "search" || op === "search_nodes" || op === "search_in") return { op: "tool_help", args: { query: args.query } };
-  if (op === "describe") return { op: "tool_help", args: { path: args.tool_id } };
-  if (op === "call") return { op: "tool_exec", args: { op: args.tool_id, args: args.args || {} } };
-  if (op === "read_resource") return { op: "tool_exec", args: { op: args.tool_id, args: { resource: args.path } } };
-  const path = dotted(args);
-  if (!path) return { op: "tool_help", args: { path: "root" } };
-  if ((await world.resolve(path)) !== null || (await world.isGroup(path))) return { op: "tool_help", args: { path } };
-  return { op: "tool_help", args: { query: words(path) } };
-}
-
-export const GATEWAY: Protocol = {
-  names: { list: "tool_help", search: "tool_help", search_nodes: "tool_help", search_in: "tool_help", describe: "tool_help", call: "tool_exec", help: "tool_help", read_resource: "tool_exec" },
-  action: gatewayAction,
-};

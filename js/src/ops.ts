@@ -2,8 +2,7 @@
  * find_tool (``spec_dialect``, ``namespaced``). The gateway dialect is in gateway.ts; tool_list, prompts and
  * always-loaded tools in full.ts. Each takes the store and the caller's raw arguments and returns a result
  * envelope or throws ``ReaderError``. */
-import { bad, isError, ok, type Action } from "./errors.js";
-import { dropEmpty } from "./protocol.js";
+import { bad, dropEmpty, isError, ok, type Action } from "./errors.js";
 import { isObject, pyRound, shown, type Json } from "./py.js";
 import { checkLimit, checkStr, checkTags, decodeCursor, deprecationNote, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 

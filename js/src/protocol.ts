@@ -1,6 +1,8 @@
-/** Each dialect's protocol (``toolcat.reader.protocol``): abstract next_actions rendered as calls of the dialect's own tools. */
+/** Each dialect's protocol (``toolcat.reader.protocol``): abstract next_actions rendered as calls of the dialect's own tools.
+ * Catalog.run loads this module when an answer first has a next_action or hints to render. */
 import type { Action } from "./errors.js";
 import { isObject, type Json } from "./py.js";
+import { aliasOf, isGroup, isNode } from "./namespaces.js";
 import type { Store } from "./store.js";
 
 export type Dialect = "spec" | "gateway" | "namespaced";
@@ -41,8 +43,8 @@ function abstract(action: unknown): [string, Json] | null {
   return null;
 }
 
-export const words = (path: string) => path.replace(/[./_\s-]+/g, " ").trim() || "tools";
-export const dotted = (args: Json) => pathText(args.path ?? "").replaceAll("/", ".").replace(/^\.+|\.+$/g, "");
+const words = (path: string) => path.replace(/[./_\s-]+/g, " ").trim() || "tools";
+const dotted = (args: Json) => pathText(args.path ?? "").replaceAll("/", ".").replace(/^\.+|\.+$/g, "");
 
 async function specAction(op: string, args: Json, world: Store): Promise<Action> {
   switch (op) {
@@ -58,7 +60,7 @@ async function specAction(op: string, args: Json, world: Store): Promise<Action>
   if (!path) return { op: "list", args: { path: "" } };
   const toolId = await world.resolve(path);
   if (toolId !== null) return { op: "expand_tool", args: { tool_id: toolId } };
-  if (await world.isNode(path)) return { op: "list", args: { path } };
+  if (await isNode(world, path)) return { op: "list", args: { path } };
   return { op: "search_tool_by_category", args: { query: words(path), category_path: "" } };
 }
 
@@ -67,22 +69,38 @@ async function namespacedAction(op: string, args: Json, world: Store): Promise<A
   if (op === "describe") return { op: "tool_describe", args: { name: args.tool_id } };
   if (op === "call" || op === "read_resource") {
     const toolId = (await world.resolve(args.tool_id)) ?? String(args.tool_id);
-    return { op: await world.aliasOf(toolId), args: op === "call" ? (args.args as Json) || {} : { resource: args.path } };
+    return { op: await aliasOf(world, toolId), args: op === "call" ? (args.args as Json) || {} : { resource: args.path } };
   }
   const path = dotted(args);
   if (!path) return { op: "tool_list", args: {} };
   const found = await world.resolve(path);
   if (found !== null) return { op: "tool_describe", args: { name: found } };
-  if (await world.isGroup(path)) return { op: "tool_list", args: { namespace: path } };
+  if (await isGroup(world, path)) return { op: "tool_list", args: { namespace: path } };
   return { op: "find_tool", args: { purpose: words(path) } };
 }
 
-export const SPEC: Protocol = {
+const SPEC: Protocol = {
   names: { list: "list", search: "search_tool_by_category", search_nodes: "search_nodes", search_in: "search_tool_by_category", describe: "expand_tool", call: "call_tool", help: "expand_tool", read_resource: "call_tool" },
   action: specAction,
 };
 
-export const NAMESPACED: Protocol = {
+async function gatewayAction(op: string, args: Json, world: Store): Promise<Action> {
+  if (op === "search" || op === "search_nodes" || op === "search_in") return { op: "tool_help", args: { query: args.query } };
+  if (op === "describe") return { op: "tool_help", args: { path: args.tool_id } };
+  if (op === "call") return { op: "tool_exec", args: { op: args.tool_id, args: args.args || {} } };
+  if (op === "read_resource") return { op: "tool_exec", args: { op: args.tool_id, args: { resource: args.path } } };
+  const path = dotted(args);
+  if (!path) return { op: "tool_help", args: { path: "root" } };
+  if ((await world.resolve(path)) !== null || (await isGroup(world, path))) return { op: "tool_help", args: { path } };
+  return { op: "tool_help", args: { query: words(path) } };
+}
+
+const GATEWAY: Protocol = {
+  names: { list: "tool_help", search: "tool_help", search_nodes: "tool_help", search_in: "tool_help", describe: "tool_help", call: "tool_exec", help: "tool_help", read_resource: "tool_exec" },
+  action: gatewayAction,
+};
+
+const NAMESPACED: Protocol = {
   names: { list: "tool_list", search: "find_tool", search_nodes: "find_tool", search_in: "find_tool", describe: "tool_describe", call: "tool_describe", help: "tool_describe", read_resource: "tool_describe" },
   action: namespacedAction,
 };
@@ -107,26 +125,11 @@ export function renderHint(text: unknown, dialect: Protocol): unknown {
 }
 
 /** ``envelope`` with its next_action and hints in ``dialect``'s own tool names (in place). */
-export async function render(envelope: Json, dialect: Protocol, world: Store): Promise<Json> {
+export async function render(envelope: Json, name: Dialect, world: Store): Promise<Json> {
+  const dialect = { spec: SPEC, gateway: GATEWAY, namespaced: NAMESPACED }[name];
   const holder = isObject(envelope.error) ? envelope.error : envelope;
   if ("next_action" in holder) holder.next_action = await renderAction(holder.next_action, dialect, world);
   if (Array.isArray(holder.hints)) holder.hints = holder.hints.map((h) => renderHint(h, dialect));
   if (holder !== envelope && Array.isArray(envelope.hints)) envelope.hints = envelope.hints.map((h) => renderHint(h, dialect));
   return envelope;
-}
-
-function empty(value: unknown): boolean {
-  return value === null || value === undefined || ((typeof value === "string" || Array.isArray(value)) && !value.length) || (isObject(value) && !Object.keys(value).length);
-}
-
-/** ``data`` without its null and empty keys (``keep`` names keys always kept). */
-export function dropEmpty(data: Json, keep: string[] = []): Json {
-  return Object.fromEntries(Object.entries(data).filter(([k, v]) => keep.includes(k) || !empty(v)));
-}
-
-const KEEP = ["ok", "path", "next_cursor", "results", "matches", "tools", "nodes", "count", "help_path", "result", "args"];
-
-/** A success answer without null/empty top-level fields; an error envelope keeps its documented shape. */
-export function lean(envelope: Json): Json {
-  return envelope.ok === true ? dropEmpty(envelope, KEEP) : { ...envelope };
 }

@@ -20,7 +20,7 @@ const NAME_MAX_PARTS = 12;
 const NAME_MAX_CHARS = 200;
 const NAME_PARTS = /[\p{L}\p{N}]+/gu;
 /** The messages of failures and failed lookups, loaded on the first one. */
-const failures = () => import("./failures.js");
+const failures = () => import("./deferred.js");
 
 type Ref = Artifact;
 type Allowed = ((docId: number) => boolean) | null;

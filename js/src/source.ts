@@ -17,7 +17,7 @@ export const BACKOFF_SECONDS = 0.1;
 export const MAX_BACKOFF_SECONDS = 1.0;
 const LEAVES_ORIGIN = "it leaves the catalogue's origin (scheme, host and port)";
 /** The messages of a host's failures, loaded on the first one (a healthy host never needs them). */
-const failures = () => import("./failures.js");
+const failures = () => import("./deferred.js");
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 

@@ -14,7 +14,7 @@ const MAX_NODE_DEPTH = 64;
 const MAX_WALK_NODES = 1_000_000;
 const decoder = new TextDecoder("utf-8", { fatal: false });
 /** The messages of failures and failed lookups, loaded on the first one. */
-const failures = () => import("./failures.js");
+const failures = () => import("./deferred.js");
 
 type Shape = Record<string, [string, string | null]>;
 const SHAPES: Record<string, Shape> = {
@@ -85,11 +85,6 @@ export function deprecationNote(spec: Artifact): string {
   return `${spec.tool_id} is deprecated; search for its replacement before relying on it`;
 }
 
-export interface Group {
-  groups: Set<string>;
-  ops: string[];
-  count: number;
-}
 
 /** One published catalogue's files, read through ``source`` at a registry_version (or a pinned manifest). */
 export class Store {
@@ -314,40 +309,8 @@ export class Store {
     return path.length ? [...((await this.node(path)).path ?? [])] : [];
   }
 
-  async isNode(path: string): Promise<boolean> {
-    try {
-      await this.node(nodePath(path));
-      return true;
-    } catch (err) {
-      if (err instanceof ReaderError) return false;
-      throw err;
-    }
-  }
 
-  async isGroup(path: string): Promise<boolean> {
-    const namespace = path.split(".", 1)[0] as string;
-    if (!(this.manifest.namespaces ?? []).map(String).includes(namespace)) return false;
-    if (path === namespace) return true;
-    try {
-      const [groups] = await this.namespaceTree(namespace);
-      return groups.has(path);
-    } catch (err) {
-      if (err instanceof ReaderError) return false;
-      throw err;
-    }
-  }
 
-  async aliasOf(toolId: string): Promise<string> {
-    let spec: Artifact;
-    try {
-      [, spec] = await this.spec(toolId);
-    } catch (err) {
-      if (err instanceof ReaderError) return toolId.replaceAll(".", "_");
-      throw err;
-    }
-    const aliases = isObject(spec.aliases) ? spec.aliases : {};
-    return String(aliases.anthropic || aliases.openai || toolId.replaceAll(".", "_"));
-  }
 
   /** The pointers of a paged shard (node or namespace): its first page, then the others (fetched together). */
   async nodeTools(shard: Artifact): Promise<Artifact[]> {
@@ -406,18 +369,6 @@ export class Store {
     return this.pointers !== null;
   }
 
-  async namespacePointers(namespace: string): Promise<Map<string, Artifact>> {
-    let refs: Artifact = null;
-    if (this.pointers === null && isObject(this.manifest.namespace_index)) refs = (await this.fetchJson(this.manifest.namespace_index)).namespaces;
-    if (!isObject(refs)) {
-      const all = await this.allPointers();
-      return new Map([...all].filter(([k]) => k.split(".", 1)[0] === namespace));
-    }
-    const ref = Object.hasOwn(refs, namespace) ? refs[namespace] : null;
-    if (!isObject(ref)) return new Map();
-    const tools = await this.nodeTools(await this.fetchJson(ref));
-    return new Map(tools.sort((a, b) => cmp(a.tool_id, b.tool_id)).map((p) => [p.tool_id, p]));
-  }
 
   async allPointers(): Promise<Map<string, Artifact>> {
     if (this.pointers === null) {
@@ -427,22 +378,6 @@ export class Store {
     return this.pointers;
   }
 
-  async namespaceTree(namespace?: string): Promise<[Map<string, Group>, Map<string, Artifact>]> {
-    const ops = namespace !== undefined ? await this.namespacePointers(namespace) : await this.allPointers();
-    const groups = new Map<string, Group>();
-    for (const toolId of ops.keys()) {
-      const parts = toolId.split(".");
-      for (let depth = 1; depth < parts.length; depth++) {
-        const group = parts.slice(0, depth).join(".");
-        let entry = groups.get(group);
-        if (!entry) groups.set(group, (entry = { groups: new Set(), ops: [], count: 0 }));
-        entry.count += 1;
-        if (depth === parts.length - 1) entry.ops.push(toolId);
-        else entry.groups.add(parts.slice(0, depth + 1).join("."));
-      }
-    }
-    return [groups, ops];
-  }
 }
 
 // -- argument checks shared by the operations (``toolcat.reader.checks``) ----------------------------
