@@ -15,12 +15,21 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : null);
 const outdir = option("--outdir") ?? `${root}dist/min`;
+// Members that are no API, renamed in the minified files: TypeScript-private ones, and those of the internal classes
+// (Store, HttpSource, Part, Posting). None is a JSON key of the format, the name of a built-in method (get, read,
+// parse, decode, find ... are left alone) or a member of an exported class (Catalog, Searcher, ReaderError, Discovery).
+const INTERNAL = [
+  "attempt bundledNgrams byDocMap concurrent docRef fetchFn interned manifestRef nameCandidates nameLookup nodeShardRef notExpanded",
+  "pagedRef pendingPages postings prefetch prefetchErrors readBody scoped shardRef spaceTerms specPointer topK withDelta",
+  "baseUrl canonicalPath deltaDocFile deltaFirsts deltaShardRef deltaSpaces docPages docShardSize docShards fetchBytes fetchJson fetchMany",
+  "maxFileBytes maxParallel maxWeight nodeTools pinned readEntry searcherFactory searcherInstance searcherRequired",
+].join(" ");
 const entries = { "toolcat-reader": "index", "toolcat-reader-full": "full", "toolcat-reader-adapters": "adapters" };
 const outputs = {};
 for (const [name, src] of Object.entries(entries)) { // one build per entry: no entry waits for a chunk it shares with another
   const { metafile } = await build({
     entryPoints: { [name]: `${root}src/${src}.ts` }, bundle: true, splitting: true, minify: true, format: "esm", target: "es2022",
-    outdir, chunkNames: "chunks/[hash]", metafile: true, logLevel: "warning",
+    outdir, chunkNames: "chunks/[hash]", metafile: true, logLevel: "warning", mangleProps: new RegExp(`^(${INTERNAL.replaceAll(" ", "|")})$`),
   });
   for (const [path, out] of Object.entries(metafile.outputs)) outputs[relative(outdir, path)] = out;
 }

@@ -33,15 +33,14 @@ export interface OpenOptions {
   runs?: ops.Runs;
 }
 
-function checkPin(pin: unknown): string | null {
+/** The messages of failures, loaded on the first one. */
+const failures = () => import("./deferred.js");
+
+async function checkPin(pin: unknown): Promise<string | null> {
   if (pin === null || pin === undefined) return null;
   const text = typeof pin === "string" ? pin.trim().toLowerCase() : "";
   const digest = text.startsWith("sha256:") ? text.slice(7) : "";
-  if (!/^[0-9a-f]{64}$/.test(digest)) {
-    throw new ReaderError("BAD_REQUEST", `pin must be 'sha256:' and 64 hex digits, got ${shown(pin, 100)}`, {
-      hints: ["pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256']."],
-    });
-  }
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw (await failures()).badPin(pin);
   return digest;
 }
 
@@ -57,13 +56,13 @@ export class Catalog {
   /** Open the catalogue at an http(s) base URL (the folder holding catalog.json). */
   static async open<C extends typeof Catalog>(this: C, url: string | URL, options: OpenOptions = {}): Promise<C["prototype"]> {
     const text = String(url);
-    if (!/^https?:\/\//i.test(text)) throw new ReaderError("BAD_REQUEST", `open() takes an http(s) base URL, got ${shown(text)}`, { hints: ["Serve the build folder over http(s), or pass a fetch that reads it."] });
+    if (!/^https?:\/\//i.test(text)) throw (await failures()).notHttp(text);
     if (options.version !== undefined && options.version !== null && typeof options.version !== "string") {
       throw new ReaderError("BAD_REQUEST", `version must be a registry_version string, got ${shown(options.version)}`);
     }
     const maxParallel = options.maxParallel ?? 8;
     if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new ReaderError("BAD_REQUEST", `max_parallel must be a positive integer, got ${shown(maxParallel, 40)}`);
-    const digest = checkPin(options.pin);
+    const digest = await checkPin(options.pin);
     const base = text.replace(/catalog\.json$/, "");
     const source = new HttpSource(base, {
       timeout: options.timeout ?? 10,

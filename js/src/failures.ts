@@ -4,11 +4,32 @@
  * carry its text; every message is the Python reader's, word for word (docs/format.md, the parity promise). */
 import { ANALYZER_VERSION } from "./analyzer.js";
 import { closeMatches } from "./difflib.js";
-import { ReaderError } from "./errors.js";
+import { allPointers } from "./namespaces.js";
+import { ReaderError, bad } from "./errors.js";
 import { cmp, isObject, shown, unique } from "./py.js";
 import { pyQuote, type Searcher } from "./search.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
+
+// == arguments (catalog.ts, store.ts) ===============================================================
+export function notHttp(url: string): ReaderError {
+  return new ReaderError("BAD_REQUEST", `open() takes an http(s) base URL, got ${shown(url)}`, { hints: ["Serve the build folder over http(s), or pass a fetch that reads it."] });
+}
+
+export function badPin(pin: unknown): ReaderError {
+  return new ReaderError("BAD_REQUEST", `pin must be 'sha256:' and 64 hex digits, got ${shown(pin, 100)}`, {
+    hints: ["pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256']."],
+  });
+}
+
+/** A cursor this reader did not return, or (``wellFormed``) returned for another query or category. */
+export function badCursor(cursor: unknown, wellFormed: boolean): ReaderError {
+  if (!wellFormed) return bad(`cursor ${shown(cursor)} is not one this reader returned; omit it to start over`, { details: { cursor: shown(cursor, 40) } });
+  return bad("this cursor belongs to another query or category", {
+    details: { cursor: shown(cursor, 40) },
+    hints: ["Pass back the next_cursor of the previous page with the same query and category."],
+  });
+}
 
 // == the host (source.ts) ===========================================================================
 const REDIRECT_HINT = `The reader follows redirects only within the base URL's scheme, host and port, at most ${MAX_REDIRECTS} hops; open the final URL directly.`;
@@ -171,7 +192,7 @@ async function suggestTools(store: Store, name: string): Promise<string[]> {
   }
   const counts = store.manifest.counts ?? {};
   if (Number(counts.tools ?? 0) + Number(counts.skills ?? 0) <= SUGGEST_WALK_LIMIT) {
-    ids = unique([...closeNames(name, [...(await store.allPointers()).keys()].sort(cmp)), ...ids]);
+    ids = unique([...closeNames(name, [...(await allPointers(store)).keys()].sort(cmp)), ...ids]);
   }
   return ids.slice(0, 5);
 }

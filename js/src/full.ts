@@ -5,7 +5,7 @@ import { Catalog as CoreCatalog } from "./catalog.js";
 import { ReaderError, dropEmpty, ok, type Action } from "./errors.js";
 import { toolHelp, unknownPath } from "./gateway.js";
 import { checkCapability, hasCapability } from "./ops.js";
-import { namespacePointers, namespaceTree } from "./namespaces.js";
+import { allPointers, namespacePointers, namespaceTree } from "./namespaces.js";
 import type { Dialect } from "./protocol.js";
 import { closeMatches } from "./difflib.js";
 import { cmp, isObject, type Json } from "./py.js";
@@ -61,7 +61,7 @@ export async function toolList(store: Store, namespace: unknown, tags: unknown, 
     group = checkStr(namespace, "namespace").trim().replace(/^\.+|\.+$/g, "");
     if (!namespaces.includes(group.split(".", 1)[0])) throw unknownPath(group, namespaces);
   }
-  const pointers = group !== null ? await namespacePointers(store, group.split(".", 1)[0] as string) : await store.allPointers();
+  const pointers = group !== null ? await namespacePointers(store, group.split(".", 1)[0] as string) : await allPointers(store);
   const rows: Json[] = [];
   for (const [toolId, pointer] of pointers) {
     if (group !== null && toolId !== group && !toolId.startsWith(group + ".")) continue;

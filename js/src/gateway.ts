@@ -8,7 +8,7 @@ import { examplesText, schemaRules, typeText } from "./schemaText.js";
 import { pyQuote } from "./search.js";
 import { closeNames } from "./failures.js";
 import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, deprecationNote, type Artifact, type Store } from "./store.js";
-import { namespaceTree, type Group } from "./namespaces.js";
+import { allPointers, namespaceTree, type Group } from "./namespaces.js";
 
 export function unknownPath(text: string, names: string[]): ReaderError {
   const close = closeNames(text, names);
@@ -77,9 +77,9 @@ async function namespaceHeads(store: Store, namespaces: string[]): Promise<Map<s
   const index = store.manifest.namespace_index;
   const refs = isObject(index) ? (await store.fetchJson(index)).namespaces : null;
   const out = new Map<string, [Artifact[], number]>();
-  if (!isObject(refs) || store.pointersLoaded) {
+  if (!isObject(refs) || store.pointers !== null) {
     const [groups] = await namespaceTree(store);
-    const everything = await store.allPointers();
+    const everything = await allPointers(store);
     for (const n of namespaces) out.set(n, [[...everything].filter(([i]) => i.split(".", 1)[0] === n).map(([, p]) => p), groups.get(n)?.count ?? 0]);
     return out;
   }

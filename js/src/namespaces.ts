@@ -1,9 +1,13 @@
-/** The catalogue's namespace view (``toolcat.reader.store``): tool ids as dotted groups, for the namespaced and
- * gateway dialects and the rendering of next_actions; loaded with them (protocol.ts, gateway.ts, full.ts), not by
- * the main entry's operations. */
+/** Whole-tree views of the catalogue (``toolcat.reader.store``): walks of the node tree, every pointer, and tool
+ * ids as dotted namespace groups, for list's filters, the namespaced and gateway dialects and the rendering of
+ * next_actions; loaded with them (deferred.ts, gateway.ts, full.ts), not before the main entry's first call. */
 import { ReaderError } from "./errors.js";
+import { treeTooBig } from "./failures.js";
 import { cmp, isObject } from "./py.js";
 import { nodePath, type Artifact, type Store } from "./store.js";
+
+const MAX_NODE_DEPTH = 64;
+const MAX_WALK_NODES = 1_000_000;
 
 export interface Group {
   groups: Set<string>;
@@ -49,9 +53,9 @@ export async function aliasOf(store: Store, toolId: string): Promise<string> {
 /** The pointers of one namespace by tool_id (its shard in the namespace index, or a walk of every node). */
 export async function namespacePointers(store: Store, namespace: string): Promise<Map<string, Artifact>> {
   let refs: Artifact = null;
-  if (!store.pointersLoaded && isObject(store.manifest.namespace_index)) refs = (await store.fetchJson(store.manifest.namespace_index)).namespaces;
+  if (store.pointers === null && isObject(store.manifest.namespace_index)) refs = (await store.fetchJson(store.manifest.namespace_index)).namespaces;
   if (!isObject(refs)) {
-    const all = await store.allPointers();
+    const all = await allPointers(store);
     return new Map([...all].filter(([k]) => k.split(".", 1)[0] === namespace));
   }
   const ref = Object.hasOwn(refs, namespace) ? refs[namespace] : null;
@@ -62,7 +66,7 @@ export async function namespacePointers(store: Store, namespace: string): Promis
 
 /** The groups (dotted prefixes) of a namespace, or of every namespace, and its operations by tool_id. */
 export async function namespaceTree(store: Store, namespace?: string): Promise<[Map<string, Group>, Map<string, Artifact>]> {
-  const ops = namespace !== undefined ? await namespacePointers(store, namespace) : await store.allPointers();
+  const ops = namespace !== undefined ? await namespacePointers(store, namespace) : await allPointers(store);
   const groups = new Map<string, Group>();
   for (const toolId of ops.keys()) {
     const parts = toolId.split(".");
@@ -76,4 +80,58 @@ export async function namespaceTree(store: Store, namespace?: string): Promise<[
     }
   }
   return [groups, ops];
+}
+
+async function prefetchSubtree(store: Store, path: string[]): Promise<void> {
+  if (!store.source.concurrent) return;
+  let level: Artifact[] = [await store.node(path)];
+  const seen = new Set<string>();
+  for (let depth = 0; depth < MAX_NODE_DEPTH && level.length; depth++) {
+    const children: Artifact[] = level.flatMap((shard) => (shard.children ?? []).filter((c: Artifact) => isObject(c) && isObject(c.ref) && !seen.has(String(c.ref.sha256))).map((c: Artifact) => c.ref));
+    children.forEach((ref) => seen.add(String(ref.sha256)));
+    await store.prefetch([...children, ...level.flatMap((shard) => shard.pages ?? [])]);
+    const next: Artifact[] = [];
+    for (const ref of children) {
+      const shard = await store.fetchJson(ref);
+      if (isObject(shard)) next.push(shard);
+    }
+    level = next;
+  }
+}
+
+/** Every node shard under ``path``, depth first (fetched a level at a time). */
+export async function walk(store: Store, path: string[]): Promise<[string[], Artifact][]> {
+  await prefetchSubtree(store, path);
+  const out: [string[], Artifact][] = [];
+  const stack = [path];
+  while (stack.length) {
+    const current = stack.pop() as string[];
+    const shard = await store.node(current);
+    if (out.length + 1 > MAX_WALK_NODES || current.length > MAX_NODE_DEPTH) throw treeTooBig(path, MAX_NODE_DEPTH, MAX_WALK_NODES);
+    out.push([current, shard]);
+    const children = (shard.children ?? []).filter(isObject);
+    for (const c of [...children].reverse()) {
+      if (typeof c.name !== "string") continue;
+      const child = [...current, c.name];
+      if (JSON.stringify(child) === JSON.stringify(c.path ?? [])) stack.push(child);
+    }
+  }
+  return out;
+}
+
+export async function subtreePointers(store: Store, path: string[]): Promise<Map<string, Artifact>> {
+  const out = new Map<string, Artifact>();
+  for (const [, shard] of await walk(store, path)) {
+    for (const pointer of await store.nodeTools(shard)) if (!out.has(pointer.tool_id)) out.set(pointer.tool_id, pointer);
+  }
+  return out;
+}
+
+/** Every pointer of the catalogue by tool_id, sorted (kept in ``store.pointers``). */
+export async function allPointers(store: Store): Promise<Map<string, Artifact>> {
+  if (store.pointers === null) {
+    const pointers = await subtreePointers(store, []);
+    store.pointers = new Map([...pointers].sort((a, b) => cmp(a[0], b[0])));
+  }
+  return store.pointers;
 }

@@ -60,7 +60,7 @@ export async function listNode(store: Store, path: unknown, tags: unknown, query
   const able = checkCapability(capability);
   const count = checkLimit(limit, 10);
   if (query !== null && query !== undefined) checkStr(query, "query", true);
-  const offset = decodeCursor(cursor);
+  const offset = await decodeCursor(cursor);
   const shard = await store.node(where);
   const searched = typeof query === "string" && !!query.trim();
   let hits: [Artifact, number, string[]][] = [];
@@ -75,7 +75,7 @@ export async function listNode(store: Store, path: unknown, tags: unknown, query
     if (searched) {
       hits = await store.searcherRequired().rankTools(query as string, { within: where });
       pointers = hits.map((h) => h[0]);
-    } else if (filtered) pointers = [...(await store.subtreePointers(where)).values()];
+    } else if (filtered) pointers = [...(await (await import("./deferred.js")).subtreePointers(store, where)).values()];
     else if (offset + count <= (shard.tools ?? []).length) pointers = shard.tools ?? [];
     else pointers = await store.nodeTools(shard);
     if (wanted.length) pointers = pointers.filter((p) => wanted.every((t) => (p.tags ?? []).map((x: string) => x.toLowerCase()).includes(t)));

@@ -650,7 +650,7 @@ export class Searcher {
       const count = checkLimit(limit, 5);
       const path = nodePath(categoryPath);
       const key = await cursorKey(text, path);
-      const offset = decodeCursor(cursor, key);
+      const offset = await decodeCursor(cursor, key);
       const candidates = await this.nameCandidates(text);
       const refs = candidates.map(([, ref]) => ref);
       const allowed = path.length ? await this.scoped(text, path, false, refs) : null;

@@ -1,6 +1,6 @@
 /** The catalogue's store: the entry and manifest, verified files in memory, lookups and node walks (``toolcat.reader.store``). */
 import { ReaderError, bad } from "./errors.js";
-import { cmp, isObject, shown, unique, type Json } from "./py.js";
+import { isObject, shown, unique, type Json } from "./py.js";
 import { lookupBucket, sha256 } from "./sha256.js";
 import { HttpSource, checkRef, verify, type PendingRef, type Ref } from "./source.js";
 
@@ -10,8 +10,6 @@ export type Artifact = any; // a verified, shape-checked JSON artifact (docs/for
 export const SUPPORTED_FORMAT_VERSION = 1;
 export const MAX_NAME = 300;
 export const SUGGEST_WALK_LIMIT = 2000;
-const MAX_NODE_DEPTH = 64;
-const MAX_WALK_NODES = 1_000_000;
 const decoder = new TextDecoder("utf-8", { fatal: false });
 /** The messages of failures and failed lookups, loaded on the first one. */
 const failures = () => import("./deferred.js");
@@ -95,7 +93,8 @@ export class Store {
   private pending = new Map<string, Uint8Array>();
   private prefetchErrors = new Map<string, ReaderError>();
   private nodes = new Map<string, Artifact>();
-  private pointers: Map<string, Artifact> | null = null;
+  /** Every pointer by tool_id, once a walk of the whole tree loaded them (namespaces.ts). */
+  pointers: Map<string, Artifact> | null = null;
   searcherInstance: unknown = null;
 
   constructor(readonly source: HttpSource, readonly pinned: string | null, readonly pin: string | null) {}
@@ -320,63 +319,11 @@ export class Store {
     return tools;
   }
 
-  private async prefetchSubtree(path: string[]): Promise<void> {
-    if (!this.source.concurrent) return;
-    let level: Artifact[] = [await this.node(path)];
-    const seen = new Set<string>();
-    for (let depth = 0; depth < MAX_NODE_DEPTH && level.length; depth++) {
-      const children: Artifact[] = level.flatMap((shard) => (shard.children ?? []).filter((c: Artifact) => isObject(c) && isObject(c.ref) && !seen.has(String(c.ref.sha256))).map((c: Artifact) => c.ref));
-      children.forEach((ref) => seen.add(String(ref.sha256)));
-      await this.prefetch([...children, ...level.flatMap((shard) => shard.pages ?? [])]);
-      const next: Artifact[] = [];
-      for (const ref of children) {
-        const shard = await this.fetchJson(ref);
-        if (isObject(shard)) next.push(shard);
-      }
-      level = next;
-    }
-  }
-
-  /** Every node shard under ``path``, depth first (fetched a level at a time). */
-  async walk(path: string[]): Promise<[string[], Artifact][]> {
-    await this.prefetchSubtree(path);
-    const out: [string[], Artifact][] = [];
-    const stack = [path];
-    while (stack.length) {
-      const current = stack.pop() as string[];
-      const shard = await this.node(current);
-      if (out.length + 1 > MAX_WALK_NODES || current.length > MAX_NODE_DEPTH) throw (await failures()).treeTooBig(path, MAX_NODE_DEPTH, MAX_WALK_NODES);
-      out.push([current, shard]);
-      const children = (shard.children ?? []).filter(isObject);
-      for (const c of [...children].reverse()) {
-        if (typeof c.name !== "string") continue;
-        const child = [...current, c.name];
-        if (JSON.stringify(child) === JSON.stringify(c.path ?? [])) stack.push(child);
-      }
-    }
-    return out;
-  }
-
-  async subtreePointers(path: string[]): Promise<Map<string, Artifact>> {
-    const out = new Map<string, Artifact>();
-    for (const [, shard] of await this.walk(path)) {
-      for (const pointer of await this.nodeTools(shard)) if (!out.has(pointer.tool_id)) out.set(pointer.tool_id, pointer);
-    }
-    return out;
-  }
-
-  get pointersLoaded(): boolean {
-    return this.pointers !== null;
-  }
 
 
-  async allPointers(): Promise<Map<string, Artifact>> {
-    if (this.pointers === null) {
-      const pointers = await this.subtreePointers([]);
-      this.pointers = new Map([...pointers].sort((a, b) => cmp(a[0], b[0])));
-    }
-    return this.pointers;
-  }
+
+
+
 
 }
 
@@ -440,18 +387,10 @@ export function encodeCursor(offset: number, key?: string): string {
   return `o:${offset}` + (key ? `:${key}` : "");
 }
 
-export function decodeCursor(cursor: unknown, key?: string): number {
+export async function decodeCursor(cursor: unknown, key?: string): Promise<number> {
   if (cursor === null || cursor === undefined) return 0;
   const parts = typeof cursor === "string" && cursor.length <= 100 ? cursor.split(":") : [];
-  if (parts.length < 2 || parts[0] !== "o" || !/^[0-9]+$/.test(parts[1] as string)) {
-    throw bad(`cursor ${shown(cursor)} is not one this reader returned; omit it to start over`, { details: { cursor: shown(cursor, 40) } });
-  }
-  const rest = parts.slice(2);
-  if (JSON.stringify(rest) !== JSON.stringify(key ? [key] : [])) {
-    throw bad("this cursor belongs to another query or category", {
-      details: { cursor: shown(cursor, 40) },
-      hints: ["Pass back the next_cursor of the previous page with the same query and category."],
-    });
-  }
+  const wellFormed = parts.length >= 2 && parts[0] === "o" && /^[0-9]+$/.test(parts[1] as string);
+  if (!wellFormed || JSON.stringify(parts.slice(2)) !== JSON.stringify(key ? [key] : [])) throw (await failures()).badCursor(cursor, wellFormed);
   return Number(parts[1]);
 }
