@@ -1,4 +1,8 @@
-"""Benchmark the TypeScript reader (js/) beside the Python reader: bundle size, and a cold find_tool over HTTP.
+"""Benchmark the TypeScript reader (js/) beside the Python reader: bundle sizes, and a cold find_tool over HTTP.
+
+Sizes: for each entry point's minified build (js/dist/min, ``js/scripts/bundle.mjs``), the bytes loaded before its
+first call (the entry and the chunks it imports) and those loaded on first use (``await import``), minified and
+gzip -9; and the whole (the full entry, every chunk it loads, and the adapters). The budget is the main entry's first figure.
 
 For the example catalogue and a generated 1,000-tool catalogue (bench/gen_catalog.py; ``--size N`` for another),
 served by a local gzip-capable host on 127.0.0.1 that counts the bytes it sends: each reader opens the catalogue
@@ -33,7 +37,7 @@ from toolcat import Catalog  # noqa: E402
 from toolcat.build import build  # noqa: E402
 
 JS = REPO / "js"
-BUNDLE = JS / "dist" / "toolcat-reader.min.js"
+MINIFIED = JS / "dist" / "min"
 BUDGET_KB = 15.0
 WORK = Path(tempfile.gettempdir()) / "toolcat-bench-js"
 QUERIES = [
@@ -118,24 +122,61 @@ def _node(url: str, server: Any, queries: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _gz(data: bytes) -> int:
+    return len(gzip.compress(data, 9, mtime=0))
+
+
+def _sizes() -> list[list[str]]:
+    """The size table: per entry, then the whole package (each file once)."""
+    listing = json.loads((MINIFIED / "sizes.json").read_text(encoding="utf-8"))
+    rows = [["entry", "before the first call: min KB", "min+gz KB", "on first use: min KB", "min+gz KB"]]
+    for name, entry in listing.items():
+        cells = [name]
+        for when in ("eager", "lazy"):
+            data = [(MINIFIED / f).read_bytes() for f in entry[when]]
+            cells += [f"{sum(len(d) for d in data) / 1024:.1f}", f"{sum(_gz(d) for d in data) / 1024:.1f}"]
+        rows.append(cells)
+    # everything a page can load: the full entry (the main one's code and more), its chunks, and the adapters
+    files = {
+        f
+        for name in ("toolcat-reader-full", "toolcat-reader-adapters")
+        for f in listing[name]["eager"] + listing[name]["lazy"]
+    }
+    whole = [(MINIFIED / f).read_bytes() for f in sorted(files)]
+    rows.append(
+        [
+            "whole (full + chunks + adapters)",
+            f"{sum(len(d) for d in whole) / 1024:.1f}",
+            f"{sum(_gz(d) for d in whole) / 1024:.1f}",
+            "",
+            "",
+        ]
+    )
+    return rows
+
+
+def _print_table(rows: list[list[str]]) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
 def _median(rows: list[dict[str, Any]], key: str) -> float:
     return statistics.median(r["stats"][key] if key in r["stats"] else r[key] for r in rows)
 
 
 def main() -> None:
-    """Print the bundle size and the side-by-side cold find_tool table."""
+    """Print the size table and the side-by-side cold find_tool table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--size", type=int, default=1000, help="tools in the generated catalogue (default 1000)")
     args = parser.parse_args()
-    if shutil.which("node") is None or not BUNDLE.is_file():
+    if shutil.which("node") is None or not (MINIFIED / "sizes.json").is_file():
         sys.exit("needs node and js/dist: run `make js` first")
     WORK.mkdir(parents=True, exist_ok=True)
-    minified = BUNDLE.read_bytes()
-    packed = len(gzip.compress(minified, 9))
-    print("TypeScript reader bundle (js/dist/toolcat-reader.min.js: every module, minified ESM)")
     print(
-        f"  minified {len(minified) / 1024:.1f} KB, minified + gzip -9 {packed / 1024:.1f} KB (budget {BUDGET_KB:.0f} KB)"
+        f"TypeScript reader, minified ESM per entry point (js/dist/min; budget: main entry {BUDGET_KB:.0f} KB min+gz)"
     )
+    _print_table(_sizes())
     print()
     catalogues = {"example": WORK / "example"}
     build(REPO / "catalog_src", catalogues["example"])
@@ -180,10 +221,8 @@ def main() -> None:
             )
         server.shutdown()
         server.server_close()
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     print(f"cold open + find_tool over HTTP (medians over {len(QUERIES)} queries; gzip host on 127.0.0.1)")
-    for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+    _print_table(rows)
 
 
 if __name__ == "__main__":
