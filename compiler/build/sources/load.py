@@ -1,4 +1,7 @@
-"""Walk ``catalog_src/``: folders become nodes, YAML/JSON files tools, SKILL.md folders skills.
+"""Walk ``catalog_src/``: folders become nodes, YAML/JSON files tools, SKILL.md folders skills, AGENT.md files agents.
+
+Agents (``agents/<name>.md`` and ``<name>/AGENT.md``, :mod:`toolcat.build.sources.agents`) are loaded
+beside the skills and served the same way.
 
 Loading only reads and checks files one at a time; cross-file rules are applied by
 :mod:`toolcat.build.sources.assemble`. A tools file's result depends only on its bytes, so it is
@@ -23,6 +26,7 @@ from ...format.canonical import sha256
 from ...format.json_paths import child_path
 from ..errors import CatalogError, Diagnostic, Diagnostics, Severity
 from .limits import SourceParseError
+from .agents import AGENT_FILE, check_agent, is_agent_file
 from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source, symlink_error
 from .skills import SkillResult, check_skill
 from .tools import FileResult, check_tools_file
@@ -296,6 +300,9 @@ def load(
             if entry.is_dir():
                 if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
                     continue
+                if os.path.lexists(entry / AGENT_FILE):  # an agent (seed 004), served like a skill
+                    out.skills.append(check_agent(root, entry, path))
+                    continue
                 if os.path.lexists(entry / "SKILL.md"):
                     out.skills.append(check_skill(root, entry, path))
                     continue
@@ -319,6 +326,8 @@ def load(
                     )
                     continue
                 subfolders.append((entry, (*path, name)))
+            elif is_agent_file(entry, path):
+                out.skills.append(check_agent(root, entry, path))
             elif entry.suffix in TOOL_SUFFIXES:
                 if not path and name in CONFIG_FILES:  # the catalogue's settings, not tools
                     continue
