@@ -345,6 +345,8 @@ def plan(
     }
     if always_load := _plan_always_load(catalog, specs):
         manifest["always_load"] = always_load
+    if catalog.git_sources:  # where skills fetched at build time came from (never fetched at read time)
+        manifest["sources"] = {"git": [dict(source) for source in catalog.git_sources]}
 
     def in_order() -> None:
         for contribute in contributors:

@@ -295,6 +295,7 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         nodes=dict(sorted(nodes.items())),
         tools=final,
         alias_collisions=alias_result.adjustments,
+        git_sources=tuple(loaded.git_sources),
     )
     return catalog, diags
 

@@ -27,6 +27,7 @@ from ...format.json_paths import child_path
 from ..errors import CatalogError, Diagnostic, Diagnostics, Severity
 from .limits import SourceParseError
 from .agents import AGENT_FILE, check_agent, is_agent_file
+from .git import load_git_skills
 from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source, symlink_error
 from .skills import SkillResult, check_skill
 from .tools import FileResult, check_tools_file
@@ -67,6 +68,8 @@ class Loaded:
     skills: list[SkillResult] = field(default_factory=list)
     file_hashes: dict[str, str] = field(default_factory=dict)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    #: ``skills_from`` entries fetched from Git (url, commit, path, into, skills), for the manifest.
+    git_sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _walk(root: Path) -> Iterator[tuple[Path, bool]]:
@@ -347,5 +350,20 @@ def load(
     if progress:  # after the checks, which may run in parallel
         for size in sizes:
             progress(size)
+    _add_git_skills(root, out)
     out.nodes.sort(key=lambda n: n.path)
     return out
+
+
+def _add_git_skills(root: Path, out: Loaded) -> None:
+    """The skills ``skills_from`` pins in ``toolcat.yaml`` (:mod:`toolcat.build.sources.git`), and their nodes."""
+    fetched = load_git_skills(root)
+    out.skills.extend(fetched.skills)
+    out.diagnostics.extend(fetched.diagnostics)
+    out.git_sources = fetched.provenance
+    known = {node.path for node in out.nodes}
+    for into in fetched.nodes:
+        for depth in range(1, len(into) + 1):
+            if into[:depth] not in known:
+                known.add(into[:depth])
+                out.nodes.append(NodeRecord(into[:depth], _titleize(into[depth - 1]), "", [], fetched.config))
