@@ -24,7 +24,7 @@ from ..format.types import Ref
 from .artifacts import ArtifactSet, Contributor, Specs, pointer
 from .filestore import FileStore
 from .memo import ToolMemo
-from .model import CompiledCatalog, NodePath, Tool, path_str
+from .model import CompiledCatalog, NodePath, Tool
 from .parallel import run_beside
 from .tokens import count_tokens
 

@@ -197,37 +197,97 @@ def seed_demo_data() -> None:
 def _seed_plans(stamp: str) -> None:
     """Goals, documents, the edges between entities and the project calendars of the demo data."""
     goals = [
-        ("P-0001", "Card capture success rate at 99.5%", "Measured weekly on the payments dashboard.", "on_track",
-         "2027-03-31", "maria.lopez@acme.example"),
-        ("P-0001", "Zero unreconciled ledger entries older than 2 days", "", "at_risk", "2027-01-31",
-         "maria.lopez@acme.example"),
-        ("P-0002", "Launch the redesigned site in EN, DE and FR", "All marketing pages on the design system.",
-         "on_track", "2027-01-15", "sam.okafor@acme.example"),
-        ("P-0003", "Cut monthly cloud spend by 20%", "Baseline: October 2026 invoice.", "off_track", None,
-         "li.wei@acme.example"),
+        (
+            "P-0001",
+            "Card capture success rate at 99.5%",
+            "Measured weekly on the payments dashboard.",
+            "on_track",
+            "2027-03-31",
+            "maria.lopez@acme.example",
+        ),
+        (
+            "P-0001",
+            "Zero unreconciled ledger entries older than 2 days",
+            "",
+            "at_risk",
+            "2027-01-31",
+            "maria.lopez@acme.example",
+        ),
+        (
+            "P-0002",
+            "Launch the redesigned site in EN, DE and FR",
+            "All marketing pages on the design system.",
+            "on_track",
+            "2027-01-15",
+            "sam.okafor@acme.example",
+        ),
+        (
+            "P-0003",
+            "Cut monthly cloud spend by 20%",
+            "Baseline: October 2026 invoice.",
+            "off_track",
+            None,
+            "li.wei@acme.example",
+        ),
     ]
     for project_id, title, description, status, target, owner in goals:
         gid = STORE.next_id("G")
         STORE.goals[gid] = {
-            "id": gid, "project_id": project_id, "title": title, "description": description, "status": status,
-            "target_date": target, "owner": owner, "created_at": stamp, "updated_at": stamp,
+            "id": gid,
+            "project_id": project_id,
+            "title": title,
+            "description": description,
+            "status": status,
+            "target_date": target,
+            "owner": owner,
+            "created_at": stamp,
+            "updated_at": stamp,
         }
     documents = [
-        ("P-0001", None, "Payments runbook", "runbook", "How to pause captures, replay the retry queue and page on-call."),
-        ("P-0001", "D-0001", "Retry queue design", "spec", "Exponential backoff with jitter, at most 5 attempts, 10 minute cap."),
-        ("P-0002", None, "Design system migration plan", "plan", "Page order, owners and the analytics events to keep."),
+        (
+            "P-0001",
+            None,
+            "Payments runbook",
+            "runbook",
+            "How to pause captures, replay the retry queue and page on-call.",
+        ),
+        (
+            "P-0001",
+            "D-0001",
+            "Retry queue design",
+            "spec",
+            "Exponential backoff with jitter, at most 5 attempts, 10 minute cap.",
+        ),
+        (
+            "P-0002",
+            None,
+            "Design system migration plan",
+            "plan",
+            "Page order, owners and the analytics events to keep.",
+        ),
         ("P-0003", None, "Storage tiering proposal", "proposal", "Move logs older than 90 days to infrequent access."),
     ]
     for project_id, parent_id, title, doc_type, body in documents:
         did = STORE.next_id("D")
         STORE.documents[did] = {
-            "id": did, "project_id": project_id, "parent_id": parent_id, "title": title, "type": doc_type,
-            "body": body, "created_at": stamp, "updated_at": stamp,
+            "id": did,
+            "project_id": project_id,
+            "parent_id": parent_id,
+            "title": title,
+            "type": doc_type,
+            "body": body,
+            "created_at": stamp,
+            "updated_at": stamp,
         }
     for source, target, relation in (("T-0001", "D-0002", "documented_by"), ("T-0001", "G-0001", "supports")):
         eid = STORE.next_id("E")
-        STORE.edges[eid] = {"id": eid, "source_id": source, "target_id": target, "relation": relation,
-                            "created_at": stamp}
+        STORE.edges[eid] = {
+            "id": eid,
+            "source_id": source,
+            "target_id": target,
+            "relation": relation,
+            "created_at": stamp,
+        }
     for project_id, time_zone in (("P-0001", "Europe/Madrid"), ("P-0002", "America/New_York")):
         STORE.calendars[project_id] = {
             "project_id": project_id,

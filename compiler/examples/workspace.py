@@ -53,7 +53,11 @@ ENTITY_FIELDS: dict[str, dict[str, JSONDict]] = {
     },
     "goal": {
         "title": {"type": "string", "description": "The measurable outcome."},
-        "status": {"type": "string", "values": ["on_track", "at_risk", "off_track", "achieved"], "description": "Health."},
+        "status": {
+            "type": "string",
+            "values": ["on_track", "at_risk", "off_track", "achieved"],
+            "description": "Health.",
+        },
         "target_date": {"type": "date or null", "description": "When the outcome is due."},
         "owner": {"type": "string (email)", "description": "Who reports on it."},
     },
@@ -190,20 +194,21 @@ def util_schema_field_info(args: JSONDict) -> JSONDict:
     return {"entity": entity, "fields": {field_name: copy.deepcopy(fields[field_name])}}
 
 
-_OVERVIEW = {
+_ENTITY_OPS = {
+    "project": "onto.project.list / get / create / update / archive",
+    "task": "onto.task.list / search / get / create / update / delete; onto.comment.add / list",
+    "goal": "onto.goal.list",
+    "document": "onto.document.list",
+    "edge": "onto.edge.link",
+    "calendar": "cal.project.get, then cal.event.*",
+}
+_OVERVIEW: JSONDict = {
     "summary": (
         "BuildOS keeps work in Onto: projects contain tasks, goals and documents; comments hang off tasks; "
         "edges link any two entities (a task supports a goal, a document documents a task); each project "
         "may have a calendar."
     ),
-    "entities": {
-        "project": "onto.project.list / get / create / update / archive",
-        "task": "onto.task.list / search / get / create / update / delete; onto.comment.add / list",
-        "goal": "onto.goal.list",
-        "document": "onto.document.list",
-        "edge": "onto.edge.link",
-        "calendar": "cal.project.get, then cal.event.*",
-    },
+    "entities": _ENTITY_OPS,
     "tips": [
         "Find ids with onto.search or the list ops before any write; never guess an id.",
         "util.schema.field_info gives the allowed values of a field (statuses, priorities) before an update.",
@@ -218,6 +223,6 @@ def util_buildos_overview(args: JSONDict) -> JSONDict:
     if topic is None:
         out = copy.deepcopy(_OVERVIEW)
     else:
-        out = {"summary": _OVERVIEW["summary"], "entities": {topic: _OVERVIEW["entities"][topic]}}
+        out = {"summary": _OVERVIEW["summary"], "entities": {topic: _ENTITY_OPS[str(topic)]}}
     counts = {kind: len(getattr(STORE, kind + "s")) for kind in ("project", "task", "goal", "document")}
     return {**out, "counts": counts}

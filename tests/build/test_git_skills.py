@@ -20,18 +20,31 @@ SKILL = "---\nname: {name}\ndescription: {description}\n---\n{body}\n"
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(repo.parent), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)  # noqa: S607
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "HOME": str(repo.parent),
+        "PATH": "/usr/bin:/bin",
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
     return done.stdout.strip()
 
 
 def _repo(root: Path, body: str = "Write the summary first.") -> tuple[Path, str]:
     """A local repository with one skill under skills/; its path and the commit id."""
     repo = root / "upstream"
-    write_tree(repo, {"skills/brief-writer/SKILL.md": SKILL.format(
-        name="brief-writer", description="Writes one-page briefs. Use for summaries.", body=body),
-        "skills/brief-writer/references/style.md": "Short sentences.\n", "README.md": "# skills\n"})
+    write_tree(
+        repo,
+        {
+            "skills/brief-writer/SKILL.md": SKILL.format(
+                name="brief-writer", description="Writes one-page briefs. Use for summaries.", body=body
+            ),
+            "skills/brief-writer/references/style.md": "Short sentences.\n",
+            "README.md": "# skills\n",
+        },
+    )
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "skills")
@@ -39,15 +52,18 @@ def _repo(root: Path, body: str = "Write the summary first.") -> tuple[Path, str
 
 
 def _catalogue(root: Path, entry: dict) -> Path:
-    return write_tree(root / "src", {
-        "_node.yaml": {"title": "C", "summary": "Git skills."},
-        "toolcat.yaml": {"skills_from": [entry]},
-        "misc/tools.yaml": {"tools": [{"id": "misc.ping", "summary": "Ping.", "args_schema": {"type": "object"}}]},
-    })
+    return write_tree(
+        root / "src",
+        {
+            "_node.yaml": {"title": "C", "summary": "Git skills."},
+            "toolcat.yaml": {"skills_from": [entry]},
+            "misc/tools.yaml": {"tools": [{"id": "misc.ping", "summary": "Ping.", "args_schema": {"type": "object"}}]},
+        },
+    )
 
 
 @pytest.fixture(autouse=True)
-def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def git_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "git-cache"
     monkeypatch.setenv("TOOLCAT_GIT_CACHE", str(cache))
     return cache
@@ -62,10 +78,20 @@ def test_skills_from_a_pinned_commit_are_built_and_recorded(tmp_path: Path) -> N
     cat = Catalog.open(out)
     assert [p["tool_id"] for p in cat.list(["skills", "community"])["tools"]] == ["task.brief_writer"]
     assert cat.tool_exec("task.brief_writer", {})["result"]["body"] == "Write the summary first.\n"
-    assert cat.tool_exec("task.brief_writer", {"resource": "references/style.md"})["result"]["content"] == "Short sentences.\n"
+    assert (
+        cat.tool_exec("task.brief_writer", {"resource": "references/style.md"})["result"]["content"]
+        == "Short sentences.\n"
+    )
     assert cat.manifest["sources"] == {
-        "git": [{"url": str(repo), "commit": commit, "path": "skills", "into": "skills/community",
-                 "skills": ["brief-writer"]}]
+        "git": [
+            {
+                "url": str(repo),
+                "commit": commit,
+                "path": "skills",
+                "into": "skills/community",
+                "skills": ["brief-writer"],
+            }
+        ]
     }
 
 
@@ -73,18 +99,19 @@ def test_the_pin_holds_when_the_repository_moves_on(tmp_path: Path) -> None:
     """A new commit upstream changes nothing: the build serves the pinned commit's skill."""
     repo, commit = _repo(tmp_path)
     (repo / "skills/brief-writer/SKILL.md").write_text(
-        SKILL.format(name="brief-writer", description="Changed.", body="Changed body."), encoding="utf-8")
+        SKILL.format(name="brief-writer", description="Changed.", body="Changed body."), encoding="utf-8"
+    )
     _git(repo, "commit", "-q", "-am", "later")
     catalog, _ = compile_catalog(_catalogue(tmp_path, {"git": f"file://{repo}", "commit": commit, "path": "skills"}))
     assert catalog.tools["task.brief_writer"].skill.body == "Write the summary first.\n"
 
 
-def test_a_fetched_commit_is_reused_from_the_cache_without_git(tmp_path: Path, _cache: Path) -> None:
+def test_a_fetched_commit_is_reused_from_the_cache_without_git(tmp_path: Path, git_cache: Path) -> None:
     """Once fetched, a commit is read from the cache keyed by URL and commit: the repository may vanish."""
     repo, commit = _repo(tmp_path)
     src = _catalogue(tmp_path, {"git": str(repo), "commit": commit, "path": "skills"})
     compile_catalog(src)
-    assert len([p for p in _cache.iterdir() if not p.name.startswith(".")]) == 1
+    assert len([p for p in git_cache.iterdir() if not p.name.startswith(".")]) == 1
     shutil.rmtree(repo)
     catalog, _ = compile_catalog(src)
     assert "task.brief_writer" in catalog.tools
@@ -113,7 +140,7 @@ def test_bad_entries_are_refused_with_a_located_error(tmp_path: Path, entry: dic
     assert problems[0].line is not None
     assert words in str(caught.value)
     assert "hunter2" not in str(caught.value)
-    assert not Path("/tmp/pwned").exists()  # noqa: S108 - the marker a command transport would have written
+    assert not Path("/tmp/pwned").exists()
 
 
 def test_a_commit_missing_upstream_is_a_located_fetch_error(tmp_path: Path) -> None:

@@ -97,8 +97,15 @@ def _frontmatter(root: Path, file: Path, rel: str, result: SkillResult) -> tuple
         return None
     except DuplicateKeyError as exc:
         for json_path, line, column in exc.places:
-            _error(result, rel, "duplicate frontmatter key", line=line + offset - 1, column=column,
-                   json_path=json_path, code="duplicate_key")
+            _error(
+                result,
+                rel,
+                "duplicate frontmatter key",
+                line=line + offset - 1,
+                column=column,
+                json_path=json_path,
+                code="duplicate_key",
+            )
         return None
     return parsed.data, body, _SkillChecker(rel, parsed, offset, result)
 
@@ -106,33 +113,60 @@ def _frontmatter(root: Path, file: Path, rel: str, result: SkillResult) -> tuple
 def _name(meta: dict[str, Any], expected: str, checker: _SkillChecker) -> str:
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
-        checker.add(Severity.ERROR, "$.name" if "name" in meta else "$", "missing or empty 'name'",
-                    expected=f"the agent's name, {expected!r}", got=repr(name), code="missing_field",
-                    hint=f"Add 'name: {expected}'.")
+        checker.add(
+            Severity.ERROR,
+            "$.name" if "name" in meta else "$",
+            "missing or empty 'name'",
+            expected=f"the agent's name, {expected!r}",
+            got=repr(name),
+            code="missing_field",
+            hint=f"Add 'name: {expected}'.",
+        )
         return ""
     name = name.strip()
     if not SKILL_NAME.match(name) or len(name) > 64:
-        checker.add(Severity.ERROR, "$.name", f"agent name {name!r} breaks the naming rule",
-                    expected="at most 64 of lowercase a-z, 0-9 and single hyphens", got=repr(name),
-                    code="bad_skill_name", hint="Rename the agent (and its file or folder) to match.")
+        checker.add(
+            Severity.ERROR,
+            "$.name",
+            f"agent name {name!r} breaks the naming rule",
+            expected="at most 64 of lowercase a-z, 0-9 and single hyphens",
+            got=repr(name),
+            code="bad_skill_name",
+            hint="Rename the agent (and its file or folder) to match.",
+        )
     elif name != expected:
-        checker.add(Severity.ERROR, "$.name", f"name {name!r} differs from its file or folder {expected!r}",
-                    expected=repr(expected), got=repr(name), code="name_folder_mismatch",
-                    hint="Name the file <name>.md (or the folder <name>/) exactly as the agent.")
+        checker.add(
+            Severity.ERROR,
+            "$.name",
+            f"name {name!r} differs from its file or folder {expected!r}",
+            expected=repr(expected),
+            got=repr(name),
+            code="name_folder_mismatch",
+            hint="Name the file <name>.md (or the folder <name>/) exactly as the agent.",
+        )
     return name
 
 
 def _description(meta: dict[str, Any], checker: _SkillChecker) -> str:
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
-        checker.add(Severity.ERROR, "$.description" if "description" in meta else "$", "missing or empty 'description'",
-                    expected="what the agent does and when to hand it a task", got=repr(description),
-                    code="missing_field")
+        checker.add(
+            Severity.ERROR,
+            "$.description" if "description" in meta else "$",
+            "missing or empty 'description'",
+            expected="what the agent does and when to hand it a task",
+            got=repr(description),
+            code="missing_field",
+        )
         return ""
     if len(description) > MAX_DESCRIPTION:
-        checker.add(Severity.ERROR, "$.description", f"description is {len(description)} characters, over "
-                    f"{MAX_DESCRIPTION}", code="description_length",
-                    hint="Move detail into the body; keep the description to what and when.")
+        checker.add(
+            Severity.ERROR,
+            "$.description",
+            f"description is {len(description)} characters, over {MAX_DESCRIPTION}",
+            code="description_length",
+            hint="Move detail into the body; keep the description to what and when.",
+        )
     return " ".join(description.split())
 
 
@@ -144,9 +178,13 @@ def _settings(meta: dict[str, Any], checker: _SkillChecker) -> dict[str, str]:
         if value is not None:
             settings[key] = checker.text_of(child_path("$", key), value)
     for key in sorted(set(meta) - AGENT_FIELDS - set(META_FIELDS) - {"metadata"}):
-        checker.add(Severity.WARNING, child_path("$", str(key)), f"'{key}' is not an agent field; it is ignored",
-                    code="extra_field",
-                    hint=f"Agent fields: {', '.join(sorted({*AGENT_FIELDS, *META_FIELDS}))}.")
+        checker.add(
+            Severity.WARNING,
+            child_path("$", str(key)),
+            f"'{key}' is not an agent field; it is ignored",
+            code="extra_field",
+            hint=f"Agent fields: {', '.join(sorted({*AGENT_FIELDS, *META_FIELDS}))}.",
+        )
     return settings
 
 
@@ -161,8 +199,14 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
         return result
     meta, body, checker = loaded
     if not isinstance(meta, dict):
-        checker.add(Severity.ERROR, "$", "frontmatter must be a YAML mapping", expected="name: ..., description: ...",
-                    got=type(meta).__name__, code="wrong_type")
+        checker.add(
+            Severity.ERROR,
+            "$",
+            "frontmatter must be a YAML mapping",
+            expected="name: ..., description: ...",
+            got=type(meta).__name__,
+            code="wrong_type",
+        )
         return result
     name = _name(meta, entry.name if folder else entry.stem, checker)
     description = _description(meta, checker)

@@ -119,38 +119,63 @@ class _Entries:
 
     def url(self, value: Any, at: str) -> str | None:
         if not isinstance(value, str) or not value.strip():
-            self.error(at, "'git' must be a repository URL", got=repr(value)[:80], code="wrong_type",
-                       expected="https://host/owner/repo.git, ssh://..., file:///path or an absolute path")
+            self.error(
+                at,
+                "'git' must be a repository URL",
+                got=repr(value)[:80],
+                code="wrong_type",
+                expected="https://host/owner/repo.git, ssh://..., file:///path or an absolute path",
+            )
             return None
         url = value.strip()
         parts = urlsplit(url)
         scheme = parts.scheme.lower() if "://" in url else ("file" if url.startswith("/") else "")
         if url.startswith("-") or scheme not in ALLOWED_SCHEMES:
-            self.error(at, f"repository URL {url!r} uses a transport toolcat does not run", code="git_url",
-                       expected=f"a URL with one of {', '.join(sorted(ALLOWED_SCHEMES))}, or an absolute path",
-                       got=repr(url)[:80], hint="scp-style git@host:repo and ext:: are refused; write ssh://git@host/repo.")
+            self.error(
+                at,
+                f"repository URL {url!r} uses a transport toolcat does not run",
+                code="git_url",
+                expected=f"a URL with one of {', '.join(sorted(ALLOWED_SCHEMES))}, or an absolute path",
+                got=repr(url)[:80],
+                hint="scp-style git@host:repo and ext:: are refused; write ssh://git@host/repo.",
+            )
             return None
         if parts.password is not None or (scheme in ("https", "git") and parts.username):
-            self.error(at, "the repository URL carries credentials", code="git_credentials",
-                       expected="a URL without user:password@", got="a URL with credentials",
-                       hint="Let git's credential helper or an SSH key authenticate; never write a secret here.")
+            self.error(
+                at,
+                "the repository URL carries credentials",
+                code="git_credentials",
+                expected="a URL without user:password@",
+                got="a URL with credentials",
+                hint="Let git's credential helper or an SSH key authenticate; never write a secret here.",
+            )
             return None
         return url
 
     def commit(self, value: Any, at: str) -> str | None:
         if isinstance(value, str) and COMMIT.match(value.strip().lower()):
             return value.strip().lower()
-        self.error(at, "'commit' must pin a full commit id", code="git_unpinned", got=repr(value)[:80],
-                   expected="the 40 (or 64) hex digits of a commit",
-                   hint="Branches and tags move; run `git rev-parse <ref>` in the repository and paste the id.")
+        self.error(
+            at,
+            "'commit' must pin a full commit id",
+            code="git_unpinned",
+            got=repr(value)[:80],
+            expected="the 40 (or 64) hex digits of a commit",
+            hint="Branches and tags move; run `git rev-parse <ref>` in the repository and paste the id.",
+        )
         return None
 
     def folder(self, value: Any, at: str) -> str | None:
         text = "" if value is None else value
         if isinstance(text, str) and not text.startswith("/") and ".." not in Path(text).parts and "\\" not in text:
             return text.strip("/")
-        self.error(at, "'path' must be a relative folder inside the repository", code="git_path",
-                   got=repr(value)[:80], expected="e.g. skills/ (no leading /, no ..)")
+        self.error(
+            at,
+            "'path' must be a relative folder inside the repository",
+            code="git_path",
+            got=repr(value)[:80],
+            expected="e.g. skills/ (no leading /, no ..)",
+        )
         return None
 
     def node(self, value: Any, at: str) -> tuple[str, ...] | None:
@@ -158,18 +183,32 @@ class _Entries:
         parts = tuple(p for p in text.split("/") if p) if isinstance(text, str) else ()
         if parts and all(NODE_PART.match(p) for p in parts):
             return parts
-        self.error(at, "'into' must be a node path of the catalogue", code="git_into", got=repr(value)[:80],
-                   expected="folder names of lowercase letters, digits, '-' or '_', joined by '/', e.g. skills/community")
+        self.error(
+            at,
+            "'into' must be a node path of the catalogue",
+            code="git_into",
+            got=repr(value)[:80],
+            expected="folder names of lowercase letters, digits, '-' or '_', joined by '/', e.g. skills/community",
+        )
         return None
 
     def entry(self, raw: Any, at: str) -> GitSource | None:
         if not isinstance(raw, dict):
-            self.error(at, "each skills_from entry must be a mapping", code="wrong_type",
-                       expected="{git: URL, commit: SHA, path: skills/}", got=type(raw).__name__)
+            self.error(
+                at,
+                "each skills_from entry must be a mapping",
+                code="wrong_type",
+                expected="{git: URL, commit: SHA, path: skills/}",
+                got=type(raw).__name__,
+            )
             return None
         for key in sorted(set(raw) - ENTRY_FIELDS, key=str):
-            self.error(child_path(at, str(key)), f"unknown skills_from field {key!r}", code="unknown_field",
-                       expected=", ".join(sorted(ENTRY_FIELDS)))
+            self.error(
+                child_path(at, str(key)),
+                f"unknown skills_from field {key!r}",
+                code="unknown_field",
+                expected=", ".join(sorted(ENTRY_FIELDS)),
+            )
         url = self.url(raw.get("git"), child_path(at, "git"))
         commit = self.commit(raw.get("commit"), child_path(at, "commit"))
         path = self.folder(raw.get("path"), child_path(at, "path"))
@@ -192,8 +231,13 @@ def git_sources(src: Path, out: GitSkills) -> list[GitSource]:
     entries = _Entries(parsed, rel, out)
     raw = parsed.data[CONFIG_KEY]
     if not isinstance(raw, list):
-        entries.error(f"$.{CONFIG_KEY}", "skills_from must be a list", code="wrong_type",
-                      expected="- {git: URL, commit: SHA, path: skills/}", got=type(raw).__name__)
+        entries.error(
+            f"$.{CONFIG_KEY}",
+            "skills_from must be a list",
+            code="wrong_type",
+            expected="- {git: URL, commit: SHA, path: skills/}",
+            got=type(raw).__name__,
+        )
         return []
     checked = [entries.entry(item, f"$.{CONFIG_KEY}[{index}]") for index, item in enumerate(raw)]
     return [source for source in checked if source is not None]
@@ -207,8 +251,17 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS,
         "GIT_CONFIG_NOSYSTEM": "1",
     }
-    command = ["git", "-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "advice.detachedHead=false", *args]
-    return subprocess.run(  # noqa: S603 - a fixed git command line; the URL is checked and passed after --
+    command = [
+        "git",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "protocol.ext.allow=never",
+        "-c",
+        "advice.detachedHead=false",
+        *args,
+    ]
+    return subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_SECONDS, check=False
     )
 
@@ -290,9 +343,16 @@ def load_git_skills(src: Path) -> GitSkills:
             at = f"$.{CONFIG_KEY}[{index}].commit"
             line, column = parsed_where(src, out.config, at)
             out.diagnostics.append(
-                Diagnostic(Severity.ERROR, out.config, f"could not fetch {source.label}: {fetched[:400]}",
-                           line=line, column=column, json_path=at, code="git_fetch",
-                           hint="Check the URL, that the commit exists there, and that git can reach the host.")
+                Diagnostic(
+                    Severity.ERROR,
+                    out.config,
+                    f"could not fetch {source.label}: {fetched[:400]}",
+                    line=line,
+                    column=column,
+                    json_path=at,
+                    code="git_fetch",
+                    hint="Check the URL, that the commit exists there, and that git can reach the host.",
+                )
             )
             continue
         folders = _skill_folders(fetched / source.path)

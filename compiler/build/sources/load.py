@@ -25,9 +25,9 @@ from typing import Any
 from ...format.canonical import sha256
 from ...format.json_paths import child_path
 from ..errors import CatalogError, Diagnostic, Diagnostics, Severity
-from .limits import SourceParseError
 from .agents import AGENT_FILE, check_agent, is_agent_file
 from .git import load_git_skills
+from .limits import SourceParseError
 from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source, symlink_error
 from .skills import SkillResult, check_skill
 from .tools import FileResult, check_tools_file
