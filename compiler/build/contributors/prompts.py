@@ -250,6 +250,12 @@ def tool_snippet(tool: Tool, category: str) -> Snippet:
     return Snippet(tool.id, tool.optional, category, short, full, count_tokens(short), count_tokens(full))
 
 
+def _is_agent(frontmatter: dict[str, JSON]) -> bool:
+    """Whether a skill-like entry is an agent (``metadata.entry: agent``, set by the build's agents loader)."""
+    metadata = frontmatter.get("metadata")
+    return isinstance(metadata, dict) and metadata.get("entry") == "agent"
+
+
 def _category(tool: Tool) -> str:
     return tool.path[0] if tool.path else ""
 
@@ -328,7 +334,14 @@ def build_prompts(
             sections[f"tools.{key or '_root'}.{detail}"] = (text, "text/markdown")
             parts.append(text)
         sections[f"tools.{detail}"] = (SECTION_JOIN.join(parts), "text/markdown")
-    sections["guidelines"] = (render("guidelines.md.j2", skill_count=len(catalog.skills)), "text/markdown")
+    sections["guidelines"] = (
+        render(
+            "guidelines.md.j2",
+            skill_count=len(catalog.skills),
+            agent_count=sum(1 for t in catalog.skills if t.skill and _is_agent(t.skill.frontmatter)),
+        ),
+        "text/markdown",
+    )
     example = next((t for t in catalog.tools.values() if t.skill is None and t.examples), None)
     example = example or next(iter(catalog.tools.values()), None)
     sections["invocation"] = (
