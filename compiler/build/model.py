@@ -112,6 +112,8 @@ class CompiledCatalog:
     nodes: dict[NodePath, Node]
     tools: dict[str, Tool]
     alias_collisions: tuple[tuple[str, str, str], ...] = ()
+    #: Skills fetched from Git at build time (``skills_from``): url, commit, path, into and the skill names.
+    git_sources: tuple[dict[str, Any], ...] = ()
     #: Lookups built on first use (a catalogue is not changed once compiled): tools and child nodes by node.
     _by_node: dict[str, dict[NodePath, list[Any]]] = field(default_factory=dict, compare=False, repr=False)
 

@@ -24,7 +24,7 @@ from ..format.types import Ref
 from .artifacts import ArtifactSet, Contributor, Specs, pointer
 from .filestore import FileStore
 from .memo import ToolMemo
-from .model import CompiledCatalog, NodePath, Tool, path_str
+from .model import CompiledCatalog, NodePath, Tool
 from .parallel import run_beside
 from .tokens import count_tokens
 
@@ -278,15 +278,17 @@ def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
     )
 
 
-def registry_version(catalog: CompiledCatalog, specs: Specs) -> str:
-    """A hash of the canonical inputs (nodes and full tool specs), the format and the generator."""
-    canonical = {
-        "format_version": FORMAT_VERSION,
-        "generator": GENERATOR,
-        "nodes": [[path_str(p), n.title, n.summary, list(n.tags)] for p, n in catalog.nodes.items()],
-        "tools": {tool_id: ref["sha256"] for tool_id, (_, ref) in specs.items()},
-    }
-    return sha256(dumps(canonical))[:16]
+def registry_version(manifest: dict[str, Any]) -> str:
+    """A hash of the manifest without its own name: every file the build publishes, by content.
+
+    The manifest holds the sha256 of every artifact (specs, node shards, index segments, vectors,
+    prompts, exports), the format version and the generator, so two builds share a registry_version
+    only when a reader would fetch the same bytes from both: a lexical build and an ``--embedder`` build
+    of the same sources differ, and ``Catalog.open(..., version=)`` can tell them apart. A fresh build of
+    the same sources and settings gives the same manifest, hence the same version, on any machine.
+    """
+    unnamed = {key: value for key, value in manifest.items() if key != "registry_version"}
+    return sha256(dumps(unnamed))[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,11 +325,9 @@ def plan(
     artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous, stage))
     specs = _plan_tools(catalog, artifacts)
     root_ref = _plan_nodes(catalog, artifacts, specs)
-    version = registry_version(catalog, specs)
     manifest: dict[str, Any] = {
         "artifact": "manifest",
         "format_version": FORMAT_VERSION,
-        "registry_version": version,
         "generator": GENERATOR,
         "title": catalog.title,
         "summary": catalog.summary,
@@ -345,6 +345,8 @@ def plan(
     }
     if always_load := _plan_always_load(catalog, specs):
         manifest["always_load"] = always_load
+    if catalog.git_sources:  # where skills fetched at build time came from (never fetched at read time)
+        manifest["sources"] = {"git": [dict(source) for source in catalog.git_sources]}
 
     def in_order() -> None:
         for contribute in contributors:
@@ -352,6 +354,8 @@ def plan(
 
     run_beside(catalog, artifacts, specs, beside, in_order, out=out, stage=stage)
     manifest.update(artifacts.manifest)
+    version = registry_version(manifest)
+    manifest = {**manifest, "registry_version": version}
     manifest_ref = artifacts.add_json("manifests", "manifest", manifest)
     artifacts.private.update(artifacts.memo.close_all())
     return Plan(artifacts.files, manifest, manifest_ref, version, artifacts.carried, artifacts.private)

@@ -1,8 +1,10 @@
 """Reference implementations for the bundled example catalogue (``catalog_src/``).
 
-Small, stdlib-only Python handlers, one module per namespace: :mod:`toolcat.examples.files`,
-:mod:`toolcat.examples.onto`, :mod:`toolcat.examples.util` and :mod:`toolcat.examples.refactor`.
-The example tools point at them with ``handler: "toolcat.examples.<module>:<function>"``
-(``toolcat.examples.handlers`` re-exports them all under the old targets). They exist so a new
-user can run a catalogue end to end without any backend.
+Small, stdlib-only Python handlers: :mod:`toolcat.examples.files`, :mod:`toolcat.examples.onto`
+(tasks, comments, projects), :mod:`toolcat.examples.workspace` (goals, documents, links, the
+cross-entity search, a project's calendar and the workspace guides of seed 001),
+:mod:`toolcat.examples.util` and :mod:`toolcat.examples.refactor`; the ``onto`` and ``workspace``
+handlers share the in-memory store of :mod:`toolcat.examples.onto_store`. The example tools point
+at them with ``handler: "toolcat.examples.<module>:<function>"``. They exist so a new user can run
+a catalogue end to end without any backend.
 """

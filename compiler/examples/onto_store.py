@@ -3,7 +3,8 @@
 The module fills the store when it is first imported, so the catalogue's examples work out of the
 box; :func:`reset_store` empties it (or restores the demo data with ``seed=True``). Ids come from
 deterministic counters: after ``reset_store()`` the first task created is ``T-0001``, the first
-project ``P-0001`` and the first comment ``C-0001``.
+project ``P-0001``, the first comment ``C-0001``, goal ``G-0001``, document ``D-0001`` and edge
+``E-0001``. Project calendars (``cal.project.get``) are keyed by project id.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ class Store:
     projects: dict[str, JSONDict] = field(default_factory=dict)
     tasks: dict[str, JSONDict] = field(default_factory=dict)
     comments: dict[str, JSONDict] = field(default_factory=dict)
+    goals: dict[str, JSONDict] = field(default_factory=dict)
+    documents: dict[str, JSONDict] = field(default_factory=dict)
+    edges: dict[str, JSONDict] = field(default_factory=dict)
+    calendars: dict[str, JSONDict] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
 
     def next_id(self, prefix: str) -> str:
-        """The next id for ``prefix`` (``P``, ``T`` or ``C``): ``T-0001``, ``T-0002``, ..."""
+        """The next id for ``prefix`` (``P``, ``T``, ``C``, ``G``, ``D`` or ``E``): ``T-0001``, ``T-0002``, ..."""
         self.counters[prefix] += 1
         return f"{prefix}-{self.counters[prefix]:04d}"
 
@@ -45,8 +50,12 @@ def reset_store(seed: bool = False) -> None:
     STORE.projects.clear()
     STORE.tasks.clear()
     STORE.comments.clear()
+    STORE.goals.clear()
+    STORE.documents.clear()
+    STORE.edges.clear()
+    STORE.calendars.clear()
     STORE.counters.clear()
-    STORE.counters.update({"P": 0, "T": 0, "C": 0})
+    STORE.counters.update(dict.fromkeys(("P", "T", "C", "G", "D", "E"), 0))
     if seed:
         seed_demo_data()
 
@@ -182,6 +191,111 @@ def seed_demo_data() -> None:
         "body": "Please cap total retry time at 10 minutes so captures stay inside the auth window.",
         "created_at": stamp,
     }
+    _seed_plans(stamp)
+
+
+def _seed_plans(stamp: str) -> None:
+    """Goals, documents, the edges between entities and the project calendars of the demo data."""
+    goals = [
+        (
+            "P-0001",
+            "Card capture success rate at 99.5%",
+            "Measured weekly on the payments dashboard.",
+            "on_track",
+            "2027-03-31",
+            "maria.lopez@acme.example",
+        ),
+        (
+            "P-0001",
+            "Zero unreconciled ledger entries older than 2 days",
+            "",
+            "at_risk",
+            "2027-01-31",
+            "maria.lopez@acme.example",
+        ),
+        (
+            "P-0002",
+            "Launch the redesigned site in EN, DE and FR",
+            "All marketing pages on the design system.",
+            "on_track",
+            "2027-01-15",
+            "sam.okafor@acme.example",
+        ),
+        (
+            "P-0003",
+            "Cut monthly cloud spend by 20%",
+            "Baseline: October 2026 invoice.",
+            "off_track",
+            None,
+            "li.wei@acme.example",
+        ),
+    ]
+    for project_id, title, description, status, target, owner in goals:
+        gid = STORE.next_id("G")
+        STORE.goals[gid] = {
+            "id": gid,
+            "project_id": project_id,
+            "title": title,
+            "description": description,
+            "status": status,
+            "target_date": target,
+            "owner": owner,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+    documents = [
+        (
+            "P-0001",
+            None,
+            "Payments runbook",
+            "runbook",
+            "How to pause captures, replay the retry queue and page on-call.",
+        ),
+        (
+            "P-0001",
+            "D-0001",
+            "Retry queue design",
+            "spec",
+            "Exponential backoff with jitter, at most 5 attempts, 10 minute cap.",
+        ),
+        (
+            "P-0002",
+            None,
+            "Design system migration plan",
+            "plan",
+            "Page order, owners and the analytics events to keep.",
+        ),
+        ("P-0003", None, "Storage tiering proposal", "proposal", "Move logs older than 90 days to infrequent access."),
+    ]
+    for project_id, parent_id, title, doc_type, body in documents:
+        did = STORE.next_id("D")
+        STORE.documents[did] = {
+            "id": did,
+            "project_id": project_id,
+            "parent_id": parent_id,
+            "title": title,
+            "type": doc_type,
+            "body": body,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+    for source, target, relation in (("T-0001", "D-0002", "documented_by"), ("T-0001", "G-0001", "supports")):
+        eid = STORE.next_id("E")
+        STORE.edges[eid] = {
+            "id": eid,
+            "source_id": source,
+            "target_id": target,
+            "relation": relation,
+            "created_at": stamp,
+        }
+    for project_id, time_zone in (("P-0001", "Europe/Madrid"), ("P-0002", "America/New_York")):
+        STORE.calendars[project_id] = {
+            "project_id": project_id,
+            "calendar_id": f"{project_id.lower()}@calendar.acme.example",
+            "time_zone": time_zone,
+            "sync_tasks_with_due_dates": True,
+            "default_event_minutes": 30,
+        }
 
 
 reset_store(seed=True)

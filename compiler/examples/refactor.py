@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ._shared import SKIP_DIRS, JSONDict, require_exists, resolve_in_sandbox, sandbox_root, words
 
-__all__ = ["LANGUAGE_EXTENSIONS", "MAX_DIFF_PREVIEW", "refactor_rename_symbol"]
+__all__ = ["LANGUAGE_EXTENSIONS", "MAX_DIFF_PREVIEW", "detect_language", "refactor_rename_symbol"]
 
 LANGUAGE_EXTENSIONS: dict[str, tuple[str, ...]] = {
     "py": (".py", ".pyi"),
@@ -59,15 +59,39 @@ def _source_files(project: Path, extensions: tuple[str, ...]) -> list[Path]:
     return found
 
 
+def _mentions(path: Path, word: re.Pattern[str]) -> bool:
+    try:
+        return bool(word.search(path.read_text(encoding="utf-8")))
+    except (UnicodeDecodeError, OSError):
+        return False
+
+
+def detect_language(project: Path, symbol: str) -> str:
+    """The language whose source files under ``project`` mention ``symbol`` most (000: ``language`` is optional).
+
+    Ties go to the first language of :data:`LANGUAGE_EXTENSIONS`; a symbol no source file mentions is a LookupError.
+    """
+    word = re.compile(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])")
+    counts = {
+        language: sum(1 for path in _source_files(project, extensions) if _mentions(path, word))
+        for language, extensions in LANGUAGE_EXTENSIONS.items()
+    }
+    best = max(counts, key=lambda language: counts[language])
+    if not counts[best]:
+        raise LookupError(f"symbol {symbol!r} not found in any source file under {project.name!r}")
+    return best
+
+
 def refactor_rename_symbol(args: JSONDict) -> JSONDict:
-    """``refactor.rename_symbol``: whole-word rename across one language's files; dry run by default."""
+    """``refactor.rename_symbol``: whole-word rename across one language's files (detected when not given); dry run by default."""
     root = sandbox_root()
     shown = str(args["project_root"])
     project = resolve_in_sandbox(shown, root)
     require_exists(project, shown)
     if not project.is_dir():
         raise NotADirectoryError(f"project_root {shown!r} is not a directory")
-    symbol, new_name, language = str(args["symbol"]), str(args["new_name"]), str(args["language"])
+    symbol, new_name = str(args["symbol"]), str(args["new_name"])
+    language = str(args["language"]) if args.get("language") else detect_language(project, symbol)
     dry_run = bool(args.get("dry_run", True))
     if language not in LANGUAGE_EXTENSIONS:
         raise ValueError(f"unsupported language {language!r}; use one of {', '.join(LANGUAGE_EXTENSIONS)}")
@@ -130,4 +154,5 @@ def refactor_rename_symbol(args: JSONDict) -> JSONDict:
         "replacements": replacements,
         "applied": not dry_run,
         "warnings": warnings,
+        "language": language,
     }

@@ -70,6 +70,36 @@ def test_tool_section_has_adr_shape(small):
     assert '{"tool": "file.read", "args": {"path": "README.md"}}' in text
 
 
+def test_full_snippet_prints_every_example_as_formatexamples_does(small):
+    """A tool with several examples shows each one, with its description, as ADR-002's formatExamples lists them."""
+    text = _sections(small[1])["tools.files.full"]
+    read = text[text.index("### file.read") : text.index("### file.write")]
+    assert "**Examples**\n- Read the README:\n```json" in read
+    assert "- Read a Latin-1 log from line 200:\n```json" in read
+    assert '"start_line": 200, "encoding": "latin-1"' in read
+    assert "more example" not in read
+
+
+def test_examples_beyond_the_budget_are_counted_not_printed(make_tree, tmp_path):
+    """Examples past a tool's example budget are left out with a count; the first is always printed."""
+    from toolcat.build.contributors.prompts import EXAMPLES_TOKEN_BUDGET  # noqa: PLC0415
+
+    long_text = "word " * (EXAMPLES_TOKEN_BUDGET // 3)
+    examples = [{"description": f"Case {i}.", "args": {"text": f"{i} {long_text}"}} for i in range(6)]
+    tool = {
+        "id": "text.echo",
+        "summary": "Echo text back.",
+        "args_schema": {"type": "object", "properties": {"text": {"type": "string", "description": "Text."}}},
+        "examples": examples,
+    }
+    out = tmp_path / "build"
+    build(make_tree({"text/tools.yaml": {"tools": [tool]}}), out)
+    text = _sections(out)["tools.text.full"]
+    shown = text.count('{"tool": "text.echo"')
+    assert 1 <= shown < 6
+    assert f"({6 - shown} more example{'s' if 6 - shown != 1 else ''} in the tool's full spec.)" in text
+
+
 def test_skills_xml_matches_skills_ref(small):
     """The <available_skills> block is what skills-ref's to_prompt emits for the same skill folders."""
     src, build_dir = small

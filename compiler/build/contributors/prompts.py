@@ -49,6 +49,8 @@ _NEGATIVE = re.compile(r"^(don't|do not|never|avoid|no)\b", re.IGNORECASE)
 SNIPPET_BUCKET_TARGET = 128
 MAX_GROUPS_IN_PROMPT = 12
 DETAILS: tuple[str, ...] = ("short", "full")
+#: Tokens one tool's examples may take in its full snippet (the first example is always shown).
+EXAMPLES_TOKEN_BUDGET = 400
 
 
 @functools.cache
@@ -164,12 +166,29 @@ def _placeholder(node: JSON, root: dict[str, JSON], name: str) -> JSON:
 
 def example_call(tool: Tool) -> tuple[str, str]:
     """The first authored example as a JSON call (or one made from the required arguments), and its description."""
-    if tool.examples:
-        first = tool.examples[0]
-        args, description = first.get("args", {}), str(first.get("description", "")).strip().rstrip(".")
-    else:
-        args, description = _placeholder(tool.args_schema, tool.args_schema, "args"), ""
-    return _js({"tool": tool.id, "args": args}), description
+    return example_calls(tool)[0]
+
+
+def example_calls(tool: Tool, budget: int = EXAMPLES_TOKEN_BUDGET) -> list[tuple[str, str]]:
+    """Every authored example as ``(JSON call, description)``, as ADR-002's ``formatExamples`` prints them.
+
+    The first always; each further one while all of them together stay within ``budget`` tokens, so
+    one tool with dozens of examples cannot crowd the others out of a section. A tool without
+    examples gets one call made from its required arguments.
+    """
+    if not tool.examples:
+        return [(_js({"tool": tool.id, "args": _placeholder(tool.args_schema, tool.args_schema, "args")}), "")]
+    calls: list[tuple[str, str]] = []
+    spent = 0
+    for example in tool.examples:
+        call = _js({"tool": tool.id, "args": example.get("args", {})})
+        description = str(example.get("description", "")).strip().rstrip(".")
+        cost = count_tokens(f"{description} {call}")
+        if calls and spent + cost > budget:
+            break
+        calls.append((call, description))
+        spent += cost
+    return calls
 
 
 # -- snippets and sections -------------------------------------------------------------
@@ -202,7 +221,7 @@ class Snippet:
 
 def tool_snippet(tool: Tool, category: str) -> Snippet:
     """Render one tool's short and full snippets."""
-    example, example_description = example_call(tool)
+    examples = example_calls(tool)
     when = " ".join(tool.when_to_use.split())
     if when == " ".join(tool.summary.split()):
         when = ""  # saying the summary twice adds tokens, not guidance
@@ -222,13 +241,19 @@ def tool_snippet(tool: Tool, category: str) -> Snippet:
         tool=tool,
         parameters=describe_parameters(tool.args_schema),
         when=when,
-        example=example,
-        example_description=example_description,
+        examples=[{"call": call, "description": description} for call, description in examples],
+        omitted_examples=len(tool.examples) - len(examples) if tool.examples else 0,
         deprecated=deprecated,
         notes=notes,
     )
     short = render("tool_short.md.j2", tool=tool)
     return Snippet(tool.id, tool.optional, category, short, full, count_tokens(short), count_tokens(full))
+
+
+def _is_agent(frontmatter: dict[str, JSON]) -> bool:
+    """Whether a skill-like entry is an agent (``metadata.entry: agent``, set by the build's agents loader)."""
+    metadata = frontmatter.get("metadata")
+    return isinstance(metadata, dict) and metadata.get("entry") == "agent"
 
 
 def _category(tool: Tool) -> str:
@@ -309,7 +334,14 @@ def build_prompts(
             sections[f"tools.{key or '_root'}.{detail}"] = (text, "text/markdown")
             parts.append(text)
         sections[f"tools.{detail}"] = (SECTION_JOIN.join(parts), "text/markdown")
-    sections["guidelines"] = (render("guidelines.md.j2", skill_count=len(catalog.skills)), "text/markdown")
+    sections["guidelines"] = (
+        render(
+            "guidelines.md.j2",
+            skill_count=len(catalog.skills),
+            agent_count=sum(1 for t in catalog.skills if t.skill and _is_agent(t.skill.frontmatter)),
+        ),
+        "text/markdown",
+    )
     example = next((t for t in catalog.tools.values() if t.skill is None and t.examples), None)
     example = example or next(iter(catalog.tools.values()), None)
     sections["invocation"] = (

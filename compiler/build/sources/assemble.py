@@ -202,6 +202,7 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 search_hints=tuple(rec["search_hints"]),
             )
 
+    skill_names: dict[str, str] = {}
     # skills that name their task_id come last, so a collision is reported at the task_id an author chose
     for skill in sorted(loaded.skills, key=lambda s: bool(s.record and s.record.get("task_id_at"))):
         skill_rec = skill.record
@@ -231,6 +232,16 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 hint="Rename the skill (and its folder) or the other tool.",
             )
             continue
+        if skill_rec["name"] in skill_names:  # skills and agents share the skills/<name>/ folder and name lookup
+            diags.error(
+                skill_rec["file"],
+                f"the name {skill_rec['name']!r} is already taken by {skill_names[skill_rec['name']]}",
+                line=1,
+                code="duplicate_id",
+                hint="Skills and agents are looked up by name: rename one of them (and its file or folder).",
+            )
+            continue
+        skill_names[skill_rec["name"]] = skill_rec["file"]
         defined_at[skill_rec["id"]] = skill_rec["file"]
         tool = _skill_tool(skill_rec)
         level1 = count_tokens(f"{skill_rec['name']}: {skill_rec['description']}")
@@ -284,6 +295,7 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
         nodes=dict(sorted(nodes.items())),
         tools=final,
         alias_collisions=alias_result.adjustments,
+        git_sources=tuple(loaded.git_sources),
     )
     return catalog, diags
 

@@ -1,4 +1,7 @@
-"""Walk ``catalog_src/``: folders become nodes, YAML/JSON files tools, SKILL.md folders skills.
+"""Walk ``catalog_src/``: folders become nodes, YAML/JSON files tools, SKILL.md folders skills, AGENT.md files agents.
+
+Agents (``agents/<name>.md`` and ``<name>/AGENT.md``, :mod:`toolcat.build.sources.agents`) are loaded
+beside the skills and served the same way.
 
 Loading only reads and checks files one at a time; cross-file rules are applied by
 :mod:`toolcat.build.sources.assemble`. A tools file's result depends only on its bytes, so it is
@@ -22,6 +25,8 @@ from typing import Any
 from ...format.canonical import sha256
 from ...format.json_paths import child_path
 from ..errors import CatalogError, Diagnostic, Diagnostics, Severity
+from .agents import AGENT_FILE, check_agent, is_agent_file
+from .git import load_git_skills
 from .limits import SourceParseError
 from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source, symlink_error
 from .skills import SkillResult, check_skill
@@ -63,6 +68,8 @@ class Loaded:
     skills: list[SkillResult] = field(default_factory=list)
     file_hashes: dict[str, str] = field(default_factory=dict)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    #: ``skills_from`` entries fetched from Git (url, commit, path, into, skills), for the manifest.
+    git_sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _walk(root: Path) -> Iterator[tuple[Path, bool]]:
@@ -296,6 +303,9 @@ def load(
             if entry.is_dir():
                 if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
                     continue
+                if os.path.lexists(entry / AGENT_FILE):  # an agent (seed 004), served like a skill
+                    out.skills.append(check_agent(root, entry, path))
+                    continue
                 if os.path.lexists(entry / "SKILL.md"):
                     out.skills.append(check_skill(root, entry, path))
                     continue
@@ -319,6 +329,8 @@ def load(
                     )
                     continue
                 subfolders.append((entry, (*path, name)))
+            elif is_agent_file(entry, path):
+                out.skills.append(check_agent(root, entry, path))
             elif entry.suffix in TOOL_SUFFIXES:
                 if not path and name in CONFIG_FILES:  # the catalogue's settings, not tools
                     continue
@@ -338,5 +350,20 @@ def load(
     if progress:  # after the checks, which may run in parallel
         for size in sizes:
             progress(size)
+    _add_git_skills(root, out)
     out.nodes.sort(key=lambda n: n.path)
     return out
+
+
+def _add_git_skills(root: Path, out: Loaded) -> None:
+    """The skills ``skills_from`` pins in ``toolcat.yaml`` (:mod:`toolcat.build.sources.git`), and their nodes."""
+    fetched = load_git_skills(root)
+    out.skills.extend(fetched.skills)
+    out.diagnostics.extend(fetched.diagnostics)
+    out.git_sources = fetched.provenance
+    known = {node.path for node in out.nodes}
+    for into in fetched.nodes:
+        for depth in range(1, len(into) + 1):
+            if into[:depth] not in known:
+                known.add(into[:depth])
+                out.nodes.append(NodeRecord(into[:depth], _titleize(into[depth - 1]), "", [], fetched.config))

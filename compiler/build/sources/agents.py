@@ -1,0 +1,243 @@
+"""Check one agent definition (seed 004's ``AGENT.md``) and turn it into a skill-like catalogue entry.
+
+An agent is a Markdown file with YAML frontmatter, in either of the two forms Claude Code and 004 use:
+
+* ``agents/<name>.md``: one file in a folder named ``agents`` (at any depth of the catalogue);
+* ``<any folder>/<name>/AGENT.md``: a folder, which may bundle files beside it (level 3), as a skill does.
+
+The frontmatter needs ``name`` (the file stem or the folder name, by the Agent Skills naming rule) and
+``description``; ``tools`` (a list or Claude Code's ``Read, Grep`` string), ``model``, ``color`` and 004's
+``version``, ``author``, ``tags``, ``capabilities``, ``constraints`` and ``task_id`` are read; other keys are
+warnings. The body is the agent's system prompt.
+
+The result has the shape of a skill record (:func:`toolcat.build.sources.skills.check_skill`), so the
+catalogue serves an agent exactly as a skill: ``agent.<name>`` (``task_id`` may choose another id, e.g.
+``task.explore`` as 004 maps agents), level 1 the frontmatter, level 2 the body, level 3 the bundled
+files, loaded only on demand. ``model`` and ``color`` are kept as frontmatter ``metadata`` strings, with
+``entry: agent`` saying what the record is.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from ...format.json_paths import child_path
+from ..errors import Diagnostic, Severity
+from .limits import SourceParseError
+from .parse import MAX_SKILL_MD_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source
+from .skill_meta import META_FIELDS, read_skill_meta
+from .skills import (
+    MAX_DESCRIPTION,
+    SKILL_NAME,
+    SkillResult,
+    _first_sentence,
+    _SkillChecker,
+    _split,
+    resources_of,
+)
+
+__all__ = ["AGENTS_FOLDER", "AGENT_FIELDS", "AGENT_FILE", "agent_tool_id", "check_agent", "is_agent_file"]
+
+log = logging.getLogger(__name__)
+
+AGENT_FILE = "AGENT.md"
+AGENTS_FOLDER = "agents"
+#: Frontmatter keys of an agent besides 004's META_FIELDS: Claude Code's subagent fields.
+AGENT_FIELDS = frozenset({"name", "description", "model", "color"})
+#: Markdown files in an ``agents`` folder that describe the folder rather than an agent.
+NOT_AGENTS = frozenset({"README.md", "readme.md", "index.md"})
+
+
+def agent_tool_id(name: str) -> str:
+    """``code-explorer`` → ``agent.code_explorer``."""
+    return "agent." + name.replace("-", "_")
+
+
+def is_agent_file(entry: Path, node_path: tuple[str, ...]) -> bool:
+    """Whether ``entry`` (a file in the folder at ``node_path``) is an ``agents/<name>.md`` agent."""
+    return bool(node_path) and node_path[-1] == AGENTS_FOLDER and entry.suffix == ".md" and entry.name not in NOT_AGENTS
+
+
+def _error(result: SkillResult, rel: str, message: str, **kw: Any) -> SkillResult:
+    result.diagnostics.append(Diagnostic(Severity.ERROR, rel, message, **kw))
+    return result
+
+
+def _frontmatter(root: Path, file: Path, rel: str, result: SkillResult) -> tuple[Any, str, _SkillChecker] | None:
+    """The parsed frontmatter, the body and a checker that locates diagnostics in ``file``; None on a refusal."""
+    try:
+        text = read_source(file, MAX_SKILL_MD_BYTES, root).decode("utf-8")
+    except SourceFileError as exc:
+        _error(result, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code)
+        return None
+    except UnicodeDecodeError as exc:
+        _error(result, rel, f"not UTF-8 text: {exc.reason}", code="encoding", hint="Save the file as UTF-8.")
+        return None
+    split = _split(text)
+    if split is None:
+        _error(
+            result,
+            rel,
+            "an agent file must start with YAML frontmatter between '---' lines",
+            line=1,
+            code="no_frontmatter",
+            expected="'---' on line 1, then name and description, then '---'",
+            got=repr(text.splitlines()[0][:60]) if text else "an empty file",
+            hint="Add: ---\\nname: <file or folder name>\\ndescription: what the agent does and when to hand it a task\\n---",
+        )
+        return None
+    fm_text, body, offset = split
+    try:
+        parsed = parse_text(fm_text, is_json=False)
+    except SourceParseError as exc:
+        line = exc.line + offset - 1 if exc.line else None
+        _error(result, rel, f"frontmatter: {exc.message}", line=line, column=exc.column, hint=exc.hint, code="parse")
+        return None
+    except DuplicateKeyError as exc:
+        for json_path, line, column in exc.places:
+            _error(
+                result,
+                rel,
+                "duplicate frontmatter key",
+                line=line + offset - 1,
+                column=column,
+                json_path=json_path,
+                code="duplicate_key",
+            )
+        return None
+    return parsed.data, body, _SkillChecker(rel, parsed, offset, result)
+
+
+def _name(meta: dict[str, Any], expected: str, checker: _SkillChecker) -> str:
+    name = meta.get("name")
+    if not isinstance(name, str) or not name.strip():
+        checker.add(
+            Severity.ERROR,
+            "$.name" if "name" in meta else "$",
+            "missing or empty 'name'",
+            expected=f"the agent's name, {expected!r}",
+            got=repr(name),
+            code="missing_field",
+            hint=f"Add 'name: {expected}'.",
+        )
+        return ""
+    name = name.strip()
+    if not SKILL_NAME.match(name) or len(name) > 64:
+        checker.add(
+            Severity.ERROR,
+            "$.name",
+            f"agent name {name!r} breaks the naming rule",
+            expected="at most 64 of lowercase a-z, 0-9 and single hyphens",
+            got=repr(name),
+            code="bad_skill_name",
+            hint="Rename the agent (and its file or folder) to match.",
+        )
+    elif name != expected:
+        checker.add(
+            Severity.ERROR,
+            "$.name",
+            f"name {name!r} differs from its file or folder {expected!r}",
+            expected=repr(expected),
+            got=repr(name),
+            code="name_folder_mismatch",
+            hint="Name the file <name>.md (or the folder <name>/) exactly as the agent.",
+        )
+    return name
+
+
+def _description(meta: dict[str, Any], checker: _SkillChecker) -> str:
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        checker.add(
+            Severity.ERROR,
+            "$.description" if "description" in meta else "$",
+            "missing or empty 'description'",
+            expected="what the agent does and when to hand it a task",
+            got=repr(description),
+            code="missing_field",
+        )
+        return ""
+    if len(description) > MAX_DESCRIPTION:
+        checker.add(
+            Severity.ERROR,
+            "$.description",
+            f"description is {len(description)} characters, over {MAX_DESCRIPTION}",
+            code="description_length",
+            hint="Move detail into the body; keep the description to what and when.",
+        )
+    return " ".join(description.split())
+
+
+def _settings(meta: dict[str, Any], checker: _SkillChecker) -> dict[str, str]:
+    """``model`` and ``color`` as metadata strings, and a warning for every key neither form reads."""
+    settings = {"entry": "agent"}
+    for key in ("model", "color"):
+        value = meta.get(key)
+        if value is not None:
+            settings[key] = checker.text_of(child_path("$", key), value)
+    for key in sorted(set(meta) - AGENT_FIELDS - set(META_FIELDS) - {"metadata"}):
+        checker.add(
+            Severity.WARNING,
+            child_path("$", str(key)),
+            f"'{key}' is not an agent field; it is ignored",
+            code="extra_field",
+            hint=f"Agent fields: {', '.join(sorted({*AGENT_FIELDS, *META_FIELDS}))}.",
+        )
+    return settings
+
+
+def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillResult:
+    """Check the agent at ``entry`` (``agents/<name>.md``, or a folder holding ``AGENT.md``) under ``node_path``."""
+    result = SkillResult()
+    folder = entry.is_dir()
+    file = entry / AGENT_FILE if folder else entry
+    rel = file.relative_to(root).as_posix()
+    loaded = _frontmatter(root, file, rel, result)
+    if loaded is None:
+        return result
+    meta, body, checker = loaded
+    if not isinstance(meta, dict):
+        checker.add(
+            Severity.ERROR,
+            "$",
+            "frontmatter must be a YAML mapping",
+            expected="name: ..., description: ...",
+            got=type(meta).__name__,
+            code="wrong_type",
+        )
+        return result
+    name = _name(meta, entry.name if folder else entry.stem, checker)
+    description = _description(meta, checker)
+    settings = _settings(meta, checker)
+    extra = read_skill_meta(meta, checker.add, checker.text_of)
+    if any(d.severity is Severity.ERROR for d in result.diagnostics):
+        return result
+    resources: list[dict[str, Any]] | None = []
+    if folder:
+        rel_dir = entry.relative_to(root).as_posix()
+        resources = resources_of(root, entry, rel_dir, result)
+        if resources is None:
+            return result
+        resources = [r for r in resources if r["rel_path"] != AGENT_FILE]
+    task_id, version, tags = (extra.pop(k, None) for k in ("task_id", "version", "tags"))
+    return SkillResult(
+        record={
+            "id": task_id or agent_tool_id(name),
+            "task_id_at": list(checker.locate("$.task_id")) if task_id and "task_id" in meta else None,
+            "version": version,
+            "meta": extra,  # author, capabilities, constraints, tools
+            "name": name,
+            "summary": _first_sentence(description),
+            "description": description,
+            "frontmatter": {"name": name, "description": description, "metadata": settings},
+            "extras": {},
+            "body": body.strip() + "\n",
+            "resources": resources,
+            "tags": sorted({*(tags or []), "agent"}),
+            "path": node_path,
+            "file": rel,
+        },
+        diagnostics=result.diagnostics,
+    )
