@@ -135,10 +135,10 @@ def test_vectors_are_sharded_content_hashed_artifacts_with_the_model_recorded(ve
 
 @needs_extra
 def test_a_paraphrase_finds_the_tool_through_the_semantic_tier(vector_build):
-    """'erase a document from disk' (no shared content word with file.delete) finds it; reason names the tier."""
+    """'erase a page from disk' (no content word shared with file.delete) finds it; reason names the tier."""
     searcher = _open(vector_build[0])
     assert searcher.semantic_tier() is not None
-    top = searcher.find_tool("erase a document from disk")["matches"][0]
+    top = searcher.find_tool("erase a page from disk")["matches"][0]
     assert top["name"] == "file.delete"
     assert "semantic tier" in top["reason"]
     assert 0.0 < top["relevance"] <= 1.0
