@@ -28,7 +28,7 @@ from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
 from .checks import shown
-from .dialects import gateway, namespaced, protocol
+from .dialects import DIALECTS, gateway, namespaced, protocol
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
@@ -249,8 +249,11 @@ class Catalog:
     # -- the protocol -------------------------------------------------------------------------
     def _answer(self, result: Json, dialect: str) -> Json:
         """``result`` in ``dialect``'s terms (:mod:`toolcat.reader.dialects.protocol`): its next_action and hints, lean."""
+        module = DIALECTS.get(dialect)
+        if module is None:
+            return result
         try:
-            out = protocol.lean(protocol.render(result, dialect, self.store))
+            out = protocol.lean(protocol.render(result, module, self.store))
         except ReaderError as exc:  # rendering reads lookups too: a tampered file is still an envelope
             return exc.envelope()
         except Exception as exc:

@@ -6,8 +6,17 @@ import importlib
 import inspect
 import pkgutil
 
+import click
+
 import toolcat
+import toolcat.format.errors as errors_module
+from toolcat.build.errors import SourceError
+from toolcat.format.envelope import ReaderError
 from toolcat.format.errors import ToolcatError
+from toolcat.format.regex import UnsupportedPatternError
+from toolcat.importers.common import ImporterError
+from toolcat.importers.mcp import McpImportError
+from toolcat.reader.folder import BuildReadError
 
 
 def _toolcat_modules() -> list[str]:
@@ -36,15 +45,6 @@ def test_every_toolcat_exception_derives_from_toolcat_error():
 
 def test_named_errors_keep_their_older_bases():
     """The root is added beside the old bases: ValueError and ClickException handlers still catch them."""
-    import click
-
-    from toolcat.build.errors import SourceError
-    from toolcat.format.envelope import ReaderError
-    from toolcat.format.regex import UnsupportedPatternError
-    from toolcat.importers.common import ImporterError
-    from toolcat.importers.mcp import McpImportError
-    from toolcat.reader.folder import BuildReadError
-
     assert issubclass(UnsupportedPatternError, ValueError)
     assert issubclass(BuildReadError, ValueError)
     assert issubclass(SourceError, click.ClickException)
@@ -54,8 +54,6 @@ def test_named_errors_keep_their_older_bases():
 
 def test_tree_drawn_in_the_docstring_names_every_class():
     """The module docstring of toolcat.format.errors draws every exception class of toolcat."""
-    import toolcat.format.errors as errors_module
-
     drawn = errors_module.__doc__ or ""
     missing = sorted({cls.__name__ for cls in _exception_classes().values()} - set(drawn.replace("(", " ").split()))
     assert missing == []

@@ -13,13 +13,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ...format.dialects import dialect_tools
 from ...format.envelope import ReaderError
 from ...format.schema_text import examples_text, schema_rules, type_text
 from ...format.types import Json
 from ..checks import MAX_NAME, ROOT_NAMES, bad, check_bool, check_limit, deprecation_note, ok, shown
 from ..session import Session
 from ..store import Store
-from .protocol import drop_empty
+from .protocol import World, drop_empty, path_text, words_of
 from .shared import runnable, unknown_path
 
 HELP_FORMATS = ("short", "full")
@@ -268,3 +269,49 @@ def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples
         if runs
         else None,
     )
+
+
+# -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
+NAME = "gateway"
+OPERATIONS: tuple[str, ...] = tuple(tool.name for tool in dialect_tools(NAME))
+#: Abstract op → the call an agent makes, as the docs print it.
+PROTOCOL_ROW: dict[str, str] = {
+    "list": 'tool_help(path="root") at the root; tool_help(path=<group>) for an id group; '
+    "tool_help(query=<node words>) for a node",
+    "search": "tool_help(query)",
+    "search_nodes": "tool_help(query)",
+    "search_in": "tool_help(query)",
+    "describe": "tool_help(path=tool_id)",
+    "call": "tool_exec(op=tool_id, args)",
+    "help": "tool_help(path)",
+    "read_resource": 'tool_exec(op=tool_id, args={"resource": path})',
+}
+#: Abstract op → the tool a hint names for it.
+HINT_NAMES: dict[str, str] = {
+    "list": "tool_help",
+    "search": "tool_help",
+    "search_nodes": "tool_help",
+    "search_in": "tool_help",
+    "describe": "tool_help",
+    "call": "tool_exec",
+    "help": "tool_help",
+    "read_resource": "tool_exec",
+}
+
+
+def render_next(op: str, args: Json, world: World) -> Json:
+    """An abstract ``(op, args)`` as a call of one of this dialect's tools (:mod:`.protocol`)."""
+    if op in ("search", "search_nodes", "search_in"):
+        return {"op": "tool_help", "args": {"query": args["query"]}}
+    if op == "describe":
+        return {"op": "tool_help", "args": {"path": args["tool_id"]}}
+    if op == "call":
+        return {"op": "tool_exec", "args": {"op": args["tool_id"], "args": args.get("args") or {}}}
+    if op == "read_resource":
+        return {"op": "tool_exec", "args": {"op": args["tool_id"], "args": {"resource": args["path"]}}}
+    path = path_text(args.get("path", "")).replace("/", ".").strip(".")  # list and help
+    if not path:
+        return {"op": "tool_help", "args": {"path": "root"}}
+    if world.resolve(path) is not None or world.is_group(path):
+        return {"op": "tool_help", "args": {"path": path}}
+    return {"op": "tool_help", "args": {"query": words_of(path)}}

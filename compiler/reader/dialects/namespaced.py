@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...format.dialects import dialect_tools
 from ...format.types import Json
 from ..checks import check_limit, check_str, check_tags, ok
 from ..store import Store
-from .protocol import drop_empty
+from .protocol import World, drop_empty, path_text, words_of
 from .shared import check_capability, delegate, has_capability, unknown_path
 
 
@@ -62,3 +63,52 @@ def find_tool(store: Store, purpose: Any, limit: Any) -> Json:
     check_str(purpose, "purpose")
     count = check_limit(limit, 5)
     return delegate(store.searcher_required().find_tool(purpose, count))
+
+
+# -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
+NAME = "namespaced"
+OPERATIONS: tuple[str, ...] = tuple(tool.name for tool in dialect_tools(NAME))
+#: Abstract op → the call an agent makes, as the docs print it.
+PROTOCOL_ROW: dict[str, str] = {
+    "list": "tool_list() at the root; tool_list(namespace=<group>) for an id group; find_tool(purpose=<node words>)",
+    "search": "find_tool(purpose=query)",
+    "search_nodes": "find_tool(purpose=query)",
+    "search_in": "find_tool(purpose=query)",
+    "describe": "tool_describe(name=tool_id)",
+    "call": "<alias>(**args): the described tool itself, callable by its provider alias",
+    "help": "tool_describe(name) for a tool; tool_list(namespace) for a group; tool_list() for the root",
+    "read_resource": "<alias>(resource=path): the described skill itself",
+}
+#: Abstract op → the tool a hint names for it.
+HINT_NAMES: dict[str, str] = {
+    "list": "tool_list",
+    "search": "find_tool",
+    "search_nodes": "find_tool",
+    "search_in": "find_tool",
+    "describe": "tool_describe",
+    "call": "tool_describe",
+    "help": "tool_describe",
+    "read_resource": "tool_describe",
+}
+
+
+def render_next(op: str, args: Json, world: World) -> Json:
+    """An abstract ``(op, args)`` as a call of one of this dialect's tools (:mod:`.protocol`)."""
+    if op in ("search", "search_nodes", "search_in"):
+        return {"op": "find_tool", "args": {"purpose": args["query"]}}
+    if op == "describe":
+        return {"op": "tool_describe", "args": {"name": args["tool_id"]}}
+    if op in ("call", "read_resource"):
+        tool_id = world.resolve(args["tool_id"]) or str(args["tool_id"])
+        call_args = args.get("args") or {} if op == "call" else {"resource": args["path"]}
+        return {"op": world.alias_of(tool_id), "args": call_args}
+    path = path_text(args.get("path", "")).replace("/", ".").strip(".")  # list and help
+    if not path:
+        return {"op": "tool_list", "args": {}}
+    found = world.resolve(path)
+    if found is not None:
+        return {"op": "tool_describe", "args": {"name": found}}
+    if world.is_group(path):
+        return {"op": "tool_list", "args": {"namespace": path}}
+    return {"op": "find_tool", "args": {"purpose": words_of(path)}}
+

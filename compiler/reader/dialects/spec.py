@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ...format.dialects import dialect_tools
 from ...format.types import Json
 from ..checks import (
     bad,
@@ -28,7 +29,7 @@ from ..execution import runners as execute
 from ..execution.handlers import available
 from ..session import Session
 from ..store import Store
-from .protocol import drop_empty
+from .protocol import World, drop_empty, path_text, words_of
 from .shared import check_capability, delegate, has_capability, runnable
 
 #: What an agent reads of a spec when it expands a tool (null and empty ones are left out; no provider
@@ -229,3 +230,62 @@ def read_skill_resource(store: Store, session: Session, tool_id: Any, path: Any)
         raise bad(f"{resolved} is not a skill; only skills bundle resources", help_path=resolved)
     session.check_namespace(resolved)
     return ok(execute.read_resource(resolved, skill, path, store.fetch_bytes), help_path=resolved)
+
+
+# -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
+NAME = "spec"
+OPERATIONS: tuple[str, ...] = tuple(tool.name for tool in dialect_tools(NAME))
+#: Abstract op → the call an agent makes, as the docs print it.
+PROTOCOL_ROW: dict[str, str] = {
+    "list": 'list(path="a/b")',
+    "search": 'search_tool_by_category(query, category_path="")',
+    "search_nodes": "search_nodes(query)",
+    "search_in": 'search_tool_by_category(query, category_path="a/b")',
+    "describe": "expand_tool(tool_id)",
+    "call": "call_tool(tool_id, args)",
+    "help": 'expand_tool(tool_id) for a tool; list(path) for a node; list(path="") for the root; '
+    "search_tool_by_category(query=<words>) otherwise",
+    "read_resource": 'call_tool(tool_id, args={"resource": path})',
+}
+#: Abstract op → the tool a hint names for it.
+HINT_NAMES: dict[str, str] = {
+    "list": "list",
+    "search": "search_tool_by_category",
+    "search_nodes": "search_nodes",
+    "search_in": "search_tool_by_category",
+    "describe": "expand_tool",
+    "call": "call_tool",
+    "help": "expand_tool",
+    "read_resource": "call_tool",
+}
+
+
+#: The abstract ops the spec dialect renders without looking at the catalogue.
+_SIMPLE: dict[str, Any] = {
+    "list": lambda a: {"op": "list", "args": {"path": path_text(a.get("path", ""))}},
+    "search": lambda a: {"op": "search_tool_by_category", "args": {"query": a["query"], "category_path": ""}},
+    "search_nodes": lambda a: {"op": "search_nodes", "args": {"query": a["query"]}},
+    "search_in": lambda a: {
+        "op": "search_tool_by_category",
+        "args": {"query": a["query"], "category_path": path_text(a.get("path", ""))},
+    },
+    "describe": lambda a: {"op": "expand_tool", "args": {"tool_id": a["tool_id"]}},
+    "call": lambda a: {"op": "call_tool", "args": {"tool_id": a["tool_id"], "args": a.get("args") or {}}},
+    "read_resource": lambda a: {"op": "call_tool", "args": {"tool_id": a["tool_id"], "args": {"resource": a["path"]}}},
+}
+
+
+def render_next(op: str, args: Json, world: World) -> Json:
+    """An abstract ``(op, args)`` as a call of one of this dialect's tools (:mod:`.protocol`)."""
+    if op in _SIMPLE:
+        rendered: Json = _SIMPLE[op](args)
+        return rendered
+    path = path_text(args.get("path", ""))  # help
+    if not path:
+        return {"op": "list", "args": {"path": ""}}
+    tool_id = world.resolve(path)
+    if tool_id is not None:
+        return {"op": "expand_tool", "args": {"tool_id": tool_id}}
+    if world.is_node(path):
+        return {"op": "list", "args": {"path": path}}
+    return {"op": "search_tool_by_category", "args": {"query": words_of(path), "category_path": ""}}
