@@ -173,8 +173,27 @@ class DiscoveryTool:
         }
 
 
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts null: a null optional argument means the argument is absent (docs/reader.md)."""
+    out = dict(schema)
+    if isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    elif "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    elif "anyOf" in out:
+        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+    return out
+
+
 def _obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or [], "additionalProperties": False}
+    """An input schema: its optional properties accept null too (OpenAI's strict mode sends null for each)."""
+    needed = required or []
+    return {
+        "type": "object",
+        "properties": {k: v if k in needed else _nullable(v) for k, v in properties.items()},
+        "required": needed,
+        "additionalProperties": False,
+    }
 
 
 _SPEC = (

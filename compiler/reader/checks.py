@@ -71,6 +71,28 @@ def check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: st
     return value
 
 
+def check_name(value: Any, *, help_path: str = "root") -> str:
+    """A tool name (canonical id, alias or skill name) as given; BAD_REQUEST unless a non-empty, bounded string."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+        raise bad(f"a tool name must be a non-empty string, got {shown(value)}", help_path=help_path)
+    return value
+
+
+def or_default(value: Any, default: Any) -> Any:
+    """``default`` when ``value`` is None: a null optional argument means the argument is absent (docs/reader.md)."""
+    return default if value is None else value
+
+
+def as_sent(value: Any, limit: int = MAX_NAME) -> tuple[str, bool]:
+    """``(op, cut)``: a caller's op name exactly as sent, cut to ``limit`` characters (``cut`` says so).
+
+    Anything but a string, which no op name is, comes back as a bounded repr (``None``, ``42``, ``{...}``).
+    """
+    if isinstance(value, str):
+        return value[:limit], len(value) > limit
+    return shown(value, limit), False
+
+
 def check_limit(limit: Any, default: int) -> int:
     """A page size from 1 to :data:`MAX_LIMIT` (larger ones are capped); None is ``default``."""
     if limit is None:

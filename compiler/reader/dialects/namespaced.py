@@ -11,18 +11,22 @@ from typing import Any
 
 from ...format.dialects import dialect_tools
 from ...format.types import Json
-from ..checks import check_limit, check_str, check_tags, ok
+from ..checks import MAX_LIMIT, check_limit, check_str, check_tags, ok
+from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import check_capability, delegate, has_capability, unknown_path
+from .shared import check_capability, delegate, has_capability, namespaces_of, unknown_path, visible_only
 
 
-def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -> Json:
-    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group, tag set or capability."""
+def tool_list(store: Store, session: Session, namespace: Any, tags: Any, capability: Any = None) -> Json:
+    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group, tag set or capability.
+
+    Tools the session's policy hides are not listed; a hidden namespace is UNKNOWN_PATH.
+    """
     wanted = check_tags(tags)
     able = check_capability(capability)
     group = None
-    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+    namespaces = namespaces_of(store, session)
     if namespace is not None:
         group = check_str(namespace, "namespace").strip().strip(".")
         if group.split(".", 1)[0] not in namespaces:
@@ -36,6 +40,8 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
             continue
         if able is not None and not has_capability(pointer, able):
             continue
+        if session.filters and not session.allows(tool_id, pointer.get("kind")):
+            continue
         rows.append(
             drop_empty(
                 {
@@ -48,7 +54,7 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
             )
         )
     if group is not None and not rows and not wanted and able is None:
-        groups, ops = store.namespace_tree(group.split(".", 1)[0])
+        groups, ops = store.namespace_tree(group.split(".", 1)[0], keep=session.allows if session.filters else None)
         raise unknown_path(group, sorted([*groups, *ops]))
     next_action = {"op": "describe", "args": {"tool_id": rows[0]["name"]}} if rows else None
     hints = [] if rows else ["Nothing matches these filters; search by purpose instead."]
@@ -58,11 +64,22 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
     return ok(out, help_path=group or "root", hints=hints, next_action=next_action)
 
 
-def find_tool(store: Store, purpose: Any, limit: Any) -> Json:
-    """Tools ranked for a purpose in plain words (delegated to the search module)."""
+def find_tool(store: Store, session: Session, purpose: Any, limit: Any) -> Json:
+    """Tools ranked for a purpose in plain words (delegated to the search module).
+
+    Under a policy that hides tools, the search looks further and hidden tools are left out of the matches.
+    """
     check_str(purpose, "purpose")
     count = check_limit(limit, 5)
-    return delegate(store.searcher_required().find_tool(purpose, count))
+    if not session.filters:
+        return delegate(store.searcher_required().find_tool(purpose, count))
+    answer = delegate(store.searcher_required().find_tool(purpose, MAX_LIMIT))
+    if answer.get("ok") and isinstance(answer.get("matches"), list):
+        answer["matches"] = visible_only(session, answer["matches"], "name")[:count]
+        if not answer["matches"]:
+            answer["hints"] = ["No tool this session may use matches; browse the tools it can use."]
+            answer["next_action"] = {"op": "help", "args": {"path": "root"}}
+    return answer
 
 
 # -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
@@ -111,4 +128,3 @@ def render_next(op: str, args: Json, world: World) -> Json:
     if world.is_group(path):
         return {"op": "tool_list", "args": {"namespace": path}}
     return {"op": "find_tool", "args": {"purpose": words_of(path)}}
-

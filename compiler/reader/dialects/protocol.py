@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from ...format.types import Json
@@ -222,11 +223,11 @@ def lean(envelope: Json) -> Json:
 
 
 # -- always-loaded tools ---------------------------------------------------------------------------
-def always_loaded(store: Any) -> list[Json]:
+def always_loaded(store: Any, visible: Callable[[str, Any], bool] | None = None) -> list[Json]:
     """Lean specs of the tools marked ``always_load: true`` (manifest key ``always_load``), by tool_id.
 
     Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}``; an entry whose
-    spec cannot be read is left out (and logged).
+    spec cannot be read is left out (and logged), and so is one ``visible(tool_id, kind)`` refuses (a policy).
     """
     from ...format.envelope import ReaderError  # noqa: PLC0415
 
@@ -241,7 +242,7 @@ def always_loaded(store: Any) -> list[Json]:
         except ReaderError as exc:
             log.warning("cannot read always-loaded tool %s: %s", entry["tool_id"], exc.message)
             continue
-        if not isinstance(spec, dict):
+        if not isinstance(spec, dict) or (visible is not None and not visible(entry["tool_id"], spec.get("kind"))):
             continue
         schema = spec.get("args_schema")
         lean_spec = {
