@@ -16,13 +16,13 @@ DIALECT_DIR = REPO / "compiler" / "reader" / "dialects"
 def test_registry_names_are_the_format_names():
     """DIALECTS lists exactly format.dialects.DIALECT_NAMES, in order, and each module knows its own name."""
     assert tuple(DIALECTS) == DIALECT_NAMES
-    assert all(module.NAME == name for name, module in DIALECTS.items())
+    assert all(name == module.NAME for name, module in DIALECTS.items())
 
 
 def test_each_module_carries_its_operations_and_protocol_row():
     """Each dialect module names its discovery tools, renders every abstract op and names a tool for each hint."""
     for name, module in DIALECTS.items():
-        assert module.OPERATIONS == tuple(t.name for t in dialect_tools(name))
+        assert tuple(t.name for t in dialect_tools(name)) == module.OPERATIONS
         assert set(module.PROTOCOL_ROW) == set(OPS) == set(module.HINT_NAMES)
         assert set(module.HINT_NAMES.values()) <= set(module.OPERATIONS), name
         assert PROTOCOL[name] is module.PROTOCOL_ROW
