@@ -413,6 +413,23 @@ def dialect_tools(dialect: str) -> tuple[DiscoveryTool, ...]:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECT_NAMES)}") from None
 
 
+#: Each dialect's help at the root: the call that shows how its tools are called.
+_ROOT_HELP: dict[str, dict[str, Any]] = {
+    "spec": {"op": "list", "args": {"path": ""}},
+    "gateway": {"op": "tool_help", "args": {"path": "root"}},
+    "namespaced": {"op": "tool_list", "args": {}},
+}
+
+
+def input_help(tool: DiscoveryTool) -> dict[str, Any]:
+    """The next_action after ``tool`` refused its input (VALIDATION_ERROR): its dialect's root help.
+
+    The root help names every tool of the dialect with its usage, so the agent can call ``tool`` again with
+    arguments its input schema accepts (the MCP server answers bad input with it).
+    """
+    return {"op": _ROOT_HELP[tool.dialect]["op"], "args": dict(_ROOT_HELP[tool.dialect]["args"])}
+
+
 def discovery_tool(name: str, dialect: str | None = None) -> DiscoveryTool | None:
     """The discovery tool called ``name`` (in ``dialect`` when given), or None."""
     for key in (dialect,) if dialect else DIALECT_NAMES:

@@ -11,6 +11,7 @@ the full check.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .envelope import ReaderError
@@ -87,6 +88,30 @@ def make_pointer(values: dict[str, Any]) -> dict[str, Any]:
     if unknown or missing:
         raise ValueError(f"a pointer has fields {POINTER_FIELDS}; unknown {sorted(unknown)}, missing {sorted(missing)}")
     return {f: values[f] for f in POINTER_FIELDS if f in values and (f not in OPTIONAL_POINTER_FIELDS or values[f])}
+
+
+#: Pointer keys a model never needs: the spec ref, the provider alias, token counts.
+HIDDEN_POINTER_KEYS = frozenset({"spec", "alias", "aliases", "tokens", "optional"})
+
+
+def public_pointer(pointer: dict[str, Any], confidence: float | None = None) -> dict[str, Any]:
+    """A tool pointer as an agent sees it: lean (no spec ref, alias or empty/false fields), ``confidence`` when ranked.
+
+    The one lean pass over pointers: the dialects apply it to every pointer they answer (list, and the hits the
+    search module returns). js/src/ops.ts mirrors it for the TypeScript reader.
+    """
+    out = {
+        k: copy.deepcopy(v)
+        for k, v in pointer.items()
+        if k not in HIDDEN_POINTER_KEYS
+        and v is not None
+        and v is not False
+        and v not in ([], {}, "")
+        and not (k == "type" and v == "tool")
+    }
+    if confidence is not None:
+        out["confidence"] = round(float(confidence), 4)
+    return out
 
 
 def _kind(value: Any) -> str:

@@ -6,7 +6,6 @@ argument is a BAD_REQUEST envelope that says what was expected.
 
 from __future__ import annotations
 
-import copy
 import os
 from typing import Any
 
@@ -170,26 +169,6 @@ def decode_cursor(cursor: Any, key: str | None = None) -> int:
             hints=["Pass back the next_cursor of the previous page with the same query and category."],
         )
     return int(parts[1])
-
-
-#: Pointer keys a model never needs: the spec ref, the provider alias, token counts.
-HIDDEN_POINTER_KEYS = frozenset({"spec", "alias", "aliases", "tokens", "optional"})
-
-
-def public_pointer(pointer: Json, confidence: float | None = None) -> Json:
-    """A tool pointer as an agent sees it: lean (no spec ref, alias or empty/false fields), ``confidence`` when ranked."""
-    out = {
-        k: copy.deepcopy(v)
-        for k, v in pointer.items()
-        if k not in HIDDEN_POINTER_KEYS
-        and v is not None
-        and v is not False
-        and v not in ([], {}, "")
-        and not (k == "type" and v == "tool")
-    }
-    if confidence is not None:
-        out["confidence"] = round(float(confidence), 4)
-    return out
 
 
 def close_names(word: str, names: list[str], n: int = 5) -> list[str]:

@@ -158,7 +158,7 @@ class Session:
             return False
         if not self.read_only:
             return True
-        return (self.store.kind_of(tool_id) if kind is None else kind) != "write"
+        return bool((self.store.kind_of(tool_id) if kind is None else kind) != "write")
 
     def check_namespace(self, tool_id: str) -> None:
         """NOT_AUTHORIZED unless the tool's namespace is allowed in this session."""

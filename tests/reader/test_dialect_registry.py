@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from jsonschema import Draft202012Validator
 from support import REPO
 
-from toolcat.format.dialects import DIALECT_NAMES, dialect_tools
+from toolcat.format.dialects import DIALECT_NAMES, dialect_tools, discovery_tool, input_help
 from toolcat.reader.dialects import DIALECTS, PROTOCOL
 from toolcat.reader.dialects.protocol import OPS
 
@@ -52,3 +53,13 @@ def test_cli_choices_come_from_the_one_list():
         text = (REPO / "compiler" / "commands" / module).read_text(encoding="utf-8")
         assert '"spec", "gateway", "namespaced"' not in text, module
         assert "DIALECT_NAMES" in text, module
+
+
+def test_input_help_is_a_call_of_the_same_dialect():
+    """After a discovery tool refuses its input, input_help names a tool of its dialect with args its schema accepts."""
+    for name in DIALECT_NAMES:
+        for tool in dialect_tools(name):
+            action = input_help(tool)
+            target = discovery_tool(action["op"], name)
+            assert target is not None, (tool.name, action)
+            assert list(Draft202012Validator(target.input_schema).iter_errors(action["args"])) == []

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...format.envelope import ReaderError, is_error
+from ...format.shapes import public_pointer
 from ...format.types import Json
 from ..checks import (
     bad,
     close_names,
-    public_pointer,
     shown,
 )
 from ..execution.handlers import available, find_handler
@@ -53,7 +53,12 @@ def has_capability(pointer: Json, capability: str) -> bool:
 
 
 def delegate(result: Any, help_path: str = "root") -> Json:
-    """A search module answer as a reader envelope: public pointers, and the envelope's keys filled in."""
+    """A search module answer as a reader envelope: public pointers, and the envelope's keys filled in.
+
+    :func:`~toolcat.format.shapes.public_pointer` here is the lean pass of every hit a dialect answers. The
+    search module's own ``lean_hit`` (reader/search, owned by search) trims the same pointers first and can
+    hand them over as they are, with their confidence, once it relies on this pass.
+    """
     if not isinstance(result, dict):
         raise ReaderError("INTERNAL", f"search returned {type(result).__name__}, not a dict")
     if is_error(result):

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...format.dialects import dialect_tools
 from ...format.envelope import ReaderError
+from ...format.shapes import public_pointer
 from ...format.types import Json
 from ..checks import (
     bad,
@@ -24,7 +25,6 @@ from ..checks import (
     encode_cursor,
     node_path,
     ok,
-    public_pointer,
     shown,
 )
 from ..execution import runners as execute
@@ -82,10 +82,10 @@ def _listed(
     wanted, able = filters["wanted"], filters["able"]
     narrowed = bool(wanted) or able is not None or session.filters
     if query is not None and not narrowed:  # ranked, and only the page's pointers are read
-        hits, total = store.searcher_required().rank_tools_page(
+        ranked, total = store.searcher_required().rank_tools_page(
             query, within=list(where), offset=page.start, limit=len(page)
         )
-        return [h[0] for h in hits], total, hits
+        return [h[0] for h in ranked], total, ranked
     hits: list[Any] = []
     if query is not None:  # filters narrow the ranked hits: every hit's pointer is needed
         hits = store.searcher_required().rank_tools(query, within=list(where))
