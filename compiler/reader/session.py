@@ -220,7 +220,10 @@ class Session:
             envelope["op_truncated"] = True
         resolved = meta_extra.get("tool_id")
         if is_error(envelope) and envelope["error"].get("next_action") is None and isinstance(resolved, str):
-            envelope["error"]["next_action"] = self.way_forward(envelope["error"]["code"], resolved)
+            try:
+                envelope["error"]["next_action"] = self.way_forward(envelope["error"]["code"], resolved)
+            except ReaderError as exc:  # a finder's spec that cannot be read: the error stands without a next step
+                log.warning("no way forward after %s: %s", envelope["error"]["code"], exc.message)
         envelope["meta"] = {
             "trace_id": trace,
             "latency_ms": round((time.perf_counter() - started) * 1000, 3),

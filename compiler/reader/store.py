@@ -142,6 +142,7 @@ class Store:
     def _reset_views(self) -> None:
         self._nodes: dict[tuple[str, ...], Json] = {}
         self._pointers: dict[str, Json] | None = None
+        self._kinds: dict[str, dict[str, Any]] = {}
         self._searcher: Any = None
 
     def refresh(self) -> bool:
@@ -276,9 +277,18 @@ class Store:
         return tool_id, spec
 
     def kind_of(self, tool_id: str) -> Any:
-        """A tool's kind (``read``/``write``) from its pointer in the namespace shard; None when unknown."""
-        pointers = self._pointers if self._pointers is not None else self.namespace_pointers(tool_id.split(".", 1)[0])
-        return (pointers.get(tool_id) or {}).get("kind")
+        """A tool's kind (``read``/``write``) from its pointer in the namespace shard; None when unknown.
+
+        Each namespace's kinds are read once per registry_version (a read-only session asks for many).
+        """
+        namespace = tool_id.split(".", 1)[0]
+        kinds = self._kinds.get(namespace)
+        if kinds is None:
+            pointers = self._pointers if self._pointers is not None else self.namespace_pointers(namespace)
+            kinds = {i: p.get("kind") for i, p in pointers.items() if i.split(".", 1)[0] == namespace}
+            with self.lock:
+                self._kinds[namespace] = kinds
+        return kinds.get(tool_id)
 
     @staticmethod
     def not_found(name: str, suggestions: list[str]) -> ReaderError:
