@@ -178,7 +178,8 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     out = dict(schema)
     if isinstance(out.get("type"), str):
         out["type"] = [out["type"], "null"]
-    elif "enum" in out:
+    elif "enum" in out:  # typed too: Gemini's function declarations need a type on every property
+        out["type"] = [*sorted({"string" if isinstance(v, str) else "number" for v in out["enum"]}), "null"]
         out["enum"] = [*out["enum"], None]
     elif "anyOf" in out:
         out["anyOf"] = [*out["anyOf"], {"type": "null"}]
