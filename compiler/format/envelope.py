@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from .errors import ToolcatError
+
 
 class ErrorCode(StrEnum):
     """Every code an envelope can carry (docs/reader.md, "Errors"); members compare equal to their strings."""
@@ -32,7 +34,7 @@ class ErrorCode(StrEnum):
 ERROR_CODES: tuple[str, ...] = tuple(code.value for code in ErrorCode)
 
 
-class ReaderError(Exception):
+class ReaderError(ToolcatError):
     """Raised inside the reader; the public operations turn it into an envelope."""
 
     def __init__(

@@ -18,6 +18,8 @@ import importlib
 import re
 from typing import Any
 
+from .errors import ToolcatError
+
 #: Patterns longer than this are not analysed by :func:`backtracking_risk` (RE2 still runs them).
 ANALYSIS_LIMIT = 4000
 #: A repetition whose maximum exceeds this counts as unbounded for :func:`backtracking_risk`.
@@ -41,7 +43,7 @@ AGENT_HINT = (
 )
 
 
-class PatternError(ValueError):
+class PatternError(ValueError, ToolcatError):
     """A pattern toolcat will not run: ``reason`` says why, ``hint`` how to rewrite it."""
 
     def __init__(self, pattern: str, reason: str, hint: str) -> None:

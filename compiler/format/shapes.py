@@ -11,6 +11,7 @@ the full check.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .envelope import ReaderError
@@ -52,11 +53,65 @@ SHAPES: dict[str, dict[str, _Field]] = {
     "aliases": {"to_alias": (dict, str), "to_id": (dict, str)},
 }
 
-#: Fields a build may write as null (a tool with no handler, a build without a search index …).
-NULLABLE: frozenset[tuple[str, str]] = frozenset(
-    {("tool", f) for f in ("handler", "policy", "aliases", "examples", "tags")}
-    | {("manifest", f) for f in ("index", "prompts", "namespace_index", "lookup", "counts")}
+#: Fields a build may write as null, as the schemas say (a tool with no handler). A field a build may leave
+#: out (a build without a search index has no ``index``) is simply absent: only present fields are checked.
+NULLABLE: frozenset[tuple[str, str]] = frozenset({("tool", "handler")})
+
+
+#: Every field of a tool pointer (schemas/pointer.json), in the order a pointer is written. The one list the
+#: build's ``artifacts.pointer`` writes through :func:`make_pointer`; the reader's pointer rebuilt from a spec
+#: (``reader/search/searcher.py``: ``Searcher._spec_pointer``, owned by search) should use it too.
+POINTER_FIELDS: tuple[str, ...] = (
+    "tool_id",
+    "alias",
+    "type",
+    "path",
+    "summary",
+    "tags",
+    "kind",
+    "optional",
+    "deprecated",
+    "capabilities",
+    "spec",
 )
+#: Pointer fields written only when they hold something.
+OPTIONAL_POINTER_FIELDS: frozenset[str] = frozenset({"capabilities"})
+
+
+def make_pointer(values: dict[str, Any]) -> dict[str, Any]:
+    """A tool pointer from ``values``, in :data:`POINTER_FIELDS` order; an empty optional field is left out.
+
+    A key that is not a pointer field, or a missing required one, is a ValueError (a bug in the caller).
+    """
+    unknown = set(values) - set(POINTER_FIELDS)
+    missing = set(POINTER_FIELDS) - OPTIONAL_POINTER_FIELDS - set(values)
+    if unknown or missing:
+        raise ValueError(f"a pointer has fields {POINTER_FIELDS}; unknown {sorted(unknown)}, missing {sorted(missing)}")
+    return {f: values[f] for f in POINTER_FIELDS if f in values and (f not in OPTIONAL_POINTER_FIELDS or values[f])}
+
+
+#: Pointer keys a model never needs: the spec ref, the provider alias, token counts.
+HIDDEN_POINTER_KEYS = frozenset({"spec", "alias", "aliases", "tokens", "optional"})
+
+
+def public_pointer(pointer: dict[str, Any], confidence: float | None = None) -> dict[str, Any]:
+    """A tool pointer as an agent sees it: lean (no spec ref, alias or empty/false fields), ``confidence`` when ranked.
+
+    The one lean pass over pointers: the dialects apply it to every pointer they answer (list, and the hits the
+    search module returns). js/src/ops.ts mirrors it for the TypeScript reader.
+    """
+    out = {
+        k: copy.deepcopy(v)
+        for k, v in pointer.items()
+        if k not in HIDDEN_POINTER_KEYS
+        and v is not None
+        and v is not False
+        and v not in ([], {}, "")
+        and not (k == "type" and v == "tool")
+    }
+    if confidence is not None:
+        out["confidence"] = round(float(confidence), 4)
+    return out
 
 
 def _kind(value: Any) -> str:

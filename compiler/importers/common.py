@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from ..format.errors import ToolcatError
 from ..format.types import Json
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 
-class ImporterError(Exception):
+class ImporterError(ToolcatError):
     """A source that cannot be imported: the message names the file, the JSON pointer and the fix."""
 
 

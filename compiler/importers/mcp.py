@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from ..format.types import Json
-from .common import ImportResult, segment, summary_of
+from .common import ImporterError, ImportResult, segment, summary_of
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint",
 _NAMESPACE_NOISE = re.compile(r"(^mcp[-_]|[-_]mcp([-_]server)?$|[-_]server$)")
 
 
-class McpImportError(Exception):
+class McpImportError(ImporterError):
     """A source that cannot be imported: the message says which and how to fix it."""
 
 

@@ -28,7 +28,7 @@ from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
 from .checks import shown
-from .dialects import gateway, namespaced, protocol
+from .dialects import DIALECTS, gateway, namespaced, protocol
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
@@ -249,8 +249,11 @@ class Catalog:
     # -- the protocol -------------------------------------------------------------------------
     def _answer(self, result: Json, dialect: str) -> Json:
         """``result`` in ``dialect``'s terms (:mod:`toolcat.reader.dialects.protocol`): its next_action and hints, lean."""
+        module = DIALECTS.get(dialect)
+        if module is None:
+            return result
         try:
-            out = protocol.lean(protocol.render(result, dialect, self.store))
+            out = protocol.lean(protocol.render(result, module, self.store))
         except ReaderError as exc:  # rendering reads lookups too: a tampered file is still an envelope
             return exc.envelope()
         except Exception as exc:
@@ -279,7 +282,9 @@ class Catalog:
             self.session.run(
                 "list",
                 {"path": path, "tags": tags, "query": query, "capability": capability},
-                lambda _t: spec_dialect.list_node(self.store, path, tags, query, limit, cursor, capability),
+                lambda _t: spec_dialect.list_node(
+                    self.store, self.session, path, tags, query, limit, cursor, capability
+                ),
             ),
             "spec",
         )
@@ -297,7 +302,9 @@ class Catalog:
             self.session.run(
                 "search_tool_by_category",
                 {"query": query, "category_path": category_path},
-                lambda _t: spec_dialect.search_tool_by_category(self.store, query, category_path, limit, cursor),
+                lambda _t: spec_dialect.search_tool_by_category(
+                    self.store, self.session, query, category_path, limit, cursor
+                ),
             ),
             "spec",
         )
@@ -375,7 +382,7 @@ class Catalog:
             self.session.run(
                 "tool_list",
                 {"namespace": namespace, "tags": tags, "capability": capability},
-                lambda _t: namespaced.tool_list(self.store, namespace, tags, capability),
+                lambda _t: namespaced.tool_list(self.store, self.session, namespace, tags, capability),
             ),
             "namespaced",
         )
@@ -390,7 +397,9 @@ class Catalog:
     def find_tool(self, purpose: Any, limit: Any = 5) -> Json:
         """Tools ranked for a purpose in plain words (delegated to the search module)."""
         return self._answer(
-            self.session.run("find_tool", purpose, lambda _t: namespaced.find_tool(self.store, purpose, limit)),
+            self.session.run(
+                "find_tool", purpose, lambda _t: namespaced.find_tool(self.store, self.session, purpose, limit)
+            ),
             "namespaced",
         )
 
@@ -399,9 +408,10 @@ class Catalog:
         """The tools the catalogue marks ``always_load: true``: lean specs a host exposes beside the discovery tools.
 
         Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}`` (manifest
-        key ``always_load``, sorted by tool_id); a spec that cannot be read is left out (and logged).
+        key ``always_load``, sorted by tool_id); a spec that cannot be read is left out (and logged), and so
+        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``).
         """
-        return protocol.always_loaded(self.store)
+        return protocol.always_loaded(self.store, self.session.allows if self.session.filters else None)
 
     # == skills and prompts =======================================================================
     def read_skill_resource(self, tool_id: Any, path: Any) -> Json:

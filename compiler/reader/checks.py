@@ -6,7 +6,6 @@ argument is a BAD_REQUEST envelope that says what was expected.
 
 from __future__ import annotations
 
-import copy
 import os
 from typing import Any
 
@@ -69,6 +68,28 @@ def check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: st
             help_path=help_path,
         )
     return value
+
+
+def check_name(value: Any, *, help_path: str = "root") -> str:
+    """A tool name (canonical id, alias or skill name) as given; BAD_REQUEST unless a non-empty, bounded string."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+        raise bad(f"a tool name must be a non-empty string, got {shown(value)}", help_path=help_path)
+    return value
+
+
+def or_default(value: Any, default: Any) -> Any:
+    """``default`` when ``value`` is None: a null optional argument means the argument is absent (docs/reader.md)."""
+    return default if value is None else value
+
+
+def as_sent(value: Any, limit: int = MAX_NAME) -> tuple[str, bool]:
+    """``(op, cut)``: a caller's op name exactly as sent, cut to ``limit`` characters (``cut`` says so).
+
+    Anything but a string, which no op name is, comes back as a bounded repr (``None``, ``42``, ``{...}``).
+    """
+    if isinstance(value, str):
+        return value[:limit], len(value) > limit
+    return shown(value, limit), False
 
 
 def check_limit(limit: Any, default: int) -> int:
@@ -148,26 +169,6 @@ def decode_cursor(cursor: Any, key: str | None = None) -> int:
             hints=["Pass back the next_cursor of the previous page with the same query and category."],
         )
     return int(parts[1])
-
-
-#: Pointer keys a model never needs: the spec ref, the provider alias, token counts.
-HIDDEN_POINTER_KEYS = frozenset({"spec", "alias", "aliases", "tokens", "optional"})
-
-
-def public_pointer(pointer: Json, confidence: float | None = None) -> Json:
-    """A tool pointer as an agent sees it: lean (no spec ref, alias or empty/false fields), ``confidence`` when ranked."""
-    out = {
-        k: copy.deepcopy(v)
-        for k, v in pointer.items()
-        if k not in HIDDEN_POINTER_KEYS
-        and v is not None
-        and v is not False
-        and v not in ([], {}, "")
-        and not (k == "type" and v == "tool")
-    }
-    if confidence is not None:
-        out["confidence"] = round(float(confidence), 4)
-    return out
 
 
 def close_names(word: str, names: list[str], n: int = 5) -> list[str]:

@@ -8,11 +8,12 @@ from pathlib import Path
 
 from ..format.aliases import check_provider
 from ..format.envelope import ReaderError
+from ..format.errors import ToolcatError
 from ..format.types import JSON
 from .catalog import Catalog
 
 
-class BuildReadError(ValueError):
+class BuildReadError(ValueError, ToolcatError):
     """A build folder the reader refuses (missing, malformed, or a file that fails its hash or size check)."""
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from .audit import AuditLog
-from .checks import MAX_NAME, bad, check_bool, deprecation_note, ok, shown, trace_id
+from .checks import MAX_NAME, as_sent, bad, check_bool, deprecation_note, ok, or_default, shown, trace_id
 from .execution import arguments
 from .execution import runners as execute
 from .execution.handlers import Handler, find_handler
@@ -39,6 +39,8 @@ MAX_BATCH_WORKERS = 8
 #: The keys of a batch item: ``{op, args, ...}`` or 001's typed ``{type: "exec", op, args}`` / ``{type: "help", path}``.
 EXEC_ITEM_KEYS = frozenset({"type", "op", "args", "idempotency_key", "dry_run"})
 HELP_ITEM_KEYS = frozenset({"type", "path", "format", "include_examples", "include_schemas"})
+#: The last id segments of an entity's list or search op, the way forward after a handler's NOT_FOUND.
+ENTITY_FINDERS = ("list", "search", "find", "query")
 
 
 def _audit_target(target: Any) -> str:
@@ -49,6 +51,19 @@ def _audit_target(target: Any) -> str:
         return json.dumps(target, ensure_ascii=False, default=repr)
     except (RecursionError, ValueError):
         return shown(target, 300)
+
+
+def sent_op(value: Any) -> Json:
+    """A batch item's op as the caller sent it: ``{"op": ...}``, with ``op_truncated: true`` when it was cut."""
+    op, cut = as_sent(value)
+    return {"op": op, "op_truncated": True} if cut else {"op": op}
+
+
+def without_null_optionals(schema: Json, args: Json) -> Json:
+    """``args`` without the top-level nulls of properties the schema does not require: null means absent."""
+    required = schema.get("required") if isinstance(schema, dict) else None
+    needed = set(required) if isinstance(required, list) else set()
+    return {k: v for k, v in args.items() if v is not None or k in needed}
 
 
 class Session:
@@ -128,6 +143,23 @@ class Session:
         with self._lock:
             self._expanded.add(tool_id)
 
+    @property
+    def filters(self) -> bool:
+        """Whether this session's policy hides tools (allowed namespaces, read-only): lists and searches filter."""
+        return self.allowed_namespaces is not None or self.read_only
+
+    def allows(self, tool_id: str, kind: Any = None) -> bool:
+        """Whether the policy lets an agent see ``tool_id``: list, find and describe it (a hidden tool is absent).
+
+        ``kind`` is the tool's kind when the caller holds it (a pointer or spec); else it is looked up when
+        the session is read-only. ``require_expand`` hides nothing: it gates calls, not discovery.
+        """
+        if self.allowed_namespaces is not None and tool_id.split(".", 1)[0] not in self.allowed_namespaces:
+            return False
+        if not self.read_only:
+            return True
+        return bool((self.store.kind_of(tool_id) if kind is None else kind) != "write")
+
     def check_namespace(self, tool_id: str) -> None:
         """NOT_AUTHORIZED unless the tool's namespace is allowed in this session."""
         namespace = tool_id.split(".", 1)[0]
@@ -169,7 +201,7 @@ class Session:
         started = time.perf_counter()
         warnings: list[str] = []
         meta_extra: Json = {}
-        tool_id = op if isinstance(op, str) else None
+        tool_id = op if isinstance(op, str) and len(op) <= MAX_NAME else None
         try:
             tool_id, body = self._exec_steps(op, args, key, dry_run, warnings, meta_extra)
             envelope = ok(body, help_path=tool_id)
@@ -183,7 +215,15 @@ class Session:
                 details={"exception": type(exc).__name__},
                 help_path=tool_id or "root",
             )
-        envelope["op"] = tool_id if tool_id is not None else shown(op, MAX_NAME)
+        envelope["op"], cut = (tool_id, False) if tool_id is not None else as_sent(op)
+        if cut:
+            envelope["op_truncated"] = True
+        resolved = meta_extra.get("tool_id")
+        if is_error(envelope) and envelope["error"].get("next_action") is None and isinstance(resolved, str):
+            try:
+                envelope["error"]["next_action"] = self.way_forward(envelope["error"]["code"], resolved)
+            except ReaderError as exc:  # a finder's spec that cannot be read: the error stands without a next step
+                log.warning("no way forward after %s: %s", envelope["error"]["code"], exc.message)
         envelope["meta"] = {
             "trace_id": trace,
             "latency_ms": round((time.perf_counter() - started) * 1000, 3),
@@ -211,7 +251,7 @@ class Session:
             warnings.append(deprecation_note(spec))
         self.authorize(tool_id, spec)
         schema = spec.get("args_schema") or {}
-        filled = arguments.apply_defaults(schema, args)
+        filled = arguments.apply_defaults(schema, without_null_optionals(schema, args))
         field_errors = arguments.validate_args(schema, filled, warnings)
         if field_errors:
             names = ", ".join(e["field"] for e in field_errors)
@@ -228,11 +268,11 @@ class Session:
     def _exec_steps(
         self, op: Any, args: Any, key: Any, dry_run: Any, warnings: list[str], meta: Json
     ) -> tuple[str, Json]:
-        if not isinstance(op, str) or not op.strip():
+        if not isinstance(op, str) or not op.strip() or len(op) > MAX_NAME:
             raise bad(f"'op' must be an operation name like 'file.read', got {shown(op)}")
         if key is not None and (not isinstance(key, str) or not key or len(key) > MAX_NAME):
             raise bad(f"idempotency_key must be a non-empty string, got {shown(key)}")
-        dry = check_bool(dry_run, "dry_run")
+        dry = check_bool(or_default(dry_run, False), "dry_run")
         tool_id, spec, filled = self._checked_args(op, args, warnings, meta)
         if dry:
             plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
@@ -298,11 +338,33 @@ class Session:
                 self.idempotency.put(key, tool_id, canonical, body, warnings)
             return body
 
+    def way_forward(self, code: str, tool_id: str) -> Json | None:
+        """The next_action of a failed call that has none (None for codes without one).
+
+        After a handler's NOT_FOUND: the entity's list or search op (``onto.task.update`` → ``onto.task.list``),
+        called when it needs no arguments, else described; without one, a search for it. After CONFLICT or
+        VALIDATION_ERROR: the op's help (its arguments and usage).
+        """
+        if code in ("CONFLICT", "VALIDATION_ERROR"):
+            return {"op": "help", "args": {"path": tool_id}}
+        if code != "NOT_FOUND" or "." not in tool_id:
+            return None
+        entity = tool_id.rsplit(".", 1)[0]
+        for verb in ENTITY_FINDERS:
+            finder = self.store.resolve(f"{entity}.{verb}")
+            if finder is None or finder == tool_id or not self.allows(finder):
+                continue
+            schema = self.store.spec(finder)[1].get("args_schema") or {}
+            if schema.get("required"):  # it needs arguments: read them first
+                return {"op": "describe", "args": {"tool_id": finder}}
+            return {"op": "call", "args": {"tool_id": finder, "args": {}}}
+        return {"op": "search", "args": {"query": f"list {entity.replace('.', ' ').replace('_', ' ')}"}}
+
     def tool_batch(self, ops: Any, mode: Any = "sequential", help_fn: Callable[[Json], Json] | None = None) -> Json:
         """Run several items in order (stopping at the first failure) or in parallel (bounded); see :meth:`_batch`."""
         return self.run(
             "batch",
-            {"mode": mode, "count": len(ops) if isinstance(ops, list) else None},
+            {"mode": or_default(mode, "sequential"), "count": len(ops) if isinstance(ops, list) else None},
             lambda _t: self._batch(ops, mode, help_fn),
         )
 
@@ -331,13 +393,11 @@ class Session:
                     )
                 ],
             ).envelope()
-            return {"op": shown(item.get("op") if isinstance(item, dict) else item), **envelope, "status": "failed"}
+            return {**sent_op(item.get("op") if isinstance(item, dict) else item), **envelope, "status": "failed"}
         if kind == "help" and help_fn is not None:
             answer = {"type": "help", **help_fn(item)}
         else:
-            answer = self.tool_exec(
-                item.get("op"), item.get("args"), item.get("idempotency_key"), item.get("dry_run", False)
-            )
+            answer = self.tool_exec(item.get("op"), item.get("args"), item.get("idempotency_key"), item.get("dry_run"))
         answer["status"] = "ok" if answer.get("ok") else "failed"
         return answer
 
@@ -347,6 +407,7 @@ class Session:
         Parallel: every item, at most :data:`MAX_BATCH_WORKERS` at a time, answers in item order.
         A batch holds 1 to :data:`MAX_BATCH` items.
         """
+        mode = or_default(mode, "sequential")
         if mode not in ("sequential", "parallel"):
             raise bad(f"mode must be 'sequential' or 'parallel', got {shown(mode)}")
         if not isinstance(ops, list) or not ops or len(ops) > MAX_BATCH:
@@ -367,7 +428,7 @@ class Session:
                 if not answer.get("ok"):
                     for rest in ops[index + 1 :]:
                         op = rest.get("op", rest.get("path")) if isinstance(rest, dict) else None
-                        results.append({"op": shown(op), "status": "not_run"})
+                        results.append({**sent_op(op), "status": "not_run"})
                     break
         counts = {status: sum(1 for r in results if r["status"] == status) for status in ("ok", "failed", "not_run")}
         hints = []

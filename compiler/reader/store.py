@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..format.buckets import lookup_bucket
@@ -19,7 +19,7 @@ from ..format.envelope import ReaderError
 from ..format.refs import check_ref, verify
 from ..format.shapes import check_shape
 from ..format.types import Json
-from .checks import MAX_NAME, bad, child_name, close_names, shown
+from .checks import MAX_NAME, child_name, close_names, shown
 from .fetch.folder import Source
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,9 @@ MAX_NODE_DEPTH = 64
 MAX_WALK_NODES = 1_000_000
 
 __all__ = ["Store"]
+
+#: ``visible(tool_id, kind)``: whether a session may see a tool (kind None when the caller does not hold it).
+Visible = Callable[[str, Any], bool]
 
 
 class Store:
@@ -139,6 +142,7 @@ class Store:
     def _reset_views(self) -> None:
         self._nodes: dict[tuple[str, ...], Json] = {}
         self._pointers: dict[str, Json] | None = None
+        self._kinds: dict[str, dict[str, Any]] = {}
         self._searcher: Any = None
 
     def refresh(self) -> bool:
@@ -258,30 +262,53 @@ class Store:
         found = self._find(name)
         return str(found["tool_id"]) if found is not None else None
 
-    def spec(self, name: Any, *, help_path: str = "root") -> tuple[str, Json]:
-        """(tool_id, spec) for a name, or TOOL_NOT_FOUND with suggestions."""
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-            raise bad(f"a tool name must be a non-empty string, got {shown(name)}", help_path=help_path)
+    def spec(self, name: str, *, visible: Visible | None = None) -> tuple[str, Json]:
+        """(tool_id, spec) for a name the caller checked (:func:`~toolcat.reader.checks.check_name`).
+
+        TOOL_NOT_FOUND with suggestions when no tool has that name, or when ``visible(tool_id, kind)`` says
+        the session's policy hides it (a hidden tool is answered as if it did not exist).
+        """
         found = self._find(name)
         if found is None:
-            suggestions = self._suggest_tools(name)
-            raise ReaderError(
-                "TOOL_NOT_FOUND",
-                f"no tool named {shown(name, 120)} (checked canonical ids, provider aliases and skill names)",
-                details={"suggestions": suggestions},
-                hints=[
-                    f"Did you mean {', '.join(suggestions)}?"
-                    if suggestions
-                    else "Search for the tool by purpose, or browse the groups."
-                ],
-                next_action=(
-                    {"op": "describe", "args": {"tool_id": suggestions[0]}}
-                    if suggestions
-                    else {"op": "search", "args": {"query": name.replace(".", " ").replace("_", " ")}}
-                ),
-                help_path="root",
-            )
-        return str(found["tool_id"]), self.fetch_json(found["spec"])
+            raise self.not_found(name, self._suggest_tools(name))
+        tool_id, spec = str(found["tool_id"]), self.fetch_json(found["spec"])
+        if visible is not None and not visible(tool_id, spec.get("kind")):
+            raise self.not_found(name, [s for s in self._suggest_tools(name) if s != tool_id and visible(s, None)])
+        return tool_id, spec
+
+    def kind_of(self, tool_id: str) -> Any:
+        """A tool's kind (``read``/``write``) from its pointer in the namespace shard; None when unknown.
+
+        Each namespace's kinds are read once per registry_version (a read-only session asks for many).
+        """
+        namespace = tool_id.split(".", 1)[0]
+        kinds = self._kinds.get(namespace)
+        if kinds is None:
+            pointers = self._pointers if self._pointers is not None else self.namespace_pointers(namespace)
+            kinds = {i: p.get("kind") for i, p in pointers.items() if i.split(".", 1)[0] == namespace}
+            with self.lock:
+                self._kinds[namespace] = kinds
+        return kinds.get(tool_id)
+
+    @staticmethod
+    def not_found(name: str, suggestions: list[str]) -> ReaderError:
+        """TOOL_NOT_FOUND for ``name``, pointing at the first suggestion or a search by its words."""
+        return ReaderError(
+            "TOOL_NOT_FOUND",
+            f"no tool named {shown(name, 120)} (checked canonical ids, provider aliases and skill names)",
+            details={"suggestions": suggestions},
+            hints=[
+                f"Did you mean {', '.join(suggestions)}?"
+                if suggestions
+                else "Search for the tool by purpose, or browse the groups."
+            ],
+            next_action=(
+                {"op": "describe", "args": {"tool_id": suggestions[0]}}
+                if suggestions
+                else {"op": "search", "args": {"query": name.replace(".", " ").replace("_", " ")}}
+            ),
+            help_path="root",
+        )
 
     def _suggest_tools(self, name: str) -> list[str]:
         ids: list[str] = []
@@ -475,9 +502,16 @@ class Store:
             self._pointers = dict(sorted(pointers.items()))
         return self._pointers
 
-    def namespace_tree(self, namespace: str | None = None) -> tuple[dict[str, Json], dict[str, Json]]:
-        """Groups (every proper prefix of an id) and operations, of one namespace or of all pointers."""
+    def namespace_tree(
+        self, namespace: str | None = None, *, keep: Visible | None = None
+    ) -> tuple[dict[str, Json], dict[str, Json]]:
+        """Groups (every proper prefix of an id) and operations, of one namespace or of all pointers.
+
+        ``keep(tool_id, kind)`` leaves out the operations it refuses (a session's policy), and groups left empty.
+        """
         ops = self.namespace_pointers(namespace) if namespace is not None else self.all_pointers()
+        if keep is not None:
+            ops = {i: p for i, p in ops.items() if keep(i, p.get("kind"))}
         groups: dict[str, Json] = {}
         for tool_id in ops:
             parts = tool_id.split(".")

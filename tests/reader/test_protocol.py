@@ -26,7 +26,8 @@ from support import REPO, write_tree
 
 from toolcat.build import build
 from toolcat.reader import Catalog
-from toolcat.reader.dialects.protocol import PROTOCOL, hint_tools, render_action
+from toolcat.reader.dialects import DIALECTS, PROTOCOL
+from toolcat.reader.dialects.protocol import hint_tools, render_action
 
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
 MATH_EVAL = "toolcat.examples.util:util_math_eval"
@@ -449,7 +450,7 @@ def test_protocol_table_covers_every_abstract_op_in_every_dialect(proto_build: t
             "read_resource",
         }
         for action in actions:
-            rendered = render_action(action, dialect, catalog.store)
+            rendered = render_action(action, DIALECTS[dialect], catalog.store)
             assert rendered is not None
             assert rendered["op"] in names | {"task_demo_skill"}, (dialect, action, rendered)
             assert all(not isinstance(v, list) for v in rendered["args"].values()), rendered

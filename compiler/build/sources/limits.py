@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from ...format.errors import ToolcatError
 from ...format.json_paths import child_path
 
 # -- structural limits (documented in docs/sources.md, "Limits") -------------------------------
@@ -32,7 +33,7 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 
 @dataclass(frozen=True, slots=True)
-class SourceParseError(Exception):
+class SourceParseError(ToolcatError):
     """The text is not valid YAML/JSON; line and column are 1-based when known."""
 
     message: str

@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from ...format.errors import ToolcatError
 from ...format.json_paths import child_path  # one spelling of JSON paths, shared with the reader
 from .limits import (
     MAX_DEPTH,
@@ -95,7 +96,7 @@ class Parsed:
 
 
 @dataclass(frozen=True, slots=True)
-class SourceFileError(Exception):
+class SourceFileError(ToolcatError):
     """A source file that is not read at all: a symbolic link, not a regular file, or over its size limit."""
 
     message: str
@@ -262,7 +263,7 @@ def _check_duplicate_keys(node: yaml.Node, path: str, dups: list[tuple[str, int,
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateKeyError(Exception):
+class DuplicateKeyError(ToolcatError):
     """A mapping names the same key twice (YAML would silently keep the last one)."""
 
     places: list[tuple[str, int, int]]

@@ -13,14 +13,26 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ...format.dialects import dialect_tools
 from ...format.envelope import ReaderError
 from ...format.schema_text import examples_text, schema_rules, type_text
 from ...format.types import Json
-from ..checks import MAX_NAME, ROOT_NAMES, bad, check_bool, check_limit, deprecation_note, ok, shown
+from ..checks import (
+    MAX_LIMIT,
+    MAX_NAME,
+    ROOT_NAMES,
+    bad,
+    check_bool,
+    check_limit,
+    deprecation_note,
+    ok,
+    or_default,
+    shown,
+)
 from ..session import Session
 from ..store import Store
-from .protocol import drop_empty
-from .shared import runnable, unknown_path
+from .protocol import World, drop_empty, path_text, words_of
+from .shared import cannot_run, namespaces_of, unknown_path, visible_only
 
 HELP_FORMATS = ("short", "full")
 
@@ -35,29 +47,34 @@ def tool_help(
     query: Any = None,
     limit: Any = None,
 ) -> Json:
-    """Help for the root, a group (``onto``, ``onto.task``) or one operation; with ``query``, a ranked search."""
+    """Help for the root, a group (``onto``, ``onto.task``) or one operation; with ``query``, a ranked search.
+
+    A null argument is the argument left out. Groups, operations and hits the session's policy hides are
+    not shown; help on a hidden operation is TOOL_NOT_FOUND, as if it did not exist.
+    """
+    fmt = or_default(fmt, "short")
     if fmt not in HELP_FORMATS:
         raise bad(f"format must be 'short' or 'full', got {shown(fmt)}")
-    examples = check_bool(include_examples, "include_examples")
-    schemas = check_bool(include_schemas, "include_schemas")
-    if path is None:
-        path = "root"
+    examples = check_bool(or_default(include_examples, True), "include_examples")
+    schemas = check_bool(or_default(include_schemas, False), "include_schemas")
+    path = or_default(path, "root")
     if not isinstance(path, str) or len(path) > MAX_NAME:
         raise bad(f"a help path is a dotted string like 'onto.task', got {shown(path)}")
     text = path.strip().strip(".").replace("/", ".")
     if query is not None:
         if not isinstance(query, str) or not query.strip() or len(query) > 4 * MAX_NAME:
             raise bad(f"'query' must be a non-empty string saying what you need, got {shown(query)}")
-        return _help_search(store, "" if text in ROOT_NAMES else text, query.strip(), check_limit(limit, 5))
+        where = "" if text in ROOT_NAMES else text
+        return _help_search(store, session, where, query.strip(), check_limit(limit, 5))
     if text in ROOT_NAMES:
-        return _help_root(store, fmt)
+        return _help_root(store, session, fmt)
     tool_id = store.resolve(text)
     if tool_id is not None:
         return _help_op(store, session, tool_id, fmt, examples=examples, schemas=schemas)
-    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+    namespaces = namespaces_of(store, session)
     if text.split(".", 1)[0] not in namespaces:
         raise unknown_path(text, namespaces)
-    groups, ops = store.namespace_tree(text.split(".", 1)[0])
+    groups, ops = store.namespace_tree(text.split(".", 1)[0], keep=session.allows if session.filters else None)
     if text not in groups:
         raise unknown_path(text, sorted([*groups, *ops]))
     return _help_group(store, text, groups, ops, fmt)
@@ -113,9 +130,18 @@ def _namespace_heads(store: Store, namespaces: list[str]) -> dict[str, tuple[lis
     return out
 
 
-def _help_root(store: Store, fmt: str) -> Json:
-    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+def _visible_heads(store: Store, session: Session, namespaces: list[str]) -> dict[str, tuple[list[Json], int]]:
+    """The pointers and tool count of each namespace as this session sees them (empty ones left out)."""
     heads = _namespace_heads(store, namespaces)
+    if not session.filters:
+        return heads
+    seen = {n: visible_only(session, list(store.namespace_pointers(n).values()), "tool_id") for n in heads}
+    return {n: (tools, len(tools)) for n, tools in seen.items() if tools}
+
+
+def _help_root(store: Store, session: Session, fmt: str) -> Json:
+    heads = _visible_heads(store, session, namespaces_of(store, session))
+    namespaces = list(heads)
     out: Json = {
         "path": "root",
         "level": "root",
@@ -175,12 +201,13 @@ def _help_group(store: Store, group: str, groups: dict[str, Json], ops: dict[str
     return ok(drop_empty(out), help_path=group, next_action={"op": "help", "args": {"path": first}})
 
 
-def _help_search(store: Store, group: str, query: str, limit: int) -> Json:
+def _help_search(store: Store, session: Session, group: str, query: str, limit: int) -> Json:
     """Operations ranked for ``query`` (inside ``group`` when given): the gateway's find-a-tool."""
-    found = store.searcher_required().find_tool(query, 50 if group else limit)
+    found = store.searcher_required().find_tool(query, MAX_LIMIT if group or session.filters else limit)
     if isinstance(found, dict) and found.get("ok") is False:
         raise ReaderError(**{k: found["error"][k] for k in ("code", "message", "details", "hints", "help_path")})
     matches = [m for m in (found.get("matches") or []) if isinstance(m, dict) and isinstance(m.get("name"), str)]
+    matches = visible_only(session, matches, "name")
     if group:
         matches = [m for m in matches if m["name"].startswith(group + ".")]
     operations = [
@@ -216,7 +243,7 @@ def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
 
 
 def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples: bool, schemas: bool) -> Json:
-    spec = store.spec(tool_id)[1]
+    spec = store.spec(tool_id, visible=session.allows)[1]
     session.expanded(tool_id)
     schema = spec.get("args_schema") or {}
     props = schema.get("properties") or {}
@@ -259,12 +286,58 @@ def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples
         if not out["policy"]:
             del out["policy"]
     example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
-    runs = runnable(session, tool_id, spec)
+    refused = cannot_run(session, tool_id, spec)
     return ok(
         out,
         help_path=tool_id,
-        hints=[] if runs else ["This reader cannot run this operation here: the host application runs it."],
+        hints=[] if refused is None else [f"This reader cannot run this operation here: {refused.message}."],
         next_action={"op": "call", "args": {"tool_id": tool_id, "args": copy.deepcopy(example or {})}}
-        if runs
+        if refused is None
         else None,
     )
+
+
+# -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
+NAME = "gateway"
+OPERATIONS: tuple[str, ...] = tuple(tool.name for tool in dialect_tools(NAME))
+#: Abstract op → the call an agent makes, as the docs print it.
+PROTOCOL_ROW: dict[str, str] = {
+    "list": 'tool_help(path="root") at the root; tool_help(path=<group>) for an id group; '
+    "tool_help(query=<node words>) for a node",
+    "search": "tool_help(query)",
+    "search_nodes": "tool_help(query)",
+    "search_in": "tool_help(query)",
+    "describe": "tool_help(path=tool_id)",
+    "call": "tool_exec(op=tool_id, args)",
+    "help": "tool_help(path)",
+    "read_resource": 'tool_exec(op=tool_id, args={"resource": path})',
+}
+#: Abstract op → the tool a hint names for it.
+HINT_NAMES: dict[str, str] = {
+    "list": "tool_help",
+    "search": "tool_help",
+    "search_nodes": "tool_help",
+    "search_in": "tool_help",
+    "describe": "tool_help",
+    "call": "tool_exec",
+    "help": "tool_help",
+    "read_resource": "tool_exec",
+}
+
+
+def render_next(op: str, args: Json, world: World) -> Json:
+    """An abstract ``(op, args)`` as a call of one of this dialect's tools (:mod:`.protocol`)."""
+    if op in ("search", "search_nodes", "search_in"):
+        return {"op": "tool_help", "args": {"query": args["query"]}}
+    if op == "describe":
+        return {"op": "tool_help", "args": {"path": args["tool_id"]}}
+    if op == "call":
+        return {"op": "tool_exec", "args": {"op": args["tool_id"], "args": args.get("args") or {}}}
+    if op == "read_resource":
+        return {"op": "tool_exec", "args": {"op": args["tool_id"], "args": {"resource": args["path"]}}}
+    path = path_text(args.get("path", "")).replace("/", ".").strip(".")  # list and help
+    if not path:
+        return {"op": "tool_help", "args": {"path": "root"}}
+    if world.resolve(path) is not None or world.is_group(path):
+        return {"op": "tool_help", "args": {"path": path}}
+    return {"op": "tool_help", "args": {"query": words_of(path)}}

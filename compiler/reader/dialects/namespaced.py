@@ -9,19 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...format.dialects import dialect_tools
 from ...format.types import Json
-from ..checks import check_limit, check_str, check_tags, ok
+from ..checks import MAX_LIMIT, check_limit, check_str, check_tags, ok
+from ..session import Session
 from ..store import Store
-from .protocol import drop_empty
-from .shared import check_capability, delegate, has_capability, unknown_path
+from .protocol import World, drop_empty, path_text, words_of
+from .shared import check_capability, delegate, has_capability, namespaces_of, unknown_path, visible_only
 
 
-def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -> Json:
-    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group, tag set or capability."""
+def tool_list(store: Store, session: Session, namespace: Any, tags: Any, capability: Any = None) -> Json:
+    """Canonical names and aliases (no schemas) of every tool, or of one namespace/group, tag set or capability.
+
+    Tools the session's policy hides are not listed; a hidden namespace is UNKNOWN_PATH.
+    """
     wanted = check_tags(tags)
     able = check_capability(capability)
     group = None
-    namespaces = [str(n) for n in store.manifest.get("namespaces", [])]
+    namespaces = namespaces_of(store, session)
     if namespace is not None:
         group = check_str(namespace, "namespace").strip().strip(".")
         if group.split(".", 1)[0] not in namespaces:
@@ -35,6 +40,8 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
             continue
         if able is not None and not has_capability(pointer, able):
             continue
+        if session.filters and not session.allows(tool_id, pointer.get("kind")):
+            continue
         rows.append(
             drop_empty(
                 {
@@ -47,7 +54,7 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
             )
         )
     if group is not None and not rows and not wanted and able is None:
-        groups, ops = store.namespace_tree(group.split(".", 1)[0])
+        groups, ops = store.namespace_tree(group.split(".", 1)[0], keep=session.allows if session.filters else None)
         raise unknown_path(group, sorted([*groups, *ops]))
     next_action = {"op": "describe", "args": {"tool_id": rows[0]["name"]}} if rows else None
     hints = [] if rows else ["Nothing matches these filters; search by purpose instead."]
@@ -57,8 +64,67 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
     return ok(out, help_path=group or "root", hints=hints, next_action=next_action)
 
 
-def find_tool(store: Store, purpose: Any, limit: Any) -> Json:
-    """Tools ranked for a purpose in plain words (delegated to the search module)."""
+def find_tool(store: Store, session: Session, purpose: Any, limit: Any) -> Json:
+    """Tools ranked for a purpose in plain words (delegated to the search module).
+
+    Under a policy that hides tools, the search looks further and hidden tools are left out of the matches.
+    """
     check_str(purpose, "purpose")
     count = check_limit(limit, 5)
-    return delegate(store.searcher_required().find_tool(purpose, count))
+    if not session.filters:
+        return delegate(store.searcher_required().find_tool(purpose, count))
+    answer = delegate(store.searcher_required().find_tool(purpose, MAX_LIMIT))
+    if answer.get("ok") and isinstance(answer.get("matches"), list):
+        answer["matches"] = visible_only(session, answer["matches"], "name")[:count]
+        if not answer["matches"]:
+            answer["hints"] = ["No tool this session may use matches; browse the tools it can use."]
+            answer["next_action"] = {"op": "help", "args": {"path": "root"}}
+    return answer
+
+
+# -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
+NAME = "namespaced"
+OPERATIONS: tuple[str, ...] = tuple(tool.name for tool in dialect_tools(NAME))
+#: Abstract op → the call an agent makes, as the docs print it.
+PROTOCOL_ROW: dict[str, str] = {
+    "list": "tool_list() at the root; tool_list(namespace=<group>) for an id group; find_tool(purpose=<node words>)",
+    "search": "find_tool(purpose=query)",
+    "search_nodes": "find_tool(purpose=query)",
+    "search_in": "find_tool(purpose=query)",
+    "describe": "tool_describe(name=tool_id)",
+    "call": "<alias>(**args): the described tool itself, callable by its provider alias",
+    "help": "tool_describe(name) for a tool; tool_list(namespace) for a group; tool_list() for the root",
+    "read_resource": "<alias>(resource=path): the described skill itself",
+}
+#: Abstract op → the tool a hint names for it.
+HINT_NAMES: dict[str, str] = {
+    "list": "tool_list",
+    "search": "find_tool",
+    "search_nodes": "find_tool",
+    "search_in": "find_tool",
+    "describe": "tool_describe",
+    "call": "tool_describe",
+    "help": "tool_describe",
+    "read_resource": "tool_describe",
+}
+
+
+def render_next(op: str, args: Json, world: World) -> Json:
+    """An abstract ``(op, args)`` as a call of one of this dialect's tools (:mod:`.protocol`)."""
+    if op in ("search", "search_nodes", "search_in"):
+        return {"op": "find_tool", "args": {"purpose": args["query"]}}
+    if op == "describe":
+        return {"op": "tool_describe", "args": {"name": args["tool_id"]}}
+    if op in ("call", "read_resource"):
+        tool_id = world.resolve(args["tool_id"]) or str(args["tool_id"])
+        call_args = args.get("args") or {} if op == "call" else {"resource": args["path"]}
+        return {"op": world.alias_of(tool_id), "args": call_args}
+    path = path_text(args.get("path", "")).replace("/", ".").strip(".")  # list and help
+    if not path:
+        return {"op": "tool_list", "args": {}}
+    found = world.resolve(path)
+    if found is not None:
+        return {"op": "tool_describe", "args": {"name": found}}
+    if world.is_group(path):
+        return {"op": "tool_list", "args": {"namespace": path}}
+    return {"op": "find_tool", "args": {"purpose": words_of(path)}}

@@ -19,8 +19,10 @@ of a tool the dialect really exposes, with arguments that pass that tool's input
 (:mod:`toolcat.format.dialects`), and rewrites tool names in hints to the dialect's. A
 ``next_action`` already written with another dialect's tool names (``tool_help``, ``tool_exec``,
 ``find_tool``, ``expand_tool`` …, as handlers and older modules do) is first read back into its
-abstract op, so nothing slips through. :data:`PROTOCOL` is the same table as text, for the docs
-and the tests. :func:`lean` drops what a model does not need from a success answer.
+abstract op, so nothing slips through. Each dialect module (``spec.py``, ``gateway.py``,
+``namespaced.py``, registered in ``DIALECTS`` of this package) carries its own row: the table as
+text (``PROTOCOL_ROW``), its hint names and its renderer (``render_next``); this module holds
+what they share. :func:`lean` drops what a model does not need from a success answer.
 Stdlib only.
 """
 
@@ -38,42 +40,6 @@ log = logging.getLogger(__name__)
 
 OPS: tuple[str, ...] = ("list", "search", "search_nodes", "search_in", "describe", "call", "help", "read_resource")
 
-#: Each dialect's protocol table, as the docs print it: abstract op → the call an agent makes.
-PROTOCOL: dict[str, dict[str, str]] = {
-    "spec": {
-        "list": 'list(path="a/b")',
-        "search": 'search_tool_by_category(query, category_path="")',
-        "search_nodes": "search_nodes(query)",
-        "search_in": 'search_tool_by_category(query, category_path="a/b")',
-        "describe": "expand_tool(tool_id)",
-        "call": "call_tool(tool_id, args)",
-        "help": 'expand_tool(tool_id) for a tool; list(path) for a node; list(path="") for the root; '
-        "search_tool_by_category(query=<words>) otherwise",
-        "read_resource": 'call_tool(tool_id, args={"resource": path})',
-    },
-    "gateway": {
-        "list": 'tool_help(path="root") at the root; tool_help(path=<group>) for an id group; '
-        "tool_help(query=<node words>) for a node",
-        "search": "tool_help(query)",
-        "search_nodes": "tool_help(query)",
-        "search_in": "tool_help(query)",
-        "describe": "tool_help(path=tool_id)",
-        "call": "tool_exec(op=tool_id, args)",
-        "help": "tool_help(path)",
-        "read_resource": 'tool_exec(op=tool_id, args={"resource": path})',
-    },
-    "namespaced": {
-        "list": "tool_list() at the root; tool_list(namespace=<group>) for an id group; find_tool(purpose=<node words>)",
-        "search": "find_tool(purpose=query)",
-        "search_nodes": "find_tool(purpose=query)",
-        "search_in": "find_tool(purpose=query)",
-        "describe": "tool_describe(name=tool_id)",
-        "call": "<alias>(**args): the described tool itself, callable by its provider alias",
-        "help": "tool_describe(name) for a tool; tool_list(namespace) for a group; tool_list() for the root",
-        "read_resource": "<alias>(resource=path): the described skill itself",
-    },
-}
-
 #: Every tool name any dialect exposes, mapped to the abstract op it performs (for hints).
 _TOOL_OPS: dict[str, str] = {
     "tool_help": "help",
@@ -87,39 +53,6 @@ _TOOL_OPS: dict[str, str] = {
     "search_tool_by_category": "search_in",
     "search_nodes": "search_nodes",
     "read_skill_resource": "read_resource",
-}
-#: The tool a hint names for each abstract op, per dialect.
-_HINT_NAMES: dict[str, dict[str, str]] = {
-    "spec": {
-        "list": "list",
-        "search": "search_tool_by_category",
-        "search_nodes": "search_nodes",
-        "search_in": "search_tool_by_category",
-        "describe": "expand_tool",
-        "call": "call_tool",
-        "help": "expand_tool",
-        "read_resource": "call_tool",
-    },
-    "gateway": {
-        "list": "tool_help",
-        "search": "tool_help",
-        "search_nodes": "tool_help",
-        "search_in": "tool_help",
-        "describe": "tool_help",
-        "call": "tool_exec",
-        "help": "tool_help",
-        "read_resource": "tool_exec",
-    },
-    "namespaced": {
-        "list": "tool_list",
-        "search": "find_tool",
-        "search_nodes": "find_tool",
-        "search_in": "find_tool",
-        "describe": "tool_describe",
-        "call": "tool_describe",
-        "help": "tool_describe",
-        "read_resource": "tool_describe",
-    },
 }
 _HINT_WORDS = re.compile(r"\b(" + "|".join(sorted(_TOOL_OPS, key=len, reverse=True)) + r")\b|\blist(?=\()")
 
@@ -186,84 +119,28 @@ def abstract(action: Any) -> tuple[str, Json] | None:
     return None
 
 
-def _words(path: str) -> str:
+def words_of(path: str) -> str:
+    """A path as search words: ``onto.task`` → ``onto task`` (``tools`` when nothing is left)."""
     return re.sub(r"[./_\s-]+", " ", path).strip() or "tools"
 
 
-def _spec(op: str, args: Json, world: World) -> Json:
-    if op == "list":
-        return {"op": "list", "args": {"path": path_text(args.get("path", ""))}}
-    if op == "search":
-        return {"op": "search_tool_by_category", "args": {"query": args["query"], "category_path": ""}}
-    if op == "search_nodes":
-        return {"op": "search_nodes", "args": {"query": args["query"]}}
-    if op == "search_in":
-        return {
-            "op": "search_tool_by_category",
-            "args": {"query": args["query"], "category_path": path_text(args.get("path", ""))},
-        }
-    if op == "describe":
-        return {"op": "expand_tool", "args": {"tool_id": args["tool_id"]}}
-    if op == "call":
-        return {"op": "call_tool", "args": {"tool_id": args["tool_id"], "args": args.get("args") or {}}}
-    if op == "read_resource":
-        return {"op": "call_tool", "args": {"tool_id": args["tool_id"], "args": {"resource": args["path"]}}}
-    path = path_text(args.get("path", ""))  # help
-    if not path:
-        return {"op": "list", "args": {"path": ""}}
-    tool_id = world.resolve(path)
-    if tool_id is not None:
-        return {"op": "expand_tool", "args": {"tool_id": tool_id}}
-    if world.is_node(path):
-        return {"op": "list", "args": {"path": path}}
-    return {"op": "search_tool_by_category", "args": {"query": _words(path), "category_path": ""}}
+class Dialect(Protocol):
+    """What a dialect module carries (``reader/dialects/spec.py`` …; the registry is ``DIALECTS`` in the package)."""
+
+    #: The dialect's name, one of :data:`toolcat.format.dialects.DIALECT_NAMES`.
+    NAME: str
+    #: The discovery tools the dialect exposes, by name (:func:`toolcat.format.dialects.dialect_tools`).
+    OPERATIONS: tuple[str, ...]
+    #: Abstract op → the call an agent makes, as the docs print it.
+    PROTOCOL_ROW: dict[str, str]
+    #: Abstract op → the tool a hint names for it.
+    HINT_NAMES: dict[str, str]
+
+    def render_next(self, op: str, args: Json, world: World) -> Json:
+        """An abstract ``(op, args)`` as a call of one of the dialect's tools."""
 
 
-def _gateway(op: str, args: Json, world: World) -> Json:
-    if op in ("search", "search_nodes", "search_in"):
-        return {"op": "tool_help", "args": {"query": args["query"]}}
-    if op == "describe":
-        return {"op": "tool_help", "args": {"path": args["tool_id"]}}
-    if op == "call":
-        return {"op": "tool_exec", "args": {"op": args["tool_id"], "args": args.get("args") or {}}}
-    if op == "read_resource":
-        return {"op": "tool_exec", "args": {"op": args["tool_id"], "args": {"resource": args["path"]}}}
-    path = path_text(args.get("path", "")).replace("/", ".").strip(".")  # list and help
-    if not path:
-        return {"op": "tool_help", "args": {"path": "root"}}
-    if world.resolve(path) is not None or world.is_group(path):
-        return {"op": "tool_help", "args": {"path": path}}
-    return {"op": "tool_help", "args": {"query": _words(path)}}
-
-
-def _namespaced(op: str, args: Json, world: World) -> Json:
-    if op in ("search", "search_nodes", "search_in"):
-        return {"op": "find_tool", "args": {"purpose": args["query"]}}
-    if op == "describe":
-        return {"op": "tool_describe", "args": {"name": args["tool_id"]}}
-    if op in ("call", "read_resource"):
-        tool_id = world.resolve(args["tool_id"]) or str(args["tool_id"])
-        call_args = args.get("args") or {} if op == "call" else {"resource": args["path"]}
-        return {"op": world.alias_of(tool_id), "args": call_args}
-    path = path_text(args.get("path", "")).replace("/", ".").strip(".")  # list and help
-    if not path:
-        return {"op": "tool_list", "args": {}}
-    found = world.resolve(path)
-    if found is not None:
-        return {"op": "tool_describe", "args": {"name": found}}
-    if world.is_group(path):
-        return {"op": "tool_list", "args": {"namespace": path}}
-    return {"op": "find_tool", "args": {"purpose": _words(path)}}
-
-
-_RENDERERS: dict[str, Callable[[str, Json, World], Json]] = {
-    "spec": _spec,
-    "gateway": _gateway,
-    "namespaced": _namespaced,
-}
-
-
-def render_action(action: Any, dialect: str, world: World) -> Json | None:
+def render_action(action: Any, dialect: Dialect, world: World) -> Json | None:
     """A next_action as a call of one of ``dialect``'s tools (None stays None; an unreadable one is dropped)."""
     found = abstract(action)
     if found is None:
@@ -272,18 +149,18 @@ def render_action(action: Any, dialect: str, world: World) -> Json | None:
     for key in ("query", "tool_id"):
         if key in args and (not isinstance(args[key], str) or not args[key].strip()):
             if key == "query":
-                return _RENDERERS[dialect]("help", {"path": ""}, world)
+                return dialect.render_next("help", {"path": ""}, world)
             return None
     if op == "call" and not isinstance(args.get("args", {}), dict):
         args["args"] = {}
     if op == "read_resource" and not isinstance(args.get("path"), str):
         return None
-    return _RENDERERS[dialect](op, args, world)
+    return dialect.render_next(op, args, world)
 
 
-def render_hint(text: str, dialect: str) -> str:
+def render_hint(text: str, dialect: Dialect) -> str:
     """A hint with every tool name rewritten to the one ``dialect`` exposes for the same operation."""
-    names = _HINT_NAMES[dialect]
+    names = dialect.HINT_NAMES
 
     def swap(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -297,7 +174,7 @@ def hint_tools(text: str) -> set[str]:
     return {m.group(0) for m in _HINT_WORDS.finditer(text)}
 
 
-def _render_one(envelope: Json, dialect: str, world: World) -> None:
+def _render_one(envelope: Json, dialect: Dialect, world: World) -> None:
     holder = envelope["error"] if isinstance(envelope.get("error"), dict) else envelope
     if "next_action" in holder:
         holder["next_action"] = render_action(holder["next_action"], dialect, world)
@@ -307,9 +184,9 @@ def _render_one(envelope: Json, dialect: str, world: World) -> None:
         envelope["hints"] = [render_hint(h, dialect) for h in envelope["hints"]]
 
 
-def render(envelope: Json, dialect: str, world: World) -> Json:
+def render(envelope: Json, dialect: Dialect, world: World) -> Json:
     """``envelope`` with its next_action and hints (and those of each batch item) in ``dialect``'s terms."""
-    if not isinstance(envelope, dict) or dialect not in _RENDERERS:
+    if not isinstance(envelope, dict):
         return envelope
     _render_one(envelope, dialect, world)
     results = envelope.get("results")
@@ -346,11 +223,11 @@ def lean(envelope: Json) -> Json:
 
 
 # -- always-loaded tools ---------------------------------------------------------------------------
-def always_loaded(store: Any) -> list[Json]:
+def always_loaded(store: Any, visible: Callable[[str, Any], bool] | None = None) -> list[Json]:
     """Lean specs of the tools marked ``always_load: true`` (manifest key ``always_load``), by tool_id.
 
     Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}``; an entry whose
-    spec cannot be read is left out (and logged).
+    spec cannot be read is left out (and logged), and so is one ``visible(tool_id, kind)`` refuses (a policy).
     """
     from ...format.envelope import ReaderError  # noqa: PLC0415
 
@@ -365,7 +242,7 @@ def always_loaded(store: Any) -> list[Json]:
         except ReaderError as exc:
             log.warning("cannot read always-loaded tool %s: %s", entry["tool_id"], exc.message)
             continue
-        if not isinstance(spec, dict):
+        if not isinstance(spec, dict) or (visible is not None and not visible(entry["tool_id"], spec.get("kind"))):
             continue
         schema = spec.get("args_schema")
         lean_spec = {

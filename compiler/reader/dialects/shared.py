@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...format.envelope import ReaderError, is_error
+from ...format.shapes import public_pointer
 from ...format.types import Json
 from ..checks import (
     bad,
     close_names,
-    public_pointer,
     shown,
 )
-from ..execution.handlers import available
+from ..execution.handlers import available, find_handler
 from ..session import Session
 
 
@@ -53,7 +53,12 @@ def has_capability(pointer: Json, capability: str) -> bool:
 
 
 def delegate(result: Any, help_path: str = "root") -> Json:
-    """A search module answer as a reader envelope: public pointers, and the envelope's keys filled in."""
+    """A search module answer as a reader envelope: public pointers, and the envelope's keys filled in.
+
+    :func:`~toolcat.format.shapes.public_pointer` here is the lean pass of every hit a dialect answers. The
+    search module's own ``lean_hit`` (reader/search, owned by search) trims the same pointers first and can
+    hand them over as they are, with their confidence, once it relies on this pass.
+    """
     if not isinstance(result, dict):
         raise ReaderError("INTERNAL", f"search returned {type(result).__name__}, not a dict")
     if is_error(result):
@@ -69,11 +74,39 @@ def delegate(result: Any, help_path: str = "root") -> Json:
     return out
 
 
+def cannot_run(session: Session, tool_id: str, spec: Json) -> ReaderError | None:
+    """Why this reader cannot run the tool here (no handler, a type it lacks, a host that refuses it); None if it can.
+
+    The same error a call would answer, so describing a tool and calling it say the same thing.
+    """
+    handler = spec.get("handler")
+    if not isinstance(handler, dict):
+        return ReaderError(
+            "NOT_EXECUTABLE", f"{tool_id} has no handler: the host application must run it", help_path=tool_id
+        )
+    kind = str(handler.get("type"))
+    if not available(kind, session.handlers):
+        try:
+            find_handler(kind, tool_id, session.handlers)
+        except ReaderError as exc:
+            return exc
+    return session.policy.refusal(tool_id, handler)
+
+
 def runnable(session: Session, tool_id: str, spec: Json) -> bool:
     """Whether this reader can run the tool: a handler of a known type that the host allows."""
-    handler = spec.get("handler")
-    return (
-        isinstance(handler, dict)
-        and available(str(handler.get("type")), session.handlers)
-        and session.policy.refusal(tool_id, handler) is None
-    )
+    return cannot_run(session, tool_id, spec) is None
+
+
+def visible_only(session: Session, rows: list[Json], key: str) -> list[Json]:
+    """The rows (pointers, matches) naming by ``key`` a tool the session's policy lets the agent see."""
+    if not session.filters:
+        return rows
+    return [r for r in rows if isinstance(r.get(key), str) and session.allows(r[key], r.get("kind"))]
+
+
+def namespaces_of(store: Any, session: Session) -> list[str]:
+    """The catalogue's namespaces this session may see (``allowed_namespaces``), in manifest order."""
+    names = [str(n) for n in store.manifest.get("namespaces", [])]
+    allowed = session.allowed_namespaces
+    return names if allowed is None else [n for n in names if n in allowed]

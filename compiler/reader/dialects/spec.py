@@ -10,10 +10,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ...format.dialects import dialect_tools
+from ...format.envelope import ReaderError
+from ...format.shapes import public_pointer
 from ...format.types import Json
 from ..checks import (
     bad,
     check_limit,
+    check_name,
     check_str,
     check_tags,
     decode_cursor,
@@ -21,15 +25,13 @@ from ..checks import (
     encode_cursor,
     node_path,
     ok,
-    public_pointer,
     shown,
 )
 from ..execution import runners as execute
-from ..execution.handlers import available
 from ..session import Session
 from ..store import Store
-from .protocol import drop_empty
-from .shared import check_capability, delegate, has_capability, runnable
+from .protocol import World, drop_empty, path_text, words_of
+from .shared import cannot_run, check_capability, delegate, has_capability, visible_only
 
 #: What an agent reads of a spec when it expands a tool (null and empty ones are left out; no provider
 #: alias lists, no token counts: the artifacts keep those).
@@ -61,10 +63,52 @@ DESCRIBED_KEYS = (
 _SHOWN_FRONTMATTER = ("name", "description")
 
 
-def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor: Any, capability: Any = None) -> Json:
+def _kept(pointer: Json, wanted: list[str], able: str | None, session: Session) -> bool:
+    """Whether a pointer passes the tag and capability filters and the session's policy."""
+    if wanted and not set(wanted) <= {t.lower() for t in pointer.get("tags", [])}:
+        return False
+    if able is not None and not has_capability(pointer, able):
+        return False
+    return not session.filters or session.allows(pointer["tool_id"], pointer.get("kind"))
+
+
+def _listed(
+    store: Store, session: Session, shard: Json, where: tuple[str, ...], query: str | None, filters: Json, page: range
+) -> tuple[list[Json], int, list[Any]]:
+    """(the page's pointers, how many in all, the ranked hits) of one list call.
+
+    ``filters`` holds ``wanted`` (tags) and ``able`` (a capability); ``page`` is offset .. offset + limit.
+    """
+    wanted, able = filters["wanted"], filters["able"]
+    narrowed = bool(wanted) or able is not None or session.filters
+    if query is not None and not narrowed:  # ranked, and only the page's pointers are read
+        ranked, total = store.searcher_required().rank_tools_page(
+            query, within=list(where), offset=page.start, limit=len(page)
+        )
+        return [h[0] for h in ranked], total, ranked
+    hits: list[Any] = []
+    if query is not None:  # filters narrow the ranked hits: every hit's pointer is needed
+        hits = store.searcher_required().rank_tools(query, within=list(where))
+        pointers = [h[0] for h in hits]
+    elif bool(wanted) or able is not None:
+        pointers = list(store.subtree_pointers(where).values())
+    elif page.stop <= len(shard.get("tools", [])) and not session.filters:
+        pointers = shard.get("tools", [])  # the first page answers without fetching more
+    else:
+        pointers = store.node_tools(shard)
+    pointers = [p for p in pointers if _kept(p, wanted, able, session)]
+    searched_or_filtered = query is not None or narrowed
+    total = len(pointers) if searched_or_filtered else shard.get("direct_tools", len(pointers))
+    return pointers[page.start : page.stop], total, hits
+
+
+def list_node(
+    store: Store, session: Session, path: Any, tags: Any, query: Any, limit: Any, cursor: Any, capability: Any = None
+) -> Json:
     """Child nodes and tool pointers at ``path`` (paged); ``tags``, ``capability`` and ``query`` search its subtree.
 
-    ``path`` is a list of names, ``"a/b"`` or ``"a.b"``; names match case-insensitively.
+    ``path`` is a list of names, ``"a/b"`` or ``"a.b"``; names match case-insensitively. Tools the session's
+    policy hides are not listed (and not counted).
     """
     where = store.canonical_path(node_path(path))
     wanted = check_tags(tags)
@@ -75,27 +119,16 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
     offset = decode_cursor(cursor)
     shard = store.node(where)
     searched = isinstance(query, str) and bool(query.strip())
-    hits: list[Any] = []
     filtered = bool(wanted) or able is not None
-    if searched and not filtered:  # ranked, and only the page's pointers are read
-        hits, total = store.searcher_required().rank_tools_page(query, within=list(where), offset=offset, limit=count)
-        page = [h[0] for h in hits]
-    else:
-        if searched:  # tags filter the ranked hits: every hit's pointer is needed
-            hits = store.searcher_required().rank_tools(query, within=list(where))
-            pointers = [h[0] for h in hits]
-        elif filtered:
-            pointers = list(store.subtree_pointers(where).values())
-        elif offset + count <= len(shard.get("tools", [])):
-            pointers = shard.get("tools", [])  # the first page answers without fetching more
-        else:
-            pointers = store.node_tools(shard)
-        if wanted:
-            pointers = [p for p in pointers if set(wanted) <= {t.lower() for t in p.get("tags", [])}]
-        if able is not None:
-            pointers = [p for p in pointers if has_capability(p, able)]
-        page = pointers[offset : offset + count]
-        total = len(pointers) if searched or filtered else shard.get("direct_tools", len(pointers))
+    page, total, hits = _listed(
+        store,
+        session,
+        shard,
+        where,
+        query if searched else None,
+        {"wanted": wanted, "able": able},
+        range(offset, offset + count),
+    )
     confidences = {h[0]["tool_id"]: float(h[1]) for h in hits}
     more = offset + count < total
     nodes = (
@@ -145,14 +178,24 @@ def search_nodes(store: Store, query: Any, limit: Any) -> Json:
     return answer
 
 
-def search_tool_by_category(store: Store, query: Any, category_path: Any, limit: Any, cursor: Any) -> Json:
-    """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match."""
+def search_tool_by_category(
+    store: Store, session: Session, query: Any, category_path: Any, limit: Any, cursor: Any
+) -> Json:
+    """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match.
+
+    Hits the session's policy hides are left out of the page (a page may then hold fewer than ``limit``).
+    """
     check_str(query, "query")
     count = check_limit(limit, 5)
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")
     where = store.canonical_path(node_path(category_path))  # UNKNOWN_PATH with suggestions before searching
     answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor))
+    if answer.get("ok") and isinstance(answer.get("results"), list) and session.filters:
+        answer["results"] = visible_only(session, answer["results"], "tool_id")
+        if not answer["results"]:
+            answer["hints"] = ["No tool this session may use matches here; browse the category instead."]
+            answer["next_action"] = {"op": "list", "args": {"path": "/".join(where)}}
     if answer.get("ok") and answer.get("results"):
         answer["next_action"] = answer.get("next_action") or {
             "op": "describe",
@@ -162,8 +205,12 @@ def search_tool_by_category(store: Store, query: Any, category_path: Any, limit:
 
 
 def describe(store: Store, session: Session, name: Any) -> Json:
-    """The full spec of a tool by canonical name or alias (a skill's SKILL.md body too); marks it expanded."""
-    tool_id, spec = store.spec(name)
+    """The full spec of a tool by canonical name or alias (a skill's SKILL.md body too); marks it expanded.
+
+    A tool the session's policy hides is TOOL_NOT_FOUND, as if absent. A tool this reader cannot run here
+    says why once (one hint) and offers no call.
+    """
+    tool_id, spec = store.spec(check_name(name), visible=session.allows)
     session.expanded(tool_id)
     out: Json = {k: copy.deepcopy(spec.get(k)) for k in DESCRIBED_KEYS}
     if out.get("type") == "tool":
@@ -179,10 +226,9 @@ def describe(store: Store, session: Session, name: Any) -> Json:
         out["description"] = None
     handler = spec.get("handler")
     out["handler"] = {"type": handler.get("type")} if isinstance(handler, dict) else None
-    hints: list[str] = []
-    executable = runnable(session, tool_id, spec)
-    if not executable and isinstance(handler, dict) and available(str(handler.get("type")), session.handlers):
-        hints.append("This host does not allow this tool's handler: running it answers NOT_AUTHORIZED.")
+    refused = cannot_run(session, tool_id, spec)
+    executable = refused is None
+    hints: list[str] = [] if refused is None else [_why_not(refused)]
     out["executable"] = executable
     skill = spec.get("skill")
     if isinstance(skill, dict):
@@ -209,8 +255,6 @@ def describe(store: Store, session: Session, name: Any) -> Json:
         )
         if skill.get("resources"):
             hints.append("Read a resource only when the instructions call for it (the resource argument).")
-    if not executable and not hints:
-        hints.append("This tool has no handler this reader can run: the host application executes it.")
     if spec.get("deprecated"):
         hints.append(deprecation_note(spec))
     example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
@@ -221,11 +265,77 @@ def describe(store: Store, session: Session, name: Any) -> Json:
     return ok(out, help_path=tool_id, hints=hints, next_action=next_action)
 
 
+def _why_not(refused: ReaderError) -> str:
+    """The one hint a described tool that cannot run here carries: the call's own answer, said in advance."""
+    if refused.code == "NOT_EXECUTABLE":
+        return f"Not runnable by this reader: {refused.message}. Calling it answers NOT_EXECUTABLE."
+    return f"Not runnable on this host: {refused.message}. Calling it answers {refused.code}; do not retry."
+
+
 def read_skill_resource(store: Store, session: Session, tool_id: Any, path: Any) -> Json:
     """One bundled file of a skill (level 3), read only when asked for."""
-    resolved, spec = store.spec(tool_id)
+    resolved, spec = store.spec(check_name(tool_id), visible=session.allows)
     skill = spec.get("skill")
     if not isinstance(skill, dict):
         raise bad(f"{resolved} is not a skill; only skills bundle resources", help_path=resolved)
     session.check_namespace(resolved)
     return ok(execute.read_resource(resolved, skill, path, store.fetch_bytes), help_path=resolved)
+
+
+# -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----
+NAME = "spec"
+OPERATIONS: tuple[str, ...] = tuple(tool.name for tool in dialect_tools(NAME))
+#: Abstract op → the call an agent makes, as the docs print it.
+PROTOCOL_ROW: dict[str, str] = {
+    "list": 'list(path="a/b")',
+    "search": 'search_tool_by_category(query, category_path="")',
+    "search_nodes": "search_nodes(query)",
+    "search_in": 'search_tool_by_category(query, category_path="a/b")',
+    "describe": "expand_tool(tool_id)",
+    "call": "call_tool(tool_id, args)",
+    "help": 'expand_tool(tool_id) for a tool; list(path) for a node; list(path="") for the root; '
+    "search_tool_by_category(query=<words>) otherwise",
+    "read_resource": 'call_tool(tool_id, args={"resource": path})',
+}
+#: Abstract op → the tool a hint names for it.
+HINT_NAMES: dict[str, str] = {
+    "list": "list",
+    "search": "search_tool_by_category",
+    "search_nodes": "search_nodes",
+    "search_in": "search_tool_by_category",
+    "describe": "expand_tool",
+    "call": "call_tool",
+    "help": "expand_tool",
+    "read_resource": "call_tool",
+}
+
+
+#: The abstract ops the spec dialect renders without looking at the catalogue.
+_SIMPLE: dict[str, Any] = {
+    "list": lambda a: {"op": "list", "args": {"path": path_text(a.get("path", ""))}},
+    "search": lambda a: {"op": "search_tool_by_category", "args": {"query": a["query"], "category_path": ""}},
+    "search_nodes": lambda a: {"op": "search_nodes", "args": {"query": a["query"]}},
+    "search_in": lambda a: {
+        "op": "search_tool_by_category",
+        "args": {"query": a["query"], "category_path": path_text(a.get("path", ""))},
+    },
+    "describe": lambda a: {"op": "expand_tool", "args": {"tool_id": a["tool_id"]}},
+    "call": lambda a: {"op": "call_tool", "args": {"tool_id": a["tool_id"], "args": a.get("args") or {}}},
+    "read_resource": lambda a: {"op": "call_tool", "args": {"tool_id": a["tool_id"], "args": {"resource": a["path"]}}},
+}
+
+
+def render_next(op: str, args: Json, world: World) -> Json:
+    """An abstract ``(op, args)`` as a call of one of this dialect's tools (:mod:`.protocol`)."""
+    if op in _SIMPLE:
+        rendered: Json = _SIMPLE[op](args)
+        return rendered
+    path = path_text(args.get("path", ""))  # help
+    if not path:
+        return {"op": "list", "args": {"path": ""}}
+    tool_id = world.resolve(path)
+    if tool_id is not None:
+        return {"op": "expand_tool", "args": {"tool_id": tool_id}}
+    if world.is_node(path):
+        return {"op": "list", "args": {"path": path}}
+    return {"op": "search_tool_by_category", "args": {"query": words_of(path), "category_path": ""}}

@@ -14,6 +14,7 @@ import zlib
 from typing import Any
 
 from ...format.envelope import ReaderError
+from ...format.errors import ToolcatError
 from ...format.refs import too_large
 
 #: Same-origin redirects followed per request; a redirect to another origin or scheme is never followed.
@@ -43,11 +44,11 @@ def fetch_bound(timeout: float, retries: int) -> float:
     return (retries + 1) * timeout + sum(backoff(i) for i in range(1, retries + 1))
 
 
-class CorruptBody(Exception):  # noqa: N818 - internal signal, retried like a truncated body
+class CorruptBody(ToolcatError):  # noqa: N818 - internal signal, retried like a truncated body
     """A compressed body that does not inflate (cut short in transit, or not gzip at all)."""
 
 
-class Retry(Exception):  # noqa: N818 - internal signal: this attempt failed in a way worth retrying
+class Retry(ToolcatError):  # noqa: N818 - internal signal: this attempt failed in a way worth retrying
     """A transient failure of one attempt; the message says what happened."""
 
 
@@ -132,7 +133,7 @@ def same_origin(base: str, url: str) -> bool:
     return here is not None and origin(url) == here
 
 
-class RedirectRefused(Exception):  # noqa: N818 - internal signal, turned into UNAVAILABLE (never retried)
+class RedirectRefused(ToolcatError):  # noqa: N818 - internal signal, turned into UNAVAILABLE (never retried)
     """A redirect to another origin or scheme, or one hop too many."""
 
     def __init__(self, target: str, reason: str) -> None:

@@ -1,0 +1,35 @@
+"""The root of every exception toolcat defines: ``except ToolcatError`` catches any of them.
+
+The tree (each class lives in the module named beside it; stdlib only here, so every layer can
+derive from it)::
+
+    ToolcatError                       format/errors.py
+    ├── ReaderError                    format/envelope.py: a reader failure, answered as an envelope
+    ├── PatternError (ValueError)      format/regex.py: a regex toolcat will not run
+    │   ├── InvalidPatternError
+    │   └── UnsupportedPatternError
+    ├── EmbedderError                  format/embedding.py: an embedder that cannot be loaded
+    ├── BuildReadError (ValueError)    reader/folder.py: a build folder the reader refuses
+    ├── CorruptBody                    reader/fetch/transport.py: internal signals of one HTTP attempt
+    ├── Retry                          reader/fetch/transport.py
+    ├── RedirectRefused                reader/fetch/transport.py
+    ├── CatalogError (click.ClickException)   build/errors.py: the CLI prints it and exits 1
+    │   ├── SourceError                the sources are invalid (every diagnostic)
+    │   └── BuildError                 the build could not write its output
+    ├── SourceParseError               build/sources/limits.py: text that is not YAML/JSON
+    ├── SourceFileError                build/sources/parse.py: a source file that is not read at all
+    ├── DuplicateKeyError              build/sources/parse.py: a mapping names a key twice
+    └── ImporterError                  importers/common.py: a source that cannot be imported
+        └── McpImportError             importers/mcp.py
+
+``tests/format/test_errors.py`` walks every toolcat module and fails on an exception class that
+does not derive from :class:`ToolcatError`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ToolcatError"]
+
+
+class ToolcatError(Exception):
+    """Any error toolcat raises on purpose (an unexpected one keeps its own type and traceback)."""
