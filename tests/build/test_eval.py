@@ -63,11 +63,11 @@ def test_eval_fails_under_the_threshold_and_lists_misses(make_tree):
 
 
 def test_eval_rejects_a_malformed_eval_file(make_tree):
-    """An eval query without 'expect' is reported with its JSON path."""
+    """An eval query without 'expect' is reported with its file, line, column and JSON path."""
     src = make_tree({**TOOLS, "evals/bad.yaml": {"queries": [{"query": "x"}]}})
     result = CliRunner().invoke(main, ["eval", str(src)])
     assert result.exit_code == 1
-    assert "$.queries[0] needs 'query'" in result.output
+    assert "evals/bad.yaml:2:3: error: $.queries[0]: needs 'query'" in result.output
 
 
 def test_example_catalogue_evals_pass(example_src_copy):
