@@ -30,6 +30,23 @@ class EvalReport:
         return self.recall >= self.min_recall and self.mrr >= self.min_mrr
 
 
+def _fraction(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+
+
+#: The optional settings of an eval file and what each must be (a wrong one used to end in a traceback).
+_SETTINGS = {
+    "k": lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+    "min_recall": _fraction,
+    "min_mrr": _fraction,
+}
+_SETTING_TEXT = {
+    "k": "'k' must be a whole number of results, at least 1",
+    "min_recall": "'min_recall' must be a number from 0 to 1",
+    "min_mrr": "'min_mrr' must be a number from 0 to 1",
+}
+
+
 def _eval_error(
     path: Path, src: Path, message: str, where: tuple[int | None, int | None], json_path: str
 ) -> SourceError:
@@ -74,6 +91,10 @@ def load_eval(path: Path, src: Path) -> dict[str, Any]:
                 parsed.where(where),
                 where,
             )
+    for key, valid in _SETTINGS.items():
+        if key in data and not valid(data[key]):
+            where = f"$.{key}"
+            raise _eval_error(path, src, _SETTING_TEXT[key], parsed.where(where), where)
     return data
 
 

@@ -101,3 +101,20 @@ def test_eval_file_alias_bomb_is_refused_with_its_place(make_tree):
     assert result.exit_code == 1
     assert "bomb.yaml:" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("setting", "line"),
+    [("k: five", 1), ("min_recall: 2", 1), ("min_mrr: [0.5]", 1)],
+    ids=["k_not_a_number", "recall_over_one", "mrr_a_list"],
+)
+def test_eval_settings_of_the_wrong_type_are_located_errors(make_tree, setting: str, line: int):
+    """k, min_recall and min_mrr of the wrong type are errors at their line, not a traceback."""
+    src = make_tree(TOOLS)
+    (src / "evals").mkdir()
+    (src / "evals" / "search.yaml").write_text(f"{setting}\nqueries: [{{query: x, expect: mail.send}}]\n")
+    result = CliRunner().invoke(main, ["eval", str(src)])
+    assert result.exit_code == 1
+    key = setting.split(":")[0]
+    assert f"evals/search.yaml:{line}:1: error: $.{key}: '{key}' must be" in result.output
+    assert "Traceback" not in result.output
