@@ -115,6 +115,6 @@ def test_eval_settings_of_the_wrong_type_are_located_errors(make_tree, setting: 
     (src / "evals" / "search.yaml").write_text(f"{setting}\nqueries: [{{query: x, expect: mail.send}}]\n")
     result = CliRunner().invoke(main, ["eval", str(src)])
     assert result.exit_code == 1
-    key = setting.split(":")[0]
+    key = setting.split(":", maxsplit=1)[0]
     assert f"evals/search.yaml:{line}:1: error: $.{key}: '{key}' must be" in result.output
     assert "Traceback" not in result.output
