@@ -1,22 +1,196 @@
-"""SRC/toolcat.yaml read once, under the source limits."""
+"""The build's settings: ``SRC/toolcat.yaml`` (or ``SRC/toolcat.yml``), read once, under the source limits.
+
+:func:`read_config` parses the file with :func:`toolcat.build.sources.parse.parse_file` (so it is held to
+the same size, alias and nesting limits, and reports the same located errors as every source file) and checks
+it against :data:`OPTIONS`, the one declaration of what the file may say: an unknown key is a warning with a
+did-you-mean (an error under ``--strict``), a value of the wrong type an error, and both files at once an
+error. The pipeline reads it once and hands the :class:`BuildConfig` to every stage that needs a setting.
+"""
 
 from __future__ import annotations
 
+import difflib
+import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from ..format.embedding import BUNDLED_MINILM, STATIC_MINILM
+from ..format.json_paths import child_path
+from .errors import Diagnostic, Severity, SourceError
+from .sources.parse import MAX_SOURCE_BYTES, Parsed, parse_file
+
+log = logging.getLogger(__name__)
+
+#: The names the settings file may have at the source root; at most one of them may exist.
+CONFIG_FILES = ("toolcat.yaml", "toolcat.yml")
+#: Every key the settings file may hold: section → option → what it takes (docs/sources.md, "Build settings").
+OPTIONS: dict[str, dict[str, str]] = {
+    "search": {
+        "embedder": "an embedder spec (minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH, "
+        "a model folder) or none",
+    },
+}
+#: Values of ``search.embedder`` (and ``--embedder``) that turn the semantic tier off.
+OFF = ("", "none", "off", "false")
+_SPEC_PREFIXES = ("st:", "model2vec:")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """What ``SRC/toolcat.yaml`` says, checked; ``diagnostics`` holds what was wrong with it (empty when fine)."""
+
+    #: ``search.embedder``: the semantic tier's embedder spec, None for no vectors
+    embedder: str | None = None
+    #: the settings file it was read from, relative to the source root (None: no file)
+    file: str | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        """True when the file has an error (a build must stop, whatever ``--strict`` says)."""
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def embedder_for(self, override: str | None) -> str | None:
+        """The embedder to build with: ``override`` (``--embedder``; ``none`` turns it off), else ``search.embedder``."""
+        if override is not None:
+            return None if override.strip().lower() in OFF else override.strip()
+        return self.embedder
+
+
+class _Report:
+    """Collects the located diagnostics of one settings file."""
+
+    def __init__(self, rel: str, parsed: Parsed) -> None:
+        self.rel = rel
+        self.parsed = parsed
+        self.items: list[Diagnostic] = []
+
+    def add(self, severity: Severity, json_path: str, message: str, **kw: Any) -> None:
+        line, column = self.parsed.where(json_path)
+        self.items.append(Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw))
+
+    def unknown(self, keys: list[str], known: list[str], path: str, what: str) -> None:
+        for key in sorted(set(keys) - set(known)):
+            close = difflib.get_close_matches(key, known, n=1)
+            self.add(
+                Severity.WARNING,
+                child_path(path, key),
+                f"unknown {what} '{key}' is ignored",
+                expected=", ".join(known),
+                got=repr(key),
+                code="unknown_setting",
+                hint=f"Did you mean '{close[0]}'?" if close else f"{what.capitalize()}s: {', '.join(known)}.",
+            )
+
+
+def known_embedder(spec: str) -> bool:
+    """Whether ``spec`` has the shape of an embedder spec (a name, a prefixed spec or an existing folder)."""
+    low = spec.strip().lower()
+    return low in (*BUNDLED_MINILM, STATIC_MINILM) or low.startswith(_SPEC_PREFIXES) or Path(spec).expanduser().is_dir()
+
+
+def _embedder(value: Any, report: _Report) -> str | None:
+    path = "$.search.embedder"
+    if value is None or value is False or (isinstance(value, str) and value.strip().lower() in OFF):
+        return None
+    if not isinstance(value, str):
+        report.add(
+            Severity.ERROR,
+            path,
+            "'embedder' must be an embedder spec or none",
+            expected=OPTIONS["search"]["embedder"],
+            got=type(value).__name__,
+            code="wrong_type",
+            hint="Write search: {embedder: minilm}, or embedder: none for no vectors.",
+        )
+        return None
+    if not known_embedder(value):
+        names = [*BUNDLED_MINILM, STATIC_MINILM]
+        close = difflib.get_close_matches(value.strip().lower(), names, n=1)
+        report.add(
+            Severity.ERROR,
+            path,
+            f"unknown embedder {value!r}",
+            expected=OPTIONS["search"]["embedder"],
+            got=repr(value),
+            code="unknown_embedder",
+            hint=f"Did you mean '{close[0]}'?"
+            if close
+            else "Use minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH or the path of a model folder.",
+        )
+        return None
+    return value.strip()
+
+
+def _section(data: dict[str, Any], name: str, report: _Report) -> dict[str, Any]:
+    value = data.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        report.add(
+            Severity.ERROR,
+            child_path("$", name),
+            f"'{name}' must be a mapping",
+            expected="{" + ", ".join(f"{k}: ..." for k in OPTIONS[name]) + "}",
+            got=type(value).__name__,
+            code="wrong_type",
+        )
+        return {}
+    report.unknown([str(k) for k in value], list(OPTIONS[name]), child_path("$", name), f"{name} setting")
+    return value
+
+
+def _check(rel: str, parsed: Parsed) -> BuildConfig:
+    report = _Report(rel, parsed)
+    data = parsed.data
+    if data is None:
+        return BuildConfig(file=rel)
+    if not isinstance(data, dict):
+        report.add(
+            Severity.ERROR,
+            "$",
+            f"{rel} must be a mapping of settings",
+            expected="search: {embedder: ...}",
+            got=type(data).__name__,
+            code="wrong_type",
+        )
+        return BuildConfig(file=rel, diagnostics=tuple(report.items))
+    report.unknown([str(k) for k in data], list(OPTIONS), "$", "setting")
+    embedder = _embedder(_section(data, "search", report).get("embedder"), report)
+    return BuildConfig(embedder=embedder, file=rel, diagnostics=tuple(report.items))
+
+
+def read_config(src: Path) -> BuildConfig:
+    """The settings of the catalogue in ``src``; defaults when it has no settings file."""
+    present = [name for name in CONFIG_FILES if (src / name).exists() or (src / name).is_symlink()]
+    if not present:
+        return BuildConfig()
+    if len(present) > 1:
+        both = Diagnostic(
+            Severity.ERROR,
+            present[1],
+            f"both {present[0]} and {present[1]} exist; toolcat reads one settings file",
+            expected="one of toolcat.yaml, toolcat.yml",
+            got="both",
+            code="two_config_files",
+            hint=f"Merge them into {present[0]} and delete {present[1]}.",
+        )
+        return BuildConfig(file=present[0], diagnostics=(both,))
+    parsed = parse_file(src / present[0], MAX_SOURCE_BYTES, src)
+    if isinstance(parsed, list):
+        return BuildConfig(file=present[0], diagnostics=tuple(parsed))
+    return _check(present[0], parsed)
 
 
 def configured_embedder(src: Path, override: str | None = None) -> str | None:
-    """The embedder spec: ``override`` (``--embedder``; ``none`` turns it off), else ``search.embedder`` in ``SRC/toolcat.yaml``."""
-    if override is not None:
-        return None if override.strip().lower() in ("", "none", "off") else override.strip()
-    config = src / "toolcat.yaml"
-    if not config.is_file():
-        return None
-    import yaml  # noqa: PLC0415 - build only
+    """The embedder spec: ``override`` (``--embedder``; ``none`` turns it off), else ``search.embedder`` in the settings.
 
-    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-    search = data.get("search") if isinstance(data, dict) else None
-    spec = search.get("embedder") if isinstance(search, dict) else None
-    if not spec or str(spec).strip().lower() in ("none", "off"):
-        return None
-    return str(spec).strip()
+    Raises :class:`SourceError` when the settings file has an error.
+    """
+    if override is not None:
+        return BuildConfig().embedder_for(override)
+    config = read_config(src)
+    if config.failed:
+        raise SourceError([d for d in config.diagnostics if d.severity is Severity.ERROR])
+    return config.embedder

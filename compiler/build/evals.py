@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import CatalogError
+from .errors import CatalogError, Diagnostic, Severity, SourceError
 
 EVAL_DEPTH = 10
 
@@ -30,32 +30,71 @@ class EvalReport:
         return self.recall >= self.min_recall and self.mrr >= self.min_mrr
 
 
-def _load_eval(path: Path, src: Path) -> dict[str, Any]:
-    """One eval file, read with the same limits as every source file (size, aliases, nesting, numbers)."""
-    from .sources.limits import SourceParseError  # noqa: PLC0415 - yaml only when evals run
-    from .sources.parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source  # noqa: PLC0415
+def _fraction(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
 
-    try:
-        data = parse_text(read_source(path, MAX_SOURCE_BYTES, src).decode("utf-8"), is_json=False).data
-    except SourceFileError as exc:
-        raise CatalogError(f"{path}: {exc.message}. {exc.hint}") from None
-    except SourceParseError as exc:
-        where = f"{path}:{exc.line}:{exc.column}" if exc.line else str(path)
-        raise CatalogError(f"{where}: {exc.message}. {exc.hint}") from None
-    except DuplicateKeyError as exc:
-        line = exc.places[0][1] if exc.places else 0
-        raise CatalogError(f"{path}:{line}: a mapping names the same key twice") from None
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+#: The optional settings of an eval file and what each must be (a wrong one used to end in a traceback).
+_SETTINGS = {
+    "k": lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+    "min_recall": _fraction,
+    "min_mrr": _fraction,
+}
+_SETTING_TEXT = {
+    "k": "'k' must be a whole number of results, at least 1",
+    "min_recall": "'min_recall' must be a number from 0 to 1",
+    "min_mrr": "'min_mrr' must be a number from 0 to 1",
+}
+
+
+def _eval_error(
+    path: Path, src: Path, message: str, where: tuple[int | None, int | None], json_path: str
+) -> SourceError:
+    line, column = where
+    diagnostic = Diagnostic(
+        Severity.ERROR,
+        path.relative_to(src).as_posix(),
+        message,
+        line=line,
+        column=column,
+        json_path=json_path,
+        hint="An eval file is {queries: [{query: text, expect: tool id or [ids]}], k, min_recall, min_mrr}: "
+        "see docs/search.md.",
+        code="bad_eval",
+    )
+    return SourceError([diagnostic])
+
+
+def load_eval(path: Path, src: Path) -> dict[str, Any]:
+    """One eval file, read like every source file (size, aliases, nesting, numbers).
+
+    Raises :class:`SourceError` with located diagnostics when the file cannot be read or has the wrong shape.
+    """
+    from .sources.parse import MAX_SOURCE_BYTES, parse_file  # noqa: PLC0415 - yaml only when evals run
+
+    parsed = parse_file(path, MAX_SOURCE_BYTES, src)
+    if isinstance(parsed, list):
+        raise SourceError(parsed)
+    data = parsed.data
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
-        raise CatalogError(
-            f"{path}: an eval file is a mapping with 'queries: [{{query, expect}}]' (and k, min_recall, min_mrr)"
+        where = "$.queries" if isinstance(data, dict) and "queries" in data else "$"
+        raise _eval_error(
+            path, src, "an eval file is a mapping with 'queries: [{query, expect}]'", parsed.where(where), where
         )
     for index, item in enumerate(data["queries"]):
         if not isinstance(item, dict) or not isinstance(item.get("query"), str) or not item.get("expect"):
-            raise CatalogError(
-                f"{path}: $.queries[{index}] needs 'query' (text) and 'expect' (a tool id or a list of ids)"
+            where = f"$.queries[{index}]"
+            raise _eval_error(
+                path,
+                src,
+                "needs 'query' (text) and 'expect' (a tool id or a list of ids)",
+                parsed.where(where),
+                where,
             )
+    for key, valid in _SETTINGS.items():
+        if key in data and not valid(data[key]):
+            where = f"$.{key}"
+            raise _eval_error(path, src, _SETTING_TEXT[key], parsed.where(where), where)
     return data
 
 
@@ -70,7 +109,7 @@ def run_evals(src: Path, build_dir: Path) -> list[EvalReport]:
         raise CatalogError(f"{build_dir}: {exc.message}") from None
     reports = []
     for path in sorted((src / "evals").glob("*.y*ml")):
-        data = _load_eval(path, src)
+        data = load_eval(path, src)
         k = int(data.get("k", 5))
         hits = 0
         reciprocal = 0.0

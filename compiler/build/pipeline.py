@@ -1,4 +1,4 @@
-"""The build, top to bottom: fingerprint → load → assemble → plan → write.
+"""The build, top to bottom: config → fingerprint → load → assemble → plan → write.
 
 Each stage is a plain function of the previous stage's value; only the last one
 writes, and only after everything else succeeded.
@@ -23,6 +23,7 @@ from .. import FORMAT_VERSION, __version__
 from ..format.analyzer import ANALYZER_VERSION
 from . import tokens
 from .artifacts import Contributor
+from .config import BuildConfig, read_config
 from .errors import Diagnostic, Severity, SourceError
 from .model import CompiledCatalog
 from .plan import plan
@@ -134,10 +135,17 @@ def compile_catalog(
     strict: bool = False,
     cache: dict[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
+    config: BuildConfig | None = None,
 ) -> tuple[CompiledCatalog, list[Diagnostic]]:
-    """Load and check the sources; raise :class:`SourceError` with every problem when invalid."""
+    """Load and check the sources; raise :class:`SourceError` with every problem when invalid.
+
+    ``config`` is the catalogue's settings as :func:`toolcat.build.config.read_config` read them (read here when
+    not given); their problems are reported with the sources'.
+    """
+    config = config if config is not None else read_config(src)
     loaded = load(src, cache, progress)
     catalog, diags = assemble(loaded)
+    diags.extend(list(config.diagnostics))
     if diags.failed(strict=strict):
         problems = diags.sorted() if strict else [d for d in diags.sorted() if d.severity is Severity.ERROR]
         raise SourceError(problems, strict=strict)
@@ -169,19 +177,30 @@ def build(
     progress: Callable[[int], None] | None = None,
     extra: list[Contributor] | None = None,
     embedder: str | None = None,
+    config: BuildConfig | None = None,
 ) -> BuildResult:
     """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input.
 
+    ``config``: the catalogue's settings (:func:`toolcat.build.config.read_config`, read once here when not given).
     ``embedder``: a spec for the semantic tier (``none`` turns it off); by default ``search.embedder`` in
-    ``SRC/toolcat.yaml``, else no vectors.
+    ``SRC/toolcat.yaml`` (or ``.yml``), else no vectors.
 
     Concurrent builds into the same folder take turns (:func:`toolcat.build.write.build_lock`), and each
     first repairs what a build killed mid-swap left behind.
     """
     started = time.perf_counter()
+    config = config if config is not None else read_config(src)
     with build_lock(out):
         return _build_locked(
-            src, out, strict=strict, force=force, progress=progress, extra=extra, started=started, embedder=embedder
+            src,
+            out,
+            strict=strict,
+            force=force,
+            progress=progress,
+            extra=extra,
+            started=started,
+            embedder=config.embedder_for(embedder),
+            config=config,
         )
 
 
@@ -194,11 +213,9 @@ def _build_locked(
     progress: Callable[[int], None] | None,
     extra: list[Contributor] | None,
     started: float,
-    embedder: str | None = None,
+    embedder: str | None,
+    config: BuildConfig,
 ) -> BuildResult:
-    from .config import configured_embedder  # noqa: PLC0415 - numpy etc. only when vectors are built
-
-    embedder = configured_embedder(src, embedder)
     state = read_state(out)
     input_hash, file_hashes = fingerprint(src)
     # anything that changes the bytes of a build for the same sources belongs here, so that an
@@ -214,6 +231,7 @@ def _build_locked(
     if (
         not force
         and not extra
+        and not config.failed
         and state.get("input_hash") == input_hash
         and state.get("settings") == settings
         and (out / ENTRY).is_file()
@@ -230,7 +248,7 @@ def _build_locked(
     same_settings = state.get("settings") == settings
     cache = _cache_from_state(state) if same_settings else {}
     tokens.begin(_read_private(out, tokens.CACHE_FILE) if same_settings else None)
-    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress)
+    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress, config=config)
     # the index builds on the last good build's segment unless told to start afresh (docs/search.md, "Segments")
     previous = out if same_settings and not force and (out / ENTRY).is_file() else None
     stage = out.resolve().parent / f"{tmp_prefix(out.resolve())}stage{os.getpid()}"

@@ -18,7 +18,7 @@ derive from it)::
     │   └── BuildError                 the build could not write its output
     ├── SourceParseError               build/sources/limits.py: text that is not YAML/JSON
     ├── SourceFileError                build/sources/parse.py: a source file that is not read at all
-    ├── DuplicateKeyError              build/sources/parse.py: a mapping names a key twice
+    ├── MappingError                   build/sources/parse.py: duplicate keys, keys split off by a comma
     └── ImporterError                  importers/common.py: a source that cannot be imported
         └── McpImportError             importers/mcp.py
 

@@ -63,11 +63,11 @@ def test_eval_fails_under_the_threshold_and_lists_misses(make_tree):
 
 
 def test_eval_rejects_a_malformed_eval_file(make_tree):
-    """An eval query without 'expect' is reported with its JSON path."""
+    """An eval query without 'expect' is reported with its file, line, column and JSON path."""
     src = make_tree({**TOOLS, "evals/bad.yaml": {"queries": [{"query": "x"}]}})
     result = CliRunner().invoke(main, ["eval", str(src)])
     assert result.exit_code == 1
-    assert "$.queries[0] needs 'query'" in result.output
+    assert "evals/bad.yaml:2:3: error: $.queries[0]: needs 'query'" in result.output
 
 
 def test_example_catalogue_evals_pass(example_src_copy):
@@ -100,4 +100,21 @@ def test_eval_file_alias_bomb_is_refused_with_its_place(make_tree):
     result = CliRunner().invoke(main, ["eval", str(src)])
     assert result.exit_code == 1
     assert "bomb.yaml:" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("setting", "line"),
+    [("k: five", 1), ("min_recall: 2", 1), ("min_mrr: [0.5]", 1)],
+    ids=["k_not_a_number", "recall_over_one", "mrr_a_list"],
+)
+def test_eval_settings_of_the_wrong_type_are_located_errors(make_tree, setting: str, line: int):
+    """k, min_recall and min_mrr of the wrong type are errors at their line, not a traceback."""
+    src = make_tree(TOOLS)
+    (src / "evals").mkdir()
+    (src / "evals" / "search.yaml").write_text(f"{setting}\nqueries: [{{query: x, expect: mail.send}}]\n")
+    result = CliRunner().invoke(main, ["eval", str(src)])
+    assert result.exit_code == 1
+    key = setting.split(":", maxsplit=1)[0]
+    assert f"evals/search.yaml:{line}:1: error: $.{key}: '{key}' must be" in result.output
     assert "Traceback" not in result.output

@@ -24,17 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from ...format.json_paths import child_path
+from ...format.names import SKILL_NAME
 from ..errors import Diagnostic, Severity
-from .limits import SourceParseError
-from .parse import MAX_SKILL_MD_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source
+from .parse import MAX_SKILL_MD_BYTES, parse_file
 from .skill_meta import META_FIELDS, read_skill_meta
 from .skills import (
     MAX_DESCRIPTION,
-    SKILL_NAME,
     SkillResult,
     _first_sentence,
     _SkillChecker,
-    _split,
     resources_of,
 )
 
@@ -66,48 +64,16 @@ def _error(result: SkillResult, rel: str, message: str, **kw: Any) -> SkillResul
 
 
 def _frontmatter(root: Path, file: Path, rel: str, result: SkillResult) -> tuple[Any, str, _SkillChecker] | None:
-    """The parsed frontmatter, the body and a checker that locates diagnostics in ``file``; None on a refusal."""
-    try:
-        text = read_source(file, MAX_SKILL_MD_BYTES, root).decode("utf-8")
-    except SourceFileError as exc:
-        _error(result, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code)
+    """The parsed frontmatter, the body and a checker that locates diagnostics in ``file``; None on a refusal.
+
+    Read through :func:`~toolcat.build.sources.parse.parse_file`, so an agent file's problems are worded and
+    located as those of SKILL.md and every other source file.
+    """
+    found = parse_file(file, MAX_SKILL_MD_BYTES, root)
+    if isinstance(found, list):
+        result.diagnostics.extend(found)
         return None
-    except UnicodeDecodeError as exc:
-        _error(result, rel, f"not UTF-8 text: {exc.reason}", code="encoding", hint="Save the file as UTF-8.")
-        return None
-    split = _split(text)
-    if split is None:
-        _error(
-            result,
-            rel,
-            "an agent file must start with YAML frontmatter between '---' lines",
-            line=1,
-            code="no_frontmatter",
-            expected="'---' on line 1, then name and description, then '---'",
-            got=repr(text.splitlines()[0][:60]) if text else "an empty file",
-            hint="Add: ---\\nname: <file or folder name>\\ndescription: what the agent does and when to hand it a task\\n---",
-        )
-        return None
-    fm_text, body, offset = split
-    try:
-        parsed = parse_text(fm_text, is_json=False)
-    except SourceParseError as exc:
-        line = exc.line + offset - 1 if exc.line else None
-        _error(result, rel, f"frontmatter: {exc.message}", line=line, column=exc.column, hint=exc.hint, code="parse")
-        return None
-    except DuplicateKeyError as exc:
-        for json_path, line, column in exc.places:
-            _error(
-                result,
-                rel,
-                "duplicate frontmatter key",
-                line=line + offset - 1,
-                column=column,
-                json_path=json_path,
-                code="duplicate_key",
-            )
-        return None
-    return parsed.data, body, _SkillChecker(rel, parsed, offset, result)
+    return found.data, found.body or "", _SkillChecker(rel, found, result)
 
 
 def _name(meta: dict[str, Any], expected: str, checker: _SkillChecker) -> str:

@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 from ...format.json_paths import child_path
 from ..errors import Diagnostic, Severity
 from .limits import SourceParseError
-from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, Parsed, SourceFileError, parse_text, read_source
+from .parse import MAX_SOURCE_BYTES, MappingError, Parsed, SourceFileError, parse_text, read_source
 from .skills import SkillResult, check_skill
 
 __all__ = ["CONFIG_KEY", "GIT_TIMEOUT_SECONDS", "GitSkills", "GitSource", "cache_root", "load_git_skills"]
@@ -222,7 +222,7 @@ def git_sources(src: Path, out: GitSkills) -> list[GitSource]:
     """The checked ``skills_from`` entries of ``SRC/toolcat.yaml`` (errors go to ``out.diagnostics``)."""
     try:
         found = _config(src)
-    except (SourceFileError, SourceParseError, DuplicateKeyError, UnicodeDecodeError):
+    except (SourceFileError, SourceParseError, MappingError, UnicodeDecodeError):
         return []  # the config file's own problems are reported where it is read for the build's settings
     if found is None or not isinstance(found[0].data, dict) or found[0].data.get(CONFIG_KEY) is None:
         return []
@@ -329,7 +329,7 @@ def parsed_where(src: Path, rel: str, json_path: str) -> tuple[int | None, int |
     """Line and column of ``json_path`` in the config file (read again: only on the rare fetch failure)."""
     try:
         return parse_text((src / rel).read_text(encoding="utf-8"), is_json=False).where(json_path)
-    except (OSError, SourceParseError, DuplicateKeyError, UnicodeDecodeError):
+    except (OSError, SourceParseError, MappingError, UnicodeDecodeError):
         return None, None
 
 

@@ -34,12 +34,18 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 @dataclass(frozen=True, slots=True)
 class SourceParseError(ToolcatError):
-    """The text is not valid YAML/JSON; line and column are 1-based when known."""
+    """The text is not valid YAML/JSON; line and column are 1-based when known.
+
+    ``code`` names the kind of problem (the :class:`~toolcat.build.errors.Diagnostic` code it becomes);
+    ``json_path`` is set when the place is known as a path of the data, not only as a line.
+    """
 
     message: str
     line: int | None
     column: int | None
     hint: str
+    code: str = "parse"
+    json_path: str | None = None
 
 
 class _LongInteger(str):
@@ -53,15 +59,14 @@ def json_int(text: str) -> int | _LongInteger:
     return _LongInteger(text) if len(text) > MAX_INT_LITERAL else int(text)
 
 
-def error_at(mark: Any, message: str, hint: str) -> SourceParseError:
+def error_at(mark: Any, message: str, hint: str, code: str = "parse") -> SourceParseError:
     """A :class:`SourceParseError` at a PyYAML mark (0-based) given 1-based."""
-    return SourceParseError(message, mark.line + 1, mark.column + 1, hint)
+    return SourceParseError(message, mark.line + 1, mark.column + 1, hint, code)
 
 
-def _too_deep(mark: Any, via_alias: bool = False) -> SourceParseError:
+def _too_deep_text(via_alias: bool = False) -> tuple[str, str]:
     what = "an alias here expands to mappings and lists" if via_alias else "mappings and lists are"
-    return error_at(
-        mark,
+    return (
         f"{what} nested deeper than {MAX_DEPTH} levels",
         "Flatten the structure: move nested parts into $defs and point to them with $ref.",
     )
@@ -72,69 +77,145 @@ _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _COLLECTION_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
+@dataclass(frozen=True, slots=True)
+class YAMLSyntaxError(Exception):
+    """PyYAML's error while the event stream was walked, with the JSON path of the last key or value read."""
+
+    error: yaml.MarkedYAMLError
+    json_path: str
+
+
+class _Places:
+    """Where the event stream is, as a JSON path: that of the last key or value read (for located errors)."""
+
+    def __init__(self) -> None:
+        self.frames: list[list[Any]] = []  # open collections: [path, is a mapping, a key comes next, key, index]
+        self.last = "$"
+
+    def node(self, event: Any) -> None:
+        """A scalar, an alias or the start of a collection: a mapping key, or a value at a new path."""
+        frame = self.frames[-1] if self.frames else None
+        if frame is None:
+            path = "$"
+        elif frame[1] and frame[2]:  # a mapping key
+            frame[3] = event.value if isinstance(event, yaml.ScalarEvent) else "?"
+            frame[2] = False
+            path = child_path(frame[0], frame[3])
+        elif frame[1]:  # a mapping value: its key is the path
+            frame[2] = True
+            path = child_path(frame[0], frame[3])
+        else:
+            path = child_path(frame[0], frame[4])
+            frame[4] += 1
+        self.last = path
+        if isinstance(event, _COLLECTION_START):
+            self.frames.append([path, isinstance(event, yaml.MappingStartEvent), True, "", 0])
+
+    def end(self) -> None:
+        """The end of the innermost collection."""
+        self.frames.pop()
+
+
+class _Guard:
+    """The structural limits, checked event by event (:func:`guard_yaml`)."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.stack: list[list[Any]] = []  # open collections: [anchor, nodes, deepest child]
+        self.anchors: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, depth) of what it names
+        self.added = 0
+        self.places = _Places()
+
+    def error(self, mark: Any, message: str, hint: str, code: str) -> SourceParseError:
+        return SourceParseError(message, mark.line + 1, mark.column + 1, hint, code, self.places.last)
+
+    def close(self, anchor: str | None, nodes: int, depth: int) -> None:
+        if anchor is not None:
+            self.anchors[anchor] = (nodes, depth)
+        if self.stack:
+            self.stack[-1][1] += nodes
+            self.stack[-1][2] = max(self.stack[-1][2], depth)
+
+    def start(self, event: Any) -> None:
+        self.places.node(event)
+        if len(self.stack) >= MAX_DEPTH:
+            raise self.error(event.start_mark, *_too_deep_text(), "too_deep")
+        self.stack.append([event.anchor, 1, 0])
+
+    def end(self, event: Any) -> None:
+        del event
+        self.places.end()
+        anchor, nodes, depth = self.stack.pop()
+        self.close(anchor, nodes, depth + 1)
+
+    def scalar(self, event: Any) -> None:
+        self.places.node(event)
+        value = event.value
+        if len(value) > MAX_INT_LITERAL and value[:1] in "+-0123456789":
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = self.loader.resolve(yaml.ScalarNode, value, event.implicit)
+            if tag == _INT_TAG:
+                raise self.error(
+                    event.start_mark,
+                    f"integer of {len(value):,} characters is outside the 64-bit integer range",
+                    _INTEGER_HINT,
+                    "integer_range",
+                )
+        self.close(event.anchor, 1, 0)
+
+    def alias(self, event: Any) -> None:
+        self.places.node(event)
+        if any(frame[0] == event.anchor for frame in self.stack):
+            raise self.error(
+                event.start_mark,
+                f"recursive alias: *{event.anchor} is used inside its own anchor &{event.anchor}",
+                "A value cannot contain itself: write the inner part out, or refer to a separate anchor.",
+                "recursive_alias",
+            )
+        nodes, depth = self.anchors.get(event.anchor or "", (1, 0))  # undefined: the composer names it
+        self.added += nodes
+        if self.added > MAX_ALIAS_NODES:
+            raise self.error(
+                event.start_mark,
+                f"YAML aliases expand this document by more than "
+                f"{MAX_ALIAS_NODES:,} nodes (*{event.anchor} alone stands for {nodes:,})",
+                "Aliases that nest aliases grow exponentially ('billion laughs'): write the "
+                "shared part once, or use fewer '*alias' references.",
+                "alias_expansion",
+            )
+        if len(self.stack) + depth > MAX_DEPTH:
+            raise self.error(event.start_mark, *_too_deep_text(via_alias=True), "too_deep")
+        self.close(None, nodes, depth)
+
+
 def guard_yaml(text: str) -> None:
     """Walk the YAML event stream once, before anything is composed, enforcing the structural limits.
 
     libyaml's composer recurses per level (100,000 nested '[' crash the process) and PyYAML expands
     every alias (a 451-byte document can stand for billions of nodes), so nesting and alias expansion
     are measured on the flat event stream: each anchor's size and depth is known when it closes,
-    and an alias adds them.
+    and an alias adds them. Errors (its own, and PyYAML's as :class:`YAMLSyntaxError`) carry the JSON
+    path of the last key or value read.
     """
     loader = Loader(text)
+    guard = _Guard(loader)
+    handlers = {
+        yaml.MappingStartEvent: guard.start,
+        yaml.SequenceStartEvent: guard.start,
+        yaml.MappingEndEvent: guard.end,
+        yaml.SequenceEndEvent: guard.end,
+        yaml.ScalarEvent: guard.scalar,
+        yaml.AliasEvent: guard.alias,
+    }
     try:
-        stack: list[list[Any]] = []  # open collections: [anchor, nodes, deepest child]
-        anchors: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, depth) of what it names
-        added = 0
-
-        def close(anchor: str | None, nodes: int, depth: int) -> None:
-            if anchor is not None:
-                anchors[anchor] = (nodes, depth)
-            if stack:
-                stack[-1][1] += nodes
-                stack[-1][2] = max(stack[-1][2], depth)
-
         while loader.check_event():
             event = loader.get_event()
-            if isinstance(event, _COLLECTION_START):
-                if len(stack) >= MAX_DEPTH:
-                    raise _too_deep(event.start_mark)
-                stack.append([event.anchor, 1, 0])
-            elif isinstance(event, _COLLECTION_END):
-                anchor, nodes, depth = stack.pop()
-                close(anchor, nodes, depth + 1)
-            elif isinstance(event, yaml.ScalarEvent):
-                value = event.value
-                if len(value) > MAX_INT_LITERAL and value[:1] in "+-0123456789":
-                    tag = event.tag
-                    if tag is None or tag == "!":
-                        tag = loader.resolve(yaml.ScalarNode, value, event.implicit)
-                    if tag == _INT_TAG:
-                        raise error_at(
-                            event.start_mark,
-                            f"integer of {len(value):,} characters is outside the 64-bit integer range",
-                            _INTEGER_HINT,
-                        )
-                close(event.anchor, 1, 0)
-            elif isinstance(event, yaml.AliasEvent):
-                if any(frame[0] == event.anchor for frame in stack):
-                    raise error_at(
-                        event.start_mark,
-                        f"recursive alias: *{event.anchor} is used inside its own anchor &{event.anchor}",
-                        "A value cannot contain itself: write the inner part out, or refer to a separate anchor.",
-                    )
-                nodes, depth = anchors.get(event.anchor or "", (1, 0))  # undefined: the composer names it
-                added += nodes
-                if added > MAX_ALIAS_NODES:
-                    raise error_at(
-                        event.start_mark,
-                        f"YAML aliases expand this document by more than "
-                        f"{MAX_ALIAS_NODES:,} nodes (*{event.anchor} alone stands for {nodes:,})",
-                        "Aliases that nest aliases grow exponentially ('billion laughs'): write the "
-                        "shared part once, or use fewer '*alias' references.",
-                    )
-                if len(stack) + depth > MAX_DEPTH:
-                    raise _too_deep(event.start_mark, via_alias=True)
-                close(None, nodes, depth)
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(event)
+    except yaml.MarkedYAMLError as exc:
+        raise YAMLSyntaxError(exc, guard.places.last) from None
     finally:
         loader.dispose()
 
@@ -194,17 +275,19 @@ def json_too_deep(text: str) -> SourceParseError:
             None,
             None,
             "Flatten the structure: move nested parts into $defs and point to them with $ref.",
+            "too_deep",
         )
     return SourceParseError(
         f"mappings and lists are nested deeper than {MAX_DEPTH} levels",
         line,
         index - line_start + 1,
         "Flatten the structure: move nested parts into $defs and point to them with $ref.",
+        "too_deep",
     )
 
 
-def value_problems(value: Any, path: str, found: list[tuple[str, str, str, Any]]) -> None:
-    """Values JSON cannot carry faithfully; the depth is already known to be at most :data:`MAX_DEPTH`."""
+def value_problems(value: Any, path: str, found: list[tuple[str, str, str, Any, str]]) -> None:
+    """Values JSON cannot carry faithfully, as ``(json_path, message, hint, value, code)``; depth is at most :data:`MAX_DEPTH`."""
     if isinstance(value, dict):
         for key, item in value.items():
             value_problems(item, child_path(path, key), found)
@@ -213,16 +296,24 @@ def value_problems(value: Any, path: str, found: list[tuple[str, str, str, Any]]
             value_problems(item, child_path(path, index), found)
     elif isinstance(value, _LongInteger):
         found.append(
-            (path, f"integer of {len(value):,} characters is outside the 64-bit integer range", _INTEGER_HINT, None)
+            (
+                path,
+                f"integer of {len(value):,} characters is outside the 64-bit integer range",
+                _INTEGER_HINT,
+                None,
+                "integer_range",
+            )
         )
     elif isinstance(value, bool) or value is None or isinstance(value, str):
         return
     elif isinstance(value, int):
         if not MIN_INT <= value <= MAX_INT:
-            found.append((path, "integer {text} is outside the 64-bit integer range", _INTEGER_HINT, value))
+            found.append(
+                (path, "integer {text} is outside the 64-bit integer range", _INTEGER_HINT, value, "integer_range")
+            )
     elif isinstance(value, float):
         if not math.isfinite(value):
-            found.append((path, "{text} is not a finite number", _FINITE_HINT, value))
+            found.append((path, "{text} is not a finite number", _FINITE_HINT, value, "not_finite"))
     else:
         kind = "a YAML !!set" if isinstance(value, (set, frozenset)) else type(value).__name__
-        found.append((path, f"{kind} has no JSON equivalent", "Write a list (or a mapping) instead.", None))
+        found.append((path, f"{kind} has no JSON equivalent", "Write a list (or a mapping) instead.", None, "not_json"))

@@ -24,22 +24,27 @@ from typing import Any
 
 from ...format.canonical import sha256
 from ...format.json_paths import child_path
-from ..errors import CatalogError, Diagnostic, Diagnostics, Severity
+from ...format.names import MAX_NODE_NAME, RULES, node_name_problem
+from ..config import CONFIG_FILES  # the build's settings (read by config.py), not tools files
+from ..errors import CatalogError, Diagnostics
 from .agents import AGENT_FILE, check_agent, is_agent_file
 from .git import load_git_skills
-from .limits import SourceParseError
-from .parse import MAX_SOURCE_BYTES, DuplicateKeyError, SourceFileError, parse_text, read_source, symlink_error
+from .parse import (
+    MAX_SOURCE_BYTES,
+    SourceFileError,
+    file_diagnostic,
+    parse_file,
+    read_source,
+    symlink_error,
+)
 from .skills import SkillResult, check_skill
 from .tools import FileResult, check_tools_file
 
 log = logging.getLogger(__name__)
 
-NODE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 NODE_FILE = "_node.yaml"
 RESERVED_ROOT_DIRS = {"evals"}
 TOOL_SUFFIXES = (".yaml", ".yml", ".json")
-#: Files at the source root that configure the build (``search: {embedder: ...}``) rather than hold tools.
-CONFIG_FILES = frozenset({"toolcat.yaml", "toolcat.yml"})
 #: Tools files are checked in worker processes (fork, at most this many) once there is this much to check;
 #: below it the start-up costs more than it saves. Each file's result is a pure function of its bytes.
 PARALLEL_CHECK_BYTES = 1 << 20
@@ -131,22 +136,9 @@ def _read_node(root: Path, folder: Path, path: tuple[str, ...], diags: Diagnosti
     file = folder / NODE_FILE
     if not os.path.lexists(file):
         return record
-    try:
-        parsed = parse_text(read_source(file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False)
-    except SourceFileError as exc:
-        diags.error(rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code)
-        return record
-    except SourceParseError as exc:
-        diags.error(rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
-        return record
-    except DuplicateKeyError as exc:
-        for json_path, dup_line, dup_column in exc.places:
-            diags.error(
-                rel, "duplicate key", line=dup_line, column=dup_column, json_path=json_path, code="duplicate_key"
-            )
-        return record
-    except UnicodeDecodeError as exc:
-        diags.error(rel, f"not UTF-8 text: {exc.reason}", code="encoding")
+    parsed = parse_file(file, MAX_SOURCE_BYTES, root)
+    if isinstance(parsed, list):
+        diags.extend(parsed)
         return record
     data = parsed.data or {}
     if not isinstance(data, dict):
@@ -204,13 +196,7 @@ def _read_tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -
     try:
         data = read_source(entry, MAX_SOURCE_BYTES, root)
     except SourceFileError as exc:
-        return FileResult(
-            diagnostics=[
-                Diagnostic(
-                    Severity.ERROR, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code
-                )
-            ]
-        )
+        return FileResult(diagnostics=[file_diagnostic(rel, exc)])
     digest = sha256(data)  # of the bytes checked, even if the file changed since the fingerprint
     cached = cache.get(digest)
     if cached is not None and cached[0] == rel:
@@ -220,21 +206,7 @@ def _read_tools_file(root: Path, entry: Path, rel: str, cache: dict[str, Any]) -
 
 def _check_tools_bytes(rel: str, data: bytes) -> FileResult:
     """Check one tools file's bytes (a pure function of them: it runs in a worker process for large builds)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return FileResult(
-            diagnostics=[
-                Diagnostic(
-                    Severity.ERROR,
-                    rel,
-                    f"not UTF-8 text: {exc.reason}",
-                    code="encoding",
-                    hint="Save the file as UTF-8.",
-                )
-            ]
-        )
-    return check_tools_file(rel, text)
+    return check_tools_file(rel, data)
 
 
 def fork_is_safe() -> bool:
@@ -290,15 +262,7 @@ def load(
                 continue
             rel = entry.relative_to(root).as_posix()
             if entry.is_symlink():
-                refused = symlink_error(entry, root)
-                out.diagnostics.error(
-                    rel,
-                    refused.message,
-                    expected=refused.expected,
-                    got=refused.got,
-                    hint=refused.hint,
-                    code=refused.code,
-                )
+                out.diagnostics.extend([file_diagnostic(rel, symlink_error(entry, root))])
                 continue
             if entry.is_dir():
                 if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
@@ -317,12 +281,12 @@ def load(
                         hint="Rename it to SKILL.md.",
                     )
                     continue
-                if not NODE_NAME.match(name):
-                    fixed = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-") or "node"
+                if node_name_problem(name) is not None:
+                    fixed = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")[:MAX_NODE_NAME] or "node"
                     out.diagnostics.error(
-                        rel,
+                        repr(rel)[1:-1],  # a name with a newline would break the diagnostic's line
                         f"folder name {name!r} is not a valid node name",
-                        expected="lowercase letters, digits, '-' or '_'",
+                        expected=RULES["node name"],
                         got=repr(name),
                         code="bad_node_name",
                         hint=f"Rename the folder to {fixed!r}.",

@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from ...format.errors import ToolcatError
 from ...format.json_paths import child_path  # one spelling of JSON paths, shared with the reader
+from ..errors import Diagnostic, Severity
 from .limits import (
     MAX_DEPTH,
     Loader,
     SourceParseError,
+    YAMLSyntaxError,
     error_at,
     guard_yaml,
     json_int,
@@ -43,10 +46,13 @@ __all__ = [
     "MAX_SKILL_MD_BYTES",
     "MAX_SKILL_RESOURCE_BYTES",
     "MAX_SOURCE_BYTES",
-    "DuplicateKeyError",
+    "MappingError",
     "Parsed",
     "SourceFileError",
+    "file_diagnostic",
     "normalise",
+    "parse_bytes",
+    "parse_file",
     "parse_text",
     "read_source",
     "symlink_error",
@@ -73,6 +79,8 @@ class Parsed:
     lines: dict[str, tuple[int, int]]
     #: the source text of numeric scalars (``version: 1.10`` loads as the float 1.1)
     number_text: dict[str, str] = field(default_factory=dict)
+    #: what follows the frontmatter of a Markdown file (SKILL.md), CRLF turned into LF; None for YAML and JSON
+    body: str | None = None
 
     def text_of(self, json_path: str, value: Any) -> str:
         """A scalar as the author wrote it: the source text for numbers, else ``str(value)``."""
@@ -234,8 +242,6 @@ def _mark_children(node: yaml.Node, path: str, out: dict[str, tuple[int, int]], 
 
 
 def _yaml_hint(problem: str) -> str:
-    if "found character '\\t'" in problem or "\\t" in problem:
-        return "YAML does not allow tabs for indentation: indent with spaces."
     if "mapping values are not allowed" in problem:
         return "A value containing ': ' must be quoted, or the indentation is off by one level."
     if "could not find expected ':'" in problem:
@@ -247,26 +253,112 @@ def _yaml_hint(problem: str) -> str:
     return "Check the indentation and quoting around this line."
 
 
-def _check_duplicate_keys(node: yaml.Node, path: str, dups: list[tuple[str, int, int]]) -> None:
+_TAB_MESSAGE = "invalid YAML: YAML does not allow tabs for indentation; use spaces"
+_FLOW_HINT = (
+    "Inside {...} a ',' ends the value and a ': ' starts one: quote a value that holds either "
+    "({description: 'a, b'}), or write the mapping in block style, one key per line."
+)
+
+
+def _tab_at(text: str, mark: Any, problem: str) -> tuple[int, int] | None:
+    """The 0-based (line, column) of the indentation tab a YAML error is about, if it is about one."""
+    lines = text.split("\n")
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    at_tab = line[mark.column : mark.column + 1] == "\t"
+    if not at_tab and "tab" not in problem:
+        return None
+    indent = len(line) - len(line.lstrip(" \t"))
+    column = line.find("\t", 0, indent)
+    return (mark.line, column if column >= 0 else mark.column)
+
+
+def _yaml_error(text: str, exc: yaml.MarkedYAMLError, json_path: str | None) -> SourceParseError:
+    """A PyYAML error as one located message, with the usual causes (tabs, flow mappings) named plainly."""
+    mark = exc.problem_mark or exc.context_mark
+    problem = f"{exc.problem or 'invalid YAML'}"
+    if exc.context:
+        problem = f"{exc.context}, {problem}"
+    if mark is None:
+        return SourceParseError(f"invalid YAML: {problem}", None, None, _yaml_hint(problem), json_path=json_path)
+    tab = _tab_at(text, mark, problem)
+    if tab is not None:
+        return SourceParseError(
+            _TAB_MESSAGE,
+            tab[0] + 1,
+            tab[1] + 1,
+            "Replace the tab at the start of this line with spaces (set your editor to indent with spaces).",
+            "yaml_tab",
+            json_path,
+        )
+    if "flow mapping" in problem:
+        return SourceParseError(
+            "invalid YAML: an unquoted ': ' or ',' inside a flow mapping {...}",
+            mark.line + 1,
+            mark.column + 1,
+            _FLOW_HINT,
+            "flow_mapping",
+            json_path,
+        )
+    return SourceParseError(
+        f"invalid YAML: {problem}", mark.line + 1, mark.column + 1, _yaml_hint(problem), json_path=json_path
+    )
+
+
+def _bare_flow_key(key_node: yaml.Node, value_node: yaml.Node) -> bool:
+    """``{a: 1, b}``: a key with no ':' and no value, which is what an unquoted comma in a value leaves behind."""
+    return (
+        isinstance(value_node, yaml.ScalarNode)
+        and value_node.tag == "tag:yaml.org,2002:null"
+        and value_node.value == ""
+        and value_node.start_mark.index == key_node.end_mark.index
+    )
+
+
+_MAP_TAG = "tag:yaml.org,2002:map"  # not a !!set, whose {a, b} is meant
+
+
+def _mapping_problems(node: yaml.Node, path: str, found: list[SourceParseError]) -> None:
+    """Duplicate keys (YAML keeps the last silently) and bare keys in flow mappings, each located."""
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
             child = child_path(path, key)
+            line, column = key_node.start_mark.line + 1, key_node.start_mark.column + 1
             if key in seen:
-                dups.append((child, key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                found.append(
+                    SourceParseError(
+                        f"duplicate key {key!r}: YAML would keep only the last value",
+                        line,
+                        column,
+                        f"Remove or rename one of the two '{key}' keys of this mapping.",
+                        "duplicate_key",
+                        child,
+                    )
+                )
             seen.add(key)
-            _check_duplicate_keys(value_node, child, dups)
+            if node.flow_style and node.tag == _MAP_TAG and _bare_flow_key(key_node, value_node):
+                found.append(
+                    SourceParseError(
+                        f"{key!r} is a key without a value in a flow mapping {{...}}: an unquoted ',' split a value",
+                        line,
+                        column,
+                        _FLOW_HINT,
+                        "flow_mapping",
+                        child,
+                    )
+                )
+            _mapping_problems(value_node, child, found)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _check_duplicate_keys(item, child_path(path, index), dups)
+            _mapping_problems(item, child_path(path, index), found)
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateKeyError(ToolcatError):
-    """A mapping names the same key twice (YAML would silently keep the last one)."""
+class MappingError(ToolcatError):
+    """Mappings that do not say what the author meant: duplicate keys, keys split off by an unquoted comma."""
 
-    places: list[tuple[str, int, int]]
+    errors: list[SourceParseError]
 
 
 def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourceParseError:
@@ -288,6 +380,7 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
                     node.start_mark,
                     f"invalid value {node.value[:60]!r}: {bad}",
                     "Fix the value, or quote it to keep it as text.",
+                    "invalid_value",
                 )
         elif isinstance(node, yaml.MappingNode):
             stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
@@ -296,69 +389,197 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
     return SourceParseError(f"invalid value: {exc}", None, None, "Fix the value, or quote it to keep it as text.")
 
 
-def parse_text(text: str, *, is_json: bool) -> Parsed:
-    """Parse source text; raise :class:`SourceParseError` or :class:`DuplicateKeyError`."""
-    text = text.removeprefix("\ufeff")
-    if is_json:
+def _load_json(text: str) -> tuple[Any, yaml.Node | None]:
+    """JSON data, and its YAML node tree for line numbers (None when PyYAML cannot compose it)."""
+    try:
+        data = json.loads(text, parse_int=json_int)
+    except json.JSONDecodeError as exc:
+        raise SourceParseError(
+            f"invalid JSON: {exc.msg}",
+            exc.lineno,
+            exc.colno,
+            "Check for a trailing comma, a missing quote or an unclosed bracket.",
+        ) from None
+    except RecursionError:
+        raise json_too_deep(text) from None
+    if nesting(data) > MAX_DEPTH:
+        raise json_too_deep(text)
+    try:  # JSON is YAML 1.2; composing it gives line numbers for diagnostics
+        return data, yaml.compose(text, Loader=Loader)
+    except yaml.YAMLError:
+        return data, None
+
+
+def _load_yaml(text: str) -> tuple[Any, yaml.Node | None]:
+    """YAML data and its node tree, once the text is known to be within the structural limits."""
+    try:
+        guard_yaml(text)
+        loader = Loader(text)
         try:
-            data = json.loads(text, parse_int=json_int)
-        except json.JSONDecodeError as exc:
-            raise SourceParseError(
-                f"invalid JSON: {exc.msg}",
-                exc.lineno,
-                exc.colno,
-                "Check for a trailing comma, a missing quote or an unclosed bracket.",
-            ) from None
-        except RecursionError:
-            raise json_too_deep(text) from None
-        if nesting(data) > MAX_DEPTH:
-            raise json_too_deep(text)
-        # JSON is YAML 1.2; composing it gives line numbers for diagnostics
-        try:
-            root = yaml.compose(text, Loader=Loader)
-        except yaml.YAMLError:
-            root = None
-    else:
-        try:
-            guard_yaml(text)
-            loader = Loader(text)
+            root = loader.get_single_node()
             try:
-                root = loader.get_single_node()
-                try:
-                    data = loader.construct_document(root) if root is not None else None
-                except (ValueError, OverflowError) as exc:
-                    raise _locate_bad_scalar(loader, root, exc) from None
-            finally:
-                loader.dispose()
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            problem = f"{exc.problem or 'invalid YAML'}"
-            if exc.context:
-                problem = f"{exc.context}, {problem}"
-            raise SourceParseError(
-                f"invalid YAML: {problem}",
-                mark.line + 1 if mark else None,
-                mark.column + 1 if mark else None,
-                _yaml_hint(problem),
-            ) from None
-        except yaml.YAMLError as exc:
-            raise SourceParseError(f"invalid YAML: {exc}", None, None, _yaml_hint(str(exc))) from None
-    lines: dict[str, tuple[int, int]] = {}
-    numbers: dict[str, str] = {}
-    if root is not None:
-        dups: list[tuple[str, int, int]] = []
-        _check_duplicate_keys(root, "$", dups)
-        if dups:
-            raise DuplicateKeyError(dups)
-        _mark_lines(root, "$", lines, numbers)
-    parsed = Parsed(normalise(data), lines, numbers)
-    problems: list[tuple[str, str, str, Any]] = []
+                return (loader.construct_document(root) if root is not None else None), root
+            except (ValueError, OverflowError) as exc:
+                raise _locate_bad_scalar(loader, root, exc) from None
+        finally:
+            loader.dispose()
+    except YAMLSyntaxError as exc:
+        raise _yaml_error(text, exc.error, exc.json_path) from None
+    except yaml.MarkedYAMLError as exc:
+        raise _yaml_error(text, exc, None) from None
+    except yaml.YAMLError as exc:
+        raise SourceParseError(f"invalid YAML: {exc}", None, None, _yaml_hint(str(exc))) from None
+
+
+def _check_values(parsed: Parsed) -> None:
+    """Raise the first value JSON cannot carry (counting the others), located by its path."""
+    problems: list[tuple[str, str, str, Any, str]] = []
     value_problems(parsed.data, "$", problems)
     if problems:
-        json_path, message, hint, value = problems[0]
+        json_path, message, hint, value, code = problems[0]
         message = message.replace("{text}", parsed.text_of(json_path, value))
         if len(problems) > 1:
             message += f" (and {len(problems) - 1} more such value(s) in this file)"
         line, column = parsed.where(json_path)
-        raise SourceParseError(f"{json_path}: {message}", line, column, hint)
+        raise SourceParseError(message, line, column, hint, code, json_path)
+
+
+def parse_text(text: str, *, is_json: bool) -> Parsed:
+    """Parse source text; raise :class:`SourceParseError` or :class:`MappingError`.
+
+    Prefer :func:`parse_file` (or :func:`parse_bytes`): they turn every problem into the same diagnostics.
+    """
+    text = text.removeprefix("\ufeff")
+    data, root = _load_json(text) if is_json else _load_yaml(text)
+    lines: dict[str, tuple[int, int]] = {}
+    numbers: dict[str, str] = {}
+    if root is not None:
+        found: list[SourceParseError] = []
+        _mapping_problems(root, "$", found)
+        if found:
+            raise MappingError(found)
+        _mark_lines(root, "$", lines, numbers)
+    parsed = Parsed(normalise(data), lines, numbers)
+    _check_values(parsed)
     return parsed
+
+
+# -- one parse: every YAML, JSON and frontmatter reader of the build goes through parse_file --------
+
+
+def file_diagnostic(rel: str, exc: SourceFileError) -> Diagnostic:
+    """A refused file (link, not a file, over its size limit, unreadable) as an error diagnostic."""
+    return Diagnostic(
+        Severity.ERROR, rel, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code
+    )
+
+
+def _encoding_error(rel: str, data: bytes, exc: UnicodeDecodeError) -> Diagnostic:
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    return Diagnostic(
+        Severity.ERROR,
+        rel,
+        f"not UTF-8 text: {exc.reason} (byte 0x{data[exc.start]:02x})",
+        line=data.count(b"\n", 0, exc.start) + 1,
+        column=exc.start - line_start + 1,
+        expected="UTF-8 text",
+        got=f"byte 0x{data[exc.start]:02x} at offset {exc.start}",
+        hint="Save the file as UTF-8 (most editors: 'Save with encoding', UTF-8).",
+        code="encoding",
+    )
+
+
+def split_frontmatter(text: str) -> tuple[str, str, int] | None:
+    """Frontmatter text, body, and the file line of the frontmatter's first line (python-frontmatter's split)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if not text.startswith("---"):
+        return None
+    try:
+        fm, body = YAMLHandler().split(text)
+    except ValueError:
+        return None
+    # the frontmatter text keeps the newline after the opening '---' when there is one,
+    # so its line n is then line n of the file
+    return fm, body, 1 if fm.startswith("\n") else 2
+
+
+def _no_frontmatter(rel: str, text: str) -> Diagnostic:
+    name = rel.rsplit("/", 1)[-1]
+    return Diagnostic(
+        Severity.ERROR,
+        rel,
+        f"{name} must start with YAML frontmatter between '---' lines",
+        line=1,
+        column=1,
+        code="no_frontmatter",
+        expected="'---' on line 1, then name and description, then '---'",
+        got=repr(text.splitlines()[0][:60]) if text.strip() else "an empty file",
+        hint="Add a frontmatter block: ---\\nname: <folder name>\\ndescription: what it does and when to use it\\n---",
+    )
+
+
+def _diagnostic(rel: str, exc: SourceParseError, offset: int) -> Diagnostic:
+    return Diagnostic(
+        Severity.ERROR,
+        rel,
+        exc.message,
+        line=None if exc.line is None else exc.line + offset - 1,
+        column=exc.column,
+        json_path=exc.json_path,
+        hint=exc.hint,
+        code=exc.code,
+    )
+
+
+def _shifted(parsed: Parsed, offset: int, body: str | None) -> Parsed:
+    """``parsed`` with its lines counted from the top of the file (frontmatter starts on line ``offset``)."""
+    if offset == 1 and body is None:
+        return parsed
+    lines = {path: (line + offset - 1, column) for path, (line, column) in parsed.lines.items()}
+    return Parsed(parsed.data, lines, parsed.number_text, body)
+
+
+def kind_of(rel: str) -> str:
+    """How a source file is parsed, by its name: ``json``, ``frontmatter`` (Markdown) or ``yaml``."""
+    suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
+    return {"json": "json", "md": "frontmatter"}.get(suffix, "yaml")
+
+
+def parse_bytes(rel: str, data: bytes, kind: str | None = None) -> Parsed | list[Diagnostic]:
+    """Parse a source file's bytes; every problem is a located diagnostic of ``rel``, worded the same for every kind.
+
+    ``kind`` (``yaml``, ``json`` or ``frontmatter``) defaults to :func:`kind_of` the name. For frontmatter the
+    lines are those of the whole file and :attr:`Parsed.body` holds the Markdown after it.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [_encoding_error(rel, data, exc)]
+    kind = kind or kind_of(rel)
+    offset, body = 1, None
+    if kind == "frontmatter":
+        split = split_frontmatter(text)
+        if split is None:
+            return [_no_frontmatter(rel, text)]
+        text, body, offset = split
+    try:
+        parsed = parse_text(text, is_json=kind == "json")
+    except SourceParseError as exc:
+        return [_diagnostic(rel, exc, offset)]
+    except MappingError as exc:
+        return [_diagnostic(rel, error, offset) for error in exc.errors]
+    return _shifted(parsed, offset, body)
+
+
+def parse_file(path: Path, limit: int, root: Path) -> Parsed | list[Diagnostic]:
+    """Read (at most ``limit`` bytes, never through a link) and parse one source file under ``root``.
+
+    The one way the build reads YAML, JSON and frontmatter: tools files, ``_node.yaml``, SKILL.md,
+    ``metadata.yaml``, ``toolcat.yaml`` and eval files all get the same limits and the same diagnostics.
+    """
+    rel = path.relative_to(root).as_posix()
+    try:
+        data = read_source(path, limit, root)
+    except SourceFileError as exc:
+        return [file_diagnostic(rel, exc)]
+    return parse_bytes(rel, data)

@@ -10,16 +10,15 @@ beside it (merged, the frontmatter wins); the Agent Skills spec keeps non-standa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from ...format.names import tool_id_problem
 from ..errors import Severity
 
 #: The keys 004 adds to a skill's frontmatter; toolcat reads them and does not warn about them.
 META_FIELDS = ("version", "author", "tags", "capabilities", "constraints", "tools", "task_id")
 LIST_FIELDS = ("tags", "capabilities", "constraints", "tools")
-TASK_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){1,3}$")
 MAX_ITEMS = 64
 MAX_TEXT = 200
 
@@ -96,7 +95,7 @@ def read_skill_meta(meta: dict[str, Any], add: Add, parsed_text: Callable[[str, 
     found = meta_field(meta, "task_id")
     if found is not None:
         value, path = found
-        if isinstance(value, str) and TASK_ID.match(value.strip()):
+        if isinstance(value, str) and tool_id_problem(value.strip()) is None:
             out["task_id"] = value.strip()
         else:
             add(

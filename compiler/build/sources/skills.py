@@ -14,20 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from frontmatter.default_handlers import YAMLHandler
-
 from ...format.json_paths import child_path
+from ...format.names import MAX_SKILL_NAME, RULES, SKILL_NAME, resource_path_problem
 from ..errors import Diagnostic, Severity
-from .limits import SourceParseError
 from .parse import (
     MAX_SKILL_BYTES,
     MAX_SKILL_MD_BYTES,
     MAX_SKILL_RESOURCE_BYTES,
     MAX_SOURCE_BYTES,
-    DuplicateKeyError,
     Parsed,
     SourceFileError,
-    parse_text,
+    file_diagnostic,
+    parse_file,
     read_source,
     symlink_error,
 )
@@ -38,7 +36,6 @@ __all__ = [
     "MAX_DESCRIPTION",
     "MAX_NAME",
     "SKILL_FILES",
-    "SKILL_NAME",
     "SPEC_FIELDS",
     "SkillResult",
     "check_skill",
@@ -48,8 +45,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-MAX_NAME = 64
+MAX_NAME = MAX_SKILL_NAME
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
@@ -75,21 +71,6 @@ def _first_sentence(text: str, limit: int = 160) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
 
 
-def _split(text: str) -> tuple[str, str, int] | None:
-    """Frontmatter text, body, and the line where the frontmatter starts (python-frontmatter's split)."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    if not text.startswith("---"):
-        return None
-    handler = YAMLHandler()
-    try:
-        fm, body = handler.split(text)
-    except ValueError:
-        return None
-    # the frontmatter text keeps the newline after the opening '---' when there is one,
-    # so its line n is then line n of the file
-    return fm, body, 1 if fm.startswith("\n") else 2
-
-
 def _top_key(json_path: str) -> str | None:
     """``$.metadata.author`` → ``metadata``; ``$["odd key"]`` → ``odd key``; ``$`` → None."""
     rest = json_path[1:]
@@ -102,10 +83,9 @@ def _top_key(json_path: str) -> str | None:
 
 
 class _SkillChecker:
-    def __init__(self, rel_md: str, parsed: Parsed | None, offset: int, result: SkillResult) -> None:
+    def __init__(self, rel_md: str, parsed: Parsed | None, result: SkillResult) -> None:
         self.rel = rel_md
-        self.parsed = parsed
-        self.offset = offset
+        self.parsed = parsed  # lines counted from the top of the file
         self.result = result
         #: metadata.yaml's checker and the top-level keys only it holds: their diagnostics are located there
         self.beside: tuple[_SkillChecker, frozenset[str]] | None = None
@@ -119,7 +99,7 @@ class _SkillChecker:
         """The file (SKILL.md or metadata.yaml) and line that hold ``json_path``."""
         owner = self._owner(json_path)
         line = owner.parsed.where(json_path)[0] if owner.parsed is not None else None
-        return owner.rel, None if line is None else line + owner.offset - 1
+        return owner.rel, line
 
     def text_of(self, json_path: str, value: Any) -> str:
         """A scalar as written, read from the file that holds it."""
@@ -131,11 +111,7 @@ class _SkillChecker:
         if owner is not self:
             owner.add(severity, json_path, message, **kw)
             return
-        line = column = None
-        if self.parsed is not None:
-            line, column = self.parsed.where(json_path)
-            if line is not None:
-                line += self.offset - 1
+        line, column = self.parsed.where(json_path) if self.parsed is not None else (None, None)
         self.result.diagnostics.append(
             Diagnostic(severity, self.rel, message, line=line, column=column, json_path=json_path, **kw)
         )
@@ -146,71 +122,12 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     result = SkillResult()
     rel_dir = skill_dir.relative_to(root).as_posix()
     rel_md = f"{rel_dir}/SKILL.md"
-    try:
-        raw = read_source(skill_dir / "SKILL.md", MAX_SKILL_MD_BYTES, root)
-    except SourceFileError as exc:
-        result.diagnostics.append(
-            Diagnostic(
-                Severity.ERROR, rel_md, exc.message, expected=exc.expected, got=exc.got, hint=exc.hint, code=exc.code
-            )
-        )
+    parsed = parse_file(skill_dir / "SKILL.md", MAX_SKILL_MD_BYTES, root)
+    if isinstance(parsed, list):
+        result.diagnostics.extend(parsed)
         return result
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        result.diagnostics.append(
-            Diagnostic(
-                Severity.ERROR, rel_md, f"not UTF-8 text: {exc.reason}", code="encoding", hint="Save SKILL.md as UTF-8."
-            )
-        )
-        return result
-    split = _split(text)
-    if split is None:
-        result.diagnostics.append(
-            Diagnostic(
-                Severity.ERROR,
-                rel_md,
-                "SKILL.md must start with YAML frontmatter between '---' lines",
-                line=1,
-                code="no_frontmatter",
-                expected="'---' on line 1, then name and description, then '---'",
-                got=repr(text.splitlines()[0][:60]) if text else "an empty file",
-                hint="Add a frontmatter block: ---\\nname: <folder name>\\ndescription: what it does and when to use it\\n---",
-            )
-        )
-        return result
-    fm_text, body, offset = split
-    try:
-        parsed = parse_text(fm_text, is_json=False)
-    except SourceParseError as exc:
-        line = exc.line + offset - 1 if exc.line else None
-        result.diagnostics.append(
-            Diagnostic(
-                Severity.ERROR,
-                rel_md,
-                f"frontmatter: {exc.message}",
-                line=line,
-                column=exc.column,
-                hint=exc.hint,
-                code="parse",
-            )
-        )
-        return result
-    except DuplicateKeyError as exc:
-        for json_path, line, column in exc.places:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR,
-                    rel_md,
-                    "duplicate frontmatter key",
-                    line=line + offset - 1,
-                    column=column,
-                    json_path=json_path,
-                    code="duplicate_key",
-                )
-            )
-        return result
-    checker = _SkillChecker(rel_md, parsed, offset, result)
+    body = parsed.body or ""
+    checker = _SkillChecker(rel_md, parsed, result)
     meta = parsed.data
     if not isinstance(meta, dict):
         checker.add(
@@ -226,51 +143,27 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     extra_meta: dict[str, Any] = {}
     metadata_file = skill_dir / "metadata.yaml"
     if os.path.lexists(metadata_file):
-        rel_meta = f"{rel_dir}/metadata.yaml"
-        try:
-            meta_parsed = parse_text(read_source(metadata_file, MAX_SOURCE_BYTES, root).decode("utf-8"), is_json=False)
-            merged = meta_parsed.data or {}
-        except SourceFileError as exc:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR,
-                    rel_meta,
-                    exc.message,
-                    expected=exc.expected,
-                    got=exc.got,
-                    hint=exc.hint,
-                    code=exc.code,
-                )
-            )
+        meta_parsed = parse_file(metadata_file, MAX_SOURCE_BYTES, root)
+        if isinstance(meta_parsed, list):
+            result.diagnostics.extend(meta_parsed)
             return result
-        except UnicodeDecodeError as exc:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR,
-                    rel_meta,
-                    f"not UTF-8 text: {exc.reason}",
-                    code="encoding",
-                    hint="Save metadata.yaml as UTF-8.",
-                )
-            )
-            return result
-        except SourceParseError as exc:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR, rel_meta, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse"
-                )
-            )
-            return result
-        except DuplicateKeyError:
-            result.diagnostics.append(Diagnostic(Severity.ERROR, rel_meta, "duplicate key", code="duplicate_key"))
-            return result
+        merged = meta_parsed.data or {}
         if not isinstance(merged, dict):
             result.diagnostics.append(
-                Diagnostic(Severity.ERROR, rel_meta, "metadata.yaml must be a mapping", code="wrong_type")
+                Diagnostic(
+                    Severity.ERROR,
+                    f"{rel_dir}/metadata.yaml",
+                    "metadata.yaml must be a mapping",
+                    line=1,
+                    json_path="$",
+                    expected="a mapping of 004's fields (author, version, tags, ...)",
+                    got=type(merged).__name__,
+                    code="wrong_type",
+                )
             )
             return result
         extra_meta = merged
-        beside = _SkillChecker(rel_meta, meta_parsed, 1, result)
+        beside = _SkillChecker(f"{rel_dir}/metadata.yaml", meta_parsed, result)
         checker.beside = (beside, frozenset(str(k) for k in extra_meta if k not in meta))
     frontmatter_keys = set(meta)
     meta = {**extra_meta, **meta}  # the frontmatter wins
@@ -298,13 +191,13 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 code="name_length",
                 hint="Shorten the name (and the folder).",
             )
-        if not SKILL_NAME.match(name):
+        if not SKILL_NAME.fullmatch(name):  # the length has its own message above
             fixed = re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", name.lower())).strip("-")
             checker.add(
                 Severity.ERROR,
                 "$.name",
                 f"name {name!r} breaks the Agent Skills naming rule",
-                expected="lowercase a-z, 0-9 and single hyphens, not at the start or end",
+                expected=RULES["skill name"],
                 got=repr(name),
                 code="bad_skill_name",
                 hint=f"Use {fixed!r} (and rename the folder to match).",
@@ -542,6 +435,20 @@ def _over_total(file: Path, root: Path, total: int) -> SourceFileError | None:
     )
 
 
+def _bad_resource_name(rel_dir: str, rel: str, problem: str) -> Diagnostic:
+    """A bundled file whose name no reader accepts (a newline, a backslash, ...): located at its skill folder."""
+    return Diagnostic(
+        Severity.ERROR,
+        rel_dir,
+        f"bundled file {rel!r} cannot be published: {problem}",
+        expected=RULES["resource path"],
+        got=repr(rel),
+        code="bad_resource_name",
+        hint="Rename the file to plain letters, digits, '-', '_' and '.'; readers refuse such names, "
+        "so `toolcat site` and agents could not read the build.",
+    )
+
+
 def resources_of(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult) -> list[dict[str, Any]] | None:
     """The bundled files (level 3), each and all together within their caps; None when one is refused."""
     resources: list[dict[str, Any]] = []
@@ -551,6 +458,10 @@ def resources_of(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult)
         rel = file.relative_to(skill_dir).as_posix()
         if rel in SKILL_FILES:
             continue
+        if (bad_name := resource_path_problem(rel)) is not None:
+            result.diagnostics.append(_bad_resource_name(rel_dir, rel, bad_name))
+            refused = True
+            continue
         problem = _over_total(file, root, total)
         if problem is None:
             try:
@@ -558,17 +469,7 @@ def resources_of(root: Path, skill_dir: Path, rel_dir: str, result: SkillResult)
             except SourceFileError as exc:
                 problem = exc
         if problem is not None:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR,
-                    f"{rel_dir}/{rel}",
-                    problem.message,
-                    expected=problem.expected,
-                    got=problem.got,
-                    hint=problem.hint,
-                    code=problem.code,
-                )
-            )
+            result.diagnostics.append(file_diagnostic(f"{rel_dir}/{rel}", problem))
             refused = True
             continue
         total += len(data)

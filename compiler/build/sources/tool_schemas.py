@@ -7,10 +7,11 @@ bytes, so a catalogue that repeats a schema checks it once. :mod:`toolcat.build.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
@@ -19,6 +20,7 @@ from jsonschema.validators import validator_for
 from ...format import schemaguard
 from ...format.canonical import dumps
 from ...format.field_errors import json_path
+from ...format.json_paths import child_path
 from ..errors import Severity
 
 #: Records one diagnostic: ``(severity, json_path, message, **fields)``, as ``_Checker.add`` does.
@@ -47,8 +49,12 @@ def short(value: Any, limit: int = 60) -> str:
 
 @functools.cache
 def _meta_validator(cls: Any) -> Any:
-    """A validator of the metaschema itself, built once per draft (``check_schema`` rebuilds it each call)."""
-    return cls(cls.META_SCHEMA)
+    """A validator of the metaschema itself, built once per draft (``check_schema`` rebuilds it each call).
+
+    Its registry never retrieves (:func:`toolcat.format.schemaguard.refusing_registry`): the drafts' own
+    metaschemas are built into jsonschema, and nothing a schema says makes the check fetch anything.
+    """
+    return cls(cls.META_SCHEMA, registry=schemaguard.refusing_registry())
 
 
 def schema_errors(schema: dict[str, Any]) -> list[SchemaError]:
@@ -79,6 +85,99 @@ def _schema_problems(canonical: bytes) -> tuple[schemaguard.SchemaProblem, ...]:
 def schema_problems(schema: dict[str, Any], path: str) -> list[schemaguard.SchemaProblem]:
     """Refs that leave the document or point nowhere, ref cycles, bad regexes, depth: paths under ``path``."""
     return [p._replace(path=path + p.path[1:]) for p in _schema_problems(dumps(schema))]
+
+
+#: Keywords no validator acts on but every draft defines (annotations, identifiers, the other half of if).
+_ANNOTATIONS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$recursiveAnchor",
+        "$vocabulary",
+        "$comment",
+        "$defs",
+        "definitions",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+        "then",
+        "else",
+    }
+)
+
+
+class SchemaLint(NamedTuple):
+    """An author mistake that is valid JSON Schema but not what was meant; a warning (an error under ``--strict``)."""
+
+    path: str
+    message: str
+    code: str
+    hint: str
+
+
+def _unknown_keywords(node: dict[str, Any], where: str, known: list[str]) -> list[SchemaLint]:
+    """Keywords of no draft (``requried``; a property one level too far left): validators ignore them silently."""
+    found = []
+    for key in sorted(k for k in node if k not in known and not k.startswith("x-")):
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        value = node[key]
+        if close:
+            hint = f"Did you mean '{close[0]}'?"
+        elif isinstance(value, dict) and any(k in known for k in value):
+            hint = f"'{key}' looks like a property schema one level too far left: indent it under 'properties'."
+        else:
+            hint = "Validators ignore keywords they do not know; remove it, or prefix a vendor extension with 'x-'."
+        message = f"unknown JSON Schema keyword '{key}' is ignored by validators"
+        found.append(SchemaLint(child_path(where, key), message, "unknown_keyword", hint))
+    return found
+
+
+def _forbidden_required(node: dict[str, Any], where: str) -> list[SchemaLint]:
+    """Names ``required`` asks for that ``additionalProperties: false`` forbids: no arguments can ever be valid."""
+    required, properties = node.get("required"), node.get("properties")
+    if node.get("additionalProperties") is not False or not isinstance(required, list) or node.get("patternProperties"):
+        return []
+    named = properties if isinstance(properties, dict) else {}
+    return [
+        SchemaLint(
+            child_path(child_path(where, "required"), index),
+            f"'{name}' is required, but additionalProperties: false forbids it (it is not under properties)",
+            "required_forbidden",
+            f"No value can satisfy this schema: add '{name}' to properties, or remove it from required.",
+        )
+        for index, name in enumerate(required)
+        if isinstance(name, str) and name not in named
+    ]
+
+
+@functools.lru_cache(maxsize=65536)
+def _schema_lints(canonical: bytes) -> tuple[SchemaLint, ...]:
+    schema = json.loads(canonical)
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    known = sorted({*cls.VALIDATORS, *_ANNOTATIONS})
+    found: list[SchemaLint] = []
+    stack: list[tuple[Any, str]] = [(schema, "$")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            found += _unknown_keywords(node, where, known) + _forbidden_required(node, where)
+            stack.extend((sub, at) for _, at, _, sub in schemaguard.subschemas(node, where))
+    return tuple(sorted(found))
+
+
+def schema_lints(schema: dict[str, Any], path: str) -> list[SchemaLint]:
+    """Unknown keywords and required names additionalProperties forbids, anywhere in ``schema``: paths under ``path``."""
+    return [lint._replace(path=path + lint.path[1:]) for lint in _schema_lints(dumps(schema))]
 
 
 def check_schema(report: Report, schema: Any, path: str, *, root_object: bool) -> bool:
@@ -120,6 +219,8 @@ def check_schema(report: Report, schema: Any, path: str, *, root_object: bool) -
             hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.",
         )
         ok = False
+    for lint in schema_lints(schema, path):
+        report(Severity.WARNING, lint.path, lint.message, code=lint.code, hint=lint.hint)
     if root_object and schema.get("type") != "object":
         error(
             path,

@@ -15,14 +15,13 @@ from typing import Any
 from ...format import json_paths, schemaguard
 from ...format.canonical import dumps
 from ...format.json_paths import child_path
+from ...format.names import MAX_TOOL_ID, RULES, tool_id_problem
 from ..errors import Diagnostic, Severity
 from ..tokens import count_tokens
-from .limits import SourceParseError
-from .parse import DuplicateKeyError, Parsed, parse_text
+from .parse import Parsed, parse_bytes
 from .tool_handler import check_handler
 from .tool_schemas import check_schema, schema_validator, short, type_name
 
-CANONICAL_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){1,3}$")
 SUMMARY_TOKEN_BUDGET = 40
 
 TOOL_FIELDS = {
@@ -194,14 +193,14 @@ class _Checker:
             )
 
         tool_id = self.string(tool, "id", path, required=True)
-        if tool_id and not CANONICAL_ID.match(tool_id):
+        if tool_id and (problem := tool_id_problem(tool_id)) is not None:
             self.error(
                 child_path(path, "id"),
-                f"id {tool_id!r} is not canonical",
-                expected="lowercase dotted segments of [a-z0-9_], 2 to 4 deep, e.g. file.read",
+                f"id {short(tool_id)} is not canonical: {problem}",
+                expected=RULES["tool id"],
                 got=short(tool_id),
                 code="non_canonical_id",
-                hint=f"Use {suggest_id(tool_id)!r}.",
+                hint=f"Use {suggest_id(tool_id)[:MAX_TOOL_ID]!r}.",
             )
         summary = self.string(tool, "summary", path, required=True)
         if summary and "\n" in summary:
@@ -467,7 +466,6 @@ class _Checker:
 
 __all__ = [
     "ANNOTATION_KEYS",
-    "CANONICAL_ID",
     "POLICY_KEYS",
     "SUMMARY_TOKEN_BUDGET",
     "TOOL_FIELDS",
@@ -479,30 +477,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def check_tools_file(rel: str, text: str) -> FileResult:
-    """Parse and check one tools file (``rel`` is its path relative to the source root)."""
+def check_tools_file(rel: str, data: bytes) -> FileResult:
+    """Parse and check one tools file's bytes (``rel`` is its path relative to the source root)."""
     result = FileResult()
-    try:
-        parsed = parse_text(text, is_json=rel.endswith(".json"))
-    except SourceParseError as exc:
-        result.diagnostics.append(
-            Diagnostic(Severity.ERROR, rel, exc.message, line=exc.line, column=exc.column, hint=exc.hint, code="parse")
-        )
-        return result
-    except DuplicateKeyError as exc:
-        for json_path, line, column in exc.places:
-            result.diagnostics.append(
-                Diagnostic(
-                    Severity.ERROR,
-                    rel,
-                    "duplicate key: YAML would keep only the last value",
-                    line=line,
-                    column=column,
-                    json_path=json_path,
-                    code="duplicate_key",
-                    hint="Remove or rename one of them.",
-                )
-            )
+    parsed = parse_bytes(rel, data)
+    if isinstance(parsed, list):
+        result.diagnostics.extend(parsed)
         return result
     checker = _Checker(rel, parsed, result)
     data = parsed.data
