@@ -30,6 +30,8 @@ OPTIONS: dict[str, dict[str, str]] = {
         "embedder": "an embedder spec (minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH, "
         "a model folder) or none",
     },
+    # a list, not a section: build/sources/git.py checks its entries, with located errors of its own
+    "skills_from": {"*": "a list of {git: URL, commit: SHA, path: folder, into: node} (docs/sources.md)"},
 }
 #: Values of ``search.embedder`` (and ``--embedder``) that turn the semantic tier off.
 OFF = ("", "none", "off", "false")

@@ -171,3 +171,14 @@ def test_git_runs_no_hooks_from_the_users_templates(tmp_path: Path, monkeypatch:
     catalog, _ = compile_catalog(_catalogue(tmp_path, {"git": str(repo), "commit": commit, "path": "skills"}))
     assert "task.brief_writer" in catalog.tools
     assert not marker.exists()
+
+
+def test_skills_from_is_a_known_setting(tmp_path):
+    """``skills_from`` in toolcat.yaml is a setting the config knows: no unknown-key warning, so --strict accepts it."""
+    from toolcat.build.config import read_config  # noqa: PLC0415
+
+    (tmp_path / "toolcat.yaml").write_text("skills_from: []\nsearch: {embedder: none}\n", encoding="utf-8")
+    config = read_config(tmp_path)
+    assert [d.code for d in config.diagnostics] == []
+    (tmp_path / "toolcat.yaml").write_text("skill_from: []\n", encoding="utf-8")
+    assert [d.code for d in read_config(tmp_path).diagnostics] == ["unknown_setting"]
