@@ -17,6 +17,7 @@ derive from it)::
     │   ├── SourceError                the sources are invalid (every diagnostic)
     │   └── BuildError                 the build could not write its output
     ├── SourceParseError               build/sources/limits.py: text that is not YAML/JSON
+    ├── YAMLSyntaxError                build/sources/limits.py: PyYAML's error, located by JSON path
     ├── SourceFileError                build/sources/parse.py: a source file that is not read at all
     ├── MappingError                   build/sources/parse.py: duplicate keys, keys split off by a comma
     └── ImporterError                  importers/common.py: a source that cannot be imported

@@ -75,7 +75,7 @@ def test_a_build_writes_int4_shards_and_searches_with_them(tmp_path: Path, monke
     shard = json.loads((tmp_path / "build" / meta["tools"]["shards"][0]["ref"]["path"]).read_text())
     assert len(base64.b64decode(shard["q"])) == shard["count"] * meta["model"]["dim"] // 2
     catalog = Catalog.open(tmp_path / "build")
-    top = catalog.find_tool("erase a document from disk")["matches"][0]
+    top = catalog.find_tool("erase a page from disk")["matches"][0]
     assert top["name"] == "file.delete"
     assert "semantic tier" in top["reason"]
 

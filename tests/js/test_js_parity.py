@@ -41,6 +41,8 @@ EXECUTION_HINTS = (
     "This host does not allow this tool's handler",
     "This tool has no handler this reader can run",
     "This reader cannot run this operation here",
+    "Not runnable by this reader:",
+    "Not runnable on this host:",
 )
 
 pytestmark = pytest.mark.slow

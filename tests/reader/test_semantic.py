@@ -159,7 +159,7 @@ def test_category_and_node_search_use_the_tier(vector_build):
     searcher = _open(vector_build[0])
     nodes = searcher.search_nodes("send a note to a colleague")["results"]
     assert nodes[0]["path"][0] == "communication"
-    hits = searcher.search_tool_by_category("erase a document from disk", "files")["results"]
+    hits = searcher.search_tool_by_category("erase a page from disk", "files")["results"]
     assert hits[0]["tool_id"] == "file.delete"
     assert all(hit["path"][0] == "files" for hit in hits)
 

@@ -40,7 +40,7 @@ def test_a_url_catalogue_uses_the_tier_and_fetches_vectors_once(served: tuple[st
     assert catalog.stats()["search_tier"] == "hybrid (minilm)"
     assert any(path.startswith("vectors/") for path in seen), "the vectors came over HTTP"
     assert catalog.stats()["round_trips"] - opened <= 3  # index + vectors meta; terms + vectors; doc shards
-    second = catalog.find_tool("erase a document from disk")  # "erase" is a word the index lacks
+    second = catalog.find_tool("erase a page from disk")  # "erase" is a word the index lacks
     assert second["matches"][0]["name"] == "file.delete"
     assert "semantic tier" in second["matches"][0]["reason"]
     vectors = [path for path in seen if path.startswith("vectors/")]
@@ -96,7 +96,7 @@ def test_a_model_that_does_not_load_falls_back_with_the_loader_s_reason(
     monkeypatch.setattr(embedding, "load_embedder", missing)
     url, _, root = served
     catalog = Catalog.open(url, cache_dir=root / "cache-no-model")
-    answer = catalog.find_tool("erase a document from disk")
+    answer = catalog.find_tool("erase a page from disk")
     assert answer["ok"], answer
     tier = catalog.stats()["search_tier"]
     assert tier.startswith("lexical: the build's embedder 'minilm' does not load here"), tier
@@ -112,11 +112,11 @@ def test_two_catalogues_share_one_model_and_each_fetches_its_vectors_once(
 
     url, seen, root = served
     first = Catalog.open(url, cache_dir=root / "cache-one")
-    assert first.find_tool("erase a document from disk")["matches"][0]["name"] == "file.delete"
+    assert first.find_tool("erase a page from disk")["matches"][0]["name"] == "file.delete"
     loads = load_embedder.cache_info().misses
     seen.clear()
     second = Catalog.open(url, cache_dir=root / "cache-two")
-    for query in ("erase a document from disk", "remove a file", "send a note to a colleague", "remove a file"):
+    for query in ("erase a page from disk", "remove a file", "send a note to a colleague", "remove a file"):
         assert second.find_tool(query)["ok"]
     assert second.stats()["search_tier"] == "hybrid (minilm)"
     assert load_embedder.cache_info().misses == loads, "no second model load"

@@ -78,7 +78,7 @@ _COLLECTION_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
 @dataclass(frozen=True, slots=True)
-class YAMLSyntaxError(Exception):
+class YAMLSyntaxError(ToolcatError):
     """PyYAML's error while the event stream was walked, with the JSON path of the last key or value read."""
 
     error: yaml.MarkedYAMLError
