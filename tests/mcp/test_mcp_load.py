@@ -1,7 +1,7 @@
 """Serving under load and hostile upstreams (issue 23: 4, 5, 7, 10, 20; issue 24: upstream timeouts, restarts, stderr).
 
 Each test names the defect it pins; the slow upstream, the flood and the noise come from
-tests/mcp/upstream_server.py (the SDK's own server), driven through the real ``mcp`` handler.
+tests/mcp/hostile_upstream_server.py (the SDK's own server), driven through the real ``mcp`` handler.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from toolcat.mcp.http_guard import ExposureError, exposure
 from toolcat.mcp.upstream import MAX_RESULT_BLOCKS, Backoff, close_upstreams
 from toolcat.reader import Catalog
 
-UPSTREAM = str(TESTS / "mcp" / "upstream_server.py")
+UPSTREAM = str(TESTS / "mcp" / "hostile_upstream_server.py")
 SECRET = "s3cret-TOKEN-value"  # noqa: S105 - a fake token, to show it never leaks
 MATH_EVAL = "toolcat.examples.util:util_math_eval"
 

@@ -1,9 +1,8 @@
 """A small upstream MCP server for the tests, written with the official SDK (MCPServer, formerly FastMCP).
 
 Run ``python tests/mcp_upstream_server.py`` (stdio) or ``... http PORT`` (streamable HTTP on 127.0.0.1).
-Tools: ``add`` (structured result), ``shout`` (text result), ``fail`` (an isError result), ``pid``
-(the server's process id, to tell a reused session from a new one), ``sleep`` (slow), ``flood`` (a huge
-result) and ``noisy`` (writes to stderr).
+Tools: ``add`` (structured result), ``shout`` (text result), ``fail`` (an isError result) and ``pid``
+(the server's process id, to tell a reused session from a new one).
 """
 
 from __future__ import annotations
@@ -11,8 +10,6 @@ from __future__ import annotations
 import os
 import sys
 
-import anyio
-import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -41,26 +38,6 @@ def fail(reason: str) -> str:
 def pid() -> dict[str, int]:
     """The process id, so a client can tell whether it talks to the same server as before."""
     return {"pid": os.getpid()}
-
-
-@server.tool(description="Wait, then answer {slept}.")
-async def sleep(seconds: float) -> dict[str, float]:
-    """Answer after ``seconds`` (a slow upstream)."""
-    await anyio.sleep(seconds)
-    return {"slept": seconds}
-
-
-@server.tool(description="Answer with n text blocks.")
-def flood(n: int) -> list[types.TextContent]:
-    """A result of ``n`` content blocks (an upstream that answers too much)."""
-    return [types.TextContent(text="x") for _ in range(n)]
-
-
-@server.tool(description="Write a line to stderr, then answer.")
-def noisy() -> dict[str, bool]:
-    """Print to stderr (which must reach the log, not the CLI's output)."""
-    print("UPSTREAM-NOISE-LINE", file=sys.stderr, flush=True)
-    return {"ok": True}
 
 
 if __name__ == "__main__":
