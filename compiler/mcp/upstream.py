@@ -44,6 +44,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from ..format.envelope import ReaderError
+from ..reader.execution.policy import REDACTED
 from ..reader.execution.runners import ExecContext
 
 log = logging.getLogger(__name__)
@@ -84,12 +85,12 @@ def upstream_label(handler: dict[str, Any]) -> str:
 
 
 def safe_handler(handler: dict[str, Any]) -> dict[str, Any]:
-    """What an error's details may show of an mcp handler: type, tool, the server's label, env names."""
+    """What an error's details may show of an mcp handler: type, tool, the server's label, env names (values redacted)."""
     out: dict[str, Any] = {"type": "mcp", "server": upstream_label(handler)}
     if isinstance(handler.get("tool"), str):
         out["tool"] = handler["tool"]
     if isinstance(handler.get("env"), dict) and handler["env"]:
-        out["env"] = sorted(map(str, handler["env"]))
+        out["env"] = dict.fromkeys(sorted(map(str, handler["env"])), REDACTED)
     return out
 
 
