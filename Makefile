@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test test-fast lint fmt typecheck check bench clean browser fuzz lock semantic js
+.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -97,7 +97,13 @@ typecheck: $(VENV)/.dev-installed
 	$(VENV)/bin/mypy
 
 ## check: what CI runs (.ci/run): lint, typecheck, then every test
-check: lint typecheck test
+check: lint typecheck test test-mcp-lowest
+
+## test-mcp-lowest: tests/mcp again with the lowest mcp of pyproject's range (2.0.0) in front of the locked one
+MCP_LOWEST ?= 2.0.0
+test-mcp-lowest: $(VENV)/.dev-installed
+	rm -rf .mcp-lowest && $(PY) -m pip install -q --no-deps --target .mcp-lowest mcp==$(MCP_LOWEST) mcp-types==$(MCP_LOWEST)
+	PYTHONPATH=.mcp-lowest $(PY) -m pytest -q -p no:cacheprovider tests/mcp --deselect tests/mcp/test_mcp_frameworks.py
 
 ## bench: every benchmark, each printing a table (bench-NAME runs bench/bench_NAME.py alone)
 bench: $(VENV)/.dev-installed

@@ -271,6 +271,13 @@ def help_(
 @click.option("--args", "args_json", default="{}", show_default=True, help="Arguments as a JSON object.")
 @click.option("--dry-run", is_flag=True, help="Validate and show what would run; run nothing.")
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind write.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1, max=3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds the handler (an upstream MCP server, an http endpoint) has for the call.",
+)
 @handler_options
 @_source_options
 def exec_(
@@ -278,6 +285,7 @@ def exec_(
     args_json: str,
     dry_run: bool,
     read_only: bool,
+    timeout: float,
     allow_http: tuple[str, ...],
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
@@ -303,6 +311,7 @@ def exec_(
         pin,
         read_only=read_only,
         sandbox=sandbox,
+        timeout=timeout,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
     )
     _emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)

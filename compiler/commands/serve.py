@@ -68,6 +68,69 @@ from .reader import allow_handlers_from, handler_options
     metavar="sha256:HEX",
     help="Serve only the catalogue whose manifest file has this sha256 (kept across refreshes).",
 )
+@click.option(
+    "--allow-namespace",
+    "allow_namespaces",
+    multiple=True,
+    metavar="NS",
+    help="Show and run only tools of this namespace (repeatable; default: all). Others are not listed.",
+)
+@click.option(
+    "--deny-namespace",
+    "deny_namespaces",
+    multiple=True,
+    metavar="NS",
+    help="Hide this namespace's tools from the agent (repeatable).",
+)
+@click.option("--require-expand", is_flag=True, help="Run a tool only after the agent read its spec.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1, max=3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds a handler (an upstream MCP server, an http endpoint) has per call.",
+)
+@click.option(
+    "--call-timeout",
+    type=click.FloatRange(min=0.1, max=3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds one tools/call (a tool_batch included) may take before the client gets UNAVAILABLE.",
+)
+@click.option(
+    "--client-calls",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Calls one client may run at once; more wait their turn, other clients are not slowed.",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="HOST[:PORT]",
+    help="HTTP: a Host header to accept (repeatable); needed with --allowed-origin to serve beyond loopback.",
+)
+@click.option(
+    "--allowed-origin",
+    "allowed_origins",
+    multiple=True,
+    metavar="URL",
+    help="HTTP: a browser Origin to accept, e.g. https://app.example.com (repeatable).",
+)
+@click.option(
+    "--token-env",
+    default=None,
+    metavar="NAME",
+    help="HTTP: require 'Authorization: Bearer <token>', the token read from environment variable NAME.",
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(1, 100_000),
+    default=1000,
+    show_default=True,
+    help="HTTP: handshake-era sessions kept; a new one ends the one idle for longest.",
+)
 @handler_options
 def serve(
     build_dir: Path | None,
@@ -81,6 +144,16 @@ def serve(
     poll_seconds: float | None,
     cache_dir: Path | None,
     pin: str | None,
+    allow_namespaces: tuple[str, ...],
+    deny_namespaces: tuple[str, ...],
+    require_expand: bool,
+    timeout: float,
+    call_timeout: float,
+    client_calls: int,
+    allowed_hosts: tuple[str, ...],
+    allowed_origins: tuple[str, ...],
+    token_env: str | None,
+    max_sessions: int,
     allow_http: tuple[str, ...],
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
@@ -90,8 +163,10 @@ def serve(
 
     A --url catalogue runs no python, http or mcp handler unless an --allow-* flag names it;
     http handlers reach loopback or private addresses only when --allow-http lists them.
+    Over HTTP beyond loopback (--host 0.0.0.0) give --allowed-host and --allowed-origin, or --token-env.
     """
     from ..format.envelope import ReaderError  # noqa: PLC0415 - keeps --help fast
+    from ..mcp.http_guard import ExposureError  # noqa: PLC0415 - same
     from ..mcp.server import ServeOptions  # noqa: PLC0415 - the mcp SDK is heavy
     from ..mcp.server import serve as run_serve  # noqa: PLC0415 - same module
 
@@ -111,6 +186,16 @@ def serve(
         pin=pin,
         sandbox=sandbox,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
+        allow_namespaces=allow_namespaces or None,
+        deny_namespaces=deny_namespaces,
+        require_expand=require_expand,
+        timeout=timeout,
+        call_seconds=call_timeout,
+        client_calls=client_calls,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        token_env=token_env,
+        max_sessions=max_sessions,
     )
 
     def ready(endpoint: str) -> None:
@@ -122,6 +207,8 @@ def serve(
     except ReaderError as exc:
         hint = " ".join(exc.hints)
         raise click.ClickException(f"cannot serve {location}: {exc.message}" + (f" ({hint})" if hint else "")) from None
+    except ExposureError as exc:
+        raise click.UsageError(str(exc)) from None
     except KeyboardInterrupt:
         pass
 

@@ -69,8 +69,29 @@ def input_error_envelope(tool: DiscoveryTool, errors: list[Json]) -> Json:
 
 
 def output_schema(tool: DiscoveryTool) -> dict[str, Any]:
-    """The outputSchema the server declares: dialects.py's, the single source for every export."""
-    return tool.output_schema
+    """The outputSchema the server declares: dialects.py's, with nullable type arrays written portably.
+
+    ``{"type": ["string", "null"]}`` is valid JSON Schema but fails portability checks (MCP Inspector's
+    ``--strict``, some clients' schema converters); :func:`portable_schema` writes it as ``anyOf``.
+    """
+    portable: dict[str, Any] = portable_schema(tool.output_schema)
+    return portable
+
+
+def portable_schema(schema: Any) -> Any:
+    """``schema`` with every ``type: [X, "null"]`` rewritten as ``anyOf: [{type: X, ...}, {type: "null"}]``."""
+    if isinstance(schema, list):
+        return [portable_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: portable_schema(value) for key, value in schema.items()}
+    kinds = out.get("type")
+    if isinstance(kinds, list) and len(kinds) > 1:
+        rest = {k: v for k, v in out.items() if k not in {"type", "description", "title", "default"}}
+        shared = {k: v for k, v in out.items() if k in {"description", "title", "default"}}
+        branches = [{"type": kind, **(rest if kind != "null" else {})} for kind in kinds]
+        return {**shared, "anyOf": branches}
+    return out
 
 
 def mcp_tool(tool: DiscoveryTool) -> dict[str, Any]:
@@ -84,7 +105,8 @@ async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> J
     if errors:
         return input_error_envelope(tool, errors)
     method: Callable[..., Json] = getattr(catalog, tool.method)
-    result = await anyio.to_thread.run_sync(functools.partial(method, **arguments))
+    # abandon_on_cancel: the server's per-call deadline answers the client even while the thread still runs
+    result = await anyio.to_thread.run_sync(functools.partial(method, **arguments), abandon_on_cancel=True)
     if not isinstance(result, dict):
         return error_envelope("INTERNAL", f"{tool.method} returned {type(result).__name__}, not an object")
     return result

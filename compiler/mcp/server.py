@@ -11,9 +11,16 @@ tool name is a protocol error (``-32602``); malformed requests are rejected by t
 
 The chosen dialect's system prompt is an MCP prompt; skills are MCP resources
 (``toolcat://skills/<name>`` is level 2, ``toolcat://skills/<name>/<path>`` level 3),
-read only when a client asks. A watcher polls the catalogue (a folder's catalog.json
+read only when a client asks, and also through the Skills extension (``skills/list``,
+``skills/get``: :mod:`toolcat.mcp.skills`). A watcher polls the catalogue (a folder's catalog.json
 mtime, or ``Catalog.refresh()`` for a URL); when a new registry_version is published it
 swaps it in and tells every client that the tool and resource lists changed.
+
+Both protocol eras are served through the SDK's public API: the 2025-11-25 handshake and the stateless
+2026-07-28 revision (no session: any replica answers any request). Lists and ``resources/read`` carry
+cache hints (``ttlMs``, ``cacheScope``): ``public`` where the answer is fixed by the registry_version,
+``private`` for a per-client view. Each call runs under a deadline (``call_seconds``) and each client
+under a concurrency bound (``client_calls``), so one client cannot starve the others.
 
 This module holds the server, its change watcher and its transports; the tool call path is in
 :mod:`toolcat.mcp.discovery`, the prompts in :mod:`toolcat.mcp.prompts`, the skill resources in
@@ -24,17 +31,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
+from mcp.server.caching import CacheHint
 from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
@@ -46,13 +55,14 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..format.dialects import DiscoveryTool, dialect_tools
-from ..format.envelope import ReaderError, is_error
+from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
-from . import prompts, resources
+from . import prompts, resources, skills
 from .discovery import (
     CatalogTool,
     WorkingSet,
@@ -60,13 +70,16 @@ from .discovery import (
     catalog_tool,
     json_text,
     mcp_tool,
-    not_described_envelope,
 )
+from .http_guard import SESSION_IDLE_SECONDS, BearerToken, ExposureError, SessionBound, exposure
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
 
 __all__ = [
+    "CALL_SECONDS",
+    "CLIENT_CALLS",
     "FOLDER_POLL_SECONDS",
+    "LIST_TTL_MS",
     "MAX_TRACKED_SESSIONS",
     "URL_POLL_SECONDS",
     "CatalogServer",
@@ -84,6 +97,29 @@ FOLDER_POLL_SECONDS = 1.0
 URL_POLL_SECONDS = 30.0
 #: Legacy (handshake) sessions kept for change notifications; the oldest are forgotten beyond this.
 MAX_TRACKED_SESSIONS = 10_000
+#: How long a client may keep a list answer fixed by the registry_version (``ttlMs``, ``cacheScope: public``);
+#: a new version is also announced (list_changed notifications, subscriptions/listen events).
+LIST_TTL_MS = 5 * 60 * 1000
+#: Seconds one tools/call may take before the client gets an UNAVAILABLE envelope (the server keeps serving).
+CALL_SECONDS = 60.0
+#: Calls one client may have running at once; the next wait their turn (other clients are not slowed).
+CLIENT_CALLS = 4
+#: How many clients' concurrency bounds are remembered (the oldest are forgotten first).
+MAX_TRACKED_CLIENTS = 10_000
+
+
+#: The SDK's own session limit sits this far above toolcat's bound, so an eviction in progress never 503s.
+SESSION_SLACK = 16
+
+
+@dataclass(frozen=True, slots=True)
+class HttpGuard:
+    """Who may reach the HTTP transport (Host/Origin allow-lists, a bearer token) and how many sessions it keeps."""
+
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    token: str | None = field(default=None, repr=False)
+    max_sessions: int = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +141,58 @@ class ServeOptions:
     pin: str | None = None
     #: Folder the file.* tools work in (else $TOOLCAT_SANDBOX).
     sandbox: str | None = None
+    #: Namespaces the agent may see and run (``Catalog.open(allowed_namespaces=)``); None: all.
+    allow_namespaces: tuple[str, ...] | None = None
+    #: Namespaces hidden from the agent (applied by listing every namespace but these).
+    deny_namespaces: tuple[str, ...] = ()
+    #: A tool runs only after the agent read its spec (``Catalog.open(require_expand=)``).
+    require_expand: bool = False
+    #: Seconds a handler (an http endpoint, an upstream MCP server) has per call (``Catalog.open(timeout=)``).
+    timeout: float = 10.0
+    #: Seconds one tools/call may take in all (a tool_batch included).
+    call_seconds: float = CALL_SECONDS
+    #: Calls one client may run at once.
+    client_calls: int = CLIENT_CALLS
+    #: HTTP only: Host and Origin values accepted beyond loopback.
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    #: HTTP only: the environment variable holding the bearer token clients must send.
+    token_env: str | None = None
+    #: HTTP only: handshake-era sessions kept (a new one evicts the one idle for longest).
+    max_sessions: int = 1_000
+
+
+def client_key(ctx: ServerRequestContext[Any]) -> str | None:
+    """Who is calling, for per-client state: a handshake-era HTTP session's id, ``"stdio"``, or None (stateless).
+
+    Read from public request data only: a 2026-07-28 request belongs to no session (None); over
+    streamable HTTP the ``Mcp-Session-Id`` header names the session; over stdio the process has one client.
+    """
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return None
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return "stdio"
+    session = headers.get("mcp-session-id")
+    return f"http:{session}" if session else None
+
+
+def peer_key(ctx: ServerRequestContext[Any]) -> str:
+    """The network peer of an HTTP request (``peer:<address>``), else ``"local"``: the unit of fairness."""
+    client = getattr(ctx.request, "client", None)
+    host = getattr(client, "host", None)
+    return f"peer:{host}" if host else "local"
+
+
+def call_timeout_envelope(name: str, seconds: float) -> Json:
+    """The answer to a tools/call that ran past the server's per-call deadline."""
+    return error_envelope(
+        "UNAVAILABLE",
+        f"{name} did not finish within this server's {seconds:g} s per-call limit; it was abandoned",
+        details={"timeout_s": seconds},
+        hints=["Retry with a smaller request (fewer batch items, a narrower query), or later."],
+    )
 
 
 class CatalogServer:
@@ -117,8 +205,13 @@ class CatalogServer:
         *,
         poll_seconds: float | None = None,
         watch_path: Path | None = None,
+        call_seconds: float = CALL_SECONDS,
+        client_calls: int = CLIENT_CALLS,
     ) -> None:
         self.catalog = catalog
+        self.call_seconds = call_seconds
+        self.client_calls = client_calls
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
         self.dialect = dialect
         self.tools = dialect_tools(dialect)
         self.by_name = {tool.name: tool for tool in self.tools}
@@ -130,8 +223,8 @@ class CatalogServer:
         )
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, ServerSession] = {}
-        #: Each client's described tools (namespaced dialect), by session; bounded like ``_sessions``.
-        self._working: dict[int, WorkingSet] = {}
+        #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`.
+        self._working: dict[str, WorkingSet] = {}
         self.always: dict[str, CatalogTool] = self._always_loaded()
         self.changes = 0
         self.server: Server[Any] = Server(
@@ -140,6 +233,7 @@ class CatalogServer:
             title=f"toolcat ({dialect} dialect)",
             instructions=self._instructions(),
             lifespan=self._lifespan,
+            cache_hints={"server/discover": CacheHint(LIST_TTL_MS, "public")},
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_list_prompts=self._list_prompts,
@@ -150,6 +244,9 @@ class CatalogServer:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.server.middleware.append(self._track_sessions)
+        self.server.add_request_handler("skills/list", skills.SkillsListParams, self._list_skills)
+        self.server.add_request_handler("skills/get", skills.SkillsGetParams, self._get_skill)
+        self.server.extensions[skills.EXTENSION_ID] = {}
 
     # -- options ----------------------------------------------------------------------------
     def initialization_options(self) -> Any:
@@ -178,25 +275,23 @@ class CatalogServer:
             out[tool.name] = tool
         return out
 
-    def working_set(self, session: Any) -> WorkingSet:
-        """The described tools of one client connection (namespaced dialect).
-
-        The SDK builds a ServerSession per request; the connection behind it (its private ``_connection``,
-        pinned SDK) is what stays the same for one client.
-        """
-        key = id(getattr(session, "_connection", session))
+    def working_set(self, key: str | None) -> WorkingSet | None:
+        """The described tools of one handshake-era client (namespaced dialect); None for a stateless request."""
+        if key is None or self.dialect != "namespaced":
+            return None
         if key not in self._working:
             if len(self._working) >= MAX_TRACKED_SESSIONS:
                 self._working.pop(next(iter(self._working)))
             self._working[key] = WorkingSet()
         return self._working[key]
 
-    def listed_tools(self, session: Any = None) -> list[dict[str, Any]]:
-        """What ``tools/list`` shows a session: the dialect's tools, the always-loaded ones, its described ones."""
+    def listed_tools(self, key: str | None = None) -> list[dict[str, Any]]:
+        """What ``tools/list`` shows a client: the dialect's tools, the always-loaded ones, its described ones."""
         listed = [mcp_tool(tool) for tool in self.tools]
         listed += [tool.as_mcp() for tool in self.always.values()]
-        if self.dialect == "namespaced" and session is not None:
-            listed += [t.as_mcp() for t in self.working_set(session).tools() if t.name not in self.always]
+        working = self.working_set(key)
+        if working is not None:
+            listed += [t.as_mcp() for t in working.tools() if t.name not in self.always]
         return listed
 
     async def _list_tools(
@@ -204,7 +299,11 @@ class CatalogServer:
         ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self.listed_tools(ctx.session)])
+        key = client_key(ctx)
+        tools = [types.Tool.model_validate(t) for t in self.listed_tools(key)]
+        if self.working_set(key) is not None:  # this client's own view: its described tools
+            return types.ListToolsResult(tools=tools, ttl_ms=0, cache_scope="private")
+        return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="public")
 
     async def _call_tool(
         self,
@@ -213,12 +312,17 @@ class CatalogServer:
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         tool = self.by_name.get(params.name)
-        if tool is not None:
-            result = await self.call(tool, arguments)
-            if tool.name == "tool_describe" and result.get("ok") is True:
-                await self._describe_made_callable(ctx, result)
-        else:
-            result = await self._call_catalog_tool(ctx, params.name, arguments)
+        try:
+            with anyio.fail_after(self.call_seconds):
+                async with self._limiter(ctx):
+                    if tool is not None:
+                        result = await self.call(tool, arguments)
+                    else:
+                        result = await self._call_catalog_tool(ctx, params.name, arguments)
+        except TimeoutError:
+            result = call_timeout_envelope(params.name, self.call_seconds)
+        if tool is not None and tool.name == "tool_describe" and result.get("ok") is True:
+            await self._describe_made_callable(ctx, result)
         failed = is_error(result) or result.get("ok") is False
         return types.CallToolResult(
             content=[types.TextContent(text=json_text(result))], structured_content=result, is_error=failed
@@ -227,35 +331,64 @@ class CatalogServer:
     async def _describe_made_callable(self, ctx: ServerRequestContext[Any], described: Json) -> None:
         """Add a described tool to the client's working set and say the tool list changed (tool_reference-like)."""
         tool = catalog_tool(described)
-        if tool is None or tool.name in self.by_name or not described.get("executable", True):
+        working = self.working_set(client_key(ctx))
+        if working is None or tool is None or tool.name in self.by_name or not described.get("executable", True):
             return
-        if self.working_set(ctx.session).add(tool):
+        if working.add(tool):
             try:
                 await ctx.session.send_tool_list_changed()
             except Exception as exc:  # a client that left: the call still answers
                 log.debug("cannot send tools/list_changed: %s", exc)
 
     async def _call_catalog_tool(self, ctx: ServerRequestContext[Any], name: str, arguments: Json) -> Json:
-        """Run an always-loaded or described catalogue tool by its alias; an unknown name is a protocol error."""
+        """Run an always-loaded catalogue tool, or in the namespaced dialect any catalogue tool, by its alias.
+
+        In the namespaced dialect an alias is callable once the tool exists (the reader applies the policy,
+        and ``require_expand`` when set), whether or not it is listed: a stateless client never sees its
+        described tools in ``tools/list``, and must still be able to call what ``tool_describe`` told it to.
+        Any other name is a protocol error.
+        """
+        key = client_key(ctx)
         tool = self.always.get(name)
-        if tool is None and self.dialect == "namespaced":
-            tool = self.working_set(ctx.session).get(name)
-            if tool is None:
-                tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
-                if tool_id is not None:
-                    return not_described_envelope(name, tool_id)
-        if tool is None:
+        working = self.working_set(key)
+        if tool is None and working is not None:
+            tool = working.get(name)
+        tool_id = tool.tool_id if tool is not None else None
+        if tool_id is None and self.dialect == "namespaced":
+            tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
+        if tool_id is None:
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"Unknown tool: {name!r:.120}",
-                data={"tools": [t["name"] for t in self.listed_tools(ctx.session)]},
+                data={"tools": [t["name"] for t in self.listed_tools(key)]},
             )
-        run = functools.partial(self.catalog.tool_exec, tool.tool_id, arguments, dialect=self.dialect)
-        return await anyio.to_thread.run_sync(run)
+        run = functools.partial(self.catalog.tool_exec, tool_id, arguments, dialect=self.dialect)
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+
+    def _limiter(self, ctx: ServerRequestContext[Any]) -> anyio.CapacityLimiter:
+        """The concurrency bound of the calling client (by session, else by network peer, else the stdio client)."""
+        key = client_key(ctx) or peer_key(ctx)
+        limiter = self._limiters.get(key)
+        if limiter is None:
+            if len(self._limiters) >= MAX_TRACKED_CLIENTS:
+                idle = next((k for k, v in self._limiters.items() if v.borrowed_tokens == 0), None)
+                if idle is not None:
+                    del self._limiters[idle]
+            limiter = self._limiters[key] = anyio.CapacityLimiter(self.client_calls)
+        return limiter
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""
         return await call_tool(self.catalog, tool, arguments)
+
+    # -- the Skills extension -----------------------------------------------------------------
+    async def _list_skills(self, _ctx: ServerRequestContext[Any], _params: skills.SkillsListParams) -> Json:
+        listed = await anyio.to_thread.run_sync(skills.list_skills, self.catalog)
+        return {**listed, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+    async def _get_skill(self, _ctx: ServerRequestContext[Any], params: skills.SkillsGetParams) -> Json:
+        found = await anyio.to_thread.run_sync(skills.get_skill, self.catalog, params.name)
+        return {**found, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
     # -- prompts ------------------------------------------------------------------------------
     async def _list_prompts(
@@ -263,7 +396,7 @@ class CatalogServer:
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListPromptsResult:
-        return list_prompts(self.dialect)
+        return list_prompts(self.dialect).model_copy(update={"ttl_ms": LIST_TTL_MS, "cache_scope": "public"})
 
     async def _get_prompt(
         self,
@@ -286,21 +419,23 @@ class CatalogServer:
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(self.skill_resources))
+        found = await anyio.to_thread.run_sync(self.skill_resources)
+        return types.ListResourcesResult(resources=found, ttl_ms=LIST_TTL_MS, cache_scope="public")
 
     async def _list_templates(
         self,
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListResourceTemplatesResult:
-        return resource_templates()
+        return resource_templates().model_copy(update={"ttl_ms": LIST_TTL_MS, "cache_scope": "public"})
 
     async def _read_resource(
         self,
         _ctx: ServerRequestContext[Any],
         params: types.ReadResourceRequestParams,
     ) -> types.ReadResourceResult:
-        return await anyio.to_thread.run_sync(self.read_resource, str(params.uri))
+        found = await anyio.to_thread.run_sync(self.read_resource, str(params.uri))
+        return found.model_copy(update={"ttl_ms": LIST_TTL_MS, "cache_scope": "public"})
 
     def read_resource(self, uri: str) -> types.ReadResourceResult:
         """The contents of a skill URI; an unknown URI or skill is a protocol error naming what exists."""
@@ -393,16 +528,47 @@ class CatalogServer:
         async with stdio_transport() as (read_stream, write_stream):
             await self.server.run(read_stream, write_stream, self.initialization_options())
 
-    def http_app(self, host: str = "127.0.0.1") -> Any:
-        """The Starlette app of the streamable HTTP transport, at ``/mcp``."""
-        return self.server.streamable_http_app(host=host, json_response=True)
+    def http_app(self, host: str = "127.0.0.1", guard: HttpGuard | None = None) -> Any:
+        """The ASGI app of the streamable HTTP transport at ``/mcp``, behind the guards of :mod:`.http_guard`."""
+        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
 
-    async def run_http(self, host: str, port: int, ready: Callable[[str], None] | None = None) -> None:
+        guard = guard or HttpGuard()
+        seen = exposure(host, guard.allowed_hosts, guard.allowed_origins, token=guard.token is not None)
+        for warning in seen.warnings:
+            log.warning("%s", warning)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection="*" not in seen.allowed_hosts + seen.allowed_origins,
+            allowed_hosts=list(seen.allowed_hosts),
+            allowed_origins=list(seen.allowed_origins),
+        )
+        # mcp 2.2 added the SDK's own idle timeout and session cap; before it, SessionBound alone bounds sessions
+        bounds: dict[str, Any] = {
+            "session_idle_timeout": SESSION_IDLE_SECONDS,
+            "max_sessions": guard.max_sessions + SESSION_SLACK,
+        }
+        accepted = inspect.signature(self.server.streamable_http_app).parameters
+        app: Any = self.server.streamable_http_app(
+            host=host,
+            json_response=True,
+            transport_security=security,
+            **{name: value for name, value in bounds.items() if name in accepted},
+        )
+        app = SessionBound(app, guard.max_sessions)
+        return BearerToken(app, guard.token) if guard.token is not None else app
+
+    async def run_http(
+        self, host: str, port: int, ready: Callable[[str], None] | None = None, guard: HttpGuard | None = None
+    ) -> None:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
         import uvicorn  # noqa: PLC0415
 
         config = uvicorn.Config(
-            self.http_app(host), host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+            self.http_app(host, guard),
+            host=host,
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
@@ -416,15 +582,33 @@ class CatalogServer:
 
 def open_catalog(options: ServeOptions) -> Catalog:
     """Open the catalogue ``toolcat serve`` will serve (raises ReaderError when it cannot)."""
-    return Catalog.open(
-        options.location,
-        options.cache_dir,
-        read_only=options.read_only,
-        audit=options.audit,
-        allow_handlers=options.allow_handlers,
-        pin=options.pin,
-        sandbox=options.sandbox,
-    )
+
+    def opened(allowed: list[str] | None) -> Catalog:
+        return Catalog.open(
+            options.location,
+            options.cache_dir,
+            read_only=options.read_only,
+            audit=options.audit,
+            allow_handlers=options.allow_handlers,
+            pin=options.pin,
+            sandbox=options.sandbox,
+            allowed_namespaces=allowed,
+            require_expand=options.require_expand,
+            timeout=options.timeout,
+        )
+
+    allowed = list(options.allow_namespaces) if options.allow_namespaces is not None else None
+    if not options.deny_namespaces:
+        return opened(allowed)
+    every = allowed if allowed is not None else namespaces_of(opened(None))
+    return opened([name for name in every if name not in options.deny_namespaces])
+
+
+def namespaces_of(catalog: Catalog) -> list[str]:
+    """The top-level namespaces of a catalogue's tools (``file`` of ``file.read``), sorted."""
+    listing = catalog.tool_list()
+    rows = [] if is_error(listing) else listing.get("tools", [])
+    return sorted({str(row["name"]).split(".", 1)[0] for row in rows if isinstance(row.get("name"), str)})
 
 
 def make_server(options: ServeOptions, catalog: Catalog | None = None) -> CatalogServer:
@@ -432,11 +616,34 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     catalog = catalog or open_catalog(options)
     is_url = options.location.startswith(("http://", "https://"))
     watch_path = None if is_url else Path(options.location)
-    return CatalogServer(catalog, options.dialect, poll_seconds=options.poll_seconds, watch_path=watch_path)
+    return CatalogServer(
+        catalog,
+        options.dialect,
+        poll_seconds=options.poll_seconds,
+        watch_path=watch_path,
+        call_seconds=options.call_seconds,
+        client_calls=options.client_calls,
+    )
+
+
+def http_guard(options: ServeOptions) -> HttpGuard:
+    """The HTTP guards of ``options``; the token is read from the named environment variable (never logged)."""
+    token = None
+    if options.token_env is not None:
+        token = os.environ.get(options.token_env) or None
+        if token is None:
+            raise ExposureError(
+                f"--token-env {options.token_env}: that environment variable is unset or empty; "
+                f"export {options.token_env}=<a long random token> and give clients the same token"
+            )
+    guard = HttpGuard(options.allowed_hosts, options.allowed_origins, token, options.max_sessions)
+    exposure(options.host, guard.allowed_hosts, guard.allowed_origins, token=token is not None)  # fail before opening
+    return guard
 
 
 def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> None:
     """Run the server with the chosen transport until the client (stdio) or a signal (http) stops it."""
+    guard = http_guard(options) if options.transport == "http" else None
     server = make_server(options)
     log.info(
         "serving %s (registry_version %s) with the %s dialect over %s",
@@ -449,4 +656,4 @@ def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> 
         anyio.run(server.run_stdio)
     else:
         os.environ.setdefault("PYTHONUNBUFFERED", "1")
-        asyncio.run(server.run_http(options.host, options.port, ready))
+        asyncio.run(server.run_http(options.host, options.port, ready, guard))

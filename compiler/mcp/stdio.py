@@ -9,29 +9,28 @@ its first bytes to find its id), nested at most :data:`MAX_DEPTH` levels, strict
 JSON; each bad line gets the JSON-RPC 2.0 error (``-32700`` parse error, ``-32600``
 invalid request, ``-32602`` invalid params) with the request's id when it can be read,
 and the server keeps serving. A bad notification or response gets no reply, as JSON-RPC
-says. Valid messages go to the SDK's session unchanged; stdin and stdout are claimed
-the way the SDK does it (stray output of handlers goes to stderr).
+says. Valid messages go to the SDK's session unchanged. stdin and stdout are claimed with
+:func:`claim_std_stream` (public ``os`` calls only, no SDK internals): the wire moves to a private
+duplicate of the descriptor, and fd 1 then points at stderr (fd 0 at /dev/null), so a handler that
+prints cannot corrupt the protocol stream.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.server.stdio import (  # the SDK's own fd claim (private; mcp is pinned to 2.3.0)
-    _claim_fd,
-    _open_stdin_diversion,
-    _open_stdout_diversion,
-)
 from mcp.shared.message import SessionMessage
 
 log = logging.getLogger(__name__)
@@ -279,6 +278,46 @@ def _check_message(message: dict[str, Any]) -> SessionMessage | Reply | Drop:
     return SessionMessage(parsed)
 
 
+def _divert_stdin() -> int:
+    return os.open(os.devnull, os.O_RDONLY)
+
+
+def _divert_stdout() -> int:
+    try:
+        return os.dup(2)
+    except OSError:
+        return os.open(os.devnull, os.O_WRONLY)
+
+
+def claim_std_stream(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None] | None]:
+    """Serve the wire from a private duplicate of ``fd`` and point ``fd`` elsewhere; returns (stream, undo).
+
+    Stray writes to fd 1 (a handler's ``print``, a C library) then land on stderr, and stray reads of fd 0
+    see end of file, instead of corrupting or stealing protocol bytes. When the descriptors cannot be
+    duplicated (an embedded interpreter, a test's fake stream) the sys stream's buffer is served in place.
+    """
+    try:
+        if stream.fileno() != fd:
+            return stream.buffer, None
+        private = os.dup(fd)
+    except (AttributeError, OSError, ValueError):
+        return stream.buffer, None
+    diversion = _divert_stdin() if fd == 0 else _divert_stdout()
+    with contextlib.suppress(OSError, ValueError):
+        stream.flush()
+    os.dup2(diversion, fd)
+    os.close(diversion)
+    wire = cast("BinaryIO", os.fdopen(private, mode))
+
+    def undo() -> None:
+        with contextlib.suppress(OSError):
+            os.dup2(private, fd)
+        with contextlib.suppress(OSError):
+            wire.close()
+
+    return wire, undo
+
+
 @asynccontextmanager
 async def stdio_transport(
     stdin: BinaryIO | None = None,
@@ -288,11 +327,11 @@ async def stdio_transport(
     release: list[Callable[[], None]] = []
     try:
         if stdin is None:
-            stdin, undo = _claim_fd(0, sys.stdin, "rb", _open_stdin_diversion)
+            stdin, undo = claim_std_stream(0, sys.stdin, "rb")
             if undo is not None:
                 release.append(undo)
         if stdout is None:
-            stdout, undo = _claim_fd(1, sys.stdout, "wb", _open_stdout_diversion)
+            stdout, undo = claim_std_stream(1, sys.stdout, "wb")
             if undo is not None:
                 release.append(undo)
         async with _serve_streams(stdin, stdout) as streams:

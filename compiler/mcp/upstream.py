@@ -8,7 +8,17 @@ is kept open for the next calls to the same server (:class:`UpstreamPool`); a ca
 validated args and returns the tool's ``structuredContent`` (or its text, parsed as JSON
 when it is JSON). An upstream ``isError`` result becomes an
 ``UPSTREAM_ERROR`` envelope carrying the upstream text; a server that cannot be reached is
-``UNAVAILABLE``.
+``UNAVAILABLE``, and one that does not answer in time is ``UNAVAILABLE`` saying it timed out
+(``details.reason: "timeout"``).
+
+Bounds: each call has ``ctx.timeout`` seconds (the host's ``--timeout``), or less when the handler
+names its own ``timeout``; a result is at most :data:`MAX_RESULT_BLOCKS` content blocks and
+:data:`MAX_RESULT_BYTES` of text. A server that fails to start is not restarted at once: the next
+attempts wait a backoff that doubles from :data:`BACKOFF_SECONDS` to :data:`MAX_BACKOFF_SECONDS`, and
+resets once a session has stayed up :data:`STABLE_SECONDS`. An upstream's stderr goes to this
+module's log (debug level), never to the CLI's output. Messages name an upstream by its program
+name or URL host only (:func:`upstream_label`): its arguments, env values and URL query may hold
+secrets.
 
 :func:`run_mcp` is the handler: toolcat declares it as the entry point ``mcp`` of the group
 ``toolcat.handlers`` (pyproject.toml), which the reader loads the first time a spec needs an ``mcp``
@@ -22,14 +32,19 @@ import atexit
 import concurrent.futures
 import json
 import logging
+import os
 import shlex
 import sys
 import threading
+import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 from ..format.envelope import ReaderError
-from ..reader.execution.policy import mcp_target, redacted_handler
+from ..reader.execution.policy import REDACTED
 from ..reader.execution.runners import ExecContext
 
 log = logging.getLogger(__name__)
@@ -42,6 +57,79 @@ CLOSE_SECONDS = 3.0
 PING_SECONDS = 5.0
 #: Command names replaced by the running interpreter, so ``[python, server.py]`` works in a venv.
 PYTHON_NAMES = ("python", "python3")
+#: A result with more content blocks than this is refused (the SDK has parsed it; nothing more is built).
+MAX_RESULT_BLOCKS = 10_000
+#: A result whose text (and structured content) is larger than this is refused.
+MAX_RESULT_BYTES = 8 * 1024 * 1024
+#: The first wait before restarting an upstream server that failed to start; it doubles on each failure.
+BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 60.0
+#: A session that stayed up this long resets its server's backoff.
+STABLE_SECONDS = 30.0
+#: Upstream stderr lines longer than this are cut in the log.
+_STDERR_LINE = 2000
+
+
+def upstream_label(handler: dict[str, Any]) -> str:
+    """How a message names an upstream: ``stdio server <program>`` or ``<scheme>://<host>`` (no args, query, env)."""
+    command = handler.get("command")
+    if command is not None:
+        try:
+            argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+        except (TypeError, ValueError):
+            argv = []
+        program = PurePath(argv[0]).name if argv else "?"
+        return f"stdio server {program}" + (f" (+{len(argv) - 1} args)" if len(argv) > 1 else "")
+    parts = urlsplit(str(handler.get("url", "")))
+    return f"{parts.scheme}://{parts.hostname or '?'}" + (f":{parts.port}" if parts.port else "")
+
+
+def safe_handler(handler: dict[str, Any]) -> dict[str, Any]:
+    """What an error's details may show of an mcp handler: type, tool, the server's label, env names (values redacted)."""
+    out: dict[str, Any] = {"type": "mcp", "server": upstream_label(handler)}
+    if isinstance(handler.get("tool"), str):
+        out["tool"] = handler["tool"]
+    if isinstance(handler.get("env"), dict) and handler["env"]:
+        out["env"] = dict.fromkeys(sorted(map(str, handler["env"])), REDACTED)
+    return out
+
+
+def call_seconds(handler: dict[str, Any], host_seconds: float) -> float:
+    """The handler's own ``timeout`` when it is a positive number below the host's, else the host's."""
+    own = handler.get("timeout")
+    if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own < host_seconds:
+        return float(own)
+    return host_seconds
+
+
+@dataclass(slots=True)
+class Backoff:
+    """Restart pacing of one upstream server: failures in a row, and when the next start may be tried."""
+
+    failures: int = 0
+    not_before: float = 0.0
+
+    def failed(self, now: float) -> None:
+        """One more failed start: wait twice as long before the next."""
+        self.failures += 1
+        self.not_before = now + min(MAX_BACKOFF_SECONDS, BACKOFF_SECONDS * 2 ** (self.failures - 1))
+
+    def wait(self, now: float) -> float:
+        """Seconds until a start may be tried (0: now)."""
+        return max(0.0, self.not_before - now)
+
+
+def _stderr_to_log(label: str) -> TextIO:
+    """A writable file whose lines go to this module's log (debug), for an upstream server's stderr."""
+    read_fd, write_fd = os.pipe()
+
+    def pump() -> None:
+        with os.fdopen(read_fd, "r", encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                log.debug("upstream %s stderr: %s", label, line.rstrip()[:_STDERR_LINE])
+
+    threading.Thread(target=pump, name="toolcat-mcp-stderr", daemon=True).start()
+    return os.fdopen(write_fd, "w", encoding="utf-8")
 
 
 def server_command(handler: dict[str, Any], tool_id: str) -> list[str] | None:
@@ -64,6 +152,21 @@ def server_command(handler: dict[str, Any], tool_id: str) -> list[str] | None:
     if argv[0] in PYTHON_NAMES:
         argv[0] = sys.executable
     return argv
+
+
+def result_size_problem(result: Any) -> str | None:
+    """Why a CallToolResult is too large to hand on (too many blocks, too much text), else None."""
+    blocks = len(result.content)
+    if blocks > MAX_RESULT_BLOCKS:
+        return f"{blocks} content blocks (at most {MAX_RESULT_BLOCKS})"
+    size = 0
+    for block in result.content:
+        size += len(getattr(block, "text", "") or "") + len(getattr(block, "data", "") or "")
+        if size > MAX_RESULT_BYTES:
+            return f"more than {MAX_RESULT_BYTES} bytes of content (at most {MAX_RESULT_BYTES})"
+    if result.structured_content is not None and len(json.dumps(result.structured_content)) > MAX_RESULT_BYTES:
+        return f"structured content of more than {MAX_RESULT_BYTES} bytes"
+    return None
 
 
 def result_value(result: Any) -> Any:
@@ -110,6 +213,7 @@ class UpstreamPool:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sessions: dict[tuple[Any, ...], _Session] = {}
+        self._backoff: dict[tuple[Any, ...], Backoff] = {}
         self._at_exit = False
 
     def call(self, handler: dict[str, Any], tool_id: str, args: dict[str, Any], timeout: float) -> Any:
@@ -154,6 +258,9 @@ class UpstreamPool:
                 return entry
         entry = self._sessions.get(key)
         if entry is None:
+            wait = self._backoff.get(key, Backoff()).wait(time.monotonic())
+            if wait > 0:
+                raise RestartPending(wait)
             entry = self._sessions[key] = _Session()
             entry.task = asyncio.ensure_future(self._serve(key, entry, opener))
         try:
@@ -166,6 +273,7 @@ class UpstreamPool:
     async def _serve(self, key: tuple[Any, ...], entry: _Session, opener: Callable[[], Any]) -> None:
         from mcp import ClientSession  # noqa: PLC0415 - only with the mcp SDK installed
 
+        started = time.monotonic()
         try:
             async with opener() as (read_stream, write_stream), ClientSession(read_stream, write_stream) as session:
                 await session.initialize()
@@ -174,10 +282,20 @@ class UpstreamPool:
                 await entry.stop.wait()
         except BaseException as exc:  # handed to the waiting call, or the server went away
             if not entry.ready.done():
+                self._backoff.setdefault(key, Backoff()).failed(time.monotonic())
                 entry.ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))
-            log.debug("upstream session %s ended", key, exc_info=True)
+            log.debug("upstream session %s ended", key[0], exc_info=True)
         finally:
+            if entry.ready.done() and entry.ready.exception() is None:
+                self._settle_backoff(key, time.monotonic() - started, died=not entry.stop.is_set())
             self._drop(key, entry)
+
+    def _settle_backoff(self, key: tuple[Any, ...], uptime: float, *, died: bool) -> None:
+        """A session that ran: sustained uptime forgets past failures; a server that died soon paces its restart."""
+        if uptime >= STABLE_SECONDS:
+            self._backoff.pop(key, None)
+        elif died:
+            self._backoff.setdefault(key, Backoff()).failed(time.monotonic())
 
     def _drop(self, key: tuple[Any, ...], entry: _Session) -> None:
         entry.stop.set()
@@ -219,7 +337,12 @@ def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Cal
         env = {str(k): str(v) for k, v in (handler.get("env") or {}).items()}
         cwd = handler.get("cwd")
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=cwd)
-        return ("stdio", tuple(argv), tuple(sorted(env.items())), cwd), lambda: stdio_client(params), name
+        label = upstream_label(handler)
+
+        def open_stdio() -> Any:
+            return stdio_client(params, errlog=_stderr_to_log(label))
+
+        return ("stdio", tuple(argv), tuple(sorted(env.items())), cwd), open_stdio, name
     if isinstance(url, str) and url.startswith(("http://", "https://")):
         return ("http", url), lambda: streamable_http_client(url), name
     raise ReaderError(
@@ -235,6 +358,14 @@ def close_upstreams() -> None:
     POOL.close()
 
 
+class RestartPending(Exception):  # noqa: N818 - a state, not a failure of this call's own
+    """The upstream server failed to start recently; the next start waits ``seconds`` more."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"restarting in {seconds:.1f} s")
+        self.seconds = seconds
+
+
 def run_mcp(ctx: ExecContext) -> Any:
     """The registered ``mcp`` handler: a blocking call on a pooled session to the upstream server.
 
@@ -244,49 +375,74 @@ def run_mcp(ctx: ExecContext) -> Any:
     refusal = ctx.policy.refusal(ctx.tool_id, ctx.handler)
     if refusal is not None:
         raise refusal
-    where = mcp_target(ctx.handler)
+    seconds = call_seconds(ctx.handler, ctx.timeout)
     try:
-        result = POOL.call(ctx.handler, ctx.tool_id, ctx.args, ctx.timeout)
+        result = POOL.call(ctx.handler, ctx.tool_id, ctx.args, seconds)
     except ReaderError:
         raise
-    except TimeoutError:
+    except Exception as exc:  # every failure of the call becomes an envelope
+        raise _call_failure(ctx, exc, seconds) from None
+    problem = result_size_problem(result)
+    if problem is not None:
         raise ReaderError(
-            "UNAVAILABLE",
-            f"the upstream MCP server of {ctx.tool_id} did not answer in time",
+            "UPSTREAM_ERROR",
+            f"{upstream_label(ctx.handler)} answered {ctx.tool_id} with a result too large to use: {problem}",
+            details={"reason": "too_large", "max_blocks": MAX_RESULT_BLOCKS, "max_bytes": MAX_RESULT_BYTES},
             help_path=ctx.tool_id,
-            details={"timeout_s": ctx.timeout + STARTUP_SECONDS},
-        ) from None
-    except Exception as exc:
-        log.debug("mcp handler of %s failed", ctx.tool_id, exc_info=True)
-        inner = _first_leaf(exc)
-        if isinstance(inner, ReaderError):
-            raise inner from None
-        if isinstance(inner, TimeoutError):
-            raise ReaderError(
-                "UNAVAILABLE",
-                f"the upstream MCP server of {ctx.tool_id} did not answer in time",
-                help_path=ctx.tool_id,
-                details={"timeout_s": ctx.timeout + STARTUP_SECONDS},
-            ) from None
-        raise ReaderError(
-            "UNAVAILABLE",
-            f"cannot reach the upstream MCP server of {ctx.tool_id}: {type(inner).__name__}: {inner}",
-            help_path=ctx.tool_id,
-            details={"handler": redacted_handler(ctx.handler)},
-            hints=["Check the handler's command or url; the server must speak MCP over stdio or streamable HTTP."],
-        ) from None
+            hints=["Ask for less: narrow the query or page through the results."],
+        )
     if result.is_error:
         name = ctx.handler.get("tool") or ctx.tool_id.rsplit(".", 1)[-1]
         text = "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
         raise ReaderError(
             "UPSTREAM_ERROR",
-            f"{where} answered {name} with an error: {text[:500] or 'no message'}",
-            details={"upstream_tool": name, "text": text, "structured": result.structured_content},
+            f"{upstream_label(ctx.handler)} answered {name} with an error: {text[:500] or 'no message'}",
+            details={"upstream_tool": name, "text": text[:MAX_ERROR_TEXT], "structured": result.structured_content},
             help_path=ctx.tool_id,
             hints=["Read the upstream message, fix the arguments and retry."],
             next_action={"op": "tool_help", "args": {"path": ctx.tool_id, "format": "full"}},
         )
     return result_value(result)
+
+
+#: Of an upstream error's text, this much is kept in the envelope.
+MAX_ERROR_TEXT = 20_000
+
+
+def _call_failure(ctx: ExecContext, exc: BaseException, seconds: float) -> ReaderError:
+    """The envelope error of a failed upstream call: timed out, restarting, or not reachable."""
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415 - only with the mcp SDK installed
+    from mcp_types import REQUEST_TIMEOUT  # noqa: PLC0415 - same
+
+    log.debug("mcp handler of %s failed", ctx.tool_id, exc_info=exc)
+    inner = _first_leaf(exc)
+    if isinstance(inner, ReaderError):
+        return inner
+    label = upstream_label(ctx.handler)
+    timed_out = isinstance(inner, TimeoutError) or (isinstance(inner, MCPError) and inner.error.code == REQUEST_TIMEOUT)
+    if timed_out:
+        return ReaderError(
+            "UNAVAILABLE",
+            f"{label} did not answer {ctx.tool_id} within {seconds:g} s (timed out)",
+            help_path=ctx.tool_id,
+            details={"reason": "timeout", "timeout_s": seconds},
+            hints=["Retry later, or with a smaller request; the host can raise the limit with --timeout."],
+        )
+    if isinstance(inner, RestartPending):
+        return ReaderError(
+            "UNAVAILABLE",
+            f"{label} failed to start recently; toolcat tries again in {inner.seconds:.1f} s",
+            help_path=ctx.tool_id,
+            details={"reason": "restarting", "retry_after_s": round(inner.seconds, 1)},
+            hints=[f"Retry after {inner.seconds:.0f} s."],
+        )
+    return ReaderError(
+        "UNAVAILABLE",
+        f"cannot reach the upstream MCP server of {ctx.tool_id} ({label}): {type(inner).__name__}",
+        help_path=ctx.tool_id,
+        details={"reason": "unreachable", "handler": safe_handler(ctx.handler)},
+        hints=["Check the handler's command or url; the server must speak MCP over stdio or streamable HTTP."],
+    )
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
