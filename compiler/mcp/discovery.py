@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from ..format.dialects import DiscoveryTool, dialect_tools
+from ..format.dialects import DiscoveryTool, dialect_tools, input_help
 from ..format.envelope import error_envelope
 from ..format.field_errors import field_errors
 from ..format.json_paths import too_deep
@@ -65,6 +65,7 @@ def input_error_envelope(tool: DiscoveryTool, errors: list[Json]) -> Json:
         details={"field_errors": errors, "input_schema": tool.input_schema},
         hints=[f"Call {tool.name} again with arguments that match its input schema (details.input_schema)."],
         help_path="root",
+        next_action=input_help(tool),
     )
 
 
