@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from ..build.errors import BuildError
+from ..build.progress import Reporter, phase, reporting
 from ..build.write import build_lock, exchange
 from . import incremental as site_incremental
 from .hooks import (
@@ -44,6 +45,7 @@ from .hooks import (
     HOOKS_SOURCE,
 )
 from .pages import (
+    OVERRIDES_DIR,
     _environment,
     _home_page,
     _render_all_nodes,
@@ -82,6 +84,8 @@ class SiteProject:
     pages: dict[str, str]
     static: dict[str, bytes]
     config: dict[str, Any]
+    #: The theme's overridden templates, relative to the project's ``overrides/`` (mkdocs' ``custom_dir``).
+    overrides: dict[str, bytes]
 
 
 def render_project(data: BuildData) -> SiteProject:
@@ -97,7 +101,11 @@ def render_project(data: BuildData) -> SiteProject:
     for item in assets.iterdir():
         if item.is_file():
             static[f"assets/{item.name}"] = item.read_bytes()
-    return SiteProject(pages, static, mkdocs_config(data))
+    partials = resources.files("toolcat.templates").joinpath("site", "overrides", "partials")
+    overrides = {
+        f"partials/{item.name}": item.read_bytes() for item in partials.iterdir() if item.name.endswith(".html")
+    }
+    return SiteProject(pages, static, mkdocs_config(data), dict(sorted(overrides.items())))
 
 
 # --------------------------------------------------------------------------- writing
@@ -114,6 +122,13 @@ def write_project(project: SiteProject, folder: Path) -> Path:
         target.write_text(text, encoding="utf-8")
     for rel, data in project.static.items():
         target = docs / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    theme = folder / OVERRIDES_DIR
+    if theme.exists():
+        shutil.rmtree(theme)
+    for rel, data in project.overrides.items():
+        target = theme / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     (folder / HOOKS_FILE).write_text(HOOKS_SOURCE, encoding="utf-8")
@@ -230,6 +245,19 @@ class SiteResult:
         )
 
 
+def _run_mkdocs_for(config: Path, fresh: Path, out: Path, changed: set[str] | None, pages: int) -> None:
+    """mkdocs over every page (on both cores for a large site), or over the ``changed`` ones of the site in ``out``."""
+    workers = min(2, os.cpu_count() or 1)
+    if changed is None and pages >= PARALLEL_MKDOCS_PAGES and workers > 1:
+        site_incremental.parallel_build(config, fresh, functools.partial(run_mkdocs, dirty=True), workers)
+    elif changed is None:
+        run_mkdocs(config, fresh)
+    else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
+        site_incremental.prepare(config.parent, out, fresh, changed)
+        if changed:
+            run_mkdocs(config, fresh, dirty=True)
+
+
 def _swap_in(fresh: Path, out: Path, old: Path) -> None:
     """Put ``fresh`` in place of ``out`` in one step where the kernel can (the previous site ends up in ``fresh``)."""
     if out.exists() and exchange(fresh, out):
@@ -244,20 +272,30 @@ def _swap_in(fresh: Path, out: Path, old: Path) -> None:
         raise
 
 
-def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | None = None) -> SiteResult:
+def build_site(
+    build_dir: Path, out: Path | None = None, *, project_dir: Path | None = None, progress: Reporter | None = None
+) -> SiteResult:
     """Read ``build_dir``, render the mkdocs project and build it into ``out`` (default ``build_dir/site``).
 
     The site is built in a temporary folder beside ``out`` and swapped in only when
-    ``mkdocs build --strict`` succeeded, so a failure leaves the previous site untouched.
+    ``mkdocs build --strict`` succeeded, so a failure leaves the previous site untouched. ``progress`` is
+    told of each phase (:mod:`toolcat.build.progress`): site read, render, mkdocs, publish.
     """
+    with reporting(progress):
+        return _build_site(build_dir, out, project_dir)
+
+
+def _build_site(build_dir: Path, out: Path | None, project_dir: Path | None) -> SiteResult:
     build_dir = build_dir.resolve()
     out = (out if out is not None else build_dir / "site").resolve()
     project_dir = project_dir.resolve() if project_dir is not None else None
     started = time.perf_counter()
     data = read_build(build_dir)
     read_done = time.perf_counter()
-    project = render_project(data)
-    rendered = site_incremental.fingerprint(project.pages, project.static, project.config)
+    with phase("site render", len(data.nodes) + len(data.skills)):
+        project = render_project(data)
+    theme = {f"{OVERRIDES_DIR}/{rel}": data for rel, data in project.overrides.items()}
+    rendered = site_incremental.fingerprint(project.pages, {**project.static, **theme}, project.config)
     render_done = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     with build_lock(out):  # site builds into one folder take turns; leftovers of a killed one are removed first
@@ -266,18 +304,11 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
             config = write_project(project, project_dir if project_dir is not None else work / "project")
             fresh = work / "site"
             changed = site_incremental.changed_pages(rendered, out) if out.is_dir() else None
-            workers = min(2, os.cpu_count() or 1)
-            if changed is None and len(project.pages) >= PARALLEL_MKDOCS_PAGES and workers > 1:
-                site_incremental.parallel_build(config, fresh, functools.partial(run_mkdocs, dirty=True), workers)
-            elif changed is None:
-                run_mkdocs(config, fresh)
-            else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
-                site_incremental.prepare(config.parent, out, fresh, changed)
-                if changed:
-                    run_mkdocs(config, fresh, dirty=True)
-                    site_incremental.merge_search_index(out, fresh, changed)
-            _write_artifacts(data, fresh)
-            site_incremental.save(fresh, rendered)
+            with phase("site mkdocs", len(project.pages) if changed is None else len(changed)):
+                _run_mkdocs_for(config, fresh, out, changed, len(project.pages))
+            with phase("site publish", len(data.files)):
+                _write_artifacts(data, fresh)
+                site_incremental.save(fresh, rendered)
             mkdocs_done = time.perf_counter()
             _swap_in(fresh, out, work / "old")
         finally:
