@@ -285,7 +285,8 @@ def _reported(contributors: list[Contributor], tools: int) -> list[Contributor]:
 
         return run
 
-    return [wrap(c, _phase_name(c)) for c in contributors]
+    # the index reports its own steps (toolcat.build.contributors.index.texts)
+    return [c if _phase_name(c) == "index" else wrap(c, _phase_name(c)) for c in contributors]
 
 
 def _specs_done(tools: int) -> Contributor:

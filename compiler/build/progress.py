@@ -1,8 +1,8 @@
 """Progress of a build or a site build, phase by phase, with real counts: what the CLI's progress display reads.
 
-A stage reports ``(phase, done, total)`` as its work advances: ``load`` and ``check`` per tools file, ``specs``,
-``index``, ``prompts``, ``exports`` and ``write`` when they start and finish (with the tools or files they
-cover), and the site's ``site read``, ``site render``, ``site mkdocs`` and ``site publish``. Nothing listens
+A stage reports ``(phase, done, total)`` as its work advances: ``load`` and ``check`` per tools file, ``index``
+per step of its fit (texts; then for tools and nodes: analyse, fit words, fit chars, write), ``specs``,
+``prompts``, ``exports`` and ``write`` when they start and finish (with the tools or files they cover), and the site's ``site read``, ``site render``, ``site mkdocs`` and ``site publish``. Nothing listens
 unless a caller wraps the work in :func:`reporting`; a forked worker (the tools-file checks, the prompts and
 exports run beside the index) never reports, so only the process that listens draws.
 """

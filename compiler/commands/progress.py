@@ -18,7 +18,7 @@ UNITS = {
     "load": "files read",
     "check": "files checked",
     "specs": "tools",
-    "index": "tools",
+    "index": "steps",
     "prompts": "tools",
     "exports": "tools",
     "vectors": "tools",
