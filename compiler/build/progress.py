@@ -32,6 +32,11 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
         _listener.pop()
 
 
+def listening() -> bool:
+    """Whether reports reach anybody (in this process): work done only to report can be skipped otherwise."""
+    return bool(_listener) and _listener[-1][0] == os.getpid()
+
+
 def report(phase: str, done: int, total: int) -> None:
     """Tell the listener (if any, and only in its own process) that ``phase`` has done ``done`` of ``total``."""
     if _listener and _listener[-1][0] == os.getpid():

@@ -23,9 +23,9 @@ UNITS = {
     "exports": "tools",
     "vectors": "tools",
     "write": "files",
-    "site read": "files verified",
+    "site read": "tool specs verified",
     "site render": "pages",
-    "site mkdocs": "pages",
+    "site mkdocs": "page steps (convert, write)",
     "site publish": "files",
 }
 #: Least time between two redraws of the same phase on a terminal.

@@ -19,6 +19,7 @@ is re-exported here: the generated hook file imports its ``on_*`` functions from
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -27,8 +28,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -37,12 +39,13 @@ from typing import Any
 import yaml
 
 from ..build.errors import BuildError
-from ..build.progress import Reporter, phase, reporting
+from ..build.progress import Reporter, listening, phase, report, reporting
 from ..build.write import build_lock, exchange
 from . import incremental as site_incremental
 from .hooks import (
     HOOKS_FILE,
     HOOKS_SOURCE,
+    PROGRESS_FILE_ENV,
 )
 from .pages import (
     OVERRIDES_DIR,
@@ -207,7 +210,13 @@ def run_mkdocs(config: Path, site_dir: Path, *, dirty: bool = False) -> None:
     ]
     # the sitemap's dates come from SOURCE_DATE_EPOCH when set: a fixed default keeps two
     # builds of the same catalogue byte-identical (CI may pass the commit time instead)
-    env = {"SOURCE_DATE_EPOCH": "0", **os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    env = {
+        "SOURCE_DATE_EPOCH": "0",
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "DISABLE_MKDOCS_2_WARNING": "true",
+        **_MKDOCS_ENV,
+    }
     # the generated hooks import toolcat.site.hooks from the same interpreter's installed toolcat
     proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
@@ -243,6 +252,56 @@ class SiteResult:
             f"{self.skills} skills, {self.files} artifacts published, in {self.out} ({total:.1f}s: read "
             f"{self.seconds_read:.1f}s, render {self.seconds_render:.1f}s, mkdocs {self.seconds_mkdocs:.1f}s)"
         )
+
+
+#: Extra environment of the mkdocs processes (the progress file while somebody listens).
+_MKDOCS_ENV: dict[str, str] = {}
+#: How often the pages mkdocs has written are counted for the progress display.
+PAGE_COUNT_SECONDS = 0.5
+
+
+@contextlib.contextmanager
+def _counting_pages(fresh: Path, total: int) -> Iterator[None]:
+    """Report ``site mkdocs`` progress in two steps per page: converted, then written.
+
+    mkdocs runs in child processes and first converts every page, then writes them all, so its progress is
+    read from the disk: the hooks append a byte to a counter file per page converted
+    (:data:`toolcat.site.hooks.PROGRESS_FILE_ENV`), and a page is written once its HTML has bytes (the
+    parallel build's placeholders are empty). Only while somebody listens.
+    """
+    if not listening():
+        yield
+        return
+    stop = threading.Event()
+    converted = fresh.parent / "converted.count"  # the hooks append a byte per page converted
+    converted.write_bytes(b"")
+    _MKDOCS_ENV[PROGRESS_FILE_ENV] = str(converted)
+
+    def count() -> None:
+        while not stop.wait(PAGE_COUNT_SECONDS):
+            written = sum(_pages_written(folder) for folder in (fresh, *fresh.parent.glob(f"{fresh.name}.part*")))
+            with contextlib.suppress(OSError):
+                written += converted.stat().st_size
+            report("site mkdocs", min(written, 2 * total - 1), 2 * total)
+
+    counter = threading.Thread(target=count, name="toolcat-site-pages", daemon=True)
+    counter.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        counter.join()
+        _MKDOCS_ENV.pop(PROGRESS_FILE_ENV, None)
+
+
+def _pages_written(folder: Path) -> int:
+    """The HTML pages with content under ``folder`` (files may vanish while it counts: a part folder is removed)."""
+    written = 0
+    with contextlib.suppress(OSError):
+        for page in folder.rglob("*.html"):
+            with contextlib.suppress(OSError):
+                written += page.stat().st_size > 0
+    return written
 
 
 def _run_mkdocs_for(config: Path, fresh: Path, out: Path, changed: set[str] | None, pages: int) -> None:
@@ -304,8 +363,12 @@ def _build_site(build_dir: Path, out: Path | None, project_dir: Path | None) -> 
             config = write_project(project, project_dir if project_dir is not None else work / "project")
             fresh = work / "site"
             changed = site_incremental.changed_pages(rendered, out) if out.is_dir() else None
-            with phase("site mkdocs", len(project.pages) if changed is None else len(changed)):
-                _run_mkdocs_for(config, fresh, out, changed, len(project.pages))
+            with phase("site mkdocs", 2 * (len(project.pages) if changed is None else len(changed))):
+                if changed is None:  # a full build: its pages are counted as mkdocs writes them
+                    with _counting_pages(fresh, len(project.pages)):
+                        _run_mkdocs_for(config, fresh, out, changed, len(project.pages))
+                else:
+                    _run_mkdocs_for(config, fresh, out, changed, len(project.pages))
             with phase("site publish", len(data.files)):
                 _write_artifacts(data, fresh)
                 site_incremental.save(fresh, rendered)

@@ -143,3 +143,28 @@ def test_display_leaves_no_line_open_after_a_failure() -> None:
     display("load", 0, 3)
     display.close()
     assert stream.getvalue().endswith("\n")
+
+
+@pytest.mark.slow
+def test_site_prints_its_phases_with_counts(generated_src: Path, tmp_path: Path) -> None:
+    """`toolcat site` of a large build prints read, render, mkdocs (convert + write per page) and publish lines."""
+    out = tmp_path / "build"
+    subprocess.run(
+        [sys.executable, "-m", "toolcat.cli", "-q", "build", str(generated_src), "--out", str(out)],
+        capture_output=True,
+        check=True,
+        timeout=600,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "toolcat.cli", "site", "--build", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
+    lines = done.stderr.splitlines()
+    pages = int(re.search(r"(\d+) pages", done.stdout).group(1))
+    assert any(line.startswith("site read: 3,000 ") for line in lines), lines
+    assert any(line.startswith(f"site render: {pages:,} pages") for line in lines), lines
+    assert any(line.startswith(f"site mkdocs: {2 * pages:,} page steps") for line in lines), lines
+    assert any(line.startswith("site publish: ") for line in lines), lines
