@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -117,3 +118,67 @@ def test_the_version_has_one_source():
     assert "version" in project["project"]["dynamic"]
     assert "version" not in project["project"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "toolcat.__version__"}
+
+
+def _source_copy(dest: Path) -> Path:
+    """The repository's tracked and new (not ignored) files, copied: building in place would litter build/."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    for rel in listed:
+        source = REPO / rel
+        if source.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dest / rel).write_bytes(source.read_bytes())
+    return dest
+
+
+@pytest.mark.slow
+def test_wheel_and_sdist_ship_the_license_and_full_metadata(tmp_path: Path):
+    """The wheel and the sdist hold LICENSE; their metadata names authors, classifiers, project URLs, absolute links."""
+    import tarfile  # noqa: PLC0415
+    import zipfile  # noqa: PLC0415
+
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = str(env_dir / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    setup = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "setuptools>=77", "wheel"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=600,
+    )
+    if setup.returncode != 0:
+        pytest.skip(f"pip could not install the build backend from a package index: {setup.stderr.strip()[-200:]}")
+    source = _source_copy(tmp_path / "src")
+    dist = tmp_path / "dist"
+    backend = (
+        "import sys, setuptools.build_meta as b; d = sys.argv[1]; print(b.build_wheel(d)); print(b.build_sdist(d))"
+    )
+    built = subprocess.run(
+        [python, "-c", backend, str(dist)], capture_output=True, text=True, check=False, env=env, cwd=source
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel_name,) = [p.name for p in dist.glob("*.whl")]
+    (sdist_name,) = [p.name for p in dist.glob("*.tar.gz")]
+    with zipfile.ZipFile(dist / wheel_name) as wheel:
+        names = wheel.namelist()
+        metadata_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = wheel.read(metadata_name).decode("utf-8")
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names[-10:]
+    assert "toolcat/templates/site/overrides/partials/header.html" in names
+    with tarfile.open(dist / sdist_name) as sdist:
+        assert any(n.endswith("/LICENSE") and n.count("/") == 1 for n in sdist.getnames())
+    head, _, description = metadata.partition("\n\n")
+    assert "License-Expression: MIT" in head
+    assert "License-File: LICENSE" in head
+    assert "Author: toolcat developers" in head or "Author-email: toolcat developers" in head
+    assert "Classifier: Programming Language :: Python :: 3.11" in head
+    for label in ("Homepage", "Documentation", "Source", "Issues", "Changelog"):
+        assert f"Project-URL: {label}, https://github.com/toolcat-dev/toolcat" in head, label
+    links = re.findall(r"\]\(([^)]+)\)", description)
+    assert links
+    assert [link for link in links if not link.startswith(("https://", "http://", "#"))] == []

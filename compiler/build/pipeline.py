@@ -1,7 +1,8 @@
 """The build, top to bottom: config → fingerprint → load → assemble → plan → write.
 
 Each stage is a plain function of the previous stage's value; only the last one
-writes, and only after everything else succeeded.
+writes, and only after everything else succeeded. Each reports its progress
+(:mod:`toolcat.build.progress`): load, check, specs, index, prompts, exports, write.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from .config import BuildConfig, read_config
 from .errors import Diagnostic, Severity, SourceError
 from .model import CompiledCatalog
 from .plan import plan
+from .progress import Reporter, phase, report, reporting
 from .sources.assemble import assemble
 from .sources.load import fingerprint, load
 from .sources.tools import FileResult
@@ -134,16 +135,16 @@ def compile_catalog(
     *,
     strict: bool = False,
     cache: dict[str, Any] | None = None,
-    progress: Callable[[int], None] | None = None,
     config: BuildConfig | None = None,
 ) -> tuple[CompiledCatalog, list[Diagnostic]]:
     """Load and check the sources; raise :class:`SourceError` with every problem when invalid.
 
     ``config`` is the catalogue's settings as :func:`toolcat.build.config.read_config` read them (read here when
-    not given); their problems are reported with the sources'.
+    not given); their problems are reported with the sources'. Progress goes to the reporter of
+    :func:`toolcat.build.progress.reporting`, when one is active.
     """
     config = config if config is not None else read_config(src)
-    loaded = load(src, cache, progress)
+    loaded = load(src, cache)
     catalog, diags = assemble(loaded)
     diags.extend(list(config.diagnostics))
     if diags.failed(strict=strict):
@@ -174,7 +175,7 @@ def build(
     *,
     strict: bool = False,
     force: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Reporter | None = None,
     extra: list[Contributor] | None = None,
     embedder: str | None = None,
     config: BuildConfig | None = None,
@@ -183,20 +184,20 @@ def build(
 
     ``config``: the catalogue's settings (:func:`toolcat.build.config.read_config`, read once here when not given).
     ``embedder``: a spec for the semantic tier (``none`` turns it off); by default ``search.embedder`` in
-    ``SRC/toolcat.yaml`` (or ``.yml``), else no vectors.
+    ``SRC/toolcat.yaml`` (or ``.yml``), else no vectors. ``progress``: called as each phase advances
+    (:mod:`toolcat.build.progress`).
 
     Concurrent builds into the same folder take turns (:func:`toolcat.build.write.build_lock`), and each
     first repairs what a build killed mid-swap left behind.
     """
     started = time.perf_counter()
     config = config if config is not None else read_config(src)
-    with build_lock(out):
+    with build_lock(out), reporting(progress):
         return _build_locked(
             src,
             out,
             strict=strict,
             force=force,
-            progress=progress,
             extra=extra,
             started=started,
             embedder=config.embedder_for(embedder),
@@ -210,7 +211,6 @@ def _build_locked(
     *,
     strict: bool,
     force: bool,
-    progress: Callable[[int], None] | None,
     extra: list[Contributor] | None,
     started: float,
     embedder: str | None,
@@ -248,20 +248,24 @@ def _build_locked(
     same_settings = state.get("settings") == settings
     cache = _cache_from_state(state) if same_settings else {}
     tokens.begin(_read_private(out, tokens.CACHE_FILE) if same_settings else None)
-    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, progress=progress, config=config)
+    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, config=config)
     # the index builds on the last good build's segment unless told to start afresh (docs/search.md, "Segments")
     previous = out if same_settings and not force and (out / ENTRY).is_file() else None
     stage = out.resolve().parent / f"{tmp_prefix(out.resolve())}stage{os.getpid()}"
     try:
         in_order, beside = default_contributors(embedder)
+        tools = len(catalog.tools)
+        report("specs", 0, tools)
         planned = plan(
             catalog,
-            [*in_order, *(extra or [])],
-            beside=beside,
+            [_specs_done(tools), *_reported(in_order, tools), *(extra or [])],
+            beside=_reported(beside, tools),
             previous=previous,
             out=out if (out / ENTRY).is_file() else None,
             stage=stage,
         )
+        for name in _phase_names(beside):  # run in a forked worker, which does not report: finished by now
+            report(name, tools, tools)
         planned.private[tokens.CACHE_FILE] = tokens.saved()
         counts = _counts(catalog)
         new_state = {
@@ -270,8 +274,45 @@ def _build_locked(
             "counts": counts,
             "cache": _cache_to_state(cache, set(file_hashes.values())),
         }
-        written = write_build(out, planned, state, new_state)
+        with phase("write", len(planned.files)):
+            written = write_build(out, planned, state, new_state)
     finally:
         shutil.rmtree(stage, ignore_errors=True)  # files staged past the memory budget (linked into the build)
     warnings = [d for d in diagnostics if d.severity is Severity.WARNING]
     return BuildResult(planned.registry_version, False, counts, warnings, written, time.perf_counter() - started)
+
+
+#: The progress phase of each default contributor, by module (:mod:`toolcat.build.progress`).
+_PHASES = {"index.texts": "index", "prompts": "prompts", "exports.contribute": "exports", "vectors": "vectors"}
+
+
+def _phase_name(contributor: Contributor) -> str:
+    module = getattr(contributor, "__module__", "") or ""
+    return _PHASES.get(module.removeprefix("toolcat.build.contributors."), getattr(contributor, "__name__", "stage"))
+
+
+def _phase_names(contributors: list[Contributor]) -> list[str]:
+    return [_phase_name(c) for c in contributors]
+
+
+def _reported(contributors: list[Contributor], tools: int) -> list[Contributor]:
+    """The contributors, each reporting its phase (``tools`` items) as it starts and ends."""
+
+    def wrap(contribute: Contributor, name: str) -> Contributor:
+        def run(catalog: CompiledCatalog, artifacts: Any, specs: Any) -> None:
+            with phase(name, tools):
+                contribute(catalog, artifacts, specs)
+
+        return run
+
+    # the index reports its own steps (toolcat.build.contributors.index.texts)
+    return [c if _phase_name(c) == "index" else wrap(c, _phase_name(c)) for c in contributors]
+
+
+def _specs_done(tools: int) -> Contributor:
+    """A first contributor that only reports the ``specs`` phase (tool specs, node shards, lookups) as done."""
+
+    def done(catalog: CompiledCatalog, artifacts: Any, specs: Any) -> None:  # noqa: ARG001 - a contributor's signature
+        report("specs", tools, tools)
+
+    return done

@@ -96,9 +96,16 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "deprecated": tool.deprecated,
         "source": {"file": tool.origin.file, "line": tool.origin.line},
         **({"legacy_aliases": list(tool.legacy_aliases)} if tool.legacy_aliases else {}),
+        **_arg_order(tool.args_schema),
         **({"always_load": True} if tool.always_load else {}),
         **(skill_meta(tool)),
     }
+
+
+def _arg_order(schema: Any) -> dict[str, Any]:
+    """``arg_order``: the author's order of the top-level arguments, which the stored (sorted-key) schema loses."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return {"arg_order": list(properties)} if isinstance(properties, dict) and properties else {}
 
 
 def skill_meta(tool: Tool) -> dict[str, Any]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
 from ..build.errors import Diagnostic
+from .progress import PhaseDisplay, wanted
 
 #: Show a progress bar when the tools files weigh more than this (a few hundred tools).
 PROGRESS_THRESHOLD_BYTES = 256 * 1024
@@ -24,19 +24,22 @@ def _print_warnings(warnings: list[Diagnostic], quiet: bool) -> None:
 
 
 @contextlib.contextmanager
-def _progress(src: Path) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on stderr for builds of more than a few hundred tools, by bytes of source read."""
+def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
+    """Phase-by-phase progress on stderr for builds of more than a few hundred tools (none under ``-q``)."""
     from ..build.sources.load import TOOL_SUFFIXES, source_files  # noqa: PLC0415 - keeps --help fast
 
-    if not src.is_dir():
+    if not src.is_dir() or not wanted():
         yield None
         return
     total = sum(p.stat().st_size for p in source_files(src) if p.suffix in TOOL_SUFFIXES)
     if total <= PROGRESS_THRESHOLD_BYTES:
         yield None
         return
-    with click.progressbar(length=total, label="compiling sources", file=sys.stderr) as bar:
-        yield bar.update
+    display = PhaseDisplay()
+    try:
+        yield display
+    finally:
+        display.close()
 
 
 @click.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ import click
 
 from ..format.aliases import PROVIDERS
 from ..format.dialects import DIALECT_NAMES
+from .output import is_url, location_options, open_catalog, render_error
 
 if TYPE_CHECKING:
     from ..reader.folder import BuildFolder
@@ -20,21 +22,15 @@ log = logging.getLogger(__name__)
 
 SKILL_LEVEL1_MAX = 100
 SKILL_LEVEL2_MAX = 5000
-_BUILD = click.option(
-    "--build",
-    "build_dir",
-    default="build",
-    show_default=True,
-    type=click.Path(path_type=Path),
-    help="A built catalogue folder.",
-)
 
 
-def _open(build_dir: Path) -> BuildFolder:
+def _open(build_dir: str, url: str | None = None, cache_dir: str | None = None) -> BuildFolder:
+    """The build a command reads: a folder, or the base URL of a published build (``--build`` or ``--url``)."""
     from ..reader.folder import BuildFolder  # noqa: PLC0415 - keeps --help fast
 
+    location = url or build_dir
     try:
-        return BuildFolder(build_dir)
+        return BuildFolder(location if is_url(location) else Path(location), cache_dir=cache_dir)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -58,7 +54,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
     help="Only these tools (canonical ids or aliases; repeat or separate with commas).",
 )
 @click.option("--namespace", help="Only the tools of this namespace (first id segment).")
-@_BUILD
+@location_options
 @click.option("--out", type=click.Path(path_type=Path), help="Write here instead of standard output.")
 @click.option("--strict", is_flag=True, help="Exit 1 when an adaptation loses meaning.")
 def export(
@@ -66,7 +62,9 @@ def export(
     dialect: str | None,
     tool_names: tuple[str, ...],
     namespace: str | None,
-    build_dir: Path,
+    build_dir: str,
+    url: str | None,
+    cache_dir: str | None,
     out: Path | None,
     strict: bool,
 ) -> None:
@@ -76,10 +74,12 @@ def export(
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
     if dialect:  # the discovery tools, and the build's always-loaded tools when there is a build
-        always = _open(build_dir).always_loaded_specs() if (build_dir / "catalog.json").is_file() else []
+        location = url or build_dir
+        has_build = is_url(location) or (Path(location) / "catalog.json").is_file()
+        always = _open(location, cache_dir=cache_dir).always_loaded_specs() if has_build else []
         result = export_dialect(provider, dialect, always)
     else:
-        folder = _open(build_dir)
+        folder = _open(build_dir, url, cache_dir)
         specs = folder.specs()
         wanted = _split(tool_names)
         legacy = {old: tool_id for tool_id, spec in specs.items() for old in spec.get("legacy_aliases") or []}
@@ -115,12 +115,32 @@ def export(
         click.echo(f"wrote {len(result.definitions)} {provider} tool definition(s) to {out}", err=True)
     else:
         click.echo(text, nl=False)
-    for warning in result.warnings:
-        click.echo(f"warning: {warning.render()}", err=True)
-    if result.warnings:
-        click.echo(f"{len(result.warnings)} lossy adaptation(s) for {provider}.", err=True)
-        if strict:
-            raise click.ClickException("--strict: adaptations lost meaning (listed above)")
+    _report_adaptations(provider, [w.render() for w in result.warnings], [w.message for w in result.warnings])
+    if result.warnings and strict:
+        raise click.ClickException("--strict: adaptations lost meaning (toolcat -v export ... lists each one)")
+
+
+def adaptation_kind(message: str) -> str:
+    """What kind of loss an adaptation message describes: its first clause, without paths and numbers."""
+    kind = re.sub(r"\$\.\S*", "$…", message).split(";", 1)[0]
+    kind = kind.split(": ", 1)[0] if kind.startswith("strict mode off") else kind
+    return re.sub(r"\b\d+\b", "N", kind).strip()
+
+
+def _report_adaptations(provider: str, rendered: list[str], messages: list[str]) -> None:
+    """On stderr: every adaptation with ``-v``, else one line per kind with its count."""
+    if not rendered:
+        return
+    ctx = click.get_current_context(silent=True)
+    verbose = bool(ctx and ctx.find_root().params.get("verbose"))
+    if verbose:
+        for line in rendered:
+            click.echo(f"warning: {line}", err=True)
+    kinds = Counter(adaptation_kind(m) for m in messages)
+    more = "" if verbose else "; toolcat -v export ... lists each one"
+    click.echo(f"{len(rendered)} lossy adaptation(s) for {provider}, by kind{more}:", err=True)
+    for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
+        click.echo(f"  {count:>5}  {kind}", err=True)
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -135,11 +155,11 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 @click.command()
-@_BUILD
+@location_options
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def stats(build_dir: Path, as_json: bool) -> None:
+def stats(build_dir: str, url: str | None, cache_dir: str | None, as_json: bool) -> None:
     """Token figures (o200k_base) of a build: per tool, per prompt section, and the skill guidance checks."""
-    folder = _open(build_dir)
+    folder = _open(build_dir, url, cache_dir)
     figures: dict[str, Any] = folder.fetch_json(folder.manifest["stats"])
     sections = dict(folder.manifest.get("prompts", {}).get("tokens", {}))
     warnings = []
@@ -179,16 +199,7 @@ def stats(build_dir: Path, as_json: bool) -> None:
 
 
 @click.command()
-@click.option(
-    "--build",
-    "build_dir",
-    default="build",
-    show_default=True,
-    help="A built catalogue folder, or the http(s) base URL of a published one.",
-)
-@click.option(
-    "--cache-dir", default=None, help="Cache folder for a URL build (default $TOOLCAT_CACHE or ~/.cache/toolcat)."
-)
+@location_options
 @click.option(
     "--dialect",
     type=click.Choice(DIALECT_NAMES),
@@ -200,6 +211,7 @@ def stats(build_dir: Path, as_json: bool) -> None:
 @click.option("--detail", default="short", show_default=True, type=click.Choice(["short", "full"]))
 def prompt(
     build_dir: str,
+    url: str | None,
     cache_dir: str | None,
     dialect: str | None,
     section_name: str | None,
@@ -208,17 +220,11 @@ def prompt(
     detail: str,
 ) -> None:
     """Print prompt sections of a build (a folder or a URL); without options, list them with their token counts."""
-    from ..format.envelope import ReaderError  # noqa: PLC0415 - keeps --help fast
-    from ..reader.catalog import Catalog  # noqa: PLC0415 - keeps --help fast
-
-    try:
-        catalog = Catalog.open(build_dir, cache_dir=cache_dir)
-    except ReaderError as err:
-        raise click.ClickException(f"{build_dir}: {err.message}") from err
+    catalog = open_catalog(url or build_dir, cache_dir)
     if task is not None:
         result = catalog.prompt_section(task=task, budget_tokens=budget, detail=detail)
         if not result.get("ok"):
-            raise click.ClickException(json.dumps(result.get("error"), indent=2))
+            raise click.ClickException(render_error(result))
         click.echo(result["text"])
         chosen = ", ".join(t["tool_id"] for t in result["tools"]) or "none"
         click.echo(
@@ -231,7 +237,7 @@ def prompt(
         error = answer["error"]
         if error["code"] == "NOT_FOUND":
             raise click.ClickException(f"no section {name!r}; sections: {', '.join(error['details']['sections'])}")
-        raise click.ClickException(f"{build_dir}: {error['message']}")
+        raise click.ClickException(render_error(answer))
     if name is None:
         rows = [[s["name"], s["media_type"], f"{s['tokens']:,}"] for s in answer["sections"]]
         click.echo(_table(rows, ["section", "type", "tokens"]))

@@ -1,8 +1,9 @@
 """``toolcat show | help | exec | list``: the runtime reader from the command line.
 
-Each command opens a catalogue (``--build DIR`` or ``--url URL``, optionally ``--pin
-sha256:HEX``), makes one reader call and prints its envelope: JSON with ``--json``, a readable
-form otherwise. An error envelope exits with status 1. ``toolcat exec`` runs handlers only as
+Each command opens a catalogue (``--build DIR`` or ``--build URL``, optionally ``--pin
+sha256:HEX``), makes one reader call and prints its envelope on stdout: JSON with ``--json``, a
+readable form otherwise; warnings and errors go to stderr (:mod:`.output`). An error envelope
+exits with status 1. ``toolcat exec`` runs handlers only as
 the host allows (``--allow-http``, ``--allow-mcp``, ``--allow-python``; ``--sandbox`` for the
 ``file.*`` tools): see docs/reader.md.
 """
@@ -11,13 +12,13 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from ..format.types import Json
+from .output import emit, location_options, open_catalog
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +33,7 @@ def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
         "(the sha256 of the manifest ref in catalog.json).",
     )(fn)
     fn = click.option("--version", "version", default=None, help="Pin a published registry_version.")(fn)
-    fn = click.option(
-        "--cache-dir", default=None, help="Cache folder for --url (default $TOOLCAT_CACHE or ~/.cache/toolcat)."
-    )(fn)
-    fn = click.option("--url", default=None, help="Base URL of a published build (http or https).")(fn)
-    return click.option(
-        "--build", "build_dir", default="build", show_default=True, help="Build folder (the one holding catalog.json)."
-    )(fn)
+    return location_options(fn)
 
 
 def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
@@ -102,42 +97,7 @@ def allow_handlers_from(
 def _open(
     build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None, **policy: Any
 ) -> Any:
-    from ..format.envelope import ReaderError  # noqa: PLC0415 - keeps `toolcat --help` fast
-    from ..reader.catalog import Catalog  # noqa: PLC0415 - keeps `toolcat --help` fast
-
-    try:
-        return Catalog.open(url or build_dir, cache_dir=cache_dir, version=version, pin=pin, **policy)
-    except ReaderError as exc:
-        envelope = exc.envelope()
-        raise click.ClickException(_render_error(envelope)) from None
-
-
-def _render_error(envelope: Json) -> str:
-    error = envelope.get("error", {})
-    lines = [f"{error.get('code')}: {error.get('message')}"]
-    for item in error.get("details", {}).get("field_errors", []) or []:
-        expected = f" (expected {item['expected']})" if item.get("expected") else ""
-        lines.append(f"  - {item.get('field')}: {item.get('message')}{expected}")
-    suggestions = error.get("details", {}).get("suggestions")
-    if suggestions:
-        lines.append("  did you mean: " + ", ".join(map(str, suggestions)))
-    lines.extend(f"  hint: {hint}" for hint in error.get("hints", []))
-    if error.get("next_action"):
-        lines.append(f"  next: {json.dumps(error['next_action'], ensure_ascii=False)}")
-    if error.get("help_path") and error.get("help_path") != "root":
-        lines.append(f"  help: toolcat help {error['help_path']}")
-    return "\n".join(lines)
-
-
-def _emit(envelope: Json, as_json: bool, render: Callable[[Json], str]) -> None:
-    if as_json:
-        click.echo(json.dumps(envelope, indent=2, ensure_ascii=False, default=repr))
-    elif envelope.get("ok") is False:
-        click.echo(_render_error(envelope), err=True)
-    else:
-        click.echo(render(envelope))
-    if envelope.get("ok") is False:
-        sys.exit(1)
+    return open_catalog(url or build_dir, cache_dir, version=version, pin=pin, **policy)
 
 
 def _render_spec(spec: Json) -> str:
@@ -155,7 +115,7 @@ def _render_spec(spec: Json) -> str:
     required = set(schema.get("required") or [])
     if schema.get("properties"):
         lines += ["", "arguments:"]
-        for name, sub in schema["properties"].items():
+        for name, sub in schema["properties"].items():  # the author's order: the reader's describe keeps it
             flag = " (required)" if name in required else ""
             text = schema_text(sub, schema)
             described = sub.get("description", "") if isinstance(sub, dict) else ""
@@ -215,17 +175,15 @@ def _render_list(out: Json) -> str:
 
 
 def _render_exec(out: Json) -> str:
-    meta = out.get("meta", {})
-    head = [f"# {w}" for w in meta.get("warnings", [])]
     if out.get("dry_run"):
         return "\n".join(
-            [*head, "dry run: nothing was executed", json.dumps(out.get("would_run"), indent=2, ensure_ascii=False)]
+            ["dry run: nothing was executed", json.dumps(out.get("would_run"), indent=2, ensure_ascii=False)]
         )
     result = out.get("result")
     body = result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False, default=repr)
     if isinstance(result, dict) and isinstance(result.get("body"), str) and result.get("level") == 2:
         body = result["body"]
-    return "\n".join([*head, body])
+    return body
 
 
 @click.command("show")
@@ -242,7 +200,7 @@ def show(
 ) -> None:
     """Print the full spec of TOOL_ID (canonical id, provider alias or skill name)."""
     catalog = _open(build_dir, url, cache_dir, version, pin)
-    _emit(catalog.tool_describe(tool_id), as_json, _render_spec)
+    emit(catalog.tool_describe(tool_id), as_json, _render_spec)
 
 
 @click.command("help")
@@ -263,7 +221,7 @@ def help_(
 ) -> None:
     """Gateway help for PATH: root, a group (onto, onto.task) or an operation (onto.task.update)."""
     catalog = _open(build_dir, url, cache_dir, version, pin)
-    _emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json, _render_help)
+    emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json, _render_help)
 
 
 @click.command("exec")
@@ -314,7 +272,7 @@ def exec_(
         timeout=timeout,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
     )
-    _emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
+    emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
 
 
 @click.command("list")
@@ -339,7 +297,7 @@ def list_(
 ) -> None:
     """List the child nodes and tools at PATH (coding/refactoring; default the root)."""
     catalog = _open(build_dir, url, cache_dir, version, pin)
-    _emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json, _render_list)
+    emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json, _render_list)
 
 
 COMMANDS: list[click.Command] = [show, help_, exec_, list_]

@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
 import click
 
+from .progress import PhaseDisplay, wanted
+
 log = logging.getLogger(__name__)
+
+
+#: Show the site's progress from this many tools on (a smaller site builds in a few seconds).
+PROGRESS_FROM_TOOLS = 300
+
+
+def _large(build_dir: Path) -> bool:
+    """Whether the build holds enough tools for its site to take a while (its manifest's counts; else no).
+
+    Only a display decision: the site build reads and verifies every file itself.
+    """
+    try:
+        entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
+        manifest = json.loads((build_dir / str(entry["manifest"]["path"])).read_text(encoding="utf-8"))
+        counts = manifest.get("counts") or {}
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return False
+    return isinstance(counts, dict) and int(counts.get("tools", 0) or 0) >= PROGRESS_FROM_TOOLS
 
 
 @click.command("site")
@@ -39,7 +60,12 @@ def site(build_dir: Path, out: Path | None, project_dir: Path | None, serve: boo
     """Generate the mkdocs site of a catalogue build and build it with `mkdocs build --strict`."""
     from ..site.render import build_site, serve_site  # noqa: PLC0415 - heavy imports only when building
 
-    result = build_site(build_dir, out, project_dir=project_dir)
+    display = PhaseDisplay() if wanted() and _large(build_dir) else None
+    try:
+        result = build_site(build_dir, out, project_dir=project_dir, progress=display)
+    finally:
+        if display is not None:
+            display.close()
     click.echo(result.summary())
     if serve:
         serve_site(result.out, port, announce=click.echo)

@@ -24,16 +24,18 @@ class BuildFolder:
     the read is bounded by the size the ref promises, and size and sha256 are checked.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path | str, cache_dir: str | Path | None = None) -> None:
+        # a published build (an http(s) base URL) is read the same way, through the reader's HTTP source
+        remote = isinstance(root, str) and root.startswith(("http://", "https://"))
         self.root = Path(root)
-        if not (self.root / "catalog.json").is_file():
+        if not remote and not (self.root / "catalog.json").is_file():
             raise FileNotFoundError(
                 f"{self.root / 'catalog.json'} not found: run `toolcat build` first or pass --build DIR"
             )
         try:
-            self._catalog = Catalog.open(self.root)
+            self._catalog = Catalog.open(root if remote else self.root, cache_dir=cache_dir)
         except ReaderError as err:
-            raise BuildReadError(f"{self.root}: {err.message}") from None
+            raise BuildReadError(f"{root}: {err.message}") from None
         self.manifest: dict[str, JSON] = self._catalog.manifest
 
     def fetch_bytes(self, ref: Mapping[str, JSON]) -> bytes:

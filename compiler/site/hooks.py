@@ -7,6 +7,7 @@ mkdocs loads the generated ``toolcat_hooks.py`` beside ``mkdocs.yml``, which imp
 from __future__ import annotations
 
 import functools
+import os
 import re
 from importlib import resources
 from typing import Any
@@ -114,9 +115,18 @@ def _plugin_error(exc: BuildError) -> Exception:
     return PluginError(str(exc))
 
 
+#: A file ``toolcat site`` names for the progress display: each converted page appends one byte to it.
+PROGRESS_FILE_ENV = "TOOLCAT_SITE_PROGRESS_FILE"
+
+
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:  # noqa: ARG001 - mkdocs' hook signature
-    """mkdocs hook: every page's rendered content goes through nh3 before the theme wraps it."""
-    return sanitize_page(html)
+    """mkdocs hook: every page's rendered content goes through nh3 before the theme wraps it (and is counted)."""
+    clean = sanitize_page(html)
+    progress = os.environ.get(PROGRESS_FILE_ENV)
+    if progress:
+        with open(progress, "ab") as counter:  # noqa: PTH123 - one byte per page, appended by any worker
+            counter.write(b".")
+    return clean
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:  # noqa: ARG001 - mkdocs' hook signature

@@ -7,9 +7,10 @@ Markdown. The next site build of the same output renders the project (cheap), an
 * the previous site is copied into the fresh folder (the published artifacts are linked: they are never
   written in place);
 * unchanged pages get an old modification time and changed ones a new one, and ``mkdocs build --dirty``
-  renders only the changed pages (mkdocs compares the Markdown's mtime with the HTML's);
-* the theme's search index, which a dirty build writes for those pages alone, is merged back: the previous
-  index's entries of every other page, in the order a full build writes them.
+  renders only the changed pages (mkdocs compares the Markdown's mtime with the HTML's).
+
+The site has no per-page search index to merge: its one search box is toolcat's own, over the published
+artifacts (the theme's search plugin is off, docs/site.md).
 
 Anything else (the nav, the config, a new or removed page, another toolcat) means a full build. The result
 is byte-identical to a full build of the same catalogue (``tests/test_site_incremental.py``).
@@ -33,7 +34,6 @@ from .hooks import HOOKS_SOURCE
 from .read import ARTIFACTS_DIR as ARTIFACTS
 
 PAGES_FILE = ".toolcat-pages.json"
-SEARCH_INDEX = "search/search_index.json"
 #: Past this share of changed pages a full build is as quick, and simpler.
 MAX_CHANGED_SHARE = 0.5
 #: Files a dirty mkdocs build may write again: copied (never linked) from the previous site.
@@ -70,7 +70,7 @@ def changed_pages(current: dict[str, Any], previous_site: Path) -> set[str] | No
         return None
     if not isinstance(before, dict) or before.get("shared") != current["shared"]:
         return None
-    if set(before.get("pages", {})) != set(current["pages"]) or SEARCH_INDEX not in before.get("files", ()):
+    if set(before.get("pages", {})) != set(current["pages"]) or not isinstance(before.get("files"), list):
         return None
     if not all((previous_site / rel).is_file() for rel in before["files"]):
         return None
@@ -100,28 +100,6 @@ def prepare(project_dir: Path, previous_site: Path, fresh: Path, changed: set[st
         if path.is_file():
             stamp = later if path.relative_to(docs).as_posix() in changed else 0.0
             os.utime(path, (stamp, stamp))
-
-
-def merge_search_index(previous_site: Path, fresh: Path, changed: set[str]) -> None:
-    """The full search index: the previous one with the changed pages' entries replaced, in page order."""
-    before = json.loads((previous_site / SEARCH_INDEX).read_text(encoding="utf-8"))
-    dirty = json.loads((fresh / SEARCH_INDEX).read_text(encoding="utf-8"))
-    urls = {_url(rel) for rel in changed}
-    new_entries: dict[str, list[Any]] = {}
-    for entry in dirty["docs"]:
-        new_entries.setdefault(entry["location"].split("#", 1)[0], []).append(entry)
-    docs: list[Any] = []
-    placed: set[str] = set()
-    for entry in before["docs"]:
-        page = entry["location"].split("#", 1)[0]
-        if page not in urls:
-            docs.append(entry)
-        elif page not in placed:
-            placed.add(page)
-            docs.extend(new_entries.get(page, []))
-    data = {"config": dirty["config"], "docs": docs}
-    # as mkdocs-material writes it (plugins/search/plugin.py generate_search_index)
-    (fresh / SEARCH_INDEX).write_bytes(json.dumps(data, separators=(",", ":"), default=str).encode("utf-8"))
 
 
 def _url(rel: str) -> str:
@@ -158,8 +136,8 @@ def parallel_build(config: Path, fresh: Path, run: Callable[[Path, Path], None],
     """A full build made of ``workers`` dirty builds running at once, each rendering every ``workers``-th page.
 
     Each build gets placeholder pages (newer than their Markdown, so mkdocs skips them) for the pages of the
-    others; the real pages are then gathered into ``fresh`` and the search indexes merged in page order, which
-    gives the bytes of a single full build (``tests/test_site_incremental.py``).
+    others; the real pages are then gathered into ``fresh``, which gives the bytes of a single full build
+    (``tests/site/test_site_incremental.py``).
     """
     docs = config.parent / "docs"
     order = documentation_order(docs)
@@ -176,17 +154,8 @@ def parallel_build(config: Path, fresh: Path, run: Callable[[Path, Path], None],
                 placeholder.write_bytes(b"")
     with ThreadPoolExecutor(max_workers=workers) as pool:
         list(pool.map(lambda folder: run(config, folder), folders))
-    entries: dict[str, list[Any]] = {}
-    index: dict[str, Any] = {}
-    for folder, share in zip(folders, shares, strict=True):
-        index = json.loads((folder / SEARCH_INDEX).read_text(encoding="utf-8"))
-        for entry in index["docs"]:
-            entries.setdefault(entry["location"].split("#", 1)[0], []).append(entry)
-        if folder != fresh:
-            for rel in share:
-                shutil.copy2(folder / _url(rel), fresh / _url(rel))
-    docs_entries = [entry for rel in order for entry in entries.get(_url(rel), [])]
-    data = {"config": index["config"], "docs": docs_entries}
-    (fresh / SEARCH_INDEX).write_bytes(json.dumps(data, separators=(",", ":"), default=str).encode("utf-8"))
+    for folder, share in zip(folders[1:], shares[1:], strict=True):
+        for rel in share:
+            shutil.copy2(folder / _url(rel), fresh / _url(rel))
     for folder in folders[1:]:
         shutil.rmtree(folder, ignore_errors=True)

@@ -24,6 +24,8 @@ from .read import ARTIFACTS_DIR, ENTRY, BuildData, NodeData, NodePath, SkillData
 from .schema import schema_rows, type_label
 from .text import LinkPolicy, _markup, _quote_url, author_html, cell, code, html_text, md_block, theme_text
 
+#: The folder beside ``mkdocs.yml`` holding the theme's overridden templates (toolcat's search box in the header).
+OVERRIDES_DIR = "overrides"
 #: Suffixes mkdocs would turn into pages: skill files with them are never put in ``docs/``.
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 
@@ -70,10 +72,19 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+def _in_author_order(schema: dict[str, Any], order: Any) -> dict[str, Any]:
+    """``schema`` with its top-level properties in the spec's ``arg_order`` (the stored keys are sorted)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not isinstance(order, list):
+        return schema
+    ordered = {name: properties[name] for name in order if isinstance(name, str) and name in properties}
+    return {**schema, "properties": {**ordered, **properties}}
+
+
 def _tool_view(spec: dict[str, Any], ref: Ref, page: str, data: BuildData) -> dict[str, Any]:
     """Everything one tool section shows, prepared so the template stays simple."""
     tool_id = spec["tool_id"]
-    args_schema = spec.get("args_schema") or {}
+    args_schema = _in_author_order(spec.get("args_schema") or {}, spec.get("arg_order"))
     result_schema = spec.get("result_schema")
     skill = spec.get("skill")
     artifact_link = _relative(f"{ARTIFACTS_DIR}/{ref['path']}", page)
@@ -308,13 +319,12 @@ def mkdocs_config(data: BuildData) -> dict[str, Any]:
         "strict": True,
         "theme": {
             "name": "material",
+            "custom_dir": OVERRIDES_DIR,
             "font": False,
             "features": [
                 "navigation.indexes",
                 "navigation.top",
                 "navigation.tracking",
-                "search.highlight",
-                "search.suggest",
                 "content.code.copy",
                 "toc.follow",
             ],
@@ -333,7 +343,8 @@ def mkdocs_config(data: BuildData) -> dict[str, Any]:
                 },
             ],
         },
-        "plugins": [{"search": {"separator": r"[\s\-_.]+"}}],
+        # one search box: toolcat's, in the header (the theme's lunr search ranked pages, not tools)
+        "plugins": [],
         "markdown_extensions": [
             "tables",
             "attr_list",

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import FORMAT_VERSION
 from ..build.errors import BuildError
+from ..build.progress import report
 from ..format.envelope import ReaderError
 from ..format.refs import page_refs
 from ..format.types import Ref
@@ -187,6 +188,9 @@ def read_build(build_dir: Path) -> BuildData:
     spec_refs: dict[str, Ref] = {}
     skills: dict[str, SkillData] = {}
     pending: list[tuple[Ref, str]] = [(manifest["root"], entry["manifest"]["path"])]
+    counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
+    expected = int(counts.get("tools", 0) or 0) + int(counts.get("skills", 0) or 0)
+    report("site read", 0, expected)
     while pending:
         ref, holder = pending.pop()
         shard = files.json(ref, held_by=holder)
@@ -213,6 +217,8 @@ def read_build(build_dir: Path) -> BuildData:
             spec = files.json(pointer["spec"], held_by=ref["path"])
             specs[tool_id] = spec
             spec_refs[tool_id] = pointer["spec"]
+            if len(specs) < expected:
+                report("site read", len(specs), expected)
             skill = spec.get("skill")
             if skill:
                 _check_name("skill name", skill["name"], pointer["spec"]["path"])
@@ -231,6 +237,7 @@ def read_build(build_dir: Path) -> BuildData:
         len(specs),
         len(files.files),
     )
+    report("site read", len(specs), len(specs))
     return BuildData(
         entry, manifest, dict(sorted(nodes.items())), dict(sorted(specs.items())), spec_refs, skills, files.files
     )

@@ -19,6 +19,7 @@ is re-exported here: the generated hook file imports its ``on_*`` functions from
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -27,8 +28,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -37,13 +39,16 @@ from typing import Any
 import yaml
 
 from ..build.errors import BuildError
+from ..build.progress import Reporter, listening, phase, report, reporting
 from ..build.write import build_lock, exchange
 from . import incremental as site_incremental
 from .hooks import (
     HOOKS_FILE,
     HOOKS_SOURCE,
+    PROGRESS_FILE_ENV,
 )
 from .pages import (
+    OVERRIDES_DIR,
     _environment,
     _home_page,
     _render_all_nodes,
@@ -82,6 +87,8 @@ class SiteProject:
     pages: dict[str, str]
     static: dict[str, bytes]
     config: dict[str, Any]
+    #: The theme's overridden templates, relative to the project's ``overrides/`` (mkdocs' ``custom_dir``).
+    overrides: dict[str, bytes]
 
 
 def render_project(data: BuildData) -> SiteProject:
@@ -97,7 +104,11 @@ def render_project(data: BuildData) -> SiteProject:
     for item in assets.iterdir():
         if item.is_file():
             static[f"assets/{item.name}"] = item.read_bytes()
-    return SiteProject(pages, static, mkdocs_config(data))
+    partials = resources.files("toolcat.templates").joinpath("site", "overrides", "partials")
+    overrides = {
+        f"partials/{item.name}": item.read_bytes() for item in partials.iterdir() if item.name.endswith(".html")
+    }
+    return SiteProject(pages, static, mkdocs_config(data), dict(sorted(overrides.items())))
 
 
 # --------------------------------------------------------------------------- writing
@@ -114,6 +125,13 @@ def write_project(project: SiteProject, folder: Path) -> Path:
         target.write_text(text, encoding="utf-8")
     for rel, data in project.static.items():
         target = docs / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    theme = folder / OVERRIDES_DIR
+    if theme.exists():
+        shutil.rmtree(theme)
+    for rel, data in project.overrides.items():
+        target = theme / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     (folder / HOOKS_FILE).write_text(HOOKS_SOURCE, encoding="utf-8")
@@ -192,7 +210,13 @@ def run_mkdocs(config: Path, site_dir: Path, *, dirty: bool = False) -> None:
     ]
     # the sitemap's dates come from SOURCE_DATE_EPOCH when set: a fixed default keeps two
     # builds of the same catalogue byte-identical (CI may pass the commit time instead)
-    env = {"SOURCE_DATE_EPOCH": "0", **os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    env = {
+        "SOURCE_DATE_EPOCH": "0",
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "DISABLE_MKDOCS_2_WARNING": "true",
+        **_MKDOCS_ENV,
+    }
     # the generated hooks import toolcat.site.hooks from the same interpreter's installed toolcat
     proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
@@ -230,6 +254,69 @@ class SiteResult:
         )
 
 
+#: Extra environment of the mkdocs processes (the progress file while somebody listens).
+_MKDOCS_ENV: dict[str, str] = {}
+#: How often the pages mkdocs has written are counted for the progress display.
+PAGE_COUNT_SECONDS = 0.5
+
+
+@contextlib.contextmanager
+def _counting_pages(fresh: Path, total: int) -> Iterator[None]:
+    """Report ``site mkdocs`` progress in two steps per page: converted, then written.
+
+    mkdocs runs in child processes and first converts every page, then writes them all, so its progress is
+    read from the disk: the hooks append a byte to a counter file per page converted
+    (:data:`toolcat.site.hooks.PROGRESS_FILE_ENV`), and a page is written once its HTML has bytes (the
+    parallel build's placeholders are empty). Only while somebody listens.
+    """
+    if not listening():
+        yield
+        return
+    stop = threading.Event()
+    converted = fresh.parent / "converted.count"  # the hooks append a byte per page converted
+    converted.write_bytes(b"")
+    _MKDOCS_ENV[PROGRESS_FILE_ENV] = str(converted)
+
+    def count() -> None:
+        while not stop.wait(PAGE_COUNT_SECONDS):
+            written = sum(_pages_written(folder) for folder in (fresh, *fresh.parent.glob(f"{fresh.name}.part*")))
+            with contextlib.suppress(OSError):
+                written += converted.stat().st_size
+            report("site mkdocs", min(written, 2 * total - 1), 2 * total)
+
+    counter = threading.Thread(target=count, name="toolcat-site-pages", daemon=True)
+    counter.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        counter.join()
+        _MKDOCS_ENV.pop(PROGRESS_FILE_ENV, None)
+
+
+def _pages_written(folder: Path) -> int:
+    """The HTML pages with content under ``folder`` (files may vanish while it counts: a part folder is removed)."""
+    written = 0
+    with contextlib.suppress(OSError):
+        for page in folder.rglob("*.html"):
+            with contextlib.suppress(OSError):
+                written += page.stat().st_size > 0
+    return written
+
+
+def _run_mkdocs_for(config: Path, fresh: Path, out: Path, changed: set[str] | None, pages: int) -> None:
+    """mkdocs over every page (on both cores for a large site), or over the ``changed`` ones of the site in ``out``."""
+    workers = min(2, os.cpu_count() or 1)
+    if changed is None and pages >= PARALLEL_MKDOCS_PAGES and workers > 1:
+        site_incremental.parallel_build(config, fresh, functools.partial(run_mkdocs, dirty=True), workers)
+    elif changed is None:
+        run_mkdocs(config, fresh)
+    else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
+        site_incremental.prepare(config.parent, out, fresh, changed)
+        if changed:
+            run_mkdocs(config, fresh, dirty=True)
+
+
 def _swap_in(fresh: Path, out: Path, old: Path) -> None:
     """Put ``fresh`` in place of ``out`` in one step where the kernel can (the previous site ends up in ``fresh``)."""
     if out.exists() and exchange(fresh, out):
@@ -244,20 +331,30 @@ def _swap_in(fresh: Path, out: Path, old: Path) -> None:
         raise
 
 
-def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | None = None) -> SiteResult:
+def build_site(
+    build_dir: Path, out: Path | None = None, *, project_dir: Path | None = None, progress: Reporter | None = None
+) -> SiteResult:
     """Read ``build_dir``, render the mkdocs project and build it into ``out`` (default ``build_dir/site``).
 
     The site is built in a temporary folder beside ``out`` and swapped in only when
-    ``mkdocs build --strict`` succeeded, so a failure leaves the previous site untouched.
+    ``mkdocs build --strict`` succeeded, so a failure leaves the previous site untouched. ``progress`` is
+    told of each phase (:mod:`toolcat.build.progress`): site read, render, mkdocs, publish.
     """
+    with reporting(progress):
+        return _build_site(build_dir, out, project_dir)
+
+
+def _build_site(build_dir: Path, out: Path | None, project_dir: Path | None) -> SiteResult:
     build_dir = build_dir.resolve()
     out = (out if out is not None else build_dir / "site").resolve()
     project_dir = project_dir.resolve() if project_dir is not None else None
     started = time.perf_counter()
     data = read_build(build_dir)
     read_done = time.perf_counter()
-    project = render_project(data)
-    rendered = site_incremental.fingerprint(project.pages, project.static, project.config)
+    with phase("site render", len(data.nodes) + len(data.skills)):
+        project = render_project(data)
+    theme = {f"{OVERRIDES_DIR}/{rel}": data for rel, data in project.overrides.items()}
+    rendered = site_incremental.fingerprint(project.pages, {**project.static, **theme}, project.config)
     render_done = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     with build_lock(out):  # site builds into one folder take turns; leftovers of a killed one are removed first
@@ -266,18 +363,15 @@ def build_site(build_dir: Path, out: Path | None = None, *, project_dir: Path | 
             config = write_project(project, project_dir if project_dir is not None else work / "project")
             fresh = work / "site"
             changed = site_incremental.changed_pages(rendered, out) if out.is_dir() else None
-            workers = min(2, os.cpu_count() or 1)
-            if changed is None and len(project.pages) >= PARALLEL_MKDOCS_PAGES and workers > 1:
-                site_incremental.parallel_build(config, fresh, functools.partial(run_mkdocs, dirty=True), workers)
-            elif changed is None:
-                run_mkdocs(config, fresh)
-            else:  # only the pages whose Markdown changed go through mkdocs (docs/site.md, "Incremental builds")
-                site_incremental.prepare(config.parent, out, fresh, changed)
-                if changed:
-                    run_mkdocs(config, fresh, dirty=True)
-                    site_incremental.merge_search_index(out, fresh, changed)
-            _write_artifacts(data, fresh)
-            site_incremental.save(fresh, rendered)
+            with phase("site mkdocs", 2 * (len(project.pages) if changed is None else len(changed))):
+                if changed is None:  # a full build: its pages are counted as mkdocs writes them
+                    with _counting_pages(fresh, len(project.pages)):
+                        _run_mkdocs_for(config, fresh, out, changed, len(project.pages))
+                else:
+                    _run_mkdocs_for(config, fresh, out, changed, len(project.pages))
+            with phase("site publish", len(data.files)):
+                _write_artifacts(data, fresh)
+                site_incremental.save(fresh, rendered)
             mkdocs_done = time.perf_counter()
             _swap_in(fresh, out, work / "old")
         finally:

@@ -1,5 +1,6 @@
-/** The docs site's search box (templates/site/index.md.j2): the toolcat reader package over the site's own artifacts.
- * Catalogue text reaches the DOM only as textContent or as a percent-encoded relative URL. */
+/** The docs site's search box, in the header of every page (templates/site/overrides/partials/header.html): the
+ * toolcat reader package over the site's own artifacts. Catalogue text reaches the DOM only as textContent or as a
+ * percent-encoded URL on the site's own origin. */
 import { analyzeWords, stem } from "./analyzer.js";
 import { Catalog } from "./catalog.js";
 import type { Artifact } from "./store.js";
@@ -33,6 +34,7 @@ class Reader {
   }
 }
 
+/** The page of a tool, relative to the site's root (the folder above ``artifacts/``). */
 function pageOf(pointer: Artifact): string {
   const path: string[] = Array.isArray(pointer.path) ? pointer.path.map(String) : [];
   const page = path.length ? "nodes/" + encodeURIComponent(path.join(".")) + ".html" : "index.html";
@@ -46,6 +48,7 @@ function attach(box: HTMLElement): void {
   const entry = new URL(box.getAttribute("data-catalog") || "", document.baseURI);
   if (entry.origin !== location.origin || !input || !list || !status) return; // only this site's own artifacts
   const reader = new Reader(entry.href);
+  const siteRoot = new URL("..", new URL(".", entry.href)); // artifacts/catalog.json → the site's root, from any page
   let timer: ReturnType<typeof setTimeout> | undefined;
   let generation = 0;
   const run = async () => {
@@ -66,7 +69,7 @@ function attach(box: HTMLElement): void {
           const li = document.createElement("li");
           const a = document.createElement("a");
           const score = document.createElement("span");
-          a.href = pageOf(r.pointer);
+          a.href = new URL(pageOf(r.pointer), siteRoot).href;
           a.textContent = String(r.pointer.tool_id);
           a.className = "tc-hit";
           score.className = "tc-score";

@@ -259,6 +259,33 @@ def test_tool_section_shows_arguments_enum_policy_examples_aliases_and_tokens(sm
     assert "Code</a> \u203a" in page  # breadcrumbs back to the parent node
 
 
+def test_argument_table_keeps_the_authors_order(small_site: Path):
+    """The arguments table lists symbol before language, as the source does (the stored schema's keys are sorted)."""
+    page = (small_site / "build" / "site" / "nodes" / "code.refactor.html").read_text(encoding="utf-8")
+    table = page[page.index('class="tc-table tc-args"') :]
+    assert table.index("<code>symbol</code>") < table.index("<code>language</code>")
+
+
+def test_every_page_has_one_search_box_in_its_header_and_no_theme_search(small_site: Path):
+    """toolcat's search box sits in the header of every page, pointing at the site's artifacts; lunr's is gone."""
+    site = small_site / "build" / "site"
+    pages = [p for p in site.rglob("*.html") if p.relative_to(site).parts[0] != ARTIFACTS_DIR]
+    assert len(pages) > 3
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        header = text[text.index("<header") : text.index("</header>")]
+        assert text.count('id="toolcat-search"') == 1, page
+        assert 'id="toolcat-search-input"' in header, page
+        depth = len(page.relative_to(site).parts) - 1
+        relative = "../" * depth + "artifacts/catalog.json"
+        expected = "/artifacts/catalog.json" if page.name == "404.html" else relative  # 404 is served from anywhere
+        assert f'data-catalog="{expected}"' in header, page
+        assert "md-search" not in text, page
+    assert not (site / "search").exists()
+    config = render_project(read_build(small_site / "build")).config
+    assert config["plugins"] == []
+
+
 def test_full_spec_link_serves_the_verified_artifact(small_site: Path):
     """The 'Full spec JSON' link of a tool is the content-hashed spec file itself, byte for byte."""
     site = small_site / "build" / "site"

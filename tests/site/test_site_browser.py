@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import sync_playwright
 from support import CHROMIUM, CHROMIUM_ARGS, serve_folder
 
 from toolcat.format.analyzer import STOP_WORDS, analyze_words
@@ -91,7 +91,7 @@ def test_navigate_from_home_to_rename_symbol_arguments(served_site, page, exampl
 
 
 def test_own_tfidf_search_box_finds_tool_by_paraphrase(served_site, page, tmp_path: Path):
-    """The home page's search box (a JavaScript reader of toolcat's index) finds rename_symbol from a paraphrase."""
+    """The header's search box (a JavaScript reader of toolcat's index) finds rename_symbol from a paraphrase."""
     base, _ = served_site
     page.goto(base)
     box = page.locator("#toolcat-search-input")
@@ -131,23 +131,48 @@ def test_js_reader_scores_match_the_python_reader(served_site, page, example_bui
     assert page.errors == []
 
 
-def test_theme_search_finds_rename_symbol(served_site, page):
-    """mkdocs-material's built-in search (offline, lunr) finds the tool by 'rename symbol'."""
-    base, _ = served_site
-    with page.expect_response(lambda response: "search_index.json" in response.url):
-        page.goto(base)
-    page.locator("label.md-search__icon, .md-search__input").first.click()
-    field = page.locator("input.md-search__input")
-    results = page.locator(".md-search-result__list")
-    for _ in range(20):  # the search worker indexes in the background; retype until it answers
-        field.fill("")
-        field.press_sequentially("rename symbol")
-        page.wait_for_timeout(500)
-        if "rename_symbol" in results.inner_text():
-            break
-    expect(results).to_contain_text("refactor.rename_symbol")
-    assert page.locator(".md-search-result__link", has_text="refactor.rename_symbol").first.is_visible()
+def test_header_search_is_the_one_box_and_ranks_file_delete_first(served_site, page):
+    """Typing "delete a file" into the header box of a node page ranks file.delete first; the theme's search is gone."""
+    base, site = served_site
+    page.goto(base + "nodes/coding.html")
+    assert page.locator("input.md-search__input").count() == 0
+    assert not (site / "search" / "search_index.json").exists()
+    header_box = page.locator("header #toolcat-search-input")
+    assert header_box.is_visible()
+    assert page.locator("#toolcat-search-input").count() == 1
+    header_box.press_sequentially("delete a file")
+    first = page.locator("header #toolcat-search-results li a.tc-hit").first
+    first.wait_for(timeout=15_000)
+    assert first.inner_text() == "file.delete"
+    assert "sha256" in page.locator("#toolcat-search-status").inner_text()
+    first.click()  # the result's link is resolved from the site's root, not from the node page
+    page.wait_for_load_state()
+    assert page.url.endswith("nodes/files.html#file.delete"), page.url
     assert page.errors == []
+
+
+def test_no_page_is_wider_than_a_phone(served_site, browser):
+    """At 390 px every page of the example site fits the viewport: wide tables scroll inside themselves."""
+    base, site = served_site
+    pages = sorted(
+        p.relative_to(site).as_posix() for p in site.rglob("*.html") if p.relative_to(site).parts[0] != "artifacts"
+    )
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    phone = context.new_page()
+    try:
+        too_wide = {}
+        for rel in pages:
+            phone.goto(base + rel)
+            width = phone.evaluate("document.documentElement.scrollWidth")
+            if width > 390:
+                too_wide[rel] = width
+        phone.goto(base + "nodes/coding.refactoring.html")
+        overflow = phone.locator("table.tc-args").first.evaluate("t => getComputedStyle(t).overflowX")
+    finally:
+        context.close()
+    assert len(pages) > 20
+    assert too_wide == {}
+    assert overflow == "auto"
 
 
 def test_skill_page_shows_metadata_body_and_resources(served_site, page, example_build: Path):

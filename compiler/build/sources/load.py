@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +27,7 @@ from ...format.json_paths import child_path
 from ...format.names import MAX_NODE_NAME, RULES, node_name_problem
 from ..config import CONFIG_FILES  # the build's settings (read by config.py), not tools files
 from ..errors import CatalogError, Diagnostics
+from ..progress import report
 from .agents import AGENT_FILE, check_agent, is_agent_file
 from .git import load_git_skills
 from .parse import (
@@ -222,22 +223,30 @@ def _check_all(pending: dict[str, bytes]) -> dict[str, FileResult]:
     """Check the tools files that were not cached: on every core when there is enough to share (same results)."""
     total = sum(len(data) for data in pending.values())
     workers = min(MAX_CHECK_WORKERS, os.cpu_count() or 1, len(pending))
+    report("check", 0, len(pending))
     if workers < 2 or total < PARALLEL_CHECK_BYTES or not fork_is_safe():
-        return {rel: _check_tools_bytes(rel, data) for rel, data in pending.items()}
+        rels = list(pending)
+        results: Iterable[FileResult] = (_check_tools_bytes(rel, pending[rel]) for rel in rels)
+        return _counted(rels, results)
     rels = sorted(pending, key=lambda r: -len(pending[r]))  # largest first: the pool finishes evenly
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = pool.map(_check_tools_bytes, rels, [pending[r] for r in rels], chunksize=4)
-        return dict(zip(rels, results, strict=True))
+        return _counted(rels, pool.map(_check_tools_bytes, rels, [pending[r] for r in rels], chunksize=4))
 
 
-def load(
-    root: Path,
-    cache: dict[str, Any] | None = None,
-    progress: Callable[[int], None] | None = None,
-) -> Loaded:
+def _counted(rels: list[str], results: Iterable[FileResult]) -> dict[str, FileResult]:
+    """The results by file, reporting the ``check`` phase as each one arrives."""
+    checked: dict[str, FileResult] = {}
+    for rel, result in zip(rels, results, strict=True):
+        checked[rel] = result
+        report("check", len(checked), len(rels))
+    return checked
+
+
+def load(root: Path, cache: dict[str, Any] | None = None) -> Loaded:
     """Read and check every source under ``root``; ``cache`` maps file hash → checked result.
 
-    ``progress`` is called with the size in bytes of each tools file once it is checked.
+    Reports the ``load`` phase per tools file read and the ``check`` phase per file checked
+    (:mod:`toolcat.build.progress`).
     """
     if not root.is_dir():
         raise CatalogError(
@@ -247,9 +256,14 @@ def load(
     cache = cache if cache is not None else {}
     out = Loaded()
     _, out.file_hashes = fingerprint(root)
+    tools_files = sum(
+        1
+        for rel in out.file_hashes
+        if Path(rel).suffix in TOOL_SUFFIXES and Path(rel).name != NODE_FILE and rel not in CONFIG_FILES
+    )
+    report("load", 0, tools_files)
     pending: dict[str, bytes] = {}  # tools files to check: rel → bytes
     digests: dict[str, str] = {}
-    sizes: list[int] = []
     stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
     while stack:
         folder, path = stack.pop()
@@ -305,15 +319,13 @@ def load(
                     digests[rel], pending[rel] = known
                     out.tool_files[rel] = FileResult()  # keeps the walk's order; filled in below
                 out.tool_paths[rel] = path
-                if progress:
-                    sizes.append(entry.stat().st_size)
+                if len(out.tool_files) < tools_files:  # the phase ends once, below
+                    report("load", len(out.tool_files), tools_files)
         stack.extend(reversed(subfolders))
+    report("load", len(out.tool_files), len(out.tool_files))
     for rel, result in _check_all(pending).items():
         out.tool_files[rel] = result
         cache[digests[rel]] = (rel, result)
-    if progress:  # after the checks, which may run in parallel
-        for size in sizes:
-            progress(size)
     _add_git_skills(root, out)
     out.nodes.sort(key=lambda n: n.path)
     return out

@@ -204,6 +204,15 @@ def search_tool_by_category(
     return answer
 
 
+def _author_order(schema: Any, order: Any) -> None:
+    """Put a described schema's top-level properties in the spec's ``arg_order`` (the stored keys are sorted)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict) or not isinstance(order, list):
+        return
+    properties = schema["properties"]
+    first = {name: properties[name] for name in order if isinstance(name, str) and name in properties}
+    schema["properties"] = {**first, **properties}
+
+
 def describe(store: Store, session: Session, name: Any) -> Json:
     """The full spec of a tool by canonical name or alias (a skill's SKILL.md body too); marks it expanded.
 
@@ -213,6 +222,7 @@ def describe(store: Store, session: Session, name: Any) -> Json:
     tool_id, spec = store.spec(check_name(name), visible=session.allows)
     session.expanded(tool_id)
     out: Json = {k: copy.deepcopy(spec.get(k)) for k in DESCRIBED_KEYS}
+    _author_order(out.get("args_schema"), spec.get("arg_order"))
     if out.get("type") == "tool":
         out["type"] = None
     for flag in ("deprecated", "optional"):

@@ -2475,6 +2475,7 @@
     const entry = new URL(box.getAttribute("data-catalog") || "", document.baseURI);
     if (entry.origin !== location.origin || !input || !list || !status) return;
     const reader = new Reader(entry.href);
+    const siteRoot = new URL("..", new URL(".", entry.href));
     let timer;
     let generation = 0;
     const run = async () => {
@@ -2495,7 +2496,7 @@
             const li = document.createElement("li");
             const a = document.createElement("a");
             const score = document.createElement("span");
-            a.href = pageOf(r.pointer);
+            a.href = new URL(pageOf(r.pointer), siteRoot).href;
             a.textContent = String(r.pointer.tool_id);
             a.className = "tc-hit";
             score.className = "tc-score";

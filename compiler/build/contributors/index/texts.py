@@ -9,12 +9,14 @@ are kept as an explicit list): scoping a search to a category needs only that no
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from ....format.analyzer import ANALYZERS, analyzer_settings, word_ngrams
 from ....format.types import Ref
 from ...artifacts import ArtifactSet, pointer
 from ...model import CompiledCatalog, Node, NodePath, Tool
+from ...progress import report
 from . import shards
 from .fit import Grams, fit_space
 from .segments import (
@@ -144,16 +146,42 @@ def _bundle(word: str, char_entries: dict[str, dict[str, Any]]) -> dict[str, Any
     return bundle
 
 
+class _Steps:
+    """The ``index`` phase's progress (:mod:`toolcat.build.progress`), counted in the steps of a fit."""
+
+    #: texts; then for each part (tools, nodes): analyse, fit words, fit chars, write
+    FULL = 1 + 2 * 4
+
+    def __init__(self, total: int) -> None:
+        self.done = 0
+        self.total = total
+        report("index", 0, total)
+
+    def __call__(self) -> None:
+        """One more step done (the last one is reported by :meth:`finish`)."""
+        self.done = min(self.done + 1, self.total - 1)
+        report("index", self.done, self.total)
+
+    def finish(self) -> None:
+        """Every step done."""
+        report("index", self.total, self.total)
+
+
 def _write_part(
-    artifacts: ArtifactSet, part: str, texts: list[str], docs: list[dict[str, Any]]
+    artifacts: ArtifactSet,
+    part: str,
+    texts: list[str],
+    docs: list[dict[str, Any]],
+    step: Callable[[], None] = lambda: None,
 ) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """Fit and write one part in full; its meta entry and, by space, the terms max_df dropped."""
     words = [ANALYZERS["words"](text) for text in texts]
+    step()
     grams = Grams()
-    fitted = {
-        "words": fit_space("words", lambda: words, len(texts), lambda: {w for doc in words for w in doc}),
-        "chars": fit_space("chars", lambda: (grams.of(doc) for doc in words), len(texts), grams.every),
-    }
+    fitted = {"words": fit_space("words", lambda: words, len(texts), lambda: {w for doc in words for w in doc})}
+    step()
+    fitted["chars"] = fit_space("chars", lambda: (grams.of(doc) for doc in words), len(texts), grams.every)
+    step()
     entries = {name: space.entries() for name, space in fitted.items()}
     # Each word also carries the postings of its own character n-grams (a "bundle"): a query whose words the
     # catalogue knows then needs only its words' shards. The chars shards serve the n-grams of unknown words.
@@ -173,6 +201,7 @@ def _write_part(
         "bundles": True,
         **_write_docs(artifacts, part, docs),
     }
+    step()
     return meta, {name: fitted[name].dropped for name in SPACE_WEIGHTS}
 
 
@@ -230,6 +259,7 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     With a previous build to build on (:mod:`toolcat.build.contributors.index.segments`), only a delta segment is written when the
     catalogue changed little since that build's base segment; otherwise every document is fitted afresh.
     """
+    steps = _Steps(_Steps.FULL)
     order = tool_order(catalog)
     tools_docs = PartDocs(
         [tool_key(t) for t in order],
@@ -238,13 +268,14 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     )
     node_paths: list[NodePath] = sorted(catalog.nodes)
     node_texts = [node_text(catalog.nodes[p], catalog) for p in node_paths]
+    steps()
     base = read_base(artifacts.previous)
     parts = _delta_parts(catalog, artifacts, base, order, tools_docs, node_paths, node_texts) if base else None
     if parts is None:
-        tools, dropped = _write_part(artifacts, "tools", tools_docs.texts, tools_docs.entries)
+        tools, dropped = _write_part(artifacts, "tools", tools_docs.texts, tools_docs.entries, steps)
         nodes_docs = PartDocs([node_key(p) for p in node_paths], node_texts, _node_entries(catalog, order))
         # The root is kept for scoping (its entry holds the whole range) but not ranked: it matches everything.
-        nodes, node_dropped = _write_part(artifacts, "nodes", nodes_docs.texts, nodes_docs.entries)
+        nodes, node_dropped = _write_part(artifacts, "nodes", nodes_docs.texts, nodes_docs.entries, steps)
         save_state(
             artifacts,
             {
@@ -265,6 +296,7 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         "nodes": nodes,
     }
     artifacts.manifest["index"] = artifacts.add_json("index", "meta", meta)
+    steps.finish()
     log.info(
         "search index: %d tools, %d nodes, %s",
         len(order),
