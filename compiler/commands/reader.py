@@ -271,6 +271,14 @@ def help_(
 @click.option("--args", "args_json", default="{}", show_default=True, help="Arguments as a JSON object.")
 @click.option("--dry-run", is_flag=True, help="Validate and show what would run; run nothing.")
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind write.")
+@click.option(
+    "--allow-secret",
+    "allow_secret",
+    multiple=True,
+    metavar="HOST=VAR",
+    help="Let http handlers that call HOST send the environment variable VAR (repeatable; without any, a "
+    "folder's handlers may send every variable they name and a --url catalogue's none).",
+)
 @handler_options
 @_source_options
 def exec_(
@@ -278,6 +286,7 @@ def exec_(
     args_json: str,
     dry_run: bool,
     read_only: bool,
+    allow_secret: tuple[str, ...],
     allow_http: tuple[str, ...],
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
@@ -304,8 +313,22 @@ def exec_(
         read_only=read_only,
         sandbox=sandbox,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
+        allow_secrets=_allow_secrets(allow_secret),
     )
     _emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
+
+
+def _allow_secrets(pairs: tuple[str, ...]) -> dict[str, list[str]] | None:
+    """``--allow-secret HOST=VAR`` flags as ``allow_secrets`` (None when none was given)."""
+    table: dict[str, list[str]] = {}
+    for pair in pairs:
+        host, sep, var = pair.partition("=")
+        if not sep or not host or not var:
+            raise click.BadParameter(
+                f"{pair!r}: expected HOST=VAR, e.g. api.github.com=GITHUB_TOKEN", param_hint="--allow-secret"
+            )
+        table.setdefault(host, []).append(var)
+    return table or None
 
 
 @click.command("list")

@@ -39,7 +39,12 @@ def site(build_dir: Path, out: Path | None, project_dir: Path | None, serve: boo
     """Generate the mkdocs site of a catalogue build and build it with `mkdocs build --strict`."""
     from ..site.render import build_site, serve_site  # noqa: PLC0415 - heavy imports only when building
 
-    result = build_site(build_dir, out, project_dir=project_dir)
+    try:
+        result = build_site(build_dir, out, project_dir=project_dir)
+    except OSError as exc:  # a full disk or a read-only folder: a diagnostic, not a traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        msg = f"could not write the site{where}: {exc.strerror or exc}. Free some space or choose another --out."
+        raise click.ClickException(msg) from None
     click.echo(result.summary())
     if serve:
         serve_site(result.out, port, announce=click.echo)

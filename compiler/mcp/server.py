@@ -26,6 +26,7 @@ import asyncio
 import functools
 import logging
 import os
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ from ..format.dialects import DiscoveryTool, dialect_tools
 from ..format.envelope import ReaderError, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
+from ..reader.execution.idempotency import client_scope
 from . import prompts, resources
 from .discovery import (
     CatalogTool,
@@ -132,6 +134,8 @@ class CatalogServer:
         self._sessions: dict[int, ServerSession] = {}
         #: Each client's described tools (namespaced dialect), by session; bounded like ``_sessions``.
         self._working: dict[int, WorkingSet] = {}
+        #: Each client connection's idempotency scope (the connection is held, so its id is not reused).
+        self._client_ids: dict[int, tuple[Any, str]] = {}
         self.always: dict[str, CatalogTool] = self._always_loaded()
         self.changes = 0
         self.server: Server[Any] = Server(
@@ -214,7 +218,8 @@ class CatalogServer:
         arguments = dict(params.arguments or {})
         tool = self.by_name.get(params.name)
         if tool is not None:
-            result = await self.call(tool, arguments)
+            with client_scope(self.client_id(ctx.session)):
+                result = await self.call(tool, arguments)
             if tool.name == "tool_describe" and result.get("ok") is True:
                 await self._describe_made_callable(ctx, result)
         else:
@@ -251,7 +256,19 @@ class CatalogServer:
                 data={"tools": [t["name"] for t in self.listed_tools(ctx.session)]},
             )
         run = functools.partial(self.catalog.tool_exec, tool.tool_id, arguments, dialect=self.dialect)
-        return await anyio.to_thread.run_sync(run)
+        with client_scope(self.client_id(ctx.session)):  # idempotency keys are per client (the thread copies it)
+            return await anyio.to_thread.run_sync(run)
+
+    def client_id(self, session: Any) -> str:
+        """A token for the client connection behind ``session``, unique while the server runs (scopes idempotency keys)."""
+        connection = getattr(session, "_connection", session)
+        found = self._client_ids.get(id(connection))
+        if found is None or found[0] is not connection:
+            if len(self._client_ids) >= MAX_TRACKED_SESSIONS:
+                self._client_ids.pop(next(iter(self._client_ids)))
+            found = (connection, uuid.uuid4().hex)
+            self._client_ids[id(connection)] = found
+        return found[1]
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..format.envelope import ReaderError
-from ..reader.execution.policy import mcp_target, redacted_handler
+from ..reader.execution.policy import env_values, mcp_target, redacted_handler
 from ..reader.execution.runners import ExecContext
 
 log = logging.getLogger(__name__)
@@ -218,7 +218,8 @@ def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Cal
     if argv is not None:
         env = {str(k): str(v) for k, v in (handler.get("env") or {}).items()}
         cwd = handler.get("cwd")
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=cwd)
+        values = env_values(env, tool_id)  # ${NAME} references read from the host's environment
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=values or None, cwd=cwd)
         return ("stdio", tuple(argv), tuple(sorted(env.items())), cwd), lambda: stdio_client(params), name
     if isinstance(url, str) and url.startswith(("http://", "https://")):
         return ("http", url), lambda: streamable_http_client(url), name
