@@ -141,7 +141,8 @@ class SpecReader:
         requirements = op.get("security", self.doc.get("security"))
         if not isinstance(requirements, list) or not requirements:
             return None
-        components = self.doc.get("components") if isinstance(self.doc.get("components"), dict) else {}
+        found = self.doc.get("components")
+        components: Json = found if isinstance(found, dict) else {}
         schemes = (self.doc.get("securityDefinitions") if self.swagger else components.get("securitySchemes")) or {}
         if not isinstance(schemes, dict):
             raise self.fail(where, "the security schemes (components.securitySchemes) must be a mapping")

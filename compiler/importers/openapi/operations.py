@@ -20,6 +20,7 @@ import json
 import logging
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ...format.http_headers import header_name_problem
