@@ -244,13 +244,14 @@ def test_a_full_disk_during_the_site_build_is_a_diagnostic(tmp_path: Path, monke
     assert not isinstance(result.exception, OSError)
 
 
-def test_a_yaml_tag_pyyaml_cannot_construct_is_a_located_diagnostic(tmp_path: Path) -> None:
-    """`!!timestamp null` (found by the importer fuzzer) is a located error in sources and in imported specs."""
-    write_tree(tmp_path / "src", {"a/tools.yaml": "tools:\n  - id: a.x\n    summary: !!timestamp null\n"})
+@pytest.mark.parametrize("tagged", ["!!timestamp null", "!!int ''"])
+def test_a_yaml_tag_pyyaml_cannot_construct_is_a_located_diagnostic(tmp_path: Path, tagged: str) -> None:
+    """`!!timestamp null` and `!!int ''` (found by the importer fuzzer) are located errors in sources and imported specs."""
+    write_tree(tmp_path / "src", {"a/tools.yaml": f"tools:\n  - id: a.x\n    summary: {tagged}\n"})
     result = CliRunner().invoke(main, ["build", str(tmp_path / "src"), "--out", str(tmp_path / "build")])
     assert result.exit_code == 1
     assert "a/tools.yaml:3:" in result.output
-    (tmp_path / "spec.yaml").write_text("openapi: 3.1.0\ninfo: !!timestamp null\n")
+    (tmp_path / "spec.yaml").write_text(f"openapi: 3.1.0\ninfo: {tagged}\n")
     result = CliRunner().invoke(main, ["import", "openapi", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
     assert "not valid YAML" in result.output

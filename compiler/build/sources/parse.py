@@ -282,7 +282,7 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
             try:
                 if construct is not None:
                     construct(loader, node)
-            except (ValueError, OverflowError, AttributeError, TypeError) as bad:
+            except (ValueError, OverflowError, AttributeError, TypeError, IndexError, KeyError) as bad:
                 return error_at(
                     node.start_mark,
                     f"invalid value {node.value[:60]!r}: {bad}",
@@ -325,7 +325,14 @@ def parse_text(text: str, *, is_json: bool) -> Parsed:
                 root = loader.get_single_node()
                 try:
                     data = loader.construct_document(root) if root is not None else None
-                except (ValueError, OverflowError, AttributeError, TypeError) as exc:  # also !!timestamp null
+                except (
+                    ValueError,
+                    OverflowError,
+                    AttributeError,
+                    TypeError,
+                    IndexError,
+                    KeyError,
+                ) as exc:  # !!int "", !!timestamp null
                     raise _locate_bad_scalar(loader, root, exc) from None
             finally:
                 loader.dispose()

@@ -166,7 +166,9 @@ def _parse(text: str, name: str) -> Any:
         OverflowError,
         AttributeError,
         TypeError,
-    ) as exc:  # a tag PyYAML cannot construct (!!timestamp null)
+        IndexError,
+        KeyError,
+    ) as exc:  # !!int "", !!timestamp null
         raise ImporterError(f"{name}: not valid YAML: a value cannot be read ({type(exc).__name__}: {exc})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
