@@ -9,6 +9,12 @@ The swap is one step where the kernel offers it (Linux ``renameat2(RENAME_EXCHAN
 swaps the new folder and ``out``), two renames elsewhere. A build holds a lock for its
 whole run (:func:`build_lock`), and first repairs what a killed build may have left:
 ``out`` missing after the first of the two renames, temporary and moved-aside folders.
+
+``out`` is toolcat's only when it holds a build (``catalog.json`` or the private state): an
+existing folder that holds anything else is refused, never emptied. Inside a build, a file
+toolcat did not write (one a user or another tool put there, such as setuptools' ``build/lib``)
+is carried into the new build untouched and named in a warning; only files a build wrote are
+ever removed. The state lists every file a build wrote (``written``) so the next build knows.
 """
 
 from __future__ import annotations
@@ -221,9 +227,56 @@ def _entry_point(plan: Plan, versions: list[dict[str, Any]]) -> bytes:
     return json.dumps(entry, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
 
 
+def is_build(folder: Path) -> bool:
+    """True when ``folder`` holds a toolcat build (its entry point or its private state)."""
+    return (folder / ENTRY).is_file() or (folder / STATE).is_file()
+
+
+def check_out(out: Path) -> None:
+    """Refuse an ``out`` that exists and is not a toolcat build: a build replaces its folder, and must not empty another."""
+    if out.exists() and not out.is_dir():
+        msg = f"--out {out}: exists and is not a folder; choose a folder for the build"
+        raise BuildError(msg)
+    if out.is_dir() and not is_build(out) and any(out.iterdir()):
+        shown = ", ".join(sorted(p.name for p in out.iterdir())[:3])
+        msg = (
+            f"--out {out}: the folder holds files that are not a toolcat build ({shown} ...); a build never replaces "
+            "it. Choose an empty or new folder, or a previous build's folder."
+        )
+        raise BuildError(msg)
+
+
+def owned_files(state: dict[str, Any]) -> set[str]:
+    """The files of ``out`` a previous build wrote, by its state (older states: every version's files)."""
+    owned = {ENTRY, STATE}
+    written = state.get("written")
+    if isinstance(written, list):
+        owned.update(str(p) for p in written)
+    for version in state.get("versions", []) if isinstance(state.get("versions"), list) else []:
+        if isinstance(version, dict) and isinstance(version.get("files"), list):
+            owned.update(str(p) for p in version["files"])
+    return owned
+
+
+def _foreign(out: Path, state: dict[str, Any]) -> list[str]:
+    """Files in ``out`` that no build wrote (private ``.toolcat-*`` files and the site are toolcat's)."""
+    if not out.is_dir():
+        return []
+    owned = owned_files(state)
+    return sorted(
+        rel
+        for rel in _files(out)
+        if rel not in owned
+        and not rel.startswith(".toolcat-")
+        and not any(rel.startswith(f"{folder}/") for folder in CARRIED_FOLDERS)
+    )
+
+
 def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[str, Any]) -> WriteResult:
     """Write ``plan`` into ``out`` through a temporary folder; ``new_state`` is saved beside it."""
     out = out.resolve()
+    check_out(out)
+    foreign = _foreign(out, state)
     tmp = out.parent / f"{tmp_prefix(out)}{os.getpid()}"
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
@@ -276,7 +329,24 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
             if (out / folder).is_dir():
                 shutil.copytree(out / folder, tmp / folder, copy_function=os.link)
         (tmp / ENTRY).write_bytes(_entry_point(plan, versions))
-        new_state = {**new_state, "versions": versions}
+        in_versions = {rel for version in versions for rel in version["files"]}
+        written_files = sorted(
+            rel
+            for rel in _files(tmp) - in_versions - {STATE}
+            if not rel.startswith(tuple(f"{f}/" for f in CARRIED_FOLDERS))
+        )
+        for rel in foreign:  # never delete what toolcat did not write
+            if not (tmp / rel).exists():
+                _link_or_copy(out / rel, tmp / rel)
+        if foreign:
+            log.warning(
+                "kept %d file(s) in %s that toolcat did not write: %s%s",
+                len(foreign),
+                out,
+                ", ".join(foreign[:5]),
+                " ..." if len(foreign) > 5 else "",
+            )
+        new_state = {**new_state, "versions": versions, "written": written_files}
         (tmp / STATE).write_bytes(dumps(new_state))
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)

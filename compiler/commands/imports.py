@@ -49,7 +49,7 @@ def _report(result: object) -> None:
     "out",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Folder to write (default catalog_src/<namespace>).",
+    help="Folder to write (default catalog_src/<namespace>); never one that holds sources no import wrote.",
 )
 @click.option(
     "--server-command",
@@ -57,6 +57,16 @@ def _report(result: object) -> None:
     help="With --file: the command the mcp handler should start (default: none, tools are not executable).",
 )
 @click.option("--server-url", default=None, help="With --file: the URL the mcp handler should call.")
+@click.option(
+    "--env",
+    "env_pairs",
+    multiple=True,
+    metavar="KEY=VAR",
+    help="Give the server KEY from this environment's $VAR; the handler holds the reference ${VAR}, never the "
+    "value (repeatable).",
+)
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds a live import may take in all.")
+@_FORCE
 def import_mcp(
     command: str | None,
     url: str | None,
@@ -65,13 +75,22 @@ def import_mcp(
     out: Path | None,
     server_command: str | None,
     server_url: str | None,
+    env_pairs: tuple[str, ...],
+    timeout: float,
+    force: bool,
 ) -> None:
     """Write catalogue sources for the tools of an MCP server, each with an mcp handler."""
-    from ..importers.mcp import McpImportError  # noqa: PLC0415 - keeps --help fast
+    from ..importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
     from ..importers.mcp import import_mcp as run_import  # noqa: PLC0415 - the importer loads yaml and the SDK
 
     if sum(x is not None for x in (command, url, file)) != 1:
         raise click.UsageError("give exactly one of --command, --url or --file")
+    env: dict[str, str] = {}
+    for pair in env_pairs:
+        key, sep, var = pair.partition("=")
+        if not sep or not key or not var:
+            raise click.UsageError(f"--env {pair!r}: expected KEY=VAR (the server's variable, this environment's)")
+        env[key] = var
     try:
         result = run_import(
             command=command,
@@ -81,12 +100,13 @@ def import_mcp(
             out=out,
             server_command=server_command,
             server_url=server_url,
+            env=env,
+            force=force,
+            timeout=timeout,
         )
-    except McpImportError as exc:
+    except ImporterError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"imported {result.count} tool(s) into {result.path} (namespace {result.namespace})")
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    _report(result)
 
 
 @import_group.command(name="openapi")
@@ -94,6 +114,12 @@ def import_mcp(
 @click.option("--namespace", default=None, help="First id segment of the tools (default: from the spec's title).")
 @_OUT
 @click.option("--allow-remote-refs", is_flag=True, help="Fetch $refs to http(s) documents (never done otherwise).")
+@click.option(
+    "--ref-root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Folder whose files $refs may read (default: the spec's own folder; a spec given by URL reads no file).",
+)
 @click.option("--server", default=None, help="Base URL for every operation, instead of the spec's servers.")
 @click.option(
     "--server-var",
@@ -111,6 +137,7 @@ def import_openapi(
     server: str | None,
     server_vars: tuple[str, ...],
     force: bool,
+    ref_root: Path | None,
 ) -> None:
     """Write catalogue sources for every operation of an OpenAPI 3.0/3.1 or Swagger 2.0 SPEC (file or URL)."""
     from ..importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
@@ -133,6 +160,7 @@ def import_openapi(
             server=server,
             server_vars=variables,
             force=force,
+            ref_root=ref_root,
         )
     except ImporterError as exc:
         raise click.ClickException(str(exc)) from None

@@ -236,6 +236,14 @@ def help_(
     show_default=True,
     help="Seconds the handler (an upstream MCP server, an http endpoint) has for the call.",
 )
+@click.option(
+    "--allow-secret",
+    "allow_secret",
+    multiple=True,
+    metavar="HOST=VAR",
+    help="Let http handlers that call HOST send the environment variable VAR (repeatable; without any, a "
+    "folder's handlers may send every variable they name and a --url catalogue's none).",
+)
 @handler_options
 @_source_options
 def exec_(
@@ -244,6 +252,7 @@ def exec_(
     dry_run: bool,
     read_only: bool,
     timeout: float,
+    allow_secret: tuple[str, ...],
     allow_http: tuple[str, ...],
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
@@ -271,8 +280,22 @@ def exec_(
         sandbox=sandbox,
         timeout=timeout,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
+        allow_secrets=_allow_secrets(allow_secret),
     )
     emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
+
+
+def _allow_secrets(pairs: tuple[str, ...]) -> dict[str, list[str]] | None:
+    """``--allow-secret HOST=VAR`` flags as ``allow_secrets`` (None when none was given)."""
+    table: dict[str, list[str]] = {}
+    for pair in pairs:
+        host, sep, var = pair.partition("=")
+        if not sep or not host or not var:
+            raise click.BadParameter(
+                f"{pair!r}: expected HOST=VAR, e.g. api.github.com=GITHUB_TOKEN", param_hint="--allow-secret"
+            )
+        table.setdefault(host, []).append(var)
+    return table or None
 
 
 @click.command("list")

@@ -63,6 +63,10 @@ def site(build_dir: Path, out: Path | None, project_dir: Path | None, serve: boo
     display = PhaseDisplay() if wanted() and _large(build_dir) else None
     try:
         result = build_site(build_dir, out, project_dir=project_dir, progress=display)
+    except OSError as exc:  # a full disk or a read-only folder: a diagnostic, not a traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        msg = f"could not write the site{where}: {exc.strerror or exc}. Free some space or choose another --out."
+        raise click.ClickException(msg) from None
     finally:
         if display is not None:
             display.close()

@@ -45,6 +45,8 @@ MAX_SCHEMA_DEPTH = 64
 #: Lists and objects nested deeper than this are refused in a tool's arguments.
 MAX_ARGS_DEPTH = 64
 REFERENCE_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+#: Keywords whose value must be a string: jsonschema and referencing assume it (a number crashed them).
+STRING_KEYWORDS = ("$schema", "$id", "$anchor", "$dynamicAnchor", *REFERENCE_KEYWORDS)
 #: Keywords whose subschemas apply to the same value (a loop through only these never ends).
 SAME_VALUE = frozenset(
     {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "extends"}
@@ -183,7 +185,8 @@ class _References:
         self.spec = referencing.jsonschema.specification_with(
             dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012
         )
-        self.resolver = refusing_registry().resolver_with_root(self.spec.create_resource(schema))
+        usable = {k: v for k, v in schema.items() if k not in STRING_KEYWORDS or isinstance(v, str)}  # see problems()
+        self.resolver = refusing_registry().resolver_with_root(self.spec.create_resource(usable))
         self.paths: dict[int, str] = {}
         self.pointers: dict[int, str] = {}
         self.edges: dict[int, list[tuple[int, str]]] = {}
@@ -205,6 +208,19 @@ class _References:
             self.nodes[id(node)] = node
             edges = self.edges.setdefault(id(node), [])
             if not isinstance(node, dict):
+                continue
+            wrong = [k for k in STRING_KEYWORDS if k in node and not isinstance(node[k], str)]
+            if wrong:
+                self.found.extend(
+                    SchemaProblem(
+                        "error",
+                        "keyword_type",
+                        child_path(path, k),
+                        f"{k} must be a string, got {type(node[k]).__name__}",
+                        f"Write {k} as a string (a URI or a name), or remove it.",
+                    )
+                    for k in wrong
+                )
                 continue
             resolver = resolver.in_subresource(self.spec.create_resource(node))
             if "$schema" in node and node is not self.root_schema:

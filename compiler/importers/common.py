@@ -6,6 +6,12 @@ only when everything was written: a failed import leaves ``--out`` as it was. Th
 ``_import/`` (ignored by ``toolcat build``, like every folder starting with ``_``) holds
 the importer's state (``import.json``: the ids it gave, so re-imports keep them) and the
 author's ``overrides.yaml``, which survives every re-import.
+
+The swap is one step where the kernel offers it (``renameat2(RENAME_EXCHANGE)``, as ``toolcat
+build`` does), two renames elsewhere; the next import first puts back an ``--out`` that a crash
+between the two renames left aside. An import never replaces a folder it did not write (no
+``_import/import.json``) unless told to with ``--force``, and a write that fails (a full disk)
+is a diagnostic that leaves ``--out`` as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from ..build.write import exchange
 from ..format.errors import ToolcatError
 from ..format.types import Json
 
@@ -36,11 +43,15 @@ OVERRIDE_FORBIDDEN = frozenset({"id"})
 WARNING_EXAMPLES = 3
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
+#: The largest file an importer reads (a spec, a dump, a definitions file).
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+
 __all__ = [
     "ImportResult",
     "ImporterError",
     "Warnings",
     "dump_yaml",
+    "read_json",
     "read_overrides",
     "read_state",
     "segment",
@@ -104,6 +115,47 @@ def dump_yaml(value: Any) -> str:
     return str(yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100))
 
 
+def read_json(path: Path) -> Any:
+    """A JSON file read under the build's source limits; every problem is an :class:`ImporterError` naming the file.
+
+    A regular file of at most :data:`MAX_IMPORT_BYTES`; nesting, integer literals and non-finite numbers bounded.
+    """
+    from ..build.sources.limits import (  # noqa: PLC0415 - only importers that read JSON files need it
+        MAX_DEPTH,
+        json_int,
+        json_too_deep,
+        nesting,
+        value_problems,
+    )
+
+    try:
+        if not path.is_file():
+            raise ImporterError(f"{path}: not a regular file")
+        size = path.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            raise ImporterError(f"{path}: {size:,} bytes, more than the {MAX_IMPORT_BYTES:,} an import reads")
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImporterError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        data = json.loads(text, parse_int=json_int)
+    except RecursionError:
+        too_deep = json_too_deep(text)
+        raise ImporterError(f"{path}:{too_deep.line}:{too_deep.column}: {too_deep.message}") from None
+    except ValueError as exc:
+        where = f":{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ImporterError(f"{path}{where}: not valid JSON: {getattr(exc, 'msg', exc)}") from None
+    if nesting(data) > MAX_DEPTH:
+        too_deep = json_too_deep(text)
+        raise ImporterError(f"{path}:{too_deep.line}:{too_deep.column}: {too_deep.message}")
+    problems: list[tuple[str, str, str, Any, str]] = []
+    value_problems(data, "$", problems)
+    if problems:
+        where, message, hint, value, _code = problems[0]
+        raise ImporterError(f"{path}: at {where}: {message.replace('{text}', repr(value)[:40])}; {hint}")
+    return data
+
+
 def snake(name: str) -> str:
     """``getFileById`` → ``get_file_by_id``; ``admin.apps.approve`` → ``admin_apps_approve``."""
     return segment(_CAMEL.sub("_", name))
@@ -162,42 +214,102 @@ def apply_overrides(tools_by_id: dict[str, Json], nodes: dict[str, Json], overri
                     target[key] = value
 
 
+def recover_out(out: Path) -> list[str]:
+    """Put back an ``out`` that a crash between the two renames of a swap left aside; remove stale temporary folders."""
+    done: list[str] = []
+    if not out.parent.is_dir():
+        return done
+    prefixes = (f".{out.name}.import-tmp-", f".{out.name}.import-old-")
+    aside = sorted(
+        (p for p in out.parent.iterdir() if p.name.startswith(prefixes) and p.is_dir() and not p.is_symlink()),
+        key=lambda p: (p.stat().st_mtime_ns, p.name),
+    )
+    if not out.exists():
+        moved = [p for p in aside if p.name.startswith(prefixes[1])]
+        if moved:
+            moved[-1].rename(out)
+            aside.remove(moved[-1])
+            done.append(f"restored {out} from {moved[-1].name}")
+    for path in aside:
+        shutil.rmtree(path, ignore_errors=True)
+        done.append(f"removed {path.name}")
+    for line in done:
+        log.warning("recovering from an interrupted import: %s", line)
+    return done
+
+
+def written_by_import(out: Path) -> bool:
+    """True when ``out`` is absent, empty, or was written by a toolcat import (it has ``_import/import.json``)."""
+    return not out.is_dir() or not any(out.iterdir()) or (out / STATE_DIR / STATE_FILE).is_file()
+
+
+def claim_out(out: Path, *, force: bool = False) -> None:
+    """Repair what an interrupted import left, then refuse an ``out`` no import wrote (unless ``force``).
+
+    Importers call it before reading ``out``'s state and overrides, and :func:`write_tree` again before the swap.
+    """
+    try:
+        recover_out(out)
+    except OSError as exc:
+        raise ImporterError(f"--out {out}: cannot repair an interrupted import: {exc.strerror or exc}") from None
+    if out.exists() and not out.is_dir():
+        raise ImporterError(f"--out {out}: exists and is not a folder")
+    if not written_by_import(out) and not force:
+        raise ImporterError(
+            f"--out {out}: the folder holds sources no import wrote (no {STATE_DIR}/{STATE_FILE}); an import "
+            "never replaces them: choose an empty or new folder with --out, or pass --force to replace it"
+        )
+
+
 def write_tree(out: Path, files: dict[str, str], *, force: bool = False) -> None:
     """Write ``files`` as the whole content of ``out``, swapped in at the end; ``_import/overrides.yaml`` is kept.
 
     ``out`` must be absent, empty, or written by a previous import (it has ``_import/import.json``);
     anything else needs ``force``, since the swap removes what the folder held.
     """
-    if out.exists() and not out.is_dir():
-        raise ImporterError(f"--out {out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / STATE_DIR / STATE_FILE).is_file() and not force:
-        raise ImporterError(
-            f"--out {out}: the folder holds files no import wrote; an import replaces the whole "
-            "folder, so choose an empty or new folder, or pass --force to replace it"
-        )
-    out.parent.mkdir(parents=True, exist_ok=True)
+    claim_out(out, force=force)
     tmp = out.parent / f".{out.name}.import-tmp-{os.getpid()}"
     old = out.parent / f".{out.name}.import-old-{os.getpid()}"
-    for stale in (tmp, old):
-        if stale.exists():
-            shutil.rmtree(stale)
     try:
-        for rel, text in sorted(files.items()):
-            target = tmp / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        kept = out / STATE_DIR / OVERRIDES_FILE
-        if kept.is_file():
-            (tmp / STATE_DIR).mkdir(parents=True, exist_ok=True)
-            shutil.copy2(kept, tmp / STATE_DIR / OVERRIDES_FILE)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _fill(tmp, files, out / STATE_DIR / OVERRIDES_FILE)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ImporterError(
+            f"--out {out}: cannot write the imported sources ({exc.strerror or exc}); {out} is unchanged"
+        ) from None
+    _swap(tmp, out, old)
+
+
+def _fill(tmp: Path, files: dict[str, str], overrides: Path) -> None:
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    for rel, text in sorted(files.items()):
+        target = tmp / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    if overrides.is_file():
+        (tmp / STATE_DIR).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(overrides, tmp / STATE_DIR / OVERRIDES_FILE)
+
+
+def _swap(tmp: Path, out: Path, old: Path) -> None:
+    """``tmp`` becomes ``out`` in one step where the kernel can; a crash between two renames is repaired next time."""
+    try:
+        if out.exists() and exchange(tmp, out):
+            shutil.rmtree(tmp, ignore_errors=True)  # now the previous content
+            return
         if out.exists():
             out.rename(old)
         tmp.rename(out)
-    except BaseException:
+    except OSError as exc:
         if old.exists() and not out.exists():
             old.rename(out)
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        raise ImporterError(
+            f"--out {out}: cannot swap the imported sources in ({exc.strerror or exc}); unchanged"
+        ) from None
     shutil.rmtree(old, ignore_errors=True)
 
 
@@ -207,6 +319,8 @@ def node_file(title: str, summary: str, tags: list[str]) -> Json:
 
 
 SUMMARY_MAX_CHARS = 160
+#: The longest id segment or folder name an import derives from a name (a tag, an operationId, a server name).
+SEGMENT_MAX_CHARS = 64
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
@@ -228,9 +342,10 @@ class ImportResult:
 
 def segment(text: str) -> str:
     """A valid id segment: lowercase, other characters → ``_``, starting with a letter."""
-    out = _INVALID.sub("_", text.strip().lower()).strip("_") or "tool"
+    out = _INVALID.sub("_", text[: SEGMENT_MAX_CHARS * 4].strip().lower()).strip("_") or "tool"
     out = re.sub(r"_{2,}", "_", out)
-    return out if out[0].isalpha() else f"t_{out}"
+    out = out if out[0].isalpha() else f"t_{out}"
+    return out[:SEGMENT_MAX_CHARS].rstrip("_")
 
 
 def summary_of(description: str, fallback: str) -> str:

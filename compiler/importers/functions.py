@@ -26,8 +26,10 @@ from .common import (
     ImportResult,
     Warnings,
     apply_overrides,
+    claim_out,
     dump_yaml,
     node_file,
+    read_json,
     read_overrides,
     segment,
     snake,
@@ -39,7 +41,6 @@ log = logging.getLogger(__name__)
 
 FORMATS = (*PROVIDERS, "mcp")
 WHEN_TO_USE = "When to use: "
-MAX_FILE_BYTES = 64 * 1024 * 1024
 _ALIAS = re.compile(r"[a-zA-Z_][a-zA-Z0-9_-]{0,62}")
 
 
@@ -47,24 +48,13 @@ def load_definitions(path: Path, fmt: str) -> list[tuple[str, Json]]:
     """``(JSON pointer, definition)`` for every function in a file of ``fmt`` definitions."""
     if fmt not in FORMATS:
         raise ImporterError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    if path.is_dir():
-        if fmt != "mcp":
-            raise ImporterError(f"{path}: a folder; only --format mcp reads a folder of per-tool JSON files")
-        from .mcp import McpImportError, load_dump  # noqa: PLC0415
+    if fmt == "mcp":  # one reader of MCP dumps, shared with `import mcp --file`
+        from .mcp import read_dump  # noqa: PLC0415
 
-        try:
-            return [(f"/{i}", t) for i, t in enumerate(load_dump(path))]
-        except McpImportError as exc:
-            raise ImporterError(str(exc)) from None
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ImporterError(f"{path}: larger than the {MAX_FILE_BYTES:,} bytes an import reads")
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise ImporterError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        where = f":{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ImporterError(f"{path}{where}: not valid JSON: {getattr(exc, 'msg', exc)}") from None
+        return read_dump(path)
+    if path.is_dir():
+        raise ImporterError(f"{path}: a folder; only --format mcp reads a folder of per-tool JSON files")
+    data = read_json(path)
     prefix = ""
     if isinstance(data, dict) and isinstance(data.get("result"), dict):  # a JSON-RPC tools/list response
         data, prefix = data["result"], "/result"
@@ -216,6 +206,22 @@ def split_description(text: str, fallback: str) -> tuple[str, str, str]:
     return summary_of(body, fallback), body, when
 
 
+def _hints(item: Json, fmt: str, where: str, warnings: Warnings) -> Json:
+    """``kind`` (read only on an MCP readOnlyHint, with a warning) and the MCP annotations kept."""
+    from .mcp import ANNOTATION_KEYS, kind_of  # noqa: PLC0415
+
+    annotations: Json = item["annotations"] if fmt == "mcp" and isinstance(item.get("annotations"), dict) else {}
+    out: Json = {"kind": kind_of(annotations)}
+    if out["kind"] == "read":
+        warnings.add(
+            "kind: read only because the definition says readOnlyHint (check it: a --read-only session runs it)", where
+        )
+    kept = {k: v for k, v in annotations.items() if k in ANNOTATION_KEYS}
+    if kept:
+        out["annotations"] = kept
+    return out
+
+
 def convert(definitions: list[tuple[str, Json]], fmt: str, namespace: str, warnings: Warnings) -> list[Json]:
     """Tool definitions for provider function definitions."""
     tools: list[Json] = []
@@ -236,14 +242,7 @@ def convert(definitions: list[tuple[str, Json]], fmt: str, namespace: str, warni
             tool["description"] = description
         if when:
             tool["when_to_use"] = when
-        annotations: Json = item["annotations"] if fmt == "mcp" and isinstance(item.get("annotations"), dict) else {}
-        tool["kind"] = "read" if annotations.get("readOnlyHint") is True else "write"
-        if annotations:
-            from .mcp import ANNOTATION_KEYS  # noqa: PLC0415
-
-            kept = {k: v for k, v in annotations.items() if k in ANNOTATION_KEYS}
-            if kept:
-                tool["annotations"] = kept
+        tool.update(_hints(item, fmt, where, warnings))
         tool["tags"] = [namespace, fmt]
         tool["args_schema"] = args_schema_of(fmt, item, where, warnings)
         if fmt == "mcp" and isinstance(item.get("outputSchema"), dict):
@@ -269,6 +268,7 @@ def import_functions(
         raise ImporterError(f"{file}: no function definitions to import")
     ns = segment(namespace) if namespace else segment(file.stem)
     target = out if out is not None else src_root / ns
+    claim_out(target, force=force)
     warnings = Warnings()
     try:
         tools = convert(definitions, fmt, ns, warnings)

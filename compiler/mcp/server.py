@@ -62,6 +62,7 @@ from ..format.dialects import DiscoveryTool, dialect_tools
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
+from ..reader.execution.idempotency import client_scope
 from . import prompts, resources, skills
 from .discovery import (
     CatalogTool,
@@ -313,7 +314,8 @@ class CatalogServer:
         arguments = dict(params.arguments or {})
         tool = self.by_name.get(params.name)
         try:
-            with anyio.fail_after(self.call_seconds):
+            # idempotency keys are per client (the worker thread copies the context)
+            with anyio.fail_after(self.call_seconds), client_scope(self.client_id(ctx)):
                 async with self._limiter(ctx):
                     if tool is not None:
                         result = await self.call(tool, arguments)
@@ -376,6 +378,14 @@ class CatalogServer:
                     del self._limiters[idle]
             limiter = self._limiters[key] = anyio.CapacityLimiter(self.client_calls)
         return limiter
+
+    def client_id(self, ctx: ServerRequestContext[Any]) -> str:
+        """The calling client's scope for idempotency keys: its session (handshake era), else its network peer.
+
+        Over stdio the one client is the process; 2026-07-28 HTTP clients carry no session, so clients behind one
+        address (a proxy) share a scope (docs/security.md).
+        """
+        return client_key(ctx) or peer_key(ctx)
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""

@@ -44,7 +44,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from ..format.envelope import ReaderError
-from ..reader.execution.policy import REDACTED
+from ..reader.execution.policy import REDACTED, env_values
 from ..reader.execution.runners import ExecContext
 
 log = logging.getLogger(__name__)
@@ -336,7 +336,8 @@ def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Cal
     if argv is not None:
         env = {str(k): str(v) for k, v in (handler.get("env") or {}).items()}
         cwd = handler.get("cwd")
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=cwd)
+        values = env_values(env, tool_id)  # ${NAME} references read from the host's environment
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=values or None, cwd=cwd)
         label = upstream_label(handler)
 
         def open_stdio() -> Any:

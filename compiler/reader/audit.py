@@ -1,8 +1,11 @@
-"""An append-only JSON Lines audit log of reader operations (search → choose → expand → call).
+r"""An append-only JSON Lines audit log of reader operations (search → choose → expand → call).
 
 One record per public operation: ``{ts, trace_id, session_id, op, target, outcome,
 latency_ms, registry_version}`` where ``outcome`` is ``"ok"`` or the error code. A log
 that cannot be written never breaks the operation it records; it logs a warning once.
+
+Each record is one line of ASCII JSON (``ensure_ascii``), so nothing an agent sends (U+2028,
+U+0085, lone surrogates, NUL) can split a line, and :func:`read_audit` splits on ``\n`` only.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class AuditLog:
             "registry_version": registry_version,
             **(extra or {}),
         }
-        line = json.dumps(record, ensure_ascii=False, sort_keys=True, default=repr) + "\n"
+        line = json.dumps(record, ensure_ascii=True, sort_keys=True, default=repr) + "\n"
         with self._lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,6 +68,21 @@ class AuditLog:
 
 
 def read_audit(path: str | Path) -> list[dict[str, Any]]:
-    """Every record of an audit log, in order (for hosts and tests)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    r"""Every record of an audit log, in order (for hosts and tests); a line that is not JSON is skipped with a warning.
+
+    Lines end at ``\n`` only: ``str.splitlines`` would also split at U+2028 or U+0085 inside a value
+    written by an older toolcat, and lose the whole log.
+    """
+    out: list[dict[str, Any]] = []
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            log.warning("audit log %s: line %d is not a JSON record (skipped)", path, number)
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out

@@ -132,6 +132,7 @@ class Catalog:
         sandbox: str | Path | None = None,
         max_file_bytes: int = MAX_FILE_BYTES,
         handlers: dict[str, Callable[[Any], Any]] | None = None,
+        allow_secrets: dict[str, list[str]] | None = None,
     ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
@@ -153,6 +154,9 @@ class Catalog:
         either they refuse).
         ``max_parallel`` bounds the requests in flight when a search needs several files over
         HTTP (1 fetches them one after the other).
+        ``allow_secrets={"api.example.com": ["EXAMPLE_TOKEN"]}`` says which environment variables
+        the http handlers calling each host may send (the catalogue only names them); without it a
+        folder's handlers may read any and a URL catalogue's none.
         ``max_file_bytes`` caps every file read over HTTP, on the wire and inflated, whatever its ref
         promises (a larger promise is INTEGRITY).
         """
@@ -171,7 +175,11 @@ class Catalog:
         own_handlers = _check_handlers(handlers)
         source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel, max_file_bytes=max_file_bytes)
         policy = HandlerPolicy(
-            allow_handlers, trusted=isinstance(source, FolderSource), python_modules=python_modules, sandbox=root
+            allow_handlers,
+            trusted=isinstance(source, FolderSource),
+            python_modules=python_modules,
+            sandbox=root,
+            allow_secrets=allow_secrets,
         )
         store = Store(source, version=version, pin=digest)
         session = Session(

@@ -72,7 +72,9 @@ def test_openapi31_spec_becomes_flat_tools_with_nodes_from_tags(tmp_path: Path) 
     assert props["store_id"]["pattern"] == "^[a-z0-9-]+$"
     assert props["colour"]["items"]["enum"] == ["red", "green", "blue"]
     assert listing["args_schema"]["required"] == ["store_id"]
-    assert listing["errors"] == [{"code": "404", "when": "The store does not exist."}]
+    assert listing["errors"] == [
+        {"code": "404", "when": "The store does not exist. Check the id."}
+    ]  # the whole description
     created = specs["shop.create_item"]
     assert created["kind"] == "write"
     body = created["args_schema"]["properties"]
@@ -400,7 +402,9 @@ def test_catalog_tool_exec_sends_imported_operations_and_dry_runs_hide_secrets(
     assert ran["ok"] is True, ran
     assert ran["result"] == {"ok": True}
     got = seen.pop()
-    assert got["path"] == "/api/v2/stores/a/items?filter%5Bbrand%5D=b&limit=20&tag=x"  # the default applied
+    assert (
+        got["path"] == "/api/v2/stores/a/items?filter%5Bbrand%5D=b&tag=x"
+    )  # the default (limit=20) left to the server
     assert got["headers"]["Authorization"] == "Bearer tok-secret"
     bad = catalog.tool_exec("shop.list_items", {"store_id": "a", "limit": 500})
     assert bad["error"]["code"] == "VALIDATION_ERROR"

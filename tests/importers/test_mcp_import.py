@@ -53,7 +53,8 @@ def test_convert_maps_fields_kinds_and_handler() -> None:
     assert by_id["demo.delete_thing"]["kind"] == "write"
     assert by_id["demo.delete_thing"]["args_schema"] == {"type": "object"}
     assert by_id["demo.delete_thing"]["handler"] == {"type": "mcp", "command": ["srv"], "tool": "Delete Thing"}
-    assert len(warnings) == 2
+    assert len(warnings) == 3
+    assert "readOnlyHint: demo.get_thing" in warnings[-1]  # the server's word is named, not silently trusted
 
 
 def test_load_dump_shapes(tmp_path: Path) -> None:

@@ -458,9 +458,11 @@ def test_dry_run_runs_nothing(cat):
 
 
 def test_dry_run_of_http_tool_shows_the_url(cat, api):
-    """A dry run of an http tool shows the filled, URL-encoded URL and the query string."""
+    """A dry run of an http tool shows the filled, URL-encoded URL and the query string the agent gave (no schema defaults)."""
     out = cat.tool_exec("web.item.get", {"item_id": "a b/c"}, dry_run=True)
-    assert out["would_run"]["url"] == f"{api}/items/a%20b%2Fc?verbose=false"
+    assert out["would_run"]["url"] == f"{api}/items/a%20b%2Fc"
+    out = cat.tool_exec("web.item.get", {"item_id": "a b/c", "verbose": True}, dry_run=True)
+    assert out["would_run"]["url"] == f"{api}/items/a%20b%2Fc?verbose=true"
 
 
 def test_idempotency_key_replays_and_conflicts(cat):

@@ -13,6 +13,7 @@ example database (``database=None``), so nothing is written into the repository.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -1083,6 +1084,228 @@ def test_stdio_line_check_answers_any_bytes(tally: Tally) -> None:
             else:
                 assert isinstance(outcome, Drop) or type(outcome).__name__ == "SessionMessage"
                 tally.outcomes[type(outcome).__name__] += 1
+
+    run()
+    assert tally.crashes == 0 or COLLECT
+
+
+# == e. the importers and the http request builder (hostile specs, dumps, handlers and arguments) ==========
+
+BASE_SPEC: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Fuzz API", "version": "1.0"},
+    "servers": [{"url": "https://api.example.com/v1"}],
+    "tags": [{"name": "items", "description": "Items."}],
+    "components": {
+        "schemas": {"Item": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}},
+        "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
+    },
+    "security": [{"token": []}],
+    "paths": {
+        "/items/{id}": {
+            "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "get": {
+                "operationId": "getItem",
+                "tags": ["items"],
+                "parameters": [{"name": "X-Trace", "in": "header", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "The item."}, "404": {"description": "Missing."}},
+            },
+            "put": {
+                "operationId": "putItem",
+                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}}},
+                "responses": {"204": {"description": "Saved."}},
+            },
+        }
+    },
+}
+SPEC_VALUES = (
+    JSON_VALUES
+    | SCHEMAS
+    | st.sampled_from(
+        [
+            {"$ref": "../../etc/passwd"},
+            {"$ref": "file:///dev/zero"},
+            {"$ref": "file:///etc/passwd"},
+            {"$ref": "http://127.0.0.1:9/x.json"},
+            {"$ref": "#/components/schemas/Item"},
+            {"$ref": "#/nowhere"},
+            {"$ref": 5},
+            {"$schema": 5, "type": "object"},
+            {"$id": [1], "type": "object"},
+            {"name": "Content-Length", "in": "header"},
+            {"name": "id", "in": "path"},
+            "t" * 20_000,
+        ]
+    )
+    | DEEP
+)
+
+
+def _replaced(draw: st.DrawFn, document: Any, times: int) -> tuple[Any, int]:
+    """``document`` with ``times`` values replaced at random places; a deep value as the marker, and its depth."""
+    depth = 0
+    for _ in range(times):
+        paths = _paths(document)
+        target = draw(st.sampled_from(paths)) if paths else ()
+        value = copy.deepcopy(draw(SPEC_VALUES))  # sampled constants are shared between examples
+        if isinstance(value, Deep):  # rendered as text: json and yaml would recurse building it
+            value, depth = DEEP_MARK, max(depth, value.depth)
+        document = _set(target, value)(document) if target else value
+    return document, depth
+
+
+@st.composite
+def openapi_specs(draw: st.DrawFn) -> tuple[bytes, str]:
+    """The base spec with values replaced at random places, written as JSON or YAML (sometimes mutated as text)."""
+    spec, depth = _replaced(draw, json.loads(json.dumps(BASE_SPEC)), draw(st.integers(1, 4)))
+    as_json = depth > 0 or draw(st.booleans())
+    text = _render(spec, depth) if as_json else dump(spec, as_json=False)
+    if draw(st.integers(0, 9)) == 0:
+        text = draw(mutated_text(text.decode("utf-8", errors="replace")))
+    return text, "json" if as_json else "yaml"
+
+
+def test_openapi_importer_answers_every_spec_with_sources_or_an_importer_error(tmp_path: Path, tally: Tally) -> None:
+    """Hostile OpenAPI documents (wrong types, $refs to devices, files and hosts, deep or huge values) import or fail with ImporterError."""
+    from toolcat.importers.common import ImporterError  # noqa: PLC0415
+    from toolcat.importers.openapi.operations import import_openapi  # noqa: PLC0415
+
+    counter = iter(range(10**9))
+
+    @fuzz_settings(60)
+    @given(openapi_specs())
+    def run(case: tuple[bytes, str]) -> None:
+        text, suffix = case
+        work = tmp_path / f"case{next(counter)}"
+        (work / "spec").mkdir(parents=True)
+        (work / "spec" / f"api.{suffix}").write_bytes(text)
+        with guarded(tally, lambda: text[:600].decode("utf-8", errors="replace")):
+            try:
+                result = import_openapi(str(work / "spec" / f"api.{suffix}"), namespace="fz", out=work / "out")
+            except ImporterError as exc:
+                assert str(exc).strip()  # noqa: PT017 - each of many inputs may fail; a message is the property
+                tally.outcomes["ImporterError"] += 1
+                return
+            assert result.count == len(result.tool_ids)
+            assert "root:x:0:0" not in "".join(p.read_text() for p in (work / "out").rglob("*.yaml"))
+            tally.outcomes["imported"] += 1
+
+    run()
+    assert tally.crashes == 0 or COLLECT
+
+
+MCP_TOOL = {
+    "name": "get_thing",
+    "description": "Get it.",
+    "inputSchema": {"type": "object"},
+    "annotations": {"readOnlyHint": True},
+}
+
+
+@st.composite
+def function_dumps(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A tools/list dump or provider definitions file, with values replaced at random places."""
+    fmt = draw(st.sampled_from(["mcp", "openai", "anthropic", "gemini"]))
+    data: Any = json.loads(json.dumps({"tools": [MCP_TOOL, {"name": "put_thing", "parameters": {"type": "object"}}]}))
+    data, depth = _replaced(draw, data, draw(st.integers(0, 3)))
+    return _render(data, depth), fmt
+
+
+def test_function_and_mcp_importers_answer_every_dump(tmp_path: Path, tally: Tally) -> None:
+    """Hostile tools/list dumps and provider definitions import or fail with ImporterError, through both importers."""
+    from toolcat.importers.common import ImporterError  # noqa: PLC0415
+    from toolcat.importers.functions import import_functions  # noqa: PLC0415
+    from toolcat.importers.mcp import import_mcp  # noqa: PLC0415
+
+    counter = iter(range(10**9))
+
+    @fuzz_settings(60)
+    @given(function_dumps())
+    def run(case: tuple[bytes, str]) -> None:
+        text, fmt = case
+        work = tmp_path / f"case{next(counter)}"
+        work.mkdir()
+        (work / "dump.json").write_bytes(text)
+        with guarded(tally, lambda: f"{fmt}: {text[:600]!r}"):
+            for name, call in (
+                ("functions", lambda: import_functions(work / "dump.json", fmt=fmt, namespace="fz", out=work / "f")),
+                ("mcp", lambda: import_mcp(file=work / "dump.json", namespace="fz", out=work / "m")),
+            ):
+                try:
+                    call()
+                    tally.outcomes[f"{name}:imported"] += 1
+                except ImporterError as exc:
+                    assert str(exc).strip()  # noqa: PT017 - as above
+                    tally.outcomes[f"{name}:ImporterError"] += 1
+
+    run()
+    assert tally.crashes == 0 or COLLECT
+
+
+HEADER_NAMES = st.sampled_from(
+    ["X-Trace", "Content-Length", "Host", "Transfer-Encoding", "X Bad", "", "Cookie", "a\r\nb"]
+)
+PARAM_SPECS = st.fixed_dictionaries(
+    {"in": st.sampled_from(["path", "query", "header", "cookie", "body", 5])},
+    optional={
+        "name": HEADER_NAMES | st.text(max_size=8),
+        "style": st.sampled_from(["form", "simple", "label", "matrix", "deepObject", "spaceDelimited", "x"]),
+        "explode": st.booleans(),
+        "allowReserved": st.booleans(),
+    },
+)
+
+
+@st.composite
+def http_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An http handler with random params, headers, body and auth, and random arguments for it."""
+    names = draw(st.lists(st.sampled_from(["id", "q", "h", "c", "b"]), max_size=4, unique=True))
+    params = {n: draw(PARAM_SPECS) for n in names}
+    path_args = [n for n, spec in params.items() if spec["in"] == "path"]
+    handler: dict[str, Any] = {
+        "type": "http",
+        "method": draw(st.sampled_from(["GET", "POST", "DELETE"])),
+        "url": "https://api.example.com/v1/items" + "".join(f"/{{{n}}}" for n in path_args),
+        "params": params,
+    }
+    if draw(st.booleans()):
+        handler["headers"] = draw(st.dictionaries(HEADER_NAMES, st.text(max_size=8) | NASTY_STRINGS, max_size=2))
+    if draw(st.booleans()):
+        handler["body"] = {"encoding": draw(st.sampled_from(["json", "form", "multipart", "raw:text/plain", "x"]))}
+    if draw(st.booleans()):
+        handler["auth"] = {
+            "type": draw(st.sampled_from(["bearer", "basic", "apiKey", "x"])),
+            "env": draw(st.sampled_from(["FUZZ_TOKEN", "FUZZ_CRLF", "", "MISSING"])),
+            "in": draw(st.sampled_from(["header", "query", "cookie"])),
+            "name": draw(HEADER_NAMES),
+        }
+    args = {n: materialize(draw(ARGUMENT_VALUES)) for n in names + draw(st.lists(st.text(max_size=4), max_size=2))}
+    return handler, args
+
+
+def test_http_request_builder_answers_every_call_with_a_safe_request_or_an_envelope(tally: Tally) -> None:
+    """Random handlers and arguments give a request with no framing header, control character or dot segment, or a ReaderError."""
+    from toolcat.format.http_headers import has_control, header_name_problem  # noqa: PLC0415
+    from toolcat.reader.execution.http_handler import build_request  # noqa: PLC0415
+
+    environ = {"FUZZ_TOKEN": "tok", "FUZZ_CRLF": "a\r\nb"}
+
+    @fuzz_settings(300)
+    @given(http_calls())
+    def run(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        handler, args = case
+        with guarded(tally, lambda: short_repr(case)):
+            try:
+                method, url, body, headers = build_request("fz.call", handler, args, environ=environ)
+            except ReaderError as exc:
+                assert exc.code in {"VALIDATION_ERROR", "NOT_EXECUTABLE", "NOT_AUTHORIZED"}, exc.code  # noqa: PT017
+                tally.outcomes[exc.code] += 1
+                return
+            assert all(header_name_problem(k) is None and not has_control(v) for k, v in headers.items()), headers
+            path = url.split("?", 1)[0].removeprefix("https://api.example.com")
+            assert not [seg for seg in path.split("/")[1:] if seg in {"", ".", ".."}], url
+            assert body is None or isinstance(body, bytes)
+            tally.outcomes[f"ok:{method}"] += 1
 
     run()
     assert tally.crashes == 0 or COLLECT

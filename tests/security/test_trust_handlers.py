@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from support import REPO, TESTS, write_tree
 
 from toolcat.build import build
+from toolcat.build.sources import tool_handler
 from toolcat.cli import main
 from toolcat.mcp.upstream import close_upstreams
 from toolcat.reader import Catalog, ReaderError
@@ -282,7 +283,12 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, internal: Service) -> Iter
     env_marker = root / "env-marker"
     (hook_dir / "sitecustomize.py").write_text(f"open({str(env_marker)!r}, 'w').write('ran')\n")
     marker = root / "pwned"
-    build(write_tree(root / "src", _tree(internal, marker, hook_dir)), root / "build")
+    # A hand-made (or older) build may hold literal secrets and a CR/LF header, which `toolcat build` now
+    # refuses (test_nothing_lost_nothing_leaked.py); the reader must still never show or send them.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tool_handler, "_no_literal_secrets", lambda *_a: True)
+        patch.setattr(tool_handler, "_headers_ok", lambda *_a: True)
+        build(write_tree(root / "src", _tree(internal, marker, hook_dir)), root / "build")
     host = StaticHost(root / "build")
     yield {
         "root": root,
@@ -572,7 +578,7 @@ def test_secret_header_and_env_values_never_reach_an_envelope(fresh, internal):
     assert _code(crlf) == "NOT_EXECUTABLE"
     assert _code(seen[4]) == "UNAVAILABLE"
     assert seen[4]["error"]["details"]["handler"]["env"] == {"API_KEY": "<redacted>"}
-    assert seen[0]["would_run"]["headers"] == ["Accept", "Authorization"]
+    assert seen[0]["would_run"]["headers"] == ["Accept", "Authorization", "User-Agent"]
     text = json.dumps([*seen, crlf])
     for secret in (SECRET_HEADER, "SECRET-HEADER", SECRET_ENV, "SECRET-CRLF"):
         assert secret not in text

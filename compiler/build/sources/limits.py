@@ -77,12 +77,16 @@ _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _COLLECTION_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
-@dataclass(frozen=True, slots=True)
 class YAMLSyntaxError(ToolcatError):
-    """PyYAML's error while the event stream was walked, with the JSON path of the last key or value read."""
+    """PyYAML's error while the event stream was walked, with the JSON path of the last key or value read.
 
-    error: yaml.MarkedYAMLError
-    json_path: str
+    A plain class, not a frozen dataclass: raising sets ``__traceback__``, which a frozen instance refuses.
+    """
+
+    def __init__(self, error: yaml.MarkedYAMLError, json_path: str) -> None:
+        super().__init__(error, json_path)
+        self.error = error
+        self.json_path = json_path
 
 
 class _Places:

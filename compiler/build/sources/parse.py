@@ -375,7 +375,7 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
             try:
                 if construct is not None:
                     construct(loader, node)
-            except (ValueError, OverflowError) as bad:
+            except (ValueError, OverflowError, AttributeError, TypeError, IndexError, KeyError) as bad:
                 return error_at(
                     node.start_mark,
                     f"invalid value {node.value[:60]!r}: {bad}",
@@ -419,7 +419,14 @@ def _load_yaml(text: str) -> tuple[Any, yaml.Node | None]:
             root = loader.get_single_node()
             try:
                 return (loader.construct_document(root) if root is not None else None), root
-            except (ValueError, OverflowError) as exc:
+            except (
+                ValueError,
+                OverflowError,
+                AttributeError,
+                TypeError,
+                IndexError,
+                KeyError,
+            ) as exc:  # !!int '', !!timestamp null
                 raise _locate_bad_scalar(loader, root, exc) from None
         finally:
             loader.dispose()

@@ -207,8 +207,8 @@ def check_schema(report: Report, schema: Any, path: str, *, root_object: bool) -
             hint=problem.hint,
         )
         ok = ok and problem.severity != "error"
-    if any(p.code == "schema_too_deep" for p in problems):
-        return False  # the metaschema check recurses once per level
+    if any(p.code in ("schema_too_deep", "keyword_type") for p in problems):
+        return False  # the metaschema check recurses once per level; a non-string $schema or $id crashes it
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     for exc in schema_errors(schema):
         where = json_path(exc.path, path)

@@ -7,6 +7,7 @@ from; :class:`~toolcat.importers.openapi.operations.OpenApiImporter` builds on i
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urldefrag, urljoin
 
@@ -43,6 +44,8 @@ class SpecReader:
         allow_remote_refs: bool,
         server: str | None,
         server_vars: dict[str, str],
+        env_prefix: str | None = None,
+        ref_root: Path | None = None,
     ) -> None:
         if not isinstance(doc, dict):
             raise ImporterError(f"{uri}: at /: expected an OpenAPI document (a mapping), got {type(doc).__name__}")
@@ -52,11 +55,13 @@ class SpecReader:
         self.swagger = self.version.startswith("2")
         self.namespace = namespace
         self.warnings = Warnings()
-        self.resolver = Resolver(self.uri, doc, allow_remote_refs=allow_remote_refs)
+        self.resolver = Resolver(self.uri, doc, allow_remote_refs=allow_remote_refs, ref_root=ref_root)
         self.schemas = SchemaConverter(self.resolver, self.warnings, self.version)
         self.server_override = server
         self.server_vars = server_vars
         self.env_names: dict[str, str] = {}
+        #: What auth variables are named after: the namespace the user chose, never text of the spec.
+        self.env_prefix = env_prefix if env_prefix is not None else namespace
 
     def _version(self) -> str:
         swagger, openapi = self.doc.get("swagger"), self.doc.get("openapi")
@@ -136,11 +141,11 @@ class SpecReader:
         requirements = op.get("security", self.doc.get("security"))
         if not isinstance(requirements, list) or not requirements:
             return None
-        schemes = (
-            self.doc.get("securityDefinitions")
-            if self.swagger
-            else (self.doc.get("components") or {}).get("securitySchemes")
-        ) or {}
+        found = self.doc.get("components")
+        components: Json = found if isinstance(found, dict) else {}
+        schemes = (self.doc.get("securityDefinitions") if self.swagger else components.get("securitySchemes")) or {}
+        if not isinstance(schemes, dict):
+            raise self.fail(where, "the security schemes (components.securitySchemes) must be a mapping")
         optional = any(isinstance(r, dict) and not r for r in requirements)
         for requirement in requirements:
             if not isinstance(requirement, dict) or len(requirement) != 1:
@@ -177,9 +182,9 @@ class SpecReader:
         """``<NAMESPACE>_<SUFFIX>``, or with the scheme's name when two schemes would share it."""
         if scheme_name in self.env_names:
             return self.env_names[scheme_name]
-        plain = f"{self.namespace}_{suffix}".upper()
+        plain = f"{self.env_prefix}_{suffix}".upper()
         taken = set(self.env_names.values())
-        name = plain if plain not in taken else f"{self.namespace}_{segment(scheme_name)}_{suffix}".upper()
+        name = plain if plain not in taken else f"{self.env_prefix}_{segment(scheme_name)}_{suffix}".upper()
         self.env_names[scheme_name] = name
         return name
 

@@ -20,8 +20,10 @@ import json
 import logging
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+from ...format.http_headers import header_name_problem
 from ...format.types import Json
 from ..common import (
     STATE_DIR,
@@ -29,6 +31,7 @@ from ..common import (
     ImporterError,
     ImportResult,
     apply_overrides,
+    claim_out,
     dump_yaml,
     node_file,
     read_overrides,
@@ -49,6 +52,8 @@ METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 READ_METHODS = frozenset({"GET", "HEAD"})
 #: Headers OpenAPI says to ignore as parameters: the handler sets them itself.
 RESERVED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+#: The longest response description kept in ``errors[].when`` and ``result_schema``.
+ERROR_TEXT_CHARS = 500
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -74,6 +79,12 @@ class OpenApiImporter(SpecReader):
                 )
             name = param["name"]
             if location == "header" and name.lower() in RESERVED_HEADERS:
+                continue
+            if location == "header" and header_name_problem(name) is not None:
+                self.warnings.add(
+                    f"header parameter {name[:60]!r} dropped: it {header_name_problem(name)}",
+                    self.resolver.show(at).removeprefix("at "),
+                )
                 continue
             arg = name if location != "path" or _IDENT.match(name) else segment(name)
             if arg in properties:
@@ -160,8 +171,10 @@ class OpenApiImporter(SpecReader):
         tool: Json = {"id": tool_id, "summary": summary_of(summary_text, f"{method.upper()} {path}")}
         if description and description != tool["summary"]:
             tool["description"] = description
-        kind = op.get("x-toolcat-kind")
-        tool["kind"] = kind if kind in ("read", "write") else ("read" if method.upper() in READ_METHODS else "write")
+        tool["kind"] = self._kind(method, op, where)
+        api_version = (self.doc.get("info") or {}).get("version") if isinstance(self.doc.get("info"), dict) else None
+        if isinstance(api_version, (str, int, float)) and not isinstance(api_version, bool) and str(api_version):
+            tool["version"] = str(api_version)[:64]
         tool["tags"] = [self.namespace, "openapi"]
         if op.get("deprecated") is True:
             tool["deprecated"] = True
@@ -169,8 +182,45 @@ class OpenApiImporter(SpecReader):
         errors = self.errors(op, where)
         if errors:
             tool["errors"] = errors
+        result = self.result(op, where)
+        if result is not None:
+            tool["result_schema"] = result
+        if method.upper() == "DELETE":
+            tool["annotations"] = {"destructiveHint": True}
         tool["handler"] = handler
         return tool
+
+    def _kind(self, method: str, op: Json, where: str) -> str:
+        """read for GET and HEAD, write otherwise: a spec's ``x-toolcat-kind`` may narrow trust, never widen it."""
+        by_method = "read" if method.upper() in READ_METHODS else "write"
+        claimed = op.get("x-toolcat-kind")
+        if claimed == "read" and by_method == "write":
+            self.warnings.add(
+                f"x-toolcat-kind: read ignored on a {method.upper()} (it changes data; the method decides; "
+                "set kind: read in _import/overrides.yaml if you checked it is safe)",
+                self.resolver.show(where).removeprefix("at "),
+            )
+            return by_method
+        return claimed if claimed in ("read", "write") else by_method
+
+    def result(self, op: Json, where: str) -> Json | None:
+        """The result_schema: the description (and JSON schema, when small enough to convert) of the success response."""
+        responses = op.get("responses")
+        if not isinstance(responses, dict):
+            return None
+        for code in sorted(str(c) for c in responses):
+            if not code.startswith("2"):
+                continue
+            at = f"{where}/responses/{pointer(code)[1:]}"
+            raw = responses.get(code, responses.get(int(code)) if code.isdigit() else None)
+            response, _, _ = self.resolver.deref(raw, self.uri, at)
+            if not isinstance(response, dict):
+                return None
+            description = " ".join(str(response.get("description") or "").split())
+            if code == "204" or not description:
+                return {"type": "null", "description": description} if code == "204" and description else None
+            return {"description": description[:ERROR_TEXT_CHARS]}
+        return None
 
     def errors(self, op: Json, where: str) -> list[Json]:
         """``[{code, when}]`` for the 4xx/5xx/default responses."""
@@ -184,7 +234,8 @@ class OpenApiImporter(SpecReader):
                 continue
             response, _, _ = self.resolver.deref(raw, self.uri, f"{where}/responses/{pointer(text)[1:]}")
             description = str((response or {}).get("description") or "").strip() if isinstance(response, dict) else ""
-            out.append({"code": text, "when": summary_of(description, f"HTTP {text}")})
+            when = " ".join(description.split())
+            out.append({"code": text, "when": when[:ERROR_TEXT_CHARS] if when else f"HTTP {text}"})
         return out
 
     # the whole spec -----------------------------------------------------------------------------------------------
@@ -225,11 +276,26 @@ class OpenApiImporter(SpecReader):
         tag_folders = self._tag_folders()
         tools: list[tuple[str, Json]] = []
         for key, _base, path, method, item, op, item_where in operations:
-            tool = self.operation(path, method, item, op, item_where, ids[key])
+            tool = self._located(f"{item_where}/{method}", self.operation, path, method, item, op, item_where, ids[key])
             tags = op.get("tags") if isinstance(op.get("tags"), list) else []
             folder = tag_folders.setdefault(str(tags[0]), self._folder_for(str(tags[0]), tag_folders)) if tags else ""
             tools.append((folder, tool))
         return tools, self._nodes(tag_folders, {f for f, _ in tools}), ids
+
+    def _located(self, where: str, step: Any, *args: Any) -> Any:
+        """``step(*args)``; a value of a type the OpenAPI schema does not allow there becomes an error naming ``where``.
+
+        The importer checks the shapes it relies on one by one; this is the backstop for the rest
+        (the fuzzer's wrong-typed specs), so no spec ends in a traceback.
+        """
+        try:
+            return step(*args)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+            raise self.fail(
+                where,
+                f"a value here has a type the OpenAPI schema does not allow ({type(exc).__name__}: {str(exc)[:120]}); "
+                "check this part of the spec against the OpenAPI schema",
+            ) from None
 
     def _assign_ids(self, wanted: list[tuple[str, str]], previous: dict[str, str]) -> dict[str, str]:
         """Each operation's id: its previous one when it still fits, else its own, else its own with ``_2``, ..."""
@@ -254,7 +320,10 @@ class OpenApiImporter(SpecReader):
 
     def _tag_folders(self) -> dict[str, str]:
         folders: dict[str, str] = {}
-        for tag in self.doc.get("tags") or []:
+        tags = self.doc.get("tags") or []
+        if not isinstance(tags, list):
+            raise self.fail(self.at("tags"), "'tags' must be a list of {name, description}")
+        for tag in tags:
             if isinstance(tag, dict) and isinstance(tag.get("name"), str):
                 folders[tag["name"]] = self._folder_for(tag["name"], folders)
         return folders
@@ -279,7 +348,7 @@ class OpenApiImporter(SpecReader):
         }
         descriptions = {
             t["name"]: str(t.get("description") or "")
-            for t in self.doc.get("tags") or []
+            for t in (self.doc["tags"] if isinstance(self.doc.get("tags"), list) else [])
             if isinstance(t, dict) and isinstance(t.get("name"), str)
         }
         for tag, folder in tag_folders.items():
@@ -300,8 +369,14 @@ def import_openapi(
     server_vars: dict[str, str] | None = None,
     force: bool = False,
     src_root: Path = Path("catalog_src"),
+    ref_root: Path | None = None,
 ) -> ImportResult:
-    """Import every operation of ``spec`` (a file or URL) as catalogue sources in ``out``."""
+    """Import every operation of ``spec`` (a file or URL) as catalogue sources in ``out``.
+
+    Auth variables are named after the namespace: ``<NAMESPACE>_TOKEN`` when the user chose it
+    (``--namespace``), ``TOOLCAT_<NAMESPACE>_TOKEN`` when it came from the spec's title, so a spec
+    cannot pick a well-known variable such as ``GITHUB_TOKEN`` by its title.
+    """
     uri = spec_uri(spec)
     remote_root = uri.startswith(("http://", "https://"))
     data = (
@@ -312,8 +387,16 @@ def import_openapi(
     ns = segment(namespace) if namespace else segment(str(info.get("title") or Path(urlsplit(uri).path).stem))
     target = out if out is not None else src_root / ns
     importer = OpenApiImporter(
-        doc, uri, namespace=ns, allow_remote_refs=allow_remote_refs, server=server, server_vars=server_vars or {}
+        doc,
+        uri,
+        namespace=ns,
+        allow_remote_refs=allow_remote_refs,
+        server=server,
+        server_vars=server_vars or {},
+        env_prefix=ns if namespace else f"toolcat_{ns}",
+        ref_root=ref_root,
     )
+    claim_out(target, force=force)
     state = read_state(target)
     previous: dict[str, str] = (
         state["ids"] if state.get("namespace") == ns and isinstance(state.get("ids"), dict) else {}
@@ -343,7 +426,13 @@ def import_openapi(
     del overrides_text  # the file itself is carried over by write_tree
     write_tree(target, files, force=force)
     log.info("imported %d operations into %s", len(tools), target)
-    return ImportResult(target, ns, len(tools), tuple(t["id"] for _, t in tools), tuple(importer.warnings.lines()))
+    notes = [
+        f"the http handlers read credentials from ${name} (named after the namespace "
+        f"{'you chose' if namespace else 'taken from the spec title; --namespace names it'}); "
+        f"a host that opens the catalogue by URL must allow it: allow_secrets={{'<host>': [{name!r}]}}"
+        for name in sorted(set(importer.env_names.values()))
+    ]
+    return ImportResult(target, ns, len(tools), tuple(t["id"] for _, t in tools), (*importer.warnings.lines(), *notes))
 
 
 def render(tools: list[tuple[str, Json]], nodes: dict[str, Json], how: str) -> dict[str, str]:

@@ -1,13 +1,21 @@
 """``$ref`` resolution for ``toolcat import openapi``: reading the spec and the documents it refers to, and a ``referencing`` resolver.
 
-Files are read relative to the spec; remote documents only when the caller allows them
-(``--allow-remote-refs``), and no document larger than :data:`MAX_SPEC_BYTES`.
+Files are read relative to the spec and only inside its folder (or the ``--ref-root`` the user
+names): no ``../`` or ``file:///`` escape, no symbolic link, nothing but regular files (so not
+``/dev/zero``). A spec fetched by URL never reads the local disk. Remote documents are fetched
+only when the caller allows them (``--allow-remote-refs``). Every document is held to the build's
+source limits (docs/sources.md, "Limits"): at most :data:`MAX_SPEC_BYTES`, read within
+:data:`FETCH_TIMEOUT_S` in all, YAML aliases, nesting and integer literals bounded, and at most
+:data:`MAX_DOCUMENTS` documents per import.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -16,11 +24,25 @@ from urllib.request import pathname2url, url2pathname
 
 import yaml
 
+from ...build.sources.limits import (
+    MAX_DEPTH,
+    SourceParseError,
+    YAMLSyntaxError,
+    guard_yaml,
+    json_int,
+    json_too_deep,
+    nesting,
+    value_problems,
+)
 from ..common import ImporterError
 
 #: The largest spec or referenced document read (bytes).
 MAX_SPEC_BYTES = 64 * 1024 * 1024
+#: One deadline for a remote document: connect, headers and the whole body (seconds).
 FETCH_TIMEOUT_S = 30.0
+#: Documents one import may read (the spec and every file or URL its $refs name).
+MAX_DOCUMENTS = 1_000
+_CHUNK = 1 << 16
 
 
 def pointer(*parts: object) -> str:
@@ -41,33 +63,67 @@ _SpecLoader.yaml_implicit_resolvers = {
 }
 
 
-def read_bytes(uri: str, *, remote_ok: bool, what: str) -> bytes:
-    """The bytes of a ``file:`` or (when ``remote_ok``) ``http(s):`` document; ``what`` names it in errors."""
+def read_bytes(uri: str, *, remote_ok: bool, what: str, root: Path | None = None) -> bytes:
+    """The bytes of a ``file:`` or (when ``remote_ok``) ``http(s):`` document; ``what`` names it in errors.
+
+    A file must be a regular file, not a link, inside ``root`` when one is given.
+    """
     scheme = urlsplit(uri).scheme
     if scheme == "file":
-        path = Path(url2pathname(urlsplit(uri).path))
-        try:
-            size = path.stat().st_size
-            if size > MAX_SPEC_BYTES:
-                raise ImporterError(f"{path}: {size:,} bytes, more than the {MAX_SPEC_BYTES:,} an import reads")
-            return path.read_bytes()
-        except OSError as exc:
-            raise ImporterError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+        return _read_file(Path(url2pathname(urlsplit(uri).path)), what, root)
     if scheme in ("http", "https"):
         if not remote_ok:
             raise ImporterError(
                 f"{what}: {uri} is a remote document; it is not fetched unless you pass --allow-remote-refs"
             )
-        request = urllib.request.Request(uri, headers={"Accept": "application/json, application/yaml, */*"})  # noqa: S310 - scheme checked above
-        try:
-            with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:  # noqa: S310
-                data = bytes(response.read(MAX_SPEC_BYTES + 1))
-        except OSError as exc:
-            raise ImporterError(f"{what}: cannot fetch {uri}: {exc}") from None
-        if len(data) > MAX_SPEC_BYTES:
-            raise ImporterError(f"{what}: {uri} is larger than the {MAX_SPEC_BYTES:,} bytes an import reads")
-        return data
+        return _fetch(uri, what)
     raise ImporterError(f"{what}: {uri!r} is neither a file nor an http(s) URL")
+
+
+def _read_file(path: Path, what: str, root: Path | None) -> bytes:
+    resolved = Path(os.path.abspath(path))  # noqa: PTH100 - opened with O_NOFOLLOW, so not resolved here
+    if root is not None and not path.resolve().is_relative_to(root):  # root is resolved: links and .. both count
+        raise ImporterError(
+            f"{what}: {path} is outside {root}, the folder $refs may read; move the file there, or name "
+            "another folder with --ref-root"
+        )
+    try:
+        fd = os.open(resolved, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise ImporterError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ImporterError(f"{what}: {path} is not a regular file (a device, folder or pipe is never read)")
+        if info.st_size > MAX_SPEC_BYTES:
+            raise ImporterError(f"{path}: {info.st_size:,} bytes, more than the {MAX_SPEC_BYTES:,} an import reads")
+        data = handle.read(MAX_SPEC_BYTES + 1)
+    if len(data) > MAX_SPEC_BYTES:
+        raise ImporterError(f"{path}: more than the {MAX_SPEC_BYTES:,} bytes an import reads")
+    return data
+
+
+def _fetch(uri: str, what: str) -> bytes:
+    """A remote document, within :data:`FETCH_TIMEOUT_S` in all and :data:`MAX_SPEC_BYTES`."""
+    request = urllib.request.Request(uri, headers={"Accept": "application/json, application/yaml, */*"})  # noqa: S310 - scheme checked by the caller
+    deadline = time.monotonic() + FETCH_TIMEOUT_S
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:  # noqa: S310
+            while True:
+                if time.monotonic() > deadline:
+                    raise ImporterError(f"{what}: {uri} took longer than {FETCH_TIMEOUT_S:.0f} s to download")
+                chunk = response.read1(_CHUNK) if hasattr(response, "read1") else response.read(_CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_SPEC_BYTES:
+                    raise ImporterError(f"{what}: {uri} is larger than the {MAX_SPEC_BYTES:,} bytes an import reads")
+                chunks.append(chunk)
+    except OSError as exc:
+        raise ImporterError(f"{what}: cannot fetch {uri}: {exc}") from None
+    return b"".join(chunks)
 
 
 def parse_document(data: bytes, name: str) -> Any:
@@ -76,19 +132,50 @@ def parse_document(data: bytes, name: str) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ImporterError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        data = _parse(text, name)
+    except SourceParseError as exc:
+        where = f":{exc.line}:{exc.column}" if exc.line is not None else ""
+        raise ImporterError(f"{name}{where}: {exc.message}; {exc.hint}") from None
+    problems: list[tuple[str, str, str, Any, str]] = []
+    value_problems(data, "$", problems)
+    if problems:
+        path, message, hint, value, _code = problems[0]
+        raise ImporterError(f"{name}: at {path}: {message.replace('{text}', repr(value)[:40])}; {hint}")
+    return data
+
+
+def _parse(text: str, name: str) -> Any:
+    """JSON or YAML under the build's source limits (depth, aliases, integer literals); syntax errors located."""
     if text.lstrip()[:1] in ("{", "["):
         try:
-            return json.loads(text)
+            data = json.loads(text, parse_int=json_int)
+        except RecursionError:
+            raise json_too_deep(text) from None
         except ValueError as exc:
             line = getattr(exc, "lineno", 0)
             column = getattr(exc, "colno", 0)
             raise ImporterError(f"{name}:{line}:{column}: not valid JSON: {getattr(exc, 'msg', exc)}") from None
+        if nesting(data) > MAX_DEPTH:
+            raise json_too_deep(text)
+        return data
     try:
+        guard_yaml(text)
         return yaml.load(text, Loader=_SpecLoader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+    except (
+        ValueError,
+        OverflowError,
+        AttributeError,
+        TypeError,
+        IndexError,
+        KeyError,
+    ) as exc:  # !!int "", !!timestamp null
+        raise ImporterError(f"{name}: not valid YAML: a value cannot be read ({type(exc).__name__}: {exc})") from None
+    except (yaml.YAMLError, YAMLSyntaxError) as exc:  # the source limits' walk wraps PyYAML's error with its path
+        error = exc.error if isinstance(exc, YAMLSyntaxError) else exc
+        mark = getattr(error, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
+        problem = getattr(error, "problem", None) or str(error)
         raise ImporterError(f"{name}{where}: not valid YAML: {problem}") from None
 
 
@@ -103,10 +190,15 @@ def spec_uri(spec: str) -> str:
 class Resolver:
     """``$ref`` lookups through ``referencing``: documents are loaded once, remote ones only when allowed."""
 
-    def __init__(self, root_uri: str, root: Any, *, allow_remote_refs: bool) -> None:
+    def __init__(self, root_uri: str, root: Any, *, allow_remote_refs: bool, ref_root: Path | None = None) -> None:
         from referencing import Registry, Specification  # noqa: PLC0415 - the build extra
 
         self.allow_remote = allow_remote_refs
+        #: The folder file $refs may read: the spec's own (or --ref-root); None for a spec fetched by URL (no file at all).
+        spec_folder = Path(url2pathname(urlsplit(root_uri).path)).parent
+        self.file_root: Path | None = (
+            None if not root_uri.startswith("file:") else (ref_root if ref_root is not None else spec_folder).resolve()
+        )
         self.root_uri = root_uri
         self.label = unquote(root_uri.removeprefix("file://"))
         opaque: Any = Specification.OPAQUE  # OpenAPI documents are not JSON Schema: no $id, no anchors
@@ -123,7 +215,11 @@ class Resolver:
     def document(self, uri: str) -> Any:
         """The parsed document at ``uri`` (no fragment)."""
         if uri not in self._documents:
-            data = read_bytes(uri, remote_ok=self.allow_remote, what="$ref")
+            if urlsplit(uri).scheme == "file" and self.file_root is None:
+                raise ImporterError(f"{uri} is a local file; a spec fetched by URL never reads the local disk")
+            if len(self._documents) >= MAX_DOCUMENTS:
+                raise ImporterError(f"{uri}: the spec's $refs name more than {MAX_DOCUMENTS:,} documents")
+            data = read_bytes(uri, remote_ok=self.allow_remote, what="$ref", root=self.file_root)
             self._documents[uri] = parse_document(data, uri)
         return self._documents[uri]
 
@@ -136,6 +232,11 @@ class Resolver:
             return target, self._cache[target]
         try:
             value = self._resolver.lookup(target).contents
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError):  # a pointer through a scalar
+            raise ImporterError(
+                f"{self.label}: {self.show(where)}: $ref {ref!r} does not resolve (its pointer passes through a "
+                "value that is not a mapping or a list)"
+            ) from None
         except ImporterError as exc:
             raise ImporterError(f"{self.label}: {self.show(where)}: $ref {ref!r}: {exc}") from None
         except Unresolvable as exc:

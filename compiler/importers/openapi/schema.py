@@ -17,6 +17,8 @@ from .refs import Resolver, pointer
 MAX_SCHEMA_DEPTH = 12
 #: A ``$ref`` met again inside itself is expanded this many times, then cut with a warning.
 MAX_RECURSION = 1
+#: Schema objects one import may convert in all: $refs that fan out (each naming the next twice) stop here.
+MAX_SCHEMA_NODES = 1_000_000
 #: Annotation-only keywords JSON Schema has no place for; dropped with a warning.
 DROPPED_KEYWORDS = ("discriminator", "xml", "externalDocs")
 
@@ -29,6 +31,7 @@ class SchemaConverter:
         self.warnings = warnings
         self.swagger = version.startswith("2")
         self.v31 = version.startswith("3.1")
+        self.nodes = 0
 
     def convert(
         self, node: Any, base: str, where: str, *, request: bool = True, stack: tuple[str, ...] = (), depth: int = 0
@@ -36,6 +39,12 @@ class SchemaConverter:
         """``node`` (at the absolute pointer URI ``where``) in the project's schema dialect."""
         if isinstance(node, bool):
             return node
+        self.nodes += 1
+        if self.nodes > MAX_SCHEMA_NODES:
+            raise ImporterError(
+                f"{self.resolver.label}: {self.resolver.show(where)}: the spec's schemas expand to more than "
+                f"{MAX_SCHEMA_NODES:,} schema objects ($refs that fan out); inline less, or split the spec"
+            )
         if not isinstance(node, dict):
             raise ImporterError(
                 f"{self.resolver.label}: {self.resolver.show(where)}: a schema must be an object, got {type(node).__name__}"

@@ -9,8 +9,11 @@ vetted first by :mod:`toolcat.format.schemaguard`.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import functools
 import json
+import re
+from collections.abc import Callable
 from typing import Any
 
 from ...format.envelope import ReaderError
@@ -27,12 +30,81 @@ JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
+_TIME = re.compile(r"^\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$", re.ASCII)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+def _is_date(text: str) -> bool:
+    """RFC 3339 full-date: ``2026-11-30``, a real day."""
+    try:
+        return bool(_DATE.match(text)) and dt.date.fromisoformat(text) is not None
+    except ValueError:
+        return False
+
+
+def _is_time(text: str) -> bool:
+    """RFC 3339 full-time: ``12:30:00Z`` or with an offset (a leap second allowed)."""
+    if not _TIME.match(text):
+        return False
+    hour, minute, second = int(text[0:2]), int(text[3:5]), int(text[6:8])
+    zone = text.rstrip("Zz")[-6:] if text[-1] not in "Zz" else ""
+    offset_ok = not zone or (int(zone[1:3]) < 24 and int(zone[4:6]) < 60)
+    return hour < 24 and minute < 60 and second <= 60 and offset_ok
+
+
+def _is_date_time(text: str) -> bool:
+    """RFC 3339 date-time: ``2026-11-30T12:30:00Z`` (``T`` or ``t``, an offset is required)."""
+    date, sep, time = text.partition("T") if "T" in text else text.partition("t")
+    return bool(sep) and _is_date(date) and _is_time(time)
+
+
+#: Formats checked before a call, stdlib-only, the same whether or not jsonschema's optional format packages are installed.
+FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
+    "date": _is_date,
+    "time": _is_time,
+    "date-time": _is_date_time,
+    "email": lambda text: bool(_EMAIL.match(text)),
+}
+
+
+def format_error(name: str, value: Any, schema: Any) -> dict[str, Any] | None:
+    """A field error when ``value`` is a string that does not have the ``format`` its schema names."""
+    fmt = schema.get("format") if isinstance(schema, dict) else None
+    check = FORMAT_CHECKS.get(fmt) if isinstance(fmt, str) else None
+    if check is None or not isinstance(value, str) or check(value):
+        return None
+    return {"field": name, "message": got_text(value), "expected": f'format "{fmt}"'}
+
+
+def _format_checker(cls: Any) -> Any:
+    """The validator's format checker with :data:`FORMAT_CHECKS` in place of its own date, time and email rules."""
+    checker = copy.copy(cls.FORMAT_CHECKER)
+    checker.checkers = dict(checker.checkers)
+    for fmt, check in FORMAT_CHECKS.items():
+        checker.checkers[fmt] = (lambda value, check=check: not isinstance(value, str) or check(value), ())
+    return checker
+
+
 def _is_type(value: Any, name: str) -> bool:
     if name in ("integer", "number") and isinstance(value, bool):
         return False
     if name == "integer" and isinstance(value, float):
         return value.is_integer()
     return isinstance(value, JSON_TYPES.get(name, (object,)))
+
+
+class FilledArgs(dict):  # type: ignore[type-arg]
+    """Arguments with defaults filled in; ``defaulted`` names the top-level ones the agent did not give.
+
+    http handlers send only what the agent gave (:func:`toolcat.reader.execution.runners.sent_args`).
+    """
+
+    __slots__ = ("defaulted",)
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        super().__init__(value)
+        self.defaulted: frozenset[str] = frozenset()
 
 
 def apply_defaults(schema: Any, value: Any) -> Any:
@@ -45,7 +117,7 @@ def apply_defaults(schema: Any, value: Any) -> Any:
 
     if not isinstance(schema, dict) or not isinstance(value, dict):
         return value
-    out = dict(value)
+    out = FilledArgs(value)
     stack: list[tuple[dict[str, Any], dict[str, Any], int]] = [(schema, out, 1)]
     while stack:
         node, obj, depth = stack.pop()
@@ -60,6 +132,7 @@ def apply_defaults(schema: Any, value: Any) -> Any:
             if isinstance(obj.get(name), dict):
                 obj[name] = dict(obj[name])
                 stack.append((sub, obj[name], depth + 1))
+    out.defaulted = frozenset(k for k in out if k not in value)
     return out
 
 
@@ -109,7 +182,9 @@ def _compiled_validator(canonical_schema: str) -> Any:
             f"the tool's args_schema is itself invalid: {invalid.message}",
             hints=["This is a catalogue bug; rebuild with `toolcat build --strict`."],
         )
-    return schemaguard.validator_class(cls)(schema, registry=schemaguard.refusing_registry())
+    return schemaguard.validator_class(cls)(
+        schema, registry=schemaguard.refusing_registry(), format_checker=_format_checker(cls)
+    )
 
 
 def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
@@ -168,7 +243,10 @@ def _minimal_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[s
             continue
         wanted = sub.get("type")
         names = wanted if isinstance(wanted, list) else [wanted] if isinstance(wanted, str) else []
-        if names and not any(_is_type(value, n) for n in names):
+        bad_format = format_error(str(name), value, sub)
+        if bad_format is not None:
+            out.append(bad_format)
+        elif names and not any(_is_type(value, n) for n in names):
             out.append({"field": name, "message": got_text(value), "expected": " | ".join(names)})
         elif isinstance(sub.get("enum"), list) and value not in sub["enum"]:
             out.append(

@@ -11,6 +11,13 @@ optional?}``, whose secret is read from the environment variable ``env`` when th
 made, so a catalogue never holds it. A handler with none of ``params``, ``body`` and
 ``auth`` keeps the original rule: remaining arguments go in the query string for
 GET/DELETE/HEAD and as a JSON body otherwise.
+
+What reaches the wire is checked (docs/security.md, "The http request builder"): no framing or
+hop-by-hop header (``Host``, ``Content-Length``, ``Transfer-Encoding`` ...) from a handler, a
+spec or an agent; no control character in a header value or a cookie; path parameters are
+always percent-encoded (``allowReserved`` applies to the query only) and may not be ``.``,
+``..`` or empty, so an agent cannot reach another path. Every request carries
+``User-Agent: toolcat/<version>`` unless the handler names its own ``user_agent``.
 """
 
 from __future__ import annotations
@@ -20,11 +27,15 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from ... import __version__
 from ...format.envelope import ReaderError
+from ...format.http_headers import has_control, header_name_problem
+from ...format.json_paths import too_deep
+from ...format.schemaguard import MAX_ARGS_DEPTH
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_STYLE = {
@@ -37,6 +48,10 @@ QUERY_DELIMITERS = {"form": ",", "spaceDelimited": "%20", "pipeDelimited": "|"}
 #: Shown instead of a secret wherever a request is described rather than sent.
 SECRET_SHOWN = "<from ${env}>"  # noqa: S105 - a placeholder, not a secret
 EXTENDED_KEYS = ("params", "body", "auth")
+#: The User-Agent of every http handler request unless the handler names its own ``user_agent``.
+USER_AGENT = f"toolcat/{__version__}"
+#: Path parameter texts that would change which path is called.
+DOT_SEGMENTS = frozenset({"", ".", ".."})
 
 
 def is_extended(handler: Mapping[str, Any]) -> bool:
@@ -103,10 +118,9 @@ def simple_text(value: Any, *, explode: bool) -> str:
 def path_segment(name: str, value: Any, spec: Mapping[str, Any]) -> str:
     """A path parameter's text (percent-encoded) by its style: simple, label or matrix."""
     style, explode = _style(spec, "path")
-    reserved = spec.get("allowReserved") is True
 
-    def enc(v: Any) -> str:
-        return _enc(v, reserved=reserved)
+    def enc(v: Any) -> str:  # allowReserved is a query option (OpenAPI 3.1, 4.8.12.4): never in a path
+        return _enc(v)
 
     if style == "label":
         sep = "." if explode else ","
@@ -177,7 +191,14 @@ def _encode_body(value: Any, spec: Mapping[str, Any], tool_id: str) -> tuple[byt
     )
 
 
-def _secret(auth: Mapping[str, Any], tool_id: str, environ: Mapping[str, str], *, reveal: bool) -> str | None:
+def _secret(
+    auth: Mapping[str, Any],
+    tool_id: str,
+    environ: Mapping[str, str],
+    *,
+    reveal: bool,
+    allow_secret: Callable[[str], bool] | None,
+) -> str | None:
     env = auth.get("env")
     if not isinstance(env, str) or not env:
         raise ReaderError(
@@ -185,6 +206,20 @@ def _secret(auth: Mapping[str, Any], tool_id: str, environ: Mapping[str, str], *
             f"the auth of {tool_id}'s http handler names no environment variable",
             help_path=tool_id,
             hints=["Give auth an 'env' naming the variable that holds the secret."],
+        )
+    if allow_secret is not None and not allow_secret(env):
+        raise ReaderError(
+            "NOT_AUTHORIZED",
+            f"{tool_id}: the host does not let this tool's http handler send the environment variable {env}",
+            help_path=tool_id,
+            details={"env": env},
+            hints=[
+                (
+                    "The host decides which secrets each API may receive: Catalog.open(..., "
+                    f"allow_secrets={{'<host>': [{env!r}]}}), or toolcat exec --allow-secret HOST={env}."
+                ),
+                "Tell the user this tool is not enabled on this host; do not retry.",
+            ],
         )
     if not reveal:
         return SECRET_SHOWN.replace("{env}", env)
@@ -211,11 +246,12 @@ def _apply_auth(
     environ: Mapping[str, str],
     *,
     reveal: bool,
+    allow_secret: Callable[[str], bool] | None,
 ) -> None:
     if not isinstance(auth, Mapping):
         return
     kind = str(auth.get("type", "")).lower()
-    secret = _secret(auth, tool_id, environ, reveal=reveal)
+    secret = _secret(auth, tool_id, environ, reveal=reveal, allow_secret=allow_secret)
     if secret is None:
         return
     if kind == "bearer":
@@ -230,7 +266,7 @@ def _apply_auth(
         if where == "query":
             query.append(f"{_enc(name)}={_enc(secret)}")
         elif where == "cookie":
-            cookies.append(f"{name}={secret}")
+            cookies.append(f"{_enc(name)}={_enc(secret)}")
         else:
             headers[name] = secret
     else:
@@ -249,9 +285,22 @@ def build_request(
     *,
     environ: Mapping[str, str] | None = None,
     reveal_secrets: bool = True,
+    allow_secret: Callable[[str], bool] | None = None,
 ) -> tuple[str, str, bytes | None, dict[str, str]]:
-    """(method, url, body, headers) for a call; ``reveal_secrets=False`` shows ``<from $ENV>`` instead of secrets."""
+    """(method, url, body, headers) for a call; ``reveal_secrets=False`` shows ``<from $ENV>`` instead of secrets.
+
+    ``allow_secret(env)`` is the host's decision whether this handler may read the variable ``env``
+    (:meth:`~toolcat.reader.execution.policy.HandlerPolicy.allows_secret`); None allows every one.
+    """
     environ = os.environ if environ is None else environ
+    deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH) is not None]
+    if deep:  # validation refuses these first; the builder never recurses into them either
+        raise ReaderError(
+            "VALIDATION_ERROR",
+            f"{', '.join(deep)} of {tool_id} nest lists and objects deeper than {MAX_ARGS_DEPTH} levels",
+            help_path=tool_id,
+            details={"field_errors": [{"field": name, "message": "nested too deeply"} for name in deep]},
+        )
     method = str(handler.get("method", "POST")).upper()
     url = handler.get("url")
     if not isinstance(url, str) or not re.match(r"^https?://", url):
@@ -272,14 +321,19 @@ def build_request(
             },
         )
     url = PLACEHOLDER.sub(
-        lambda m: path_segment(
-            str((params.get(m.group(1)) or {}).get("name") or m.group(1)),
-            args[m.group(1)],
-            params.get(m.group(1)) or {},
+        lambda m: checked_segment(
+            tool_id,
+            m.group(1),
+            path_segment(
+                str((params.get(m.group(1)) or {}).get("name") or m.group(1)),
+                args[m.group(1)],
+                params.get(m.group(1)) or {},
+            ),
         ),
         url,
     )
     headers: dict[str, str] = {str(k): str(v) for k, v in (handler.get("headers") or {}).items()}
+    from_agent: dict[str, str] = {}  # header name -> the argument that filled it
     query: list[str] = []
     cookies: list[str] = []
     rest: dict[str, Any] = {}
@@ -301,12 +355,13 @@ def build_request(
             query.extend(query_pairs(name, value, spec))
         elif location == "header":
             headers[name] = simple_text(value, explode=_style(spec, "header")[1])
+            from_agent[name] = arg
         elif location == "cookie":
             explode = _style(spec, "cookie")[1]
             if isinstance(value, dict) and explode:
-                cookies.extend(f"{k}={_enc(v)}" for k, v in value.items())
+                cookies.extend(f"{_enc(k)}={_enc(v)}" for k, v in value.items())
             else:
-                cookies.append(f"{name}={_enc(simple_text(value, explode=False))}")
+                cookies.append(f"{_enc(name)}={_enc(simple_text(value, explode=False))}")
         elif location != "path":
             raise ReaderError(
                 "NOT_EXECUTABLE",
@@ -333,13 +388,68 @@ def build_request(
         else:
             body = json.dumps(rest, ensure_ascii=False).encode("utf-8")
             headers.setdefault("Content-Type", "application/json")
-    _apply_auth(handler.get("auth"), tool_id, headers, query, cookies, environ, reveal=reveal_secrets)
+    _apply_auth(
+        handler.get("auth"), tool_id, headers, query, cookies, environ, reveal=reveal_secrets, allow_secret=allow_secret
+    )
     if cookies:
         headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie", ""), *cookies]))
     if query:
         url += ("&" if "?" in url else "?") + "&".join(query)
     headers.setdefault("Accept", "application/json")
+    set_user_agent(headers, handler)
+    check_headers(tool_id, headers, from_agent)
     return method, url, body, headers
+
+
+def set_user_agent(headers: dict[str, str], handler: Mapping[str, Any]) -> None:
+    """``User-Agent: toolcat/<version>``, or the handler's own ``user_agent``, unless a header already names one."""
+    if any(k.lower() == "user-agent" for k in headers):
+        return
+    own = handler.get("user_agent")
+    headers["User-Agent"] = own if isinstance(own, str) and own else USER_AGENT
+
+
+def checked_segment(tool_id: str, arg: str, text: str) -> str:
+    """A path parameter's encoded text, refused when it is ``.``, ``..`` or empty (it would change the path)."""
+    if text in DOT_SEGMENTS:
+        shown = "empty" if not text else repr(text)
+        raise ReaderError(
+            "VALIDATION_ERROR",
+            f"the path parameter {arg!r} of {tool_id} may not be {shown}: it would change which path is called",
+            help_path=tool_id,
+            details={"field_errors": [{"field": arg, "message": f"{shown} is not a path segment value"}]},
+            next_action={"op": "help", "args": {"path": tool_id}},
+        )
+    return text
+
+
+def check_headers(tool_id: str, headers: Mapping[str, str], from_agent: Mapping[str, str]) -> None:
+    """Refuse framing or hop-by-hop headers, bad names and control characters; values are never echoed.
+
+    A header an agent's argument filled is a VALIDATION_ERROR naming the argument; one the
+    catalogue set (``headers``, ``params``, ``auth``) is NOT_EXECUTABLE, a catalogue bug.
+    """
+    for name, value in headers.items():
+        problem = header_name_problem(name)
+        if problem is None and has_control(value):
+            problem = "has a value with a control character (CR, LF, NUL, tab ...)"
+        if problem is None:
+            continue
+        arg = from_agent.get(name)
+        if arg is not None and header_name_problem(name) is None:
+            raise ReaderError(
+                "VALIDATION_ERROR",
+                f"the argument {arg!r} of {tool_id} cannot be sent as the header {name!r}: it holds a control character",
+                help_path=tool_id,
+                details={"field_errors": [{"field": arg, "message": "control characters cannot be sent in a header"}]},
+                next_action={"op": "help", "args": {"path": tool_id}},
+            )
+        raise ReaderError(
+            "NOT_EXECUTABLE",
+            f"the http handler of {tool_id} sets the header {name[:60]!r}, which {problem}",
+            help_path=tool_id,
+            hints=["This is a catalogue bug: remove the header from the handler (its params, headers or auth)."],
+        )
 
 
 def shown_body(body: bytes | None, headers: Mapping[str, str]) -> Any:

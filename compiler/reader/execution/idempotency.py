@@ -1,7 +1,15 @@
-"""Idempotency keys: a retried call with the same key and arguments gets the first answer back."""
+"""Idempotency keys: a retried call with the same key and arguments gets the first answer back.
+
+Keys are scoped per client: the same key from two clients names two calls, so one client can
+neither replay another's answer nor learn, from a CONFLICT, which tool another called. A server
+that serves several clients through one catalogue runs each call inside :func:`client_scope`
+(``toolcat serve`` does, per MCP connection); a host using :class:`~toolcat.reader.catalog.Catalog`
+directly for several users does the same.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 import time
@@ -24,6 +32,24 @@ IDEMPOTENCY_MAX_ENTRY_BYTES = 1024 * 1024
 
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600.0
+
+
+_CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("toolcat_client", default="")
+
+
+@contextmanager
+def client_scope(client: str) -> Iterator[None]:
+    """Make ``client`` the owner of the idempotency keys used inside this block (this thread or task only)."""
+    token = _CLIENT.set(str(client))
+    try:
+        yield
+    finally:
+        _CLIENT.reset(token)
+
+
+def scoped(key: str) -> str:
+    """``key`` as the store holds it: prefixed by the current client (:func:`client_scope`)."""
+    return f"{_CLIENT.get()}\x00{key}"
 
 
 #: Errors a retry may cure: their answers are not kept for idempotency keys, so a retry runs again.
@@ -68,6 +94,7 @@ class IdempotencyStore:
         if key is None:
             yield
             return
+        key = scoped(key)
         with self._guard:
             slot = self._locks.setdefault(key, [threading.Lock(), 0])
             slot[1] += 1
@@ -84,7 +111,7 @@ class IdempotencyStore:
         """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
         with self._guard:
             self._expire()
-            found = self._entries.get(key)
+            found = self._entries.get(scoped(key))
         if found is None:
             return None
         first_op, first_args, text, _, _ = found
@@ -112,7 +139,7 @@ class IdempotencyStore:
             )
             return
         with self._guard:
-            self._entries[key] = (tool_id, args_digest, text, size, self.clock())
+            self._entries[scoped(key)] = (tool_id, args_digest, text, size, self.clock())
             self.bytes += size
             self._expire()
             while self._entries and (len(self._entries) > self.max_keys or self.bytes > self.max_bytes):

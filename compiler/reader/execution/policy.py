@@ -9,12 +9,14 @@ policy of a context that names none, and the ``file.*`` sandbox of a running cal
 from __future__ import annotations
 
 import contextvars
+import os
 import shlex
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from ...format.envelope import ReaderError
+from ...format.secrets import ENV_REFERENCE
 
 #: The handler types the host allows by target; skill handlers only read the catalogue's own files.
 GATED_TYPES = ("python", "http", "mcp")
@@ -50,6 +52,33 @@ def sandbox_scope(root: str | None) -> Iterator[None]:
         yield
     finally:
         _SANDBOX.reset(token)
+
+
+def env_values(env: Mapping[str, Any], tool_id: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A handler's ``env`` with every ``${NAME}`` reference read from the host's environment.
+
+    Catalogues reference secrets by name (docs/sources.md, "Secrets"); the build refuses literal
+    values that look like secrets. A referenced variable that is not set is NOT_AUTHORIZED,
+    naming the variable, never a value.
+    """
+    environ = os.environ if environ is None else environ
+    out: dict[str, str] = {}
+    for key, value in env.items():
+        match = ENV_REFERENCE.match(str(value))
+        if match is None:
+            out[str(key)] = str(value)
+            continue
+        name = match.group(1)
+        if name not in environ:
+            raise ReaderError(
+                "NOT_AUTHORIZED",
+                f"{tool_id} needs the environment variable {name}, which is not set",
+                help_path=tool_id,
+                details={"env": name},
+                hints=[f"Set {name} in the environment of the process that runs the tool."],
+            )
+        out[str(key)] = environ[name]
+    return out
 
 
 def redacted_handler(handler: Any) -> dict[str, Any]:
@@ -126,7 +155,7 @@ class HandlerPolicy:
     A plain class, not a dataclass, to keep ``import toolcat.reader`` fast.
     """
 
-    __slots__ = ("http", "mcp", "other", "python", "sandbox", "trusted")
+    __slots__ = ("http", "mcp", "other", "python", "sandbox", "secrets", "trusted")
 
     def __init__(
         self,
@@ -135,6 +164,7 @@ class HandlerPolicy:
         trusted: bool = True,
         python_modules: list[str] | None = None,
         sandbox: str | None = None,
+        allow_secrets: Mapping[str, Any] | None = None,
     ) -> None:
         if allow_handlers is not None and not isinstance(allow_handlers, Mapping):
             raise _bad(f"allow_handlers must map a handler type to a list of targets, got {allow_handlers!r:.80}")
@@ -152,6 +182,7 @@ class HandlerPolicy:
                 raise _bad(f"allow_handlers[{kind!r}] must be a list of targets, got {targets!r:.80}")
         self.trusted = trusted
         self.sandbox = sandbox
+        self.secrets = _secret_table(allow_secrets)
         self.python: tuple[str, ...] | None = None
         self.http: tuple[tuple[str, int | None], ...] | None = None
         self.mcp: tuple[tuple[Any, ...], ...] | None = None
@@ -197,6 +228,25 @@ class HandlerPolicy:
         except ReaderError:
             return False
         return key in self.mcp
+
+    def allows_secret(self, url: str, env: str) -> bool:
+        """Whether an http handler calling ``url`` may read the environment variable ``env``.
+
+        The host decides (``allow_secrets={"api.example.com": ["EXAMPLE_TOKEN"]}``); a catalogue only
+        names the variable. Without ``allow_secrets`` a folder the host built may read any variable
+        and a catalogue opened by URL none.
+        """
+        if self.secrets is None:
+            return self.trusted
+        from urllib.parse import urlsplit  # noqa: PLC0415
+
+        try:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        except ValueError:
+            return False
+        host = (parts.hostname or "").rstrip(".").lower()
+        return any(h in ("*", host) and p in (None, port) and env in names for (h, p), names in self.secrets.items())
 
     # -- any handler --------------------------------------------------------------------------
     def refusal(self, tool_id: str, handler: Any) -> ReaderError | None:
@@ -255,6 +305,26 @@ class HandlerPolicy:
             return url[:200]
         host = (parts.hostname or "").rstrip(".")
         return None if self.allows_http(host, port) else f"{host}:{port}"
+
+
+def _secret_table(allow: Mapping[str, Any] | None) -> dict[tuple[str, int | None], frozenset[str]] | None:
+    """``allow_secrets`` as ``{(host, port or None): variable names}``; BAD_REQUEST for a wrong shape."""
+    if allow is None:
+        return None
+    if not isinstance(allow, Mapping):
+        raise _bad(f"allow_secrets must map a host to the environment variables it may receive, got {allow!r:.80}")
+    table: dict[tuple[str, int | None], frozenset[str]] = {}
+    for host, names in allow.items():
+        if (
+            not isinstance(host, str)
+            or isinstance(names, (str, bytes))
+            or not isinstance(names, (list, tuple, set, frozenset))
+            or not all(isinstance(n, str) and n for n in names)
+        ):
+            raise _bad(f"allow_secrets[{host!r}] must be a list of environment variable names, e.g. ['EXAMPLE_TOKEN']")
+        key = ("*", None) if host.strip() == "*" else _host_port(host)
+        table[key] = table.get(key, frozenset()) | frozenset(names)
+    return table
 
 
 def mcp_target(handler: dict[str, Any]) -> str:

@@ -167,19 +167,41 @@ HTTP_STATUS_CODES = {
 }
 
 
+def sent_args(args: dict[str, Any], handler: dict[str, Any]) -> dict[str, Any]:
+    """The arguments an http handler sends: what the agent gave, not the defaults the schema filled in.
+
+    The server applies its own defaults; ``send_defaults: true`` (or a list of argument names) in the
+    handler sends filled-in defaults too, for an API that needs the client to send them.
+    """
+    defaulted: frozenset[str] = getattr(args, "defaulted", frozenset())
+    wanted = handler.get("send_defaults")
+    if not defaulted or wanted is True:
+        return dict(args)
+    keep = {str(n) for n in wanted} if isinstance(wanted, list) else set()
+    return {k: v for k, v in args.items() if k not in defaulted or k in keep}
+
+
 def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
     from urllib.parse import quote, urlencode  # noqa: PLC0415
 
-    from .http_handler import build_request, is_extended  # noqa: PLC0415
+    from .http_handler import build_request, check_headers, checked_segment, is_extended, set_user_agent  # noqa: PLC0415
 
     handler = ctx.handler
+    args = sent_args(ctx.args, handler)
     if is_extended(handler):  # params / body / auth: the OpenAPI form (docs/reader.md, "http handler")
-        return build_request(ctx.tool_id, handler, ctx.args, reveal_secrets=reveal_secrets)
+        target = str(handler.get("url", ""))
+        return build_request(
+            ctx.tool_id,
+            handler,
+            args,
+            reveal_secrets=reveal_secrets,
+            allow_secret=lambda env: ctx.policy.allows_secret(target, env),
+        )
     method = str(handler.get("method", "POST")).upper()
     url = handler.get("url")
     if not isinstance(url, str) or not re.match(r"^https?://", url):
         raise ReaderError("NOT_EXECUTABLE", f"http handler of {ctx.tool_id} has no http(s) URL", help_path=ctx.tool_id)
-    rest = dict(ctx.args)
+    rest = args
     missing = [name for name in PLACEHOLDER.findall(url) if name not in rest]
     if missing:
         raise ReaderError(
@@ -195,7 +217,9 @@ def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str
 
     def fill(match: re.Match[str]) -> str:
         value = rest.pop(match.group(1))
-        return quote(value if isinstance(value, str) else json.dumps(value), safe="")
+        return checked_segment(
+            ctx.tool_id, match.group(1), quote(value if isinstance(value, str) else json.dumps(value), safe="")
+        )
 
     url = PLACEHOLDER.sub(fill, url)
     headers = {str(k): str(v) for k, v in (handler.get("headers") or {}).items()}
@@ -208,10 +232,14 @@ def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str
         body = json.dumps(rest, ensure_ascii=False).encode("utf-8")
         headers.setdefault("Content-Type", "application/json")
     headers.setdefault("Accept", "application/json")
+    set_user_agent(headers, handler)
+    check_headers(ctx.tool_id, headers, {})
     return method, url, body, headers
 
 
 def _decode(body: bytes, content_type: str) -> Any:
+    if not body:  # 204 No Content, or a 2xx with an empty body: an empty result, not {"text": ""}
+        return None
     text = body.decode("utf-8", errors="replace")
     if "json" in content_type or text[:1] in "{[":
         try:
