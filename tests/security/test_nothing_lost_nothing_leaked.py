@@ -231,7 +231,9 @@ def test_the_mcp_server_gives_each_client_its_own_scope() -> None:
     assert first != server.client_id(ctx(legacy, session="s2"))
     modern = "2026-07-28"
     assert server.client_id(ctx(modern, host="10.0.0.1")) != server.client_id(ctx(modern, host="10.0.0.2"))
-    assert server.client_id(ctx(modern, session="s1", host="10.0.0.1")) == server.client_id(ctx(modern, host="10.0.0.1"))
+    assert server.client_id(ctx(modern, session="s1", host="10.0.0.1")) == server.client_id(
+        ctx(modern, host="10.0.0.1")
+    )
 
 
 def test_a_full_disk_during_the_site_build_is_a_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
