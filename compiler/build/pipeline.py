@@ -173,7 +173,8 @@ def build(
     """Compile ``src`` into ``out``; raises :class:`SourceError` (nothing written) on invalid input.
 
     ``embedder``: a spec for the semantic tier (``none`` turns it off); by default ``search.embedder`` in
-    ``SRC/toolcat.yaml``, else no vectors.
+    ``SRC/toolcat.yaml``, else the default embedder when it is installed
+    (:func:`toolcat.build.contributors.vectors.choose_embedder`).
 
     Concurrent builds into the same folder take turns (:func:`toolcat.build.write.build_lock`), and each
     first repairs what a build killed mid-swap left behind.
@@ -196,9 +197,9 @@ def _build_locked(
     started: float,
     embedder: str | None = None,
 ) -> BuildResult:
-    from .config import configured_embedder  # noqa: PLC0415 - numpy etc. only when vectors are built
+    from .contributors.vectors import choose_embedder  # noqa: PLC0415 - numpy etc. only when vectors are built
 
-    embedder = configured_embedder(src, embedder)
+    embedder = choose_embedder(src, embedder)
     state = read_state(out)
     input_hash, file_hashes = fingerprint(src)
     # anything that changes the bytes of a build for the same sources belongs here, so that an

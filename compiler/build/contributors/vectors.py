@@ -1,7 +1,9 @@
 """Build the semantic tier: embed every tool, skill and node, and write the vectors as sharded int4 artifacts.
 
 A build contributor (:func:`contributor`), added by :func:`toolcat.build.pipeline.default_contributors` when an embedder
-is configured. Doc ids are the search index's (:func:`toolcat.build.contributors.index.texts.doc_order`: with a delta segment, added
+is configured, or by default (:func:`choose_embedder`): with nothing configured, a build uses
+:data:`toolcat.format.embedding.DEFAULT_SPEC` (MiniLM int8 on onnxruntime) when it is installed, and otherwise
+builds the lexical tier alone and logs the exact command that installs the model. Doc ids are the search index's (:func:`toolcat.build.contributors.index.texts.doc_order`: with a delta segment, added
 documents come last and deleted ones leave a zero row), so a vector row and an index document share their id.
 Each row is stored as int4 codes, two a byte, with a float scale (``x ≈ (n - 8) / 7 * scale``), in shards of
 :data:`SHARD_ROWS` rows (base64 in JSON, so every reader fetches them as it fetches the index).
@@ -22,7 +24,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...format.embedding import Embedder, cache_dir, document_precision, load_embedder
+from ...format.embedding import (
+    DEFAULT_INSTALL,
+    DEFAULT_SPEC,
+    Embedder,
+    EmbedderError,
+    cache_dir,
+    document_precision,
+    load_embedder,
+)
 from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..model import CompiledCatalog, Node, Tool
@@ -34,6 +44,48 @@ SHARD_ROWS = 1024
 EMBED_TEXT_CHARS = 1000
 VECTORS_FORMAT = "toolcat-vectors-2"
 VECTORS_DTYPE = "int4"
+
+
+def choose_embedder(src: Path, override: str | None = None) -> str | None:
+    """The embedder a build uses: the one named (``--embedder``, ``search.embedder``), else the default if installed.
+
+    ``none`` (on the command line or in ``SRC/toolcat.yaml``) turns the tier off. With nothing named and the
+    default model not installed, the build is lexical and says what to run (a warning, not an error: a reader of
+    that build answers lexically, exactly as before).
+    """
+    from ..config import configured_embedder  # noqa: PLC0415 - the build's config reader
+
+    named = configured_embedder(src, override)
+    if named is not None or override is not None or _names_embedder(src):
+        return named
+    try:
+        load_embedder(DEFAULT_SPEC)
+    except (EmbedderError, OSError, ValueError) as err:
+        message = err.message if isinstance(err, EmbedderError) else str(err)
+        log.warning(
+            "search: lexical tier only, the default embedder %s is not available (%s). To build the semantic"
+            " tier: %s. To silence this: --embedder none, or search: {embedder: none} in toolcat.yaml.",
+            DEFAULT_SPEC,
+            message,
+            DEFAULT_INSTALL,
+        )
+        return None
+    return DEFAULT_SPEC
+
+
+def _names_embedder(src: Path) -> bool:
+    """Whether ``SRC/toolcat.yaml`` has a ``search.embedder`` key at all (``none`` included)."""
+    config = src / "toolcat.yaml"
+    if not config.is_file():
+        return False
+    import yaml  # noqa: PLC0415 - build only
+
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return False  # the config reader reports it
+    search = data.get("search") if isinstance(data, dict) else None
+    return isinstance(search, dict) and "embedder" in search
 
 
 def tool_embed_text(tool: Tool) -> str:
@@ -60,6 +112,7 @@ class VectorCache:
 
         precision = document_precision(embedder)
         suffix = "" if precision == "float32" else f"-{precision}"
+        suffix += "" if embedder.kind != "onnx" else "-onnx"
         self.folder = (root or cache_dir()) / "vectors" / f"{embedder.weights_sha256[:16]}{suffix}"
         self.rows: dict[str, Any] = {}
         keys_file, rows_file = self.folder / "keys.json", self.folder / "rows.npy"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -28,9 +29,12 @@ from ...format.envelope import ReaderError
 from ..checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_path
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
+from .semantic import VECTOR_ERRORS
 from .semantic import wanted as semantic_wanted
 
 __all__ = ["MIN_RELATIVE", "MIN_RELEVANCE", "Searcher", "name_key", "name_like"]
+
+log = logging.getLogger(__name__)
 
 #: A ranked hit is shown only when it scores at least this ...
 MIN_RELEVANCE = 0.06
@@ -95,7 +99,15 @@ class Searcher(IndexReader):
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
-        return fuse(lexical, tier.scores(part_name, query), limit or 0, allowed, params)
+        try:
+            cosines = tier.scores(part_name, query)
+            if len(cosines) < self._part(part_name).n_docs:
+                raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
+            return fuse(lexical, cosines, limit or 0, allowed, params)
+        except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
+            tier.fail(err)
+            log.warning("search: %s", tier.reason)
+            return lexical[:limit]
 
     # -- scoping -----------------------------------------------------------------------------
 

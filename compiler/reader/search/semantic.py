@@ -1,23 +1,54 @@
 """The semantic tier of search: the build's document vectors and the query embedded by the same model.
 
-Optional. It is used when the build has vectors (``manifest["vectors"]``, written by :mod:`toolcat.build.contributors.vectors`),
-the ``[semantic]`` extra is installed, and the embedder the build recorded loads here with the same weights
-(sha256). Otherwise :attr:`SemanticTier.reason` says why, and search stays exactly lexical. Setting
-``TOOLCAT_SEMANTIC=0`` turns the tier off. Stdlib-only at import: numpy and the model are imported when the
-tier is first used, and each model is loaded once per process (:func:`toolcat.format.embedding.load_embedder`).
+Optional. It is used when the build has vectors (``manifest["vectors"]``, written by
+:mod:`toolcat.build.contributors.vectors`), numpy and the model's runtime are installed, the embedder the build
+recorded is one this host loads, and its weights have the build's sha256. Otherwise :attr:`SemanticTier.reason`
+says why, and search stays exactly lexical. Setting ``TOOLCAT_SEMANTIC=0`` turns the tier off.
+
+Which models load (a catalogue is data, and may come from any host): the built-in specs, whose weights come from
+installed packages (:data:`toolcat.format.embedding.BUILTIN_SPECS`), and the specs the host allows, with
+:func:`allow_embedders` or ``$TOOLCAT_EMBEDDERS`` (comma-separated). A catalogue naming any other model (a
+folder path, a hub name) is answered lexically, and the reason names the setting. The weights' hash is checked
+from the files before anything is loaded (:func:`toolcat.format.embedding.model_identity`).
+
+A build whose vectors cannot be read (a malformed meta or shard, a wrong size) is answered lexically too: the
+tier turns itself off with the reason (:meth:`SemanticTier.fail`), and no search answers INTERNAL for it.
+Stdlib-only at import: numpy and the model are imported when the tier is first used, and each model is loaded once
+per process (:func:`toolcat.format.embedding.load_embedder`).
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import importlib.util
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
 
+from ...format.envelope import ReaderError
+
+log = logging.getLogger(__name__)
 FetchJSON = Callable[[dict[str, Any]], Any]
 Prefetch = Callable[[list[dict[str, Any]]], None]
 _QUERY_CACHE_SIZE = 256
+_ALLOWED: set[str] = set()
+#: What a broken vector file raises while it is read or decoded (base64, numpy shapes, missing keys).
+VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
+
+
+def allow_embedders(*specs: str) -> None:
+    """Let this process's readers load the models ``specs`` name (beyond the built-in ones), e.g. ``onnx:/models/bge``."""
+    _ALLOWED.update(spec.strip() for spec in specs if spec.strip())
+
+
+def host_allows(spec: str) -> bool:
+    """Whether a reader here may load the model ``spec`` names: a built-in, or one the host allowed."""
+    from ...format.embedding import BUILTIN_SPECS  # noqa: PLC0415 - stdlib module; imported with the tier
+
+    env = {part.strip() for part in os.environ.get("TOOLCAT_EMBEDDERS", "").split(",") if part.strip()}
+    return spec.strip().lower() in BUILTIN_SPECS or spec.strip() in _ALLOWED | env
 
 
 def wanted() -> bool:
@@ -48,6 +79,8 @@ class SemanticTier:
         if not self._checked:
             self._checked = True
             self.reason = self._check()
+            if self.reason is not None and isinstance(self._manifest.get("vectors"), dict):
+                log.info("search: lexical tier only: %s", self.reason)
         return self.reason is None
 
     def _check(self) -> str | None:
@@ -56,28 +89,57 @@ class SemanticTier:
         ref = self._manifest.get("vectors")
         if not isinstance(ref, dict):
             return "this build has no vectors (build with --embedder to add the semantic tier)"
-        if importlib.util.find_spec("numpy") is None:
-            return "the [semantic] extra is not installed (pip install 'toolcat[semantic]')"
-        from ...format.embedding import ENCODINGS, EmbedderError, load_embedder  # noqa: PLC0415 - [semantic] extra, lazily
+        from ...format.embedding import DEFAULT_INSTALL  # noqa: PLC0415 - stdlib module; imported with the tier
 
-        meta = self._fetch_json(ref)
-        self.bytes_read += int(ref.get("bytes", 0))
+        if importlib.util.find_spec("numpy") is None:
+            return f"numpy is not installed, so the build's vectors are not used (to use them: {DEFAULT_INSTALL})"
+        try:
+            meta = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            return self._check_meta(meta)
+        except ReaderError as err:
+            return f"the build's vectors meta could not be read ({err.code}: {err.message})"
+        except VECTOR_ERRORS as err:
+            return f"the build's vectors meta is malformed ({type(err).__name__}: {str(err)[:80]})"
+
+    def _check_meta(self, meta: dict[str, Any]) -> str | None:
+        """The reason the tier cannot use this vectors meta, or None once its embedder is loaded."""
+        from ...format.embedding import ENCODINGS, EmbedderError, load_embedder, model_identity  # noqa: PLC0415 - lazily
+
         dtype = str((meta.get("encoding") or {}).get("dtype", "int8"))
         if dtype not in ENCODINGS:
             return f"the build's vectors are {dtype}, which this reader does not know (upgrade toolcat)"
         model = meta.get("model") or {}
         spec = str(model.get("spec", ""))
+        if not host_allows(spec):
+            return (
+                f"the build names the embedder {spec!r}, which this host has not allowed (a reader loads only the"
+                " built-in models, and those the host lists in TOOLCAT_EMBEDDERS or toolcat.reader.search.semantic"
+                ".allow_embedders)"
+            )
+        for part in ("tools", "nodes"):
+            for shard in meta[part]["shards"]:
+                int(shard["first"]), int(shard["count"]), dict(shard["ref"])
         try:
+            _, sha256 = model_identity(spec)  # the weights' hash from their files, before anything is loaded
+            if sha256 != model.get("weights_sha256"):
+                return (
+                    f"the embedder {spec!r} here has other weights (sha256 {sha256[:12]}) than the"
+                    f" build's ({str(model.get('weights_sha256'))[:12]})"
+                )
             embedder = load_embedder(spec)
         except (EmbedderError, OSError, ValueError) as err:
             return f"the build's embedder {spec!r} does not load here: {err}"
-        if embedder.weights_sha256 != model.get("weights_sha256"):
-            return (
-                f"the embedder {spec!r} here has other weights (sha256 {embedder.weights_sha256[:12]}) than the"
-                f" build's ({str(model.get('weights_sha256'))[:12]})"
-            )
+        if int(model.get("dim", -1)) != embedder.dim:
+            return f"the build's vectors have {model.get('dim')} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         return None
+
+    def fail(self, err: BaseException) -> None:
+        """Turn the tier off for this reader after its vectors proved unreadable; :attr:`reason` says why."""
+        self._checked = True
+        self._embedder = None
+        self.reason = f"the build's vectors are malformed ({type(err).__name__}: {str(err)[:80]}); answering by words"
 
     def matrix(self, part: str) -> Any:
         """The part's vectors as a float32 ``(n_docs, dim)`` array (all shards, fetched together once)."""
@@ -90,11 +152,17 @@ class SemanticTier:
                 self._prefetch(refs)
             dim = int(self._meta["model"]["dim"])
             blocks = []
-            for ref in refs:
+            for shard, ref in zip(shards, refs, strict=True):
                 data = self._fetch_json(ref)
                 self.bytes_read += int(ref.get("bytes", 0))
-                blocks.append(dequantize(base64.b64decode(data["q"]), data["scale"], dim, self._dtype))
-            self._matrices[part] = stack_rows(blocks, dim)
+                block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+                if block.shape != (int(shard["count"]), dim) or int(data["first"]) != int(shard["first"]):
+                    raise ValueError(f"vector shard {ref.get('path')} holds {block.shape[0]} rows, not {shard['count']}")
+                blocks.append(block)
+            matrix = stack_rows(blocks, dim)
+            if len(matrix) != int(self._meta[part]["n_docs"]):
+                raise ValueError(f"the {part} vectors hold {len(matrix)} rows, not {self._meta[part]['n_docs']}")
+            self._matrices[part] = matrix
         return self._matrices[part]
 
     def refs(self) -> list[dict[str, Any]]:
