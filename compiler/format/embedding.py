@@ -228,6 +228,25 @@ def dequantize(data: bytes, scales: list[float], dim: int, dtype: str = "int8") 
     return q * (scale / 127.0)
 
 
+def with_ancestors(cosines: Any, node_cosines: Any, ancestors: Any, weight: float) -> Any:
+    """Each tool's cosine, less ``weight`` times how far its best ancestor node trails the best node of all.
+
+    ``tool + weight · (best ancestor - best of every tool's best ancestor)``: tools under the node that matches the
+    query best keep their cosine, tools elsewhere lose a part of the gap; a catalogue whose tools all share one
+    node is ranked exactly as without the term. ``ancestors`` is a ``(n_tools, depth)`` array of node rows, padded
+    with ``len(node_cosines)`` (no ancestor); a tool without any ancestor keeps its own cosine.
+    """
+    import numpy as np  # noqa: PLC0415 - [semantic] extra
+
+    extended = np.append(np.asarray(node_cosines, dtype=np.float32), np.float32(-2.0))
+    best = extended[ancestors].max(axis=1)
+    tools = np.asarray(cosines, dtype=np.float32)
+    has = best > -2.0
+    if not has.any():
+        return tools
+    return np.where(has, tools + weight * (best - best[has].max()), tools)
+
+
 def stack_rows(blocks: list[Any], dim: int) -> Any:
     """One ``(n, dim)`` float32 array from row blocks."""
     import numpy as np  # noqa: PLC0415 - [semantic] extra
@@ -300,7 +319,9 @@ def _resolve(spec: str) -> tuple[str, Path | str]:
     if low.startswith("onnx:"):
         folder = Path(spec.strip()[len("onnx:") :].split("#", 1)[0]).expanduser()
         if not folder.is_dir():
-            raise EmbedderError(f"no ONNX model folder at {folder}", "point onnx: at a folder with model.onnx and its tokenizer")
+            raise EmbedderError(
+                f"no ONNX model folder at {folder}", "point onnx: at a folder with model.onnx and its tokenizer"
+            )
         return "onnx", folder
     if low in BUNDLED_MINILM:
         return "sentence-transformers", _bundled_minilm()
@@ -346,6 +367,8 @@ def _load_onnx(spec: str, where: Path) -> Embedder:
     from .onnx_encoder import EncoderError, MiniLMEncoder, OnnxFolderEncoder  # noqa: PLC0415 - numpy, onnxruntime inside
 
     low = spec.strip().lower()
+    if importlib.util.find_spec("onnxruntime") is None:
+        raise EmbedderError("onnxruntime is not installed", DEFAULT_INSTALL)
     try:
         if low in ONNX_MINILM:
             encoder: Any = MiniLMEncoder(where, cache_dir=cache_dir() / "models", precision=ONNX_MINILM[low])  # type: ignore[arg-type]
@@ -354,8 +377,6 @@ def _load_onnx(spec: str, where: Path) -> Embedder:
             if pooling not in (None, "cls", "mean"):
                 raise EmbedderError(f"unknown pooling {pooling!r} in {spec!r}", "end the spec in #cls or #mean")
             encoder = OnnxFolderEncoder(where, pooling=pooling)  # type: ignore[arg-type]
-        if importlib.util.find_spec("onnxruntime") is None:
-            raise EncoderError("onnxruntime is not installed", DEFAULT_INSTALL)
     except EncoderError as err:
         raise EmbedderError(err.message, err.hint) from err
     return Embedder(spec.strip(), "onnx", str(where), encoder.weights_sha256, encoder.dim, encoder)

@@ -106,7 +106,7 @@ def bundled_model_dir() -> Path:
 
 
 def default_cache_dir() -> Path:
-    """``$TOOLCAT_CACHE_DIR/models`` (or ``~/.cache/toolcat/models``): where built graphs are kept."""  # noqa: D401
+    """``$TOOLCAT_CACHE_DIR/models`` (or ``~/.cache/toolcat/models``): where built graphs are kept."""
     root = os.environ.get("TOOLCAT_CACHE_DIR") or Path.home() / ".cache" / "toolcat"
     return Path(root).expanduser() / "models"
 
@@ -229,7 +229,7 @@ def _tensor_proto(name: str, array: npt.NDArray[Any]) -> bytes:
     return dims + _field_varint(2, data_type) + _field_bytes(8, name) + _field_bytes(9, raw)
 
 
-def _attribute_proto(name: str, value: float | int | Sequence[int]) -> bytes:
+def _attribute_proto(name: str, value: float | Sequence[int]) -> bytes:
     """AttributeProto: name (1), f (2), i (3), ints (8), type (20)."""
     head = _field_bytes(1, name)
     if isinstance(value, float):
@@ -241,9 +241,7 @@ def _attribute_proto(name: str, value: float | int | Sequence[int]) -> bytes:
 
 def _value_info_proto(name: str, elem_type: int, dims: Sequence[str | int]) -> bytes:
     """ValueInfoProto: name (1), type (2: TypeProto.tensor_type (1): elem_type (1), shape (2: dim (1)))."""
-    shape = b"".join(
-        _field_bytes(1, _field_varint(1, d) if isinstance(d, int) else _field_bytes(2, d)) for d in dims
-    )
+    shape = b"".join(_field_bytes(1, _field_varint(1, d) if isinstance(d, int) else _field_bytes(2, d)) for d in dims)
     tensor_type = _field_varint(1, elem_type) + _field_bytes(2, shape)
     return _field_bytes(1, name) + _field_bytes(2, _field_bytes(1, tensor_type))
 
@@ -330,22 +328,45 @@ def build_bert_onnx(
     norms, softmax and GELU stay float32. This is the graph ``onnxruntime.quantization.quantize_dynamic(...,
     per_channel=True)`` makes of the float one, after onnxruntime's fusions, written directly.
     """
-    import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
+    return _BertGraph(weights, config, precision).build()
 
-    def w(name: str) -> npt.NDArray[np.float32]:
+
+class _BertGraph:
+    """The graph :func:`build_bert_onnx` writes, one method per block."""
+
+    def __init__(self, weights: dict[str, npt.NDArray[Any]], config: BertConfig, precision: Precision) -> None:
+        import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
+
+        self.weights, self.config, self.precision = weights, config, precision
+        self.g = g = _Graph()
+        hidden, heads = config.hidden_size, config.num_heads
+        head_dim = hidden // heads
+        # constants shared by every layer
+        self.axis1 = g.const("axis_1", [1], np.int64)
+        self.zero = g.const("zero_i64", [0], np.int64)
+        self.qkv_shape = g.const("qkv_shape", [0, 0, 3 * heads, head_dim], np.int64)
+        self.merge_shape = g.const("merge_shape", [0, 0, hidden], np.int64)
+        self.scale = g.const("scale", np.float32(1.0 / math.sqrt(head_dim)))
+        self.one = g.const("one", np.float32(1.0))
+        self.mask_min = g.const("mask_min", np.float32(-10000.0))
+        self.sqrt2 = g.const("sqrt2", np.float32(math.sqrt(2.0)))
+        self.half = g.const("half", np.float32(0.5))
+        self.tiny = g.const("tiny", np.float32(1e-9))
+
+    def w(self, name: str) -> npt.NDArray[np.float32]:
+        import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
+
         try:
-            return np.asarray(weights[name], dtype=np.float32)
+            return np.asarray(self.weights[name], dtype=np.float32)
         except KeyError:
             raise EncoderError(f"weight {name} is missing", "the safetensors file is not a BertModel") from None
 
-    hidden, heads = config.hidden_size, config.num_heads
-    head_dim = hidden // heads
-    eps = config.layer_norm_eps
-    g = _Graph()
-
-    def dense(x: str, weight: npt.NDArray[np.float32], bias: npt.NDArray[np.float32], name: str) -> str:
+    def dense(self, x: str, weight: npt.NDArray[np.float32], bias: npt.NDArray[np.float32], name: str) -> str:
         """``x @ weight + bias`` with ``weight`` in ``[in, out]`` layout."""
-        if precision == "int8":
+        import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
+
+        g = self.g
+        if self.precision == "int8":
             q, scale = quantize_columns(weight)
             zero_point = np.zeros_like(q[0])
             inputs = [x, g.const(f"{name}_wq", q, np.int8), g.const(f"{name}_ws", scale)]
@@ -353,72 +374,78 @@ def build_bert_onnx(
             return g.op("DynamicQuantizeMatMul", inputs, domain=MS_DOMAIN)
         return g.op("Add", [g.op("MatMul", [x, g.const(f"{name}_w", weight)]), g.const(f"{name}_b", bias)])
 
-    def layer_norm(x: str, prefix: str, name: str) -> str:
-        gamma, beta = g.const(f"{name}_ln_w", w(prefix + "weight")), g.const(f"{name}_ln_b", w(prefix + "bias"))
-        return g.op("LayerNormalization", [x, gamma, beta], axis=-1, epsilon=eps)
+    def layer_norm(self, x: str, prefix: str, name: str) -> str:
+        gamma = self.g.const(f"{name}_ln_w", self.w(prefix + "weight"))
+        beta = self.g.const(f"{name}_ln_b", self.w(prefix + "bias"))
+        return self.g.op("LayerNormalization", [x, gamma, beta], axis=-1, epsilon=self.config.layer_norm_eps)
 
-    # constants shared by every layer
-    axis1 = g.const("axis_1", [1], np.int64)
-    zero = g.const("zero_i64", [0], np.int64)
-    qkv_shape = g.const("qkv_shape", [0, 0, 3 * heads, head_dim], np.int64)
-    merge_shape = g.const("merge_shape", [0, 0, hidden], np.int64)
-    scale = g.const("scale", np.float32(1.0 / math.sqrt(head_dim)))
-    one = g.const("one", np.float32(1.0))
-    mask_min = g.const("mask_min", np.float32(-10000.0))
-    sqrt2 = g.const("sqrt2", np.float32(math.sqrt(2.0)))
-    half = g.const("half", np.float32(0.5))
-    tiny = g.const("tiny", np.float32(1e-9))
+    def embeddings(self) -> str:
+        """word + (position + token type 0), then LayerNorm."""
+        g, w, prefix = self.g, self.w, "embeddings."
+        word = g.op("Gather", [g.const("word_embeddings", w(prefix + "word_embeddings.weight")), "input_ids"], axis=0)
+        pos_type = w(prefix + "position_embeddings.weight") + w(prefix + "token_type_embeddings.weight")[0]
+        seq_len = g.op("Gather", [g.op("Shape", ["input_ids"]), self.axis1], axis=0)
+        positions = g.op("Slice", [g.const("position_embeddings", pos_type), self.zero, seq_len, self.zero])
+        return self.layer_norm(g.op("Add", [word, positions]), prefix + "LayerNorm.", "emb")
 
-    # embeddings: word + (position + token type 0), then LayerNorm
-    prefix = "embeddings."
-    word = g.op("Gather", [g.const("word_embeddings", w(prefix + "word_embeddings.weight")), "input_ids"], axis=0)
-    pos_type = w(prefix + "position_embeddings.weight") + w(prefix + "token_type_embeddings.weight")[0]
-    seq_len = g.op("Gather", [g.op("Shape", ["input_ids"]), axis1], axis=0)
-    positions = g.op("Slice", [g.const("position_embeddings", pos_type), zero, seq_len, zero])
-    x = layer_norm(g.op("Add", [word, positions]), prefix + "LayerNorm.", "emb")
+    def attention_bias(self) -> tuple[str, str]:
+        """(the mask as floats, the additive attention mask [batch, 1, 1, seq]: 0 attended, -10000 padding)."""
+        import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
 
-    # additive attention mask [batch, 1, 1, seq]: 0 where attended, -10000 on padding (as transformers' BERT)
-    mask_f = g.op("Cast", ["attention_mask"], to=_ONNX_FLOAT)
-    bias = g.op("Mul", [g.op("Sub", [one, mask_f]), mask_min])
-    bias = g.op("Unsqueeze", [bias, g.const("axes_1_2", [1, 2], np.int64)])
+        g = self.g
+        mask_f = g.op("Cast", ["attention_mask"], to=_ONNX_FLOAT)
+        bias = g.op("Mul", [g.op("Sub", [self.one, mask_f]), self.mask_min])
+        return mask_f, g.op("Unsqueeze", [bias, g.const("axes_1_2", [1, 2], np.int64)])
 
-    for i in range(config.num_layers):
+    def layer(self, i: int, x: str, bias: str) -> str:
+        """One transformer layer: attention, then the feed-forward block, each with a residual LayerNorm."""
+        import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
+
+        g, w = self.g, self.w
         p = f"encoder.layer.{i}."
         att = p + "attention."
         w_qkv = np.concatenate([w(att + f"self.{n}.weight").T for n in ("query", "key", "value")], axis=1)
         b_qkv = np.concatenate([w(att + f"self.{n}.bias") for n in ("query", "key", "value")])
-        qkv = g.op("Reshape", [dense(x, w_qkv, b_qkv, f"l{i}_qkv"), qkv_shape])
+        qkv = g.op("Reshape", [self.dense(x, w_qkv, b_qkv, f"l{i}_qkv"), self.qkv_shape])
         qkv = g.op("Transpose", [qkv], perm=[0, 2, 1, 3])  # [batch, 3 * heads, seq, head_dim]
         q, k, v = g.ops("Split", [qkv], 3, axis=1)  # opset 17: equal parts without a sizes input
-        scores = g.op("MatMul", [g.op("Mul", [q, scale]), g.op("Transpose", [k], perm=[0, 1, 3, 2])])
+        scores = g.op("MatMul", [g.op("Mul", [q, self.scale]), g.op("Transpose", [k], perm=[0, 1, 3, 2])])
         probs = g.op("Softmax", [g.op("Add", [scores, bias])], axis=-1)
         context = g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
-        context = g.op("Reshape", [context, merge_shape])
-        out = dense(context, w(att + "output.dense.weight").T, w(att + "output.dense.bias"), f"l{i}_ao")
-        x = layer_norm(g.op("Add", [out, x]), att + "output.LayerNorm.", f"l{i}_a")
-        inner = dense(x, w(p + "intermediate.dense.weight").T, w(p + "intermediate.dense.bias"), f"l{i}_ff1")
+        context = g.op("Reshape", [context, self.merge_shape])
+        out = self.dense(context, w(att + "output.dense.weight").T, w(att + "output.dense.bias"), f"l{i}_ao")
+        x = self.layer_norm(g.op("Add", [out, x]), att + "output.LayerNorm.", f"l{i}_a")
+        inner = self.dense(x, w(p + "intermediate.dense.weight").T, w(p + "intermediate.dense.bias"), f"l{i}_ff1")
         # exact GELU, x * 0.5 * (1 + erf(x / sqrt 2)): the pattern onnxruntime fuses into one Gelu kernel
-        erf = g.op("Erf", [g.op("Div", [inner, sqrt2])])
-        gelu = g.op("Mul", [g.op("Mul", [inner, g.op("Add", [erf, one])]), half])
-        out = dense(gelu, w(p + "output.dense.weight").T, w(p + "output.dense.bias"), f"l{i}_ff2")
-        x = layer_norm(g.op("Add", [out, x]), p + "output.LayerNorm.", f"l{i}_o")
+        erf = g.op("Erf", [g.op("Div", [inner, self.sqrt2])])
+        gelu = g.op("Mul", [g.op("Mul", [inner, g.op("Add", [erf, self.one])]), self.half])
+        out = self.dense(gelu, w(p + "output.dense.weight").T, w(p + "output.dense.bias"), f"l{i}_ff2")
+        return self.layer_norm(g.op("Add", [out, x]), p + "output.LayerNorm.", f"l{i}_o")
 
-    # mean pooling over the attention mask
-    mask3 = g.op("Unsqueeze", [mask_f, g.const("axis_2", [2], np.int64)])
-    summed = g.op("ReduceSum", [g.op("Mul", [x, mask3]), axis1], keepdims=0)
-    counts = g.op("Max", [g.op("ReduceSum", [mask_f, axis1], keepdims=1), tiny])
-    g.node("Div", [summed, counts], ["embeddings"])
+    def build(self) -> bytes:
+        """The model's bytes: embeddings, the layers, mean pooling over the mask."""
+        import numpy as np  # noqa: PLC0415 - stdlib at import (the format layer)
 
-    return g.model_bytes(
-        "bert_mean_pooling",
-        [
-            _value_info_proto("input_ids", _ONNX_INT64, ["batch", "seq"]),
-            _value_info_proto("attention_mask", _ONNX_INT64, ["batch", "seq"]),
-        ],
-        [_value_info_proto("embeddings", _ONNX_FLOAT, ["batch", hidden])],
-        {"": OPSET, MS_DOMAIN: 1},
-        f"BERT ({config.num_layers} layers, {hidden} wide, {precision}) with mean pooling; built from safetensors",
-    )
+        g, config = self.g, self.config
+        x = self.embeddings()
+        mask_f, bias = self.attention_bias()
+        for i in range(config.num_layers):
+            x = self.layer(i, x, bias)
+        mask3 = g.op("Unsqueeze", [mask_f, g.const("axis_2", [2], np.int64)])
+        summed = g.op("ReduceSum", [g.op("Mul", [x, mask3]), self.axis1], keepdims=0)
+        counts = g.op("Max", [g.op("ReduceSum", [mask_f, self.axis1], keepdims=1), self.tiny])
+        g.node("Div", [summed, counts], ["embeddings"])
+        return g.model_bytes(
+            "bert_mean_pooling",
+            [
+                _value_info_proto("input_ids", _ONNX_INT64, ["batch", "seq"]),
+                _value_info_proto("attention_mask", _ONNX_INT64, ["batch", "seq"]),
+            ],
+            [_value_info_proto("embeddings", _ONNX_FLOAT, ["batch", config.hidden_size])],
+            {"": OPSET, MS_DOMAIN: 1},
+            f"BERT ({config.num_layers} layers, {config.hidden_size} wide, {self.precision}) with mean pooling;"
+            " built from safetensors",
+        )
 
 
 def _atomic_write(target: Path, data: bytes) -> None:

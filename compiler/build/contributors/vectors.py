@@ -47,17 +47,21 @@ VECTORS_DTYPE = "int4"
 
 
 def choose_embedder(src: Path, override: str | None = None) -> str | None:
-    """The embedder a build uses: the one named (``--embedder``, ``search.embedder``), else the default if installed.
+    """The embedder a build uses: the one named, else the default (:data:`DEFAULT_SPEC`) when it is installed.
 
-    ``none`` (on the command line or in ``SRC/toolcat.yaml``) turns the tier off. With nothing named and the
-    default model not installed, the build is lexical and says what to run (a warning, not an error: a reader of
-    that build answers lexically, exactly as before).
+    Named, in order: ``--embedder``, ``search.embedder`` in ``SRC/toolcat.yaml``, ``$TOOLCAT_EMBEDDER`` (a
+    machine's default, e.g. ``none`` on a CI runner that tests the lexical tier). ``none`` turns the tier off.
+    With nothing named and the default model not installed, the build is lexical and says what to run (a
+    warning, not an error: a reader of that build answers lexically, exactly as before).
     """
     from ..config import configured_embedder  # noqa: PLC0415 - the build's config reader
 
     named = configured_embedder(src, override)
     if named is not None or override is not None or _names_embedder(src):
         return named
+    machine = os.environ.get("TOOLCAT_EMBEDDER", "").strip()
+    if machine:
+        return configured_embedder(src, machine)
     try:
         load_embedder(DEFAULT_SPEC)
     except (EmbedderError, OSError, ValueError) as err:
@@ -88,12 +92,39 @@ def _names_embedder(src: Path) -> bool:
     return isinstance(search, dict) and "embedder" in search
 
 
-def tool_embed_text(tool: Tool) -> str:
-    """What a tool is embedded as: its id's words, summary and description (a skill: name and description)."""
-    words = tool.id.replace(".", " ").replace("_", " ").replace("-", " ")
-    parts = [words, tool.summary, tool.description, " ".join(tool.tags), *tool.search_hints]
-    if tool.skill is not None:
-        parts += [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))]
+#: The fields of a tool's embedded text, in order (a build cuts the text at 128 tokens, so the first ones count
+#: most). Measured on the labelled sets (docs/search.md, "Fields"); override for a measurement only.
+EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill")
+
+
+def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
+    """The titles of the nodes on a tool's home path, root first (its place in the hierarchy)."""
+    titles = []
+    for depth in range(1, len(tool.path) + 1):
+        node = catalog.nodes.get(tool.path[:depth])
+        if node is not None and node.title:
+            titles.append(node.title)
+    return titles
+
+
+def _arg_names(tool: Tool) -> list[str]:
+    props = tool.args_schema.get("properties") if isinstance(tool.args_schema, dict) else None
+    return [str(name).replace("_", " ") for name in sorted(props)] if isinstance(props, dict) else []
+
+
+def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
+    """What a tool is embedded as: the :data:`EMBED_FIELDS` of it, joined, at most 1,000 characters."""
+    fields: dict[str, list[str]] = {
+        "id": [tool.id.replace(".", " ").replace("_", " ").replace("-", " ")],
+        "summary": [tool.summary],
+        "description": [tool.description],
+        "tags": [" ".join(tool.tags)],
+        "search_hints": list(tool.search_hints),
+        "path": [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
+        "args": [" ".join(_arg_names(tool))],
+        "skill": [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
+    }
+    parts = [text for name in EMBED_FIELDS for text in fields.get(name, [])]
     return ". ".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))[:EMBED_TEXT_CHARS]
 
 
@@ -186,23 +217,34 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     return packed.tobytes(), [float(s) for s in scale]
 
 
-def _write_part(artifacts: ArtifactSet, part: str, rows: Any) -> dict[str, Any]:
+def ancestor_rows(tools: list[Tool | None], nodes: list[Any]) -> list[list[int]]:
+    """Per tool row, the node rows of its home path's nodes below the root (the hierarchy the reader fuses)."""
+    row_of = {tuple(path): i for i, path in enumerate(nodes) if path is not None}
+    out = []
+    for tool in tools:
+        home = tuple(tool.path) if tool is not None else ()
+        out.append([row_of[home[:d]] for d in range(1, len(home) + 1) if home[:d] in row_of])
+    return out
+
+
+def _write_part(
+    artifacts: ArtifactSet, part: str, rows: Any, ancestors: list[list[int]] | None = None
+) -> dict[str, Any]:
     shards = []
     for first in range(0, len(rows), SHARD_ROWS):
         chunk = rows[first : first + SHARD_ROWS]
         data, scales = quantize(chunk)
-        ref = artifacts.add_json(
-            "vectors",
-            f"{part}.v{first // SHARD_ROWS}",
-            {
-                "artifact": "vectors_shard",
-                "part": part,
-                "first": first,
-                "count": len(chunk),
-                "q": base64.b64encode(data).decode("ascii"),
-                "scale": scales,
-            },
-        )
+        body: dict[str, Any] = {
+            "artifact": "vectors_shard",
+            "part": part,
+            "first": first,
+            "count": len(chunk),
+            "q": base64.b64encode(data).decode("ascii"),
+            "scale": scales,
+        }
+        if ancestors is not None:
+            body["ancestors"] = ancestors[first : first + SHARD_ROWS]
+        ref = artifacts.add_json("vectors", f"{part}.v{first // SHARD_ROWS}", body)
         shards.append({"first": first, "count": len(chunk), "ref": ref})
     return {"n_docs": len(rows), "shards": shards}
 
@@ -218,9 +260,10 @@ def contributor(spec: str) -> Contributor:
         embedder = load_embedder(spec)
         cache = VectorCache(embedder)
         tools, nodes = doc_order(catalog, artifacts)
-        tool_texts = [tool_embed_text(t) for t in tools if t is not None]
+        tool_texts = [tool_embed_text(t, catalog) for t in tools if t is not None]
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
-        parts = {"tools": _write_part(artifacts, "tools", _with_holes(cache.embed(tool_texts), tools))}
+        tool_rows = _with_holes(cache.embed(tool_texts), tools)
+        parts = {"tools": _write_part(artifacts, "tools", tool_rows, ancestor_rows(tools, nodes))}
         parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts), nodes))
         live = {hashlib.sha256(t.encode("utf-8")).hexdigest() for t in (*tool_texts, *node_texts)}
         cache.save(live if len(cache.rows) > 4 * len(live) + 10_000 else None)

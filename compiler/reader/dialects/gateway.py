@@ -16,7 +16,7 @@ from typing import Any
 from ...format.envelope import ReaderError
 from ...format.schema_text import examples_text, schema_rules, type_text
 from ...format.types import Json
-from ..checks import MAX_NAME, ROOT_NAMES, bad, check_bool, check_limit, deprecation_note, ok, shown
+from ..checks import MAX_NAME, ROOT_NAMES, bad, check_bool, check_limit, check_query, deprecation_note, ok, shown
 from ..session import Session
 from ..store import Store
 from .protocol import drop_empty
@@ -46,9 +46,8 @@ def tool_help(
         raise bad(f"a help path is a dotted string like 'onto.task', got {shown(path)}")
     text = path.strip().strip(".").replace("/", ".")
     if query is not None:
-        if not isinstance(query, str) or not query.strip() or len(query) > 4 * MAX_NAME:
-            raise bad(f"'query' must be a non-empty string saying what you need, got {shown(query)}")
-        return _help_search(store, "" if text in ROOT_NAMES else text, query.strip(), check_limit(limit, 5))
+        checked = check_query(query, "query")  # a long query is cut (the searcher's answer says so)
+        return _help_search(store, "" if text in ROOT_NAMES else text, checked, check_limit(limit, 5))
     if text in ROOT_NAMES:
         return _help_root(store, fmt)
     tool_id = store.resolve(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...format.types import Json
-from ..checks import check_limit, check_str, check_tags, ok
+from ..checks import check_limit, check_query, check_str, check_tags, ok
 from ..store import Store
 from .protocol import drop_empty
 from .shared import check_capability, delegate, has_capability, unknown_path
@@ -59,6 +59,6 @@ def tool_list(store: Store, namespace: Any, tags: Any, capability: Any = None) -
 
 def find_tool(store: Store, purpose: Any, limit: Any) -> Json:
     """Tools ranked for a purpose in plain words (delegated to the search module)."""
-    check_str(purpose, "purpose")
+    check_query(purpose, "purpose")  # the one message for a blank purpose; a long one is cut by the searcher
     count = check_limit(limit, 5)
     return delegate(store.searcher_required().find_tool(purpose, count))

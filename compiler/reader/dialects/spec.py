@@ -14,6 +14,7 @@ from ...format.types import Json
 from ..checks import (
     bad,
     check_limit,
+    check_query,
     check_str,
     check_tags,
     decode_cursor,
@@ -134,7 +135,7 @@ def list_node(store: Store, path: Any, tags: Any, query: Any, limit: Any, cursor
 
 def search_nodes(store: Store, query: Any, limit: Any) -> Json:
     """Ontology nodes ranked for ``query`` (delegated to the search module)."""
-    check_str(query, "query")
+    check_query(query, "query")  # the one message for a blank query; a long one is cut by the searcher
     count = check_limit(limit, 5)
     answer = delegate(store.searcher_required().search_nodes(query, count))
     if answer.get("ok") and not answer.get("results") and not answer.get("hints"):
@@ -147,7 +148,7 @@ def search_nodes(store: Store, query: Any, limit: Any) -> Json:
 
 def search_tool_by_category(store: Store, query: Any, category_path: Any, limit: Any, cursor: Any) -> Json:
     """Tools under ``category_path`` ranked for ``query``; NO_MATCH_IN_CATEGORY when none match."""
-    check_str(query, "query")
+    check_query(query, "query")
     count = check_limit(limit, 5)
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")

@@ -22,6 +22,10 @@ FUSION: dict[str, tuple[float, float, float, float]] = {
 }
 WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE = FUSION["sentence-transformers"]
 CANDIDATES = 50
+#: A tool's cosine draws on its best ancestor node's: ``(1 - HIERARCHY) · tool + HIERARCHY · best ancestor``
+#: (nodes are embedded with their title, path, summary, tags and their tools' summaries). Measured on the labelled
+#: sets (docs/search.md, "Hierarchy"); 0 turns it off.
+HIERARCHY = 0.2
 #: The term a hit carries when the semantic tier put it in (``reason`` then names the tier).
 SEMANTIC_TERM = "~semantic"
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...format.envelope import ReaderError
+from . import hybrid
 
 log = logging.getLogger(__name__)
 FetchJSON = Callable[[dict[str, Any]], Any]
@@ -73,6 +74,7 @@ class SemanticTier:
         self._dtype = "int8"  # the build's vector encoding (toolcat-vectors-1 builds name none: int8)
         self._matrices: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
+        self._ancestors: list[list[int]] | None = None
 
     def available(self) -> bool:
         """Whether the tier can answer; when not, :attr:`reason` says why (checked once)."""
@@ -152,17 +154,30 @@ class SemanticTier:
                 self._prefetch(refs)
             dim = int(self._meta["model"]["dim"])
             blocks = []
+            ancestors: list[list[int]] | None = [] if part == "tools" else None
             for shard, ref in zip(shards, refs, strict=True):
                 data = self._fetch_json(ref)
+                if ancestors is not None and isinstance(data.get("ancestors"), list):
+                    ancestors += [[int(node) for node in row] for row in data["ancestors"]]
+                else:
+                    ancestors = None  # a build without them (or a node part): no hierarchy term
                 self.bytes_read += int(ref.get("bytes", 0))
                 block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
-                if block.shape != (int(shard["count"]), dim) or int(data["first"]) != int(shard["first"]):
-                    raise ValueError(f"vector shard {ref.get('path')} holds {block.shape[0]} rows, not {shard['count']}")
+                expected = (int(shard["count"]), dim)
+                if block.shape != expected or (int(data["first"]), int(data["count"])) != (
+                    int(shard["first"]),
+                    expected[0],
+                ):
+                    raise ValueError(
+                        f"vector shard {ref.get('path')} holds {block.shape[0]} rows, not {shard['count']}"
+                    )
                 blocks.append(block)
             matrix = stack_rows(blocks, dim)
             if len(matrix) != int(self._meta[part]["n_docs"]):
                 raise ValueError(f"the {part} vectors hold {len(matrix)} rows, not {self._meta[part]['n_docs']}")
             self._matrices[part] = matrix
+            if ancestors is not None and len(ancestors) == len(matrix):
+                self._ancestors = ancestors
         return self._matrices[part]
 
     def refs(self) -> list[dict[str, Any]]:
@@ -184,6 +199,19 @@ class SemanticTier:
         fought torch's for the two cores and made each query embedding ten times slower (108 ms p50 on BFCL
         with MiniLM, 9.5 ms without).
         """
+        cosines = self._cosines(part, query)
+        if part != "tools" or not hybrid.HIERARCHY or self._ancestors is None:
+            return cosines
+        from ...format.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
+
+        if "ancestor_index" not in self._matrices:
+            n_nodes = int(self._meta["nodes"]["n_docs"])
+            self._matrices["ancestor_index"] = ancestor_index(self._ancestors, n_nodes)
+        nodes = self._cosines("nodes", query)
+        return with_ancestors(cosines, nodes, self._matrices["ancestor_index"], hybrid.HIERARCHY)
+
+    def _cosines(self, part: str, query: str) -> Any:
+        """The query's cosine with every document vector of ``part``."""
         from ...format.embedding import matrix_times  # noqa: PLC0415 - numpy / torch, [semantic] extra
 
         vector = self.query_vector(query)
@@ -191,3 +219,15 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
+    """A ``(n_tools, depth)`` int array of node rows, padded with ``n_nodes`` (which :func:`with_ancestors` reads as none)."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    depth = max((len(row) for row in ancestors), default=0)
+    out = np.full((len(ancestors), max(depth, 1)), n_nodes, dtype=np.int64)
+    for i, row in enumerate(ancestors):
+        valid = [node for node in row if 0 <= node < n_nodes]
+        out[i, : len(valid)] = valid
+    return out
