@@ -145,7 +145,7 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
         if dtype is None:
             raise EncoderError(f"{path.name}: tensor {name} has unsupported dtype {info['dtype']}", "use F32 weights")
         start, end = info["data_offsets"]
-        array = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<"), count=-1, offset=base + start)  # type: ignore[call-overload]
+        array = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<"), count=-1, offset=base + start)
         tensors[name] = array[: (end - start) // array.itemsize].reshape(info["shape"])
     return tensors
 

@@ -93,8 +93,9 @@ def _names_embedder(src: Path) -> bool:
 
 
 #: The fields of a tool's embedded text, in order (a build cuts the text at 128 tokens, so the first ones count
-#: most). Measured on the labelled sets (docs/search.md, "Fields"); override for a measurement only.
-EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill")
+#: most); ``args`` (argument names) is available but not embedded: it tied on the train split (docs/search.md,
+#: "Fields"; ``bench/bench_search_tune.py --fields``).
+EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill", "path")
 
 
 def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
@@ -109,7 +110,7 @@ def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
 
 def _arg_names(tool: Tool) -> list[str]:
     props = tool.args_schema.get("properties") if isinstance(tool.args_schema, dict) else None
-    return [str(name).replace("_", " ") for name in sorted(props)] if isinstance(props, dict) else []
+    return [str(name) for name in sorted(props)] if isinstance(props, dict) else []
 
 
 def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
@@ -121,7 +122,7 @@ def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
         "tags": [" ".join(tool.tags)],
         "search_hints": list(tool.search_hints),
         "path": [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
-        "args": [" ".join(_arg_names(tool))],
+        "args": [" ".join(name.replace("_", " ") for name in _arg_names(tool))],
         "skill": [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
     }
     parts = [text for name in EMBED_FIELDS for text in fields.get(name, [])]

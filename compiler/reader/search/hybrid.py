@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 #: Per embedder kind: (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE), tuned on the train splits (module docstring).
 FUSION: dict[str, tuple[float, float, float, float]] = {
+    "onnx": (0.6, 0.6, 0.15, 0.1),  # the default tier (bench/bench_search_tune.py, docs/search.md)
     "sentence-transformers": (0.6, 0.6, 0.15, 0.2),
     "model2vec": (0.5, 0.3, 0.2, 0.2),
 }

@@ -35,6 +35,8 @@ FetchJSON = Callable[[dict[str, Any]], Any]
 Prefetch = Callable[[list[dict[str, Any]]], None]
 _QUERY_CACHE_SIZE = 256
 _ALLOWED: set[str] = set()
+#: The most ancestors a tool row may list (node paths are at most 32 names deep, toolcat.reader.checks).
+MAX_ANCESTORS = 32
 #: What a broken vector file raises while it is read or decoded (base64, numpy shapes, missing keys).
 VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
 
@@ -158,7 +160,8 @@ class SemanticTier:
             for shard, ref in zip(shards, refs, strict=True):
                 data = self._fetch_json(ref)
                 if ancestors is not None and isinstance(data.get("ancestors"), list):
-                    ancestors += [[int(node) for node in row] for row in data["ancestors"]]
+                    # a node path is at most MAX_ANCESTORS deep: a longer row is a hostile file, cut (memory)
+                    ancestors += [[int(node) for node in row[:MAX_ANCESTORS]] for row in data["ancestors"]]
                 else:
                     ancestors = None  # a build without them (or a node part): no hierarchy term
                 self.bytes_read += int(ref.get("bytes", 0))
