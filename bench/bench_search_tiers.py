@@ -178,6 +178,24 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
     return rows, top1_report(name, queries, runs, shown)
 
 
+def report(sets: list[str], tiers: list[str], errors: int, keep: Path | None = None) -> None:
+    """Print the table (every tier on every set, top-1 first) and each set's top-1 errors."""
+    rows: list[list[str]] = []
+    reports: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench-tiers-") as tmp_name:
+        os.environ.setdefault("TOOLCAT_CACHE_DIR", str(Path(tmp_name) / "cache"))
+        for name in sets:
+            got, lines = run_set(name, Path(tmp_name), tiers, errors, keep)
+            rows += got
+            reports += lines
+    header = ["set", "tier", "R@1 / R@5 / MRR (all)", "R@1 / R@5 / MRR (held out)", "warm ms p50", "build"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row[: len(header)]) + " |")
+    print("\n".join(reports))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default=",".join(SETS))
@@ -196,21 +214,7 @@ def main() -> None:
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
-    tiers = [t for t in args.tiers.split(",") if t]
-    rows: list[list[str]] = []
-    reports: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="bench-tiers-") as tmp_name:
-        os.environ.setdefault("TOOLCAT_CACHE_DIR", str(Path(tmp_name) / "cache"))
-        for name in [s for s in args.sets.split(",") if s]:
-            got, report = run_set(name, Path(tmp_name), tiers, args.errors, args.keep)
-            rows += got
-            reports += report
-    header = ["set", "tier", "R@1 / R@5 / MRR (all)", "R@1 / R@5 / MRR (held out)", "warm ms p50", "build", ""]
-    print("| " + " | ".join(header[:-1]) + " |")
-    print("|" + "---|" * (len(header) - 1))
-    for row in rows:
-        print("| " + " | ".join(row[:-1]) + " |")
-    print("\n".join(reports))
+    report([s for s in args.sets.split(",") if s], [t for t in args.tiers.split(",") if t], args.errors, args.keep)
 
 
 if __name__ == "__main__":

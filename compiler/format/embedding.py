@@ -193,13 +193,17 @@ def top_indices(values: Any, allowed: Callable[[int], bool] | None, floor: float
 
 
 def matrix_times(matrix: Any, vector: Any) -> Any:
-    """``matrix @ vector`` as a numpy array; a torch matrix (:meth:`Embedder.prepared`) multiplies in torch."""
+    """``matrix @ vector`` as a numpy array, on one thread; a torch matrix (:meth:`Embedder.prepared`) multiplies in torch."""
     if hasattr(matrix, "mv"):
         import torch  # noqa: PLC0415 - the model's own library
 
         with torch.inference_mode():
             return matrix.mv(torch.from_numpy(vector)).numpy()
-    return matrix @ vector
+    import numpy as np  # noqa: PLC0415 - [search] / [semantic] extra
+
+    # einsum's own loop, not BLAS: OpenBLAS splits a matrix-vector product over threads that spin for a core, and
+    # with the other core busy one query's product took 16 ms at p95 (10,000 x 384), against 2 ms on one thread
+    return np.einsum("ij,j->i", matrix, vector)
 
 
 #: Vector encodings a reader knows (:func:`dequantize`).
