@@ -93,9 +93,10 @@ def _names_embedder(src: Path) -> bool:
 
 
 #: The fields of a tool's embedded text, in order (a build cuts the text at 128 tokens, so the first ones count
-#: most); ``args`` (argument names) is available but not embedded: it tied on the train split (docs/search.md,
-#: "Fields"; ``bench/bench_search_tune.py --fields``).
-EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill", "path")
+#: most). ``args`` (argument names) and ``path`` (the home path's titles) are available, measured and left out
+#: (docs/search.md, "Fields"; ``bench/bench_search_tune.py --fields``): the hierarchy counts through the nodes'
+#: own vectors instead (``toolcat.reader.search.hybrid.HIERARCHY``).
+EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill")
 
 
 def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
