@@ -5,11 +5,14 @@ then ``toolcat.build.build``); toolcat is then queried with the stdlib reader
 (:class:`toolcat.reader.search.searcher.Searcher`), and BM25 (``bm25s``) and plain scikit-learn TF-IDF are
 scored on the very same document texts (``toolcat.build.contributors.index.texts.tool_text``).
 
-    python bench/bench_search.py            # 2,000 sampled MetaTool queries (seed 0), all BFCL queries
+    python bench/bench_search.py            # the tiers report, then build cost and the generated scale sets
+    python bench/bench_search.py --sets metatool,bfcl   # the engine's figures: latency, bytes, requests, BM25
     python bench/bench_search.py --full     # all 20,614 MetaTool queries
     python bench/bench_search.py --tiers lexical,thesaurus   # without the [semantic] extra
 
-Tiers (issue 14), side by side: ``lexical`` (the analyzer without its thesaurus), ``thesaurus`` (today's lexical
+First (set ``tiers``, the default): every tier on every labelled set, R@1 first, with the top-1 errors
+(``bench_search_tiers.py``: the example catalogue's evals, the GitHub MCP list, MetaTool, BFCL). Then the engine
+tables below. Tiers (issue 14), side by side: ``lexical`` (the analyzer without its thesaurus), ``thesaurus`` (today's lexical
 search), ``static`` (fused with a model2vec model distilled from MiniLM), ``minilm`` (fused with
 all-MiniLM-L6-v2), and ``static only`` / ``minilm only`` (the cosine ranking alone). Recall is given on every query
 and on the held-out split (:func:`split`: the fusion constants of ``toolcat.reader.search.hybrid`` were tuned on the other
@@ -354,7 +357,26 @@ def only_semantic(build_dir: Path, queries: Queries, back: dict[str, str]) -> li
     return [[names[i] for i in np.argsort(-tier.scores("tools", q), kind="stable")[:10]] for q, _ in queries]
 
 
-TIERS = {"lexical": None, "thesaurus": None, "static": "static-minilm", "minilm": "minilm"}
+TIERS = {
+    "lexical": None,
+    "thesaurus": None,
+    "default": "minilm-onnx",
+    "static": "static-minilm",
+    "minilm": "minilm",
+}
+
+
+def _missing(tier: str) -> str | None:
+    from bench_search_tiers import missing  # noqa: PLC0415 - it imports this module
+
+    return missing(tier)
+
+
+def tier_missing(tier: str) -> str | None:
+    """Why a tier of :data:`TIERS` cannot run here (the default tier needs onnxruntime, the others torch), or None."""
+    if TIERS[tier] is None:
+        return None
+    return _missing("minilm-onnx") if tier == "default" else semantic_available()
 
 
 def quality_set(
@@ -391,8 +413,8 @@ def quality_set(
         )
 
     for tier in tiers:
-        if TIERS[tier] and semantic_available():
-            rows.append([label, tier, f"skipped: {semantic_available()}", *[""] * 7])
+        if tier_missing(tier):
+            rows.append([label, tier, f"skipped: {tier_missing(tier)}", *[""] * 7])
             continue
         out = tmp / f"{name}-{tier}-build"
         with thesaurus(tier != "lexical"):
@@ -411,7 +433,7 @@ def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> No
     build(src, tmp / f"cost{n}-warm", embedder="none")  # imports and caches warm, as for every later build
     base = None
     for tier in tiers:
-        if tier == "lexical" or (TIERS[tier] and semantic_available()):
+        if tier == "lexical" or tier_missing(tier):
             continue
         load = ""
         if TIERS[tier]:  # the model loads once per process (a CLI build pays it once): shown apart
@@ -469,8 +491,8 @@ def scale_set(n: int, tmp: Path, rows: list[list[str]], tiers: list[str]) -> Non
             "",
         ]
     )
-    for tier in ("static", "minilm"):  # the semantic tiers at this size (MiniLM up to 10,000 tools)
-        if tier not in tiers or semantic_available() or (tier == "minilm" and n > 10_000):
+    for tier in ("default", "static", "minilm"):  # the semantic tiers at this size (MiniLM up to 10,000 tools)
+        if tier not in tiers or tier_missing(tier) or (tier != "static" and n > 10_000):
             continue
         out = tmp / f"gen{n}-{tier}"
         build_s = timed_build(src, out, TIERS[tier])
@@ -498,7 +520,7 @@ def main() -> None:
         "--scale", default="10000,100000", help="tools in the generated catalogues (comma-separated: side by side)"
     )
     parser.add_argument(
-        "--sets", default="metatool,bfcl,cost,scale", help="comma-separated: metatool, bfcl, cost, scale"
+        "--sets", default="tiers,cost,scale", help="comma-separated: tiers, metatool, bfcl, cost, scale"
     )
     parser.add_argument("--tiers", default=",".join(TIERS), help="comma-separated: " + ", ".join(TIERS))
     parser.add_argument("--cost", type=int, default=1000, help="tools in the build-cost catalogue")
@@ -507,6 +529,12 @@ def main() -> None:
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
+    if "tiers" in args.sets.split(","):
+        from bench_search_tiers import report  # noqa: PLC0415 - it imports this module's set makers
+
+        installed = [t for t in ("lexical", "minilm-onnx", "minilm") if t == "lexical" or not _missing(t)]
+        report(["example", "github", "metatool", "bfcl"], installed, errors=10)
+        print()
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp_name:
         tmp = Path(tmp_name)

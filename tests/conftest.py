@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +12,11 @@ import pytest
 from support import CORPUS, EXAMPLE_SRC, write_tree
 
 from toolcat.build import build
+
+# The suite's builds are lexical unless a test names an embedder: the tests pin the lexical engine's answers, and
+# embedding every test catalogue would double the suite's time. The default tier (a build with nothing named) is
+# tested in tests/reader/test_semantic_default.py, which removes this.
+os.environ.setdefault("TOOLCAT_EMBEDDER", "none")
 
 
 @pytest.fixture

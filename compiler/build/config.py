@@ -44,6 +44,8 @@ class BuildConfig:
 
     #: ``search.embedder``: the semantic tier's embedder spec, None for no vectors
     embedder: str | None = None
+    #: whether the file names ``search.embedder`` at all (``none`` included): else the build's default applies
+    embedder_named: bool = False
     #: the settings file it was read from, relative to the source root (None: no file)
     file: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -159,8 +161,11 @@ def _check(rel: str, parsed: Parsed) -> BuildConfig:
         )
         return BuildConfig(file=rel, diagnostics=tuple(report.items))
     report.unknown([str(k) for k in data], list(OPTIONS), "$", "setting")
-    embedder = _embedder(_section(data, "search", report).get("embedder"), report)
-    return BuildConfig(embedder=embedder, file=rel, diagnostics=tuple(report.items))
+    search = _section(data, "search", report)
+    embedder = _embedder(search.get("embedder"), report)
+    return BuildConfig(
+        embedder=embedder, embedder_named="embedder" in search, file=rel, diagnostics=tuple(report.items)
+    )
 
 
 def read_config(src: Path) -> BuildConfig:

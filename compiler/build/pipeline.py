@@ -184,7 +184,8 @@ def build(
 
     ``config``: the catalogue's settings (:func:`toolcat.build.config.read_config`, read once here when not given).
     ``embedder``: a spec for the semantic tier (``none`` turns it off); by default ``search.embedder`` in
-    ``SRC/toolcat.yaml`` (or ``.yml``), else no vectors. ``progress``: called as each phase advances
+    ``SRC/toolcat.yaml`` (or ``.yml``), else the default embedder when it is installed
+    (:func:`toolcat.build.contributors.vectors.choose_embedder`). ``progress``: called as each phase advances
     (:mod:`toolcat.build.progress`).
 
     Concurrent builds into the same folder take turns (:func:`toolcat.build.write.build_lock`), and each
@@ -192,6 +193,8 @@ def build(
     """
     started = time.perf_counter()
     config = config if config is not None else read_config(src)
+    from .contributors.vectors import choose_embedder  # noqa: PLC0415 - numpy etc. only when vectors are built
+
     with build_lock(out), reporting(progress):
         return _build_locked(
             src,
@@ -200,7 +203,7 @@ def build(
             force=force,
             extra=extra,
             started=started,
-            embedder=config.embedder_for(embedder),
+            embedder=choose_embedder(config, embedder),
             config=config,
         )
 

@@ -57,8 +57,9 @@ def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
 @click.option(
     "--embedder",
     default=None,
-    help="Semantic tier: minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a model folder; "
-    "'none' for none. Default: search.embedder in SRC/toolcat.yaml. Needs the [semantic] extra.",
+    help="Semantic tier: minilm-onnx (the default), minilm-onnx-f32, onnx:FOLDER, minilm, static-minilm, "
+    "st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a model folder; 'none' for none. Default: search.embedder in "
+    "SRC/toolcat.yaml, else $TOOLCAT_EMBEDDER, else minilm-onnx when installed (docs/search.md).",
 )
 def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedder: str | None) -> None:
     """Compile SRC (default catalog_src) into versioned artifacts in --out (default build)."""

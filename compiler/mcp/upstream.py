@@ -44,6 +44,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from ..format.envelope import ReaderError
+from ..format.errors import ToolcatError
 from ..reader.execution.policy import REDACTED, env_values
 from ..reader.execution.runners import ExecContext
 
@@ -359,7 +360,7 @@ def close_upstreams() -> None:
     POOL.close()
 
 
-class RestartPending(Exception):  # noqa: N818 - a state, not a failure of this call's own
+class RestartPending(ToolcatError):  # noqa: N818 - a state, not a failure of this call's own
     """The upstream server failed to start recently; the next start waits ``seconds`` more."""
 
     def __init__(self, seconds: float) -> None:

@@ -92,6 +92,45 @@ def as_sent(value: Any, limit: int = MAX_NAME) -> tuple[str, bool]:
     return shown(value, limit), False
 
 
+#: A query is ranked on at most this many characters; a longer one is cut (with a note), not refused.
+MAX_QUERY_CHARS = 4 * MAX_NAME
+#: A query longer than this is refused: no agent's task description is a megabyte.
+MAX_QUERY_INPUT = 1_000_000
+
+
+def check_query(value: Any, name: str = "query") -> str:
+    """A search query as the ranking takes it: a non-blank string, stripped, cut at :data:`MAX_QUERY_CHARS`.
+
+    A blank or non-string query is BAD_REQUEST with an example of a good one. A long query (an agent pasting its
+    whole task) is cut at a word boundary; :func:`query_note` says so in the answer.
+    """
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_QUERY_INPUT:
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"'{name}' must be a non-empty string, got {shown(value, 60)}",
+            details={"got": shown(value, 60)},
+            hints=[
+                f"Say what you need in a few words: the action, the object and the domain, e.g. {name}='upload a file to an S3 bucket'."
+            ],
+        )
+    text = value.strip()
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    cut = text[:MAX_QUERY_CHARS]
+    space = cut.rfind(" ", MAX_QUERY_CHARS // 2)
+    return cut[:space] if space > 0 else cut
+
+
+def query_note(value: Any) -> str | None:
+    """The note an answer carries when :func:`check_query` cut ``value``, else None."""
+    if not isinstance(value, str) or len(value.strip()) <= MAX_QUERY_CHARS:
+        return None
+    return (
+        f"The query was cut to its first {MAX_QUERY_CHARS:,} characters (of {len(value.strip()):,}); put the"
+        " action, the object and the domain first, in a few words."
+    )
+
+
 def check_limit(limit: Any, default: int) -> int:
     """A page size from 1 to :data:`MAX_LIMIT` (larger ones are capped); None is ``default``."""
     if limit is None:

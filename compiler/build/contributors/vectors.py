@@ -1,7 +1,9 @@
 """Build the semantic tier: embed every tool, skill and node, and write the vectors as sharded int4 artifacts.
 
 A build contributor (:func:`contributor`), added by :func:`toolcat.build.pipeline.default_contributors` when an embedder
-is configured. Doc ids are the search index's (:func:`toolcat.build.contributors.index.texts.doc_order`: with a delta segment, added
+is configured, or by default (:func:`choose_embedder`): with nothing configured, a build uses
+:data:`toolcat.format.embedding.DEFAULT_SPEC` (MiniLM int8 on onnxruntime) when it is installed, and otherwise
+builds the lexical tier alone and logs the exact command that installs the model. Doc ids are the search index's (:func:`toolcat.build.contributors.index.texts.doc_order`: with a delta segment, added
 documents come last and deleted ones leave a zero row), so a vector row and an index document share their id.
 Each row is stored as int4 codes, two a byte, with a float scale (``x ≈ (n - 8) / 7 * scale``), in shards of
 :data:`SHARD_ROWS` rows (base64 in JSON, so every reader fetches them as it fetches the index).
@@ -22,9 +24,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...format.embedding import Embedder, cache_dir, document_precision, load_embedder
+from ...format.embedding import (
+    DEFAULT_INSTALL,
+    DEFAULT_SPEC,
+    Embedder,
+    EmbedderError,
+    cache_dir,
+    document_precision,
+    load_embedder,
+)
 from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
+from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
 from .index.texts import doc_order
 
@@ -36,12 +47,70 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 VECTORS_DTYPE = "int4"
 
 
-def tool_embed_text(tool: Tool) -> str:
-    """What a tool is embedded as: its id's words, summary and description (a skill: name and description)."""
-    words = tool.id.replace(".", " ").replace("_", " ").replace("-", " ")
-    parts = [words, tool.summary, tool.description, " ".join(tool.tags), *tool.search_hints]
-    if tool.skill is not None:
-        parts += [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))]
+def choose_embedder(config: BuildConfig, override: str | None = None) -> str | None:
+    """The embedder a build uses: the one named, else the default (:data:`DEFAULT_SPEC`) when it is installed.
+
+    Named, in order: ``--embedder``, ``search.embedder`` in ``SRC/toolcat.yaml`` (``config``, read once by
+    :func:`toolcat.build.config.read_config`), ``$TOOLCAT_EMBEDDER`` (a machine's default, e.g. ``none`` on a CI
+    runner that tests the lexical tier). ``none`` turns the tier off. With nothing named and the default model not
+    installed, the build is lexical and says what to run (a warning, not an error: a reader of that build answers
+    lexically, exactly as before).
+    """
+    if override is not None or config.embedder_named:
+        return config.embedder_for(override)
+    machine = os.environ.get("TOOLCAT_EMBEDDER", "").strip()
+    if machine:
+        return config.embedder_for(machine)
+    try:
+        load_embedder(DEFAULT_SPEC)
+    except (EmbedderError, OSError, ValueError) as err:
+        message = err.message if isinstance(err, EmbedderError) else str(err)
+        log.warning(
+            "search: lexical tier only, the default embedder %s is not available (%s). To build the semantic"
+            " tier: %s. To silence this: --embedder none, or search: {embedder: none} in toolcat.yaml.",
+            DEFAULT_SPEC,
+            message,
+            DEFAULT_INSTALL,
+        )
+        return None
+    return DEFAULT_SPEC
+
+
+#: The fields of a tool's embedded text, in order (a build cuts the text at 128 tokens, so the first ones count
+#: most). ``args`` (argument names) and ``path`` (the home path's titles) are available, measured and left out
+#: (docs/search.md, "Fields"; ``bench/bench_search_tune.py --fields``): the hierarchy counts through the nodes'
+#: own vectors instead (``toolcat.reader.search.hybrid.HIERARCHY``).
+EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill")
+
+
+def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
+    """The titles of the nodes on a tool's home path, root first (its place in the hierarchy)."""
+    titles = []
+    for depth in range(1, len(tool.path) + 1):
+        node = catalog.nodes.get(tool.path[:depth])
+        if node is not None and node.title:
+            titles.append(node.title)
+    return titles
+
+
+def _arg_names(tool: Tool) -> list[str]:
+    props = tool.args_schema.get("properties") if isinstance(tool.args_schema, dict) else None
+    return [str(name) for name in sorted(props)] if isinstance(props, dict) else []
+
+
+def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
+    """What a tool is embedded as: the :data:`EMBED_FIELDS` of it, joined, at most 1,000 characters."""
+    fields: dict[str, list[str]] = {
+        "id": [tool.id.replace(".", " ").replace("_", " ").replace("-", " ")],
+        "summary": [tool.summary],
+        "description": [tool.description],
+        "tags": [" ".join(tool.tags)],
+        "search_hints": list(tool.search_hints),
+        "path": [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
+        "args": [" ".join(name.replace("_", " ") for name in _arg_names(tool))],
+        "skill": [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
+    }
+    parts = [text for name in EMBED_FIELDS for text in fields.get(name, [])]
     return ". ".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))[:EMBED_TEXT_CHARS]
 
 
@@ -60,6 +129,7 @@ class VectorCache:
 
         precision = document_precision(embedder)
         suffix = "" if precision == "float32" else f"-{precision}"
+        suffix += "" if embedder.kind != "onnx" else "-onnx"
         self.folder = (root or cache_dir()) / "vectors" / f"{embedder.weights_sha256[:16]}{suffix}"
         self.rows: dict[str, Any] = {}
         keys_file, rows_file = self.folder / "keys.json", self.folder / "rows.npy"
@@ -133,23 +203,34 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     return packed.tobytes(), [float(s) for s in scale]
 
 
-def _write_part(artifacts: ArtifactSet, part: str, rows: Any) -> dict[str, Any]:
+def ancestor_rows(tools: list[Tool | None], nodes: list[Any]) -> list[list[int]]:
+    """Per tool row, the node rows of its home path's nodes below the root (the hierarchy the reader fuses)."""
+    row_of = {tuple(path): i for i, path in enumerate(nodes) if path is not None}
+    out = []
+    for tool in tools:
+        home = tuple(tool.path) if tool is not None else ()
+        out.append([row_of[home[:d]] for d in range(1, len(home) + 1) if home[:d] in row_of])
+    return out
+
+
+def _write_part(
+    artifacts: ArtifactSet, part: str, rows: Any, ancestors: list[list[int]] | None = None
+) -> dict[str, Any]:
     shards = []
     for first in range(0, len(rows), SHARD_ROWS):
         chunk = rows[first : first + SHARD_ROWS]
         data, scales = quantize(chunk)
-        ref = artifacts.add_json(
-            "vectors",
-            f"{part}.v{first // SHARD_ROWS}",
-            {
-                "artifact": "vectors_shard",
-                "part": part,
-                "first": first,
-                "count": len(chunk),
-                "q": base64.b64encode(data).decode("ascii"),
-                "scale": scales,
-            },
-        )
+        body: dict[str, Any] = {
+            "artifact": "vectors_shard",
+            "part": part,
+            "first": first,
+            "count": len(chunk),
+            "q": base64.b64encode(data).decode("ascii"),
+            "scale": scales,
+        }
+        if ancestors is not None:
+            body["ancestors"] = ancestors[first : first + SHARD_ROWS]
+        ref = artifacts.add_json("vectors", f"{part}.v{first // SHARD_ROWS}", body)
         shards.append({"first": first, "count": len(chunk), "ref": ref})
     return {"n_docs": len(rows), "shards": shards}
 
@@ -165,9 +246,10 @@ def contributor(spec: str) -> Contributor:
         embedder = load_embedder(spec)
         cache = VectorCache(embedder)
         tools, nodes = doc_order(catalog, artifacts)
-        tool_texts = [tool_embed_text(t) for t in tools if t is not None]
+        tool_texts = [tool_embed_text(t, catalog) for t in tools if t is not None]
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
-        parts = {"tools": _write_part(artifacts, "tools", _with_holes(cache.embed(tool_texts), tools))}
+        tool_rows = _with_holes(cache.embed(tool_texts), tools)
+        parts = {"tools": _write_part(artifacts, "tools", tool_rows, ancestor_rows(tools, nodes))}
         parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts), nodes))
         live = {hashlib.sha256(t.encode("utf-8")).hexdigest() for t in (*tool_texts, *node_texts)}
         cache.save(live if len(cache.rows) > 4 * len(live) + 10_000 else None)

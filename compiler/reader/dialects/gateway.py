@@ -24,6 +24,7 @@ from ..checks import (
     bad,
     check_bool,
     check_limit,
+    check_query,
     deprecation_note,
     ok,
     or_default,
@@ -62,10 +63,8 @@ def tool_help(
         raise bad(f"a help path is a dotted string like 'onto.task', got {shown(path)}")
     text = path.strip().strip(".").replace("/", ".")
     if query is not None:
-        if not isinstance(query, str) or not query.strip() or len(query) > 4 * MAX_NAME:
-            raise bad(f"'query' must be a non-empty string saying what you need, got {shown(query)}")
-        where = "" if text in ROOT_NAMES else text
-        return _help_search(store, session, where, query.strip(), check_limit(limit, 5))
+        checked = check_query(query, "query")  # a long query is cut (the searcher's answer says so)
+        return _help_search(store, session, "" if text in ROOT_NAMES else text, checked, check_limit(limit, 5))
     if text in ROOT_NAMES:
         return _help_root(store, session, fmt)
     tool_id = store.resolve(text)

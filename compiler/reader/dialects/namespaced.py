@@ -11,7 +11,7 @@ from typing import Any
 
 from ...format.dialects import dialect_tools
 from ...format.types import Json
-from ..checks import MAX_LIMIT, check_limit, check_str, check_tags, ok
+from ..checks import MAX_LIMIT, check_limit, check_query, check_str, check_tags, ok
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
@@ -69,7 +69,7 @@ def find_tool(store: Store, session: Session, purpose: Any, limit: Any) -> Json:
 
     Under a policy that hides tools, the search looks further and hidden tools are left out of the matches.
     """
-    check_str(purpose, "purpose")
+    check_query(purpose, "purpose")  # the one message for a blank purpose; a long one is cut by the searcher
     count = check_limit(limit, 5)
     if not session.filters:
         return delegate(store.searcher_required().find_tool(purpose, count))

@@ -18,6 +18,7 @@ from ..checks import (
     bad,
     check_limit,
     check_name,
+    check_query,
     check_str,
     check_tags,
     decode_cursor,
@@ -167,7 +168,7 @@ def list_node(
 
 def search_nodes(store: Store, query: Any, limit: Any) -> Json:
     """Ontology nodes ranked for ``query`` (delegated to the search module)."""
-    check_str(query, "query")
+    check_query(query, "query")  # the one message for a blank query; a long one is cut by the searcher
     count = check_limit(limit, 5)
     answer = delegate(store.searcher_required().search_nodes(query, count))
     if answer.get("ok") and not answer.get("results") and not answer.get("hints"):
@@ -185,7 +186,7 @@ def search_tool_by_category(
 
     Hits the session's policy hides are left out of the page (a page may then hold fewer than ``limit``).
     """
-    check_str(query, "query")
+    check_query(query, "query")
     count = check_limit(limit, 5)
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")

@@ -17,11 +17,16 @@ from collections.abc import Callable, Sequence
 
 #: Per embedder kind: (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE), tuned on the train splits (module docstring).
 FUSION: dict[str, tuple[float, float, float, float]] = {
+    "onnx": (0.6, 0.6, 0.15, 0.1),  # the default tier (bench/bench_search_tune.py, docs/search.md)
     "sentence-transformers": (0.6, 0.6, 0.15, 0.2),
     "model2vec": (0.5, 0.3, 0.2, 0.2),
 }
 WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE = FUSION["sentence-transformers"]
 CANDIDATES = 50
+#: A tool's cosine draws on its best ancestor node's: ``(1 - HIERARCHY) · tool + HIERARCHY · best ancestor``
+#: (nodes are embedded with their title, path, summary, tags and their tools' summaries). Measured on the labelled
+#: sets (docs/search.md, "Hierarchy"); 0 turns it off.
+HIERARCHY = 0.2
 #: The term a hit carries when the semantic tier put it in (``reason`` then names the tier).
 SEMANTIC_TERM = "~semantic"
 

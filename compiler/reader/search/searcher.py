@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -25,12 +26,16 @@ from ...format.analyzer import (
 )
 from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
-from ..checks import check_limit, cursor_key, decode_cursor, encode_cursor, node_path
+from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
+from . import rerank
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
+from .semantic import VECTOR_ERRORS
 from .semantic import wanted as semantic_wanted
 
 __all__ = ["MIN_RELATIVE", "MIN_RELEVANCE", "Searcher", "name_key", "name_like"]
+
+log = logging.getLogger(__name__)
 
 #: A ranked hit is shown only when it scores at least this ...
 MIN_RELEVANCE = 0.06
@@ -43,6 +48,10 @@ NAME_SHORT_PARTS = 3
 NAME_MAX_PARTS = 12
 NAME_MAX_CHARS = 200
 _NAME_PARTS = re.compile(r"[^\W_]+")
+_HINT = re.compile(r"(?i)\b(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})")
+_LABEL = re.compile(r"(?i)\b(tool|action|task|query)\s*[:=]")
+#: A category hint that is no root name counts when its best node scores at least this.
+HINT_MIN_CONFIDENCE = 0.3
 #: The pointer fields a search hit leaves out when empty or false (absent means empty / false).
 _LEAN_DROP = ("optional", "deprecated")
 
@@ -86,6 +95,22 @@ class Searcher(IndexReader):
     def _ranked(
         self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
     ) -> list[tuple[int, float, list[str]]]:
+        """The first stage (:meth:`_first_stage`), and for a top ``limit`` of tools the host's reranker, if any.
+
+        The reranker (:mod:`toolcat.reader.search.rerank`) sees the first stage's best
+        :data:`~toolcat.reader.search.rerank.DEPTH` hits; it is off unless the host set one.
+        """
+        reranker = rerank.current() if limit is not None and part_name == "tools" else None
+        if reranker is None:
+            return self._first_stage(part_name, query, allowed, limit)
+        hits = self._first_stage(part_name, query, allowed, max(limit or 0, rerank.DEPTH))
+        head = hits[: rerank.DEPTH]
+        pointers = [doc["pointer"] for doc in self._docs("tools", head)]
+        return rerank.rerank(query, hits, pointers, reranker)[:limit]
+
+    def _first_stage(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None = None, limit: int | None = None
+    ) -> list[tuple[int, float, list[str]]]:
         """The lexical ranking, fused with the semantic tier's (:func:`toolcat.reader.search.hybrid.fuse`) for a top ``limit``.
 
         Without the tier (no vectors, no extra, another model) or without ``limit``: exactly the lexical ranking.
@@ -95,7 +120,15 @@ class Searcher(IndexReader):
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
-        return fuse(lexical, tier.scores(part_name, query), limit or 0, allowed, params)
+        try:
+            cosines = tier.scores(part_name, query)
+            if len(cosines) < self._part(part_name).n_docs:
+                raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
+            return fuse(lexical, cosines, limit or 0, allowed, params)
+        except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
+            tier.fail(err)
+            log.warning("search: %s", tier.reason)
+            return lexical[:limit]
 
     # -- scoping -----------------------------------------------------------------------------
 
@@ -298,6 +331,48 @@ class Searcher(IndexReader):
         shown = [(pointer, 1.0, exact[2] if exact is not None else []), *(h for h in pointed if h is not exact)]
         return shown[offset : offset + limit], len(shown) > offset + limit, named
 
+    def _hinted_tools(self, query: str, limit: int) -> tuple[list[tuple[dict[str, Any], float, list[str]]], str | None]:
+        """find_tool's page: a category the query names (``server: github / tool: create issue``) narrows it.
+
+        The hint's node is found by name at the root, else as the best node for the hint's words (confidence at
+        least :data:`HINT_MIN_CONFIDENCE`); the rest of the query is ranked inside it. When the hint names no
+        node, or nothing inside matches, the query's words (the hint's included, the labels left out) are ranked
+        everywhere.
+        """
+        words, hint = split_hint(query)
+        path = self._hint_path(hint) if hint and words else None
+        if path is not None:
+            allowed = self._scoped(words, path)
+            page, _, named = self._answer_tools(words, limit, allowed=allowed, scope=path)
+            if page:
+                return page, named
+        unlabelled = f"{words} {hint}" if hint and words else words  # labels dropped; the hint's words still count
+        page, _, named = self._answer_tools(unlabelled, limit)
+        return page, named
+
+    def _hint_path(self, hint: str) -> list[str] | None:
+        """The node a category hint names (by name or title), else the best node for its words, if good enough.
+
+        A root child of that name first, then a found node whose name or title is the hint, then the best node
+        when it scores at least :data:`HINT_MIN_CONFIDENCE`.
+        """
+        root = self._fetch(self.manifest["root"]) if isinstance(self.manifest.get("root"), dict) else {}
+        key = name_key(hint).replace(" ", "_")
+        for child in root.get("children", []):
+            if isinstance(child, dict) and name_key(str(child.get("name", ""))).replace(" ", "_") == key:
+                return [str(child["name"])]
+        found = self._node_results(hint, 5)
+        named = [
+            r
+            for r in found
+            if key in (name_key(r["path"][-1]).replace(" ", "_"), name_key(r["title"]).replace(" ", "_"))
+        ]
+        if named:
+            return list(named[0]["path"])
+        if found and found[0]["confidence"] >= HINT_MIN_CONFIDENCE:
+            return list(found[0]["path"])
+        return None
+
     def find_tool(self, purpose: str, limit: int = 5) -> dict[str, Any]:
         """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose or a tool's name.
 
@@ -305,9 +380,9 @@ class Searcher(IndexReader):
         is left the answer says so (empty ``matches``, a hint, and a next_action to browse the root).
         """
         try:
-            query = _require_query(purpose, "purpose")
+            query = check_query(purpose, "purpose")
             limit = check_limit(limit, 5)
-            page, _, named = self._answer_tools(query, limit)
+            page, named = self._hinted_tools(query, limit)
             matches = [
                 {
                     "name": pointer["tool_id"],
@@ -319,12 +394,15 @@ class Searcher(IndexReader):
         except ReaderError as err:
             return err.envelope()
         if matches:
-            return {"matches": matches}
-        return {
-            "matches": [],
-            "hints": [f"No tool matches {query!r} well; try other words, or browse the categories."],
-            "next_action": {"op": "list", "args": {"path": ""}},
-        }
+            return _noted({"matches": matches}, purpose)
+        return _noted(
+            {
+                "matches": [],
+                "hints": [f"No tool matches {query[:200]!r} well; try other words, or browse the categories."],
+                "next_action": {"op": "list", "args": {"path": ""}},
+            },
+            purpose,
+        )
 
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
@@ -344,24 +422,27 @@ class Searcher(IndexReader):
         When none matches, the answer says so: a hint, and a next_action to browse the root.
         """
         try:
-            text = _require_query(query, "query")
+            text = check_query(query, "query")
             results = self._node_results(text, check_limit(limit, 5))
         except ReaderError as err:
             return err.envelope()
         if results:
-            return {"results": results}
-        return {
-            "results": [],
-            "hints": [f"No category matches {text!r}; browse the root, or search for a tool by purpose."],
-            "next_action": {"op": "list", "args": {"path": ""}},
-        }
+            return _noted({"results": results}, query)
+        return _noted(
+            {
+                "results": [],
+                "hints": [f"No category matches {text[:200]!r}; browse the root, or search for a tool by purpose."],
+                "next_action": {"op": "list", "args": {"path": ""}},
+            },
+            query,
+        )
 
     def search_tool_by_category(
         self, query: str, category_path: list[str] | str, limit: int = 5, cursor: str | None = None
     ) -> dict[str, Any]:
         """Tools under a category (and everything below it, DAG included), ranked, as pointers + confidence."""
         try:
-            text = _require_query(query, "query")
+            text = check_query(query, "query")
             limit = check_limit(limit, 5)
             path = list(node_path(category_path))
             key = cursor_key(text, path)
@@ -375,11 +456,12 @@ class Searcher(IndexReader):
             if not page and offset == 0:
                 raise self._no_match(text, path)
             end = offset + len(page)
-            return {
+            answer = {
                 "category_path": path,
                 "results": [lean_hit(pointer, score) for pointer, score, _ in page],
                 "next_cursor": encode_cursor(end, key) if more else None,
             }
+            return _noted(answer, query)
         except ReaderError as err:
             return err.envelope()
 
@@ -403,6 +485,25 @@ class Searcher(IndexReader):
             hints=hints,
             next_action=action,
         )
+
+
+def split_hint(query: str) -> tuple[str, str | None]:
+    """``(words, category hint)`` of an agent-written query such as ``server: github / tool: create issue``.
+
+    A ``server:``, ``category:``, ``namespace:``, ``service:`` or ``app:`` label gives the hint (up to the next
+    ``/``, ``;``, ``|`` or line break); ``tool:``, ``action:``, ``task:`` and ``query:`` labels are dropped and
+    their words kept. A query without labels is returned as it is, with no hint.
+    """
+    hint = None
+    found = _HINT.search(query)
+    if found is None and _LABEL.search(query) is None:
+        return query, None
+    if found is not None:
+        hint = found.group(2).strip() or None
+        query = query[: found.start()] + " " + query[found.end() :]
+    words = _LABEL.sub(" ", query)
+    words = " ".join(words.replace("/", " ").replace("|", " ").replace(";", " ").split())
+    return (words or query.strip()), hint
 
 
 def name_key(text: str) -> str:
@@ -433,23 +534,31 @@ def lean_hit(pointer: dict[str, Any], score: float) -> dict[str, Any]:
     return out
 
 
-def _require_query(text: Any, name: str) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise ReaderError(
-            "BAD_REQUEST",
-            f"'{name}' must be a non-empty string",
-            details={"got": repr(text)[:60]},
-            hints=[f"Say what you need in a few words, e.g. {name}='read a file from a bucket'."],
-        )
-    return text.strip()
+def _noted(answer: dict[str, Any], asked: Any) -> dict[str, Any]:
+    """``answer`` with the note that the query was cut (:func:`toolcat.reader.checks.query_note`), when it was."""
+    note = query_note(asked)
+    if note is not None:
+        answer["hints"] = [note, *answer.get("hints", [])]
+    return answer
 
 
 def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
     """Which matched terms appear in which shown field (id, summary, tags); the rest matched in longer text."""
-    semantic = SEMANTIC_TERM in terms
-    terms = [term for term in terms if term != SEMANTIC_TERM]
+    reason = _matched(pointer, [term for term in terms if term not in (SEMANTIC_TERM, rerank.RERANK_TERM)])
+    notes = [
+        note
+        for note, term in (("similar meaning (semantic tier)", SEMANTIC_TERM), ("reranked", rerank.RERANK_TERM))
+        if term in terms
+    ]
+    if reason is None:
+        return "; ".join(notes) if notes else "similar spelling (character n-grams)"
+    return "; ".join([reason, *notes])
+
+
+def _matched(pointer: dict[str, Any], terms: list[str]) -> str | None:
+    """``matched term (field, ...); ...`` for the word terms of a hit, or None when none matched."""
     if not terms:
-        return "similar meaning (semantic tier)" if semantic else "similar spelling (character n-grams)"
+        return None
     fields = {
         "id": set(analyze_words(pointer["tool_id"])),
         "summary": set(analyze_words(pointer["summary"])),
@@ -459,4 +568,4 @@ def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
     for term in terms:
         where = [name for name, words in fields.items() if term in words] or ["text"]
         parts.append(f"{term} ({', '.join(where)})")
-    return "matched " + "; ".join(parts) + ("; similar meaning (semantic tier)" if semantic else "")
+    return "matched " + "; ".join(parts)

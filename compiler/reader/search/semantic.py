@@ -1,23 +1,57 @@
 """The semantic tier of search: the build's document vectors and the query embedded by the same model.
 
-Optional. It is used when the build has vectors (``manifest["vectors"]``, written by :mod:`toolcat.build.contributors.vectors`),
-the ``[semantic]`` extra is installed, and the embedder the build recorded loads here with the same weights
-(sha256). Otherwise :attr:`SemanticTier.reason` says why, and search stays exactly lexical. Setting
-``TOOLCAT_SEMANTIC=0`` turns the tier off. Stdlib-only at import: numpy and the model are imported when the
-tier is first used, and each model is loaded once per process (:func:`toolcat.format.embedding.load_embedder`).
+Optional. It is used when the build has vectors (``manifest["vectors"]``, written by
+:mod:`toolcat.build.contributors.vectors`), numpy and the model's runtime are installed, the embedder the build
+recorded is one this host loads, and its weights have the build's sha256. Otherwise :attr:`SemanticTier.reason`
+says why, and search stays exactly lexical. Setting ``TOOLCAT_SEMANTIC=0`` turns the tier off.
+
+Which models load (a catalogue is data, and may come from any host): the built-in specs, whose weights come from
+installed packages (:data:`toolcat.format.embedding.BUILTIN_SPECS`), and the specs the host allows, with
+:func:`allow_embedders` or ``$TOOLCAT_EMBEDDERS`` (comma-separated). A catalogue naming any other model (a
+folder path, a hub name) is answered lexically, and the reason names the setting. The weights' hash is checked
+from the files before anything is loaded (:func:`toolcat.format.embedding.model_identity`).
+
+A build whose vectors cannot be read (a malformed meta or shard, a wrong size) is answered lexically too: the
+tier turns itself off with the reason (:meth:`SemanticTier.fail`), and no search answers INTERNAL for it.
+Stdlib-only at import: numpy and the model are imported when the tier is first used, and each model is loaded once
+per process (:func:`toolcat.format.embedding.load_embedder`).
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import importlib.util
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
 
+from ...format.envelope import ReaderError
+from . import hybrid
+
+log = logging.getLogger(__name__)
 FetchJSON = Callable[[dict[str, Any]], Any]
 Prefetch = Callable[[list[dict[str, Any]]], None]
 _QUERY_CACHE_SIZE = 256
+_ALLOWED: set[str] = set()
+#: The most ancestors a tool row may list (node paths are at most 32 names deep, toolcat.reader.checks).
+MAX_ANCESTORS = 32
+#: What a broken vector file raises while it is read or decoded (base64, numpy shapes, missing keys).
+VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
+
+
+def allow_embedders(*specs: str) -> None:
+    """Let this process's readers load the models ``specs`` name (beyond the built-in ones), e.g. ``onnx:/models/bge``."""
+    _ALLOWED.update(spec.strip() for spec in specs if spec.strip())
+
+
+def host_allows(spec: str) -> bool:
+    """Whether a reader here may load the model ``spec`` names: a built-in, or one the host allowed."""
+    from ...format.embedding import BUILTIN_SPECS  # noqa: PLC0415 - stdlib module; imported with the tier
+
+    env = {part.strip() for part in os.environ.get("TOOLCAT_EMBEDDERS", "").split(",") if part.strip()}
+    return spec.strip().lower() in BUILTIN_SPECS or spec.strip() in _ALLOWED | env
 
 
 def wanted() -> bool:
@@ -42,12 +76,15 @@ class SemanticTier:
         self._dtype = "int8"  # the build's vector encoding (toolcat-vectors-1 builds name none: int8)
         self._matrices: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
+        self._ancestors: list[list[int]] | None = None
 
     def available(self) -> bool:
         """Whether the tier can answer; when not, :attr:`reason` says why (checked once)."""
         if not self._checked:
             self._checked = True
             self.reason = self._check()
+            if self.reason is not None and isinstance(self._manifest.get("vectors"), dict):
+                log.info("search: lexical tier only: %s", self.reason)
         return self.reason is None
 
     def _check(self) -> str | None:
@@ -56,28 +93,57 @@ class SemanticTier:
         ref = self._manifest.get("vectors")
         if not isinstance(ref, dict):
             return "this build has no vectors (build with --embedder to add the semantic tier)"
-        if importlib.util.find_spec("numpy") is None:
-            return "the [semantic] extra is not installed (pip install 'toolcat[semantic]')"
-        from ...format.embedding import ENCODINGS, EmbedderError, load_embedder  # noqa: PLC0415 - [semantic] extra, lazily
+        from ...format.embedding import DEFAULT_INSTALL  # noqa: PLC0415 - stdlib module; imported with the tier
 
-        meta = self._fetch_json(ref)
-        self.bytes_read += int(ref.get("bytes", 0))
+        if importlib.util.find_spec("numpy") is None:
+            return f"numpy is not installed, so the build's vectors are not used (to use them: {DEFAULT_INSTALL})"
+        try:
+            meta = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            return self._check_meta(meta)
+        except ReaderError as err:
+            return f"the build's vectors meta could not be read ({err.code}: {err.message})"
+        except VECTOR_ERRORS as err:
+            return f"the build's vectors meta is malformed ({type(err).__name__}: {str(err)[:80]})"
+
+    def _check_meta(self, meta: dict[str, Any]) -> str | None:
+        """The reason the tier cannot use this vectors meta, or None once its embedder is loaded."""
+        from ...format.embedding import ENCODINGS, EmbedderError, load_embedder, model_identity  # noqa: PLC0415 - lazily
+
         dtype = str((meta.get("encoding") or {}).get("dtype", "int8"))
         if dtype not in ENCODINGS:
             return f"the build's vectors are {dtype}, which this reader does not know (upgrade toolcat)"
         model = meta.get("model") or {}
         spec = str(model.get("spec", ""))
+        if not host_allows(spec):
+            return (
+                f"the build names the embedder {spec!r}, which this host has not allowed (a reader loads only the"
+                " built-in models, and those the host lists in TOOLCAT_EMBEDDERS or toolcat.reader.search.semantic"
+                ".allow_embedders)"
+            )
+        for part in ("tools", "nodes"):
+            for shard in meta[part]["shards"]:
+                int(shard["first"]), int(shard["count"]), dict(shard["ref"])
         try:
+            _, sha256 = model_identity(spec)  # the weights' hash from their files, before anything is loaded
+            if sha256 != model.get("weights_sha256"):
+                return (
+                    f"the embedder {spec!r} here has other weights (sha256 {sha256[:12]}) than the"
+                    f" build's ({str(model.get('weights_sha256'))[:12]})"
+                )
             embedder = load_embedder(spec)
         except (EmbedderError, OSError, ValueError) as err:
             return f"the build's embedder {spec!r} does not load here: {err}"
-        if embedder.weights_sha256 != model.get("weights_sha256"):
-            return (
-                f"the embedder {spec!r} here has other weights (sha256 {embedder.weights_sha256[:12]}) than the"
-                f" build's ({str(model.get('weights_sha256'))[:12]})"
-            )
+        if int(model.get("dim", -1)) != embedder.dim:
+            return f"the build's vectors have {model.get('dim')} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         return None
+
+    def fail(self, err: BaseException) -> None:
+        """Turn the tier off for this reader after its vectors proved unreadable; :attr:`reason` says why."""
+        self._checked = True
+        self._embedder = None
+        self.reason = f"the build's vectors are malformed ({type(err).__name__}: {str(err)[:80]}); answering by words"
 
     def matrix(self, part: str) -> Any:
         """The part's vectors as a float32 ``(n_docs, dim)`` array (all shards, fetched together once)."""
@@ -90,11 +156,31 @@ class SemanticTier:
                 self._prefetch(refs)
             dim = int(self._meta["model"]["dim"])
             blocks = []
-            for ref in refs:
+            ancestors: list[list[int]] | None = [] if part == "tools" else None
+            for shard, ref in zip(shards, refs, strict=True):
                 data = self._fetch_json(ref)
+                if ancestors is not None and isinstance(data.get("ancestors"), list):
+                    # a node path is at most MAX_ANCESTORS deep: a longer row is a hostile file, cut (memory)
+                    ancestors += [[int(node) for node in row[:MAX_ANCESTORS]] for row in data["ancestors"]]
+                else:
+                    ancestors = None  # a build without them (or a node part): no hierarchy term
                 self.bytes_read += int(ref.get("bytes", 0))
-                blocks.append(dequantize(base64.b64decode(data["q"]), data["scale"], dim, self._dtype))
-            self._matrices[part] = stack_rows(blocks, dim)
+                block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+                expected = (int(shard["count"]), dim)
+                if block.shape != expected or (int(data["first"]), int(data["count"])) != (
+                    int(shard["first"]),
+                    expected[0],
+                ):
+                    raise ValueError(
+                        f"vector shard {ref.get('path')} holds {block.shape[0]} rows, not {shard['count']}"
+                    )
+                blocks.append(block)
+            matrix = stack_rows(blocks, dim)
+            if len(matrix) != int(self._meta[part]["n_docs"]):
+                raise ValueError(f"the {part} vectors hold {len(matrix)} rows, not {self._meta[part]['n_docs']}")
+            self._matrices[part] = matrix
+            if ancestors is not None and len(ancestors) == len(matrix):
+                self._ancestors = ancestors
         return self._matrices[part]
 
     def refs(self) -> list[dict[str, Any]]:
@@ -116,6 +202,19 @@ class SemanticTier:
         fought torch's for the two cores and made each query embedding ten times slower (108 ms p50 on BFCL
         with MiniLM, 9.5 ms without).
         """
+        cosines = self._cosines(part, query)
+        if part != "tools" or not hybrid.HIERARCHY or self._ancestors is None:
+            return cosines
+        from ...format.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
+
+        if "ancestor_index" not in self._matrices:
+            n_nodes = int(self._meta["nodes"]["n_docs"])
+            self._matrices["ancestor_index"] = ancestor_index(self._ancestors, n_nodes)
+        nodes = self._cosines("nodes", query)
+        return with_ancestors(cosines, nodes, self._matrices["ancestor_index"], hybrid.HIERARCHY)
+
+    def _cosines(self, part: str, query: str) -> Any:
+        """The query's cosine with every document vector of ``part``."""
         from ...format.embedding import matrix_times  # noqa: PLC0415 - numpy / torch, [semantic] extra
 
         vector = self.query_vector(query)
@@ -123,3 +222,15 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
+    """A ``(n_tools, depth)`` int array of node rows, padded with ``n_nodes`` (which :func:`with_ancestors` reads as none)."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    depth = max((len(row) for row in ancestors), default=0)
+    out = np.full((len(ancestors), max(depth, 1)), n_nodes, dtype=np.int64)
+    for i, row in enumerate(ancestors):
+        valid = [node for node in row if 0 <= node < n_nodes]
+        out[i, : len(valid)] = valid
+    return out

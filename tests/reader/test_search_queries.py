@@ -1,0 +1,131 @@
+"""Agent-written queries (issue 29): long ones cut with a note, one message for blank ones, hints, a reranker.
+
+Long task descriptions are cut with a note; a blank query gets one message; category hints (``server: X / tool:
+Y``) narrow instead of adding noise; a host's reranker is a pluggable second stage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolcat import Catalog
+from toolcat.reader.checks import MAX_QUERY_CHARS, check_query
+from toolcat.reader.search import rerank
+from toolcat.reader.search.searcher import split_hint
+
+TASK = (
+    "You are helping the finance team. Their nightly job writes a CSV export of all invoices, and they want it "
+    "kept for the auditors. Upload the file invoices.csv to the reports bucket in object storage. Background: "
+    + "the team has used this export for years and its columns never change. "
+    * 300
+)
+
+
+@pytest.fixture(scope="module")
+def catalog(example_build: Path) -> Catalog:
+    """The example catalogue (lexical, as the suite builds it), opened as an agent host would."""
+    return Catalog.open(example_build)
+
+
+def test_a_long_task_description_is_cut_and_answered_with_a_note(catalog: Catalog) -> None:
+    """An 18 KB query is answered (not refused), ranked on its first 1,200 characters, and the answer says so."""
+    assert len(TASK) > 18_000
+    answer = catalog.find_tool(TASK)
+    assert answer["ok"] is True
+    assert answer["matches"][0]["name"].startswith("storage.")
+    assert any("cut to its first 1,200 characters" in hint for hint in answer["hints"])
+
+
+@pytest.mark.parametrize(
+    ("operation", "name"),
+    [
+        (lambda c, q: c.find_tool(q), "purpose"),
+        (lambda c, q: c.search_nodes(q), "query"),
+        (lambda c, q: c.search_tool_by_category(q, ""), "query"),
+        (lambda c, q: c.tool_help("root", query=q), "query"),
+    ],
+)
+def test_every_search_takes_long_queries_and_gives_one_helpful_message_for_blank_ones(
+    catalog: Catalog, operation, name: str
+) -> None:
+    """Each dialect's search answers a long query, and a blank one gets BAD_REQUEST once, with a phrasing hint."""
+    assert operation(catalog, TASK)["ok"] is True
+    blank = operation(catalog, "   ")
+    assert blank["ok"] is False
+    assert blank["error"]["code"] == "BAD_REQUEST"
+    assert blank["error"]["message"] == f"'{name}' must be a non-empty string, got '   '"
+    assert any("the action, the object and the domain" in hint for hint in blank["error"]["hints"])
+
+
+def test_check_query_cuts_at_a_word_boundary() -> None:
+    """A query over the limit keeps whole words and at most MAX_QUERY_CHARS characters."""
+    text = "word " * 1000
+    cut = check_query(text)
+    assert len(cut) <= MAX_QUERY_CHARS
+    assert cut.endswith("word")
+    assert check_query("  read a file  ") == "read a file"
+
+
+def test_split_hint_reads_server_and_tool_labels() -> None:
+    """``server: X / tool: Y`` gives (Y, X); other labels are dropped; a plain query is untouched."""
+    assert split_hint("server: github / tool: create issue") == ("create issue", "github")
+    assert split_hint("category: storage; action: upload a file") == ("upload a file", "storage")
+    assert split_hint("read a file, then summarise it / quickly") == ("read a file, then summarise it / quickly", None)
+
+
+def test_a_category_hint_narrows_the_search_to_that_category(catalog: Catalog) -> None:
+    """``category: calendar; tool: cancel`` answers with calendar tools only; without the hint other tools come in."""
+    hinted = [m["name"] for m in catalog.find_tool("category: calendar; tool: cancel it")["matches"]]
+    assert hinted
+    assert hinted[0] == "cal.event.delete"
+    assert all(name.startswith("cal.") for name in hinted)
+
+
+def test_a_hint_naming_no_category_adds_no_label_noise(catalog: Catalog) -> None:
+    """A hint that names no node ranks the words without the labels, as the plain words would rank."""
+    hinted = catalog.find_tool("service: qzxv / tool: read a text file")["matches"]
+    plain = catalog.find_tool("read a text file qzxv")["matches"]
+    assert [m["name"] for m in hinted] == [m["name"] for m in plain]
+
+
+def test_a_reranker_reorders_the_top_and_says_so(catalog: Catalog) -> None:
+    """A host's reranker sees the top hits' texts; its favourite comes first with reason 'reranked'."""
+    seen: list[int] = []
+
+    def prefers_stat(query: str, texts: list[str]) -> list[float]:
+        seen.append(len(texts))
+        return [1.0 if "stat" in text else 0.0 for text in texts]
+
+    before = catalog.find_tool("read a text file")["matches"]
+    rerank.set_reranker(prefers_stat)
+    try:
+        after = catalog.find_tool("read a text file")["matches"]
+    finally:
+        rerank.set_reranker(None)
+    assert before[0]["name"] == "file.read"
+    assert after[0]["name"] == "file.stat"
+    assert after[0]["reason"].endswith("reranked")
+    assert seen
+    assert seen[0] <= rerank.DEPTH
+    assert catalog.find_tool("read a text file")["matches"] == before
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        lambda _query, _texts: 1 / 0,
+        lambda _query, _texts: [0.5],
+        lambda _query, texts: [float("nan")] * len(texts),
+    ],
+)
+def test_a_failing_reranker_keeps_the_first_stage(catalog: Catalog, broken) -> None:
+    """A reranker that raises or answers the wrong scores is skipped: the answer is the first stage's."""
+    before = catalog.find_tool("read a text file")
+    rerank.set_reranker(broken)
+    try:
+        after = catalog.find_tool("read a text file")
+    finally:
+        rerank.set_reranker(None)
+    assert after == before

