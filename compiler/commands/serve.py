@@ -69,6 +69,22 @@ DIALECTS = ("spec", "gateway", "namespaced")
     metavar="sha256:HEX",
     help="Serve only the catalogue whose manifest file has this sha256 (kept across refreshes).",
 )
+# fleet (issue 26): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
+@click.option(
+    "--state",
+    default="memory",
+    show_default=True,
+    metavar="memory|sqlite:PATH|redis://HOST:PORT/DB",
+    help="Where idempotency records and the audit live; sqlite and redis are shared by replicas (HTTP is then stateless).",
+)
+@click.option("--otlp-endpoint", default=None, help="Export traces and metrics over OTLP/HTTP here (the [otel] extra).")
+@click.option(
+    "--drain-seconds",
+    type=click.FloatRange(0, 3600),
+    default=20.0,
+    show_default=True,
+    help="On SIGTERM, how long to let calls in flight finish while refusing new ones.",
+)
 @handler_options
 def serve(
     build_dir: Path | None,
@@ -86,6 +102,9 @@ def serve(
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
     sandbox: str | None,
+    state: str,
+    otlp_endpoint: str | None,
+    drain_seconds: float,
 ) -> None:
     """Serve a catalogue to MCP clients through one dialect's discovery tools.
 
@@ -112,6 +131,9 @@ def serve(
         pin=pin,
         sandbox=sandbox,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
+        state=state,
+        otlp_endpoint=otlp_endpoint,
+        drain_seconds=drain_seconds,
     )
 
     def ready(endpoint: str) -> None:
@@ -123,6 +145,8 @@ def serve(
     except ReaderError as exc:
         hint = " ".join(exc.hints)
         raise click.ClickException(f"cannot serve {location}: {exc.message}" + (f" ({hint})" if hint else "")) from None
+    except ValueError as exc:  # fleet (issue 26): a bad --state or --otlp-endpoint
+        raise click.BadParameter(str(exc), param_hint="--state/--otlp-endpoint") from None
     except KeyboardInterrupt:
         pass
 

@@ -52,7 +52,7 @@ from ..format.dialects import DiscoveryTool, dialect_tools
 from ..format.envelope import ReaderError, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
-from . import prompts, resources
+from . import fleet, prompts, resources, telemetry
 from .discovery import (
     CatalogTool,
     WorkingSet,
@@ -64,6 +64,7 @@ from .discovery import (
 )
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
+from .state import StateStore, open_state  # fleet (issue 26): serve's state behind one interface
 
 __all__ = [
     "FOLDER_POLL_SECONDS",
@@ -105,6 +106,10 @@ class ServeOptions:
     pin: str | None = None
     #: Folder the file.* tools work in (else $TOOLCAT_SANDBOX).
     sandbox: str | None = None
+    # fleet (issue 26): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB), OTLP, drain
+    state: str = "memory"
+    otlp_endpoint: str | None = None
+    drain_seconds: float = 20.0
 
 
 class CatalogServer:
@@ -117,8 +122,13 @@ class CatalogServer:
         *,
         poll_seconds: float | None = None,
         watch_path: Path | None = None,
+        state: StateStore | None = None,
     ) -> None:
         self.catalog = catalog
+        # fleet (issue 26): the state store (idempotency, audit) and the gate that keeps one version per answer
+        self.state = state if state is not None else open_state("memory")
+        self.gate = fleet.VersionGate()
+        self.drain_seconds = fleet.DRAIN_SECONDS
         self.dialect = dialect
         self.tools = dialect_tools(dialect)
         self.by_name = {tool.name: tool for tool in self.tools}
@@ -213,15 +223,20 @@ class CatalogServer:
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         tool = self.by_name.get(params.name)
-        if tool is not None:
-            result = await self.call(tool, arguments)
-            if tool.name == "tool_describe" and result.get("ok") is True:
-                await self._describe_made_callable(ctx, result)
-        else:
-            result = await self._call_catalog_tool(ctx, params.name, arguments)
+        async with self.gate.reading():  # fleet (issue 26): no reload inside one answer; the answer names its version
+            if tool is not None:
+                result = await telemetry.observe(tool.name, arguments, functools.partial(self.call, tool, arguments))
+                if tool.name == "tool_describe" and result.get("ok") is True:
+                    await self._describe_made_callable(ctx, result)
+            else:
+                result = await self._call_catalog_tool(ctx, params.name, arguments)
+            version = self.catalog.registry_version
         failed = is_error(result) or result.get("ok") is False
         return types.CallToolResult(
-            content=[types.TextContent(text=json_text(result))], structured_content=result, is_error=failed
+            content=[types.TextContent(text=json_text(result))],
+            structured_content=result,
+            is_error=failed,
+            _meta={fleet.VERSION_META_KEY: version},
         )
 
     async def _describe_made_callable(self, ctx: ServerRequestContext[Any], described: Json) -> None:
@@ -242,6 +257,8 @@ class CatalogServer:
             tool = self.working_set(ctx.session).get(name)
             if tool is None:
                 tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
+                if tool_id is not None and self.state.shared:  # fleet (issue 26): stateless, any replica runs it
+                    return await self._run_alias(name, tool_id, arguments)
                 if tool_id is not None:
                     return not_described_envelope(name, tool_id)
         if tool is None:
@@ -250,8 +267,12 @@ class CatalogServer:
                 f"Unknown tool: {name!r:.120}",
                 data={"tools": [t["name"] for t in self.listed_tools(ctx.session)]},
             )
-        run = functools.partial(self.catalog.tool_exec, tool.tool_id, arguments, dialect=self.dialect)
-        return await anyio.to_thread.run_sync(run)
+        return await self._run_alias(name, tool.tool_id, arguments)
+
+    async def _run_alias(self, name: str, tool_id: str, arguments: Json) -> Json:
+        """Run a catalogue tool called by its alias, in its span (fleet, issue 26)."""
+        run = functools.partial(self.catalog.tool_exec, tool_id, arguments, dialect=self.dialect)
+        return await telemetry.observe(name, arguments, lambda: anyio.to_thread.run_sync(run), tool_id=tool_id)
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""
@@ -352,7 +373,8 @@ class CatalogServer:
             return False, last
         previous = self.catalog.registry_version
         try:
-            changed = await anyio.to_thread.run_sync(self.catalog.refresh)
+            async with self.gate.writing():  # fleet (issue 26): the calls in flight finish on the old version
+                changed = await anyio.to_thread.run_sync(self.catalog.refresh)
         except ReaderError as exc:
             log.warning("cannot refresh the catalogue (%s): still serving %s", exc.message, previous)
             return False, last
@@ -394,20 +416,31 @@ class CatalogServer:
             await self.server.run(read_stream, write_stream, self.initialization_options())
 
     def http_app(self, host: str = "127.0.0.1") -> Any:
-        """The Starlette app of the streamable HTTP transport, at ``/mcp``."""
-        return self.server.streamable_http_app(host=host, json_response=True)
+        """The Starlette app of the streamable HTTP transport, at ``/mcp``.
+
+        With a shared state store (a fleet) it is stateless: no handshake session lives in one replica.
+        """
+        return self.server.streamable_http_app(host=host, json_response=True, stateless_http=self.state.shared)
 
     async def run_http(self, host: str, port: int, ready: Callable[[str], None] | None = None) -> None:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
         import uvicorn  # noqa: PLC0415
 
+        # fleet (issue 26): /healthz, /readyz and the drain on SIGTERM wrap the app
+        drain = fleet.Drain(
+            self.http_app(host),
+            fleet.readiness(lambda: self.catalog.registry_version, self.state.ping),
+            self.drain_seconds,
+        )
         config = uvicorn.Config(
-            self.http_app(host), host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+            drain, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
         )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
         while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn's `started` is a flag, not an event
             await asyncio.sleep(0.02)
+        if server.started:
+            fleet.drain_on_sigterm(server, drain)
         if server.started and ready is not None:
             bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
             ready(f"http://{host}:{bound}/mcp")
@@ -432,11 +465,20 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     catalog = catalog or open_catalog(options)
     is_url = options.location.startswith(("http://", "https://"))
     watch_path = None if is_url else Path(options.location)
-    return CatalogServer(catalog, options.dialect, poll_seconds=options.poll_seconds, watch_path=watch_path)
+    # fleet (issue 26): the state store holds idempotency records and the audit sink for every replica
+    state = open_state(options.state)
+    catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
+    catalog.audit = catalog.session.audit
+    server = CatalogServer(
+        catalog, options.dialect, poll_seconds=options.poll_seconds, watch_path=watch_path, state=state
+    )
+    server.drain_seconds = options.drain_seconds
+    return server
 
 
 def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> None:
     """Run the server with the chosen transport until the client (stdio) or a signal (http) stops it."""
+    telemetry.configure(options.otlp_endpoint)  # fleet (issue 26): OTLP only when configured
     server = make_server(options)
     log.info(
         "serving %s (registry_version %s) with the %s dialect over %s",
