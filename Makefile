@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js
+.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet
 
 $(VENV)/.installed: pyproject.toml requirements.lock requirements-model.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,13 @@ browser:
 	  (apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1) ; } || true
 	@command -v chromium >/dev/null 2>&1 && echo "chromium: $$(command -v chromium)" || echo "chromium not available: browser tests will be skipped"
 
+## fleet: Debian's redis-server and haproxy for the fleet tests (tests/mcp/test_fleet*.py), where apt can
+fleet:
+	@{ command -v redis-server >/dev/null 2>&1 && command -v haproxy >/dev/null 2>&1; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server haproxy >/dev/null 2>&1) ; } || true
+	@command -v redis-server >/dev/null 2>&1 && command -v haproxy >/dev/null 2>&1 && echo "fleet: $$(command -v redis-server) $$(command -v haproxy)" \
+	  || echo "redis-server or haproxy not available: the fleet tests will be skipped"
+
 ## js: the TypeScript reader (js/): Debian's nodejs and npm where apt can, then npm ci and npm run build from the lock
 js:
 	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
@@ -72,7 +79,7 @@ js:
 	else echo "node/npm not available: the TypeScript reader's tests will be skipped"; fi
 
 ## test: install what the tests need and run them (the TypeScript reader's own tests under node --test too)
-test: $(VENV)/.dev-installed semantic browser js
+test: $(VENV)/.dev-installed semantic browser js fleet
 	$(PY) -m pytest -q
 	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then cd js && node --test test/*.test.mjs; fi
 

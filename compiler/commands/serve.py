@@ -131,6 +131,22 @@ from .reader import allow_handlers_from, handler_options
     show_default=True,
     help="HTTP: handshake-era sessions kept; a new one ends the one idle for longest.",
 )
+# fleet (issue 26): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
+@click.option(
+    "--state",
+    default="memory",
+    show_default=True,
+    metavar="memory|sqlite:PATH|redis://HOST:PORT/DB",
+    help="Where idempotency records and the audit live; sqlite and redis are shared by replicas (HTTP is then stateless).",
+)
+@click.option("--otlp-endpoint", default=None, help="Export traces and metrics over OTLP/HTTP here (the [otel] extra).")
+@click.option(
+    "--drain-seconds",
+    type=click.FloatRange(0, 3600),
+    default=20.0,
+    show_default=True,
+    help="On SIGTERM, how long to let calls in flight finish while refusing new ones.",
+)
 @handler_options
 def serve(
     build_dir: Path | None,
@@ -158,6 +174,9 @@ def serve(
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
     sandbox: str | None,
+    state: str,
+    otlp_endpoint: str | None,
+    drain_seconds: float,
 ) -> None:
     """Serve a catalogue to MCP clients through one dialect's discovery tools.
 
@@ -196,6 +215,9 @@ def serve(
         allowed_origins=allowed_origins,
         token_env=token_env,
         max_sessions=max_sessions,
+        state=state,
+        otlp_endpoint=otlp_endpoint,
+        drain_seconds=drain_seconds,
     )
 
     def ready(endpoint: str) -> None:
@@ -209,6 +231,8 @@ def serve(
         raise click.ClickException(f"cannot serve {location}: {exc.message}" + (f" ({hint})" if hint else "")) from None
     except ExposureError as exc:
         raise click.UsageError(str(exc)) from None
+    except ValueError as exc:  # fleet (issue 26): a bad --state or --otlp-endpoint
+        raise click.BadParameter(str(exc), param_hint="--state/--otlp-endpoint") from None
     except KeyboardInterrupt:
         pass
 

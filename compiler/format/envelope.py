@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     BAD_REQUEST = "BAD_REQUEST"  # a malformed call: wrong types, a bad cursor or mode
     NOT_FOUND = "NOT_FOUND"  # a handler's own "no such thing" (a file, a task)
     UPSTREAM_ERROR = "UPSTREAM_ERROR"  # an upstream MCP server answered its tool call with an error
+    IN_PROGRESS = "IN_PROGRESS"  # a call with this idempotency_key is still running elsewhere: retry it later
 
 
 #: The codes as plain strings, for membership tests.

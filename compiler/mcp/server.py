@@ -63,7 +63,7 @@ from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
 from ..reader.execution.idempotency import client_scope
-from . import prompts, resources, skills
+from . import fleet, prompts, resources, skills, telemetry
 from .discovery import (
     CatalogTool,
     WorkingSet,
@@ -75,6 +75,7 @@ from .discovery import (
 from .http_guard import SESSION_IDLE_SECONDS, BearerToken, ExposureError, SessionBound, exposure
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
+from .state import StateStore, open_state  # fleet (issue 26): serve's state behind one interface
 
 __all__ = [
     "CALL_SECONDS",
@@ -162,6 +163,11 @@ class ServeOptions:
     #: HTTP only: handshake-era sessions kept (a new one evicts the one idle for longest).
     max_sessions: int = 1_000
 
+    # fleet (issue 26): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB), OTLP, drain
+    state: str = "memory"
+    otlp_endpoint: str | None = None
+    drain_seconds: float = 20.0
+
 
 def client_key(ctx: ServerRequestContext[Any]) -> str | None:
     """Who is calling, for per-client state: a handshake-era HTTP session's id, ``"stdio"``, or None (stateless).
@@ -208,11 +214,16 @@ class CatalogServer:
         watch_path: Path | None = None,
         call_seconds: float = CALL_SECONDS,
         client_calls: int = CLIENT_CALLS,
+        state: StateStore | None = None,
     ) -> None:
         self.catalog = catalog
         self.call_seconds = call_seconds
         self.client_calls = client_calls
         self._limiters: dict[str, anyio.CapacityLimiter] = {}
+        # fleet (issue 26): the state store (idempotency, audit) and the gate that keeps one version per answer
+        self.state = state if state is not None else open_state("memory")
+        self.gate = fleet.VersionGate()
+        self.drain_seconds = fleet.DRAIN_SECONDS
         self.dialect = dialect
         self.tools = dialect_tools(dialect)
         self.by_name = {tool.name: tool for tool in self.tools}
@@ -313,21 +324,27 @@ class CatalogServer:
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         tool = self.by_name.get(params.name)
-        try:
-            # idempotency keys are per client (the worker thread copies the context)
-            with anyio.fail_after(self.call_seconds), client_scope(self.client_id(ctx)):
-                async with self._limiter(ctx):
-                    if tool is not None:
-                        result = await self.call(tool, arguments)
-                    else:
-                        result = await self._call_catalog_tool(ctx, params.name, arguments)
-        except TimeoutError:
-            result = call_timeout_envelope(params.name, self.call_seconds)
-        if tool is not None and tool.name == "tool_describe" and result.get("ok") is True:
-            await self._describe_made_callable(ctx, result)
+        async with self.gate.reading():  # fleet (issue 26): no reload inside one answer; the answer names its version
+            try:
+                # idempotency keys are per client (the worker thread copies the context)
+                with anyio.fail_after(self.call_seconds), client_scope(self.client_id(ctx)):
+                    async with self._limiter(ctx):
+                        if tool is not None:
+                            call = functools.partial(self.call, tool, arguments)
+                            result = await telemetry.observe(tool.name, arguments, call)
+                        else:
+                            result = await self._call_catalog_tool(ctx, params.name, arguments)
+            except TimeoutError:
+                result = call_timeout_envelope(params.name, self.call_seconds)
+            if tool is not None and tool.name == "tool_describe" and result.get("ok") is True:
+                await self._describe_made_callable(ctx, result)
+            version = self.catalog.registry_version
         failed = is_error(result) or result.get("ok") is False
         return types.CallToolResult(
-            content=[types.TextContent(text=json_text(result))], structured_content=result, is_error=failed
+            content=[types.TextContent(text=json_text(result))],
+            structured_content=result,
+            is_error=failed,
+            _meta={fleet.VERSION_META_KEY: version},
         )
 
     async def _describe_made_callable(self, ctx: ServerRequestContext[Any], described: Json) -> None:
@@ -364,8 +381,14 @@ class CatalogServer:
                 f"Unknown tool: {name!r:.120}",
                 data={"tools": [t["name"] for t in self.listed_tools(key)]},
             )
+        return await self._run_alias(name, tool_id, arguments)
+
+    async def _run_alias(self, name: str, tool_id: str, arguments: Json) -> Json:
+        """Run a catalogue tool called by its alias, in its span (fleet, issue 26)."""
         run = functools.partial(self.catalog.tool_exec, tool_id, arguments, dialect=self.dialect)
-        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+        return await telemetry.observe(
+            name, arguments, lambda: anyio.to_thread.run_sync(run, abandon_on_cancel=True), tool_id=tool_id
+        )
 
     def _limiter(self, ctx: ServerRequestContext[Any]) -> anyio.CapacityLimiter:
         """The concurrency bound of the calling client (by session, else by network peer, else the stdio client)."""
@@ -497,7 +520,8 @@ class CatalogServer:
             return False, last
         previous = self.catalog.registry_version
         try:
-            changed = await anyio.to_thread.run_sync(self.catalog.refresh)
+            async with self.gate.writing():  # fleet (issue 26): the calls in flight finish on the old version
+                changed = await anyio.to_thread.run_sync(self.catalog.refresh)
         except ReaderError as exc:
             log.warning("cannot refresh the catalogue (%s): still serving %s", exc.message, previous)
             return False, last
@@ -560,6 +584,7 @@ class CatalogServer:
         app: Any = self.server.streamable_http_app(
             host=host,
             json_response=True,
+            stateless_http=self.state.shared,  # fleet (issue 26): no handshake session lives in one replica
             transport_security=security,
             **{name: value for name, value in bounds.items() if name in accepted},
         )
@@ -572,22 +597,26 @@ class CatalogServer:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
         import uvicorn  # noqa: PLC0415
 
-        config = uvicorn.Config(
+        # fleet (issue 26): /healthz, /readyz and the drain on SIGTERM wrap the app
+        drain = fleet.Drain(
             self.http_app(host, guard),
-            host=host,
-            port=port,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=2,
+            fleet.readiness(lambda: self.catalog.registry_version, self.state.ping),
+            self.drain_seconds,
+        )
+        config = uvicorn.Config(
+            drain, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
         )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
         while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn's `started` is a flag, not an event
             await asyncio.sleep(0.02)
+        if server.started:
+            fleet.drain_on_sigterm(server, drain)
         if server.started and ready is not None:
             bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
             ready(f"http://{host}:{bound}/mcp")
         await task
+        fleet.exit_after_drain(drain)
 
 
 def open_catalog(options: ServeOptions) -> Catalog:
@@ -626,14 +655,21 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     catalog = catalog or open_catalog(options)
     is_url = options.location.startswith(("http://", "https://"))
     watch_path = None if is_url else Path(options.location)
-    return CatalogServer(
+    # fleet (issue 26): the state store holds idempotency records and the audit sink for every replica
+    state = open_state(options.state)
+    catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
+    catalog.audit = catalog.session.audit
+    server = CatalogServer(
         catalog,
         options.dialect,
         poll_seconds=options.poll_seconds,
         watch_path=watch_path,
         call_seconds=options.call_seconds,
         client_calls=options.client_calls,
+        state=state,
     )
+    server.drain_seconds = options.drain_seconds
+    return server
 
 
 def http_guard(options: ServeOptions) -> HttpGuard:
@@ -654,6 +690,7 @@ def http_guard(options: ServeOptions) -> HttpGuard:
 def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> None:
     """Run the server with the chosen transport until the client (stdio) or a signal (http) stops it."""
     guard = http_guard(options) if options.transport == "http" else None
+    telemetry.configure(options.otlp_endpoint)  # fleet (issue 26): OTLP only when configured
     server = make_server(options)
     log.info(
         "serving %s (registry_version %s) with the %s dialect over %s",

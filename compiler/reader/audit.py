@@ -15,11 +15,29 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
 TARGET_LIMIT = 300
+
+
+class AuditSink(Protocol):
+    """Where a session's audit records go: an :class:`AuditLog` file, or a host's store (``toolcat serve --state``)."""
+
+    def record(
+        self,
+        *,
+        op: str,
+        target: Any,
+        outcome: str,
+        latency_ms: float,
+        trace_id: str,
+        registry_version: str,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """Keep one record; never raises."""
+        ...
 
 
 class AuditLog:

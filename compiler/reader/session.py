@@ -20,12 +20,13 @@ from typing import Any
 
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
-from .audit import AuditLog
+from .audit import AuditLog, AuditSink
 from .checks import MAX_NAME, as_sent, bad, check_bool, deprecation_note, ok, or_default, shown, trace_id
 from .execution import arguments
 from .execution import runners as execute
 from .execution.handlers import Handler, find_handler
 from .execution.idempotency import (
+    IdempotencyRecords,
     IdempotencyStore,
 )
 from .execution.policy import HandlerPolicy
@@ -90,10 +91,14 @@ class Session:
         #: Handler functions of this catalogue only, by type (``Catalog.open(..., handlers=...)``).
         self.handlers = dict(handlers or {})
         self.session_id = trace_id()
-        self.audit = AuditLog(audit, self.session_id) if audit is not None else None
-        self.idempotency = IdempotencyStore()
+        self.audit: AuditSink | None = AuditLog(audit, self.session_id) if audit is not None else None
+        self.idempotency: IdempotencyRecords = IdempotencyStore()
         self._expanded: set[str] = set()
         self._lock = threading.Lock()
+
+    def use_state(self, idempotency: IdempotencyRecords, audit: AuditSink | None) -> None:
+        """Keep idempotency records and audit records in a host's store (``toolcat serve --state``, a fleet's)."""
+        self.idempotency, self.audit = idempotency, audit
 
     # -- the guard ------------------------------------------------------------------------------
     def run(self, op: str, target: Any, fn: Callable[[str], Json]) -> Json:

@@ -66,8 +66,20 @@ def _free_port() -> int:
 def http_serving(build_dir: Path, *extra: str) -> Iterator[str]:
     """``toolcat serve --transport http`` on a free 127.0.0.1 port; yields its /mcp URL; stops it after."""
     port = _free_port()
-    argv = [TOOLCAT, "serve", "--build", str(build_dir), "--transport", "http", "--port", str(port), *extra]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # a short drain: the tests stop servers whose abandoned calls still run (SIGTERM waits for calls in flight)
+    argv = [
+        TOOLCAT,
+        "serve",
+        "--build",
+        str(build_dir),
+        "--transport",
+        "http",
+        "--port",
+        str(port),
+        "--drain-seconds",
+        "1",
+    ]
+    proc = subprocess.Popen([*argv, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
         deadline = time.monotonic() + 60

@@ -9,6 +9,7 @@ directly for several users does the same.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import threading
@@ -16,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from ...format.envelope import ReaderError, is_error
 from ...format.types import Json
@@ -153,3 +154,22 @@ class IdempotencyStore:
     def _pop_oldest(self) -> None:
         _, entry = self._entries.popitem(last=False)
         self.bytes -= entry[3]
+
+
+class IdempotencyRecords(Protocol):
+    """Where a session keeps idempotency records: :class:`IdempotencyStore`, or a store shared by replicas.
+
+    ``toolcat serve --state`` picks one (toolcat.mcp.state).
+    """
+
+    def lock(self, key: str | None) -> contextlib.AbstractContextManager[None]:
+        """Claim ``key`` while its call runs; a concurrent call with it waits, then replays (or is IN_PROGRESS)."""
+        ...
+
+    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
+        """The answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
+        ...
+
+    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: list[str]) -> None:
+        """Keep ``answer`` for ``key`` (not a transient error, not one too large)."""
+        ...
