@@ -6,10 +6,10 @@ import { ANALYZER_VERSION } from "./analyzer.js";
 import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad } from "./errors.js";
-import { cmp, isObject, shown, unique } from "./py.js";
-import { pyQuote, type Searcher } from "./search.js";
+import { cmp, isObject, shown, unique, type Json } from "./py.js";
+import { nameKey, pyQuote, type PointedHit, type Searcher } from "./search.js";
 import { MAX_REDIRECTS } from "./source.js";
-import { SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
 
 // == arguments (catalog.ts, store.ts) ===============================================================
 export function notHttp(url: string): ReaderError {
@@ -29,6 +29,84 @@ export function badCursor(cursor: unknown, wellFormed: boolean): ReaderError {
     details: { cursor: shown(cursor, 40) },
     hints: ["Pass back the next_cursor of the previous page with the same query and category."],
   });
+}
+
+/** ``checks.check_query`` for what store.ts ``checkQuery`` does not take itself: BAD_REQUEST for a blank or
+ * non-string query or one over a million characters, else the query cut at a word boundary. */
+export function checkLongQuery(value: unknown, name: string): string {
+  if (typeof value !== "string" || !value.trim() || (value.length > 1e6 && [...value].length > 1e6)) {
+    throw new ReaderError("BAD_REQUEST", `'${name}' must be a non-empty string, got ${shown(value, 60)}`, {
+      details: { got: shown(value, 60) },
+      hints: [`Say what you need in a few words: the action, the object and the domain, e.g. ${name}='upload a file to an S3 bucket'.`],
+    });
+  }
+  const chars = [...value.trim()];
+  if (chars.length <= MAX_QUERY_CHARS) return chars.join("");
+  const cut = chars.slice(0, MAX_QUERY_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return cut.slice(0, space >= MAX_QUERY_CHARS / 2 ? space : MAX_QUERY_CHARS).join("");
+}
+
+/** The note an answer carries when ``checkQuery`` cut ``value`` (``checks.query_note``), else null. */
+export function queryNote(value: unknown): string | null {
+  const size = typeof value === "string" ? [...value.trim()].length : 0;
+  return size > MAX_QUERY_CHARS
+    ? `The query was cut to its first ${MAX_QUERY_CHARS.toLocaleString("en-US")} characters (of ${size.toLocaleString("en-US")}); put the action, the object and the domain first, in a few words.`
+    : null;
+}
+
+/** A query's first 200 characters as ``repr`` shows them (a no-match hint). */
+const head200 = (text: string) => pyQuote([...text].slice(0, 200).join(""));
+const browseRoot = () => ({ op: "list", args: { path: "" } });
+
+/** find_tool's answer when no tool matches well (``Searcher.find_tool``). */
+export function noTools(query: string): Json {
+  return { matches: [], hints: [`No tool matches ${head200(query)} well; try other words, or browse the categories.`], next_action: browseRoot() };
+}
+
+/** search_nodes' answer when no category matches (``Searcher.search_nodes``). */
+export function noNodes(query: string): Json {
+  return { results: [], hints: [`No category matches ${head200(query)}; browse the root, or search for a tool by purpose.`], next_action: browseRoot() };
+}
+
+// == agent-written queries (search.ts: findTool, when a query holds a label) ===========================
+/** ``(words, category hint)`` of a query such as ``server: github / tool: create issue`` (``searcher.split_hint``). */
+const HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})/iu;
+const LABEL = /(?<![\p{L}\p{N}_])(tool|action|task|query)\s*[:=]/iu;
+
+export function splitHint(query: string): [string, string | null] {
+  let hint: string | null = null;
+  const found = HINT.exec(query);
+  if (found === null && !LABEL.test(query)) return [query, null];
+  if (found !== null) {
+    hint = (found[2] as string).trim() || null;
+    query = query.slice(0, found.index) + " " + query.slice(found.index + found[0].length);
+  }
+  const words = query.replace(new RegExp(LABEL.source, "giu"), " ").replace(/[/|;]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+  return [words || query.trim(), hint];
+}
+
+/** findTool's page when a category the query names narrows it (``searcher._hinted_tools``). */
+export async function hintedTools(searcher: Searcher, query: string, limit: number): Promise<[PointedHit[], boolean, string | null]> {
+  const [words, hint] = splitHint(query);
+  const path = hint && words ? await hintPath(searcher, hint) : null;
+  if (path !== null) {
+    const found = await searcher.answerTools(words, limit, 0, await searcher.scoped(words, path), path);
+    if (found[0].length) return found;
+  }
+  return searcher.answerTools(hint && words ? `${words} ${hint}` : words, limit);
+}
+
+/** The node a category hint names (a root child by name, a found node by name or title), else the best node if good enough. */
+async function hintPath(searcher: Searcher, hint: string): Promise<string[] | null> {
+  const root = isObject(searcher.manifest.root) ? await searcher.fetch(searcher.manifest.root) : {};
+  const key = (text: unknown) => nameKey(String(text)).replaceAll(" ", "_");
+  const wanted = key(hint);
+  for (const child of root.children ?? []) if (isObject(child) && key(child.name ?? "") === wanted) return [String(child.name)];
+  const found = await searcher.nodeResults(hint, 5);
+  const named = found.filter((r) => wanted === key((r.path as string[]).at(-1)) || wanted === key(r.title));
+  if (named.length) return [...(named[0]?.path as string[])];
+  return found.length && (found[0]?.confidence as number) >= 0.3 ? [...(found[0]?.path as string[])] : null;
 }
 
 // == the host (source.ts) ===========================================================================

@@ -7,7 +7,7 @@ import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { examplesText, schemaRules, typeText } from "./schemaText.js";
 import { pyQuote } from "./search.js";
 import { closeNames } from "./failures.js";
-import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, deprecationNote, type Artifact, type Store } from "./store.js";
+import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, checkQuery, deprecationNote, type Artifact, type Store } from "./store.js";
 import { allPointers, namespaceTree, type Group } from "./namespaces.js";
 
 export function unknownPath(text: string, names: string[]): ReaderError {
@@ -28,8 +28,8 @@ export async function toolHelp(store: Store, runs: Runs, path: unknown, format: 
   if (typeof path !== "string" || path.length > MAX_NAME) throw bad(`a help path is a dotted string like 'onto.task', got ${shown(path)}`);
   const text = path.trim().replace(/^\.+|\.+$/g, "").replaceAll("/", ".");
   if (query !== null && query !== undefined) {
-    if (typeof query !== "string" || !query.trim() || query.length > 4 * MAX_NAME) throw bad(`'query' must be a non-empty string saying what you need, got ${shown(query)}`);
-    return helpSearch(store, ROOT_NAMES.includes(text) ? "" : text, query.trim(), checkLimit(limit, 5));
+    const checked = await checkQuery(query); // a long query is cut (the searcher's answer says so)
+    return helpSearch(store, ROOT_NAMES.includes(text) ? "" : text, checked, checkLimit(limit, 5));
   }
   if (ROOT_NAMES.includes(text)) return helpRoot(store, format);
   const toolId = await store.resolve(text);

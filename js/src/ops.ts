@@ -4,7 +4,7 @@
  * envelope or throws ``ReaderError``. */
 import { bad, dropEmpty, isError, ok, type Action } from "./errors.js";
 import { isObject, pyRound, shown, type Json } from "./py.js";
-import { checkLimit, checkStr, checkTags, decodeCursor, deprecationNote, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
+import { checkLimit, checkQuery, checkStr, checkTags, decodeCursor, deprecationNote, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 
 /** Decides whether the host runs a tool: the TypeScript reader runs none itself (``executable`` is the host's answer). */
 export type Runs = (toolId: string, handler: Json | null) => boolean;
@@ -104,7 +104,7 @@ export async function listNode(store: Store, path: unknown, tags: unknown, query
 }
 
 export async function searchNodes(store: Store, query: unknown, limit: unknown): Promise<Json> {
-  checkStr(query, "query");
+  await checkQuery(query);
   const count = checkLimit(limit, 5);
   const answer = delegate(await store.searcherRequired().searchNodes(query, count));
   if (answer.ok && !(answer.results as unknown[] | undefined)?.length && !(answer.hints as unknown[] | undefined)?.length) {
@@ -115,7 +115,7 @@ export async function searchNodes(store: Store, query: unknown, limit: unknown):
 }
 
 export async function searchToolByCategory(store: Store, query: unknown, categoryPath: unknown, limit: unknown, cursor: unknown): Promise<Json> {
-  checkStr(query, "query");
+  await checkQuery(query);
   const count = checkLimit(limit, 5);
   if (cursor !== null && cursor !== undefined && typeof cursor !== "string") throw bad(`cursor ${shown(cursor)} must be a string this reader returned`);
   const where = await store.canonicalPath(nodePath(categoryPath));
@@ -161,7 +161,7 @@ export async function describe(store: Store, runs: Runs, name: unknown): Promise
 }
 
 export async function findTool(store: Store, purpose: unknown, limit: unknown): Promise<Json> {
-  checkStr(purpose, "purpose");
+  await checkQuery(purpose, "purpose");
   const count = checkLimit(limit, 5);
   return delegate(await store.searcherRequired().findTool(purpose, count));
 }

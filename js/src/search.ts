@@ -9,7 +9,7 @@ import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, t
 import { ReaderError } from "./errors.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket } from "./sha256.js";
-import { checkLimit, cursorKey, decodeCursor, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
@@ -19,6 +19,8 @@ const NAME_SHORT_PARTS = 3;
 const NAME_MAX_PARTS = 12;
 const NAME_MAX_CHARS = 200;
 const NAME_PARTS = /[\p{L}\p{N}]+/gu;
+/** Whether a query may carry a label (``searcher._HINT``, ``_LABEL``; the rest is in failures.ts ``hintedTools``). */
+const LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|action|task|query)\s*[:=]/iu;
 /** The messages of failures and failed lookups, loaded on the first one. */
 const failures = () => import("./deferred.js");
 
@@ -130,18 +132,11 @@ function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length) || (isObject(value) && !Object.keys(value).length);
 }
 
-function requireQuery(text: unknown, name: string): string {
-  if (typeof text !== "string" || !text.trim()) {
-    throw new ReaderError("BAD_REQUEST", `'${name}' must be a non-empty string`, {
-      details: { got: pyReprShort(text) },
-      hints: [`Say what you need in a few words, e.g. ${name}='read a file from a bucket'.`],
-    });
-  }
-  return text.trim();
-}
-
-function pyReprShort(value: unknown): string {
-  return (value === null || value === undefined ? "None" : typeof value === "string" ? `'${value}'` : JSON.stringify(value)).slice(0, 60);
+/** ``answer`` with the note that the query was cut (``searcher._noted``), when it was. */
+async function noted(answer: Json, asked: unknown): Promise<Json> {
+  const note = typeof asked === "string" && asked.length > MAX_QUERY_CHARS ? (await failures()).queryNote(asked) : null;
+  if (note) answer.hints = [note, ...((answer.hints as string[]) ?? [])];
+  return answer;
 }
 
 function reason(pointer: Artifact, terms: string[]): string {
@@ -496,7 +491,7 @@ export class Searcher {
     return null;
   }
 
-  private async scoped(query: string, path: string[], directOnly = false, extra: Ref[] = []): Promise<(docId: number) => boolean> {
+  async scoped(query: string, path: string[], directOnly = false, extra: Ref[] = []): Promise<(docId: number) => boolean> {
     const deltaDocs = [...(await this.part("nodes")).deltaDocFile.values()];
     await this.prefetchQuery("tools", query, [await this.nodeShardRef(path), ...deltaDocs, ...extra]);
     const entry = await this.nodeEntry(path);
@@ -608,9 +603,9 @@ export class Searcher {
     let query: string;
     let matches: Json[];
     try {
-      query = requireQuery(purpose, "purpose");
+      query = await checkQuery(purpose, "purpose");
       const count = checkLimit(limit, 5);
-      const [page, , named] = await this.answerTools(query, count);
+      const [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
       matches = page.map(([pointer, score, terms]) => ({
         name: pointer.tool_id,
         relevance: pyRound(Math.min(1, score), 4),
@@ -620,8 +615,7 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    if (matches.length) return { matches };
-    return { matches: [], hints: [`No tool matches ${pyQuote(query)} well; try other words, or browse the categories.`], next_action: { op: "list", args: { path: "" } } };
+    return noted(matches.length ? { matches } : (await failures()).noTools(query), purpose);
   }
 
   async nodeResults(query: string, limit: number): Promise<Json[]> {
@@ -634,19 +628,18 @@ export class Searcher {
     let text: string;
     let results: Json[];
     try {
-      text = requireQuery(query, "query");
+      text = await checkQuery(query, "query");
       results = await this.nodeResults(text, checkLimit(limit, 5));
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    if (results.length) return { results };
-    return { results: [], hints: [`No category matches ${pyQuote(text)}; browse the root, or search for a tool by purpose.`], next_action: { op: "list", args: { path: "" } } };
+    return noted(results.length ? { results } : (await failures()).noNodes(text), query);
   }
 
   async searchToolByCategory(query: unknown, categoryPath: unknown, limit: unknown = 5, cursor: unknown = null): Promise<Json> {
     try {
-      const text = requireQuery(query, "query");
+      const text = await checkQuery(query, "query");
       const count = checkLimit(limit, 5);
       const path = nodePath(categoryPath);
       const key = await cursorKey(text, path);
@@ -657,11 +650,11 @@ export class Searcher {
       if (!path.length) await this.prefetchQuery("tools", text, refs);
       const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
       if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
-      return {
+      return await noted({
         category_path: path,
         results: page.map(([pointer, score]) => leanHit(pointer, score)),
         next_cursor: more ? encodeCursor(offset + page.length, key) : null,
-      };
+      }, query);
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();
       throw err;

@@ -361,6 +361,14 @@ export function checkStr(value: unknown, name: string, allowEmpty = false, helpP
   return value;
 }
 
+/** A query is ranked on at most this many characters; a longer one is cut (with a note): failures.ts ``checkLongQuery``. */
+export const MAX_QUERY_CHARS = 4 * MAX_NAME;
+
+/** A search query as the ranking takes it (``checks.check_query``): a non-blank string, stripped, at most MAX_QUERY_CHARS. */
+export async function checkQuery(value: unknown, name = "query"): Promise<string> {
+  return typeof value === "string" && value.trim() && value.length <= MAX_QUERY_CHARS ? value.trim() : (await failures()).checkLongQuery(value, name);
+}
+
 export function checkTags(tags: unknown): string[] {
   if (tags === null || tags === undefined) return [];
   const list = typeof tags === "string" ? [tags] : tags;

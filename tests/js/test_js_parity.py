@@ -215,7 +215,42 @@ def test_search_answers_agree_on_the_example(example, tmp_path):
         call("search_tool_by_category", "read", "files", 2, "o:2:deadbeef"),
         call("search_tool_by_category", "read", "files", 2, "nonsense"),
     ]
+    # Blank and non-string queries: one BAD_REQUEST message for every search (checks.check_query).
+    for blank in ("", "   ", "\n\t", None, 7, ["read"]):
+        calls += [call("find_tool", blank, 5), call("search_nodes", blank, 5)]
+        calls += [call("search_tool_by_category", blank, "files", 5), call("tool_help", query=blank)]
+    # Long queries are cut at a word boundary and ranked on the cut text; the answer's first hint says so.
+    for long in (_LONG_QUERY, _TASK_DESCRIPTION, "x" * 5000, " read a file " + "é" * 3000, "🙂 " * 700 + "pdf " * 200):
+        calls += [call("find_tool", long, 5), call("search_nodes", long, 5)]
+        calls += [call("search_tool_by_category", long, "", 5), call("search_tool_by_category", long, "files", 3)]
+        calls += [call("tool_help", query=long, limit=3)]
+    # Agent-written queries: a server/category label narrows find_tool; tool/task labels are dropped.
+    for labelled in (
+        "server: files / tool: read a file",
+        "category=coding; action: rename a symbol",
+        "namespace: nowhere | tool: read",
+        "Task: convert the report to pdf",
+        "app: files",
+    ):
+        calls += [call("find_tool", labelled, 5), call("tool_help", query=labelled)]
     assert compare(url, calls, tmp_path) > 200
+
+
+#: 5,000 characters: the words that count come after the first 1,200, which are about reading files.
+_LONG_QUERY = (("read the contents of a local file " * 40)[:1300] + " convert the document to pdf" * 140)[:5000]
+#: An agent pasting its whole task (18 KB): labelled lines, paths, code, and the purpose buried in the middle.
+_TASK_DESCRIPTION = "\n".join(
+    [
+        "Task: we are migrating the billing service; please help with the following.",
+        "Context: the repository has a src/ folder and a docs/ folder; CI runs on every push.",
+        *[
+            f"Step {i}: open src/module_{i}.py, rename the function handle_{i} to process_{i} across the codebase, "
+            f"then update the tests in tests/test_module_{i}.py and write a short note (see ticket BILL-{1000 + i})."
+            for i in range(94)
+        ],
+        "Finally: upload the generated report to the shared bucket and open a pull request.",
+    ]
+)
 
 
 def test_category_pages_follow_the_same_cursors(example, tmp_path):

@@ -568,17 +568,10 @@
   function isEmpty(value) {
     return value === null || value === void 0 || value === "" || Array.isArray(value) && !value.length || isObject(value) && !Object.keys(value).length;
   }
-  function requireQuery(text, name) {
-    if (typeof text !== "string" || !text.trim()) {
-      throw new ReaderError("BAD_REQUEST", `'${name}' must be a non-empty string`, {
-        details: { got: pyReprShort(text) },
-        hints: [`Say what you need in a few words, e.g. ${name}='read a file from a bucket'.`]
-      });
-    }
-    return text.trim();
-  }
-  function pyReprShort(value) {
-    return (value === null || value === void 0 ? "None" : typeof value === "string" ? `'${value}'` : JSON.stringify(value)).slice(0, 60);
+  async function noted(answer, asked) {
+    const note = typeof asked === "string" && asked.length > MAX_QUERY_CHARS ? (await failures()).queryNote(asked) : null;
+    if (note) answer.hints = [note, ...answer.hints ?? []];
+    return answer;
   }
   function reason(pointer, terms) {
     if (!terms.length) return "similar spelling (character n-grams)";
@@ -602,7 +595,7 @@
   function pyQuote(text) {
     return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
   }
-  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, failures, Posting, Part, Searcher;
+  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, Posting, Part, Searcher;
   var init_search = __esm({
     "src/search.ts"() {
       "use strict";
@@ -619,6 +612,7 @@
       NAME_MAX_PARTS = 12;
       NAME_MAX_CHARS = 200;
       NAME_PARTS = /[\p{L}\p{N}]+/gu;
+      LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|action|task|query)\s*[:=]/iu;
       failures = () => Promise.resolve().then(() => (init_deferred(), deferred_exports));
       Posting = class {
         constructor(idf, ids, weights) {
@@ -1080,9 +1074,9 @@
           let query;
           let matches;
           try {
-            query = requireQuery(purpose, "purpose");
+            query = await checkQuery(purpose, "purpose");
             const count = checkLimit(limit, 5);
-            const [page, , named] = await this.answerTools(query, count);
+            const [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
             matches = page.map(([pointer, score, terms]) => ({
               name: pointer.tool_id,
               relevance: pyRound(Math.min(1, score), 4),
@@ -1092,8 +1086,7 @@
             if (err instanceof ReaderError) return err.envelope();
             throw err;
           }
-          if (matches.length) return { matches };
-          return { matches: [], hints: [`No tool matches ${pyQuote(query)} well; try other words, or browse the categories.`], next_action: { op: "list", args: { path: "" } } };
+          return noted(matches.length ? { matches } : (await failures()).noTools(query), purpose);
         }
         async nodeResults(query, limit) {
           const hits = await this.ranked("nodes", query, (docId) => docId > 0, limit);
@@ -1104,18 +1097,17 @@
           let text;
           let results;
           try {
-            text = requireQuery(query, "query");
+            text = await checkQuery(query, "query");
             results = await this.nodeResults(text, checkLimit(limit, 5));
           } catch (err) {
             if (err instanceof ReaderError) return err.envelope();
             throw err;
           }
-          if (results.length) return { results };
-          return { results: [], hints: [`No category matches ${pyQuote(text)}; browse the root, or search for a tool by purpose.`], next_action: { op: "list", args: { path: "" } } };
+          return noted(results.length ? { results } : (await failures()).noNodes(text), query);
         }
         async searchToolByCategory(query, categoryPath, limit = 5, cursor = null) {
           try {
-            const text = requireQuery(query, "query");
+            const text = await checkQuery(query, "query");
             const count = checkLimit(limit, 5);
             const path = nodePath(categoryPath);
             const key = await cursorKey(text, path);
@@ -1126,11 +1118,11 @@
             if (!path.length) await this.prefetchQuery("tools", text, refs);
             const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
             if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
-            return {
+            return await noted({
               category_path: path,
               results: page.map(([pointer, score]) => leanHit(pointer, score)),
               next_cursor: more ? encodeCursor(offset + page.length, key) : null
-            };
+            }, query);
           } catch (err) {
             if (err instanceof ReaderError) return err.envelope();
             throw err;
@@ -1155,6 +1147,59 @@
       details: { cursor: shown(cursor, 40) },
       hints: ["Pass back the next_cursor of the previous page with the same query and category."]
     });
+  }
+  function checkLongQuery(value, name) {
+    if (typeof value !== "string" || !value.trim() || value.length > 1e6 && [...value].length > 1e6) {
+      throw new ReaderError("BAD_REQUEST", `'${name}' must be a non-empty string, got ${shown(value, 60)}`, {
+        details: { got: shown(value, 60) },
+        hints: [`Say what you need in a few words: the action, the object and the domain, e.g. ${name}='upload a file to an S3 bucket'.`]
+      });
+    }
+    const chars = [...value.trim()];
+    if (chars.length <= MAX_QUERY_CHARS) return chars.join("");
+    const cut = chars.slice(0, MAX_QUERY_CHARS);
+    const space = cut.lastIndexOf(" ");
+    return cut.slice(0, space >= MAX_QUERY_CHARS / 2 ? space : MAX_QUERY_CHARS).join("");
+  }
+  function queryNote(value) {
+    const size = typeof value === "string" ? [...value.trim()].length : 0;
+    return size > MAX_QUERY_CHARS ? `The query was cut to its first ${MAX_QUERY_CHARS.toLocaleString("en-US")} characters (of ${size.toLocaleString("en-US")}); put the action, the object and the domain first, in a few words.` : null;
+  }
+  function noTools(query) {
+    return { matches: [], hints: [`No tool matches ${head200(query)} well; try other words, or browse the categories.`], next_action: browseRoot() };
+  }
+  function noNodes(query) {
+    return { results: [], hints: [`No category matches ${head200(query)}; browse the root, or search for a tool by purpose.`], next_action: browseRoot() };
+  }
+  function splitHint(query) {
+    let hint = null;
+    const found = HINT.exec(query);
+    if (found === null && !LABEL.test(query)) return [query, null];
+    if (found !== null) {
+      hint = found[2].trim() || null;
+      query = query.slice(0, found.index) + " " + query.slice(found.index + found[0].length);
+    }
+    const words2 = query.replace(new RegExp(LABEL.source, "giu"), " ").replace(/[/|;]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    return [words2 || query.trim(), hint];
+  }
+  async function hintedTools(searcher, query, limit) {
+    const [words2, hint] = splitHint(query);
+    const path = hint && words2 ? await hintPath(searcher, hint) : null;
+    if (path !== null) {
+      const found = await searcher.answerTools(words2, limit, 0, await searcher.scoped(words2, path), path);
+      if (found[0].length) return found;
+    }
+    return searcher.answerTools(hint && words2 ? `${words2} ${hint}` : words2, limit);
+  }
+  async function hintPath(searcher, hint) {
+    const root = isObject(searcher.manifest.root) ? await searcher.fetch(searcher.manifest.root) : {};
+    const key = (text) => nameKey(String(text)).replaceAll(" ", "_");
+    const wanted = key(hint);
+    for (const child of root.children ?? []) if (isObject(child) && key(child.name ?? "") === wanted) return [String(child.name)];
+    const found = await searcher.nodeResults(hint, 5);
+    const named = found.filter((r) => wanted === key(r.path.at(-1)) || wanted === key(r.title));
+    if (named.length) return [...named[0]?.path];
+    return found.length && found[0]?.confidence >= 0.3 ? [...found[0]?.path] : null;
   }
   function hashMismatch(where, path, digest, size, got, length) {
     return new ReaderError(
@@ -1357,7 +1402,7 @@
       hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
     });
   }
-  var REDIRECT_HINT;
+  var head200, browseRoot, HINT, LABEL, REDIRECT_HINT;
   var init_failures = __esm({
     "src/failures.ts"() {
       "use strict";
@@ -1369,6 +1414,10 @@
       init_search();
       init_source();
       init_store();
+      head200 = (text) => pyQuote([...text].slice(0, 200).join(""));
+      browseRoot = () => ({ op: "list", args: { path: "" } });
+      HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})/iu;
+      LABEL = /(?<![\p{L}\p{N}_])(tool|action|task|query)\s*[:=]/iu;
       REDIRECT_HINT = `The reader follows redirects only within the base URL's scheme, host and port, at most ${MAX_REDIRECTS} hops; open the final URL directly.`;
     }
   });
@@ -1515,24 +1564,30 @@
     badCursor: () => badCursor,
     badPart: () => badPart,
     badPin: () => badPin,
+    checkLongQuery: () => checkLongQuery,
     closeNames: () => closeNames,
     encoding: () => encoding,
     formatVersion: () => formatVersion,
     hashMismatch: () => hashMismatch,
+    hintedTools: () => hintedTools,
     httpStatus: () => httpStatus,
     malformedPendingRef: () => malformedPendingRef,
     noChild: () => noChild,
     noIndex: () => noIndex,
     noMatch: () => noMatch,
+    noNodes: () => noNodes,
+    noTools: () => noTools,
     notAnEntry: () => notAnEntry,
     notHttp: () => notHttp,
     notModified: () => notModified,
     notTheManifest: () => notTheManifest,
     overCap: () => overCap,
     pinMismatch: () => pinMismatch,
+    queryNote: () => queryNote,
     redirect: () => redirect,
     redirectWithoutLocation: () => redirectWithoutLocation,
     render: () => render,
+    splitHint: () => splitHint,
     subtreePointers: () => subtreePointers,
     tooLarge: () => tooLarge,
     toolNotFound: () => toolNotFound,
@@ -1856,6 +1911,9 @@
     }
     return value;
   }
+  async function checkQuery(value, name = "query") {
+    return typeof value === "string" && value.trim() && value.length <= MAX_QUERY_CHARS ? value.trim() : (await failures3()).checkLongQuery(value, name);
+  }
   function checkTags(tags) {
     if (tags === null || tags === void 0) return [];
     const list = typeof tags === "string" ? [tags] : tags;
@@ -1879,7 +1937,7 @@
     if (!wellFormed || JSON.stringify(parts.slice(2)) !== JSON.stringify(key ? [key] : [])) throw (await failures3()).badCursor(cursor, wellFormed);
     return Number(parts[1]);
   }
-  var SUPPORTED_FORMAT_VERSION, MAX_NAME, SUGGEST_WALK_LIMIT, decoder, failures3, SHAPES, NULLABLE, fold, Store, MAX_LIMIT, MAX_PATH_DEPTH, ROOT_NAMES;
+  var SUPPORTED_FORMAT_VERSION, MAX_NAME, SUGGEST_WALK_LIMIT, decoder, failures3, SHAPES, NULLABLE, fold, Store, MAX_LIMIT, MAX_PATH_DEPTH, ROOT_NAMES, MAX_QUERY_CHARS;
   var init_store = __esm({
     "src/store.ts"() {
       "use strict";
@@ -2145,6 +2203,7 @@
       MAX_LIMIT = 50;
       MAX_PATH_DEPTH = 32;
       ROOT_NAMES = ["", "root", "/", "."];
+      MAX_QUERY_CHARS = 4 * MAX_NAME;
     }
   });
 
@@ -2224,7 +2283,7 @@
     return ok(out, { help_path: where.join("/") || "root", hints, next_action: next });
   }
   async function searchNodes(store, query, limit) {
-    checkStr(query, "query");
+    await checkQuery(query);
     const count = checkLimit(limit, 5);
     const answer = delegate(await store.searcherRequired().searchNodes(query, count));
     if (answer.ok && !answer.results?.length && !answer.hints?.length) {
@@ -2234,7 +2293,7 @@
     return answer;
   }
   async function searchToolByCategory(store, query, categoryPath, limit, cursor) {
-    checkStr(query, "query");
+    await checkQuery(query);
     const count = checkLimit(limit, 5);
     if (cursor !== null && cursor !== void 0 && typeof cursor !== "string") throw bad(`cursor ${shown(cursor)} must be a string this reader returned`);
     const where = await store.canonicalPath(nodePath(categoryPath));
@@ -2277,7 +2336,7 @@
     return ok(dropEmpty(out, ["tool_id", "args_schema", "executable"]), { help_path: toolId, hints, next_action: next });
   }
   async function findTool(store, purpose, limit) {
-    checkStr(purpose, "purpose");
+    await checkQuery(purpose, "purpose");
     const count = checkLimit(limit, 5);
     return delegate(await store.searcherRequired().findTool(purpose, count));
   }
