@@ -109,11 +109,13 @@ typecheck: $(VENV)/.dev-installed
 ## check: what CI runs (.ci/run): lint, typecheck, then every test
 check: lint typecheck test test-mcp-lowest
 
-## test-mcp-lowest: tests/mcp again with the lowest mcp of pyproject's range (2.0.0) in front of the locked one
+## test-mcp-lowest: the client matrix and the server tests again with the lowest mcp of pyproject's range (2.0.0)
+## in front of the locked one (the fleet, load and framework tests do not depend on the SDK's version: left out)
 MCP_LOWEST ?= 2.0.0
 test-mcp-lowest: $(VENV)/.dev-installed
 	rm -rf .mcp-lowest && $(PY) -m pip install -q --no-deps --target .mcp-lowest mcp==$(MCP_LOWEST) mcp-types==$(MCP_LOWEST)
-	PYTHONPATH=.mcp-lowest $(PY) -m pytest -q -p no:cacheprovider tests/mcp --deselect tests/mcp/test_mcp_frameworks.py
+	PYTHONPATH=.mcp-lowest $(PY) -m pytest -q -p no:cacheprovider tests/mcp/test_mcp_clients.py \
+	  tests/mcp/test_mcp_server.py tests/mcp/test_mcp_stdio_robust.py tests/mcp/test_mcp_upstream.py
 
 ## bench: every benchmark, each printing a table (bench-NAME runs bench/bench_NAME.py alone)
 bench: $(VENV)/.dev-installed

@@ -1,4 +1,4 @@
-"""The planned files of a build, by path, without holding a 100,000-tool build in memory (issue 16).
+"""The planned files of a build, by path, without holding a 100,000-tool build in memory (docs/architecture.md, "What an incremental build reuses").
 
 A build plans hundreds of megabytes of files at that scale. :class:`FileStore` keeps a file
 

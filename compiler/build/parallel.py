@@ -1,4 +1,4 @@
-"""Contributors that run beside the others, in a forked process, so a large build uses both cores (issue 16).
+"""Contributors that run beside the others, in a forked process, so a large build uses both cores (docs/architecture.md, "What an incremental build reuses").
 
 The prompt sections and the provider exports read only the compiled catalogue and the tool specs, and write
 only their own files, manifest entries and per-tool memo kinds. For a large catalogue :func:`run_beside`

@@ -131,7 +131,7 @@ from .reader import allow_handlers_from, handler_options
     show_default=True,
     help="HTTP: handshake-era sessions kept; a new one ends the one idle for longest.",
 )
-# fleet (issue 26): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
+# fleet (docs/deploy.md): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
 @click.option(
     "--state",
     default="memory",
@@ -231,7 +231,7 @@ def serve(
         raise click.ClickException(f"cannot serve {location}: {exc.message}" + (f" ({hint})" if hint else "")) from None
     except ExposureError as exc:
         raise click.UsageError(str(exc)) from None
-    except ValueError as exc:  # fleet (issue 26): a bad --state or --otlp-endpoint
+    except ValueError as exc:  # fleet (docs/deploy.md): a bad --state or --otlp-endpoint
         raise click.BadParameter(str(exc), param_hint="--state/--otlp-endpoint") from None
     except KeyboardInterrupt:
         pass

@@ -75,7 +75,7 @@ from .discovery import (
 from .http_guard import SESSION_IDLE_SECONDS, BearerToken, ExposureError, SessionBound, exposure
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
-from .state import StateStore, open_state  # fleet (issue 26): serve's state behind one interface
+from .state import StateStore, open_state  # fleet (docs/deploy.md): serve's state behind one interface
 
 __all__ = [
     "CALL_SECONDS",
@@ -163,7 +163,7 @@ class ServeOptions:
     #: HTTP only: handshake-era sessions kept (a new one evicts the one idle for longest).
     max_sessions: int = 1_000
 
-    # fleet (issue 26): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB), OTLP, drain
+    # fleet (docs/deploy.md): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB), OTLP, drain
     state: str = "memory"
     otlp_endpoint: str | None = None
     drain_seconds: float = 20.0
@@ -220,7 +220,7 @@ class CatalogServer:
         self.call_seconds = call_seconds
         self.client_calls = client_calls
         self._limiters: dict[str, anyio.CapacityLimiter] = {}
-        # fleet (issue 26): the state store (idempotency, audit) and the gate that keeps one version per answer
+        # fleet (docs/deploy.md): the state store (idempotency, audit) and the gate that keeps one version per answer
         self.state = state if state is not None else open_state("memory")
         self.gate = fleet.VersionGate()
         self.drain_seconds = fleet.DRAIN_SECONDS
@@ -324,7 +324,8 @@ class CatalogServer:
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         tool = self.by_name.get(params.name)
-        async with self.gate.reading():  # fleet (issue 26): no reload inside one answer; the answer names its version
+        # fleet (docs/deploy.md): no reload inside one answer; the answer names its version
+        async with self.gate.reading():
             try:
                 # idempotency keys are per client (the worker thread copies the context)
                 with anyio.fail_after(self.call_seconds), client_scope(self.client_id(ctx)):
@@ -384,7 +385,7 @@ class CatalogServer:
         return await self._run_alias(name, tool_id, arguments)
 
     async def _run_alias(self, name: str, tool_id: str, arguments: Json) -> Json:
-        """Run a catalogue tool called by its alias, in its span (fleet, issue 26)."""
+        """Run a catalogue tool called by its alias, in its span (fleet: docs/deploy.md)."""
         run = functools.partial(self.catalog.tool_exec, tool_id, arguments, dialect=self.dialect)
         return await telemetry.observe(
             name, arguments, lambda: anyio.to_thread.run_sync(run, abandon_on_cancel=True), tool_id=tool_id
@@ -520,7 +521,7 @@ class CatalogServer:
             return False, last
         previous = self.catalog.registry_version
         try:
-            async with self.gate.writing():  # fleet (issue 26): the calls in flight finish on the old version
+            async with self.gate.writing():  # fleet (docs/deploy.md): the calls in flight finish on the old version
                 changed = await anyio.to_thread.run_sync(self.catalog.refresh)
         except ReaderError as exc:
             log.warning("cannot refresh the catalogue (%s): still serving %s", exc.message, previous)
@@ -584,7 +585,7 @@ class CatalogServer:
         app: Any = self.server.streamable_http_app(
             host=host,
             json_response=True,
-            stateless_http=self.state.shared,  # fleet (issue 26): no handshake session lives in one replica
+            stateless_http=self.state.shared,  # fleet (docs/deploy.md): no handshake session lives in one replica
             transport_security=security,
             **{name: value for name, value in bounds.items() if name in accepted},
         )
@@ -597,7 +598,7 @@ class CatalogServer:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
         import uvicorn  # noqa: PLC0415
 
-        # fleet (issue 26): /healthz, /readyz and the drain on SIGTERM wrap the app
+        # fleet (docs/deploy.md): /healthz, /readyz and the drain on SIGTERM wrap the app
         drain = fleet.Drain(
             self.http_app(host, guard),
             fleet.readiness(lambda: self.catalog.registry_version, self.state.ping),
@@ -655,7 +656,7 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     catalog = catalog or open_catalog(options)
     is_url = options.location.startswith(("http://", "https://"))
     watch_path = None if is_url else Path(options.location)
-    # fleet (issue 26): the state store holds idempotency records and the audit sink for every replica
+    # fleet (docs/deploy.md): the state store holds idempotency records and the audit sink for every replica
     state = open_state(options.state)
     catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
     catalog.audit = catalog.session.audit
@@ -690,7 +691,7 @@ def http_guard(options: ServeOptions) -> HttpGuard:
 def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> None:
     """Run the server with the chosen transport until the client (stdio) or a signal (http) stops it."""
     guard = http_guard(options) if options.transport == "http" else None
-    telemetry.configure(options.otlp_endpoint)  # fleet (issue 26): OTLP only when configured
+    telemetry.configure(options.otlp_endpoint)  # fleet (docs/deploy.md): OTLP only when configured
     server = make_server(options)
     log.info(
         "serving %s (registry_version %s) with the %s dialect over %s",

@@ -1,4 +1,4 @@
-"""Rebuilding the docs site incrementally (issue 16): only the pages whose Markdown changed go through mkdocs.
+"""Rebuilding the docs site incrementally (docs/site.md): only the pages whose Markdown changed go through mkdocs.
 
 A site keeps ``.toolcat-pages.json``: a hash of everything every page depends on (the mkdocs config and nav,
 the static files, the hooks, toolcat's code, the mkdocs and theme versions) and a hash of each page's

@@ -172,7 +172,10 @@ def test_killing_a_replica_mid_load_fails_only_its_calls_in_flight(fleet: dict[s
     clients = 20
     report = load_run(fleet["urls"]["gateway"], clients=clients, seconds=4, during=lambda: victim.stop("kill"))
     assert len(report["failures"]) <= clients  # one call in flight per client at most
-    assert all(("HTTP 50" in f) or ("Error" in f) for f in report["failures"]), report["failures"]
+    # a call cut mid-answer by the kill: a 50x from HAProxy, a refused connection, or a body cut short
+    assert all(("HTTP 50" in f) or ("Error" in f) or ("IncompleteRead" in f) for f in report["failures"]), report[
+        "failures"
+    ]
     retried = call(fleet["urls"]["gateway"], "tool_exec", {"op": "util.math.eval", "args": {"expression": "2*21"}})
     assert retried["result"]["structuredContent"]["result"]["result"] == 42
 

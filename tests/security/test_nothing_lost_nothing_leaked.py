@@ -263,3 +263,25 @@ def test_a_yaml_tag_pyyaml_cannot_construct_is_a_located_diagnostic(tmp_path: Pa
     result = CliRunner().invoke(main, ["import", "openapi", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
     assert "not valid YAML" in result.output
+
+
+# -- 20. an mcp handler's command line -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "handler",
+    [
+        {"type": "mcp", "command": ["python", "/srv/up.py", "--token", "tok-SECRET-123"], "tool": "ping"},
+        {"type": "mcp", "url": "https://mcp.example.com/mcp?key=tok-SECRET-123", "tool": "ping"},
+    ],
+)
+def test_an_mcp_handlers_arguments_never_show_in_errors_or_dry_runs(tmp_path: Path, handler: dict[str, Any]) -> None:
+    """A token passed as an argument (or in a URL query) is in neither the NOT_AUTHORIZED answer nor the dry-run plan."""
+    build(_src(tmp_path / "src", handler), tmp_path / "build")
+    catalog = Catalog.open(tmp_path / "build", allow_handlers={"mcp": []})
+    refused = catalog.tool_exec("demo.ping", {})
+    planned = catalog.tool_exec("demo.ping", {}, dry_run=True)
+    described = catalog.tool_describe("demo.ping")
+    assert refused["error"]["code"] == "NOT_AUTHORIZED", refused
+    for answer in (refused, planned, described):
+        assert "tok-SECRET-123" not in json.dumps(answer), answer
+    shown = refused["error"]["details"]["target"]
+    assert shown.startswith(("stdio server python (+3 args)", "https://mcp.example.com")), shown

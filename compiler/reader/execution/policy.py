@@ -13,6 +13,7 @@ import os
 import shlex
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import PurePath
 from typing import Any
 
 from ...format.envelope import ReaderError
@@ -86,6 +87,10 @@ def redacted_handler(handler: Any) -> dict[str, Any]:
     if not isinstance(handler, dict):
         return {}
     out = {k: handler[k] for k in SHOWN_FIELDS if k in handler}
+    if out.get("type") == "mcp" and ("command" in out or "url" in out):  # an argument or a query may be a token
+        out.pop("command", None)
+        out.pop("url", None)
+        out["server"] = mcp_target({k: handler.get(k) for k in ("command", "url")})
     for secret in ("env", "headers"):
         if isinstance(handler.get(secret), dict):
             out[secret] = dict.fromkeys(sorted(map(str, handler[secret])), REDACTED)
@@ -328,14 +333,29 @@ def _secret_table(allow: Mapping[str, Any] | None) -> dict[tuple[str, int | None
 
 
 def mcp_target(handler: dict[str, Any]) -> str:
-    """How an envelope names an mcp handler's server: its command line (env names only) or its URL."""
+    """How an envelope, a log line or a dry run names an mcp handler's server, without what may be secret.
+
+    The program's name and how many arguments follow it (an argument may be a token), or the URL's scheme, host
+    and port (a query may hold a key); env variable names only; the cwd. The host finds the exact command line in
+    the tool's spec (``toolcat show TOOL``) when it decides what to allow.
+    """
     command = handler.get("command")
-    if isinstance(command, list):
-        shown = shlex.join(str(p) for p in command)
-    elif command is not None:
-        shown = str(command)
+    if command is not None:
+        try:
+            argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+        except (TypeError, ValueError):
+            argv = []
+        program = PurePath(argv[0]).name if argv else "?"
+        shown = f"stdio server {program}" + (f" (+{len(argv) - 1} args)" if len(argv) > 1 else "")
     else:
-        shown = str(handler.get("url"))
+        from urllib.parse import urlsplit  # noqa: PLC0415 - keeps `import toolcat.reader` fast
+
+        parts = urlsplit(str(handler.get("url", "")))
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        shown = f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "")
     extras = []
     if isinstance(handler.get("env"), dict) and handler["env"]:
         extras.append("env " + ", ".join(sorted(map(str, handler["env"]))))

@@ -68,7 +68,7 @@ class Searcher(IndexReader):
     :class:`~toolcat.format.envelope.ReaderError`.
     """
 
-    # -- semantic tier hook (issue 14: reader/semantic.py, reader/hybrid.py) --------------------
+    # -- semantic tier hook (search/semantic.py, search/hybrid.py; docs/search.md) --------------------
 
     def semantic_tier(self) -> Any:
         """The :class:`~toolcat.reader.search.semantic.SemanticTier` when it can answer, else None (its ``reason`` says why)."""

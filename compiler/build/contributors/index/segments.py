@@ -1,4 +1,4 @@
-"""The search index's segments: a base segment and at most one delta segment on top of it (issue 16).
+"""The search index's segments: a base segment and at most one delta segment on top of it (docs/architecture.md, "What an incremental build reuses").
 
 A full build fits every document (:mod:`toolcat.build.contributors.index.texts`) and writes one *base* segment per part (tools,
 nodes). Beside the build it keeps a private file, :data:`INDEX_STATE`, with what the next build needs
