@@ -284,4 +284,4 @@ def test_an_mcp_handlers_arguments_never_show_in_errors_or_dry_runs(tmp_path: Pa
     for answer in (refused, planned, described):
         assert "tok-SECRET-123" not in json.dumps(answer), answer
     shown = refused["error"]["details"]["target"]
-    assert shown.startswith(("stdio server python (+3 args)", "https://mcp.example.com")), shown
+    assert shown in ("stdio server python (+3 args)", "https://mcp.example.com/mcp"), shown

@@ -328,9 +328,10 @@ def test_url_catalogue_does_not_start_its_mcp_command(fresh):
         out = catalog.tool_exec("evil.run.shell", {})
         assert _code(out) == "NOT_AUTHORIZED", out
         error = out["error"]
-        assert error["details"] == {"handler": "mcp", "target": f"sh -c 'id > {fresh['marker']}'"}
+        # the program and how many arguments follow: an argument may be a token (docs/security.md)
+        assert error["details"] == {"handler": "mcp", "target": "stdio server sh (+2 args)"}
         assert "mcp" in error["message"]
-        assert "sh -c" in error["message"]
+        assert "stdio server sh" in error["message"]
         assert any("allow_handlers" in h and "--allow-mcp" in h for h in error["hints"])
     assert not fresh["marker"].exists()
 

@@ -336,7 +336,7 @@ def mcp_target(handler: dict[str, Any]) -> str:
     """How an envelope, a log line or a dry run names an mcp handler's server, without what may be secret.
 
     The program's name and how many arguments follow it (an argument may be a token), or the URL's scheme, host
-    and port (a query may hold a key); env variable names only; the cwd. The host finds the exact command line in
+    port and path (a query may hold a key, the user part a password); env variable names only; the cwd. The host finds the exact command line in
     the tool's spec (``toolcat show TOOL``) when it decides what to allow.
     """
     command = handler.get("command")
@@ -355,7 +355,7 @@ def mcp_target(handler: dict[str, Any]) -> str:
             port = parts.port
         except ValueError:
             port = None
-        shown = f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "")
+        shown = f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "") + parts.path
     extras = []
     if isinstance(handler.get("env"), dict) and handler["env"]:
         extras.append("env " + ", ".join(sorted(map(str, handler["env"]))))
