@@ -297,6 +297,8 @@ _GATEWAY = (
                 "path": {"type": "string"},
                 "query": {"type": "string"},
                 "format": {"enum": ["short", "full"]},
+                "include_examples": {"type": "boolean"},
+                "include_schemas": {"type": "boolean"},
                 "limit": _LIMIT,
             }
         ),

@@ -291,3 +291,29 @@ def test_stdio_server_imports_no_private_sdk_names() -> None:
         text = path.read_text(encoding="utf-8")
         for private in ("_claim_fd", "_open_stdin_diversion", "_connection", "from mcp.server.stdio import _"):
             assert private not in text, (path.name, private)
+
+
+def test_tool_help_takes_the_include_flags_over_mcp(example_build: Path) -> None:
+    """The gateway's tool_help accepts include_examples and include_schemas as MCP arguments (001's contract)."""
+
+    async def run() -> tuple[Any, Any, list[str]]:
+        params = StdioServerParameters(
+            command=TOOLCAT, args=["serve", "--build", str(example_build), "--dialect", "gateway", "--poll", "0"]
+        )
+        async with connect(params, "legacy") as client:
+            listed = await client.list_tools()
+            schema = next(t.input_schema for t in listed.tools if t.name == "tool_help")
+            plain = await client.call_tool("tool_help", {"path": "file.read"})
+            full = await client.call_tool(
+                "tool_help", {"path": "file.read", "include_examples": False, "include_schemas": True}
+            )
+            return plain.structured_content, full.structured_content, sorted(schema["properties"])
+
+    plain, full, properties = anyio.run(run)
+    assert {"include_examples", "include_schemas"} <= set(properties)
+    assert plain["ok"] is True, plain
+    assert full["ok"] is True, full
+    assert "examples" in plain
+    assert "args_schema" not in plain
+    assert "examples" not in full  # include_examples: false
+    assert "args_schema" in full  # include_schemas: true
