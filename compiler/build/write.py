@@ -173,28 +173,36 @@ def recover(out: Path) -> list[str]:
     Call it only while holding :func:`build_lock`. Returns what was done, for the log and tests.
     """
     out = out.resolve()
+    return recover_aside(out, tmp_prefix(out), _old_name(out), "build", lambda old: (old / ENTRY).is_file())
+
+
+def recover_aside(
+    out: Path, tmp: str, old: str, what: str, restorable: Callable[[Path], bool] = lambda _old: True
+) -> list[str]:
+    """Repair what a swap that never finished left beside ``out``; the one recovery for every swap toolcat makes.
+
+    When ``out`` is missing, the newest folder set aside as ``old*`` (and whole, says ``restorable``) is put back;
+    then every ``tmp*`` and ``old*`` folder beside ``out`` is removed. Used by builds here and imports in
+    :mod:`toolcat.importers.common`; only folders with those prefixes, never links, are touched. Returns what was done, each also logged as a warning.
+    """
     done: list[str] = []
     if not out.parent.is_dir():
         return done
     aside = sorted(
-        (
-            p
-            for p in out.parent.iterdir()
-            if p.name.startswith((tmp_prefix(out), _old_name(out))) and p.is_dir() and not p.is_symlink()
-        ),
+        (p for p in out.parent.iterdir() if p.name.startswith((tmp, old)) and p.is_dir() and not p.is_symlink()),
         key=lambda p: (p.stat().st_mtime_ns, p.name),
     )
     if not out.exists():
-        moved = [p for p in aside if p.name.startswith(_old_name(out)) and (p / ENTRY).is_file()]
+        moved = [p for p in aside if p.name.startswith(old) and restorable(p)]
         if moved:
-            moved[-1].rename(out)  # the newest previous build, set aside by a swap that never finished
+            moved[-1].rename(out)  # the newest previous one, set aside by a swap that never finished
             aside.remove(moved[-1])
             done.append(f"restored {out} from {moved[-1].name}")
     for path in aside:
         shutil.rmtree(path, ignore_errors=True)
         done.append(f"removed {path.name}")
     for line in done:
-        log.warning("recovering from an interrupted build: %s", line)
+        log.warning("recovering from an interrupted %s: %s", what, line)
     return done
 
 

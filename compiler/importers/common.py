@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from ..build.write import exchange
+from ..build.write import exchange, recover_aside
 from ..format.errors import ToolcatError
 from ..format.types import Json
 
@@ -216,26 +216,7 @@ def apply_overrides(tools_by_id: dict[str, Json], nodes: dict[str, Json], overri
 
 def recover_out(out: Path) -> list[str]:
     """Put back an ``out`` that a crash between the two renames of a swap left aside; remove stale temporary folders."""
-    done: list[str] = []
-    if not out.parent.is_dir():
-        return done
-    prefixes = (f".{out.name}.import-tmp-", f".{out.name}.import-old-")
-    aside = sorted(
-        (p for p in out.parent.iterdir() if p.name.startswith(prefixes) and p.is_dir() and not p.is_symlink()),
-        key=lambda p: (p.stat().st_mtime_ns, p.name),
-    )
-    if not out.exists():
-        moved = [p for p in aside if p.name.startswith(prefixes[1])]
-        if moved:
-            moved[-1].rename(out)
-            aside.remove(moved[-1])
-            done.append(f"restored {out} from {moved[-1].name}")
-    for path in aside:
-        shutil.rmtree(path, ignore_errors=True)
-        done.append(f"removed {path.name}")
-    for line in done:
-        log.warning("recovering from an interrupted import: %s", line)
-    return done
+    return recover_aside(out, f".{out.name}.import-tmp-", f".{out.name}.import-old-", "import")
 
 
 def written_by_import(out: Path) -> bool:

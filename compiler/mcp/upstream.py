@@ -17,8 +17,8 @@ names its own ``timeout``; a result is at most :data:`MAX_RESULT_BLOCKS` content
 attempts wait a backoff that doubles from :data:`BACKOFF_SECONDS` to :data:`MAX_BACKOFF_SECONDS`, and
 resets once a session has stayed up :data:`STABLE_SECONDS`. An upstream's stderr goes to this
 module's log (debug level), never to the CLI's output. Messages name an upstream by its program
-name or URL host only (:func:`upstream_label`): its arguments, env values and URL query may hold
-secrets.
+name, or its URL's host and path, only (:func:`~toolcat.reader.execution.policy.server_label`): its
+arguments, env values and URL query may hold secrets.
 
 :func:`run_mcp` is the handler: toolcat declares it as the entry point ``mcp`` of the group
 ``toolcat.handlers`` (pyproject.toml), which the reader loads the first time a spec needs an ``mcp``
@@ -39,13 +39,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Any, TextIO
-from urllib.parse import urlsplit
 
 from ..format.envelope import ReaderError
 from ..format.errors import ToolcatError
-from ..reader.execution.policy import REDACTED, env_values
+from ..reader.execution.policy import REDACTED, env_values, server_label
 from ..reader.execution.runners import ExecContext
 
 log = logging.getLogger(__name__)
@@ -71,23 +69,9 @@ STABLE_SECONDS = 30.0
 _STDERR_LINE = 2000
 
 
-def upstream_label(handler: dict[str, Any]) -> str:
-    """How a message names an upstream: ``stdio server <program>`` or ``<scheme>://<host>`` (no args, query, env)."""
-    command = handler.get("command")
-    if command is not None:
-        try:
-            argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
-        except (TypeError, ValueError):
-            argv = []
-        program = PurePath(argv[0]).name if argv else "?"
-        return f"stdio server {program}" + (f" (+{len(argv) - 1} args)" if len(argv) > 1 else "")
-    parts = urlsplit(str(handler.get("url", "")))
-    return f"{parts.scheme}://{parts.hostname or '?'}" + (f":{parts.port}" if parts.port else "")
-
-
 def safe_handler(handler: dict[str, Any]) -> dict[str, Any]:
     """What an error's details may show of an mcp handler: type, tool, the server's label, env names (values redacted)."""
-    out: dict[str, Any] = {"type": "mcp", "server": upstream_label(handler)}
+    out: dict[str, Any] = {"type": "mcp", "server": server_label(handler)}
     if isinstance(handler.get("tool"), str):
         out["tool"] = handler["tool"]
     if isinstance(handler.get("env"), dict) and handler["env"]:
@@ -339,7 +323,7 @@ def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Cal
         cwd = handler.get("cwd")
         values = env_values(env, tool_id)  # ${NAME} references read from the host's environment
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=values or None, cwd=cwd)
-        label = upstream_label(handler)
+        label = server_label(handler)
 
         def open_stdio() -> Any:
             return stdio_client(params, errlog=_stderr_to_log(label))
@@ -388,7 +372,7 @@ def run_mcp(ctx: ExecContext) -> Any:
     if problem is not None:
         raise ReaderError(
             "UPSTREAM_ERROR",
-            f"{upstream_label(ctx.handler)} answered {ctx.tool_id} with a result too large to use: {problem}",
+            f"{server_label(ctx.handler)} answered {ctx.tool_id} with a result too large to use: {problem}",
             details={"reason": "too_large", "max_blocks": MAX_RESULT_BLOCKS, "max_bytes": MAX_RESULT_BYTES},
             help_path=ctx.tool_id,
             hints=["Ask for less: narrow the query or page through the results."],
@@ -398,7 +382,7 @@ def run_mcp(ctx: ExecContext) -> Any:
         text = "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
         raise ReaderError(
             "UPSTREAM_ERROR",
-            f"{upstream_label(ctx.handler)} answered {name} with an error: {text[:500] or 'no message'}",
+            f"{server_label(ctx.handler)} answered {name} with an error: {text[:500] or 'no message'}",
             details={"upstream_tool": name, "text": text[:MAX_ERROR_TEXT], "structured": result.structured_content},
             help_path=ctx.tool_id,
             hints=["Read the upstream message, fix the arguments and retry."],
@@ -420,7 +404,7 @@ def _call_failure(ctx: ExecContext, exc: BaseException, seconds: float) -> Reade
     inner = _first_leaf(exc)
     if isinstance(inner, ReaderError):
         return inner
-    label = upstream_label(ctx.handler)
+    label = server_label(ctx.handler)
     timed_out = isinstance(inner, TimeoutError) or (isinstance(inner, MCPError) and inner.error.code == REQUEST_TIMEOUT)
     if timed_out:
         return ReaderError(

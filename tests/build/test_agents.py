@@ -114,3 +114,16 @@ def test_example_catalogue_serves_its_agents(example_build: Path) -> None:
     assert hits["matches"][0]["name"] == "agent.code_explorer"
     loaded = cat.tool_exec("agent.code_explorer", {})
     assert "You are a code explorer" in loaded["result"]["body"]
+
+
+def test_an_agent_name_is_matched_whole_against_the_naming_rule(tmp_path):
+    """A name that only starts like a valid one (``code!explorer``) is refused, as the skill naming rule says."""
+    from toolcat.build.sources.agents import check_agent  # noqa: PLC0415
+
+    agent = tmp_path / "agents" / "code!explorer.md"
+    agent.parent.mkdir(parents=True)
+    agent.write_text("---\nname: code!explorer\ndescription: Explores code.\n---\nRead the code.\n", encoding="utf-8")
+    result = check_agent(tmp_path, agent, ("agents",))
+    assert result.record is None
+    assert [d.code for d in result.diagnostics] == ["bad_skill_name"], result.diagnostics
+    assert result.diagnostics[0].line == 2

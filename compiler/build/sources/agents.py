@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from ...format.json_paths import child_path
-from ...format.names import SKILL_NAME
-from ..errors import Diagnostic, Severity
-from .parse import MAX_SKILL_MD_BYTES, parse_file
+from ...format.names import RULES, skill_name_problem
+from ..errors import Severity
 from .skill_meta import META_FIELDS, read_skill_meta
 from .skills import (
     MAX_DESCRIPTION,
     SkillResult,
     _first_sentence,
     _SkillChecker,
+    read_frontmatter,
     resources_of,
 )
 
@@ -58,24 +58,6 @@ def is_agent_file(entry: Path, node_path: tuple[str, ...]) -> bool:
     return bool(node_path) and node_path[-1] == AGENTS_FOLDER and entry.suffix == ".md" and entry.name not in NOT_AGENTS
 
 
-def _error(result: SkillResult, rel: str, message: str, **kw: Any) -> SkillResult:
-    result.diagnostics.append(Diagnostic(Severity.ERROR, rel, message, **kw))
-    return result
-
-
-def _frontmatter(root: Path, file: Path, rel: str, result: SkillResult) -> tuple[Any, str, _SkillChecker] | None:
-    """The parsed frontmatter, the body and a checker that locates diagnostics in ``file``; None on a refusal.
-
-    Read through :func:`~toolcat.build.sources.parse.parse_file`, so an agent file's problems are worded and
-    located as those of SKILL.md and every other source file.
-    """
-    found = parse_file(file, MAX_SKILL_MD_BYTES, root)
-    if isinstance(found, list):
-        result.diagnostics.extend(found)
-        return None
-    return found.data, found.body or "", _SkillChecker(rel, found, result)
-
-
 def _name(meta: dict[str, Any], expected: str, checker: _SkillChecker) -> str:
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -90,12 +72,12 @@ def _name(meta: dict[str, Any], expected: str, checker: _SkillChecker) -> str:
         )
         return ""
     name = name.strip()
-    if not SKILL_NAME.match(name) or len(name) > 64:
+    if skill_name_problem(name) is not None:  # the one naming rule (format/names.py), matched whole
         checker.add(
             Severity.ERROR,
             "$.name",
             f"agent name {name!r} breaks the naming rule",
-            expected="at most 64 of lowercase a-z, 0-9 and single hyphens",
+            expected=RULES["skill name"],
             got=repr(name),
             code="bad_skill_name",
             hint="Rename the agent (and its file or folder) to match.",
@@ -160,20 +142,10 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
     folder = entry.is_dir()
     file = entry / AGENT_FILE if folder else entry
     rel = file.relative_to(root).as_posix()
-    loaded = _frontmatter(root, file, rel, result)
+    loaded = read_frontmatter(root, file, result)
     if loaded is None:
         return result
     meta, body, checker = loaded
-    if not isinstance(meta, dict):
-        checker.add(
-            Severity.ERROR,
-            "$",
-            "frontmatter must be a YAML mapping",
-            expected="name: ..., description: ...",
-            got=type(meta).__name__,
-            code="wrong_type",
-        )
-        return result
     name = _name(meta, entry.name if folder else entry.stem, checker)
     description = _description(meta, checker)
     settings = _settings(meta, checker)

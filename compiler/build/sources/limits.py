@@ -48,6 +48,18 @@ class SourceParseError(ToolcatError):
     json_path: str | None = None
 
 
+#: What PyYAML's constructors raise for a value they cannot build (``!!int ''``, ``!!timestamp null``,
+#: an impossible date): every reader of YAML turns these into a located error, not a traceback.
+SCALAR_ERRORS: tuple[type[Exception], ...] = (
+    ValueError,
+    OverflowError,
+    AttributeError,
+    TypeError,
+    IndexError,
+    KeyError,
+)
+
+
 class _LongInteger(str):
     """A JSON integer literal too long to convert (Python refuses 4,300 digits); refused with its path."""
 

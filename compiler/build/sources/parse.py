@@ -30,6 +30,7 @@ from ...format.json_paths import child_path  # one spelling of JSON paths, share
 from ..errors import Diagnostic, Severity
 from .limits import (
     MAX_DEPTH,
+    SCALAR_ERRORS,
     Loader,
     SourceParseError,
     YAMLSyntaxError,
@@ -375,7 +376,7 @@ def _locate_bad_scalar(loader: Any, root: yaml.Node, exc: Exception) -> SourcePa
             try:
                 if construct is not None:
                     construct(loader, node)
-            except (ValueError, OverflowError, AttributeError, TypeError, IndexError, KeyError) as bad:
+            except SCALAR_ERRORS as bad:
                 return error_at(
                     node.start_mark,
                     f"invalid value {node.value[:60]!r}: {bad}",
@@ -419,14 +420,7 @@ def _load_yaml(text: str) -> tuple[Any, yaml.Node | None]:
             root = loader.get_single_node()
             try:
                 return (loader.construct_document(root) if root is not None else None), root
-            except (
-                ValueError,
-                OverflowError,
-                AttributeError,
-                TypeError,
-                IndexError,
-                KeyError,
-            ) as exc:  # !!int '', !!timestamp null
+            except SCALAR_ERRORS as exc:  # !!int '', !!timestamp null
                 raise _locate_bad_scalar(loader, root, exc) from None
         finally:
             loader.dispose()

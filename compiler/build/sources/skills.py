@@ -117,28 +117,39 @@ class _SkillChecker:
         )
 
 
-def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:
-    """Check the skill in ``skill_dir`` (which holds SKILL.md) found under ``node_path``."""
-    result = SkillResult()
-    rel_dir = skill_dir.relative_to(root).as_posix()
-    rel_md = f"{rel_dir}/SKILL.md"
-    parsed = parse_file(skill_dir / "SKILL.md", MAX_SKILL_MD_BYTES, root)
+def read_frontmatter(root: Path, file: Path, result: SkillResult) -> tuple[dict[str, Any], str, _SkillChecker] | None:
+    """A Markdown entry's frontmatter mapping, its body and a checker locating diagnostics in ``file``.
+
+    None when the file is refused or its frontmatter is not a mapping (the diagnostics are in ``result``).
+    SKILL.md and AGENT.md are read the same way: through :func:`parse_file`, under the same limit.
+    """
+    parsed = parse_file(file, MAX_SKILL_MD_BYTES, root)
     if isinstance(parsed, list):
         result.diagnostics.extend(parsed)
-        return result
-    body = parsed.body or ""
-    checker = _SkillChecker(rel_md, parsed, result)
-    meta = parsed.data
-    if not isinstance(meta, dict):
+        return None
+    checker = _SkillChecker(file.relative_to(root).as_posix(), parsed, result)
+    if not isinstance(parsed.data, dict):
         checker.add(
             Severity.ERROR,
             "$",
             "frontmatter must be a YAML mapping",
             expected="name: ..., description: ...",
-            got=type(meta).__name__,
+            got=type(parsed.data).__name__,
             code="wrong_type",
         )
+        return None
+    return parsed.data, parsed.body or "", checker
+
+
+def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:
+    """Check the skill in ``skill_dir`` (which holds SKILL.md) found under ``node_path``."""
+    result = SkillResult()
+    rel_dir = skill_dir.relative_to(root).as_posix()
+    rel_md = f"{rel_dir}/SKILL.md"
+    loaded = read_frontmatter(root, skill_dir / "SKILL.md", result)
+    if loaded is None:
         return result
+    meta, body, checker = loaded
 
     extra_meta: dict[str, Any] = {}
     metadata_file = skill_dir / "metadata.yaml"

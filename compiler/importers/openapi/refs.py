@@ -26,6 +26,7 @@ import yaml
 
 from ...build.sources.limits import (
     MAX_DEPTH,
+    SCALAR_ERRORS,
     SourceParseError,
     YAMLSyntaxError,
     guard_yaml,
@@ -162,14 +163,7 @@ def _parse(text: str, name: str) -> Any:
     try:
         guard_yaml(text)
         return yaml.load(text, Loader=_SpecLoader)  # noqa: S506 - a safe loader
-    except (
-        ValueError,
-        OverflowError,
-        AttributeError,
-        TypeError,
-        IndexError,
-        KeyError,
-    ) as exc:  # !!int "", !!timestamp null
+    except SCALAR_ERRORS as exc:  # !!int "", !!timestamp null
         raise ImporterError(f"{name}: not valid YAML: a value cannot be read ({type(exc).__name__}: {exc})") from None
     except (yaml.YAMLError, YAMLSyntaxError) as exc:  # the source limits' walk wraps PyYAML's error with its path
         error = exc.error if isinstance(exc, YAMLSyntaxError) else exc

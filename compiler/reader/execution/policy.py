@@ -332,11 +332,11 @@ def _secret_table(allow: Mapping[str, Any] | None) -> dict[tuple[str, int | None
     return table
 
 
-def mcp_target(handler: dict[str, Any]) -> str:
-    """How an envelope, a log line or a dry run names an mcp handler's server, without what may be secret.
+def server_label(handler: dict[str, Any]) -> str:
+    """How anything toolcat shows (an envelope, a log line, a dry run) names an mcp handler's server.
 
-    The program's name and how many arguments follow it (an argument may be a token), or the URL's scheme, host
-    port and path (a query may hold a key, the user part a password); env variable names only; the cwd. The host finds the exact command line in
+    The program's name and how many arguments follow it (an argument may be a token), or the URL's scheme, host,
+    port and path (a query may hold a key, the user part a password). The host finds the exact command line in
     the tool's spec (``toolcat show TOOL``) when it decides what to allow.
     """
     command = handler.get("command")
@@ -346,16 +346,20 @@ def mcp_target(handler: dict[str, Any]) -> str:
         except (TypeError, ValueError):
             argv = []
         program = PurePath(argv[0]).name if argv else "?"
-        shown = f"stdio server {program}" + (f" (+{len(argv) - 1} args)" if len(argv) > 1 else "")
-    else:
-        from urllib.parse import urlsplit  # noqa: PLC0415 - keeps `import toolcat.reader` fast
+        return f"stdio server {program}" + (f" (+{len(argv) - 1} args)" if len(argv) > 1 else "")
+    from urllib.parse import urlsplit  # noqa: PLC0415 - keeps `import toolcat.reader` fast
 
-        parts = urlsplit(str(handler.get("url", "")))
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        shown = f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "") + parts.path
+    parts = urlsplit(str(handler.get("url", "")))
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "") + parts.path
+
+
+def mcp_target(handler: dict[str, Any]) -> str:
+    """:func:`server_label`, with the names (never the values) of the handler's env variables, and its cwd."""
+    shown = server_label(handler)
     extras = []
     if isinstance(handler.get("env"), dict) and handler["env"]:
         extras.append("env " + ", ".join(sorted(map(str, handler["env"]))))
