@@ -61,19 +61,17 @@ class AuditLog:
         extra: dict[str, Any] | None = None,
     ) -> None:
         """Append one record; a write failure is logged, never raised."""
-        text = target if isinstance(target, str) else json.dumps(target, ensure_ascii=False, default=repr)
-        record = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
-            "trace_id": trace_id,
-            "session_id": self.session_id,
-            "op": op,
-            "target": text[:TARGET_LIMIT],
-            "outcome": outcome,
-            "latency_ms": round(latency_ms, 3),
-            "registry_version": registry_version,
-            **(extra or {}),
-        }
-        line = json.dumps(record, ensure_ascii=True, sort_keys=True, default=repr) + "\n"
+        line = audit_line(
+            self.session_id,
+            op=op,
+            target=target,
+            outcome=outcome,
+            latency_ms=latency_ms,
+            trace_id=trace_id,
+            registry_version=registry_version,
+            extra=extra,
+        )
+        line += "\n"
         with self._lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,6 +81,37 @@ class AuditLog:
                 if not self._warned:
                     log.warning("cannot write the audit log %s: %s", self.path, exc)
                     self._warned = True
+
+
+def audit_line(
+    session_id: str,
+    *,
+    op: str,
+    target: Any,
+    outcome: str,
+    latency_ms: float,
+    trace_id: str,
+    registry_version: str,
+    extra: dict[str, Any] | None = None,
+) -> str:
+    """One audit record as JSON text, the same for the log file and for serve's shared stores.
+
+    ASCII JSON, so no line separator an agent sends (U+2028, NEL) can split a line; the target is cut at
+    :data:`TARGET_LIMIT` characters.
+    """
+    text = target if isinstance(target, str) else json.dumps(target, ensure_ascii=False, default=repr)
+    record = {
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
+        "trace_id": trace_id,
+        "session_id": session_id,
+        "op": op,
+        "target": text[:TARGET_LIMIT],
+        "outcome": outcome,
+        "latency_ms": round(latency_ms, 3),
+        "registry_version": registry_version,
+        **(extra or {}),
+    }
+    return json.dumps(record, ensure_ascii=True, sort_keys=True, default=repr)
 
 
 def read_audit(path: str | Path) -> list[dict[str, Any]]:

@@ -29,7 +29,6 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from ...format.envelope import ReaderError, is_error
 from ...format.types import Json
@@ -226,12 +225,3 @@ class StateStore(ABC):
 
     def close(self) -> None:  # noqa: B027 - most backends have nothing to close
         """Release connections (the process is ending)."""
-
-
-def audit_line(session_id: str, fields: dict[str, Any]) -> str:
-    """One audit record as the JSON text an AuditLog line holds, with the wall-clock time and the session."""
-    now = time.time()
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
-    extra = fields.pop("extra", None) or {}
-    record = {"ts": stamp, "session_id": session_id, **fields, **extra}
-    return json.dumps(record, ensure_ascii=False, sort_keys=True, default=repr)

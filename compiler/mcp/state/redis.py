@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from ...format.envelope import ReaderError
 from ...format.types import Json
-from ...reader.audit import TARGET_LIMIT, AuditLog, AuditSink
+from ...reader.audit import AuditLog, AuditSink, audit_line
 from .base import (
     CLIENT_TTL_SECONDS,
     MAX_AUDIT_RECORDS,
@@ -28,7 +28,6 @@ from .base import (
     ClientStates,
     SharedIdempotency,
     StateStore,
-    audit_line,
     unavailable,
 )
 
@@ -178,9 +177,7 @@ class RedisAudit:
 
     def record(self, **fields: Any) -> None:
         """Keep one record; never raises."""
-        fields["target"] = str(fields.get("target", ""))[:TARGET_LIMIT]
-        fields["latency_ms"] = round(float(fields.get("latency_ms", 0.0)), 3)
-        line = audit_line(self.session_id, fields)
+        line = audit_line(self.session_id, **fields)
         try:
             self.state.call(
                 lambda r: r.xadd(f"{PREFIX}audit", {"line": line}, maxlen=MAX_AUDIT_RECORDS, approximate=True)

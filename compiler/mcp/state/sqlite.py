@@ -21,7 +21,7 @@ from typing import Any
 
 from ...format.envelope import ReaderError
 from ...format.types import Json
-from ...reader.audit import TARGET_LIMIT, AuditLog, AuditSink
+from ...reader.audit import AuditLog, AuditSink, audit_line
 from .base import (
     CLIENT_TTL_SECONDS,
     MAX_AUDIT_RECORDS,
@@ -29,7 +29,6 @@ from .base import (
     ClientStates,
     SharedIdempotency,
     StateStore,
-    audit_line,
     unavailable,
 )
 
@@ -188,9 +187,7 @@ class SqliteAudit:
 
     def record(self, **fields: Any) -> None:
         """Keep one record; never raises."""
-        fields["target"] = str(fields.get("target", ""))[:TARGET_LIMIT]
-        fields["latency_ms"] = round(float(fields.get("latency_ms", 0.0)), 3)
-        line = audit_line(self.session_id, fields)
+        line = audit_line(self.session_id, **fields)
         try:
             with self.db.transaction() as db:
                 db.execute("INSERT INTO audit (line) VALUES (?)", (line,))
