@@ -43,6 +43,15 @@ MIN_RELEVANCE = 0.06
 #: ``bench/bench_search_answers.py`` (example evals, GitHub MCP, MetaTool, BFCL): the largest values that drop
 #: no right tool from any query's top 5 (docs/search.md, "Exact names and the cut").
 MIN_RELATIVE = 0.25
+#: find_tool's answer is *weak* when the query has words no tool mentions and its best hit scores under this: the
+#: hits then share only part of the request ("zip the reports": only "report"). It says so (a hint and a
+#: next_action to browse) and keeps only the best :data:`WEAK_LIMIT` hits within :data:`WEAK_RELATIVE` of the best (docs/search.md).
+WEAK_RELEVANCE = 0.3
+WEAK_RELATIVE = 0.6
+#: ... and at most this many of them.
+WEAK_LIMIT = 3
+#: ... and when at least this share of its content words is unknown to every tool.
+WEAK_UNKNOWN_SHARE = 0.5
 #: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
 NAME_SHORT_PARTS = 3
 NAME_MAX_PARTS = 12
@@ -393,6 +402,9 @@ class Searcher(IndexReader):
             ]
         except ReaderError as err:
             return err.envelope()
+        missing, words = self._unknown_words(query) if matches and named is None else ([], 1)
+        if len(missing) >= WEAK_UNKNOWN_SHARE * words and matches[0]["relevance"] < WEAK_RELEVANCE:
+            return _noted(_weak_answer(query, matches, missing), purpose)
         if matches:
             return _noted({"matches": matches}, purpose)
         return _noted(
@@ -403,6 +415,18 @@ class Searcher(IndexReader):
             },
             purpose,
         )
+
+    def _unknown_words(self, query: str) -> tuple[list[str], int]:
+        """The query's words (as typed) that no tool's text contains, and how many content words it has."""
+        part = self._part("tools")
+        words = next(space for space in part.spaces if space["name"] == "words")
+        tokens = [t for t in dict.fromkeys(_NAME_PARTS.findall(query[: NAME_MAX_CHARS * 5])) if analyze_words(t)]
+        unknown = [
+            token
+            for token in tokens
+            if all(self._posting("tools", part, words, term) is None for term in analyze_words(token))
+        ]
+        return unknown, max(1, len(tokens))
 
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
@@ -485,6 +509,22 @@ class Searcher(IndexReader):
             hints=hints,
             next_action=action,
         )
+
+
+def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
+    """find_tool's answer when no tool matches the whole request: the closest hits only, and a note saying so."""
+    floor = WEAK_RELATIVE * float(matches[0]["relevance"])
+    shown = ", ".join(repr(word) for word in missing[:5])
+    return {
+        "matches": [match for match in matches if match["relevance"] >= floor][:WEAK_LIMIT],
+        "hints": [
+            (
+                f"No good match for {query[:200]!r}: no tool mentions {shown}, so these match only part of it."
+                " Try other words for it, or browse the categories."
+            )
+        ],
+        "next_action": {"op": "list", "args": {"path": ""}},
+    }
 
 
 def split_hint(query: str) -> tuple[str, str | None]:

@@ -154,8 +154,9 @@ def _embed_args(schema: Any, depth: int = 0) -> list[str]:
         if not isinstance(sub, dict):
             continue
         text = sub["description"].strip()[:EMBED_ARG_CHARS] if isinstance(sub.get("description"), str) else ""
-        values = sub.get("enum") if isinstance(sub.get("enum"), list) else []
-        shown = [str(v) for v in values[:EMBED_ENUM_VALUES] if isinstance(v, str | int | float)]
+        values = sub.get("enum")
+        listed = values[:EMBED_ENUM_VALUES] if isinstance(values, list) else []
+        shown = [str(v) for v in listed if isinstance(v, str | int | float)]
         if shown:
             text = f"{text} ({', '.join(shown)})".strip()
         out += [text, *_embed_args(sub, depth + 1), *_embed_args(sub.get("items"), depth + 1)]

@@ -1,0 +1,83 @@
+"""Search quality (issue 29): the text a tool is embedded as, and a search that finds nothing good saying so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support import write_tree
+from toolcat import Catalog
+from toolcat.build import compile_catalog
+from toolcat.build.contributors.index.texts import tool_embed_text
+from toolcat.reader.search import searcher as search_module
+
+TOOL = {
+    "id": "geo.forecast",
+    "summary": "Get the weather forecast.",
+    "description": "Get the weather forecast. Covers the next seven days for any city.",
+    "args_schema": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city to forecast, e.g. Paris."},
+            "units": {"type": "string", "enum": ["metric", "imperial"], "description": "Unit system."},
+            "window": {
+                "type": "object",
+                "properties": {"days": {"type": "integer", "description": "How many days ahead."}},
+            },
+        },
+    },
+    "examples": [{"description": "Rain tomorrow in Oslo", "args": {"city": "Oslo"}}],
+}
+
+
+@pytest.fixture(scope="module")
+def example(example_build: Path) -> Catalog:
+    """The example catalogue (lexical, as the suite builds it), opened as an agent host would."""
+    return Catalog.open(example_build)
+
+
+def test_the_embedded_text_carries_argument_descriptions_enums_and_examples_without_repeats(tmp_path: Path) -> None:
+    """The embedded text has argument descriptions (nested too), enum values, examples; a repeated summary once."""
+    write_tree(tmp_path, {"geo/tools.yaml": {"tools": [TOOL]}})
+    catalog, _ = compile_catalog(tmp_path)
+    text = tool_embed_text(catalog.tools["geo.forecast"], catalog)
+    assert text.startswith("geo forecast. Get the weather forecast. Covers the next seven days for any city. ")
+    assert text.count("Get the weather forecast") == 1
+    assert "The city to forecast, e.g. Paris" in text
+    assert "Unit system. (metric, imperial)" in text  # as measured (the train split preferred it)
+    assert "How many days ahead" in text
+    assert text.endswith("Rain tomorrow in Oslo")
+    assert ".. " not in text
+
+
+def test_a_search_for_something_no_tool_does_says_so_and_shows_fewer_hits(example: Catalog) -> None:
+    """'zip the reports': no tool mentions zip, so find_tool shows fewer hits, says so, and points to browsing."""
+    answer = example.find_tool("zip the reports")
+    assert answer["ok"] is True
+    assert 0 < len(answer["matches"]) <= search_module.WEAK_LIMIT
+    assert any("'zip'" in hint and "No good match" in hint for hint in answer["hints"])
+    assert answer["next_action"] == {"op": "tool_list", "args": {}}
+
+
+def test_a_request_the_catalogue_covers_gets_no_weak_match_note(example: Catalog) -> None:
+    """Every word of 'upload a file to a bucket' is in the catalogue: full matches, no hint, no next_action."""
+    answer = example.find_tool("upload a file to a bucket")
+    assert len(answer["matches"]) == 5
+    assert "hints" not in answer
+    assert "next_action" not in answer
+
+
+def test_a_strong_hit_is_not_called_weak_even_with_unknown_words(example: Catalog, monkeypatch) -> None:
+    """The note needs a weak best hit too: with the relevance bar at 0, 'zip the reports' is answered as before."""
+    monkeypatch.setattr(search_module, "WEAK_RELEVANCE", 0.0)
+    answer = example.find_tool("zip the reports")
+    assert len(answer["matches"]) == 5
+    assert "next_action" not in answer
+
+
+def test_an_exact_name_is_never_called_weak(example: Catalog) -> None:
+    """A tool named exactly is the answer, whatever the other words: 'file.read' comes first at 1.0, with no note."""
+    answer = example.find_tool("file.read")
+    assert answer["matches"][0] == {"name": "file.read", "relevance": 1.0, "reason": "exact name"}
+    assert "next_action" not in answer
