@@ -38,11 +38,11 @@ def example(example_build: Path) -> Catalog:
 
 
 def test_the_embedded_text_carries_argument_descriptions_enums_and_examples_without_repeats(tmp_path: Path) -> None:
-    """The embedded text: id words as a label, argument descriptions (nested too), enums, examples; the summary once."""
+    """The embedded text has argument descriptions (nested too), enum values, examples; a repeated summary once."""
     write_tree(tmp_path, {"geo/tools.yaml": {"tools": [TOOL]}})
     catalog, _ = compile_catalog(tmp_path)
     text = tool_embed_text(catalog.tools["geo.forecast"], catalog)
-    assert text.startswith("geo forecast: Get the weather forecast. Covers the next seven days for any city. ")
+    assert text.startswith("geo forecast. Get the weather forecast. Covers the next seven days for any city. ")
     assert text.count("Get the weather forecast") == 1
     assert "The city to forecast, e.g. Paris" in text
     assert "Unit system. (metric, imperial)" in text  # as measured (the train split preferred it)

@@ -189,18 +189,15 @@ def _embed_fields(tool: Tool, catalog: CompiledCatalog | None) -> dict[str, list
 
 
 def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
-    """What a tool is embedded as: its id words, ``: ``, then its other :data:`EMBED_FIELDS` joined by ``. ``.
+    """What a tool is embedded as: its :data:`EMBED_FIELDS`, joined by ``. ``, at most 1,000 characters.
 
-    At most 1,000 characters. Each part loses its final full stop and repeats are dropped (a description that starts
-    with the summary keeps only the rest): MiniLM averages its tokens, and repeated text and a trailing ``.`` moved
-    the vector away from a query's. The id heads the text as a label (``github list releases: ...``), not as a
-    sentence of its own: train split R@1 GitHub 0.843 -> 0.876, MetaTool 0.559 -> 0.576 (docs/search.md, "Fields").
+    Each part loses its final full stop and repeats are dropped (a description that starts with the summary keeps
+    only the rest): MiniLM averages its tokens, and repeated text and a trailing ``.`` moved the vector away from
+    a query's (docs/search.md, "Fields").
     """
     fields = _embed_fields(tool, catalog)
-    parts = (text.strip().rstrip(".").strip() for name in EMBED_FIELDS if name != "id" for text in fields[name])
-    body = ". ".join(dict.fromkeys(p for p in parts if p))
-    head = fields["id"][0] if "id" in EMBED_FIELDS else ""
-    return ": ".join(p for p in (head, body) if p)[:EMBED_TEXT_CHARS]
+    parts = (text.strip().rstrip(".").strip() for name in EMBED_FIELDS for text in fields.get(name, []))
+    return ". ".join(dict.fromkeys(p for p in parts if p))[:EMBED_TEXT_CHARS]
 
 
 def node_text(node: Node, catalog: CompiledCatalog) -> str:
