@@ -327,7 +327,11 @@ def test_prompt_and_skill_resources(mini_build: Path) -> None:
     assert isinstance(text, types.TextContent)
     assert "tool_help" in text.text
     uris = [str(r.uri) for r in seen["resources"].resources]
-    assert uris == [SKILL_SCHEME + "demo-skill", SKILL_SCHEME + "demo-skill/references/guide.md"]
+    assert uris == [
+        "skill://demo-skill/SKILL.md",  # the Skills extension's form first, then toolcat's own
+        SKILL_SCHEME + "demo-skill",
+        SKILL_SCHEME + "demo-skill/references/guide.md",
+    ]
     body = seen["level2"].contents[0]
     assert isinstance(body, types.TextResourceContents)
     assert "Read references/guide.md" in body.text
