@@ -86,7 +86,9 @@ def test_skills_list_pages_and_results_carry_cache_hints(example_build: Path, sa
         ("toolcat://skills/code-reviewer", "skills/list"),
     ],
 )
-def test_skills_get_of_what_is_no_skill_is_invalid_params(example_build: Path, sandbox: Path, uri: str, says: str) -> None:
+def test_skills_get_of_what_is_no_skill_is_invalid_params(
+    example_build: Path, sandbox: Path, uri: str, says: str
+) -> None:
     """skills/get of a URI that is no skill's SKILL.md answers -32602 saying where the skills are named."""
 
     async def run() -> None:
