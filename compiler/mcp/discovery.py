@@ -76,7 +76,23 @@ def output_schema(tool: DiscoveryTool) -> dict[str, Any]:
     ``--strict``, some clients' schema converters); :func:`portable_schema` writes it as ``anyOf``.
     """
     portable: dict[str, Any] = portable_schema(tool.output_schema)
+    properties = portable.get("properties")
+    if isinstance(properties, dict):  # a field that may hold any JSON value says so (no bare ``{}``)
+        portable["properties"] = {name: _any_if_bare(sub) for name, sub in properties.items()}
     return portable
+
+
+#: Every JSON value, spelled with validation keywords: the same meaning as ``{}``, which portability checks flag.
+ANY_JSON: dict[str, Any] = {
+    "anyOf": [{"type": kind} for kind in ("object", "array", "string", "number", "boolean", "null")]
+}
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+
+
+def _any_if_bare(schema: Any) -> Any:
+    if isinstance(schema, dict) and set(schema) <= _ANNOTATIONS:
+        return {**schema, **ANY_JSON}
+    return schema
 
 
 def portable_schema(schema: Any) -> Any:
@@ -96,8 +112,8 @@ def portable_schema(schema: Any) -> Any:
 
 
 def mcp_tool(tool: DiscoveryTool) -> dict[str, Any]:
-    """The ``tools/list`` entry of a discovery tool."""
-    return {**tool.as_mcp(), "outputSchema": output_schema(tool)}
+    """The ``tools/list`` entry of a discovery tool; both schemas written portably (same meaning, no type arrays)."""
+    return {**tool.as_mcp(), "inputSchema": portable_schema(tool.input_schema), "outputSchema": output_schema(tool)}
 
 
 async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> Json:

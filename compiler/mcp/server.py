@@ -258,7 +258,8 @@ class CatalogServer:
         self.server.middleware.append(self._track_sessions)
         self.server.add_request_handler("skills/list", skills.SkillsListParams, self._list_skills)
         self.server.add_request_handler("skills/get", skills.SkillsGetParams, self._get_skill)
-        self.server.extensions[skills.EXTENSION_ID] = {}
+        self.server.add_request_handler("resources/directory/read", skills.DirectoryReadParams, self._read_directory)
+        self.server.extensions[skills.EXTENSION_ID] = dict(skills.SETTINGS)
 
     # -- options ----------------------------------------------------------------------------
     def initialization_options(self) -> Any:
@@ -416,13 +417,16 @@ class CatalogServer:
         return await call_tool(self.catalog, tool, arguments)
 
     # -- the Skills extension -----------------------------------------------------------------
-    async def _list_skills(self, _ctx: ServerRequestContext[Any], _params: skills.SkillsListParams) -> Json:
-        listed = await anyio.to_thread.run_sync(skills.list_skills, self.catalog)
+    async def _list_skills(self, _ctx: ServerRequestContext[Any], params: skills.SkillsListParams) -> Json:
+        listed = await anyio.to_thread.run_sync(skills.list_skills, self.catalog, params.cursor)
         return {**listed, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
     async def _get_skill(self, _ctx: ServerRequestContext[Any], params: skills.SkillsGetParams) -> Json:
-        found = await anyio.to_thread.run_sync(skills.get_skill, self.catalog, params.name)
+        found = await anyio.to_thread.run_sync(skills.get_skill, self.catalog, params.uri)
         return {**found, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+    async def _read_directory(self, _ctx: ServerRequestContext[Any], params: skills.DirectoryReadParams) -> Json:
+        return await anyio.to_thread.run_sync(skills.directory_read, self.catalog, params.uri, params.cursor)
 
     # -- prompts ------------------------------------------------------------------------------
     async def _list_prompts(
@@ -445,8 +449,8 @@ class CatalogServer:
 
     # -- resources (skills) -------------------------------------------------------------------
     def skill_resources(self) -> list[types.Resource]:
-        """Level 2 and level 3 of every skill, as resources (their contents are read on demand)."""
-        return resources.skill_resources(self.catalog)
+        """Every skill's ``skill://<name>/SKILL.md`` (Skills extension), then its level 2 and 3 as ``toolcat://``."""
+        return skills.skill_md_resources(self.catalog) + resources.skill_resources(self.catalog)
 
     async def _list_resources(
         self,
@@ -461,7 +465,11 @@ class CatalogServer:
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListResourceTemplatesResult:
-        return resource_templates().model_copy(update={"ttl_ms": LIST_TTL_MS, "cache_scope": "public"})
+        listed = resource_templates()
+        templates = skills.skill_templates() + listed.resource_templates
+        return listed.model_copy(
+            update={"resource_templates": templates, "ttl_ms": LIST_TTL_MS, "cache_scope": "public"}
+        )
 
     async def _read_resource(
         self,
@@ -473,6 +481,8 @@ class CatalogServer:
 
     def read_resource(self, uri: str) -> types.ReadResourceResult:
         """The contents of a skill URI; an unknown URI or skill is a protocol error naming what exists."""
+        if uri.startswith(skills.SKILL_SCHEME):
+            return skills.read_skill_file(self.catalog, uri)
         return resources.read_resource(self.catalog, uri)
 
     # -- change notifications -----------------------------------------------------------------
