@@ -26,8 +26,8 @@ __all__ = [
     "RULES",
     "SKILL_NAME",
     "TOOL_ID",
-    "node_name_problem",
     "entity_action",
+    "node_name_problem",
     "node_path_problem",
     "resource_path_problem",
     "skill_name_problem",
@@ -142,7 +142,7 @@ def entity_action(tool_id: str) -> tuple[str, str]:
     → (``task``, ``update``), ``onto.project.graph.get`` → (``project.graph``, ``get``).
     """
     parts = tool_id.split(".")
-    if len(parts) < 2:  # noqa: PLR2004 - an id without a dot (a reader's fallback on a foreign spec)
+    if len(parts) < 2:
         return tool_id, tool_id
     middle = parts[1:-1] or parts[:1]
     return ".".join(middle), parts[-1]

@@ -28,6 +28,7 @@ from typing import Any
 from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
+from .audit import AuditSink
 from .checks import shown
 from .dialects import DIALECTS, gateway, namespaced, protocol
 from .dialects import spec as spec_dialect
@@ -35,7 +36,6 @@ from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
 from .fetch import open_source
 from .fetch.folder import FolderSource, Source
-from .audit import AuditSink
 from .session import Session
 from .store import Store
 

@@ -127,7 +127,9 @@ def test_same_sources_give_the_same_spec_bytes(tmp_path: Path):
     tree = {
         "_node.yaml": {"title": "T", "summary": "t"},
         "onto/tools.yaml": {
-            "tools": [{"id": "onto.task.update", "summary": "U.", "args_schema": ARGS, "contexts": ["task_id", "project_id"]}]
+            "tools": [
+                {"id": "onto.task.update", "summary": "U.", "args_schema": ARGS, "contexts": ["task_id", "project_id"]}
+            ]
         },
     }
     src = write_tree(tmp_path / "src", tree)

@@ -17,7 +17,7 @@ from support import write_tree
 from toolcat.build import build
 from toolcat.format.envelope import ReaderError
 from toolcat.reader import Catalog
-from toolcat.reader.audit import read_audit
+from toolcat.reader.audit import read_audit, tool_labels
 
 #: An upstream MCP handler never started: the tests give the catalogue its own ``mcp`` function.
 UP = {"type": "mcp", "command": ["python", "/nonexistent/up.py"], "tool": "x"}
@@ -207,10 +207,8 @@ def test_audit_sink_receives_labels_for_ui_events(context_build: Path):
     assert [(e["entity"], e["action"], e["outcome"]) for e in exec_events] == [("task", "update", "ok")]
 
 
-def test_labels_derive_from_the_id_for_specs_without_them(context_build: Path, tmp_path: Path):
+def test_labels_derive_from_the_id_for_specs_without_them():
     """A spec from an older build (no entity/action fields) is audited with the id's entity and action."""
-    from toolcat.reader.audit import tool_labels
-
     assert tool_labels("onto.task.update", {}, []) == {
         "tool_id": "onto.task.update",
         "entity": "task",

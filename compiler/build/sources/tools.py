@@ -134,7 +134,9 @@ class _Checker:
                     expected=f"one of: {', '.join(known)}" if known else "a property under args_schema.properties",
                     got=short(name),
                     code="unknown_context",
-                    hint=f"Did you mean '{close[0]}'?" if close else "Declare the argument under args_schema.properties.",
+                    hint=f"Did you mean '{close[0]}'?"
+                    if close
+                    else "Declare the argument under args_schema.properties.",
                 )
         return sorted(set(names))
 

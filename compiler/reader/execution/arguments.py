@@ -325,13 +325,15 @@ def host_field_errors(errors: list[dict[str, Any]], filled: list[str]) -> list[d
     out = []
     for error in errors:
         top = str(error.get("field", "")).split(".", 1)[0].split("[", 1)[0]
-        if top in filled:
-            error = {
+        out.append(
+            {
                 "field": error["field"],
                 "message": f"the host's context value for '{top}' does not match the tool's args_schema",
                 "source": "host context",
             }
-        out.append(error)
+            if top in filled
+            else error
+        )
     return out
 
 
