@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from support import write_tree
 
 from toolcat.build import build
+from toolcat.cli import main
 from toolcat.format.envelope import ReaderError
+from toolcat.mcp.server import ServeOptions, open_catalog
 from toolcat.reader import Catalog
 from toolcat.reader.audit import read_audit, tool_labels
 
@@ -235,3 +238,28 @@ def test_context_value_is_copied_at_open(context_build: Path):
     catalog = Catalog.open(context_build, handlers={"mcp": echo}, context=host)
     host["project_id"] = "P-2"
     assert catalog.tool_exec("onto.task.update", {"task_id": "T"})["result"]["project_id"] == "P-1"
+
+
+def test_cli_exec_context_flag_fills_the_argument(context_build: Path):
+    """toolcat exec --context project_id=P-42 fills it (seen in a dry run) and names it in meta.context_filled."""
+    result = CliRunner().invoke(
+        main,
+        [
+            *("exec", "onto.task.update", "--args", '{"task_id": "T-1"}', "--dry-run", "--json"),
+            *("--build", str(context_build), "--context", "project_id=P-42"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["would_run"]["args"] == {"project_id": "P-42", "task_id": "T-1"}
+    assert answer["meta"]["context_filled"] == ["project_id"]
+    bad = CliRunner().invoke(main, ["exec", "onto.task.update", "--build", str(context_build), "--context", "x"])
+    assert bad.exit_code == 2
+    assert "KEY=VALUE" in bad.output
+
+
+def test_serve_options_pass_the_context_to_the_catalogue(context_build: Path):
+    """toolcat serve --context reaches Catalog.open: the served catalogue hides and fills project_id."""
+    catalog = open_catalog(ServeOptions(location=str(context_build), context={"project_id": "P-42"}))
+    assert catalog.context == {"project_id": "P-42"}
+    assert "project_id" not in catalog.tool_describe("onto_task_update")["args_schema"]["properties"]
