@@ -91,6 +91,11 @@ class Tool:
     always_load: bool = False
     #: Phrases users say for this tool: indexed, never shown to the model.
     search_hints: tuple[str, ...] = ()
+    #: What the tool acts on and what it does to it (001's analytics and UI events); "" derives them from the id.
+    entity: str = ""
+    action: str = ""
+    #: Top-level arguments the host fills from its context (``Catalog.open(context=...)``), sorted.
+    contexts: tuple[str, ...] = ()
 
     @property
     def type(self) -> str:

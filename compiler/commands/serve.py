@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..format.dialects import DIALECT_NAMES as DIALECTS
-from .reader import allow_handlers_from, handler_options
+from .reader import allow_handlers_from, context_from, context_option, handler_options
 
 
 @click.command()
@@ -147,6 +147,7 @@ from .reader import allow_handlers_from, handler_options
     show_default=True,
     help="On SIGTERM, how long to let calls in flight finish while refusing new ones.",
 )
+@context_option
 @handler_options
 def serve(
     build_dir: Path | None,
@@ -177,6 +178,7 @@ def serve(
     state: str,
     otlp_endpoint: str | None,
     drain_seconds: float,
+    context_pairs: tuple[str, ...] = (),
 ) -> None:
     """Serve a catalogue to MCP clients through one dialect's discovery tools.
 
@@ -218,6 +220,7 @@ def serve(
         state=state,
         otlp_endpoint=otlp_endpoint,
         drain_seconds=drain_seconds,
+        context=context_from(context_pairs),
     )
 
     def ready(endpoint: str) -> None:

@@ -167,6 +167,8 @@ class ServeOptions:
     state: str = "memory"
     otlp_endpoint: str | None = None
     drain_seconds: float = 20.0
+    #: The host's context (``Catalog.open(context=)``, ``--context KEY=VALUE``): values for tools' declared context args.
+    context: dict[str, Any] | None = None
 
 
 def client_key(ctx: ServerRequestContext[Any]) -> str | None:
@@ -645,6 +647,7 @@ def open_catalog(options: ServeOptions) -> Catalog:
             allowed_namespaces=allowed,
             require_expand=options.require_expand,
             timeout=options.timeout,
+            context=options.context,
         )
 
     allowed = list(options.allow_namespaces) if options.allow_namespaces is not None else None

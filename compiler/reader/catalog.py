@@ -18,6 +18,7 @@ fetched lazily through refs and kept in memory by sha256 (they never change).
 from __future__ import annotations
 
 import builtins
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from typing import Any
 from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
+from .audit import AuditSink
 from .checks import shown
 from .dialects import DIALECTS, gateway, namespaced, protocol
 from .dialects import spec as spec_dialect
@@ -91,6 +93,44 @@ def _check_handlers(handlers: Any) -> dict[str, Handler]:
     return dict(handlers)
 
 
+#: A host context holds at most this many keys, each at most this long, and this many bytes of JSON in all.
+MAX_CONTEXT_KEYS = 64
+MAX_CONTEXT_KEY = 128
+MAX_CONTEXT_BYTES = 64 * 1024
+
+
+def _check_context(context: Any) -> dict[str, Any]:
+    """``context={"project_id": ...}`` as a dict of JSON values; BAD_REQUEST (naming keys, never values) otherwise."""
+    if context is None:
+        return {}
+    if not isinstance(context, dict) or not all(
+        isinstance(k, str) and k and len(k) <= MAX_CONTEXT_KEY for k in context
+    ):
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"context must map argument names to values, got a {type(context).__name__}"
+            + (f" with keys {shown(sorted(map(str, context)), 100)}" if isinstance(context, dict) else ""),
+            hints=[f"Pass context={{'project_id': 'p-1'}}: names of at most {MAX_CONTEXT_KEY} characters."],
+        )
+    try:
+        size = len(json.dumps(context, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"context values must be JSON (strings, numbers, booleans, null, lists, objects); keys {sorted(context)}",
+            hints=["Pass identifiers as strings or numbers."],
+        ) from None
+    if len(context) > MAX_CONTEXT_KEYS or size > MAX_CONTEXT_BYTES:
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"context holds {len(context)} keys and {size} bytes of JSON; the limits are "
+            f"{MAX_CONTEXT_KEYS} keys and {MAX_CONTEXT_BYTES} bytes",
+            hints=["Pass only the values tools declare as context (their 'contexts')."],
+        )
+    result: dict[str, Any] = json.loads(json.dumps(context))  # a deep copy the host cannot change later
+    return result
+
+
 class Catalog:
     """A published catalogue, opened from a build folder or an http(s) base URL."""
 
@@ -110,6 +150,8 @@ class Catalog:
         self.session_id = session.session_id
         self.audit = session.audit
         self._idempotency = session.idempotency
+        #: The host's context values by argument name (``open(..., context=...)``).
+        self.context = session.context
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -121,7 +163,7 @@ class Catalog:
         *,
         read_only: bool = False,
         allowed_namespaces: list[str] | None = None,
-        audit: str | Path | None = None,
+        audit: str | Path | AuditSink | None = None,
         require_expand: bool = False,
         timeout: float = 10.0,
         retries: int = 2,
@@ -133,6 +175,7 @@ class Catalog:
         max_file_bytes: int = MAX_FILE_BYTES,
         handlers: dict[str, Callable[[Any], Any]] | None = None,
         allow_secrets: dict[str, list[str]] | None = None,
+        context: dict[str, Any] | None = None,
     ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
@@ -159,6 +202,12 @@ class Catalog:
         folder's handlers may read any and a URL catalogue's none.
         ``max_file_bytes`` caps every file read over HTTP, on the wire and inflated, whatever its ref
         promises (a larger promise is INTEGRITY).
+        ``context={"project_id": "p-1"}`` is the host's context (001): a tool that declares an argument in
+        its ``contexts`` gets the host's value for it, over any value the model sent (``meta.context_filled``
+        names them); no tool receives a context value it did not declare, and the schema the model reads
+        (describe, tool_help) leaves the filled arguments out. Audit records name them, never their values.
+        ``audit`` is a JSON Lines file path, or a host's sink (an object with the
+        :class:`~toolcat.reader.audit.AuditSink` ``record`` method) to emit analytics or UI events from.
         """
         if not isinstance(path_or_url, (str, Path)):
             raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {shown(path_or_url)}")
@@ -173,6 +222,12 @@ class Catalog:
         digest = _check_pin(pin)
         root = _check_sandbox(sandbox)
         own_handlers = _check_handlers(handlers)
+        host_context = _check_context(context)
+        if audit is not None and not isinstance(audit, (str, Path)) and not callable(getattr(audit, "record", None)):
+            raise ReaderError(
+                "BAD_REQUEST",
+                f"audit must be a file path or an object with a record() method, got {shown(audit, 100)}",
+            )
         source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel, max_file_bytes=max_file_bytes)
         policy = HandlerPolicy(
             allow_handlers,
@@ -191,6 +246,7 @@ class Catalog:
             timeout=timeout,
             audit=audit,
             handlers=own_handlers,
+            context=host_context,
         )
         started = time.perf_counter()
         store.load(store.read_entry())

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
-from .audit import AuditLog, AuditSink
+from .audit import AuditLog, AuditSink, tool_labels
 from .checks import MAX_NAME, as_sent, bad, check_bool, deprecation_note, ok, or_default, shown, trace_id
 from .execution import arguments
 from .execution import runners as execute
@@ -79,8 +79,9 @@ class Session:
         allowed_namespaces: list[str] | None,
         require_expand: bool,
         timeout: float,
-        audit: str | Path | None,
+        audit: str | Path | AuditSink | None,
         handlers: dict[str, Handler] | None = None,
+        context: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -90,8 +91,12 @@ class Session:
         self.timeout = timeout
         #: Handler functions of this catalogue only, by type (``Catalog.open(..., handlers=...)``).
         self.handlers = dict(handlers or {})
+        #: The host's context (``Catalog.open(context=...)``): values for the arguments tools declare in ``contexts``.
+        self.context: dict[str, Any] = dict(context or {})
         self.session_id = trace_id()
-        self.audit: AuditSink | None = AuditLog(audit, self.session_id) if audit is not None else None
+        self.audit: AuditSink | None = (
+            AuditLog(audit, self.session_id) if isinstance(audit, (str, Path)) else audit  # a host's sink as is
+        )
         self.idempotency: IdempotencyRecords = IdempotencyStore()
         self._expanded: set[str] = set()
         self._lock = threading.Lock()
@@ -101,8 +106,12 @@ class Session:
         self.idempotency, self.audit = idempotency, audit
 
     # -- the guard ------------------------------------------------------------------------------
-    def run(self, op: str, target: Any, fn: Callable[[str], Json]) -> Json:
-        """Run one public operation: time it, turn any failure into an envelope, audit it."""
+    def run(self, op: str, target: Any, fn: Callable[[str], Json], labels: Json | None = None) -> Json:
+        """Run one public operation: time it, turn any failure into an envelope, audit it.
+
+        ``labels`` is filled by ``fn`` as it runs (a call's tool labels, :func:`toolcat.reader.audit.tool_labels`)
+        and added to the audit record.
+        """
         trace = trace_id()
         started = time.perf_counter()
         try:
@@ -127,6 +136,7 @@ class Session:
                 latency_ms=latency,
                 trace_id=trace,
                 registry_version=self.store.registry_version,
+                extra=labels or None,
             )
         return result
 
@@ -141,6 +151,11 @@ class Session:
                 latency_ms=latency_ms,
                 registry_version=self.store.registry_version,
             )
+
+    # -- the host's context -----------------------------------------------------------------------
+    def model_spec(self, spec: Json) -> Json:
+        """``spec`` as the model reads it: without the arguments this session's context fills (the host owns them)."""
+        return arguments.without_host_args(spec, arguments.host_filled(spec, self.context))
 
     # -- policy ---------------------------------------------------------------------------------
     def expanded(self, tool_id: str) -> None:
@@ -200,9 +215,10 @@ class Session:
     # -- execution ------------------------------------------------------------------------------
     def tool_exec(self, op: Any, args: Any = None, idempotency_key: Any = None, dry_run: Any = False) -> Json:
         """Validate and run one operation: ``{op, ok, result, meta}`` or ``{op, ok: false, error, meta}``."""
-        return self.run("exec", op, lambda trace: self._exec(op, args, idempotency_key, dry_run, trace))
+        labels: Json = {}
+        return self.run("exec", op, lambda trace: self._exec(op, args, idempotency_key, dry_run, trace, labels), labels)
 
-    def _exec(self, op: Any, args: Any, key: Any, dry_run: Any, trace: str) -> Json:
+    def _exec(self, op: Any, args: Any, key: Any, dry_run: Any, trace: str, labels: Json) -> Json:
         started = time.perf_counter()
         warnings: list[str] = []
         meta_extra: Json = {}
@@ -223,6 +239,7 @@ class Session:
         envelope["op"], cut = (tool_id, False) if tool_id is not None else as_sent(op)
         if cut:
             envelope["op_truncated"] = True
+        labels.update(meta_extra.pop("_labels", {}))
         resolved = meta_extra.get("tool_id")
         if is_error(envelope) and envelope["error"].get("next_action") is None and isinstance(resolved, str):
             try:
@@ -256,8 +273,12 @@ class Session:
             warnings.append(deprecation_note(spec))
         self.authorize(tool_id, spec)
         schema = spec.get("args_schema") or {}
-        filled = arguments.apply_defaults(schema, without_null_optionals(schema, args))
-        field_errors = arguments.validate_args(schema, filled, warnings)
+        given, host = arguments.fill_context(spec, without_null_optionals(schema, args), self.context, warnings)
+        meta["_labels"] = tool_labels(tool_id, spec, host)
+        if host:
+            meta["context_filled"] = host
+        filled = arguments.apply_defaults(schema, given)
+        field_errors = arguments.host_field_errors(arguments.validate_args(schema, filled, warnings), host)
         if field_errors:
             names = ", ".join(e["field"] for e in field_errors)
             raise ReaderError(

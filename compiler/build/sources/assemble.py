@@ -200,6 +200,9 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 legacy_aliases=tuple(rec["legacy_aliases"]),
                 always_load=rec["always_load"],
                 search_hints=tuple(rec["search_hints"]),
+                entity=rec["entity"],
+                action=rec["action"],
+                contexts=tuple(rec["contexts"]),
             )
 
     skill_names: dict[str, str] = {}

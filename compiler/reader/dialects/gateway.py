@@ -242,7 +242,7 @@ def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
 
 
 def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples: bool, schemas: bool) -> Json:
-    spec = store.spec(tool_id, visible=session.allows)[1]
+    spec = session.model_spec(store.spec(tool_id, visible=session.allows)[1])
     session.expanded(tool_id)
     schema = spec.get("args_schema") or {}
     props = schema.get("properties") or {}

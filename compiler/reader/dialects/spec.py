@@ -221,6 +221,7 @@ def describe(store: Store, session: Session, name: Any) -> Json:
     says why once (one hint) and offers no call.
     """
     tool_id, spec = store.spec(check_name(name), visible=session.allows)
+    spec = session.model_spec(spec)  # without the arguments the host fills
     session.expanded(tool_id)
     out: Json = {k: copy.deepcopy(spec.get(k)) for k in DESCRIBED_KEYS}
     _author_order(out.get("args_schema"), spec.get("arg_order"))
