@@ -80,6 +80,14 @@ def configure(endpoint: str | None, service_name: str = "toolcat-serve") -> bool
     return True
 
 
+def flush(timeout_millis: int = 5_000) -> None:
+    """Send the spans and metrics the exporters still hold (a drained replica exits without the SDK's atexit hook)."""
+    for provider in (trace.get_tracer_provider(), metrics.get_meter_provider()):
+        force_flush = getattr(provider, "force_flush", None)  # the SDK's providers; the API's no-op has none
+        if callable(force_flush):
+            force_flush(timeout_millis)
+
+
 def current_trace_id() -> str | None:
     """The 32-hex trace id of the span in effect, or None when nothing is traced (for audit records)."""
     context = trace.get_current_span().get_span_context()

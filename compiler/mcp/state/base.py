@@ -3,7 +3,8 @@
 serve keeps three kinds of state beside the catalogue it reads (which is immutable and needs none):
 
 * **idempotency records**: the first answer to each ``idempotency_key``, replayed on a retry;
-* **per-client state**: the namespaced dialect's working set of described tools, by client key;
+* **per-client state**: the namespaced dialect's working set of described tools, by the client's MCP
+  session (:mod:`.working`; a stateless request has no session and so no per-client state);
 * **the audit sink**: one record per operation.
 
 :class:`StateStore` holds the three. ``memory`` (:mod:`.memory`) keeps them in the process, as a lone
@@ -210,8 +211,10 @@ class StateStore(ABC):
 
     #: ``memory``, ``sqlite:PATH`` or ``redis://HOST:PORT/DB`` (never a password).
     name: str
-    #: True when other processes see the same state (sqlite, redis): serve then answers statelessly over HTTP.
+    #: True when other processes see the same state (sqlite, redis).
     shared: bool
+    #: True when the store spans hosts (redis): serve's HTTP transport is then stateless unless told otherwise.
+    many_hosts: bool = False
     idempotency: IdempotencyRecords
     clients: ClientStates
 
