@@ -44,6 +44,8 @@ CALL_TOOLS = frozenset({"tool_exec", "call_tool", "tool_batch"})
 #: Hits recorded on a search span.
 TOP_HITS = 5
 _HIT_LISTS = ("matches", "results", "tools", "nodes", "operations")
+#: Where a hit's score is: ``confidence`` (spec, gateway), ``relevance`` (namespaced find_tool).
+_SCORE_KEYS = ("confidence", "relevance", "score")
 
 _tracer = trace.get_tracer("toolcat.mcp")
 _meter = metrics.get_meter("toolcat.mcp")
@@ -104,7 +106,7 @@ def search_query(name: str, arguments: Json) -> str | None:
 
 
 def top_hits(answer: Json) -> list[dict[str, Any]]:
-    """The first hits of a search answer: ``{id, score}`` each (score when the answer ranks)."""
+    """The first hits of a search answer: ``{id, score}`` each (score when the answer ranks, whatever the dialect calls it)."""
     for key in _HIT_LISTS:
         items = answer.get(key)
         if isinstance(items, list) and items:
@@ -113,8 +115,9 @@ def top_hits(answer: Json) -> list[dict[str, Any]]:
                 if isinstance(item, dict):
                     ident = item.get("tool_id") or item.get("op") or item.get("path") or item.get("name")
                     hit: dict[str, Any] = {"id": str(ident)}
-                    if isinstance(item.get("confidence"), (int, float)):
-                        hit["score"] = float(item["confidence"])
+                    score = next((item[k] for k in _SCORE_KEYS if isinstance(item.get(k), (int, float))), None)
+                    if score is not None:
+                        hit["score"] = float(score)
                     hits.append(hit)
             return hits
     return []
