@@ -177,8 +177,12 @@ class ServeOptions:
     drain_seconds: float = 20.0
 
 
+#: The one client of a stdio server: unique per process, so stdio servers sharing a --state file share no keys.
+STDIO_CLIENT = f"stdio:{os.urandom(6).hex()}"
+
+
 def client_key(ctx: ServerRequestContext[Any]) -> str | None:
-    """Who is calling, for per-client state: a handshake-era HTTP session's id, ``"stdio"``, or None (stateless).
+    """Who is calling, for per-client state: a handshake-era HTTP session's id, :data:`STDIO_CLIENT`, or None.
 
     Read from public request data only: a 2026-07-28 request belongs to no session (None); over
     streamable HTTP the ``Mcp-Session-Id`` header names the session; over stdio the process has one client.
@@ -188,16 +192,16 @@ def client_key(ctx: ServerRequestContext[Any]) -> str | None:
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is None:
-        return "stdio"
+        return STDIO_CLIENT
     session = headers.get("mcp-session-id")
     return f"http:{session}" if session else None
 
 
 def peer_key(ctx: ServerRequestContext[Any]) -> str:
-    """The network peer of an HTTP request (``peer:<address>``), else ``"local"``: the unit of fairness."""
+    """The network peer of an HTTP request (``peer:<address>``), else this process's :data:`STDIO_CLIENT`."""
     client = getattr(ctx.request, "client", None)
     host = getattr(client, "host", None)
-    return f"peer:{host}" if host else "local"
+    return f"peer:{host}" if host else STDIO_CLIENT
 
 
 def call_timeout_envelope(name: str, seconds: float) -> Json:

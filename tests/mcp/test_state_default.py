@@ -277,3 +277,23 @@ def test_stateless_processes_on_one_sqlite_file_share_keys_and_keep_no_client_st
     assert retry["result"] == first["result"]
     assert by_alias["result"]["result"] == 42
     assert _clients_rows(state) == []
+
+
+def test_stdio_servers_sharing_a_state_file_share_no_idempotency_keys(example_build: Path, tmp_path: Path) -> None:
+    """Two stdio servers on one --state file are two clients: the same key for different calls runs in each, no CONFLICT."""
+    from test_mcp_server import stdio_session  # noqa: PLC0415 - the suite's stdio client
+
+    state = f"sqlite:{tmp_path / 'state.db'}"
+
+    async def keyed(expression: str) -> Json:
+        async with stdio_session(example_build, "--state", state) as session:
+            arguments = {"op": "util.math.eval", "args": {"expression": expression}, "idempotency_key": "k1"}
+            answer = await session.call_tool("tool_exec", arguments)
+            assert isinstance(answer.structured_content, dict)
+            return answer.structured_content
+
+    first, second = anyio.run(keyed, "1+1"), anyio.run(keyed, "2+2")
+    assert first["result"]["result"] == 2
+    assert second["ok"] is True, second
+    assert second["result"]["result"] == 4
+    assert len(open_state(state).idempotency) == 2  # both kept, each under its own process's scope
