@@ -134,10 +134,16 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
 # fleet (docs/deploy.md): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
 @click.option(
     "--state",
-    default="memory",
-    show_default=True,
+    default=None,
     metavar="memory|sqlite:PATH|redis://HOST:PORT/DB",
-    help="Where idempotency records and the audit live; sqlite and redis are shared by replicas (HTTP is then stateless).",
+    help="Where idempotency records, working sets and the audit live (default: HTTP sqlite in "
+    "$XDG_STATE_HOME/toolcat/, stdio memory); sqlite is shared on one host, redis across hosts.",
+)
+@click.option(
+    "--stateless/--stateful",
+    default=None,
+    help="HTTP: answer without MCP sessions, so any replica answers any request (default: stateless only with "
+    "redis://). Stateless clients get no list_changed notifications.",
 )
 @click.option("--otlp-endpoint", default=None, help="Export traces and metrics over OTLP/HTTP here (the [otel] extra).")
 @click.option(
@@ -175,7 +181,8 @@ def serve(
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
     sandbox: str | None,
-    state: str,
+    state: str | None,
+    stateless: bool | None,
     otlp_endpoint: str | None,
     drain_seconds: float,
     context_pairs: tuple[str, ...] = (),
@@ -218,6 +225,7 @@ def serve(
         token_env=token_env,
         max_sessions=max_sessions,
         state=state,
+        stateless=stateless,
         otlp_endpoint=otlp_endpoint,
         drain_seconds=drain_seconds,
         context=context_from(context_pairs),

@@ -66,7 +66,6 @@ from ..reader.execution.idempotency import client_scope
 from . import fleet, prompts, resources, skills, telemetry
 from .discovery import (
     CatalogTool,
-    WorkingSet,
     call_tool,
     catalog_tool,
     json_text,
@@ -75,7 +74,14 @@ from .discovery import (
 from .http_guard import SESSION_IDLE_SECONDS, BearerToken, ExposureError, SessionBound, exposure
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
-from .state import StateStore, open_state  # fleet (docs/deploy.md): serve's state behind one interface
+from .state import (  # fleet (docs/deploy.md): serve's state behind one interface
+    StateStore,
+    StoredWorkingSet,
+    WorkingSets,
+    http_stateless,
+    open_state,
+    state_spec,
+)
 
 __all__ = [
     "CALL_SECONDS",
@@ -163,16 +169,22 @@ class ServeOptions:
     #: HTTP only: handshake-era sessions kept (a new one evicts the one idle for longest).
     max_sessions: int = 1_000
 
-    # fleet (docs/deploy.md): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB), OTLP, drain
-    state: str = "memory"
+    # fleet (docs/deploy.md): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB; None: the
+    # default of state.state_spec), whether HTTP keeps MCP sessions (None: stateless only for redis), OTLP, drain
+    state: str | None = None
+    stateless: bool | None = None
     otlp_endpoint: str | None = None
     drain_seconds: float = 20.0
     #: The host's context (``Catalog.open(context=)``, ``--context KEY=VALUE``): values for tools' declared context args.
     context: dict[str, Any] | None = None
 
 
+#: The one client of a stdio server: unique per process, so stdio servers sharing a --state file share no keys.
+STDIO_CLIENT = f"stdio:{os.urandom(6).hex()}"
+
+
 def client_key(ctx: ServerRequestContext[Any]) -> str | None:
-    """Who is calling, for per-client state: a handshake-era HTTP session's id, ``"stdio"``, or None (stateless).
+    """Who is calling, for per-client state: a handshake-era HTTP session's id, :data:`STDIO_CLIENT`, or None.
 
     Read from public request data only: a 2026-07-28 request belongs to no session (None); over
     streamable HTTP the ``Mcp-Session-Id`` header names the session; over stdio the process has one client.
@@ -182,16 +194,16 @@ def client_key(ctx: ServerRequestContext[Any]) -> str | None:
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is None:
-        return "stdio"
+        return STDIO_CLIENT
     session = headers.get("mcp-session-id")
     return f"http:{session}" if session else None
 
 
 def peer_key(ctx: ServerRequestContext[Any]) -> str:
-    """The network peer of an HTTP request (``peer:<address>``), else ``"local"``: the unit of fairness."""
+    """The network peer of an HTTP request (``peer:<address>``), else this process's :data:`STDIO_CLIENT`."""
     client = getattr(ctx.request, "client", None)
     host = getattr(client, "host", None)
-    return f"peer:{host}" if host else "local"
+    return f"peer:{host}" if host else STDIO_CLIENT
 
 
 def call_timeout_envelope(name: str, seconds: float) -> Json:
@@ -226,6 +238,8 @@ class CatalogServer:
         self.state = state if state is not None else open_state("memory")
         self.gate = fleet.VersionGate()
         self.drain_seconds = fleet.DRAIN_SECONDS
+        #: HTTP without MCP sessions (any replica answers any request); False keeps handshake-era sessions.
+        self.stateless = False
         self.dialect = dialect
         self.tools = dialect_tools(dialect)
         self.by_name = {tool.name: tool for tool in self.tools}
@@ -237,8 +251,8 @@ class CatalogServer:
         )
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, ServerSession] = {}
-        #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`.
-        self._working: dict[str, WorkingSet] = {}
+        #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`, in the state store.
+        self.working_sets = WorkingSets(self.state.clients, lambda: self.catalog.registry_version)
         self.always: dict[str, CatalogTool] = self._always_loaded()
         self.changes = 0
         self.server: Server[Any] = Server(
@@ -290,15 +304,11 @@ class CatalogServer:
             out[tool.name] = tool
         return out
 
-    def working_set(self, key: str | None) -> WorkingSet | None:
+    def working_set(self, key: str | None) -> StoredWorkingSet | None:
         """The described tools of one handshake-era client (namespaced dialect); None for a stateless request."""
         if key is None or self.dialect != "namespaced":
             return None
-        if key not in self._working:
-            if len(self._working) >= MAX_TRACKED_SESSIONS:
-                self._working.pop(next(iter(self._working)))
-            self._working[key] = WorkingSet()
-        return self._working[key]
+        return self.working_sets.of(key)
 
     def listed_tools(self, key: str | None = None) -> list[dict[str, Any]]:
         """What ``tools/list`` shows a client: the dialect's tools, the always-loaded ones, its described ones."""
@@ -315,7 +325,8 @@ class CatalogServer:
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListToolsResult:
         key = client_key(ctx)
-        tools = [types.Tool.model_validate(t) for t in self.listed_tools(key)]
+        listed = await anyio.to_thread.run_sync(self.listed_tools, key)  # the working set is in the state store
+        tools = [types.Tool.model_validate(t) for t in listed]
         if self.working_set(key) is not None:  # this client's own view: its described tools
             return types.ListToolsResult(tools=tools, ttl_ms=0, cache_scope="private")
         return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="public")
@@ -357,7 +368,7 @@ class CatalogServer:
         working = self.working_set(client_key(ctx))
         if working is None or tool is None or tool.name in self.by_name or not described.get("executable", True):
             return
-        if working.add(tool):
+        if await anyio.to_thread.run_sync(working.add, tool):
             try:
                 await ctx.session.send_tool_list_changed()
             except Exception as exc:  # a client that left: the call still answers
@@ -375,7 +386,7 @@ class CatalogServer:
         tool = self.always.get(name)
         working = self.working_set(key)
         if tool is None and working is not None:
-            tool = working.get(name)
+            tool = await anyio.to_thread.run_sync(working.get, name)  # the working set is in the state store
         tool_id = tool.tool_id if tool is not None else None
         if tool_id is None and self.dialect == "namespaced":
             tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
@@ -540,9 +551,7 @@ class CatalogServer:
             return False, last
         if changed:
             self.changes += 1
-            self.always = self._always_loaded()
-            for working in self._working.values():  # described tools may have changed or gone
-                working.clear()
+            self.always = self._always_loaded()  # working sets drop records of other versions as they are read
             reached = await self.notify_changed()
             log.info(
                 "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached
@@ -597,7 +606,7 @@ class CatalogServer:
         app: Any = self.server.streamable_http_app(
             host=host,
             json_response=True,
-            stateless_http=self.state.shared,  # fleet (docs/deploy.md): no handshake session lives in one replica
+            stateless_http=self.stateless,  # fleet (docs/deploy.md): no handshake session lives in one replica
             transport_security=security,
             **{name: value for name, value in bounds.items() if name in accepted},
         )
@@ -669,8 +678,8 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     catalog = catalog or open_catalog(options)
     is_url = options.location.startswith(("http://", "https://"))
     watch_path = None if is_url else Path(options.location)
-    # fleet (docs/deploy.md): the state store holds idempotency records and the audit sink for every replica
-    state = open_state(options.state)
+    # fleet (docs/deploy.md): the state store holds idempotency records, working sets and the audit sink
+    state = open_state(state_spec(options.state, options.location, options.transport))
     catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
     catalog.audit = catalog.session.audit
     server = CatalogServer(
@@ -683,6 +692,7 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
         state=state,
     )
     server.drain_seconds = options.drain_seconds
+    server.stateless = http_stateless(options.stateless, state)
     return server
 
 
