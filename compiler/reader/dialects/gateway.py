@@ -15,7 +15,7 @@ from typing import Any
 
 from ...format.dialects import dialect_tools
 from ...format.envelope import ReaderError
-from ...format.schema_text import examples_text, schema_rules, type_text
+from ...format.schema_text import examples_text, resolve, schema_rules, type_text
 from ...format.types import Json
 from ..checks import (
     MAX_LIMIT,
@@ -230,7 +230,10 @@ def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
     arg: Json = {"name": name, "type": type_text(sub, root)}
     if required:
         arg["required"] = True
-    rules = schema_rules(sub, root)
+    node = resolve(sub, root)
+    if isinstance(node, dict) and "default" in node:  # 001's args: name, type, required, default
+        arg["default"] = copy.deepcopy(node["default"])
+    rules = [r for r in schema_rules(sub, root) if not r.startswith("default: ")]
     if rules:
         arg["rules"] = "; ".join(rules)
     if sub.get("description"):
