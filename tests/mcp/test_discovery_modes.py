@@ -1,5 +1,6 @@
-"""Issue 25's serving modes through a real MCP SDK client: the gateway's 3 tools with pinned ones counted apart,
-``--dialect direct`` (seed 001's legacy mode) and the namespaced dialect's ``discover_<domain>_tools`` (seed 002).
+"""Issue 25's serving modes through a real MCP SDK client.
+
+The gateway's 3 tools with pinned ones counted apart, ``--dialect direct`` (seed 001's legacy mode) and the namespaced dialect's ``discover_<domain>_tools`` (seed 002).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def test_gateway_lists_three_discovery_tools_and_pinned_ones_apart(example_build
             marked = {t.name for t in tools if (t.meta or {}).get(PINNED_META_KEY)}
             discovery = [t.name for t in tools if t.name not in marked]
             assert discovery == ["tool_help", "tool_exec", "tool_batch"]
-            assert marked == pinned and len(tools) == 3 + len(pinned)
+            assert marked == pinned
+            assert len(tools) == 3 + len(pinned)
 
     anyio.run(run)
 
@@ -66,12 +68,15 @@ def test_direct_serves_every_allowed_tool_and_runs_it(example_build: Path, works
         async with connect(_stdio(example_build, "direct", workspace, "--read-only"), mode) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert set(tools) == {t["alias"] for t in expected["tools"]}
-            assert "file_write" not in tools and "tool_help" not in tools
+            assert "file_write" not in tools
+            assert "tool_help" not in tools
             assert "path" in tools["file_read"].input_schema["properties"]
             read = await call(client, "file_read", {"path": "config.yaml"})
-            assert read["ok"] is True and "name: demo" in str(read["result"])
+            assert read["ok"] is True
+            assert "name: demo" in str(read["result"])
             bad = await call(client, "file_read", {"max_lines": 0})
-            assert bad["error"]["code"] == "VALIDATION_ERROR" and bad["error"]["next_action"] is None
+            assert bad["error"]["code"] == "VALIDATION_ERROR"
+            assert bad["error"]["next_action"] is None
 
     anyio.run(run)
 
@@ -85,7 +90,8 @@ def test_direct_refuses_require_expand(example_build: Path) -> None:
         timeout=60,
         check=False,
     )
-    assert done.returncode == 2 and "--require-expand has no meaning with --dialect direct" in done.stderr
+    assert done.returncode == 2
+    assert "--require-expand has no meaning with --dialect direct" in done.stderr
 
 
 async def _discover_flow(client) -> None:
@@ -93,9 +99,11 @@ async def _discover_flow(client) -> None:
     names = [t.name for t in (await client.list_tools()).tools]
     assert names[:4] == ["tool_list", "tool_describe", "find_tool", "discover_file_tools"]
     listed = await call(client, "discover_file_tools", {})
-    assert listed["ok"] and "file.read" in [t["name"] for t in listed["tools"]]
+    assert listed["ok"]
+    assert "file.read" in [t["name"] for t in listed["tools"]]
     detail = await call(client, "discover_file_tools", {"tool": "read_file"})
-    assert detail["parameters"][0] == "path" and detail["usage"] == "file_read(path=<path>)"
+    assert detail["parameters"][0] == "path"
+    assert detail["usage"] == "file_read(path=<path>)"
     read = await call(client, detail["next_action"]["op"], {"path": "config.yaml"})
     assert read["ok"] is True
     wrong = await call(client, "discover_file_tools", {"tool": 3})

@@ -1,5 +1,6 @@
-"""Issue 25's dialect items through the Python API: direct (001's legacy mode), per-domain discovery (002),
-pinned tools counted apart from the gateway's three, tool_help's defaults, and a category search's help_path.
+"""Issue 25's dialect items through the Python API.
+
+Direct (001's legacy mode), per-domain discovery (002), pinned tools counted apart from the gateway's three, tool_help's defaults, and a category search's help_path.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def test_category_search_help_path_is_the_category(example_build: Path) -> None:
     """search_tool_by_category inside a category answers help_path = that category, found or not, never root."""
     catalog = Catalog.open(example_build)
     found = catalog.search_tool_by_category("read a file", "files")
-    assert found["ok"] and found["help_path"] == "files"
+    assert found["ok"]
+    assert found["help_path"] == "files"
     missed = catalog.search_tool_by_category("zzqx plorb", "files")
     assert missed["ok"] is False
     assert missed["error"]["help_path"] == "files"
@@ -80,26 +82,31 @@ def test_direct_tools_lists_every_tool_with_its_schema(example_build: Path) -> N
     catalog = Catalog.open(example_build)
     listed = catalog.direct_tools()
     counts = catalog.manifest["counts"]
-    assert listed["ok"] and listed["count"] == counts["tools"] + counts["skills"] == len(listed["tools"])
+    assert listed["ok"]
+    assert listed["count"] == counts["tools"] + counts["skills"] == len(listed["tools"])
     aliases = [t["alias"] for t in listed["tools"]]
     assert len(set(aliases)) == len(aliases)
     read = next(t for t in listed["tools"] if t["tool_id"] == "file.read")
-    assert read["alias"] == "file_read" and "path" in read["args_schema"]["properties"]
+    assert read["alias"] == "file_read"
+    assert "path" in read["args_schema"]["properties"]
     assert catalog.manifest["dialects"]["direct"]["tools"] == listed["count"]
 
 
 def test_direct_tools_respect_read_only_and_allowed_namespaces(example_build: Path) -> None:
     """A read-only session lists no write tool; allowed_namespaces leaves out the other namespaces."""
     read_only = Catalog.open(example_build, read_only=True).direct_tools()["tools"]
-    assert read_only and all(t.get("kind") != "write" for t in read_only)
+    assert read_only
+    assert all(t.get("kind") != "write" for t in read_only)
     files = Catalog.open(example_build, allowed_namespaces=["file"]).direct_tools()["tools"]
-    assert files and {t["tool_id"].split(".")[0] for t in files} == {"file"}
+    assert files
+    assert {t["tool_id"].split(".")[0] for t in files} == {"file"}
 
 
 def test_direct_call_runs_reader_validation_and_names_no_discovery_tool(example_build: Path) -> None:
     """A direct call by alias is validated like tool_exec; its error points at no discovery tool the agent lacks."""
     answer = Catalog.open(example_build).tool_exec("file_read", {"start_line": 0}, dialect="direct")
-    assert answer["ok"] is False and answer["error"]["code"] == "VALIDATION_ERROR"
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "VALIDATION_ERROR"
     assert {e["field"] for e in answer["error"]["details"]["field_errors"]} == {"path", "start_line"}
     assert answer["error"]["next_action"] is None
     assert not any(hint_tools(h) for h in answer["error"]["hints"])
@@ -110,23 +117,28 @@ def test_direct_call_of_a_write_tool_in_a_read_only_session_is_refused(example_b
     answer = Catalog.open(example_build, read_only=True).tool_exec(
         "file_write", {"path": "x.txt", "content": "x"}, dialect="direct"
     )
-    assert answer["ok"] is False and answer["error"]["code"] == "NOT_AUTHORIZED"
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "NOT_AUTHORIZED"
 
 
 # -- per-domain discovery (002) -----------------------------------------------------------------------------
 def test_discover_lists_a_domain_by_name_and_one_line(example_build: Path) -> None:
     """discover("file") lists every file.* tool with its alias and summary, and no schema."""
     answer = Catalog.open(example_build).discover("file")
-    assert answer["ok"] and answer["domain"] == "file"
-    assert answer["tools"] and all(t["name"].startswith("file.") and t["summary"] for t in answer["tools"])
+    assert answer["ok"]
+    assert answer["domain"] == "file"
+    assert answer["tools"]
+    assert all(t["name"].startswith("file.") and t["summary"] for t in answer["tools"])
     assert not any("args_schema" in t for t in answer["tools"])
 
 
 def test_discover_one_tool_gives_parameters_and_usage(example_build: Path) -> None:
     """discover("file", tool="read_file") answers 002's details: name, parameters (required first), usage."""
     answer = Catalog.open(example_build).discover("file", "read_file")
-    assert answer["ok"] and answer["tool_id"] == "file.read"
-    assert answer["parameters"][0] == "path" and set(answer["parameters"]) >= {"path", "start_line", "max_lines"}
+    assert answer["ok"]
+    assert answer["tool_id"] == "file.read"
+    assert answer["parameters"][0] == "path"
+    assert set(answer["parameters"]) >= {"path", "start_line", "max_lines"}
     assert answer["usage"] == "file_read(path=<path>)"
     assert answer["next_action"]["op"] == "file_read"  # the namespaced call: the tool by its alias
 
@@ -160,7 +172,8 @@ def test_per_domain_true_means_every_namespace(tmp_path: Path) -> None:
     """per_domain: true gives every namespace of the catalogue a tool."""
     (tmp_path / "toolcat.yaml").write_text("discovery: {per_domain: true}\n")
     domains, problems = read_config(tmp_path).discovery_domains(["file", "code"])
-    assert domains == ("code", "file") and problems == []
+    assert domains == ("code", "file")
+    assert problems == []
 
 
 def test_per_domain_unknown_namespace_is_a_located_error(tmp_path: Path) -> None:
@@ -168,8 +181,10 @@ def test_per_domain_unknown_namespace_is_a_located_error(tmp_path: Path) -> None
     (tmp_path / "toolcat.yaml").write_text("discovery:\n  per_domain:\n    - file\n    - fiel\n")
     _, problems = read_config(tmp_path).discovery_domains(["file", "code"])
     (problem,) = problems
-    assert problem.line == 4 and problem.json_path == "$.discovery.per_domain[1]"
-    assert "fiel" in problem.message and problem.hint == "Did you mean 'file'?"
+    assert problem.line == 4
+    assert problem.json_path == "$.discovery.per_domain[1]"
+    assert "fiel" in problem.message
+    assert problem.hint == "Did you mean 'file'?"
 
 
 def test_per_domain_of_the_wrong_type_stops_the_build(tmp_path: Path, make_tree) -> None:
@@ -182,4 +197,5 @@ def test_per_domain_of_the_wrong_type_stops_the_build(tmp_path: Path, make_tree)
     )
     with pytest.raises(SourceError) as raised:
         build(src, tmp_path / "out")
-    assert "per_domain" in str(raised.value) and "true, false or a list of namespaces" in str(raised.value)
+    assert "per_domain" in str(raised.value)
+    assert "true, false or a list of namespaces" in str(raised.value)

@@ -2,8 +2,8 @@
 
 A group is every proper prefix of a canonical id (``onto``, ``onto.task``); each carries a summary:
 the title and summary of the category node that holds its tools (their deepest common node).
-Help for an operation is its arguments (each rendered by :func:`toolcat.format.schema_text.schema_text`'s
-notation: ``string | null``, values, default, bounds, format), a usage line, policy notes and every
+Help for an operation is its arguments (name, type, required, ``default`` as seed 001 lists them, then the
+rules of :func:`toolcat.format.schema_text.schema_rules`: values, bounds, format), a usage line, policy notes and every
 example. ``tool_help(query=...)`` ranks operations by purpose: the gateway's search. Each function
 takes the catalogue's :class:`~toolcat.reader.store.Store` and :class:`~toolcat.reader.session.Session`.
 """
