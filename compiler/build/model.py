@@ -119,6 +119,8 @@ class CompiledCatalog:
     alias_collisions: tuple[tuple[str, str, str], ...] = ()
     #: Skills fetched from Git at build time (``skills_from``): url, commit, path, into and the skill names.
     git_sources: tuple[dict[str, Any], ...] = ()
+    #: Namespaces with a per-domain discovery tool (``discovery.per_domain`` in toolcat.yaml; seed 002).
+    discover_domains: tuple[str, ...] = ()
     #: Lookups built on first use (a catalogue is not changed once compiled): tools and child nodes by node.
     _by_node: dict[str, dict[NodePath, list[Any]]] = field(default_factory=dict, compare=False, repr=False)
 

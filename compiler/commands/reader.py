@@ -177,7 +177,8 @@ def _render_help(out: Json) -> str:
     lines = [f"{out['op']} [{out.get('kind')}] {out.get('summary')}", f"usage: {out.get('usage')}", "args:"]
     for arg in out.get("args", []):
         extra = " (required)" if arg.get("required") else ""
-        rules = f"; {arg['rules']}" if arg.get("rules") else ""
+        said = [f"default: {json.dumps(arg['default'], ensure_ascii=False)}"] if "default" in arg else []
+        rules = "".join(f"; {part}" for part in [*said, *([arg["rules"]] if arg.get("rules") else [])])
         lines.append(f"  {arg['name']}{extra}: {arg['type']}{rules}  {arg.get('description', '')}".rstrip())
     lines += [f"note: {n}" for n in out.get("notes", [])]
     lines += [f"don't: {d}" for d in (out.get("policy") or {}).get("dont", [])]

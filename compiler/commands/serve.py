@@ -25,7 +25,7 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     type=click.Choice(DIALECTS),
     default="gateway",
     show_default=True,
-    help="Which discovery tools to expose.",
+    help="Which discovery tools to expose; direct exposes every allowed tool itself, with its schema (no discovery).",
 )
 @click.option(
     "--transport",
@@ -200,6 +200,11 @@ def serve(
 
     if build_dir is not None and url is not None:
         raise click.UsageError("give either --build DIR or --url URL, not both")
+    if dialect == "direct" and require_expand:
+        raise click.UsageError(
+            "--require-expand has no meaning with --dialect direct: every tool is listed with its schema. "
+            "Drop --require-expand, or serve a discovery dialect (gateway, spec, namespaced)."
+        )
     location = url if url is not None else str(build_dir or Path("build"))
     options = ServeOptions(
         location=location,

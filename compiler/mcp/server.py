@@ -36,7 +36,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..format.dialects import DiscoveryTool, dialect_tools
+from ..format.dialects import DiscoveryTool
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -68,6 +68,8 @@ from .discovery import (
     CatalogTool,
     call_tool,
     catalog_tool,
+    direct_catalog_tools,
+    discovery_tools,
     json_text,
     mcp_tool,
 )
@@ -241,7 +243,7 @@ class CatalogServer:
         #: HTTP without MCP sessions (any replica answers any request); False keeps handshake-era sessions.
         self.stateless = False
         self.dialect = dialect
-        self.tools = dialect_tools(dialect)
+        self.tools = discovery_tools(catalog, dialect)  # gateway-modes: + per-domain tools (namespaced)
         self.by_name = {tool.name: tool for tool in self.tools}
         self.watch_path = watch_path
         self.poll_seconds = (
@@ -254,6 +256,8 @@ class CatalogServer:
         #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`, in the state store.
         self.working_sets = WorkingSets(self.state.clients, lambda: self.catalog.registry_version)
         self.always: dict[str, CatalogTool] = self._always_loaded()
+        #: gateway-modes: the direct dialect's tools (every tool the session may see), by alias; empty elsewhere
+        self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if dialect == "direct" else {}
         self.changes = 0
         self.server: Server[Any] = Server(
             "toolcat",
@@ -287,9 +291,14 @@ class CatalogServer:
     def _instructions(self) -> str:
         manifest = self.catalog.manifest
         names = ", ".join(tool.name for tool in self.tools)
+        head = f"{manifest.get('title') or 'A tool catalogue'}: {manifest.get('summary') or ''} "
+        if not self.tools:  # gateway-modes: the direct dialect lists every tool itself
+            return f"{head}Every tool is listed with its input schema; call it by name.".strip()
+        pinned = ", ".join(self.always)
+        beside = f" Pinned beside them (not discovery tools): {pinned}." if pinned else ""
         return (
-            f"{manifest.get('title') or 'A tool catalogue'}: {manifest.get('summary') or ''} "
-            f"Discover and run its tools with {names}; the prompt '{SYSTEM_PROMPT}' explains the workflow."
+            f"{head}Discover and run its tools with {names} ({len(self.tools)} discovery tools).{beside} "
+            f"The prompt '{SYSTEM_PROMPT}' explains the workflow."
         ).strip()
 
     # -- tools --------------------------------------------------------------------------------
@@ -301,7 +310,7 @@ class CatalogServer:
             if tool is None or tool.name in self.by_name:
                 log.warning("always-loaded tool %s is not exposed: its alias is missing or taken", spec.get("tool_id"))
                 continue
-            out[tool.name] = tool
+            out[tool.name] = replace(tool, pinned=True)
         return out
 
     def working_set(self, key: str | None) -> StoredWorkingSet | None:
@@ -314,6 +323,7 @@ class CatalogServer:
         """What ``tools/list`` shows a client: the dialect's tools, the always-loaded ones, its described ones."""
         listed = [mcp_tool(tool) for tool in self.tools]
         listed += [tool.as_mcp() for tool in self.always.values()]
+        listed += [tool.as_mcp() for tool in self.direct.values() if tool.name not in self.always]
         working = self.working_set(key)
         if working is not None:
             listed += [t.as_mcp() for t in working.tools() if t.name not in self.always]
@@ -351,7 +361,7 @@ class CatalogServer:
                             result = await self._call_catalog_tool(ctx, params.name, arguments)
             except TimeoutError:
                 result = call_timeout_envelope(params.name, self.call_seconds)
-            if tool is not None and tool.name == "tool_describe" and result.get("ok") is True:
+            if tool is not None and tool.method in ("tool_describe", "discover") and result.get("ok") is True:
                 await self._describe_made_callable(ctx, result)
             version = self.catalog.registry_version
         failed = is_error(result) or result.get("ok") is False
@@ -383,7 +393,7 @@ class CatalogServer:
         Any other name is a protocol error.
         """
         key = client_key(ctx)
-        tool = self.always.get(name)
+        tool = self.always.get(name) or self.direct.get(name)
         working = self.working_set(key)
         if tool is None and working is not None:
             tool = await anyio.to_thread.run_sync(working.get, name)  # the working set is in the state store
@@ -552,6 +562,9 @@ class CatalogServer:
         if changed:
             self.changes += 1
             self.always = self._always_loaded()  # working sets drop records of other versions as they are read
+            self.tools = discovery_tools(self.catalog, self.dialect)
+            self.by_name = {tool.name: tool for tool in self.tools}
+            self.direct = direct_catalog_tools(self.catalog) if self.dialect == "direct" else {}
             reached = await self.notify_changed()
             log.info(
                 "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached

@@ -8,7 +8,9 @@
 * gateway (:mod:`toolcat.reader.dialects.gateway`): :meth:`~Catalog.tool_help`, :meth:`~Catalog.tool_exec`,
   :meth:`~Catalog.tool_batch`;
 * namespaced (:mod:`toolcat.reader.dialects.namespaced`): :meth:`~Catalog.tool_list`, :meth:`~Catalog.tool_describe`,
-  :meth:`~Catalog.find_tool`.
+  :meth:`~Catalog.find_tool`, and seed 002's per-domain :meth:`~Catalog.discover`;
+* direct (:mod:`toolcat.reader.dialects.direct`): :meth:`~Catalog.direct_tools`, each run by
+  ``tool_exec(alias, args, dialect="direct")``.
 
 Only :meth:`Catalog.open` raises (:class:`ReaderError`); every operation after it returns a
 plain dict: a result with ``ok: true`` or an error envelope, never a traceback. Files are
@@ -30,7 +32,7 @@ from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
 from .audit import AuditSink
 from .checks import shown
-from .dialects import DIALECTS, gateway, namespaced, protocol
+from .dialects import DIALECTS, direct, gateway, namespaced, protocol
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
@@ -465,6 +467,55 @@ class Catalog:
                 "find_tool", purpose, lambda _t: namespaced.find_tool(self.store, self.session, purpose, limit)
             ),
             "namespaced",
+        )
+
+    def discover(self, domain: Any, tool: Any = None) -> Json:
+        """Seed 002's ``discover_<domain>_tools``: a domain's tools (names, one line), or one tool's details.
+
+        ``domain`` is a namespace (``file``); ``tool`` a tool of it by name or alias (``read_file``), whose
+        description then carries 002's ``parameters`` and ``usage``. The MCP server and the namespaced export
+        offer one such tool per domain the catalogue declares (:meth:`discovery_domains`).
+        """
+        return self._answer(
+            self.session.run(
+                "discover",
+                {"domain": domain, "tool": tool},
+                lambda _t: namespaced.discover(
+                    self.store,
+                    self.session,
+                    domain,
+                    tool,
+                    lambda tool_id: spec_dialect.describe(self.store, self.session, tool_id),
+                ),
+            ),
+            "namespaced",
+        )
+
+    def discovery_domains(self) -> builtins.list[str]:
+        """The domains the catalogue declares per-domain discovery tools for (manifest ``discovery.domains``).
+
+        Only those the session may see (``allowed_namespaces``); empty when the catalogue declares none.
+        """
+        raw = self.manifest.get("discovery")
+        domains = raw.get("domains") if isinstance(raw, dict) else None
+        allowed = self.session.allowed_namespaces
+        return [
+            str(d)
+            for d in (domains if isinstance(domains, list) else [])
+            if isinstance(d, str) and (allowed is None or d in allowed)
+        ]
+
+    # == direct dialect (no discovery) =============================================================
+    def direct_tools(self) -> Json:
+        """Seed 001's legacy mode: ``{ok, count, tools}``, every tool the session may see with its schema.
+
+        Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}``; the policy's
+        hidden namespaces and, read-only, its write tools are left out. Run one with
+        ``tool_exec(alias, args, dialect="direct")``: the same validation, policy and envelopes as any call.
+        """
+        return self._answer(
+            self.session.run("direct_tools", None, lambda _t: direct.direct_tools(self.store, self.session)),
+            "direct",
         )
 
     # == always-loaded tools =======================================================================

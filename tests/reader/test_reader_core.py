@@ -396,7 +396,8 @@ def test_help_operation_detail(cat):
     args = {a["name"]: a for a in out["args"]}
     assert args["text"]["required"] is True
     assert args["times"]["type"] == "integer"
-    assert args["times"]["rules"] == "default: 1; 1 ≤ value"
+    assert args["times"]["default"] == 1
+    assert args["times"]["rules"] == "1 ≤ value"
     assert "Empty text is refused." in out["notes"]
     assert out["examples"][0]["args"] == {"text": "hi", "times": 2}
     assert out["policy"]["dont"] == ["Don't echo secrets."]

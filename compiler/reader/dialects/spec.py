@@ -191,7 +191,10 @@ def search_tool_by_category(
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")
     where = store.canonical_path(node_path(category_path))  # UNKNOWN_PATH with suggestions before searching
-    answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor))
+    inside = "/".join(where) or "root"  # help on a search within a category is that category, not the root
+    answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor), inside)
+    if isinstance(answer.get("error"), dict):
+        answer["error"]["help_path"] = inside
     if answer.get("ok") and isinstance(answer.get("results"), list) and session.filters:
         answer["results"] = visible_only(session, answer["results"], "tool_id")
         if not answer["results"]:
