@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from support import EXAMPLE_SRC, REPO, serve_folder
 
-from toolcat.build import build
+from toolcat.build import BuildResult, build
 
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUN_LANGUAGES = frozenset({"python", "console", "bash", "sh", "shell"})
@@ -36,19 +36,10 @@ OPT_OUT = re.compile(r"^<!--\s*not-tested:(?P<reason>.*?)-->\s*$")
 PUBLISHED = "https://cdn.example.com/tools/"
 SAMPLE_TIMEOUT = 180
 
-#: Samples of pages other engineers are rewriting that fail today, with why: ``(file, first line) → reason``.
-#: They are not run (one of them never returns); an entry whose sample text changed fails
+#: Samples that fail today, with why: ``(file, first line) → reason`` (none: every sample runs or opts out
+#: with its reason). Entries are not run; an entry whose sample text changed fails
 #: test_known_failures_name_real_samples, so a rewritten sample is run again.
-KNOWN_FAILING: dict[tuple[str, str], str] = {
-    (
-        "docs/reader.md",
-        "Catalog.open(url, allow_handlers={",
-    ): "uses Catalog and url without importing or defining them (NameError)",
-    (
-        "docs/site.md",
-        "toolcat build catalog_src --out build      # the artifacts",
-    ): "its last line, toolcat site --serve, serves until stopped: it never exits",
-}
+KNOWN_FAILING: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +98,17 @@ SAMPLES = all_samples()
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """A copy of catalog_src/, its fresh build in build/, and the URL that build is served at."""
+def fresh_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
+    """A copy of catalog_src/ and its fresh build in build/, as `make build` makes it, with the build's summary."""
     root = tmp_path_factory.mktemp("docs")
     shutil.copytree(EXAMPLE_SRC, root / "catalog_src")
-    build(root / "catalog_src", root / "build")
+    return root, build(root / "catalog_src", root / "build")
+
+
+@pytest.fixture(scope="module")
+def workspace(fresh_build: tuple[Path, BuildResult]) -> Iterator[tuple[Path, str]]:
+    """The fresh build's folder, and the URL that build is served at."""
+    root = fresh_build[0]
     with serve_folder(root / "build") as url:
         yield root, url
 
@@ -217,3 +214,19 @@ def test_readme_counts_match_a_fresh_build(workspace: tuple[Path, str]) -> None:
     described = re.search(r"has (\d+) tools in (\d+) namespaces", readme)
     assert described is not None
     assert int(described.group(1)) == counts["tools"]
+
+
+def test_readme_build_summary_gives_the_file_counts_of_a_fresh_build(fresh_build: tuple[Path, BuildResult]) -> None:
+    """The README's `make build` output says how many files a first build writes, as a fresh build reports them."""
+    from toolcat.reader import Catalog  # noqa: PLC0415
+
+    root, result = fresh_build
+    if "vectors" not in Catalog.open(root / "build").manifest:
+        pytest.skip("this machine builds without the default search tier (toolcat[search] and its weights)")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    written = re.search(r"(\d+) files written, 0 unchanged, 0 removed \((\d+) in the build\)", readme)
+    published = re.search(r"(\d+) artifacts published", readme)
+    assert written is not None
+    assert published is not None
+    assert (int(written.group(1)), int(written.group(2))) == (result.write.files_written, result.write.total_files)
+    assert int(published.group(1)) == result.write.files_written

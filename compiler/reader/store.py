@@ -363,7 +363,12 @@ class Store:
                 raise ReaderError(
                     "UNKNOWN_PATH",
                     f"node {'/'.join(path)!r} does not exist: {where} has no child {asked!r}",
-                    details={"path": list(path), "parent": "/".join(walked), "children": names, "suggestions": suggestions},
+                    details={
+                        "path": list(path),
+                        "parent": "/".join(walked),
+                        "children": names,
+                        "suggestions": suggestions,
+                    },
                     hints=[f"Children of {where}: {', '.join(names) or 'none'}."],
                     next_action=_unknown_node_next(suggestions, walked, path[len(walked) :]),
                 )

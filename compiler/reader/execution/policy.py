@@ -37,6 +37,7 @@ REDACTED = "<redacted>"
 #: Handler fields shown in envelopes; env and headers show their names only, anything else is left out.
 SHOWN_FIELDS = ("type", "target", "method", "url", "command", "tool", "cwd")
 
+
 def read_only_refusal(tool_id: str) -> ReaderError:
     """NOT_AUTHORIZED for a ``kind: write`` tool in a read-only session (a dry run of it still answers: it runs nothing)."""
     return ReaderError(
