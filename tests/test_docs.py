@@ -15,6 +15,7 @@ must give its reason. Samples in other engineers' pages that fail today are list
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ from pathlib import Path
 import pytest
 from support import EXAMPLE_SRC, REPO, serve_folder
 
-from toolcat.build import BuildResult, build
+from toolcat.build import build
 
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUN_LANGUAGES = frozenset({"python", "console", "bash", "sh", "shell"})
@@ -98,17 +99,11 @@ SAMPLES = all_samples()
 
 
 @pytest.fixture(scope="module")
-def fresh_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
-    """A copy of catalog_src/ and its fresh build in build/, as `make build` makes it, with the build's summary."""
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """A copy of catalog_src/, its fresh build in build/, and the URL that build is served at."""
     root = tmp_path_factory.mktemp("docs")
     shutil.copytree(EXAMPLE_SRC, root / "catalog_src")
-    return root, build(root / "catalog_src", root / "build")
-
-
-@pytest.fixture(scope="module")
-def workspace(fresh_build: tuple[Path, BuildResult]) -> Iterator[tuple[Path, str]]:
-    """The fresh build's folder, and the URL that build is served at."""
-    root = fresh_build[0]
+    build(root / "catalog_src", root / "build")
     with serve_folder(root / "build") as url:
         yield root, url
 
@@ -216,12 +211,20 @@ def test_readme_counts_match_a_fresh_build(workspace: tuple[Path, str]) -> None:
     assert int(described.group(1)) == counts["tools"]
 
 
-def test_readme_build_summary_gives_the_file_counts_of_a_fresh_build(fresh_build: tuple[Path, BuildResult]) -> None:
-    """The README's `make build` output says how many files a first build writes, as a fresh build reports them."""
+def test_readme_build_summary_gives_the_file_counts_of_a_fresh_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's `make build` output says how many files a first build writes, as `make build` writes them.
+
+    `make build` builds the default search tier, which the test suite turns off (TOOLCAT_EMBEDDER=none), so
+    this builds once more with the machine's default.
+    """
     from toolcat.reader import Catalog  # noqa: PLC0415
 
-    root, result = fresh_build
-    if "vectors" not in Catalog.open(root / "build").manifest:
+    monkeypatch.delenv("TOOLCAT_EMBEDDER", raising=False)
+    shutil.copytree(EXAMPLE_SRC, tmp_path / "catalog_src")
+    result = build(tmp_path / "catalog_src", tmp_path / "build")
+    if "vectors" not in Catalog.open(tmp_path / "build").manifest:
         pytest.skip("this machine builds without the default search tier (toolcat[search] and its weights)")
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     written = re.search(r"(\d+) files written, 0 unchanged, 0 removed \((\d+) in the build\)", readme)
@@ -230,3 +233,34 @@ def test_readme_build_summary_gives_the_file_counts_of_a_fresh_build(fresh_build
     assert published is not None
     assert (int(written.group(1)), int(written.group(2))) == (result.write.files_written, result.write.total_files)
     assert int(published.group(1)) == result.write.files_written
+
+
+def test_readme_export_sample_gives_four_tools_and_says_which_are_strict(workspace: tuple[Path, str]) -> None:
+    """The README's gateway export is 4 tools (3 discovery + the always-loaded file.read), strict as it says."""
+    done = _run(
+        [sys.executable, "-m", "toolcat.cli", "export", "--provider", "openai", "--dialect", "gateway"], workspace[0]
+    )
+    assert done.returncode == 0, done.stderr
+    tools = {entry["function"]["name"]: entry["function"].get("strict") for entry in json.loads(done.stdout)}
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "the 3 gateway tools and the always-loaded file.read (4)" in readme
+    assert tools == {"tool_help": True, "tool_exec": False, "tool_batch": False, "file_read": True}
+    assert (
+        "`tool_help` and `file_read` are strict; `tool_exec` and `tool_batch` are\nexported with `strict: false`"
+        in readme
+    )
+
+
+def test_gateway_prompt_promises_only_fields_tool_help_prints(workspace: tuple[Path, str]) -> None:
+    """The gateway system prompt names each argument's fields as tool_help prints them: a default is inside `rules`."""
+    from toolcat.reader import Catalog  # noqa: PLC0415
+
+    catalog = Catalog.open(workspace[0] / "build")
+    prompt = catalog.prompt("system.gateway")["text"]
+    promised = re.search(r"shows its arguments \(([^)]*)\)", prompt)
+    assert promised is not None
+    assert promised.group(1) == "name, type, required, rules with any default"
+    args = catalog.tool_help("onto.task.list")["args"]
+    assert {"name", "type", "rules"} <= set().union(*(set(arg) for arg in args))
+    assert not any("default" in arg for arg in args)
+    assert any("default: 50" in arg.get("rules", "") for arg in args)
