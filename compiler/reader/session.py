@@ -29,7 +29,7 @@ from .execution.idempotency import (
     IdempotencyRecords,
     IdempotencyStore,
 )
-from .execution.policy import HandlerPolicy
+from .execution.policy import HandlerPolicy, read_only_refusal
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -193,16 +193,14 @@ class Session:
                 next_action={"op": "help", "args": {"path": "root"}},
             )
 
-    def authorize(self, tool_id: str, spec: Json) -> None:
-        """NOT_AUTHORIZED unless this session may run the tool (namespace, read-only, described first)."""
+    def authorize(self, tool_id: str, spec: Json, *, dry: bool = False) -> None:
+        """NOT_AUTHORIZED unless this session may run the tool (namespace, read-only, described first).
+
+        A dry run runs nothing, so read-only does not refuse it: its plan says the real call would be refused.
+        """
         self.check_namespace(tool_id)
-        if self.read_only and spec.get("kind") == "write":
-            raise ReaderError(
-                "NOT_AUTHORIZED",
-                f"{tool_id} writes, and this session is read-only",
-                help_path=tool_id,
-                hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],
-            )
+        if self.read_only and spec.get("kind") == "write" and not dry:
+            raise read_only_refusal(tool_id)
         if self.require_expand and tool_id not in self._expanded:
             raise ReaderError(
                 "NOT_AUTHORIZED",
@@ -236,7 +234,7 @@ class Session:
                 details={"exception": type(exc).__name__},
                 help_path=tool_id or "root",
             )
-        envelope["op"], cut = (tool_id, False) if tool_id is not None else as_sent(op)
+        envelope["op"], cut = as_sent(op)  # as sent, so it can be sent again; meta.tool_id names what it resolved to
         if cut:
             envelope["op_truncated"] = True
         labels.update(meta_extra.pop("_labels", {}))
@@ -255,7 +253,9 @@ class Session:
         }
         return envelope
 
-    def _checked_args(self, op: str, args: Any, warnings: list[str], meta: Json) -> tuple[str, Json, Any]:
+    def _checked_args(
+        self, op: str, args: Any, warnings: list[str], meta: Json, *, dry: bool = False
+    ) -> tuple[str, Json, Any]:
         """(tool_id, spec, args with defaults) once the call is authorised and its args valid."""
         tool_id, spec = self.store.spec(op)
         meta["tool_id"] = tool_id
@@ -271,7 +271,7 @@ class Session:
             )
         if spec.get("deprecated"):
             warnings.append(deprecation_note(spec))
-        self.authorize(tool_id, spec)
+        self.authorize(tool_id, spec, dry=dry)
         schema = spec.get("args_schema") or {}
         given, host = arguments.fill_context(spec, without_null_optionals(schema, args), self.context, warnings)
         meta["_labels"] = tool_labels(tool_id, spec, host)
@@ -291,6 +291,17 @@ class Session:
             )
         return tool_id, spec, filled
 
+    def _dry_run(self, tool_id: str, spec: Json, filled: Json, warnings: list[str]) -> Json:
+        """What a call would do, run nothing; a refusal the real call would meet is in the plan and a warning."""
+        plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
+        if self.read_only and spec.get("kind") == "write":
+            refusal = read_only_refusal(tool_id)
+            plan.update(allowed=False, refusal={"code": refusal.code, "message": refusal.message})
+            warnings.append(f"a real call would be refused: {refusal.message}")
+        elif not plan.get("allowed", True):
+            warnings.append("a real call would be refused: this host does not allow the tool's handler")
+        return {"dry_run": True, "result": None, "would_run": plan}
+
     def _exec_steps(
         self, op: Any, args: Any, key: Any, dry_run: Any, warnings: list[str], meta: Json
     ) -> tuple[str, Json]:
@@ -299,12 +310,9 @@ class Session:
         if key is not None and (not isinstance(key, str) or not key or len(key) > MAX_NAME):
             raise bad(f"idempotency_key must be a non-empty string, got {shown(key)}")
         dry = check_bool(or_default(dry_run, False), "dry_run")
-        tool_id, spec, filled = self._checked_args(op, args, warnings, meta)
+        tool_id, spec, filled = self._checked_args(op, args, warnings, meta, dry=dry)
         if dry:
-            plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
-            if not plan.get("allowed", True):
-                warnings.append("a real call would be refused: this host does not allow the tool's handler")
-            return tool_id, {"dry_run": True, "result": None, "would_run": plan}
+            return tool_id, self._dry_run(tool_id, spec, filled, warnings)
         handler = spec.get("handler")
         if not isinstance(handler, dict):
             raise ReaderError(

@@ -179,6 +179,20 @@ def search_nodes(store: Store, query: Any, limit: Any) -> Json:
     return answer
 
 
+def _category(store: Store, query: str, category_path: Any) -> tuple[str, ...]:
+    """The category as the catalogue spells it; UNKNOWN_PATH whose next_action runs the same query nearby.
+
+    Nearby is the closest existing child when one is close, else the deepest node of the path that exists.
+    """
+    try:
+        return store.canonical_path(node_path(category_path))
+    except ReaderError as err:
+        if err.code == "UNKNOWN_PATH":
+            near = [*err.details.get("suggestions", []), err.details.get("parent", "")][0]
+            err.next_action = {"op": "search_in", "args": {"query": query, "path": near}}
+        raise
+
+
 def search_tool_by_category(
     store: Store, session: Session, query: Any, category_path: Any, limit: Any, cursor: Any
 ) -> Json:
@@ -190,7 +204,7 @@ def search_tool_by_category(
     count = check_limit(limit, 5)
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")
-    where = store.canonical_path(node_path(category_path))  # UNKNOWN_PATH with suggestions before searching
+    where = _category(store, query, category_path)  # UNKNOWN_PATH with a way forward before searching
     inside = "/".join(where) or "root"  # help on a search within a category is that category, not the root
     answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor), inside)
     if isinstance(answer.get("error"), dict):
