@@ -331,6 +331,8 @@ class Session:
                 result = runner(ctx)
                 json.dumps(result)
                 body: Json = {"result": result}
+                if ctx.next_action is not None:  # a handler's suggested next step (task.list: describe a task)
+                    body["next_action"] = ctx.next_action
             except (TypeError, ValueError) as exc:
                 raise ReaderError(
                     "INTERNAL", f"{tool_id} returned a result that is not JSON: {exc}", help_path=tool_id
