@@ -444,6 +444,7 @@ def _add_task_list(tools: dict[str, Tool], diags: Diagnostics) -> None:
         origin=Origin("(generated from the skills and agents)", None),
         tags=("tasks", "skills", "agents"),
         kind="read",
+        optional=True,
         when_to_use="To see which tasks (skills and sub-agents) exist and what arguments each takes.",
         annotations={"readOnlyHint": True, "title": "task list"},
         categories=tuple(tops[1:]),
