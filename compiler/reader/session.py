@@ -209,7 +209,8 @@ class Session:
         tool_id = op if isinstance(op, str) and len(op) <= MAX_NAME else None
         try:
             tool_id, body = self._exec_steps(op, args, key, dry_run, warnings, meta_extra)
-            envelope = ok(body, help_path=tool_id)
+            data = {k: v for k, v in body.items() if k != "next_action"}  # a handler's next step (task.list's)
+            envelope = ok(data, help_path=tool_id, next_action=body.get("next_action"))
         except ReaderError as exc:
             envelope = exc.envelope()
         except Exception as exc:

@@ -8,11 +8,11 @@ from dataclasses import replace
 from typing import Any
 
 from ...format.aliases import assign_aliases, plain_alias
+from ...format.schema_text import schema_text
 from ..errors import Diagnostics
 from ..model import CompiledCatalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
 from ..tokens import count_tokens
 from .load import Loaded
-from ...format.schema_text import schema_text
 from .skill_meta import TaskArguments
 from .skills import skill_tool_id
 
@@ -37,11 +37,12 @@ def task_args_schema(arguments: TaskArguments | None, has_resources: bool) -> di
     arguments are said in their description and checked when the task runs, not by the schema, so
     that reading a bundled file (``resource`` alone) needs no task arguments.
     """
-    properties: dict[str, Any] = {}
-    for name, prop in (arguments.properties if arguments else {}).items():
-        if name in arguments.required:  # type: ignore[union-attr] - properties is empty without arguments
-            prop = {**prop, "description": " ".join(["Required.", str(prop.get("description", ""))]).strip()}
-        properties[name] = prop
+    declared = arguments.properties if arguments is not None else {}
+    required = arguments.required if arguments is not None else ()
+    properties: dict[str, Any] = {
+        name: {**prop, "description": f"Required. {prop.get('description', '')}".strip()} if name in required else prop
+        for name, prop in declared.items()
+    }
     if has_resources:
         properties["resource"] = RESOURCE_ARG
     return {"type": "object", "properties": properties, "additionalProperties": True}

@@ -148,7 +148,7 @@ class TaskArguments:
 
 
 def _fits(value: Any, kind: str) -> bool:
-    if isinstance(value, bool) and kind not in ("boolean",):
+    if isinstance(value, bool) and kind != "boolean":
         return False
     return isinstance(value, _PY_TYPES[kind])
 
@@ -174,7 +174,9 @@ def _argument(name: str, raw: Any, path: str, add: Add) -> tuple[dict[str, Any],
     kind = raw.get("type", "string")
     problems: list[tuple[str, str, str, str]] = []  # (json path, message, expected, got)
     if unknown:
-        problems.append((child_path(path, unknown[0]), f"unknown key {unknown[0]!r}", ", ".join(ARGUMENT_KEYS), unknown[0]))
+        problems.append(
+            (child_path(path, unknown[0]), f"unknown key {unknown[0]!r}", ", ".join(ARGUMENT_KEYS), unknown[0])
+        )
     if kind not in ARGUMENT_TYPES:
         problems.append((f"{path}.type", f"type {kind!r} is not a JSON type", " | ".join(ARGUMENT_TYPES), repr(kind)))
         kind = "string"
@@ -189,10 +191,14 @@ def _argument(name: str, raw: Any, path: str, add: Add) -> tuple[dict[str, Any],
         problems.append((f"{path}.required", "required must be true or false", "true | false", repr(required)))
     enum = raw.get("enum")
     if enum is not None and (not isinstance(enum, list) or not enum or not all(_fits(v, kind) for v in enum)):
-        problems.append((f"{path}.enum", f"enum must be a non-empty list of {kind} values", f"[{kind}, ...]", repr(enum)[:80]))
+        problems.append(
+            (f"{path}.enum", f"enum must be a non-empty list of {kind} values", f"[{kind}, ...]", repr(enum)[:80])
+        )
     default = raw.get("default")
     if default is not None and (not _fits(default, kind) or (isinstance(enum, list) and default not in enum)):
-        problems.append((f"{path}.default", f"default does not fit the argument's type {kind}", kind, repr(default)[:80]))
+        problems.append(
+            (f"{path}.default", f"default does not fit the argument's type {kind}", kind, repr(default)[:80])
+        )
     for where, message, expected, got in problems:
         add(
             Severity.ERROR,
