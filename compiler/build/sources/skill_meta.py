@@ -153,12 +153,32 @@ def _fits(value: Any, kind: str) -> bool:
     return isinstance(value, _PY_TYPES[kind])
 
 
+def _value_problems(raw: dict[str, Any], kind: str, path: str) -> list[tuple[str, str, str, str]]:
+    """(json path, message, expected, got) for a wrong description, required, enum or default."""
+    problems: list[tuple[str, str, str, str]] = []
+    description = raw.get("description")
+    if description is not None and (not isinstance(description, str) or len(description) > MAX_ARGUMENT_DESCRIPTION):
+        got = f"{len(description)} characters" if isinstance(description, str) else type(description).__name__
+        where = f"{path}.description"
+        problems.append((where, "description must be text", f"at most {MAX_ARGUMENT_DESCRIPTION} characters", got))
+    required = raw.get("required", False)
+    if not isinstance(required, bool):
+        problems.append((f"{path}.required", "required must be true or false", "true | false", repr(required)))
+    enum = raw.get("enum")
+    if enum is not None and (not isinstance(enum, list) or not enum or not all(_fits(v, kind) for v in enum)):
+        message = f"enum must be a non-empty list of {kind} values"
+        problems.append((f"{path}.enum", message, f"[{kind}, ...]", repr(enum)[:80]))
+    default = raw.get("default")
+    if default is not None and (not _fits(default, kind) or (isinstance(enum, list) and default not in enum)):
+        message = f"default does not fit the argument's type {kind}"
+        problems.append((f"{path}.default", message, kind, repr(default)[:80]))
+    return problems
+
+
 def _argument(name: str, raw: Any, path: str, add: Add) -> tuple[dict[str, Any], bool] | None:
     """One argument as a JSON Schema property and whether it is required; None (reported) when it is wrong."""
-    if isinstance(raw, str):  # the short form: ``target: What to review``
-        raw = {"description": raw}
-    if raw is None:
-        raw = {}
+    if isinstance(raw, str) or raw is None:  # the short form: ``target: What to review``
+        raw = {"description": raw} if raw else {}
     if not isinstance(raw, dict):
         add(
             Severity.ERROR,
@@ -170,35 +190,17 @@ def _argument(name: str, raw: Any, path: str, add: Add) -> tuple[dict[str, Any],
             hint=f"Write it as in:\n{ARGUMENTS_SHAPE}",
         )
         return None
+    problems: list[tuple[str, str, str, str]] = []
     unknown = sorted(str(k) for k in raw if k not in ARGUMENT_KEYS)
-    kind = raw.get("type", "string")
-    problems: list[tuple[str, str, str, str]] = []  # (json path, message, expected, got)
     if unknown:
         problems.append(
             (child_path(path, unknown[0]), f"unknown key {unknown[0]!r}", ", ".join(ARGUMENT_KEYS), unknown[0])
         )
+    kind = raw.get("type", "string")
     if kind not in ARGUMENT_TYPES:
         problems.append((f"{path}.type", f"type {kind!r} is not a JSON type", " | ".join(ARGUMENT_TYPES), repr(kind)))
         kind = "string"
-    description = raw.get("description")
-    if description is not None and (not isinstance(description, str) or len(description) > MAX_ARGUMENT_DESCRIPTION):
-        got = type(description).__name__ if not isinstance(description, str) else f"{len(description)} characters"
-        problems.append(
-            (f"{path}.description", "description must be text", f"at most {MAX_ARGUMENT_DESCRIPTION} characters", got)
-        )
-    required = raw.get("required", False)
-    if not isinstance(required, bool):
-        problems.append((f"{path}.required", "required must be true or false", "true | false", repr(required)))
-    enum = raw.get("enum")
-    if enum is not None and (not isinstance(enum, list) or not enum or not all(_fits(v, kind) for v in enum)):
-        problems.append(
-            (f"{path}.enum", f"enum must be a non-empty list of {kind} values", f"[{kind}, ...]", repr(enum)[:80])
-        )
-    default = raw.get("default")
-    if default is not None and (not _fits(default, kind) or (isinstance(enum, list) and default not in enum)):
-        problems.append(
-            (f"{path}.default", f"default does not fit the argument's type {kind}", kind, repr(default)[:80])
-        )
+    problems.extend(_value_problems(raw, kind, path))
     for where, message, expected, got in problems:
         add(
             Severity.ERROR,
@@ -212,13 +214,10 @@ def _argument(name: str, raw: Any, path: str, add: Add) -> tuple[dict[str, Any],
     if problems:
         return None
     prop: dict[str, Any] = {"type": kind}
-    if description:
-        prop["description"] = " ".join(description.split())
-    if enum is not None:
-        prop["enum"] = enum
-    if default is not None:
-        prop["default"] = default
-    return prop, bool(required)
+    if raw.get("description"):
+        prop["description"] = " ".join(raw["description"].split())
+    prop.update({k: raw[k] for k in ("enum", "default") if raw.get(k) is not None})
+    return prop, raw.get("required") is True
 
 
 def read_arguments(meta: dict[str, Any], add: Add) -> TaskArguments | None:
