@@ -440,7 +440,7 @@ def _add_task_list(tools: dict[str, Tool], diags: Diagnostics) -> None:
         description="Every skill and agent of this catalogue, callable as a task tool: its id, its type (skill, "
         "or agent for a host's sub-agent runner), what it does and the arguments it takes. Call a task by its id "
         "with those arguments (other arguments reach it as context); describe it first for its full instructions.",
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={"type": "object", "additionalProperties": False},
         path=tops[0],
         origin=Origin("(generated from the skills and agents)", None),
         tags=("tasks", "skills", "agents"),
