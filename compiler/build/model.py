@@ -58,6 +58,8 @@ class SkillInfo:
     resources: tuple[SkillResource, ...]
     #: 004's skill metadata (author, capabilities, constraints, tools), from frontmatter or metadata.yaml.
     meta: dict[str, JSON] = field(default_factory=dict)
+    #: ``skill`` for an Agent Skill, ``agent`` for an AGENT.md agent (both run as ``task.*`` tools).
+    kind: str = "skill"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +101,8 @@ class Tool:
 
     @property
     def type(self) -> str:
-        """``"skill"`` for an Agent Skill, else ``"tool"``."""
-        return "skill" if self.skill is not None else "tool"
+        """``"skill"`` for an Agent Skill, ``"agent"`` for an AGENT.md agent, else ``"tool"``."""
+        return self.skill.kind if self.skill is not None else "tool"
 
     @property
     def namespace(self) -> str:

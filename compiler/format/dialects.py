@@ -62,7 +62,7 @@ _POINTER: dict[str, Any] = {
     "type": "object",
     "properties": {
         "tool_id": {"type": "string"},
-        "type": {"enum": ["tool", "skill"]},
+        "type": {"enum": ["tool", "skill", "agent"]},
         "path": {"type": "array", "items": {"type": "string"}},
         "summary": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
@@ -80,7 +80,7 @@ _LISTED: dict[str, Any] = {
         "properties": {
             "name": {"type": "string"},
             "alias": {"type": "string"},
-            "type": {"enum": ["tool", "skill"]},
+            "type": {"enum": ["tool", "skill", "agent"]},
             "kind": {"enum": ["read", "write"]},
             "summary": {"type": "string"},
         },

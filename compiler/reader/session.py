@@ -223,7 +223,8 @@ class Session:
         tool_id = op if isinstance(op, str) and len(op) <= MAX_NAME else None
         try:
             tool_id, body = self._exec_steps(op, args, key, dry_run, warnings, meta_extra)
-            envelope = ok(body, help_path=tool_id)
+            data = {k: v for k, v in body.items() if k != "next_action"}  # a handler's next step (task.list's)
+            envelope = ok(data, help_path=tool_id, next_action=body.get("next_action"))
         except ReaderError as exc:
             envelope = exc.envelope()
         except Exception as exc:
@@ -360,6 +361,8 @@ class Session:
                 result = runner(ctx)
                 json.dumps(result)
                 body: Json = {"result": result}
+                if ctx.next_action is not None:  # a handler's suggested next step (task.list: describe a task)
+                    body["next_action"] = ctx.next_action
             except (TypeError, ValueError) as exc:
                 raise ReaderError(
                     "INTERNAL", f"{tool_id} returned a result that is not JSON: {exc}", help_path=tool_id

@@ -77,9 +77,9 @@ def _searcher(build_dir: Path) -> Searcher:
         ("file-read", "file.read"),
         ("  cal.event.create ", "cal.event.create"),
         ("cal event create", "cal.event.create"),
-        ("code-reviewer", "task.code_reviewer"),  # a skill's name
-        ("code reviewer", "task.code_reviewer"),
-        ("task.code_reviewer", "task.code_reviewer"),
+        ("code-reviewer", "task.code_review"),  # a skill's name
+        ("code reviewer", "task.code_review"),
+        ("task.code_review", "task.code_review"),
     ],
 )
 def test_a_tool_named_exactly_comes_first_with_relevance_1(example_build, query, tool_id):
