@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet
+.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet inspector
 
 $(VENV)/.installed: pyproject.toml requirements.lock requirements-model.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -78,8 +78,14 @@ js:
 	@if command -v npm >/dev/null 2>&1; then cd js && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
 	else echo "node/npm not available: the TypeScript reader's tests will be skipped"; fi
 
+## inspector: MCP Inspector's CLI, pinned by tests/mcp/inspector/package-lock.json, for tests/mcp/test_inspector_strict.py
+## (needs the node/npm that `make js` installs; without them those tests skip with their reason)
+inspector: js
+	@if command -v npm >/dev/null 2>&1; then cd tests/mcp/inspector && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not available: the MCP Inspector tests will be skipped"; fi
+
 ## test: install what the tests need and run them (the TypeScript reader's own tests under node --test too)
-test: $(VENV)/.dev-installed semantic browser js fleet
+test: $(VENV)/.dev-installed semantic browser js fleet inspector
 	$(PY) -m pytest -q
 	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then cd js && node --test test/*.test.mjs; fi
 

@@ -19,6 +19,14 @@ from toolcat.build import build
 os.environ.setdefault("TOOLCAT_EMBEDDER", "none")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def state_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """serve's default state folder ($XDG_STATE_HOME/toolcat, docs/deploy.md) in the suite's temp, never the user's."""
+    home = tmp_path_factory.mktemp("state-home")
+    os.environ["XDG_STATE_HOME"] = str(home)
+    return home
+
+
 @pytest.fixture
 def make_tree(tmp_path: Path) -> Callable[[dict[str, Any]], Path]:
     """Build a source tree from a dict in a fresh temporary folder."""

@@ -15,6 +15,7 @@ must give its reason. Samples in other engineers' pages that fail today are list
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -36,19 +37,10 @@ OPT_OUT = re.compile(r"^<!--\s*not-tested:(?P<reason>.*?)-->\s*$")
 PUBLISHED = "https://cdn.example.com/tools/"
 SAMPLE_TIMEOUT = 180
 
-#: Samples of pages other engineers are rewriting that fail today, with why: ``(file, first line) → reason``.
-#: They are not run (one of them never returns); an entry whose sample text changed fails
+#: Samples that fail today, with why: ``(file, first line) → reason`` (none: every sample runs or opts out
+#: with its reason). Entries are not run; an entry whose sample text changed fails
 #: test_known_failures_name_real_samples, so a rewritten sample is run again.
-KNOWN_FAILING: dict[tuple[str, str], str] = {
-    (
-        "docs/reader.md",
-        "Catalog.open(url, allow_handlers={",
-    ): "uses Catalog and url without importing or defining them (NameError)",
-    (
-        "docs/site.md",
-        "toolcat build catalog_src --out build      # the artifacts",
-    ): "its last line, toolcat site --serve, serves until stopped: it never exits",
-}
+KNOWN_FAILING: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,3 +209,58 @@ def test_readme_counts_match_a_fresh_build(workspace: tuple[Path, str]) -> None:
     described = re.search(r"has (\d+) tools in (\d+) namespaces", readme)
     assert described is not None
     assert int(described.group(1)) == counts["tools"]
+
+
+def test_readme_build_summary_gives_the_file_counts_of_a_fresh_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's `make build` output says how many files a first build writes, as `make build` writes them.
+
+    `make build` builds the default search tier, which the test suite turns off (TOOLCAT_EMBEDDER=none), so
+    this builds once more with the machine's default.
+    """
+    from toolcat.reader import Catalog  # noqa: PLC0415
+
+    monkeypatch.delenv("TOOLCAT_EMBEDDER", raising=False)
+    shutil.copytree(EXAMPLE_SRC, tmp_path / "catalog_src")
+    result = build(tmp_path / "catalog_src", tmp_path / "build")
+    if "vectors" not in Catalog.open(tmp_path / "build").manifest:
+        pytest.skip("this machine builds without the default search tier (toolcat[search] and its weights)")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    written = re.search(r"(\d+) files written, 0 unchanged, 0 removed \((\d+) in the build\)", readme)
+    published = re.search(r"(\d+) artifacts published", readme)
+    assert written is not None
+    assert published is not None
+    assert (int(written.group(1)), int(written.group(2))) == (result.write.files_written, result.write.total_files)
+    assert int(published.group(1)) == result.write.files_written
+
+
+def test_readme_export_sample_gives_four_tools_and_says_which_are_strict(workspace: tuple[Path, str]) -> None:
+    """The README's gateway export is 4 tools (3 discovery + the always-loaded file.read), strict as it says."""
+    done = _run(
+        [sys.executable, "-m", "toolcat.cli", "export", "--provider", "openai", "--dialect", "gateway"], workspace[0]
+    )
+    assert done.returncode == 0, done.stderr
+    tools = {entry["function"]["name"]: entry["function"].get("strict") for entry in json.loads(done.stdout)}
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "the 3 gateway tools and the always-loaded file.read (4)" in readme
+    assert tools == {"tool_help": True, "tool_exec": False, "tool_batch": False, "file_read": True}
+    assert (
+        "`tool_help` and `file_read` are strict; `tool_exec` and `tool_batch` are\nexported with `strict: false`"
+        in readme
+    )
+
+
+def test_gateway_prompt_promises_only_fields_tool_help_prints(workspace: tuple[Path, str]) -> None:
+    """The gateway system prompt names each argument's fields as tool_help prints them: a default is inside `rules`."""
+    from toolcat.reader import Catalog  # noqa: PLC0415
+
+    catalog = Catalog.open(workspace[0] / "build")
+    prompt = catalog.prompt("system.gateway")["text"]
+    promised = re.search(r"shows its arguments \(([^)]*)\)", prompt)
+    assert promised is not None
+    assert promised.group(1) == "name, type, required, rules with any default"
+    args = catalog.tool_help("onto.task.list")["args"]
+    assert {"name", "type", "rules"} <= set().union(*(set(arg) for arg in args))
+    assert not any("default" in arg for arg in args)
+    assert any("default: 50" in arg.get("rules", "") for arg in args)

@@ -30,6 +30,10 @@ OPTIONS: dict[str, dict[str, str]] = {
         "embedder": "an embedder spec (minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH, "
         "a model folder) or none",
     },
+    "discovery": {
+        "per_domain": "true (a discover_<namespace>_tools tool per namespace), false, or a list of namespaces "
+        '(seed 002; docs/mcp.md, "Per-domain discovery tools")',
+    },
     # a list, not a section: build/sources/git.py checks its entries, with located errors of its own
     "skills_from": {"*": "a list of {git: URL, commit: SHA, path: folder, into: node} (docs/sources.md)"},
 }
@@ -49,6 +53,34 @@ class BuildConfig:
     #: the settings file it was read from, relative to the source root (None: no file)
     file: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: ``discovery.per_domain``: True for every namespace, else the namespaces named, each with its (line, column)
+    per_domain: bool | tuple[tuple[str, int | None, int | None], ...] = False
+
+    def discovery_domains(self, namespaces: list[str]) -> tuple[tuple[str, ...], list[Diagnostic]]:
+        """The namespaces that get a ``discover_<namespace>_tools`` tool, and an error for each named one absent."""
+        if self.per_domain is True:
+            return tuple(sorted(namespaces)), []
+        if not self.per_domain:
+            return (), []
+        problems = [
+            Diagnostic(
+                Severity.ERROR,
+                self.file or CONFIG_FILES[0],
+                f"discovery.per_domain names {name!r}, which is not a namespace of this catalogue",
+                line=line,
+                column=column,
+                json_path=f"$.discovery.per_domain[{index}]",
+                expected="a namespace: " + ", ".join(namespaces),
+                got=repr(name),
+                code="unknown_namespace",
+                hint=f"Did you mean '{close[0]}'?"
+                if (close := difflib.get_close_matches(name, namespaces, n=1))
+                else "A namespace is a tool id's first segment (file of file.read).",
+            )
+            for index, (name, line, column) in enumerate(self.per_domain)
+            if name not in namespaces
+        ]
+        return tuple(sorted({name for name, _, _ in self.per_domain if name in namespaces})), problems
 
     @property
     def failed(self) -> bool:
@@ -163,9 +195,39 @@ def _check(rel: str, parsed: Parsed) -> BuildConfig:
     report.unknown([str(k) for k in data], list(OPTIONS), "$", "setting")
     search = _section(data, "search", report)
     embedder = _embedder(search.get("embedder"), report)
+    per_domain = _per_domain(_section(data, "discovery", report).get("per_domain", False), report)
     return BuildConfig(
-        embedder=embedder, embedder_named="embedder" in search, file=rel, diagnostics=tuple(report.items)
+        embedder=embedder,
+        embedder_named="embedder" in search,
+        file=rel,
+        diagnostics=tuple(report.items),
+        per_domain=per_domain,
     )
+
+
+#: The longest namespace a per-domain tool can carry: ``discover_<namespace>_tools`` within 64 characters.
+MAX_DOMAIN = 64 - len("discover__tools")
+
+
+def _per_domain(value: Any, report: _Report) -> bool | tuple[tuple[str, int | None, int | None], ...]:
+    """``discovery.per_domain``: a bool, or a list of namespace names (each with its line and column)."""
+    path = "$.discovery.per_domain"
+    if isinstance(value, bool):
+        return value
+    names = value if isinstance(value, list) else None
+    if names is None or not all(isinstance(n, str) and 0 < len(n) <= MAX_DOMAIN for n in names):
+        report.add(
+            Severity.ERROR,
+            path,
+            "'per_domain' must be true, false or a list of namespaces",
+            expected=OPTIONS["discovery"]["per_domain"],
+            got=repr(value)[:80],
+            code="wrong_type",
+            hint=f"Write discovery: {{per_domain: true}}, or per_domain: [file, code] (names up to {MAX_DOMAIN} "
+            "characters).",
+        )
+        return False
+    return tuple((str(n), *report.parsed.where(f"{path}[{i}]")) for i, n in enumerate(names))
 
 
 def read_config(src: Path) -> BuildConfig:

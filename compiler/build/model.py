@@ -58,6 +58,8 @@ class SkillInfo:
     resources: tuple[SkillResource, ...]
     #: 004's skill metadata (author, capabilities, constraints, tools), from frontmatter or metadata.yaml.
     meta: dict[str, JSON] = field(default_factory=dict)
+    #: ``skill`` for an Agent Skill, ``agent`` for an AGENT.md agent (both run as ``task.*`` tools).
+    kind: str = "skill"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +93,16 @@ class Tool:
     always_load: bool = False
     #: Phrases users say for this tool: indexed, never shown to the model.
     search_hints: tuple[str, ...] = ()
+    #: What the tool acts on and what it does to it (001's analytics and UI events); "" derives them from the id.
+    entity: str = ""
+    action: str = ""
+    #: Top-level arguments the host fills from its context (``Catalog.open(context=...)``), sorted.
+    contexts: tuple[str, ...] = ()
 
     @property
     def type(self) -> str:
-        """``"skill"`` for an Agent Skill, else ``"tool"``."""
-        return "skill" if self.skill is not None else "tool"
+        """``"skill"`` for an Agent Skill, ``"agent"`` for an AGENT.md agent, else ``"tool"``."""
+        return self.skill.kind if self.skill is not None else "tool"
 
     @property
     def namespace(self) -> str:
@@ -114,6 +121,8 @@ class CompiledCatalog:
     alias_collisions: tuple[tuple[str, str, str], ...] = ()
     #: Skills fetched from Git at build time (``skills_from``): url, commit, path, into and the skill names.
     git_sources: tuple[dict[str, Any], ...] = ()
+    #: Namespaces with a per-domain discovery tool (``discovery.per_domain`` in toolcat.yaml; seed 002).
+    discover_domains: tuple[str, ...] = ()
     #: Lookups built on first use (a catalogue is not changed once compiled): tools and child nodes by node.
     _by_node: dict[str, dict[NodePath, list[Any]]] = field(default_factory=dict, compare=False, repr=False)
 

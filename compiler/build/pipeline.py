@@ -15,7 +15,7 @@ import logging
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,10 @@ def compile_catalog(
     loaded = load(src, cache)
     catalog, diags = assemble(loaded)
     diags.extend(list(config.diagnostics))
+    domains, unknown = config.discovery_domains(sorted({t.namespace for t in catalog.tools.values()}))
+    diags.extend(unknown)
+    if domains:  # per-domain discovery tools (seed 002): the exports contributor writes them
+        catalog = replace(catalog, discover_domains=domains)
     if diags.failed(strict=strict):
         problems = diags.sorted() if strict else [d for d in diags.sorted() if d.severity is Severity.ERROR]
         raise SourceError(problems, strict=strict)

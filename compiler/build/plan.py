@@ -20,6 +20,7 @@ from .. import FORMAT_VERSION, __version__
 from ..format.aliases import PROVIDER_RULES, PROVIDERS
 from ..format.buckets import LOOKUP_HASH, lookup_bucket
 from ..format.canonical import dumps, sha256
+from ..format.names import entity_action
 from ..format.types import Ref
 from .artifacts import ArtifactSet, Contributor, Specs, pointer
 from .filestore import FileStore
@@ -95,11 +96,18 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "version": tool.version,
         "deprecated": tool.deprecated,
         "source": {"file": tool.origin.file, "line": tool.origin.line},
+        **_host_fields(tool),
         **({"legacy_aliases": list(tool.legacy_aliases)} if tool.legacy_aliases else {}),
         **_arg_order(tool.args_schema),
         **({"always_load": True} if tool.always_load else {}),
         **(skill_meta(tool)),
     }
+
+
+def _host_fields(tool: Tool) -> dict[str, Any]:
+    """``entity`` and ``action`` (the id's, unless the source names them) and ``contexts``: what the reader audits."""
+    entity, action = entity_action(tool.id)
+    return {"entity": tool.entity or entity, "action": tool.action or action, "contexts": list(tool.contexts)}
 
 
 def _arg_order(schema: Any) -> dict[str, Any]:

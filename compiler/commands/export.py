@@ -44,7 +44,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--dialect",
     type=click.Choice(DIALECT_NAMES),
-    help="Export this dialect's discovery tools instead of catalogue tools.",
+    help="Export this dialect's discovery tools (and pinned tools) instead of catalogue tools; direct: every tool.",
 )
 @click.option(
     "--tools",
@@ -71,13 +71,20 @@ def export(
     """Write tool definitions for PROVIDER: a dialect's discovery tools, or (gated) catalogue tools."""
     from ..build.contributors.exports.definitions import export_dialect, export_specs, to_canonical  # noqa: PLC0415
 
+    if dialect == "direct":  # no discovery tools: the direct dialect's tools are the catalogue's own
+        dialect = None
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
     if dialect:  # the discovery tools, and the build's always-loaded tools when there is a build
         location = url or build_dir
         has_build = is_url(location) or (Path(location) / "catalog.json").is_file()
-        always = _open(location, cache_dir=cache_dir).always_loaded_specs() if has_build else []
-        result = export_dialect(provider, dialect, always)
+        folder = _open(location, cache_dir=cache_dir) if has_build else None
+        always = folder.always_loaded_specs() if folder is not None else []
+        declared = folder.manifest.get("discovery") if folder is not None else None
+        domains = declared.get("domains", []) if isinstance(declared, dict) else []
+        result = export_dialect(provider, dialect, always, domains)
+        pinned = f" + {len(always)} pinned (always_load)" if always else ""
+        click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{pinned}", err=True)
     else:
         folder = _open(build_dir, url, cache_dir)
         specs = folder.specs()
@@ -177,6 +184,7 @@ def stats(build_dir: str, url: str | None, cache_dir: str | None, as_json: bool)
                     "tools": figures["tools"],
                     "totals": figures["totals"],
                     "sections": sections,
+                    "dialects": folder.manifest.get("dialects") or {},
                     "warnings": warnings,
                 },
                 indent=2,
@@ -191,11 +199,24 @@ def stats(build_dir: str, url: str | None, cache_dir: str | None, as_json: bool)
     click.echo(_table(rows, ["tool", "pointer", "spec", "skill L1", "skill L2"]))
     totals = figures["totals"]
     click.echo(f"\ntotal: {totals['pointers']:,} pointer tokens, {totals['specs']:,} spec tokens, {len(rows)} tools")
+    dialects = folder.manifest.get("dialects") or {}
+    if dialects:  # seed 001's limit counts discovery tools; pinned (always_load) tools are offered beside them
+        click.echo("\ntools a client sees per dialect (discovery + pinned)")
+        click.echo(_table([_dialect_row(name, row) for name, row in sorted(dialects.items())], ["dialect", "tools"]))
     if sections:
         click.echo("\ntokens per prompt section")
         click.echo(_table([[name, f"{count:,}"] for name, count in sorted(sections.items())], ["section", "tokens"]))
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
+
+
+def _dialect_row(name: str, row: dict[str, Any]) -> list[str]:
+    """``gateway | 3 discovery + 1 pinned (file.read)``; ``direct | 90 tools, no discovery``."""
+    if not row.get("discovery"):
+        return [name, f"{row.get('tools', 0)} tools, no discovery"]
+    pinned = row.get("pinned", 0)
+    names = f" ({', '.join(row.get('pinned_tools', []))})" if pinned else ""
+    return [name, f"{row['discovery']} discovery + {pinned} pinned{names}"]
 
 
 @click.command()

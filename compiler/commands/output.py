@@ -31,7 +31,9 @@ def is_url(location: str) -> bool:
 def location_options(fn: Callable[..., None]) -> Callable[..., None]:
     """``--build FOLDER|URL`` (default ``build``), ``--cache-dir``, and ``--url`` as a hidden alias of ``--build``."""
     fn = click.option(
-        "--cache-dir", default=None, help="Cache folder for a URL build (default $TOOLCAT_CACHE or ~/.cache/toolcat)."
+        "--cache-dir",
+        default=None,
+        help="Cache folder for a URL build (default $TOOLCAT_CACHE_DIR or ~/.cache/toolcat).",
     )(fn)
     fn = click.option("--url", default=None, hidden=True, help="The same as --build URL (kept for older scripts).")(fn)
     return click.option(

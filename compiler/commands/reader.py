@@ -71,6 +71,31 @@ def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
     )(fn)
 
 
+def context_option(fn: Callable[..., None]) -> Callable[..., None]:
+    """``--context KEY=VALUE`` (repeatable): the host's context, ``Catalog.open(context=...)``."""
+    return click.option(
+        "--context",
+        "context_pairs",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Fill the argument KEY of every tool that declares it in 'contexts' with VALUE (a string), over "
+        "the model's value; the model's schema leaves it out (repeatable).",
+    )(fn)
+
+
+def context_from(pairs: tuple[str, ...]) -> dict[str, str] | None:
+    """``--context KEY=VALUE`` flags as a context mapping (None when none was given); BadParameter without '='."""
+    context: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(
+                f"{pair.split('=')[0]!r} is not KEY=VALUE, e.g. project_id=P-0001", param_hint="--context"
+            )
+        context[key.strip()] = value
+    return context or None
+
+
 def allow_handlers_from(
     http: tuple[str, ...], mcp: tuple[str, ...], python: tuple[str, ...]
 ) -> dict[str, list[Any]] | None:
@@ -152,7 +177,8 @@ def _render_help(out: Json) -> str:
     lines = [f"{out['op']} [{out.get('kind')}] {out.get('summary')}", f"usage: {out.get('usage')}", "args:"]
     for arg in out.get("args", []):
         extra = " (required)" if arg.get("required") else ""
-        rules = f"; {arg['rules']}" if arg.get("rules") else ""
+        said = [f"default: {json.dumps(arg['default'], ensure_ascii=False)}"] if "default" in arg else []
+        rules = "".join(f"; {part}" for part in [*said, *([arg["rules"]] if arg.get("rules") else [])])
         lines.append(f"  {arg['name']}{extra}: {arg['type']}{rules}  {arg.get('description', '')}".rstrip())
     lines += [f"note: {n}" for n in out.get("notes", [])]
     lines += [f"don't: {d}" for d in (out.get("policy") or {}).get("dont", [])]
@@ -244,6 +270,7 @@ def help_(
     help="Let http handlers that call HOST send the environment variable VAR (repeatable; without any, a "
     "folder's handlers may send every variable they name and a --url catalogue's none).",
 )
+@context_option
 @handler_options
 @_source_options
 def exec_(
@@ -263,6 +290,7 @@ def exec_(
     version: str | None,
     pin: str | None,
     as_json: bool,
+    context_pairs: tuple[str, ...] = (),
 ) -> None:
     """Validate and run operation OP with --args through its handler (as far as the --allow-* flags allow)."""
     try:
@@ -281,6 +309,7 @@ def exec_(
         timeout=timeout,
         allow_handlers=allow_handlers_from(allow_http, allow_mcp, allow_python),
         allow_secrets=_allow_secrets(allow_secret),
+        context=context_from(context_pairs),
     )
     emit(catalog.tool_exec(op, args, dry_run=dry_run), as_json, _render_exec)
 

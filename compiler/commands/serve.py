@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..format.dialects import DIALECT_NAMES as DIALECTS
-from .reader import allow_handlers_from, handler_options
+from .reader import allow_handlers_from, context_from, context_option, handler_options
 
 
 @click.command()
@@ -25,7 +25,7 @@ from .reader import allow_handlers_from, handler_options
     type=click.Choice(DIALECTS),
     default="gateway",
     show_default=True,
-    help="Which discovery tools to expose.",
+    help="Which discovery tools to expose; direct exposes every allowed tool itself, with its schema (no discovery).",
 )
 @click.option(
     "--transport",
@@ -134,10 +134,16 @@ from .reader import allow_handlers_from, handler_options
 # fleet (docs/deploy.md): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
 @click.option(
     "--state",
-    default="memory",
-    show_default=True,
+    default=None,
     metavar="memory|sqlite:PATH|redis://HOST:PORT/DB",
-    help="Where idempotency records and the audit live; sqlite and redis are shared by replicas (HTTP is then stateless).",
+    help="Where idempotency records, working sets and the audit live (default: HTTP sqlite in "
+    "$XDG_STATE_HOME/toolcat/, stdio memory); sqlite is shared on one host, redis across hosts.",
+)
+@click.option(
+    "--stateless/--stateful",
+    default=None,
+    help="HTTP: answer without MCP sessions, so any replica answers any request (default: stateless only with "
+    "redis://). Stateless clients get no list_changed notifications.",
 )
 @click.option("--otlp-endpoint", default=None, help="Export traces and metrics over OTLP/HTTP here (the [otel] extra).")
 @click.option(
@@ -147,6 +153,7 @@ from .reader import allow_handlers_from, handler_options
     show_default=True,
     help="On SIGTERM, how long to let calls in flight finish while refusing new ones.",
 )
+@context_option
 @handler_options
 def serve(
     build_dir: Path | None,
@@ -174,9 +181,11 @@ def serve(
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
     sandbox: str | None,
-    state: str,
+    state: str | None,
+    stateless: bool | None,
     otlp_endpoint: str | None,
     drain_seconds: float,
+    context_pairs: tuple[str, ...] = (),
 ) -> None:
     """Serve a catalogue to MCP clients through one dialect's discovery tools.
 
@@ -191,6 +200,11 @@ def serve(
 
     if build_dir is not None and url is not None:
         raise click.UsageError("give either --build DIR or --url URL, not both")
+    if dialect == "direct" and require_expand:
+        raise click.UsageError(
+            "--require-expand has no meaning with --dialect direct: every tool is listed with its schema. "
+            "Drop --require-expand, or serve a discovery dialect (gateway, spec, namespaced)."
+        )
     location = url if url is not None else str(build_dir or Path("build"))
     options = ServeOptions(
         location=location,
@@ -216,8 +230,10 @@ def serve(
         token_env=token_env,
         max_sessions=max_sessions,
         state=state,
+        stateless=stateless,
         otlp_endpoint=otlp_endpoint,
         drain_seconds=drain_seconds,
+        context=context_from(context_pairs),
     )
 
     def ready(endpoint: str) -> None:

@@ -4,7 +4,10 @@ A dialect is the small set of tools an agent is given instead of the whole catal
 
 * ``spec``: ``list``, ``search_nodes``, ``search_tool_by_category``, ``expand_tool``, ``call_tool``
 * ``gateway``: ``tool_help``, ``tool_exec``, ``tool_batch``
-* ``namespaced``: ``tool_list``, ``tool_describe``, ``find_tool``
+* ``namespaced``: ``tool_list``, ``tool_describe``, ``find_tool`` (and, when the catalogue declares them,
+  one ``discover_<domain>_tools`` per domain: :func:`domain_tool`, seed 002)
+* ``direct``: none; every tool the session may use is exposed itself, with its schema (seed 001's legacy
+  mode, the gateway feature flag turned off)
 
 Each tool carries its name, the description a model reads, a JSON Schema of its input
 (matching the reader method's keyword arguments), a JSON Schema of its output, MCP
@@ -17,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-DIALECT_NAMES: tuple[str, ...] = ("spec", "gateway", "namespaced")
+DIALECT_NAMES: tuple[str, ...] = ("spec", "gateway", "namespaced", "direct")
 
 _READ_ONLY: dict[str, Any] = {
     "readOnlyHint": True,
@@ -59,7 +62,7 @@ _POINTER: dict[str, Any] = {
     "type": "object",
     "properties": {
         "tool_id": {"type": "string"},
-        "type": {"enum": ["tool", "skill"]},
+        "type": {"enum": ["tool", "skill", "agent"]},
         "path": {"type": "array", "items": {"type": "string"}},
         "summary": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
@@ -77,7 +80,7 @@ _LISTED: dict[str, Any] = {
         "properties": {
             "name": {"type": "string"},
             "alias": {"type": "string"},
-            "type": {"enum": ["tool", "skill"]},
+            "type": {"enum": ["tool", "skill", "agent"]},
             "kind": {"enum": ["read", "write"]},
             "summary": {"type": "string"},
         },
@@ -158,6 +161,8 @@ class DiscoveryTool:
     output_schema: dict[str, Any]
     annotations: dict[str, Any]
     method: str
+    #: Arguments the reader method receives before the caller's (a per-domain tool's ``domain``).
+    bound: tuple[tuple[str, str], ...] = ()
 
     @property
     def read_only(self) -> bool:
@@ -407,7 +412,49 @@ _NAMESPACED = (
     ),
 )
 
-DIALECTS: dict[str, tuple[DiscoveryTool, ...]] = {"spec": _SPEC, "gateway": _GATEWAY, "namespaced": _NAMESPACED}
+DIALECTS: dict[str, tuple[DiscoveryTool, ...]] = {
+    "spec": _SPEC,
+    "gateway": _GATEWAY,
+    "namespaced": _NAMESPACED,
+    "direct": (),  # the catalogue's own tools are the tools (reader/dialects/direct.py lists them)
+}
+
+#: The dialect per-domain discovery tools sit in: they sit beside its ``tool_list(namespace)`` (seed 002).
+DOMAIN_DIALECT = "namespaced"
+
+
+def domain_tool_name(domain: str) -> str:
+    """The per-domain discovery tool of a namespace: ``file`` → ``discover_file_tools`` (seed 002's names)."""
+    return f"discover_{domain}_tools"
+
+
+def domain_tool(domain: str) -> DiscoveryTool:
+    """``discover_<domain>_tools(tool?)``: a domain's tools (name and one line), or one tool's details (seed 002).
+
+    It answers through :meth:`toolcat.reader.Catalog.discover` with ``domain`` bound, so the same input
+    schema serves every domain; a model reads the domain in the tool's name and description.
+    """
+    return DiscoveryTool(
+        domain_tool_name(domain),
+        DOMAIN_DIALECT,
+        f"Discover the {domain}.* tools: without arguments their names and one line each; "
+        "with tool, that tool's parameters and usage (it then becomes callable by its alias).",
+        _obj({"tool": {"type": "string", "description": 'A tool of this domain by name or alias, e.g. "read_file".'}}),
+        _envelope(
+            {
+                "domain": {"type": "string"},
+                "count": {"type": "integer"},
+                "tools": _LISTED,
+                "tool_id": {"type": "string"},
+                "alias": {"type": "string"},
+                "parameters": {"type": "array", "items": {"type": "string"}},
+                "usage": {"type": "string"},
+            }
+        ),
+        _READ_ONLY,
+        "discover",
+        (("domain", domain),),
+    )
 
 
 def dialect_tools(dialect: str) -> tuple[DiscoveryTool, ...]:
@@ -416,6 +463,16 @@ def dialect_tools(dialect: str) -> tuple[DiscoveryTool, ...]:
         return DIALECTS[dialect]
     except KeyError:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECT_NAMES)}") from None
+
+
+def served_tools(dialect: str, domains: Any = ()) -> tuple[DiscoveryTool, ...]:
+    """A dialect's discovery tools, and in the namespaced dialect one ``discover_<domain>_tools`` per domain after them.
+
+    ``domains`` is the catalogue's (manifest ``discovery.domains``); other dialects ignore it. The MCP server
+    lists, and the provider exports write, exactly these.
+    """
+    tools = dialect_tools(dialect)
+    return (*tools, *(domain_tool(str(d)) for d in domains)) if dialect == DOMAIN_DIALECT else tools
 
 
 #: Each dialect's help at the root: the call that shows how its tools are called.

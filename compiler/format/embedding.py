@@ -234,18 +234,22 @@ def dequantize(data: bytes, scales: list[float], dim: int, dtype: str = "int8") 
     return q * (scale / 127.0)
 
 
-def with_ancestors(cosines: Any, node_cosines: Any, ancestors: Any, weight: float) -> Any:
+def with_ancestors(cosines: Any, node_cosines: Any, ancestors: Any, weight: float, rows: Any = None) -> Any:
     """Each tool's cosine, less ``weight`` times how far its best ancestor node trails the best node of all.
 
     ``tool + weight · (best ancestor - best of every tool's best ancestor)``: tools under the node that matches the
     query best keep their cosine, tools elsewhere lose a part of the gap; a catalogue whose tools all share one
     node is ranked exactly as without the term. ``ancestors`` is a ``(n_tools, depth)`` array of node rows, padded
-    with ``len(node_cosines)`` (no ancestor); a tool without any ancestor keeps its own cosine.
+    with ``len(node_cosines)`` (no ancestor); a tool without any ancestor keeps its own cosine. With ``rows``, each
+    tool's row of ``ancestors`` (tools under one node share a row: :func:`toolcat.reader.search.semantic.ancestor_index`
+    keeps each distinct path once), so the best ancestor is found once per path, not once per tool.
     """
     import numpy as np  # noqa: PLC0415 - [semantic] extra
 
     extended = np.append(np.asarray(node_cosines, dtype=np.float32), np.float32(-2.0))
     best = extended[ancestors].max(axis=1)
+    if rows is not None:
+        best = best[rows]
     tools = np.asarray(cosines, dtype=np.float32)
     has = best > -2.0
     if not has.any():

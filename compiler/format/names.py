@@ -15,6 +15,8 @@ import unicodedata
 from typing import Any
 
 __all__ = [
+    "ACTION",
+    "ENTITY",
     "MAX_NODE_NAME",
     "MAX_NODE_PATH_DEPTH",
     "MAX_RESOURCE_PATH",
@@ -24,6 +26,7 @@ __all__ = [
     "RULES",
     "SKILL_NAME",
     "TOOL_ID",
+    "entity_action",
     "node_name_problem",
     "node_path_problem",
     "resource_path_problem",
@@ -48,12 +51,18 @@ MAX_NODE_PATH_DEPTH = 32
 #: reader's 1,024 characters (:data:`toolcat.format.refs.MAX_REF_PATH`), with room to spare.
 MAX_RESOURCE_PATH = 512
 
+#: A tool's ``entity`` (dotted segments) and ``action`` (one segment), when the source names them.
+ENTITY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){0,3}")
+ACTION = re.compile(r"[a-z][a-z0-9_]*")
+
 #: What each kind of name must look like, as a diagnostic's ``expected`` says it.
 RULES = {
     "tool id": f"2 to 4 dotted lowercase segments of [a-z0-9_], each starting with a letter, e.g. file.read "
     f"(at most {MAX_TOOL_ID} characters)",
     "node name": f"lowercase letters, digits, '-' or '_', starting with a letter or digit (at most {MAX_NODE_NAME})",
     "skill name": f"lowercase a-z, 0-9 and single hyphens, not at the start or end (at most {MAX_SKILL_NAME})",
+    "entity": "1 to 4 dotted lowercase segments of [a-z0-9_], each starting with a letter, e.g. task",
+    "action": "one lowercase segment of [a-z0-9_] starting with a letter, e.g. update",
     "resource path": f"a relative path of plain file names: no control characters, backslashes, '..', '.' or "
     f"empty segments (at most {MAX_RESOURCE_PATH} characters)",
 }
@@ -123,3 +132,17 @@ def resource_path_problem(value: Any) -> str | None:
     if any(segment in ("", ".", "..") for segment in segments) or posixpath.normpath(value) != value:
         return f"the resource path {value!r} has an empty, '.' or '..' segment"
     return None
+
+
+def entity_action(tool_id: str) -> tuple[str, str]:
+    """The entity and action a tool id names, for a source that does not name them (docs/sources.md).
+
+    The action is the last segment; the entity is the one before it when the id has two segments, else the
+    segments between the namespace and the action: ``file.read`` → (``file``, ``read``), ``onto.task.update``
+    → (``task``, ``update``), ``onto.project.graph.get`` → (``project.graph``, ``get``).
+    """
+    parts = tool_id.split(".")
+    if len(parts) < 2:
+        return tool_id, tool_id
+    middle = parts[1:-1] or parts[:1]
+    return ".".join(middle), parts[-1]

@@ -23,6 +23,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ..format.interpreter import interpreter_argv
 from ..format.types import Json
 from .common import (
     STATE_DIR,
@@ -212,7 +213,8 @@ async def fetch_tools(
 
     transport: Any
     if command is not None:
-        transport = stdio_client(StdioServerParameters(command=command[0], args=command[1:], env=env or None))
+        argv = interpreter_argv(command)  # python means this interpreter, as in the mcp handler that runs the tools
+        transport = stdio_client(StdioServerParameters(command=argv[0], args=argv[1:], env=env or None))
     else:
         transport = streamable_http_client(str(url))
     tools: list[Json] = []

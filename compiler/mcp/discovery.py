@@ -2,9 +2,11 @@
 
 An input that breaks a tool's input schema is answered with a ``VALIDATION_ERROR`` envelope (so the model can
 correct itself); otherwise the matching :class:`toolcat.reader.Catalog` method runs in a worker thread.
-Catalogue tools can be MCP tools too (:class:`CatalogTool`): the always-loaded ones in every dialect, and in the
-namespaced dialect each tool a client described, kept in its :class:`WorkingSet` (the ``tool_reference``
-pattern: a discovered tool becomes callable). :class:`toolcat.mcp.server.CatalogServer` uses these for
+Catalogue tools can be MCP tools too (:class:`CatalogTool`): the always-loaded ones in every dialect (marked
+pinned, counted apart from the discovery tools), in the namespaced dialect each tool a client described, kept in its
+:class:`WorkingSet` (the ``tool_reference`` pattern: a discovered tool becomes callable), and in the direct dialect
+every tool the session may see (:func:`direct_catalog_tools`). The namespaced dialect also serves a
+``discover_<domain>_tools`` per domain the catalogue declares (:func:`discovery_tools`, seed 002). :class:`toolcat.mcp.server.CatalogServer` uses these for
 ``tools/list`` and ``tools/call``.
 """
 
@@ -19,7 +21,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from ..format.dialects import DiscoveryTool, dialect_tools, input_help
+from ..format.dialects import DiscoveryTool, input_help, served_tools
 from ..format.envelope import error_envelope
 from ..format.field_errors import field_errors
 from ..format.json_paths import too_deep
@@ -44,16 +46,17 @@ def input_errors(tool: DiscoveryTool, arguments: Json) -> list[Json]:
                 "expected": f"at most {MAX_ARGS_DEPTH} levels",
             }
         ]
-    return field_errors(_validator(tool.name, tool.dialect).iter_errors(arguments), unexpected="argument")
+    return field_errors(
+        _validator(json.dumps(tool.input_schema, sort_keys=True)).iter_errors(arguments), unexpected="argument"
+    )
 
 
 @functools.cache
-def _validator(name: str, dialect: str) -> Any:
-    """The compiled input-schema validator of one discovery tool (jsonschema is a build-side dependency)."""
+def _validator(schema_text: str) -> Any:
+    """The compiled validator of one input schema (a discovery tool's, or the per-domain tools' shared one)."""
     from jsonschema import Draft202012Validator  # noqa: PLC0415 - loaded on the first call only
 
-    tool = next(t for t in dialect_tools(dialect) if t.name == name)
-    return Draft202012Validator(tool.input_schema)
+    return Draft202012Validator(json.loads(schema_text))
 
 
 def input_error_envelope(tool: DiscoveryTool, errors: list[Json]) -> Json:
@@ -76,7 +79,23 @@ def output_schema(tool: DiscoveryTool) -> dict[str, Any]:
     ``--strict``, some clients' schema converters); :func:`portable_schema` writes it as ``anyOf``.
     """
     portable: dict[str, Any] = portable_schema(tool.output_schema)
+    properties = portable.get("properties")
+    if isinstance(properties, dict):  # a field that may hold any JSON value says so (no bare ``{}``)
+        portable["properties"] = {name: _any_if_bare(sub) for name, sub in properties.items()}
     return portable
+
+
+#: Every JSON value, spelled with validation keywords: the same meaning as ``{}``, which portability checks flag.
+ANY_JSON: dict[str, Any] = {
+    "anyOf": [{"type": kind} for kind in ("object", "array", "string", "number", "boolean", "null")]
+}
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+
+
+def _any_if_bare(schema: Any) -> Any:
+    if isinstance(schema, dict) and set(schema) <= _ANNOTATIONS:
+        return {**schema, **ANY_JSON}
+    return schema
 
 
 def portable_schema(schema: Any) -> Any:
@@ -96,8 +115,8 @@ def portable_schema(schema: Any) -> Any:
 
 
 def mcp_tool(tool: DiscoveryTool) -> dict[str, Any]:
-    """The ``tools/list`` entry of a discovery tool."""
-    return {**tool.as_mcp(), "outputSchema": output_schema(tool)}
+    """The ``tools/list`` entry of a discovery tool; both schemas written portably (same meaning, no type arrays)."""
+    return {**tool.as_mcp(), "inputSchema": portable_schema(tool.input_schema), "outputSchema": output_schema(tool)}
 
 
 async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> Json:
@@ -107,10 +126,20 @@ async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> J
         return input_error_envelope(tool, errors)
     method: Callable[..., Json] = getattr(catalog, tool.method)
     # abandon_on_cancel: the server's per-call deadline answers the client even while the thread still runs
-    result = await anyio.to_thread.run_sync(functools.partial(method, **arguments), abandon_on_cancel=True)
+    call = functools.partial(method, **dict(tool.bound), **arguments)  # a per-domain tool's domain is bound
+    result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
     if not isinstance(result, dict):
         return error_envelope("INTERNAL", f"{tool.method} returned {type(result).__name__}, not an object")
     return result
+
+
+def discovery_tools(catalog: Catalog, dialect: str) -> tuple[DiscoveryTool, ...]:
+    """The discovery tools served in ``dialect``: its own, and the namespaced dialect's per-domain ones (seed 002)."""
+    return served_tools(dialect, catalog.discovery_domains())
+
+
+#: ``_meta`` key marking a pinned (always_load) tool in ``tools/list``: counted apart from the discovery tools.
+PINNED_META_KEY = "toolcat/pinned"
 
 
 # -- catalogue tools as MCP tools: always-loaded ones, and the namespaced dialect's working set -------------
@@ -127,15 +156,18 @@ class CatalogTool:
     description: str
     input_schema: dict[str, Any]
     annotations: dict[str, Any]
+    #: A pinned (``always_load``) tool: listed beside the discovery tools, and marked so clients count it apart.
+    pinned: bool = False
 
     def as_mcp(self) -> dict[str, Any]:
         """The ``tools/list`` entry (no outputSchema: the answer is the reader's exec envelope)."""
-        return {
+        entry = {
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema,
             "annotations": self.annotations,
         }
+        return {**entry, "_meta": {PINNED_META_KEY: True}} if self.pinned else entry
 
 
 def catalog_tool(spec: Json) -> CatalogTool | None:
@@ -156,6 +188,17 @@ def catalog_tool(spec: Json) -> CatalogTool | None:
     annotations.setdefault("readOnlyHint", spec.get("kind") == "read")
     annotations["title"] = tool_id
     return CatalogTool(alias, tool_id, f"[{tool_id}] {text}", schema, annotations)
+
+
+def direct_catalog_tools(catalog: Catalog) -> dict[str, CatalogTool]:
+    """The direct dialect's tools (seed 001's legacy mode): every tool the session may see, by alias, with its schema."""
+    listed = catalog.direct_tools()
+    out: dict[str, CatalogTool] = {}
+    for spec in listed.get("tools", []) if listed.get("ok") else []:
+        tool = catalog_tool(spec)
+        if tool is not None:
+            out[tool.name] = tool
+    return out
 
 
 class WorkingSet:

@@ -26,6 +26,7 @@ from typing import Any
 import anyio.to_thread
 
 from ..format.envelope import ReaderError
+from . import telemetry
 
 log = logging.getLogger(__name__)
 
@@ -190,8 +191,10 @@ def exit_after_drain(drain: Drain) -> None:
 
     A call cut at ``--call-timeout`` has had its answer (UNAVAILABLE) and keeps a worker thread until its handler
     returns; a normal interpreter exit would join it. uvicorn's own signal handling ends such a process by
-    re-raising the signal; a drained replica exits 0 instead, having let every call in flight finish or time out.
+    re-raising the signal; a drained replica exits 0 instead, having let every call in flight finish or time out,
+    and having sent the spans and metrics it still held to the OTLP endpoint.
     """
     if drain.signalled:
+        telemetry.flush()  # os._exit skips the OpenTelemetry SDK's atexit export of what it still holds
         logging.shutdown()
         os._exit(0)

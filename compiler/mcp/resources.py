@@ -105,7 +105,8 @@ def read_resource(catalog: Catalog, uri: str) -> types.ReadResourceResult:
     if parsed is None:
         raise MCPError(
             types.INVALID_PARAMS,
-            f"Unknown resource {uri!r:.200}: toolcat serves {SKILL_SCHEME}<name> and {SKILL_SCHEME}<name>/<path>",
+            f"Unknown resource {uri!r:.200}: toolcat serves skill://<name>/<path> (skills/list names them), "
+            f"{SKILL_SCHEME}<name> and {SKILL_SCHEME}<name>/<path>",
         )
     name, resource = parsed
     if resource is None:

@@ -36,7 +36,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..format.dialects import DiscoveryTool, dialect_tools
+from ..format.dialects import DiscoveryTool
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -66,16 +66,24 @@ from ..reader.execution.idempotency import client_scope
 from . import fleet, prompts, resources, skills, telemetry
 from .discovery import (
     CatalogTool,
-    WorkingSet,
     call_tool,
     catalog_tool,
+    direct_catalog_tools,
+    discovery_tools,
     json_text,
     mcp_tool,
 )
 from .http_guard import SESSION_IDLE_SECONDS, BearerToken, ExposureError, SessionBound, exposure
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
-from .state import StateStore, open_state  # fleet (docs/deploy.md): serve's state behind one interface
+from .state import (  # fleet (docs/deploy.md): serve's state behind one interface
+    StateStore,
+    StoredWorkingSet,
+    WorkingSets,
+    http_stateless,
+    open_state,
+    state_spec,
+)
 
 __all__ = [
     "CALL_SECONDS",
@@ -163,14 +171,22 @@ class ServeOptions:
     #: HTTP only: handshake-era sessions kept (a new one evicts the one idle for longest).
     max_sessions: int = 1_000
 
-    # fleet (docs/deploy.md): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB), OTLP, drain
-    state: str = "memory"
+    # fleet (docs/deploy.md): where serve's state lives (memory, sqlite:PATH, redis://HOST:PORT/DB; None: the
+    # default of state.state_spec), whether HTTP keeps MCP sessions (None: stateless only for redis), OTLP, drain
+    state: str | None = None
+    stateless: bool | None = None
     otlp_endpoint: str | None = None
     drain_seconds: float = 20.0
+    #: The host's context (``Catalog.open(context=)``, ``--context KEY=VALUE``): values for tools' declared context args.
+    context: dict[str, Any] | None = None
+
+
+#: The one client of a stdio server: unique per process, so stdio servers sharing a --state file share no keys.
+STDIO_CLIENT = f"stdio:{os.urandom(6).hex()}"
 
 
 def client_key(ctx: ServerRequestContext[Any]) -> str | None:
-    """Who is calling, for per-client state: a handshake-era HTTP session's id, ``"stdio"``, or None (stateless).
+    """Who is calling, for per-client state: a handshake-era HTTP session's id, :data:`STDIO_CLIENT`, or None.
 
     Read from public request data only: a 2026-07-28 request belongs to no session (None); over
     streamable HTTP the ``Mcp-Session-Id`` header names the session; over stdio the process has one client.
@@ -180,16 +196,16 @@ def client_key(ctx: ServerRequestContext[Any]) -> str | None:
     request = ctx.request
     headers = getattr(request, "headers", None)
     if headers is None:
-        return "stdio"
+        return STDIO_CLIENT
     session = headers.get("mcp-session-id")
     return f"http:{session}" if session else None
 
 
 def peer_key(ctx: ServerRequestContext[Any]) -> str:
-    """The network peer of an HTTP request (``peer:<address>``), else ``"local"``: the unit of fairness."""
+    """The network peer of an HTTP request (``peer:<address>``), else this process's :data:`STDIO_CLIENT`."""
     client = getattr(ctx.request, "client", None)
     host = getattr(client, "host", None)
-    return f"peer:{host}" if host else "local"
+    return f"peer:{host}" if host else STDIO_CLIENT
 
 
 def call_timeout_envelope(name: str, seconds: float) -> Json:
@@ -224,8 +240,10 @@ class CatalogServer:
         self.state = state if state is not None else open_state("memory")
         self.gate = fleet.VersionGate()
         self.drain_seconds = fleet.DRAIN_SECONDS
+        #: HTTP without MCP sessions (any replica answers any request); False keeps handshake-era sessions.
+        self.stateless = False
         self.dialect = dialect
-        self.tools = dialect_tools(dialect)
+        self.tools = discovery_tools(catalog, dialect)  # gateway-modes: + per-domain tools (namespaced)
         self.by_name = {tool.name: tool for tool in self.tools}
         self.watch_path = watch_path
         self.poll_seconds = (
@@ -235,9 +253,11 @@ class CatalogServer:
         )
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, ServerSession] = {}
-        #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`.
-        self._working: dict[str, WorkingSet] = {}
+        #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`, in the state store.
+        self.working_sets = WorkingSets(self.state.clients, lambda: self.catalog.registry_version)
         self.always: dict[str, CatalogTool] = self._always_loaded()
+        #: gateway-modes: the direct dialect's tools (every tool the session may see), by alias; empty elsewhere
+        self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if dialect == "direct" else {}
         self.changes = 0
         self.server: Server[Any] = Server(
             "toolcat",
@@ -258,7 +278,8 @@ class CatalogServer:
         self.server.middleware.append(self._track_sessions)
         self.server.add_request_handler("skills/list", skills.SkillsListParams, self._list_skills)
         self.server.add_request_handler("skills/get", skills.SkillsGetParams, self._get_skill)
-        self.server.extensions[skills.EXTENSION_ID] = {}
+        self.server.add_request_handler("resources/directory/read", skills.DirectoryReadParams, self._read_directory)
+        self.server.extensions[skills.EXTENSION_ID] = dict(skills.SETTINGS)
 
     # -- options ----------------------------------------------------------------------------
     def initialization_options(self) -> Any:
@@ -270,9 +291,14 @@ class CatalogServer:
     def _instructions(self) -> str:
         manifest = self.catalog.manifest
         names = ", ".join(tool.name for tool in self.tools)
+        head = f"{manifest.get('title') or 'A tool catalogue'}: {manifest.get('summary') or ''} "
+        if not self.tools:  # gateway-modes: the direct dialect lists every tool itself
+            return f"{head}Every tool is listed with its input schema; call it by name.".strip()
+        pinned = ", ".join(self.always)
+        beside = f" Pinned beside them (not discovery tools): {pinned}." if pinned else ""
         return (
-            f"{manifest.get('title') or 'A tool catalogue'}: {manifest.get('summary') or ''} "
-            f"Discover and run its tools with {names}; the prompt '{SYSTEM_PROMPT}' explains the workflow."
+            f"{head}Discover and run its tools with {names} ({len(self.tools)} discovery tools).{beside} "
+            f"The prompt '{SYSTEM_PROMPT}' explains the workflow."
         ).strip()
 
     # -- tools --------------------------------------------------------------------------------
@@ -284,23 +310,20 @@ class CatalogServer:
             if tool is None or tool.name in self.by_name:
                 log.warning("always-loaded tool %s is not exposed: its alias is missing or taken", spec.get("tool_id"))
                 continue
-            out[tool.name] = tool
+            out[tool.name] = replace(tool, pinned=True)
         return out
 
-    def working_set(self, key: str | None) -> WorkingSet | None:
+    def working_set(self, key: str | None) -> StoredWorkingSet | None:
         """The described tools of one handshake-era client (namespaced dialect); None for a stateless request."""
         if key is None or self.dialect != "namespaced":
             return None
-        if key not in self._working:
-            if len(self._working) >= MAX_TRACKED_SESSIONS:
-                self._working.pop(next(iter(self._working)))
-            self._working[key] = WorkingSet()
-        return self._working[key]
+        return self.working_sets.of(key)
 
     def listed_tools(self, key: str | None = None) -> list[dict[str, Any]]:
         """What ``tools/list`` shows a client: the dialect's tools, the always-loaded ones, its described ones."""
         listed = [mcp_tool(tool) for tool in self.tools]
         listed += [tool.as_mcp() for tool in self.always.values()]
+        listed += [tool.as_mcp() for tool in self.direct.values() if tool.name not in self.always]
         working = self.working_set(key)
         if working is not None:
             listed += [t.as_mcp() for t in working.tools() if t.name not in self.always]
@@ -312,7 +335,8 @@ class CatalogServer:
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListToolsResult:
         key = client_key(ctx)
-        tools = [types.Tool.model_validate(t) for t in self.listed_tools(key)]
+        listed = await anyio.to_thread.run_sync(self.listed_tools, key)  # the working set is in the state store
+        tools = [types.Tool.model_validate(t) for t in listed]
         if self.working_set(key) is not None:  # this client's own view: its described tools
             return types.ListToolsResult(tools=tools, ttl_ms=0, cache_scope="private")
         return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="public")
@@ -337,7 +361,7 @@ class CatalogServer:
                             result = await self._call_catalog_tool(ctx, params.name, arguments)
             except TimeoutError:
                 result = call_timeout_envelope(params.name, self.call_seconds)
-            if tool is not None and tool.name == "tool_describe" and result.get("ok") is True:
+            if tool is not None and tool.method in ("tool_describe", "discover") and result.get("ok") is True:
                 await self._describe_made_callable(ctx, result)
             version = self.catalog.registry_version
         failed = is_error(result) or result.get("ok") is False
@@ -354,7 +378,7 @@ class CatalogServer:
         working = self.working_set(client_key(ctx))
         if working is None or tool is None or tool.name in self.by_name or not described.get("executable", True):
             return
-        if working.add(tool):
+        if await anyio.to_thread.run_sync(working.add, tool):
             try:
                 await ctx.session.send_tool_list_changed()
             except Exception as exc:  # a client that left: the call still answers
@@ -369,10 +393,10 @@ class CatalogServer:
         Any other name is a protocol error.
         """
         key = client_key(ctx)
-        tool = self.always.get(name)
+        tool = self.always.get(name) or self.direct.get(name)
         working = self.working_set(key)
         if tool is None and working is not None:
-            tool = working.get(name)
+            tool = await anyio.to_thread.run_sync(working.get, name)  # the working set is in the state store
         tool_id = tool.tool_id if tool is not None else None
         if tool_id is None and self.dialect == "namespaced":
             tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
@@ -416,13 +440,16 @@ class CatalogServer:
         return await call_tool(self.catalog, tool, arguments)
 
     # -- the Skills extension -----------------------------------------------------------------
-    async def _list_skills(self, _ctx: ServerRequestContext[Any], _params: skills.SkillsListParams) -> Json:
-        listed = await anyio.to_thread.run_sync(skills.list_skills, self.catalog)
+    async def _list_skills(self, _ctx: ServerRequestContext[Any], params: skills.SkillsListParams) -> Json:
+        listed = await anyio.to_thread.run_sync(skills.list_skills, self.catalog, params.cursor)
         return {**listed, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
 
     async def _get_skill(self, _ctx: ServerRequestContext[Any], params: skills.SkillsGetParams) -> Json:
-        found = await anyio.to_thread.run_sync(skills.get_skill, self.catalog, params.name)
+        found = await anyio.to_thread.run_sync(skills.get_skill, self.catalog, params.uri)
         return {**found, "ttlMs": LIST_TTL_MS, "cacheScope": "public"}
+
+    async def _read_directory(self, _ctx: ServerRequestContext[Any], params: skills.DirectoryReadParams) -> Json:
+        return await anyio.to_thread.run_sync(skills.directory_read, self.catalog, params.uri, params.cursor)
 
     # -- prompts ------------------------------------------------------------------------------
     async def _list_prompts(
@@ -445,8 +472,8 @@ class CatalogServer:
 
     # -- resources (skills) -------------------------------------------------------------------
     def skill_resources(self) -> list[types.Resource]:
-        """Level 2 and level 3 of every skill, as resources (their contents are read on demand)."""
-        return resources.skill_resources(self.catalog)
+        """Every skill's ``skill://<name>/SKILL.md`` (Skills extension), then its level 2 and 3 as ``toolcat://``."""
+        return skills.skill_md_resources(self.catalog) + resources.skill_resources(self.catalog)
 
     async def _list_resources(
         self,
@@ -461,7 +488,11 @@ class CatalogServer:
         _ctx: ServerRequestContext[Any],
         _params: types.PaginatedRequestParams | None,
     ) -> types.ListResourceTemplatesResult:
-        return resource_templates().model_copy(update={"ttl_ms": LIST_TTL_MS, "cache_scope": "public"})
+        listed = resource_templates()
+        templates = skills.skill_templates() + listed.resource_templates
+        return listed.model_copy(
+            update={"resource_templates": templates, "ttl_ms": LIST_TTL_MS, "cache_scope": "public"}
+        )
 
     async def _read_resource(
         self,
@@ -473,6 +504,8 @@ class CatalogServer:
 
     def read_resource(self, uri: str) -> types.ReadResourceResult:
         """The contents of a skill URI; an unknown URI or skill is a protocol error naming what exists."""
+        if uri.startswith(skills.SKILL_SCHEME):
+            return skills.read_skill_file(self.catalog, uri)
         return resources.read_resource(self.catalog, uri)
 
     # -- change notifications -----------------------------------------------------------------
@@ -528,9 +561,10 @@ class CatalogServer:
             return False, last
         if changed:
             self.changes += 1
-            self.always = self._always_loaded()
-            for working in self._working.values():  # described tools may have changed or gone
-                working.clear()
+            self.always = self._always_loaded()  # working sets drop records of other versions as they are read
+            self.tools = discovery_tools(self.catalog, self.dialect)
+            self.by_name = {tool.name: tool for tool in self.tools}
+            self.direct = direct_catalog_tools(self.catalog) if self.dialect == "direct" else {}
             reached = await self.notify_changed()
             log.info(
                 "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached
@@ -585,7 +619,7 @@ class CatalogServer:
         app: Any = self.server.streamable_http_app(
             host=host,
             json_response=True,
-            stateless_http=self.state.shared,  # fleet (docs/deploy.md): no handshake session lives in one replica
+            stateless_http=self.stateless,  # fleet (docs/deploy.md): no handshake session lives in one replica
             transport_security=security,
             **{name: value for name, value in bounds.items() if name in accepted},
         )
@@ -635,6 +669,7 @@ def open_catalog(options: ServeOptions) -> Catalog:
             allowed_namespaces=allowed,
             require_expand=options.require_expand,
             timeout=options.timeout,
+            context=options.context,
         )
 
     allowed = list(options.allow_namespaces) if options.allow_namespaces is not None else None
@@ -656,8 +691,8 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     catalog = catalog or open_catalog(options)
     is_url = options.location.startswith(("http://", "https://"))
     watch_path = None if is_url else Path(options.location)
-    # fleet (docs/deploy.md): the state store holds idempotency records and the audit sink for every replica
-    state = open_state(options.state)
+    # fleet (docs/deploy.md): the state store holds idempotency records, working sets and the audit sink
+    state = open_state(state_spec(options.state, options.location, options.transport))
     catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
     catalog.audit = catalog.session.audit
     server = CatalogServer(
@@ -670,6 +705,7 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
         state=state,
     )
     server.drain_seconds = options.drain_seconds
+    server.stateless = http_stateless(options.stateless, state)
     return server
 
 

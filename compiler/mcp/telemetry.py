@@ -44,6 +44,8 @@ CALL_TOOLS = frozenset({"tool_exec", "call_tool", "tool_batch"})
 #: Hits recorded on a search span.
 TOP_HITS = 5
 _HIT_LISTS = ("matches", "results", "tools", "nodes", "operations")
+#: Where a hit's score is: ``confidence`` (spec, gateway), ``relevance`` (namespaced find_tool).
+_SCORE_KEYS = ("confidence", "relevance", "score")
 
 _tracer = trace.get_tracer("toolcat.mcp")
 _meter = metrics.get_meter("toolcat.mcp")
@@ -80,6 +82,14 @@ def configure(endpoint: str | None, service_name: str = "toolcat-serve") -> bool
     return True
 
 
+def flush(timeout_millis: int = 5_000) -> None:
+    """Send the spans and metrics the exporters still hold (a drained replica exits without the SDK's atexit hook)."""
+    for provider in (trace.get_tracer_provider(), metrics.get_meter_provider()):
+        force_flush = getattr(provider, "force_flush", None)  # the SDK's providers; the API's no-op has none
+        if callable(force_flush):
+            force_flush(timeout_millis)
+
+
 def current_trace_id() -> str | None:
     """The 32-hex trace id of the span in effect, or None when nothing is traced (for audit records)."""
     context = trace.get_current_span().get_span_context()
@@ -96,7 +106,7 @@ def search_query(name: str, arguments: Json) -> str | None:
 
 
 def top_hits(answer: Json) -> list[dict[str, Any]]:
-    """The first hits of a search answer: ``{id, score}`` each (score when the answer ranks)."""
+    """The first hits of a search answer: ``{id, score}`` each (score when the answer ranks, whatever the dialect calls it)."""
     for key in _HIT_LISTS:
         items = answer.get(key)
         if isinstance(items, list) and items:
@@ -105,8 +115,9 @@ def top_hits(answer: Json) -> list[dict[str, Any]]:
                 if isinstance(item, dict):
                     ident = item.get("tool_id") or item.get("op") or item.get("path") or item.get("name")
                     hit: dict[str, Any] = {"id": str(ident)}
-                    if isinstance(item.get("confidence"), (int, float)):
-                        hit["score"] = float(item["confidence"])
+                    score = next((item[k] for k in _SCORE_KEYS if isinstance(item.get(k), (int, float))), None)
+                    if score is not None:
+                        hit["score"] = float(score)
                     hits.append(hit)
             return hits
     return []

@@ -34,7 +34,6 @@ import json
 import logging
 import os
 import shlex
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from typing import Any, TextIO
 
 from ..format.envelope import ReaderError
 from ..format.errors import ToolcatError
+from ..format.interpreter import interpreter_argv
 from ..reader.execution.policy import REDACTED, env_values, server_label
 from ..reader.execution.runners import ExecContext
 
@@ -54,8 +54,6 @@ STARTUP_SECONDS = 20.0
 CLOSE_SECONDS = 3.0
 #: Seconds a pooled session has to answer the ping that precedes its reuse.
 PING_SECONDS = 5.0
-#: Command names replaced by the running interpreter, so ``[python, server.py]`` works in a venv.
-PYTHON_NAMES = ("python", "python3")
 #: A result with more content blocks than this is refused (the SDK has parsed it; nothing more is built).
 MAX_RESULT_BLOCKS = 10_000
 #: A result whose text (and structured content) is larger than this is refused.
@@ -134,9 +132,7 @@ def server_command(handler: dict[str, Any], tool_id: str) -> list[str] | None:
         )
     if not argv:
         raise ReaderError("NOT_EXECUTABLE", f"the mcp handler of {tool_id} has an empty command", help_path=tool_id)
-    if argv[0] in PYTHON_NAMES:
-        argv[0] = sys.executable
-    return argv
+    return interpreter_argv(argv)  # python means this interpreter, as for `toolcat import mcp --command`
 
 
 def result_size_problem(result: Any) -> str | None:

@@ -1,7 +1,10 @@
 r"""An append-only JSON Lines audit log of reader operations (search → choose → expand → call).
 
 One record per public operation: ``{ts, trace_id, session_id, op, target, outcome,
-latency_ms, registry_version}`` where ``outcome`` is ``"ok"`` or the error code. A log
+latency_ms, registry_version}`` where ``outcome`` is ``"ok"`` or the error code. A call of a
+tool (``exec``) adds what 001's analytics and UI events need (:func:`tool_labels`): ``tool_id``,
+``entity``, ``action``, ``contexts`` (the context argument names the tool declares) and
+``context_filled`` (those the host filled), names only, never a context value. A log
 that cannot be written never breaks the operation it records; it logs a warning once.
 
 Each record is one line of ASCII JSON (``ensure_ascii``), so nothing an agent sends (U+2028,
@@ -16,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Protocol
+
+from ..format.names import entity_action
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +117,25 @@ def audit_line(
         **(extra or {}),
     }
     return json.dumps(record, ensure_ascii=True, sort_keys=True, default=repr)
+
+
+def tool_labels(tool_id: str, spec: dict[str, Any], filled: list[str]) -> dict[str, Any]:
+    """What an audit record of a call says about its tool: ``tool_id``, ``entity``, ``action``, ``contexts``, ``context_filled``.
+
+    ``entity`` and ``action`` come from the spec (a build writes them), else from the id (an older build),
+    with :func:`toolcat.format.names.entity_action`. Context argument names only: their values may be the
+    host's identifiers and stay out of every log.
+    """
+    derived = entity_action(tool_id)
+    entity, action = spec.get("entity"), spec.get("action")
+    contexts = spec.get("contexts")
+    return {
+        "tool_id": tool_id,
+        "entity": entity if isinstance(entity, str) and entity else derived[0],
+        "action": action if isinstance(action, str) and action else derived[1],
+        "contexts": [n for n in contexts if isinstance(n, str)] if isinstance(contexts, list) else [],
+        "context_filled": list(filled),
+    }
 
 
 def read_audit(path: str | Path) -> list[dict[str, Any]]:

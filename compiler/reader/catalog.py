@@ -8,7 +8,9 @@
 * gateway (:mod:`toolcat.reader.dialects.gateway`): :meth:`~Catalog.tool_help`, :meth:`~Catalog.tool_exec`,
   :meth:`~Catalog.tool_batch`;
 * namespaced (:mod:`toolcat.reader.dialects.namespaced`): :meth:`~Catalog.tool_list`, :meth:`~Catalog.tool_describe`,
-  :meth:`~Catalog.find_tool`.
+  :meth:`~Catalog.find_tool`, and seed 002's per-domain :meth:`~Catalog.discover`;
+* direct (:mod:`toolcat.reader.dialects.direct`): :meth:`~Catalog.direct_tools`, each run by
+  ``tool_exec(alias, args, dialect="direct")``.
 
 Only :meth:`Catalog.open` raises (:class:`ReaderError`); every operation after it returns a
 plain dict: a result with ``ok: true`` or an error envelope, never a traceback. Files are
@@ -18,6 +20,7 @@ fetched lazily through refs and kept in memory by sha256 (they never change).
 from __future__ import annotations
 
 import builtins
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -27,8 +30,9 @@ from typing import Any
 from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
+from .audit import AuditSink
 from .checks import shown
-from .dialects import DIALECTS, gateway, namespaced, protocol
+from .dialects import DIALECTS, direct, gateway, namespaced, protocol
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
@@ -91,6 +95,44 @@ def _check_handlers(handlers: Any) -> dict[str, Handler]:
     return dict(handlers)
 
 
+#: A host context holds at most this many keys, each at most this long, and this many bytes of JSON in all.
+MAX_CONTEXT_KEYS = 64
+MAX_CONTEXT_KEY = 128
+MAX_CONTEXT_BYTES = 64 * 1024
+
+
+def _check_context(context: Any) -> dict[str, Any]:
+    """``context={"project_id": ...}`` as a dict of JSON values; BAD_REQUEST (naming keys, never values) otherwise."""
+    if context is None:
+        return {}
+    if not isinstance(context, dict) or not all(
+        isinstance(k, str) and k and len(k) <= MAX_CONTEXT_KEY for k in context
+    ):
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"context must map argument names to values, got a {type(context).__name__}"
+            + (f" with keys {shown(sorted(map(str, context)), 100)}" if isinstance(context, dict) else ""),
+            hints=[f"Pass context={{'project_id': 'p-1'}}: names of at most {MAX_CONTEXT_KEY} characters."],
+        )
+    try:
+        size = len(json.dumps(context, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"context values must be JSON (strings, numbers, booleans, null, lists, objects); keys {sorted(context)}",
+            hints=["Pass identifiers as strings or numbers."],
+        ) from None
+    if len(context) > MAX_CONTEXT_KEYS or size > MAX_CONTEXT_BYTES:
+        raise ReaderError(
+            "BAD_REQUEST",
+            f"context holds {len(context)} keys and {size} bytes of JSON; the limits are "
+            f"{MAX_CONTEXT_KEYS} keys and {MAX_CONTEXT_BYTES} bytes",
+            hints=["Pass only the values tools declare as context (their 'contexts')."],
+        )
+    result: dict[str, Any] = json.loads(json.dumps(context))  # a deep copy the host cannot change later
+    return result
+
+
 class Catalog:
     """A published catalogue, opened from a build folder or an http(s) base URL."""
 
@@ -110,6 +152,8 @@ class Catalog:
         self.session_id = session.session_id
         self.audit = session.audit
         self._idempotency = session.idempotency
+        #: The host's context values by argument name (``open(..., context=...)``).
+        self.context = session.context
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -121,7 +165,7 @@ class Catalog:
         *,
         read_only: bool = False,
         allowed_namespaces: list[str] | None = None,
-        audit: str | Path | None = None,
+        audit: str | Path | AuditSink | None = None,
         require_expand: bool = False,
         timeout: float = 10.0,
         retries: int = 2,
@@ -133,6 +177,7 @@ class Catalog:
         max_file_bytes: int = MAX_FILE_BYTES,
         handlers: dict[str, Callable[[Any], Any]] | None = None,
         allow_secrets: dict[str, list[str]] | None = None,
+        context: dict[str, Any] | None = None,
     ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
@@ -159,6 +204,12 @@ class Catalog:
         folder's handlers may read any and a URL catalogue's none.
         ``max_file_bytes`` caps every file read over HTTP, on the wire and inflated, whatever its ref
         promises (a larger promise is INTEGRITY).
+        ``context={"project_id": "p-1"}`` is the host's context (001): a tool that declares an argument in
+        its ``contexts`` gets the host's value for it, over any value the model sent (``meta.context_filled``
+        names them); no tool receives a context value it did not declare, and the schema the model reads
+        (describe, tool_help) leaves the filled arguments out. Audit records name them, never their values.
+        ``audit`` is a JSON Lines file path, or a host's sink (an object with the
+        :class:`~toolcat.reader.audit.AuditSink` ``record`` method) to emit analytics or UI events from.
         """
         if not isinstance(path_or_url, (str, Path)):
             raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {shown(path_or_url)}")
@@ -173,6 +224,12 @@ class Catalog:
         digest = _check_pin(pin)
         root = _check_sandbox(sandbox)
         own_handlers = _check_handlers(handlers)
+        host_context = _check_context(context)
+        if audit is not None and not isinstance(audit, (str, Path)) and not callable(getattr(audit, "record", None)):
+            raise ReaderError(
+                "BAD_REQUEST",
+                f"audit must be a file path or an object with a record() method, got {shown(audit, 100)}",
+            )
         source = open_source(path_or_url, cache_dir, timeout, retries, max_parallel, max_file_bytes=max_file_bytes)
         policy = HandlerPolicy(
             allow_handlers,
@@ -191,6 +248,7 @@ class Catalog:
             timeout=timeout,
             audit=audit,
             handlers=own_handlers,
+            context=host_context,
         )
         started = time.perf_counter()
         store.load(store.read_entry())
@@ -409,6 +467,55 @@ class Catalog:
                 "find_tool", purpose, lambda _t: namespaced.find_tool(self.store, self.session, purpose, limit)
             ),
             "namespaced",
+        )
+
+    def discover(self, domain: Any, tool: Any = None) -> Json:
+        """Seed 002's ``discover_<domain>_tools``: a domain's tools (names, one line), or one tool's details.
+
+        ``domain`` is a namespace (``file``); ``tool`` a tool of it by name or alias (``read_file``), whose
+        description then carries 002's ``parameters`` and ``usage``. The MCP server and the namespaced export
+        offer one such tool per domain the catalogue declares (:meth:`discovery_domains`).
+        """
+        return self._answer(
+            self.session.run(
+                "discover",
+                {"domain": domain, "tool": tool},
+                lambda _t: namespaced.discover(
+                    self.store,
+                    self.session,
+                    domain,
+                    tool,
+                    lambda tool_id: spec_dialect.describe(self.store, self.session, tool_id),
+                ),
+            ),
+            "namespaced",
+        )
+
+    def discovery_domains(self) -> builtins.list[str]:
+        """The domains the catalogue declares per-domain discovery tools for (manifest ``discovery.domains``).
+
+        Only those the session may see (``allowed_namespaces``); empty when the catalogue declares none.
+        """
+        raw = self.manifest.get("discovery")
+        domains = raw.get("domains") if isinstance(raw, dict) else None
+        allowed = self.session.allowed_namespaces
+        return [
+            str(d)
+            for d in (domains if isinstance(domains, list) else [])
+            if isinstance(d, str) and (allowed is None or d in allowed)
+        ]
+
+    # == direct dialect (no discovery) =============================================================
+    def direct_tools(self) -> Json:
+        """Seed 001's legacy mode: ``{ok, count, tools}``, every tool the session may see with its schema.
+
+        Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}``; the policy's
+        hidden namespaces and, read-only, its write tools are left out. Run one with
+        ``tool_exec(alias, args, dialect="direct")``: the same validation, policy and envelopes as any call.
+        """
+        return self._answer(
+            self.session.run("direct_tools", None, lambda _t: direct.direct_tools(self.store, self.session)),
+            "direct",
         )
 
     # == always-loaded tools =======================================================================

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
-from .audit import AuditLog, AuditSink
+from .audit import AuditLog, AuditSink, tool_labels
 from .checks import MAX_NAME, as_sent, bad, check_bool, deprecation_note, ok, or_default, shown, trace_id
 from .execution import arguments
 from .execution import runners as execute
@@ -29,7 +29,7 @@ from .execution.idempotency import (
     IdempotencyRecords,
     IdempotencyStore,
 )
-from .execution.policy import HandlerPolicy
+from .execution.policy import HandlerPolicy, read_only_refusal
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -79,8 +79,9 @@ class Session:
         allowed_namespaces: list[str] | None,
         require_expand: bool,
         timeout: float,
-        audit: str | Path | None,
+        audit: str | Path | AuditSink | None,
         handlers: dict[str, Handler] | None = None,
+        context: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -90,8 +91,12 @@ class Session:
         self.timeout = timeout
         #: Handler functions of this catalogue only, by type (``Catalog.open(..., handlers=...)``).
         self.handlers = dict(handlers or {})
+        #: The host's context (``Catalog.open(context=...)``): values for the arguments tools declare in ``contexts``.
+        self.context: dict[str, Any] = dict(context or {})
         self.session_id = trace_id()
-        self.audit: AuditSink | None = AuditLog(audit, self.session_id) if audit is not None else None
+        self.audit: AuditSink | None = (
+            AuditLog(audit, self.session_id) if isinstance(audit, (str, Path)) else audit  # a host's sink as is
+        )
         self.idempotency: IdempotencyRecords = IdempotencyStore()
         self._expanded: set[str] = set()
         self._lock = threading.Lock()
@@ -101,8 +106,12 @@ class Session:
         self.idempotency, self.audit = idempotency, audit
 
     # -- the guard ------------------------------------------------------------------------------
-    def run(self, op: str, target: Any, fn: Callable[[str], Json]) -> Json:
-        """Run one public operation: time it, turn any failure into an envelope, audit it."""
+    def run(self, op: str, target: Any, fn: Callable[[str], Json], labels: Json | None = None) -> Json:
+        """Run one public operation: time it, turn any failure into an envelope, audit it.
+
+        ``labels`` is filled by ``fn`` as it runs (a call's tool labels, :func:`toolcat.reader.audit.tool_labels`)
+        and added to the audit record.
+        """
         trace = trace_id()
         started = time.perf_counter()
         try:
@@ -127,6 +136,7 @@ class Session:
                 latency_ms=latency,
                 trace_id=trace,
                 registry_version=self.store.registry_version,
+                extra=labels or None,
             )
         return result
 
@@ -141,6 +151,11 @@ class Session:
                 latency_ms=latency_ms,
                 registry_version=self.store.registry_version,
             )
+
+    # -- the host's context -----------------------------------------------------------------------
+    def model_spec(self, spec: Json) -> Json:
+        """``spec`` as the model reads it: without the arguments this session's context fills (the host owns them)."""
+        return arguments.without_host_args(spec, arguments.host_filled(spec, self.context))
 
     # -- policy ---------------------------------------------------------------------------------
     def expanded(self, tool_id: str) -> None:
@@ -178,16 +193,14 @@ class Session:
                 next_action={"op": "help", "args": {"path": "root"}},
             )
 
-    def authorize(self, tool_id: str, spec: Json) -> None:
-        """NOT_AUTHORIZED unless this session may run the tool (namespace, read-only, described first)."""
+    def authorize(self, tool_id: str, spec: Json, *, dry: bool = False) -> None:
+        """NOT_AUTHORIZED unless this session may run the tool (namespace, read-only, described first).
+
+        A dry run runs nothing, so read-only does not refuse it: its plan says the real call would be refused.
+        """
         self.check_namespace(tool_id)
-        if self.read_only and spec.get("kind") == "write":
-            raise ReaderError(
-                "NOT_AUTHORIZED",
-                f"{tool_id} writes, and this session is read-only",
-                help_path=tool_id,
-                hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],
-            )
+        if self.read_only and spec.get("kind") == "write" and not dry:
+            raise read_only_refusal(tool_id)
         if self.require_expand and tool_id not in self._expanded:
             raise ReaderError(
                 "NOT_AUTHORIZED",
@@ -200,16 +213,18 @@ class Session:
     # -- execution ------------------------------------------------------------------------------
     def tool_exec(self, op: Any, args: Any = None, idempotency_key: Any = None, dry_run: Any = False) -> Json:
         """Validate and run one operation: ``{op, ok, result, meta}`` or ``{op, ok: false, error, meta}``."""
-        return self.run("exec", op, lambda trace: self._exec(op, args, idempotency_key, dry_run, trace))
+        labels: Json = {}
+        return self.run("exec", op, lambda trace: self._exec(op, args, idempotency_key, dry_run, trace, labels), labels)
 
-    def _exec(self, op: Any, args: Any, key: Any, dry_run: Any, trace: str) -> Json:
+    def _exec(self, op: Any, args: Any, key: Any, dry_run: Any, trace: str, labels: Json) -> Json:
         started = time.perf_counter()
         warnings: list[str] = []
         meta_extra: Json = {}
         tool_id = op if isinstance(op, str) and len(op) <= MAX_NAME else None
         try:
             tool_id, body = self._exec_steps(op, args, key, dry_run, warnings, meta_extra)
-            envelope = ok(body, help_path=tool_id)
+            data = {k: v for k, v in body.items() if k != "next_action"}  # a handler's next step (task.list's)
+            envelope = ok(data, help_path=tool_id, next_action=body.get("next_action"))
         except ReaderError as exc:
             envelope = exc.envelope()
         except Exception as exc:
@@ -220,9 +235,10 @@ class Session:
                 details={"exception": type(exc).__name__},
                 help_path=tool_id or "root",
             )
-        envelope["op"], cut = (tool_id, False) if tool_id is not None else as_sent(op)
+        envelope["op"], cut = as_sent(op)  # as sent, so it can be sent again; meta.tool_id names what it resolved to
         if cut:
             envelope["op_truncated"] = True
+        labels.update(meta_extra.pop("_labels", {}))
         resolved = meta_extra.get("tool_id")
         if is_error(envelope) and envelope["error"].get("next_action") is None and isinstance(resolved, str):
             try:
@@ -238,7 +254,9 @@ class Session:
         }
         return envelope
 
-    def _checked_args(self, op: str, args: Any, warnings: list[str], meta: Json) -> tuple[str, Json, Any]:
+    def _checked_args(
+        self, op: str, args: Any, warnings: list[str], meta: Json, *, dry: bool = False
+    ) -> tuple[str, Json, Any]:
         """(tool_id, spec, args with defaults) once the call is authorised and its args valid."""
         tool_id, spec = self.store.spec(op)
         meta["tool_id"] = tool_id
@@ -254,10 +272,14 @@ class Session:
             )
         if spec.get("deprecated"):
             warnings.append(deprecation_note(spec))
-        self.authorize(tool_id, spec)
+        self.authorize(tool_id, spec, dry=dry)
         schema = spec.get("args_schema") or {}
-        filled = arguments.apply_defaults(schema, without_null_optionals(schema, args))
-        field_errors = arguments.validate_args(schema, filled, warnings)
+        given, host = arguments.fill_context(spec, without_null_optionals(schema, args), self.context, warnings)
+        meta["_labels"] = tool_labels(tool_id, spec, host)
+        if host:
+            meta["context_filled"] = host
+        filled = arguments.apply_defaults(schema, given)
+        field_errors = arguments.host_field_errors(arguments.validate_args(schema, filled, warnings), host)
         if field_errors:
             names = ", ".join(e["field"] for e in field_errors)
             raise ReaderError(
@@ -270,6 +292,17 @@ class Session:
             )
         return tool_id, spec, filled
 
+    def _dry_run(self, tool_id: str, spec: Json, filled: Json, warnings: list[str]) -> Json:
+        """What a call would do, run nothing; a refusal the real call would meet is in the plan and a warning."""
+        plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
+        if self.read_only and spec.get("kind") == "write":
+            refusal = read_only_refusal(tool_id)
+            plan.update(allowed=False, refusal={"code": refusal.code, "message": refusal.message})
+            warnings.append(f"a real call would be refused: {refusal.message}")
+        elif not plan.get("allowed", True):
+            warnings.append("a real call would be refused: this host does not allow the tool's handler")
+        return {"dry_run": True, "result": None, "would_run": plan}
+
     def _exec_steps(
         self, op: Any, args: Any, key: Any, dry_run: Any, warnings: list[str], meta: Json
     ) -> tuple[str, Json]:
@@ -278,12 +311,9 @@ class Session:
         if key is not None and (not isinstance(key, str) or not key or len(key) > MAX_NAME):
             raise bad(f"idempotency_key must be a non-empty string, got {shown(key)}")
         dry = check_bool(or_default(dry_run, False), "dry_run")
-        tool_id, spec, filled = self._checked_args(op, args, warnings, meta)
+        tool_id, spec, filled = self._checked_args(op, args, warnings, meta, dry=dry)
         if dry:
-            plan = execute.describe_run({**spec, "tool_id": tool_id}, filled, self.policy)
-            if not plan.get("allowed", True):
-                warnings.append("a real call would be refused: this host does not allow the tool's handler")
-            return tool_id, {"dry_run": True, "result": None, "would_run": plan}
+            return tool_id, self._dry_run(tool_id, spec, filled, warnings)
         handler = spec.get("handler")
         if not isinstance(handler, dict):
             raise ReaderError(
@@ -331,6 +361,8 @@ class Session:
                 result = runner(ctx)
                 json.dumps(result)
                 body: Json = {"result": result}
+                if ctx.next_action is not None:  # a handler's suggested next step (task.list: describe a task)
+                    body["next_action"] = ctx.next_action
             except (TypeError, ValueError) as exc:
                 raise ReaderError(
                     "INTERNAL", f"{tool_id} returned a result that is not JSON: {exc}", help_path=tool_id

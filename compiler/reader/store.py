@@ -363,9 +363,14 @@ class Store:
                 raise ReaderError(
                     "UNKNOWN_PATH",
                     f"node {'/'.join(path)!r} does not exist: {where} has no child {asked!r}",
-                    details={"path": list(path), "children": names, "suggestions": suggestions},
+                    details={
+                        "path": list(path),
+                        "parent": "/".join(walked),
+                        "children": names,
+                        "suggestions": suggestions,
+                    },
                     hints=[f"Children of {where}: {', '.join(names) or 'none'}."],
-                    next_action={"op": "list", "args": {"path": suggestions[0] if suggestions else "/".join(walked)}},
+                    next_action=_unknown_node_next(suggestions, walked, path[len(walked) :]),
                 )
             walked = (*walked, name)
             shard = self._nodes.get(walked) or self.fetch_json(children[name]["ref"])
@@ -524,3 +529,18 @@ class Store:
                 else:
                     entry["groups"].add(".".join(parts[: depth + 1]))
         return groups, ops
+
+
+def _unknown_node_next(suggestions: list[str], walked: tuple[str, ...], missing: tuple[str, ...]) -> Json:
+    """UNKNOWN_PATH's way forward: list the closest child; else search the missing names' words where the walk stopped.
+
+    Listing the parent would only repeat the children the error's hint already names.
+    """
+    if suggestions:
+        return {"op": "list", "args": {"path": suggestions[0]}}
+    words = " ".join(" ".join(missing).replace("_", " ").replace("-", " ").replace(".", " ").split())
+    if not words:
+        return {"op": "list", "args": {"path": "/".join(walked)}}
+    if walked:
+        return {"op": "search_in", "args": {"query": words, "path": "/".join(walked)}}
+    return {"op": "search", "args": {"query": words}}

@@ -194,7 +194,7 @@ def _namespaces(data: BuildData) -> list[dict[str, Any]]:
     counts: dict[str, dict[str, int]] = {}
     for tool_id, spec in data.specs.items():
         bucket = counts.setdefault(tool_id.split(".", 1)[0], {"tools": 0, "skills": 0, "read": 0, "write": 0})
-        bucket["skills" if spec.get("type") == "skill" else "tools"] += 1
+        bucket["skills" if spec.get("skill") else "tools"] += 1  # agents count with skills, as the build does
         bucket["write" if spec.get("kind") == "write" else "read"] += 1
     return [{"name": name, **values} for name, values in sorted(counts.items())]
 

@@ -380,7 +380,7 @@ def _build_site(build_dir: Path, out: Path | None, project_dir: Path | None) -> 
         out,
         str(data.manifest.get("registry_version", "")),
         len(project.pages),
-        sum(1 for s in data.specs.values() if s.get("type") != "skill"),
+        sum(1 for s in data.specs.values() if not s.get("skill")),  # agents count with skills, as the build does
         len(data.skills),
         len(data.files),
         read_done - started,

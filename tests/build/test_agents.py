@@ -51,10 +51,11 @@ def test_folder_agent_bundles_its_files_and_may_choose_a_task_id(make_tree, tmp_
     cat = Catalog.open(out)
     body = cat.tool_exec("task.plan", {})
     assert body["ok"], body
-    assert body["result"]["body"] == "Plan in small steps; use template.md.\n"
+    assert body["result"]["instructions"] == "Plan in small steps; use template.md.\n"
+    assert body["result"]["type"] == "agent"
     resource = cat.tool_exec("task.plan", {"resource": "template.md"})
     assert resource["result"]["content"] == "# Plan\n"
-    assert [p["tool_id"] for p in cat.list(["team"])["tools"]] == ["task.plan"]
+    assert [p["tool_id"] for p in cat.list(["team"])["tools"]] == ["task.list", "task.plan"]
     assert cat.tool_exec("task.plan", {"resource": "AGENT.md"})["ok"] is False  # the definition is level 2, not 3
 
 
@@ -111,9 +112,9 @@ def test_example_catalogue_serves_its_agents(example_build: Path) -> None:
     assert (EXAMPLE_SRC / "agents" / "code-explorer.md").is_file()
     cat = Catalog.open(example_build)
     hits = cat.find_tool("explore an unfamiliar codebase to find where the routes are defined")
-    assert hits["matches"][0]["name"] == "agent.code_explorer"
-    loaded = cat.tool_exec("agent.code_explorer", {})
-    assert "You are a code explorer" in loaded["result"]["body"]
+    assert hits["matches"][0]["name"] == "task.explore"
+    loaded = cat.tool_exec("task.explore", {"query": "where are the routes"})
+    assert "You are a code explorer" in loaded["result"]["instructions"]
 
 
 def test_an_agent_name_is_matched_whole_against_the_naming_rule(tmp_path):

@@ -220,7 +220,8 @@ def test_example_catalogue_meets_the_brief(example_build: Path) -> None:
         "file.write",
         "file.search",
         "file.dir",
-        "task.code_reviewer",
+        "task.code_review",
+        "task.list",
     ):
         assert tool_id in names, tool_id
     rename = json.loads(next((example_build / "tools").glob("refactor.rename_symbol.*.json")).read_text())
@@ -238,7 +239,7 @@ def test_cli_build_prints_summary(tmp_path: Path) -> None:
     src = write_tree(tmp_path / "src", small_tree())
     result = CliRunner().invoke(main, ["build", str(src), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "3 tools, 1 skills" in result.output
+    assert "4 tools, 1 skills" in result.output  # task.list is generated beside the skill
     assert "files written" in result.output
     assert "registry_version" in result.output
     again = CliRunner().invoke(main, ["build", str(src), "--out", str(tmp_path / "out")])
@@ -251,7 +252,7 @@ def test_validate_writes_nothing(tmp_path: Path) -> None:
     before = set(tmp_path.rglob("*"))
     result = CliRunner().invoke(main, ["validate", str(src)])
     assert result.exit_code == 0, result.output
-    assert "valid: 5 nodes, 3 tools, 1 skills" in result.output
+    assert "valid: 5 nodes, 4 tools, 1 skills" in result.output  # task.list is generated beside the skill
     assert set(tmp_path.rglob("*")) == before
 
 

@@ -77,7 +77,7 @@ def test_skills_from_a_pinned_commit_are_built_and_recorded(tmp_path: Path) -> N
     build(src, out)
     cat = Catalog.open(out)
     assert [p["tool_id"] for p in cat.list(["skills", "community"])["tools"]] == ["task.brief_writer"]
-    assert cat.tool_exec("task.brief_writer", {})["result"]["body"] == "Write the summary first.\n"
+    assert cat.tool_exec("task.brief_writer", {})["result"]["instructions"] == "Write the summary first.\n"
     assert (
         cat.tool_exec("task.brief_writer", {"resource": "references/style.md"})["result"]["content"]
         == "Short sentences.\n"

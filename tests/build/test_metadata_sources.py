@@ -155,7 +155,7 @@ def test_example_catalogue_is_clean_under_strict(tmp_path: Path) -> None:
 def test_example_catalogue_shows_the_new_fields(example_build: Path) -> None:
     """A new user sees 004 metadata, a task_id, an always-loaded tool, legacy aliases and search hints in the example."""
     cat = Catalog.open(example_build)
-    review = cat.tool_describe("task.code_reviewer")
+    review = cat.tool_describe("task.code_review")
     assert review["version"] == "2.1.0"
     assert review["author"] == "developer-productivity"
     assert "bug-detection" in review["capabilities"]

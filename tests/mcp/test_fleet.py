@@ -185,7 +185,9 @@ def test_sigterm_stops_an_idle_replica_cleanly(example_build: Path, tmp_path: Pa
 
     What a drain does with calls in flight is pinned in test_fleet_units.py.
     """
-    replica = Replica(example_build, f"sqlite:{tmp_path / 'state.db'}", "gateway", "--drain-seconds", "5")
+    replica = Replica(
+        example_build, f"sqlite:{tmp_path / 'state.db'}", "gateway", "--stateless", "--drain-seconds", "5"
+    )
     try:
         replica.wait()
         base = replica.url.removesuffix("/mcp")

@@ -141,3 +141,20 @@ def test_an_unreachable_redis_is_a_clear_retryable_error(tmp_path: Path) -> None
     assert url in caught.value.message
     with pytest.raises(ReaderError, match="cannot be reached"):
         store.ping()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("redis", marks=needs_redis)])
+def test_shared_keys_belong_to_the_client_that_sent_them(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The same key from two clients names two calls on every replica: no replay of another client's answer, no CONFLICT."""
+    from toolcat.reader.execution.idempotency import client_scope  # noqa: PLC0415
+
+    url = request.getfixturevalue("redis_url") if kind == "redis" else None
+    first, second = _replicas(kind, tmp_path, url)
+    with client_scope("http:alice"), first.idempotency.lock("k"):
+        first.idempotency.put("k", "util.math.eval", "alice-args", {"result": "alice's"}, [])
+    with client_scope("http:bob"), second.idempotency.lock("k"):
+        assert second.idempotency.get("k", "util.math.eval", "bob-args") is None
+    with client_scope("http:alice"):
+        assert second.idempotency.get("k", "util.math.eval", "alice-args") == {"result": "alice's"}

@@ -224,7 +224,7 @@ async def _extension(client: Client, method: str, params: dict[str, Any]) -> dic
 
 @pytest.mark.parametrize("mode", MODES)
 def test_skills_extension_digests_match_the_files(example_build: Path, sandbox: Path, mode: str) -> None:
-    """skills/list names the skills; skills/get's sha256 digests and sizes match what resources/read returns."""
+    """skills/list gives complete entries; each file's sha256 digest and size match what resources/read returns."""
 
     async def run() -> None:
         async with connect(_stdio(example_build, "gateway", sandbox), mode) as client:
@@ -234,9 +234,8 @@ def test_skills_extension_digests_match_the_files(example_build: Path, sandbox: 
             assert listed["skills"], listed
             checked = 0
             for skill in listed["skills"][:3]:
-                got = await _extension(client, "skills/get", {"name": skill["name"]})
-                files = got["skill"]["files"]
-                assert files[0]["path"] == "SKILL.md"
+                files = skill["resources"]
+                assert files[0]["uri"] == skill["uri"] == f"skill://{skill['frontmatter']['name']}/SKILL.md"
                 for entry in files:
                     content = (await client.read_resource(entry["uri"])).contents[0]
                     data = (
@@ -244,7 +243,7 @@ def test_skills_extension_digests_match_the_files(example_build: Path, sandbox: 
                         if isinstance(content, types.TextResourceContents)
                         else __import__("base64").b64decode(content.blob)
                     )
-                    assert entry["digest"] == "sha256:" + hashlib.sha256(data).hexdigest(), entry["path"]
+                    assert entry["digest"] == "sha256:" + hashlib.sha256(data).hexdigest(), entry["uri"]
                     assert entry["size"] == len(data)
                     checked += 1
             assert checked >= 3
@@ -253,13 +252,13 @@ def test_skills_extension_digests_match_the_files(example_build: Path, sandbox: 
 
 
 def test_unknown_skill_is_a_protocol_error_naming_the_list(example_build: Path, sandbox: Path) -> None:
-    """skills/get of a name that is no skill answers -32602 pointing at skills/list."""
+    """skills/get of a URI that is no skill answers -32602 pointing at skills/list."""
     from mcp.shared.exceptions import MCPError  # noqa: PLC0415
 
     async def run() -> None:
         async with connect(_stdio(example_build, "gateway", sandbox), "auto") as client:
             with pytest.raises(MCPError, match="skills/list"):
-                await _extension(client, "skills/get", {"name": "no-such-skill"})
+                await _extension(client, "skills/get", {"uri": "skill://no-such-skill/SKILL.md"})
 
     anyio.run(run)
 

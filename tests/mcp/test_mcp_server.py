@@ -23,6 +23,7 @@ from support import REPO, TESTS, write_tree
 
 from toolcat.build import build
 from toolcat.format.dialects import dialect_tools
+from toolcat.mcp.discovery import portable_schema
 from toolcat.mcp.resources import SKILL_SCHEME, parse_skill_uri, skill_uri
 
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
@@ -224,7 +225,7 @@ def test_tools_list_follows_the_dialect_definitions(mini_build: Path) -> None:
         expected = dialect_tools(dialect)
         assert [t.name for t in tools] == [t.name for t in expected]
         for tool, definition in zip(tools, expected, strict=True):
-            assert tool.input_schema == definition.input_schema
+            assert tool.input_schema == portable_schema(definition.input_schema)  # same meaning, no type arrays
             assert tool.description == definition.description
             assert tool.output_schema is not None
             assert tool.output_schema["type"] == "object"
@@ -327,7 +328,11 @@ def test_prompt_and_skill_resources(mini_build: Path) -> None:
     assert isinstance(text, types.TextContent)
     assert "tool_help" in text.text
     uris = [str(r.uri) for r in seen["resources"].resources]
-    assert uris == [SKILL_SCHEME + "demo-skill", SKILL_SCHEME + "demo-skill/references/guide.md"]
+    assert uris == [
+        "skill://demo-skill/SKILL.md",  # the Skills extension's form first, then toolcat's own
+        SKILL_SCHEME + "demo-skill",
+        SKILL_SCHEME + "demo-skill/references/guide.md",
+    ]
     body = seen["level2"].contents[0]
     assert isinstance(body, types.TextResourceContents)
     assert "Read references/guide.md" in body.text

@@ -91,7 +91,7 @@ REAL_CALLS: dict[str, list[tuple[object, ...]]] = {
     "list": [(), ("storage",)],
     "search_nodes": [("calendar",)],
     "find_tool": [("send an email",)],
-    "tool_describe": [("file.read",), ("task.code_reviewer",)],
+    "tool_describe": [("file.read",), ("task.code_review",)],
     "expand_tool": [("refactor.rename_symbol",)],
     "tool_exec": [("util.math.eval", {"expression": "1+2"}), ("util.math.eval", {"expression": 3})],
     "call_tool": [("util.math.eval", {"expression": "2*3"})],

@@ -349,12 +349,29 @@ def test_unsupported_scheme_is_bad_request(tmp_path):
 
 
 def test_cache_dir_defaults_to_env(site, monkeypatch):
-    """Without cache_dir, files are cached under $TOOLCAT_CACHE."""
+    """Without cache_dir, files are cached under $TOOLCAT_CACHE_DIR, the variable the models' cache reads too."""
     server, tmp = site
-    monkeypatch.setenv("TOOLCAT_CACHE", str(tmp / "envcache"))
+    monkeypatch.delenv("TOOLCAT_CACHE", raising=False)
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp / "envcache"))
     Catalog.open(server.url).list()
     assert any((tmp / "envcache" / "objects").rglob("*"))
     shutil.rmtree(tmp / "envcache")
+
+
+def test_old_cache_variable_still_works_with_a_warning(tmp_path, monkeypatch, caplog):
+    """$TOOLCAT_CACHE, the deprecated name, is read when $TOOLCAT_CACHE_DIR is unset, and ignored when it is set."""
+    from toolcat.reader.fetch.cache import default_cache_dir  # noqa: PLC0415
+
+    monkeypatch.delenv("TOOLCAT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("TOOLCAT_CACHE", str(tmp_path / "old"))
+    with caplog.at_level("WARNING", logger="toolcat.reader.fetch.cache"):
+        assert default_cache_dir() == tmp_path / "old"
+    assert "rename it to TOOLCAT_CACHE_DIR" in caplog.text
+    caplog.clear()
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path / "new"))
+    with caplog.at_level("WARNING", logger="toolcat.reader.fetch.cache"):
+        assert default_cache_dir() == tmp_path / "new"
+    assert "ignored" in caplog.text
 
 
 @pytest.fixture

@@ -77,9 +77,9 @@ def _searcher(build_dir: Path) -> Searcher:
         ("file-read", "file.read"),
         ("  cal.event.create ", "cal.event.create"),
         ("cal event create", "cal.event.create"),
-        ("code-reviewer", "task.code_reviewer"),  # a skill's name
-        ("code reviewer", "task.code_reviewer"),
-        ("task.code_reviewer", "task.code_reviewer"),
+        ("code-reviewer", "task.code_review"),  # a skill's name
+        ("code reviewer", "task.code_review"),
+        ("task.code_review", "task.code_review"),
     ],
 )
 def test_a_tool_named_exactly_comes_first_with_relevance_1(example_build, query, tool_id):
@@ -163,11 +163,11 @@ def test_weak_hits_are_not_padding_the_answer(example_build):
 
 
 def test_search_nodes_with_nothing_found_says_what_to_do(example_build):
-    """search_nodes with no result gives a hint and a next_action to browse the root."""
+    """search_nodes with no result gives a hint and a next_action searching the tools with the same words."""
     answer = Catalog.open(example_build).searcher().search_nodes("xqzzv blorfle")
     assert answer["results"] == []
     assert answer["hints"]
-    assert answer["next_action"] == {"op": "list", "args": {"path": ""}}
+    assert answer["next_action"] == {"op": "search", "args": {"query": "xqzzv blorfle"}}
 
 
 def test_a_pointer_built_from_the_spec_equals_the_indexed_one(example_build):

@@ -35,6 +35,26 @@ def _open(out: Path, patch_meta=None) -> Searcher:
 # -- fusion (stdlib) -------------------------------------------------------------------------
 
 
+@pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="numpy is not installed")
+def test_the_hierarchy_term_over_distinct_paths_equals_the_term_over_every_tool():
+    """Taking each tool's best ancestor once per distinct home path changes no tool's fused cosine."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.format.embedding import with_ancestors  # noqa: PLC0415
+    from toolcat.reader.search.semantic import ancestor_index, distinct_paths  # noqa: PLC0415
+
+    rng = np.random.default_rng(3)
+    homes = [[0], [0, 2], [1], [], [0, 2], [1, 3], [0], [1, 3]]
+    index = ancestor_index(homes, n_nodes=4)
+    paths, rows = distinct_paths(index)
+    assert len(paths) == 5  # [0], [0, 2], [1], none, [1, 3]
+    for _ in range(5):
+        cosines, nodes = rng.uniform(-1, 1, len(homes)).astype(np.float32), rng.uniform(-1, 1, 4).astype(np.float32)
+        expected = with_ancestors(cosines, nodes, index, 0.3)
+        assert np.array_equal(with_ancestors(cosines, nodes, paths, 0.3, rows), expected)
+        assert not np.array_equal(expected, cosines)
+
+
 def test_fuse_lets_a_meaning_match_in_when_the_words_do_not_match():
     """A document with no lexical hit but a high cosine enters the top, marked as a semantic hit, in 0-1."""
     lexical = [(0, 0.12, ["issu"]), (1, 0.10, ["open"])]

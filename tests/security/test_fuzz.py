@@ -257,7 +257,7 @@ NASTY_STRINGS = st.sampled_from(
         "🙂" * 100,
         "util.math.eval",
         "util_math_eval",
-        "task.code_reviewer",
+        "task.code_review",
         "code-reviewer",
         "file.read",
         "file.search",
@@ -893,7 +893,7 @@ PYTHON_READ_TOOLS = [
     "file.stat",
     "onto.task.list",
     "onto.task.search",
-    "task.code_reviewer",
+    "task.code_review",
 ]
 OTHER_TOOLS = ["util.web.search", "cal.event.create", "file.write", "storage.get_object", "refactor.rename_symbol"]
 METHODS = {tool.method: tool for dialect in ("spec", "gateway", "namespaced") for tool in dialect_tools(dialect)}

@@ -389,7 +389,7 @@ def test_url_catalogue_runs_no_http_or_python_handler_but_skills(fresh, internal
     assert _code(python) == "NOT_AUTHORIZED"
     assert python["error"]["details"] == {"handler": "python", "target": "json"}
     assert "--allow-python" in " ".join(python["error"]["hints"])
-    assert catalog.tool_exec("helper", {})["result"]["level"] == 2
+    assert catalog.tool_exec("helper", {})["result"]["instructions"]  # a skill runs: it reads its own files
     assert internal.requests == []
 
 

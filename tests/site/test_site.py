@@ -224,7 +224,7 @@ def test_author_html_shifts_headings_with_ids_and_skips_fenced_code():
 def test_read_build_verifies_every_reachable_file(small_site: Path):
     """Reading the build walks catalog.json → manifest → nodes → specs → skill files, all verified."""
     data = read_build(small_site / "build")
-    assert set(data.specs) == {"refactor.rename_symbol", "code.search", "task.release_notes"}
+    assert set(data.specs) == {"refactor.rename_symbol", "code.search", "task.release_notes", "task.list"}
     assert ("code", "refactor") in data.nodes
     assert "release-notes" in data.skills
     assert len(data.skills["release-notes"].resources) == 2
@@ -450,7 +450,7 @@ def test_corpus_github_tools_and_skills_site_builds_strict(corpus: Path, tmp_pat
     assert tree.skills == 30
     build(tree.root, tmp_path / "build")
     result = build_site(tmp_path / "build")
-    assert result.tools == 40
+    assert result.tools == 41  # and the generated task.list
     assert result.skills == 30
     assert broken_links(tmp_path / "build" / "site") == []
     page = (tmp_path / "build" / "site" / "nodes" / "github.html").read_text(encoding="utf-8")

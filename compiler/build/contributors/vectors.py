@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import logging
 import os
 import time
@@ -82,34 +81,53 @@ def node_embed_text(node: Node, catalog: CompiledCatalog) -> str:
     return ". ".join(p for p in parts if p)[:EMBED_TEXT_CHARS]
 
 
+#: Bumped when the rows a cache holds would differ for the same text: 2, each text embedded alone (an onnxruntime
+#: row no longer depends on its batch mates, :meth:`toolcat.format.onnx_encoder.MiniLMEncoder.encode`).
+CACHE_LAYOUT = 2
+
+
+def text_key(text: str) -> bytes:
+    """The cache key of an embedded text: its sha256 digest."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
 class VectorCache:
-    """Rows by (model weights, text sha256), one ``.npy`` matrix and a key list per model."""
+    """Rows by (model weights, document precision, text sha256): one ``rows.npy`` matrix and its ``keys.npy`` per model.
+
+    A cached row is the row a fresh embedding gives (each text is embedded alone), so a build from a warm cache
+    writes the same bytes as one from an empty cache (``tests/build/test_semantic_delta.py``).
+    """
 
     def __init__(self, embedder: Embedder, root: Path | None = None) -> None:
-        import numpy as np  # noqa: PLC0415 - [semantic] extra
-
         precision = document_precision(embedder)
         suffix = "" if precision == "float32" else f"-{precision}"
-        suffix += "" if embedder.kind != "onnx" else "-onnx"
+        suffix += "" if embedder.kind != "onnx" else f"-onnx-v{CACHE_LAYOUT}"
         self.folder = (root or cache_dir()) / "vectors" / f"{embedder.weights_sha256[:16]}{suffix}"
-        self.rows: dict[str, Any] = {}
-        keys_file, rows_file = self.folder / "keys.json", self.folder / "rows.npy"
-        if keys_file.is_file() and rows_file.is_file():
-            try:
-                keys = json.loads(keys_file.read_text(encoding="utf-8"))
-                matrix = np.load(rows_file)
-                if len(keys) == len(matrix) and matrix.shape[1:] == (embedder.dim,):
-                    self.rows = dict(zip(keys, matrix, strict=True))
-            except (OSError, ValueError) as err:
-                log.warning("vector cache %s unreadable (%s); re-embedding", self.folder, err)
         self.embedder = embedder
         self.embedded = 0
+        self.rows: dict[bytes, Any] = self._read()
+
+    def _read(self) -> dict[bytes, Any]:
+        import numpy as np  # noqa: PLC0415 - [search] extra
+
+        keys_file, rows_file = self.folder / "keys.npy", self.folder / "rows.npy"
+        if not (keys_file.is_file() and rows_file.is_file()):
+            return {}
+        try:
+            keys = np.load(keys_file, allow_pickle=False)
+            matrix = np.load(rows_file, allow_pickle=False)
+            if keys.dtype == np.dtype("S32") and len(keys) == len(matrix) and matrix.shape[1:] == (self.embedder.dim,):
+                return dict(zip(keys.tolist(), matrix, strict=True))
+            log.warning("vector cache %s: keys and rows do not match (or another model's); re-embedding", self.folder)
+        except (OSError, ValueError) as err:
+            log.warning("vector cache %s unreadable (%s); re-embedding", self.folder, err)
+        return {}
 
     def embed(self, texts: list[str]) -> Any:
         """Rows for ``texts``, embedding only those not cached."""
         import numpy as np  # noqa: PLC0415
 
-        keys = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+        keys = [text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self.rows))
         if missing:
             text_of = dict(zip(keys, texts, strict=True))
@@ -121,18 +139,21 @@ class VectorCache:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([self.rows[k] for k in keys])
 
-    def save(self, live: set[str] | None = None) -> None:
-        """Write the cache (atomically); with ``live``, only those keys are kept."""
+    def save(self, live: set[bytes] | None = None) -> None:
+        """Write the cache (atomically) when it gained rows, or with ``live``, keeping only those keys."""
         import numpy as np  # noqa: PLC0415
 
+        if not self.embedded and live is None:
+            return
         keys = sorted(k for k in self.rows if live is None or k in live)
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = f".tmp{os.getpid()}"
-        with (self.folder / f"rows{tmp}.npy").open("wb") as handle:
-            np.save(handle, np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, self.embedder.dim)))
-        (self.folder / f"keys{tmp}.json").write_text(json.dumps(keys), encoding="utf-8")
+        rows = np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, self.embedder.dim), dtype=np.float32)
+        for name, array in (("rows", rows), ("keys", np.array(keys, dtype="S32"))):
+            with (self.folder / f"{name}{tmp}.npy").open("wb") as handle:
+                np.save(handle, array, allow_pickle=False)
         (self.folder / f"rows{tmp}.npy").replace(self.folder / "rows.npy")
-        (self.folder / f"keys{tmp}.json").replace(self.folder / "keys.json")
+        (self.folder / f"keys{tmp}.npy").replace(self.folder / "keys.npy")
 
 
 def _with_holes(rows: Any, order: list[Any]) -> Any:
@@ -212,7 +233,7 @@ def contributor(spec: str) -> Contributor:
         tool_rows = _with_holes(cache.embed(tool_texts), tools)
         parts = {"tools": _write_part(artifacts, "tools", tool_rows, ancestor_rows(tools, nodes))}
         parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts), nodes))
-        live = {hashlib.sha256(t.encode("utf-8")).hexdigest() for t in (*tool_texts, *node_texts)}
+        live = {text_key(t) for t in (*tool_texts, *node_texts)}
         cache.save(live if len(cache.rows) > 4 * len(live) + 10_000 else None)
         meta = {
             "artifact": "vectors_meta",

@@ -7,13 +7,15 @@ An agent is a Markdown file with YAML frontmatter, in either of the two forms Cl
 
 The frontmatter needs ``name`` (the file stem or the folder name, by the Agent Skills naming rule) and
 ``description``; ``tools`` (a list or Claude Code's ``Read, Grep`` string), ``model``, ``color`` and 004's
-``version``, ``author``, ``tags``, ``capabilities``, ``constraints`` and ``task_id`` are read; other keys are
-warnings. The body is the agent's system prompt.
+``version``, ``author``, ``tags``, ``capabilities``, ``constraints``, ``task_id`` and ``arguments`` (the task's
+inputs, as a skill declares them: :func:`toolcat.build.sources.skill_meta.read_arguments`) are read; other keys
+are warnings. The body is the agent's system prompt.
 
 The result has the shape of a skill record (:func:`toolcat.build.sources.skills.check_skill`), so the
 catalogue serves an agent exactly as a skill: ``agent.<name>`` (``task_id`` may choose another id, e.g.
 ``task.explore`` as 004 maps agents), level 1 the frontmatter, level 2 the body, level 3 the bundled
-files, loaded only on demand. ``model`` and ``color`` are kept as frontmatter ``metadata`` strings, with
+files, loaded only on demand. Its records say ``type: agent`` (a skill's say ``skill``), so a host can hand
+the task to its sub-agent runner. ``model`` and ``color`` are kept as frontmatter ``metadata`` strings, with
 ``entry: agent`` saying what the record is.
 """
 
@@ -26,7 +28,7 @@ from typing import Any
 from ...format.json_paths import child_path
 from ...format.names import RULES, skill_name_problem
 from ..errors import Severity
-from .skill_meta import META_FIELDS, read_skill_meta
+from .skill_meta import ARGUMENTS_FIELD, META_FIELDS, read_arguments, read_skill_meta
 from .skills import (
     MAX_DESCRIPTION,
     SkillResult,
@@ -42,8 +44,8 @@ log = logging.getLogger(__name__)
 
 AGENT_FILE = "AGENT.md"
 AGENTS_FOLDER = "agents"
-#: Frontmatter keys of an agent besides 004's META_FIELDS: Claude Code's subagent fields.
-AGENT_FIELDS = frozenset({"name", "description", "model", "color"})
+#: Frontmatter keys of an agent besides 004's META_FIELDS: Claude Code's subagent fields and the task arguments.
+AGENT_FIELDS = frozenset({"name", "description", "model", "color", ARGUMENTS_FIELD})
 #: Markdown files in an ``agents`` folder that describe the folder rather than an agent.
 NOT_AGENTS = frozenset({"README.md", "readme.md", "index.md"})
 
@@ -150,6 +152,7 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
     description = _description(meta, checker)
     settings = _settings(meta, checker)
     extra = read_skill_meta(meta, checker.add, checker.text_of)
+    arguments = read_arguments(meta, checker.add)
     if any(d.severity is Severity.ERROR for d in result.diagnostics):
         return result
     resources: list[dict[str, Any]] | None = []
@@ -176,6 +179,8 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
             "tags": sorted({*(tags or []), "agent"}),
             "path": node_path,
             "file": rel,
+            "kind": "agent",
+            "arguments": arguments,
         },
         diagnostics=result.diagnostics,
     )

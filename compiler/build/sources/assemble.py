@@ -8,10 +8,12 @@ from dataclasses import replace
 from typing import Any
 
 from ...format.aliases import assign_aliases, plain_alias
+from ...format.schema_text import schema_text
 from ..errors import Diagnostics
 from ..model import CompiledCatalog, Node, NodePath, Origin, SkillInfo, SkillResource, Tool, path_str
 from ..tokens import count_tokens
 from .load import Loaded
+from .skill_meta import TaskArguments
 from .skills import skill_tool_id
 
 log = logging.getLogger(__name__)
@@ -19,17 +21,31 @@ log = logging.getLogger(__name__)
 SKILL_LEVEL1_BUDGET = 100
 SKILL_LEVEL2_BUDGET = 5000
 
-#: A skill is "called" to read its instructions (level 2) or one bundled file (level 3).
-SKILL_ARGS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "resource": {
-            "type": "string",
-            "description": "Relative path of a bundled file to read (level 3); omit it to get the SKILL.md instructions.",
-        },
-    },
-    "additionalProperties": False,
+#: A call with ``resource`` reads one bundled file (level 3) instead of running the task.
+RESOURCE_ARG: dict[str, Any] = {
+    "type": "string",
+    "description": "Relative path of a bundled file to read (level 3) instead of running the task.",
 }
+#: 004's ``task.list()``: generated when the catalogue has skills or agents and no tool of that id.
+TASK_LIST_ID = "task.list"
+
+
+def task_args_schema(arguments: TaskArguments | None, has_resources: bool) -> dict[str, Any]:
+    """The args_schema of a skill or agent: its declared task arguments, ``resource`` when it bundles files.
+
+    Other arguments are passed to the task as context (``additionalProperties: true``). Required
+    arguments are said in their description and checked when the task runs, not by the schema, so
+    that reading a bundled file (``resource`` alone) needs no task arguments.
+    """
+    declared = arguments.properties if arguments is not None else {}
+    required = arguments.required if arguments is not None else ()
+    properties: dict[str, Any] = {
+        name: {**prop, "description": f"Required. {prop.get('description', '')}".strip()} if name in required else prop
+        for name, prop in declared.items()
+    }
+    if has_resources:
+        properties["resource"] = RESOURCE_ARG
+    return {"type": "object", "properties": properties, "additionalProperties": True}
 
 
 def _parse_category(text: str) -> NodePath:
@@ -43,12 +59,17 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
         body=record["body"],
         resources=tuple(SkillResource(r["rel_path"], r["data"], r["media_type"]) for r in record["resources"]),
         meta=dict(record.get("meta") or {}),
+        kind=record.get("kind", "skill"),
     )
+    arguments: TaskArguments | None = record.get("arguments")
+    handler: dict[str, Any] = {"type": "skill"}
+    if arguments is not None and arguments.required:
+        handler["requires"] = list(arguments.required)  # checked by the reader when the task runs
     return Tool(
         id=record["id"],
         summary=record["summary"],
         description=record["description"],
-        args_schema=SKILL_ARGS_SCHEMA,
+        args_schema=task_args_schema(arguments, bool(record["resources"])),
         path=tuple(record["path"]),
         origin=Origin(record["file"], 1),
         tags=tuple(record["tags"]),
@@ -56,7 +77,7 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
         optional=True,
         when_to_use=record["description"],
         annotations={"readOnlyHint": True, "title": record["name"]},
-        handler={"type": "skill"},
+        handler=handler,
         version=record.get("version"),
         skill=info,
     )
@@ -200,6 +221,9 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
                 legacy_aliases=tuple(rec["legacy_aliases"]),
                 always_load=rec["always_load"],
                 search_hints=tuple(rec["search_hints"]),
+                entity=rec["entity"],
+                action=rec["action"],
+                contexts=tuple(rec["contexts"]),
             )
 
     skill_names: dict[str, str] = {}
@@ -263,6 +287,7 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
             )
         tools[skill_rec["id"]] = tool
 
+    _add_task_list(tools, diags)
     _check_alias_hijacks(tools, explicit_aliases, alias_paths, defined_at, diags)
     alias_result = assign_aliases(list(tools), explicit_aliases)
     for provider, tool_id, reason in alias_result.adjustments:
@@ -373,3 +398,60 @@ def _check_always_load_names(tools: dict[str, Tool], diags: Diagnostics) -> dict
 
 def _with_aliases(tool: Tool, aliases: dict[str, str]) -> Tool:
     return replace(tool, aliases=dict(sorted(aliases.items())))
+
+
+def arguments_summary(schema: dict[str, Any], requires: list[str]) -> str:
+    """A task's arguments on one line: ``target: string, focus?: string; one of: "bugs", "style"``."""
+    properties = schema.get("properties") or {}
+    return ", ".join(
+        f"{name}{'' if name in requires else '?'}: {schema_text(prop)}"
+        for name, prop in properties.items()
+        if name != "resource"
+    )
+
+
+def task_entry(tool: Tool) -> dict[str, Any]:
+    """One row of task.list: the task's id, type (skill or agent), summary and arguments (when it has any)."""
+    requires = list((tool.handler or {}).get("requires") or [])
+    args = arguments_summary(tool.args_schema, requires)
+    return {"task": tool.id, "type": tool.type, "summary": tool.summary, **({"arguments": args} if args else {})}
+
+
+def _add_task_list(tools: dict[str, Tool], diags: Diagnostics) -> None:
+    """Add 004's ``task.list`` (every skill and agent, one row each) unless the catalogue has no tasks.
+
+    It lives at the top-level node holding most tasks and is listed under the other ones too.
+    A tool the author named ``task.list`` wins (with a warning).
+    """
+    tasks = sorted((t for t in tools.values() if t.skill is not None), key=lambda t: t.id)
+    if not tasks:
+        return
+    if TASK_LIST_ID in tools:
+        mine = tools[TASK_LIST_ID]
+        diags.warning(
+            mine.origin.file,
+            f"{TASK_LIST_ID!r} is the id toolcat gives the generated list of skills and agents; yours replaces it",
+            line=mine.origin.line,
+            code="task_list_replaced",
+            hint="Rename your tool to keep the generated task.list, or keep yours if it lists the tasks too.",
+        )
+        return
+    tops = sorted({t.path[:1] for t in tasks}, key=lambda top: (-sum(t.path[:1] == top for t in tasks), top))
+    tools[TASK_LIST_ID] = Tool(
+        id=TASK_LIST_ID,
+        summary="List every task (skills and agents) with its type, one-line summary and arguments.",
+        description="Every skill and agent of this catalogue, callable as a task tool: its id, its type (skill, "
+        "or agent for a host's sub-agent runner), what it does and the arguments it takes. Call a task by its id "
+        "with those arguments (other arguments reach it as context); describe it first for its full instructions.",
+        args_schema={"type": "object", "additionalProperties": False},
+        path=tops[0],
+        origin=Origin("(generated from the skills and agents)", None),
+        tags=("tasks", "skills", "agents"),
+        kind="read",
+        optional=True,
+        when_to_use="To see which tasks (skills and sub-agents) exist and what arguments each takes.",
+        annotations={"readOnlyHint": True, "title": "task list"},
+        categories=tuple(tops[1:]),
+        handler={"type": "skill", "tasks": [task_entry(t) for t in tasks]},
+        search_hints=("list tasks", "list skills", "list agents", "which sub-agents exist"),
+    )

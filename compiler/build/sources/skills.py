@@ -29,7 +29,7 @@ from .parse import (
     read_source,
     symlink_error,
 )
-from .skill_meta import META_FIELDS, meta_field, read_skill_meta
+from .skill_meta import ARGUMENTS_FIELD, META_FIELDS, TaskArguments, meta_field, read_arguments, read_skill_meta
 
 __all__ = [
     "MAX_COMPATIBILITY",
@@ -38,6 +38,7 @@ __all__ = [
     "SKILL_FILES",
     "SPEC_FIELDS",
     "SkillResult",
+    "TaskArguments",
     "check_skill",
     "media_type",
     "skill_tool_id",
@@ -327,12 +328,22 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 code="wrong_type",
             )
     skill_meta = read_skill_meta(meta, checker.add, checker.text_of)
+    arguments = read_arguments(meta, checker.add)
     task_id_at = (
         checker.locate(found[1]) if "task_id" in skill_meta and (found := meta_field(meta, "task_id")) else None
     )
     extras = {k: v for k, v in meta.items() if k not in SPEC_FIELDS}
     for key in sorted(extras):
-        if key in frontmatter_keys:  # 004's fields (META_FIELDS) are read, but other skill readers reject them
+        if key == ARGUMENTS_FIELD and key in frontmatter_keys:  # read, but not portable in SKILL.md itself
+            checker.add(
+                Severity.WARNING,
+                child_path("$", key),
+                "'arguments' is not an Agent Skills frontmatter field",
+                code="extra_field",
+                hint="Move it into metadata.yaml beside SKILL.md to keep the skill portable; toolcat reads it there "
+                "too (metadata: only holds strings).",
+            )
+        elif key in frontmatter_keys:  # 004's fields (META_FIELDS) are read, but other skill readers reject them
             checker.add(
                 Severity.WARNING,
                 child_path("$", key),
@@ -341,13 +352,13 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                 hint=f"Move it under metadata (metadata: {{{key}: ...}}) to keep the skill portable"
                 + ("; toolcat reads it there too (a list as one 'a, b' string)." if key in META_FIELDS else "."),
             )
-        elif key not in META_FIELDS:  # metadata.yaml is 004's place for its fields; other keys are not read
+        elif key not in (*META_FIELDS, ARGUMENTS_FIELD):  # metadata.yaml is 004's place for its fields
             checker.add(
                 Severity.WARNING,
                 child_path("$", key),
                 f"'{key}' in metadata.yaml is neither an Agent Skills field nor one of 004's; it is ignored",
                 code="extra_field",
-                hint=f"Known fields: {', '.join(sorted({*SPEC_FIELDS, *META_FIELDS}))}.",
+                hint=f"Known fields: {', '.join(sorted({*SPEC_FIELDS, *META_FIELDS, ARGUMENTS_FIELD}))}.",
             )
 
     if len([d for d in result.diagnostics if d.severity is Severity.ERROR]) > errors_before:
@@ -383,6 +394,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         "tags": tags or [],
         "path": node_path,
         "file": rel_md,
+        "arguments": arguments,
     }
     return result
 

@@ -15,7 +15,7 @@ from typing import Any
 from ...format import json_paths, schemaguard
 from ...format.canonical import dumps
 from ...format.json_paths import child_path
-from ...format.names import MAX_TOOL_ID, RULES, tool_id_problem
+from ...format.names import ACTION, ENTITY, MAX_TOOL_ID, RULES, entity_action, tool_id_problem
 from ..errors import Diagnostic, Severity
 from ..tokens import count_tokens
 from .parse import Parsed, parse_bytes
@@ -46,6 +46,9 @@ TOOL_FIELDS = {
     "aliases": "legacy names (old ids or function names) that still resolve to this tool",
     "always_load": "true to expose the tool directly beside the discovery tools in every dialect",
     "search_hints": "phrases users say for this tool; indexed for search, never shown to the model",
+    "entity": "what the tool acts on, for analytics and UI events (else derived from the id: task for onto.task.update)",
+    "action": "what it does to the entity (else the id's last segment: update for onto.task.update)",
+    "contexts": "names of top-level arguments the host fills from its context (Catalog.open(context=...))",
 }
 #: A legacy name: an old id (dots), function name or provider alias.
 LEGACY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$")
@@ -98,6 +101,53 @@ class _Checker:
         return check_schema(self.add, schema, path, root_object=root_object)
 
     # -- fields ----------------------------------------------------------------------
+
+    def name_field(self, tool: dict[str, Any], key: str, path: str, fallback: str) -> str:
+        """``entity`` or ``action`` as the source names it, else ``fallback`` (derived from the id)."""
+        value = tool.get(key)
+        if value is None:
+            return fallback
+        rule = ENTITY if key == "entity" else ACTION
+        if not isinstance(value, str) or not rule.fullmatch(value):
+            self.error(
+                child_path(path, key),
+                f"'{key}' {short(value)} is not a valid {key} name",
+                expected=RULES[key],
+                got=short(value),
+                code="bad_name",
+                hint=f"Leave '{key}' out to derive it from the id ({fallback!r}), or write e.g. {fallback!r}.",
+            )
+            return fallback
+        return value
+
+    def contexts(self, tool: dict[str, Any], path: str, args_schema: Any) -> list[str]:
+        """``contexts``: top-level argument names the host fills; each must be a property of ``args_schema``."""
+        names = self.string_list(tool, "contexts", path)
+        properties = args_schema.get("properties") if isinstance(args_schema, dict) else None
+        known = list(properties) if isinstance(properties, dict) else []
+        for index, name in enumerate(names):
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                self.error(
+                    f"{child_path(path, 'contexts')}[{index}]",
+                    f"context argument {short(name)} is not a top-level property of args_schema",
+                    expected=f"one of: {', '.join(known)}" if known else "a property under args_schema.properties",
+                    got=short(name),
+                    code="unknown_context",
+                    hint=f"Did you mean '{close[0]}'?"
+                    if close
+                    else "Declare the argument under args_schema.properties.",
+                )
+        return sorted(set(names))
+
+    def host_fields(self, tool: dict[str, Any], tool_id: str, path: str, args_schema: Any) -> dict[str, Any]:
+        """``entity``, ``action`` (derived from the id where not given) and ``contexts`` of one tool."""
+        entity, action = entity_action(tool_id) if tool_id else ("", "")
+        return {
+            "entity": self.name_field(tool, "entity", path, entity),
+            "action": self.name_field(tool, "action", path, action),
+            "contexts": self.contexts(tool, path, args_schema),
+        }
 
     def string(self, tool: dict[str, Any], key: str, path: str, *, required: bool = False) -> str:
         value = tool.get(key)
@@ -433,6 +483,7 @@ class _Checker:
             )
             alias = None
 
+        host = self.host_fields(tool, tool_id, path, args_schema)
         errors_after = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
         if errors_after > errors_before:
             return None
@@ -459,6 +510,7 @@ class _Checker:
             "legacy_aliases": legacy,
             "always_load": always_load,
             "search_hints": search_hints,
+            **host,
             "line": line,
             "json_path": path,
         }

@@ -3,12 +3,16 @@
 serve keeps three kinds of state beside the catalogue it reads (which is immutable and needs none):
 
 * **idempotency records**: the first answer to each ``idempotency_key``, replayed on a retry;
-* **per-client state**: the namespaced dialect's working set of described tools, by client key;
+* **per-client state**: the namespaced dialect's working set of described tools, by the client's MCP
+  session (:mod:`.working`; a stateless request has no session and so no per-client state);
 * **the audit sink**: one record per operation.
 
 :class:`StateStore` holds the three. ``memory`` (:mod:`.memory`) keeps them in the process, as a lone
 server always did; ``sqlite:PATH`` (:mod:`.sqlite`) in one file that several processes on one host
 share; ``redis://HOST:PORT/DB`` (:mod:`.redis`) in a Redis server that replicas on many hosts share.
+
+Keys are the calling client's (:func:`~toolcat.reader.execution.idempotency.client_scope`, as in the
+in-process store): the same key from two clients names two calls, on every replica.
 
 Exactly once across replicas: :class:`SharedIdempotency` claims a key atomically (a lease the backend
 expires if its holder dies) before the call runs; a replica that finds the key claimed waits for the
@@ -40,6 +44,7 @@ from ...reader.execution.idempotency import (
     IDEMPOTENCY_TTL_SECONDS,
     TRANSIENT_CODES,
     IdempotencyRecords,
+    scoped,
 )
 
 log = logging.getLogger(__name__)
@@ -145,11 +150,12 @@ class SharedIdempotency(ABC):
             return
         token = os.urandom(12).hex()
         started = time.monotonic()
+        stored = scoped(key)  # the calling client's key (client_scope): no client replays another's answer
         while True:
-            if self.load(key) is not None:  # answered (here or elsewhere): get() replays it, nothing runs
+            if self.load(stored) is not None:  # answered (here or elsewhere): get() replays it, nothing runs
                 yield
                 return
-            if self.claim(key, token):
+            if self.claim(stored, token):
                 break
             waited = time.monotonic() - started
             if waited >= self.wait_seconds:
@@ -159,13 +165,13 @@ class SharedIdempotency(ABC):
             yield
         finally:
             try:
-                self.release(key, token)
+                self.release(stored, token)
             except ReaderError as exc:  # the lease expires on its own
                 log.warning("cannot release idempotency claim: %s", exc.message)
 
     def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
         """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
-        found = self.load(key)
+        found = self.load(scoped(key))
         if found is None:
             return None
         first_op, first_args, text = found
@@ -179,14 +185,15 @@ class SharedIdempotency(ABC):
         if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
             return
         text = record_text(answer)
-        size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
+        stored = scoped(key)
+        size = len(text.encode("utf-8")) + len(stored) + len(tool_id) + len(args_digest)
         if size > self.max_entry_bytes:
             warnings.append(
                 f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
                 f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again"
             )
             return
-        self.save(key, tool_id, args_digest, text, size)
+        self.save(stored, tool_id, args_digest, text, size)
 
 
 class ClientStates(ABC):
@@ -210,8 +217,10 @@ class StateStore(ABC):
 
     #: ``memory``, ``sqlite:PATH`` or ``redis://HOST:PORT/DB`` (never a password).
     name: str
-    #: True when other processes see the same state (sqlite, redis): serve then answers statelessly over HTTP.
+    #: True when other processes see the same state (sqlite, redis).
     shared: bool
+    #: True when the store spans hosts (redis): serve's HTTP transport is then stateless unless told otherwise.
+    many_hosts: bool = False
     idempotency: IdempotencyRecords
     clients: ClientStates
 

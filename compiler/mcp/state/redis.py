@@ -192,6 +192,7 @@ class RedisState(StateStore):
     """serve's state in one Redis database, shared by every replica that names it."""
 
     shared = True
+    many_hosts = True
 
     def __init__(self, url: str, **limits: Any) -> None:
         import redis  # noqa: PLC0415 - the [fleet] extra, needed only for this backend

@@ -1,4 +1,4 @@
-"""The three discovery dialects (spec, gateway, namespaced), one module each, and their registry.
+"""The discovery dialects (spec, gateway, namespaced, and direct: no discovery), one module each, and their registry.
 
 ``DIALECTS`` maps each name of :data:`toolcat.format.dialects.DIALECT_NAMES` to its module; each
 module carries its operations (``OPERATIONS``), its row of the protocol (``PROTOCOL_ROW``,
@@ -11,10 +11,10 @@ from __future__ import annotations
 from types import ModuleType
 
 from ...format.dialects import DIALECT_NAMES
-from . import gateway, namespaced, spec
+from . import direct, gateway, namespaced, spec
 
 #: Each dialect's module, by name (in the order of DIALECT_NAMES).
-DIALECTS: dict[str, ModuleType] = {module.NAME: module for module in (spec, gateway, namespaced)}
+DIALECTS: dict[str, ModuleType] = {module.NAME: module for module in (spec, gateway, namespaced, direct)}
 #: Each dialect's protocol table, as the docs print it: abstract op → the call an agent makes.
 PROTOCOL: dict[str, dict[str, str]] = {name: module.PROTOCOL_ROW for name, module in DIALECTS.items()}
 

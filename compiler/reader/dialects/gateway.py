@@ -2,8 +2,8 @@
 
 A group is every proper prefix of a canonical id (``onto``, ``onto.task``); each carries a summary:
 the title and summary of the category node that holds its tools (their deepest common node).
-Help for an operation is its arguments (each rendered by :func:`toolcat.format.schema_text.schema_text`'s
-notation: ``string | null``, values, default, bounds, format), a usage line, policy notes and every
+Help for an operation is its arguments (name, type, required, ``default`` as seed 001 lists them, then the
+rules of :func:`toolcat.format.schema_text.schema_rules`: values, bounds, format), a usage line, policy notes and every
 example. ``tool_help(query=...)`` ranks operations by purpose: the gateway's search. Each function
 takes the catalogue's :class:`~toolcat.reader.store.Store` and :class:`~toolcat.reader.session.Session`.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from ...format.dialects import dialect_tools
 from ...format.envelope import ReaderError
-from ...format.schema_text import examples_text, schema_rules, type_text
+from ...format.schema_text import examples_text, resolve, schema_rules, type_text
 from ...format.types import Json
 from ..checks import (
     MAX_LIMIT,
@@ -230,7 +230,10 @@ def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
     arg: Json = {"name": name, "type": type_text(sub, root)}
     if required:
         arg["required"] = True
-    rules = schema_rules(sub, root)
+    node = resolve(sub, root)
+    if isinstance(node, dict) and "default" in node:  # 001's args: name, type, required, default
+        arg["default"] = copy.deepcopy(node["default"])
+    rules = [r for r in schema_rules(sub, root) if not r.startswith("default: ")]
     if rules:
         arg["rules"] = "; ".join(rules)
     if sub.get("description"):
@@ -242,7 +245,7 @@ def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
 
 
 def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples: bool, schemas: bool) -> Json:
-    spec = store.spec(tool_id, visible=session.allows)[1]
+    spec = session.model_spec(store.spec(tool_id, visible=session.allows)[1])
     session.expanded(tool_id)
     schema = spec.get("args_schema") or {}
     props = schema.get("properties") or {}

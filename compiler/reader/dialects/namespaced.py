@@ -1,4 +1,4 @@
-"""The namespaced dialect: tool_list and find_tool (tool_describe is the spec dialect's expand).
+"""The namespaced dialect: tool_list, find_tool and seed 002's per-domain discover (tool_describe is the spec dialect's expand).
 
 Each function takes the catalogue's :class:`~toolcat.reader.store.Store` and the caller's raw
 arguments, and returns a result envelope or raises :class:`ReaderError`. Running a described tool is
@@ -7,11 +7,13 @@ the host's part: over MCP it becomes a tool of its own, called by its provider a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...format.dialects import dialect_tools
+from ...format.envelope import ReaderError
 from ...format.types import Json
-from ..checks import MAX_LIMIT, check_limit, check_query, check_str, check_tags, ok
+from ..checks import MAX_LIMIT, check_limit, check_query, check_str, check_tags, close_names, ok, shown
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
@@ -80,6 +82,40 @@ def find_tool(store: Store, session: Session, purpose: Any, limit: Any) -> Json:
             answer["hints"] = ["No tool this session may use matches; browse the tools it can use."]
             answer["next_action"] = {"op": "help", "args": {"path": "root"}}
     return answer
+
+
+def discover(store: Store, session: Session, domain: Any, tool: Any, describe: Callable[[str], Json]) -> Json:
+    """Seed 002's ``discover_<domain>_tools``: the domain's tools (names and one line), or one tool's details.
+
+    Without ``tool``, the rows of :func:`tool_list` for the namespace ``domain``. With ``tool`` (a canonical
+    name, an alias or a legacy name of a tool in the domain), the tool's description (as ``tool_describe``,
+    which makes it callable by its alias over MCP) with 002's ``parameters`` (their names, required first)
+    and ``usage`` line. A domain the session may not see is UNKNOWN_PATH; a tool outside it TOOL_NOT_FOUND.
+    ``describe(tool_id)`` is the dialect's ``tool_describe`` (the facade passes it: no dialect imports another).
+    """
+    name = check_str(domain, "domain").strip().strip(".")
+    if tool is None:
+        listed = tool_list(store, session, name, None)
+        return {**listed, "domain": name}
+    tool_id = store.resolve(check_str(tool, "tool"))
+    if tool_id is None or not tool_id.startswith(name + "."):
+        listed = tool_list(store, session, name, None)  # UNKNOWN_PATH when the session may not see the domain
+        known = [str(row["name"]) for row in listed.get("tools", [])]
+        raise ReaderError(
+            "TOOL_NOT_FOUND",
+            f"no tool {shown(tool, 120)} in the {name} domain",
+            details={"domain": name, "suggestions": close_names(str(tool), known)},
+            hints=[f"List the {name} tools first, then ask for one of them by name."],
+            next_action={"op": "list", "args": {"path": name}},
+            help_path=name,
+        )
+    described = describe(tool_id)
+    raw = described.get("args_schema")
+    schema: Json = raw if isinstance(raw, dict) else {}
+    required = [str(n) for n in schema.get("required") or []]
+    names = [*required, *(str(n) for n in schema.get("properties") or {} if n not in required)]
+    sample = ", ".join(f"{n}=<{n}>" for n in required)
+    return {**described, "domain": name, "parameters": names, "usage": f"{described.get('alias', tool_id)}({sample})"}
 
 
 # -- the dialect's row of the protocol (:mod:`.protocol`; the registry is ``DIALECTS`` in this package) ----

@@ -54,7 +54,9 @@ _TOOL_OPS: dict[str, str] = {
     "search_nodes": "search_nodes",
     "read_skill_resource": "read_resource",
 }
-_HINT_WORDS = re.compile(r"\b(" + "|".join(sorted(_TOOL_OPS, key=len, reverse=True)) + r")\b|\blist(?=\()")
+_HINT_WORDS = re.compile(
+    r"\b(?P<word>(?:" + "|".join(sorted(_TOOL_OPS, key=len, reverse=True)) + r")\b|list(?=\())(?P<args>\([^()]*\))?"
+)
 
 
 class World(Protocol):
@@ -136,8 +138,8 @@ class Dialect(Protocol):
     #: Abstract op → the tool a hint names for it.
     HINT_NAMES: dict[str, str]
 
-    def render_next(self, op: str, args: Json, world: World) -> Json:
-        """An abstract ``(op, args)`` as a call of one of the dialect's tools."""
+    def render_next(self, op: str, args: Json, world: World) -> Json | None:
+        """An abstract ``(op, args)`` as a call of one of the dialect's tools (None: the dialect has none for it)."""
 
 
 def render_action(action: Any, dialect: Dialect, world: World) -> Json | None:
@@ -163,15 +165,16 @@ def render_hint(text: str, dialect: Dialect) -> str:
     names = dialect.HINT_NAMES
 
     def swap(match: re.Match[str]) -> str:
-        word = match.group(0)
-        return names[_TOOL_OPS.get(word, "list")]
+        name = names[_TOOL_OPS.get(match.group("word"), "list")]
+        # a dialect without a tool for the op names it in words (direct: "your tool list"): no call syntax then
+        return name if " " in name else name + (match.group("args") or "")
 
     return _HINT_WORDS.sub(swap, text) if isinstance(text, str) else text
 
 
 def hint_tools(text: str) -> set[str]:
     """The tool names a hint mentions (for the conformance test)."""
-    return {m.group(0) for m in _HINT_WORDS.finditer(text)}
+    return {m.group("word") for m in _HINT_WORDS.finditer(text)}
 
 
 def _render_one(envelope: Json, dialect: Dialect, world: World) -> None:

@@ -179,6 +179,20 @@ def search_nodes(store: Store, query: Any, limit: Any) -> Json:
     return answer
 
 
+def _category(store: Store, query: str, category_path: Any) -> tuple[str, ...]:
+    """The category as the catalogue spells it; UNKNOWN_PATH whose next_action runs the same query nearby.
+
+    Nearby is the closest existing child when one is close, else the deepest node of the path that exists.
+    """
+    try:
+        return store.canonical_path(node_path(category_path))
+    except ReaderError as err:
+        if err.code == "UNKNOWN_PATH":
+            near = [*err.details.get("suggestions", []), err.details.get("parent", "")][0]
+            err.next_action = {"op": "search_in", "args": {"query": query, "path": near}}
+        raise
+
+
 def search_tool_by_category(
     store: Store, session: Session, query: Any, category_path: Any, limit: Any, cursor: Any
 ) -> Json:
@@ -190,8 +204,11 @@ def search_tool_by_category(
     count = check_limit(limit, 5)
     if cursor is not None and not isinstance(cursor, str):
         raise bad(f"cursor {shown(cursor)} must be a string this reader returned")
-    where = store.canonical_path(node_path(category_path))  # UNKNOWN_PATH with suggestions before searching
-    answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor))
+    where = _category(store, query, category_path)  # UNKNOWN_PATH with a way forward before searching
+    inside = "/".join(where) or "root"  # help on a search within a category is that category, not the root
+    answer = delegate(store.searcher_required().search_tool_by_category(query, list(where), count, cursor), inside)
+    if isinstance(answer.get("error"), dict):
+        answer["error"]["help_path"] = inside
     if answer.get("ok") and isinstance(answer.get("results"), list) and session.filters:
         answer["results"] = visible_only(session, answer["results"], "tool_id")
         if not answer["results"]:
@@ -221,6 +238,7 @@ def describe(store: Store, session: Session, name: Any) -> Json:
     says why once (one hint) and offers no call.
     """
     tool_id, spec = store.spec(check_name(name), visible=session.allows)
+    spec = session.model_spec(spec)  # without the arguments the host fills
     session.expanded(tool_id)
     out: Json = {k: copy.deepcopy(spec.get(k)) for k in DESCRIBED_KEYS}
     _author_order(out.get("args_schema"), spec.get("arg_order"))

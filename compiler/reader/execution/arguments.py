@@ -286,3 +286,81 @@ def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> lis
         warnings.append(f"{missing} is not installed: only required fields and top-level types were checked")
         errors = _minimal_errors(schema, args)
     return sorted(errors, key=lambda e: (e["field"], e["message"]))
+
+
+# -- the host's context (001: "apply schema defaults and context defaults (project_id, ...)") ------------------
+def context_names(spec: dict[str, Any]) -> list[str]:
+    """The top-level arguments ``spec`` declares as context (its ``contexts``), as strings; [] for older builds."""
+    declared = spec.get("contexts")
+    return [n for n in declared if isinstance(n, str)] if isinstance(declared, list) else []
+
+
+def host_filled(spec: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    """The declared context arguments of ``spec`` the host's ``context`` holds a value for, sorted."""
+    return sorted(n for n in set(context_names(spec)) if n in context)
+
+
+def fill_context(
+    spec: dict[str, Any], args: dict[str, Any], context: dict[str, Any], warnings: list[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """``args`` with every declared context argument set to the host's value (the host wins), and their names.
+
+    Only arguments the tool declares in ``contexts`` are filled, so a tool never receives a context value it
+    did not ask for. An argument the model sent and the host replaced is named in ``warnings`` (its values
+    never are).
+    """
+    filled = host_filled(spec, context)
+    if not filled:
+        return args, []
+    replaced = [n for n in filled if n in args and args[n] != context[n]]
+    if replaced:
+        warnings.append(
+            f"set by the host, not by you: {', '.join(replaced)} (the value sent was replaced; leave it out)"
+        )
+    return {**args, **{n: copy.deepcopy(context[n]) for n in filled}}, filled
+
+
+def host_field_errors(errors: list[dict[str, Any]], filled: list[str]) -> list[dict[str, Any]]:
+    """Field errors with those of host-filled arguments said as the host's problem, the value not shown."""
+    out = []
+    for error in errors:
+        top = str(error.get("field", "")).split(".", 1)[0].split("[", 1)[0]
+        out.append(
+            {
+                "field": error["field"],
+                "message": f"the host's context value for '{top}' does not match the tool's args_schema",
+                "source": "host context",
+            }
+            if top in filled
+            else error
+        )
+    return out
+
+
+def without_host_args(spec: dict[str, Any], filled: list[str]) -> dict[str, Any]:
+    """A copy of ``spec`` as the model reads it: the arguments the host fills are gone from its schema and examples.
+
+    The host owns them (001), so the model neither guesses nor sends them; the stored spec is unchanged.
+    """
+    if not filled:
+        return spec
+    out = dict(spec)
+    schema = spec.get("args_schema")
+    if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+        schema = dict(schema)
+        schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in filled}
+        if isinstance(schema.get("required"), list):
+            schema["required"] = [n for n in schema["required"] if n not in filled]
+            if not schema["required"]:
+                del schema["required"]
+        out["args_schema"] = schema
+    if isinstance(spec.get("arg_order"), list):
+        out["arg_order"] = [n for n in spec["arg_order"] if n not in filled]
+    if isinstance(spec.get("examples"), list):
+        out["examples"] = [
+            {**e, "args": {k: v for k, v in e["args"].items() if k not in filled}}
+            if isinstance(e, dict) and isinstance(e.get("args"), dict)
+            else e
+            for e in spec["examples"]
+        ]
+    return out

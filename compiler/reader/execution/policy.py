@@ -37,6 +37,17 @@ REDACTED = "<redacted>"
 #: Handler fields shown in envelopes; env and headers show their names only, anything else is left out.
 SHOWN_FIELDS = ("type", "target", "method", "url", "command", "tool", "cwd")
 
+
+def read_only_refusal(tool_id: str) -> ReaderError:
+    """NOT_AUTHORIZED for a ``kind: write`` tool in a read-only session (a dry run of it still answers: it runs nothing)."""
+    return ReaderError(
+        "NOT_AUTHORIZED",
+        f"{tool_id} writes, and this session is read-only",
+        help_path=tool_id,
+        hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],
+    )
+
+
 _SANDBOX: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolcat_sandbox", default=None)
 
 

@@ -48,7 +48,17 @@ class ExecContext:
     A plain class, not a dataclass: ``dataclasses`` would add milliseconds to ``import toolcat.reader``.
     """
 
-    __slots__ = ("allow_python", "args", "fetch_bytes", "policy", "spec", "timeout", "tool_id", "warnings")
+    __slots__ = (
+        "allow_python",
+        "args",
+        "fetch_bytes",
+        "next_action",
+        "policy",
+        "spec",
+        "timeout",
+        "tool_id",
+        "warnings",
+    )
 
     def __init__(
         self,
@@ -70,6 +80,8 @@ class ExecContext:
         self.warnings = warnings if warnings is not None else []
         #: What the host lets handlers run and reach, and the file.* sandbox (:mod:`toolcat.reader.execution.network`).
         self.policy = policy if policy is not None else DEFAULT_POLICY
+        #: The call a handler suggests next (an abstract op, rendered in the caller's dialect), or None.
+        self.next_action: dict[str, Any] | None = None
 
     @property
     def handler(self) -> dict[str, Any]:
@@ -307,22 +319,71 @@ def run_http(ctx: ExecContext) -> Any:
 
 
 def run_skill(ctx: ExecContext) -> Any:
-    """Level 2 (the SKILL.md body) or, with ``resource``, one bundled file (level 3)."""
+    """A task: a skill's or agent's instructions with its arguments, one bundled file, or ``task.list``.
+
+    With ``resource``, one bundled file (level 3). Otherwise the task to carry out: the SKILL.md or
+    AGENT.md body (level 2) as ``instructions``, the declared ``arguments`` the call gave (defaults
+    filled) and, apart, every other argument as ``context``. A generated ``task.list`` answers its rows.
+    """
+    tasks = ctx.handler.get("tasks")
+    if isinstance(tasks, list):
+        return _task_list(ctx, tasks)
     skill = ctx.spec.get("skill")
     if not isinstance(skill, dict):
         raise ReaderError(
             "NOT_EXECUTABLE", f"{ctx.tool_id} has a skill handler but no skill section", help_path=ctx.tool_id
         )
     resource = ctx.args.get("resource")
-    if resource is None:
-        body = ctx.fetch_bytes(skill["body"]).decode("utf-8", errors="replace")
-        return {
-            "skill": skill.get("name"),
-            "level": 2,
-            "body": body,
-            "resources": [r.get("path") for r in skill.get("resources", [])],
-        }
-    return read_resource(ctx.tool_id, skill, resource, ctx.fetch_bytes)
+    if resource is not None:
+        return read_resource(ctx.tool_id, skill, resource, ctx.fetch_bytes)
+    _check_required(ctx)
+    declared = (ctx.spec.get("args_schema") or {}).get("properties") or {}
+    given = {k: v for k, v in ctx.args.items() if k in declared and k != "resource"}
+    context = {k: v for k, v in ctx.args.items() if k not in declared}
+    out: dict[str, Any] = {
+        "task": ctx.tool_id,
+        "type": ctx.spec.get("type", "skill"),
+        "name": skill.get("name"),
+        "instructions": ctx.fetch_bytes(skill["body"]).decode("utf-8", errors="replace"),
+    }
+    if given:
+        out["arguments"] = given
+    if context:
+        out["context"] = context
+    if out["type"] == "agent":  # what a host's sub-agent runner is started with
+        model = (skill.get("frontmatter") or {}).get("metadata", {}).get("model")
+        out.update({k: v for k, v in (("tools", ctx.spec.get("tools")), ("model", model)) if v})
+    resources = [r.get("path") for r in skill.get("resources", [])]
+    if resources:
+        out["resources"] = resources
+    return out
+
+
+def _check_required(ctx: ExecContext) -> None:
+    """VALIDATION_ERROR naming every required task argument the call left out (a resource read needs none)."""
+    missing = [str(n) for n in ctx.handler.get("requires") or [] if n not in ctx.args]
+    if missing:
+        raise ReaderError(
+            "VALIDATION_ERROR",
+            f"{ctx.tool_id} needs {', '.join(missing)} to run the task",
+            help_path=ctx.tool_id,
+            details={
+                "field_errors": [
+                    {"field": m, "message": f"'{m}' is required to run the task", "expected": "present"}
+                    for m in missing
+                ]
+            },
+            hints=["Give every required argument; the task's description says what each one means."],
+            next_action={"op": "describe", "args": {"tool_id": ctx.tool_id}},
+        )
+
+
+def _task_list(ctx: ExecContext, tasks: list[Any]) -> dict[str, Any]:
+    """``task.list``: every task's row as the build wrote it; the next step describes the first task."""
+    rows = [row for row in tasks if isinstance(row, dict) and isinstance(row.get("task"), str)]
+    if rows:
+        ctx.next_action = {"op": "describe", "args": {"tool_id": rows[0]["task"]}}
+    return {"tasks": rows, "count": len(rows)}
 
 
 def read_resource(
@@ -405,5 +466,5 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
     elif kind == "mcp":
         plan.update(server=mcp_target(handler), tool=handler.get("tool"))
     elif kind == "skill":
-        plan["reads"] = args.get("resource") or "SKILL.md"
+        plan["reads"] = "the task list" if "tasks" in handler else args.get("resource") or "the instructions"
     return plan

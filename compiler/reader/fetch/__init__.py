@@ -3,7 +3,7 @@
 Only ``catalog.json`` is mutable; it is revalidated over HTTP with ``If-None-Match``.
 Every other file is reached through a ref ``{"path", "sha256", "bytes"}`` and checked
 against that hash before it is used; over HTTP verified files are kept in an on-disk
-cache keyed by their sha256 (``$TOOLCAT_CACHE`` or ``~/.cache/toolcat``), so they are
+cache keyed by their sha256 (``$TOOLCAT_CACHE_DIR`` or ``~/.cache/toolcat``), so they are
 fetched at most once.
 
 A host, CDN or man-in-the-middle is not trusted (docs/security.md):

@@ -14,10 +14,21 @@ log = logging.getLogger(__name__)
 _MAX_ETAG = 256
 
 
+#: The one variable naming toolcat's cache folder (the reader's files here, models under ``models/``).
+CACHE_VARIABLE = "TOOLCAT_CACHE_DIR"
+#: Its old name, read when the new one is unset, with a warning.
+DEPRECATED_CACHE_VARIABLE = "TOOLCAT_CACHE"
+
+
 def default_cache_dir() -> Path:
-    """``$TOOLCAT_CACHE`` or ``~/.cache/toolcat``."""
-    env = os.environ.get("TOOLCAT_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "toolcat"
+    """``$TOOLCAT_CACHE_DIR`` or ``~/.cache/toolcat`` (``$TOOLCAT_CACHE``, the deprecated name, with a warning)."""
+    env = os.environ.get(CACHE_VARIABLE)
+    old = os.environ.get(DEPRECATED_CACHE_VARIABLE)
+    if old:
+        use = f"it is ignored: {CACHE_VARIABLE} is set" if env else f"rename it to {CACHE_VARIABLE}"
+        log.warning("$%s is deprecated; %s", DEPRECATED_CACHE_VARIABLE, use)
+    chosen = env or old
+    return Path(chosen).expanduser() if chosen else Path.home() / ".cache" / "toolcat"
 
 
 def clean_etag(value: Any) -> str | None:

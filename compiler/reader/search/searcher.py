@@ -443,7 +443,8 @@ class Searcher(IndexReader):
     def search_nodes(self, query: str, limit: int = 5) -> dict[str, Any]:
         """``{"results": [{"path", "title", "summary", "confidence"}]}``: the categories that match best.
 
-        When none matches, the answer says so: a hint, and a next_action to browse the root.
+        When none matches, the answer says so: a hint, and a next_action to search the tools by purpose
+        with the same words (tools are matched on many more fields than categories are).
         """
         try:
             text = check_query(query, "query")
@@ -455,8 +456,8 @@ class Searcher(IndexReader):
         return _noted(
             {
                 "results": [],
-                "hints": [f"No category matches {text[:200]!r}; browse the root, or search for a tool by purpose."],
-                "next_action": {"op": "list", "args": {"path": ""}},
+                "hints": [f"No category matches {text[:200]!r}; search tools by purpose instead, or browse the root."],
+                "next_action": {"op": "search", "args": {"query": text}},
             },
             query,
         )

@@ -209,9 +209,11 @@ class SemanticTier:
 
         if "ancestor_index" not in self._matrices:
             n_nodes = int(self._meta["nodes"]["n_docs"])
-            self._matrices["ancestor_index"] = ancestor_index(self._ancestors, n_nodes)
+            paths, rows = distinct_paths(ancestor_index(self._ancestors, n_nodes))
+            self._matrices["ancestor_index"], self._matrices["ancestor_rows"] = paths, rows
         nodes = self._cosines("nodes", query)
-        return with_ancestors(cosines, nodes, self._matrices["ancestor_index"], hybrid.HIERARCHY)
+        paths, rows = self._matrices["ancestor_index"], self._matrices["ancestor_rows"]
+        return with_ancestors(cosines, nodes, paths, hybrid.HIERARCHY, rows)
 
     def _cosines(self, part: str, query: str) -> Any:
         """The query's cosine with every document vector of ``part``."""
@@ -234,3 +236,15 @@ def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
         valid = [node for node in row if 0 <= node < n_nodes]
         out[i, : len(valid)] = valid
     return out
+
+
+def distinct_paths(index: Any) -> tuple[Any, Any]:
+    """(each distinct row of an :func:`ancestor_index` once, each tool's row in it): tools share their home paths.
+
+    At 10,000 generated tools the best ancestor is then taken over a few hundred paths per query instead of
+    10,000 (0.39 ms of CPU a query before).
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    paths, rows = np.unique(index, axis=0, return_inverse=True)
+    return paths, rows.reshape(-1)

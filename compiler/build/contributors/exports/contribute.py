@@ -1,5 +1,9 @@
 """The build contributor of provider exports: ``providers/<provider>/`` (the whole catalogue and each dialect).
 
+Each dialect file holds the dialect's discovery tools (with the namespaced dialect's per-domain tools when the
+catalogue declares ``discovery.per_domain``), then the pinned (``always_load``) tools, and ``counts`` of both apart;
+the direct dialect's entry is the catalogue file itself. ``manifest["dialects"]`` repeats the counts.
+
 Definitions are :func:`toolcat.build.contributors.exports.definitions.export_specs`', made one tool at a time through the per-tool memo
 (:mod:`toolcat.build.memo`) and spliced into the catalogue file as canonical text, so a one-tool edit adapts one
 schema and the file's bytes are those of dumping the whole export (``tests/test_memo.py``).
@@ -13,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ....format.canonical import dumps
-from ....format.dialects import DIALECT_NAMES
+from ....format.dialects import DIALECT_NAMES, dialect_tools, served_tools
 from ....format.types import JSON
 from ...memo import HOLE, splice
 from .definitions import PROVIDER_NAMES, export_dialect, export_specs
@@ -28,9 +32,9 @@ log = logging.getLogger(__name__)
 
 def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
     """Write ``providers/<provider>/`` (whole catalogue + each dialect) and ``manifest["providers"]``."""
-    del catalog  # the specs carry everything a definition needs
     entry: dict[str, JSON] = {}
     always = [spec for spec, _ in specs.values() if spec.get("always_load")]
+    domains = list(catalog.discover_domains)
     for provider in PROVIDER_NAMES:
         texts: list[str] = []
         names: dict[str, str] = {}
@@ -46,9 +50,15 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         catalogue_ref = _provider_file(artifacts, provider, "catalog", HOLE, names, lost, texts)
         dialects: dict[str, JSON] = {}
         for dialect in DIALECT_NAMES:
-            export = export_dialect(provider, dialect, always)
+            if not dialect_tools(dialect):  # direct: the catalogue's own tools are its tools
+                dialects[dialect] = catalogue_ref
+                continue
+            export = export_dialect(provider, dialect, always, domains)
             warned = [w.as_dict() for w in export.warnings]
-            dialects[dialect] = _provider_file(artifacts, provider, dialect, export.definitions, export.names, warned)
+            counts = {"discovery": len(served_tools(dialect, domains)), "pinned": len(always)}
+            dialects[dialect] = _provider_file(
+                artifacts, provider, dialect, export.definitions, export.names, warned, counts=counts
+            )
         if lost:
             log.info(
                 "%s export: %d lossy adaptations in %d tools (toolcat export --provider %s lists them)",
@@ -56,6 +66,27 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
             )
         entry[provider] = {"catalog": catalogue_ref, "dialects": dialects, "warnings": len(lost)}
     artifacts.manifest["providers"] = entry
+    artifacts.manifest["dialects"] = dialect_counts(specs, domains)
+    if domains:
+        artifacts.manifest["discovery"] = {"domains": list(domains)}
+
+
+def dialect_counts(specs: Mapping[str, tuple[dict[str, JSON], Ref]], domains: list[str]) -> dict[str, JSON]:
+    """Each dialect's tool count as a client sees it: its discovery tools, and the pinned (always_load) ones apart.
+
+    Seed 001 holds the gateway to three tools: the pinned tools are offered beside them and counted separately
+    (``toolcat stats`` prints these figures). The direct dialect's tools are the whole catalogue.
+    """
+    pinned = sorted(tool_id for tool_id, (spec, _) in specs.items() if spec.get("always_load"))
+    out: dict[str, JSON] = {}
+    for dialect in DIALECT_NAMES:
+        tools = served_tools(dialect, domains)
+        out[dialect] = (
+            {"discovery": len(tools), "pinned": len(pinned), "pinned_tools": list(pinned)}
+            if tools
+            else {"discovery": 0, "pinned": 0, "tools": len(specs)}
+        )
+    return out
 
 
 def _provider_file(
@@ -66,6 +97,8 @@ def _provider_file(
     names: dict[str, str],
     warnings: list[dict[str, str]],
     texts: list[str] | None = None,
+    *,
+    counts: dict[str, int] | None = None,
 ) -> Ref:
     """``providers/<provider>/<scope>``; ``texts`` (canonical definitions) go where ``definitions`` is HOLE."""
     data = dumps(
@@ -76,6 +109,7 @@ def _provider_file(
             "tools": [{"functionDeclarations": definitions}] if provider == "gemini" else definitions,
             "names": names,
             "warnings": warnings,
+            **({"counts": counts} if counts is not None else {}),
         }
     )
     return artifacts.add(f"providers/{provider}", scope, ".json", data if texts is None else splice(data, texts))

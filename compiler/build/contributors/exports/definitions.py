@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ....format.aliases import PROVIDER_RULES, PROVIDERS, check_provider
-from ....format.dialects import DiscoveryTool, dialect_tools
+from ....format.dialects import DiscoveryTool, dialect_tools, served_tools
 from ....format.types import JSON
 from .schemas import (
     ANTHROPIC_TOP_LEVEL_FORBIDDEN,
@@ -143,15 +143,21 @@ def export_specs(provider: str, specs: Iterable[Mapping[str, JSON]]) -> Export:
     return Export(provider, definitions, tuple(warnings), names)
 
 
-def export_dialect(provider: str, dialect: str, always: Iterable[Mapping[str, JSON]] = ()) -> Export:
+def export_dialect(
+    provider: str, dialect: str, always: Iterable[Mapping[str, JSON]] = (), domains: Iterable[str] = ()
+) -> Export:
     """Definitions of a dialect's discovery tools, then the always-loaded catalogue tools (``always``'s specs).
 
     An agent sees the always-loaded tools directly, by their provider alias, beside the tools it
-    discovers the rest with (the MCP server lists them the same way).
+    discovers the rest with (the MCP server lists them the same way). ``domains``: the namespaces with
+    a per-domain discovery tool (namespaced dialect only; seed 002). The direct dialect has no discovery
+    tools: its export is the catalogue's (:func:`export_specs`), so it is refused here.
     """
     check_provider(provider)
+    if not dialect_tools(dialect):
+        raise ValueError(f"the {dialect} dialect exposes the catalogue's own tools: export them with export_specs")
     warnings: list[Adaptation] = []
-    tools: tuple[DiscoveryTool, ...] = dialect_tools(dialect)
+    tools: tuple[DiscoveryTool, ...] = served_tools(dialect, domains)
     definitions = [
         definition(provider, t.name, t.description, t.input_schema, f"{dialect}:{t.name}", warnings) for t in tools
     ]

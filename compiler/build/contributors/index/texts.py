@@ -169,22 +169,32 @@ def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
     return [node.title for node in nodes if node is not None and node.title]
 
 
-def _embed_fields(tool: Tool, catalog: CompiledCatalog | None) -> dict[str, list[str]]:
+def _description_rest(tool: Tool) -> str:
+    """The description, less a leading copy of the summary."""
+    summary = tool.summary.rstrip(".")
+    if summary and tool.description.startswith(summary):
+        return tool.description[len(summary) :].lstrip(". \n")
+    return tool.description
+
+
+def _arg_names(tool: Tool) -> list[str]:
     props = tool.args_schema.get("properties") if isinstance(tool.args_schema, dict) else None
-    description = tool.description
-    if tool.summary and description.startswith(tool.summary.rstrip(".")):
-        description = description[len(tool.summary.rstrip(".")) :].lstrip(". \n")  # the summary, repeated
+    return [" ".join(str(n).replace("_", " ") for n in sorted(props))] if isinstance(props, dict) else []
+
+
+def _embed_fields(tool: Tool, catalog: CompiledCatalog | None) -> dict[str, Callable[[], list[str]]]:
+    """Each field a tool's embedded text may hold, made only when :data:`EMBED_FIELDS` names it."""
     return {
-        "id": [tool.id.replace(".", " ").replace("_", " ").replace("-", " ")],
-        "summary": [tool.summary],
-        "description": [description],
-        "tags": [" ".join(tool.tags)],
-        "search_hints": list(tool.search_hints),
-        "skill": [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
-        "args": _embed_args(tool.args_schema),
-        "examples": [str(ex.get("description", "")) for ex in tool.examples],
-        "arg_names": [" ".join(str(n).replace("_", " ") for n in sorted(props))] if isinstance(props, dict) else [],
-        "path": [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
+        "id": lambda: [tool.id.replace(".", " ").replace("_", " ").replace("-", " ")],
+        "summary": lambda: [tool.summary],
+        "description": lambda: [_description_rest(tool)],
+        "tags": lambda: [" ".join(tool.tags)],
+        "search_hints": lambda: list(tool.search_hints),
+        "skill": lambda: [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
+        "args": lambda: _embed_args(tool.args_schema),
+        "examples": lambda: [str(ex.get("description", "")) for ex in tool.examples],
+        "arg_names": lambda: _arg_names(tool),
+        "path": lambda: [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
     }
 
 
@@ -196,7 +206,8 @@ def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
     a query's (docs/search.md, "Fields").
     """
     fields = _embed_fields(tool, catalog)
-    parts = (text.strip().rstrip(".").strip() for name in EMBED_FIELDS for text in fields.get(name, []))
+    texts = (text for name in EMBED_FIELDS if name in fields for text in fields[name]())
+    parts = (text.strip().rstrip(".").strip() for text in texts)
     return ". ".join(dict.fromkeys(p for p in parts if p))[:EMBED_TEXT_CHARS]
 
 
