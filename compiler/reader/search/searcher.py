@@ -43,14 +43,11 @@ MIN_RELEVANCE = 0.06
 #: ``bench/bench_search_answers.py`` (example evals, GitHub MCP, MetaTool, BFCL): the largest values that drop
 #: no right tool from any query's top 5 (docs/search.md, "Exact names and the cut").
 MIN_RELATIVE = 0.25
-#: find_tool's answer is *weak* when the query has words no tool mentions and its best hit scores under this: the
-#: hits then share only part of the request ("zip the reports": only "report"). It says so (a hint and a
-#: next_action to browse) and keeps only the best :data:`WEAK_LIMIT` hits within :data:`WEAK_RELATIVE` of the best (docs/search.md).
-WEAK_RELEVANCE = 0.3
-WEAK_RELATIVE = 0.6
-#: ... and at most this many of them.
-WEAK_LIMIT = 3
-#: ... and when at least this share of its content words is unknown to every tool.
+#: find_tool's answer is *weak* when at least :data:`WEAK_UNKNOWN_SHARE` of the query's content words occur in no
+#: tool's text and its best hit scores under :data:`WEAK_RELEVANCE`: the hits then share only part of the request
+#: ("zip the reports": only "report"). The answer keeps its hits and says so: ``"weak": true``, a hint naming the
+#: missing words, and a next_action to browse (docs/search.md, "A search that finds nothing good says so").
+WEAK_RELEVANCE = 0.35
 WEAK_UNKNOWN_SHARE = 0.5
 #: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
 NAME_SHORT_PARTS = 3
@@ -513,11 +510,11 @@ class Searcher(IndexReader):
 
 
 def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
-    """find_tool's answer when no tool matches the whole request: the closest hits only, and a note saying so."""
-    floor = WEAK_RELATIVE * float(matches[0]["relevance"])
+    """find_tool's answer when no tool matches the whole request: the same hits, marked weak, and a note saying so."""
     shown = ", ".join(repr(word) for word in missing[:5])
     return {
-        "matches": [match for match in matches if match["relevance"] >= floor][:WEAK_LIMIT],
+        "matches": matches,
+        "weak": True,
         "hints": [
             (
                 f"No good match for {query[:200]!r}: no tool mentions {shown}, so these match only part of it."
