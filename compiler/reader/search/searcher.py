@@ -28,6 +28,7 @@ from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
 from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
 from . import rerank
+from . import hybrid
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
 from .semantic import VECTOR_ERRORS
@@ -130,11 +131,23 @@ class Searcher(IndexReader):
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
-            return fuse(lexical, cosines, limit or 0, allowed, params)
+            if part_name != "tools":
+                return fuse(lexical, cosines, limit or 0, allowed, params)
+            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+            return self._name_boosted(query, fused)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
             log.warning("search: %s", tier.reason)
             return lexical[:limit]
+
+    def _name_boosted(self, query: str, hits: list[tuple[int, float, list[str]]]) -> list[tuple[int, float, list[str]]]:
+        """The fused ``hits`` with the name match applied to their top :data:`~toolcat.reader.search.hybrid.NAME_DEPTH`."""
+        terms = set(analyze_words(query))
+        if not terms or hybrid.NAME_BOOST <= 0:
+            return hits
+        head = hits[: hybrid.NAME_DEPTH]
+        ids = [str(doc["pointer"]["tool_id"]) for doc in self._docs("tools", head)]
+        return hybrid.name_boosted(hits, ids, terms, analyze_words)
 
     # -- scoping -----------------------------------------------------------------------------
 
