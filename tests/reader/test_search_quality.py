@@ -11,7 +11,10 @@ from tests.support import EXAMPLE_SRC, write_tree
 from toolcat import Catalog
 from toolcat.build import build, compile_catalog
 from toolcat.build.contributors.index.texts import tool_embed_text
+from toolcat.format.analyzer import analyze_words
+from toolcat.reader.search import hybrid
 from toolcat.reader.search import searcher as search_module
+from toolcat.reader.search.hybrid import name_match
 
 TOOL = {
     "id": "geo.forecast",
@@ -74,8 +77,7 @@ def test_the_embedded_text_carries_argument_descriptions_enums_and_examples_with
 
 
 def test_a_search_for_something_no_tool_does_says_so_and_keeps_its_hits(example: Catalog) -> None:
-    """'zip the reports': no tool mentions zip, so find_tool marks the answer weak, names the missing word and
-    points to browsing, and still shows the same hits as it would without the note (a weak answer costs no recall)."""
+    """'zip the reports': marked weak, the missing word named, a next_action to browse, and the same hits kept."""
     answer = example.find_tool("zip the reports")
     assert answer["ok"] is True
     assert answer["weak"] is True
@@ -91,7 +93,8 @@ def test_the_default_tier_marks_zip_the_reports_weak_too(default_example: Catalo
     answer = default_example.find_tool("zip the reports")
     assert answer["weak"] is True
     assert any("'zip'" in hint for hint in answer["hints"])
-    assert answer["matches"] and answer["matches"][0]["relevance"] < search_module.WEAK_RELEVANCE
+    assert answer["matches"]
+    assert answer["matches"][0]["relevance"] < search_module.WEAK_RELEVANCE
 
 
 def test_a_request_the_catalogue_covers_gets_no_weak_match_note(example: Catalog) -> None:
@@ -117,3 +120,31 @@ def test_an_exact_name_is_never_called_weak(example: Catalog) -> None:
     answer = example.find_tool("file.read")
     assert answer["matches"][0] == {"name": "file.read", "relevance": 1.0, "reason": "exact name"}
     assert "next_action" not in answer
+
+
+def test_a_title_like_query_matches_the_tool_named_by_it_not_a_neighbour() -> None:
+    """'List starred repositories' is list_starred_repositories by name (match 1), not star_repository."""
+    terms = set(analyze_words("List starred repositories"))
+    assert name_match(terms, "github.list_starred_repositories", analyze_words) == 1.0
+    assert name_match(terms, "github.star_repository", analyze_words) < hybrid.NAME_MIN
+
+
+def test_the_name_match_lifts_a_close_second_but_no_tool_far_behind() -> None:
+    """The boost is bounded by NAME_BOOST: a named tool 0.05 behind comes first, one 0.2 behind stays where it was."""
+    terms = set(analyze_words("Create repository"))
+    ids = ["github.create_branch", "github.create_repository"]
+    close = hybrid.name_boosted([(0, 0.50, []), (1, 0.45, [])], ids, terms, analyze_words)
+    assert [doc for doc, _, _ in close] == [1, 0]
+    assert close[0][1] == pytest.approx(0.45 + hybrid.NAME_BOOST)
+    far = hybrid.name_boosted([(0, 0.70, []), (1, 0.45, [])], ids, terms, analyze_words)
+    assert [doc for doc, _, _ in far] == [0, 1]
+
+
+def test_the_default_tier_ranks_with_the_name_match(default_example: Catalog, monkeypatch) -> None:
+    """'git status' names git.status: with vectors its fused score gains NAME_BOOST over the boost-off ranking."""
+    searcher = default_example.searcher()
+    with_name = {p["tool_id"]: s for p, s, _ in searcher.rank_tools("git status", limit=5)}
+    monkeypatch.setattr(hybrid, "NAME_BOOST", 0.0)
+    without = {p["tool_id"]: s for p, s, _ in searcher.rank_tools("git status", limit=5)}
+    assert without["git.status"] < 0.9
+    assert with_name["git.status"] == pytest.approx(without["git.status"] + 0.1, abs=1e-5)

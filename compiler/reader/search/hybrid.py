@@ -55,7 +55,9 @@ def name_match(query_terms: set[str], tool_id: str, analyze: Callable[[str], lis
     return best
 
 
-def name_boosted(hits: list[Hit], ids: Sequence[str], query_terms: set[str], analyze: Callable[[str], list[str]]) -> list[Hit]:
+def name_boosted(
+    hits: list[Hit], ids: Sequence[str], query_terms: set[str], analyze: Callable[[str], list[str]]
+) -> list[Hit]:
     """``hits`` (best first) with the first ``len(ids)`` (whose tool ids are ``ids``) raised by their name match."""
     head: list[Hit] = []
     for (doc, score, terms), tool_id in zip(hits, ids, strict=False):

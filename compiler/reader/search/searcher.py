@@ -27,8 +27,7 @@ from ...format.analyzer import (
 from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
 from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
-from . import rerank
-from . import hybrid
+from . import hybrid, rerank
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
 from .semantic import VECTOR_ERRORS
