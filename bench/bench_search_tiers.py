@@ -34,7 +34,7 @@ from bench_search import CORPUS, bfcl_source, metatool_source, open_build, split
 from bench_search_answers import example_source, github_source  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
-from toolcat.build.contributors import vectors  # noqa: E402
+from toolcat.build.contributors.index import texts  # noqa: E402
 from toolcat.reader.search import hybrid  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
 
@@ -203,14 +203,14 @@ def main() -> None:
     parser.add_argument("--errors", type=int, default=10, help="top-1 errors listed per set")
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds here")
     parser.add_argument(
-        "--fields", default=None, help="the embedded fields, in order (vectors.EMBED_FIELDS), for a measurement"
+        "--fields", default=None, help="the embedded fields, in order (texts.EMBED_FIELDS), for a measurement"
     )
     parser.add_argument("--hierarchy", default="", help="other hierarchy weights to rank with, e.g. 0,0.1,0.3")
     args = parser.parse_args()
     HIERARCHY_GRID.extend(float(w) for w in args.hierarchy.split(",") if w.strip())
     if args.fields:
-        vectors.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
-        print(f"embedded fields: {', '.join(vectors.EMBED_FIELDS)}\n")
+        texts.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
+        print(f"embedded fields: {', '.join(texts.EMBED_FIELDS)}\n")
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return

@@ -25,7 +25,7 @@ from bench_search import CORPUS, open_build, split  # noqa: E402
 from bench_search_tiers import SETS, metrics  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
-from toolcat.build.contributors import vectors  # noqa: E402
+from toolcat.build.contributors.index import texts  # noqa: E402
 from toolcat.reader.search import hybrid  # noqa: E402
 from toolcat.reader.search.ranking import IndexReader  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
@@ -73,15 +73,15 @@ def evaluate(data: dict[str, Any], params: tuple[float, float, float, float]) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="metatool,bfcl")
-    parser.add_argument("--fields", default=None, help="vectors.EMBED_FIELDS for this run, comma-separated")
+    parser.add_argument("--fields", default=None, help="texts.EMBED_FIELDS for this run, comma-separated")
     parser.add_argument("--top", type=int, default=8)
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
     if args.fields:
-        vectors.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
-    print(f"embedded fields: {', '.join(vectors.EMBED_FIELDS)}; shipped fusion: {hybrid.FUSION.get('onnx')}\n")
+        texts.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
+    print(f"embedded fields: {', '.join(texts.EMBED_FIELDS)}; shipped fusion: {hybrid.FUSION.get('onnx')}\n")
     sets = [s for s in args.sets.split(",") if s]
     with tempfile.TemporaryDirectory(prefix="bench-tune-") as tmp_name:
         os.environ.setdefault("TOOLCAT_CACHE_DIR", str(Path(tmp_name) / "cache"))

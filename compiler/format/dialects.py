@@ -134,6 +134,8 @@ _BATCH_ITEM: dict[str, Any] = {
 #: Lean on purpose: every token of these definitions is paid on every turn (bench-tokens); the reader
 #: checks bounds itself and answers BAD_REQUEST with the rule.
 _LIMIT: dict[str, Any] = {"type": "integer", "maximum": 50}
+#: A tool search's query: how to phrase it (every dialect's search for tools; one sentence, it is in every prompt).
+_QUERY_HINT = "Action, object, domain: 'upload a file to an S3 bucket'"
 _ARGS: dict[str, Any] = {
     "type": "object",
     "additionalProperties": True,
@@ -243,7 +245,7 @@ _SPEC = (
         'Find tools for a purpose in a category and below it ("" = everywhere).',
         _obj(
             {
-                "query": {"type": "string"},
+                "query": {"type": "string", "description": _QUERY_HINT},
                 "category_path": _PATH,
                 "limit": _LIMIT,
                 "cursor": _CURSOR,
@@ -300,7 +302,7 @@ _GATEWAY = (
         _obj(
             {
                 "path": {"type": "string"},
-                "query": {"type": "string"},
+                "query": {"type": "string", "description": _QUERY_HINT},
                 "format": {"enum": ["short", "full"]},
                 "include_examples": {"type": "boolean"},
                 "include_schemas": {"type": "boolean"},
@@ -389,7 +391,7 @@ _NAMESPACED = (
         "find_tool",
         "namespaced",
         "Find tools for a purpose in plain words (0-1 relevance).",
-        _obj({"purpose": {"type": "string", "minLength": 1}, "limit": _LIMIT}, ["purpose"]),
+        _obj({"purpose": {"type": "string", "minLength": 1, "description": _QUERY_HINT}, "limit": _LIMIT}, ["purpose"]),
         _envelope(
             {
                 "matches": {

@@ -36,12 +36,11 @@ from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
-from .index.texts import doc_order
+from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_text
 
 log = logging.getLogger(__name__)
 
 SHARD_ROWS = 1024
-EMBED_TEXT_CHARS = 1000
 VECTORS_FORMAT = "toolcat-vectors-2"
 VECTORS_DTYPE = "int4"
 
@@ -73,49 +72,6 @@ def choose_embedder(config: BuildConfig, override: str | None = None) -> str | N
         )
         return None
     return DEFAULT_SPEC
-
-
-#: The fields of a tool's embedded text, in order (a build cuts the text at 128 tokens, so the first ones count
-#: most). ``args`` (argument names) and ``path`` (the home path's titles) are available, measured and left out
-#: (docs/search.md, "Fields"; ``bench/bench_search_tune.py --fields``): the hierarchy counts through the nodes'
-#: own vectors instead (``toolcat.reader.search.hybrid.HIERARCHY``).
-EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill")
-
-
-def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
-    """The titles of the nodes on a tool's home path, root first (its place in the hierarchy)."""
-    titles = []
-    for depth in range(1, len(tool.path) + 1):
-        node = catalog.nodes.get(tool.path[:depth])
-        if node is not None and node.title:
-            titles.append(node.title)
-    return titles
-
-
-def _arg_names(tool: Tool) -> list[str]:
-    props = tool.args_schema.get("properties") if isinstance(tool.args_schema, dict) else None
-    return [str(name) for name in sorted(props)] if isinstance(props, dict) else []
-
-
-def _tool_fields(tool: Tool, catalog: CompiledCatalog | None) -> dict[str, Callable[[], list[str]]]:
-    """Each field a tool's embedded text may hold, made only when :data:`EMBED_FIELDS` names it."""
-    return {
-        "id": lambda: [tool.id.replace(".", " ").replace("_", " ").replace("-", " ")],
-        "summary": lambda: [tool.summary],
-        "description": lambda: [tool.description],
-        "tags": lambda: [" ".join(tool.tags)],
-        "search_hints": lambda: list(tool.search_hints),
-        "path": lambda: [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
-        "args": lambda: [" ".join(name.replace("_", " ") for name in _arg_names(tool))],
-        "skill": lambda: [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
-    }
-
-
-def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
-    """What a tool is embedded as: the :data:`EMBED_FIELDS` of it, joined, at most 1,000 characters."""
-    fields = _tool_fields(tool, catalog)
-    parts = [text for name in EMBED_FIELDS if name in fields for text in fields[name]()]
-    return ". ".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))[:EMBED_TEXT_CHARS]
 
 
 def node_embed_text(node: Node, catalog: CompiledCatalog) -> str:

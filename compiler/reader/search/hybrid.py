@@ -30,7 +30,41 @@ HIERARCHY = 0.2
 #: The term a hit carries when the semantic tier put it in (``reason`` then names the tier).
 SEMANTIC_TERM = "~semantic"
 
+#: Name match (title-like queries: "List starred repositories" for ``list_starred_repositories``): among the fused
+#: top :data:`NAME_DEPTH`, a tool whose id's words nearly equal the query's gains ``NAME_BOOST · match``, where
+#: ``match`` (:func:`name_match`) is the share of the id's words in the query times the share of the query's words in
+#: the id (content words, stemmed as the lexical analyzer does), counted from :data:`NAME_MIN` up.
+NAME_BOOST = 0.1
+NAME_MIN = 0.7
+NAME_DEPTH = 10
+
 Hit = tuple[int, float, list[str]]
+
+
+def name_match(query_terms: set[str], tool_id: str, analyze: Callable[[str], list[str]]) -> float:
+    """How nearly the query's terms equal a tool id's (0-1): the best of the whole id and its last dotted part.
+
+    For each: (id terms in the query / id terms) x (query terms in the id / query terms).
+    """
+    best = 0.0
+    for name in dict.fromkeys((tool_id, tool_id.rsplit(".", 1)[-1])):
+        terms = set(analyze(name))
+        if terms and query_terms:
+            shared = len(terms & query_terms)
+            best = max(best, shared / len(terms) * shared / len(query_terms))
+    return best
+
+
+def name_boosted(
+    hits: list[Hit], ids: Sequence[str], query_terms: set[str], analyze: Callable[[str], list[str]]
+) -> list[Hit]:
+    """``hits`` (best first) with the first ``len(ids)`` (whose tool ids are ``ids``) raised by their name match."""
+    head: list[Hit] = []
+    for (doc, score, terms), tool_id in zip(hits, ids, strict=False):
+        match = name_match(query_terms, tool_id, analyze)
+        head.append((doc, min(1.0, score + NAME_BOOST * match), terms) if match >= NAME_MIN else (doc, score, terms))
+    head.sort(key=lambda hit: (-hit[1], hit[0]))
+    return head + hits[len(head) :]
 
 
 def fuse(

@@ -27,7 +27,7 @@ from ...format.analyzer import (
 from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
 from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
-from . import rerank
+from . import hybrid, rerank
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
 from .semantic import VECTOR_ERRORS
@@ -43,6 +43,12 @@ MIN_RELEVANCE = 0.06
 #: ``bench/bench_search_answers.py`` (example evals, GitHub MCP, MetaTool, BFCL): the largest values that drop
 #: no right tool from any query's top 5 (docs/search.md, "Exact names and the cut").
 MIN_RELATIVE = 0.25
+#: find_tool's answer is *weak* when at least :data:`WEAK_UNKNOWN_SHARE` of the query's content words occur in no
+#: tool's text and its best hit scores under :data:`WEAK_RELEVANCE`: the hits then share only part of the request
+#: ("zip the reports": only "report"). The answer keeps its hits and says so: ``"weak": true``, a hint naming the
+#: missing words, and a next_action to browse (docs/search.md, "A search that finds nothing good says so").
+WEAK_RELEVANCE = 0.35
+WEAK_UNKNOWN_SHARE = 0.5
 #: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
 NAME_SHORT_PARTS = 3
 NAME_MAX_PARTS = 12
@@ -124,11 +130,23 @@ class Searcher(IndexReader):
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
-            return fuse(lexical, cosines, limit or 0, allowed, params)
+            if part_name != "tools":
+                return fuse(lexical, cosines, limit or 0, allowed, params)
+            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+            return self._name_boosted(query, fused)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
             log.warning("search: %s", tier.reason)
             return lexical[:limit]
+
+    def _name_boosted(self, query: str, hits: list[tuple[int, float, list[str]]]) -> list[tuple[int, float, list[str]]]:
+        """The fused ``hits`` with the name match applied to their top :data:`~toolcat.reader.search.hybrid.NAME_DEPTH`."""
+        terms = set(analyze_words(query))
+        if not terms or hybrid.NAME_BOOST <= 0:
+            return hits
+        head = hits[: hybrid.NAME_DEPTH]
+        ids = [str(doc["pointer"]["tool_id"]) for doc in self._docs("tools", head)]
+        return hybrid.name_boosted(hits, ids, terms, analyze_words)
 
     # -- scoping -----------------------------------------------------------------------------
 
@@ -393,6 +411,9 @@ class Searcher(IndexReader):
             ]
         except ReaderError as err:
             return err.envelope()
+        missing, words = self._unknown_words(query) if matches and named is None else ([], 1)
+        if len(missing) >= WEAK_UNKNOWN_SHARE * words and matches[0]["relevance"] < WEAK_RELEVANCE:
+            return _noted(_weak_answer(query, matches, missing), purpose)
         if matches:
             return _noted({"matches": matches}, purpose)
         return _noted(
@@ -403,6 +424,18 @@ class Searcher(IndexReader):
             },
             purpose,
         )
+
+    def _unknown_words(self, query: str) -> tuple[list[str], int]:
+        """The query's words (as typed) that no tool's text contains, and how many content words it has."""
+        part = self._part("tools")
+        words = next(space for space in part.spaces if space["name"] == "words")
+        tokens = [t for t in dict.fromkeys(_NAME_PARTS.findall(query[: NAME_MAX_CHARS * 5])) if analyze_words(t)]
+        unknown = [
+            token
+            for token in tokens
+            if all(self._posting("tools", part, words, term) is None for term in analyze_words(token))
+        ]
+        return unknown, max(1, len(tokens))
 
     def _node_results(self, query: str, limit: int) -> list[dict[str, Any]]:
         hits = self._ranked("nodes", query, lambda doc_id: doc_id > 0, limit)  # doc 0, the root, matches everything
@@ -486,6 +519,22 @@ class Searcher(IndexReader):
             hints=hints,
             next_action=action,
         )
+
+
+def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
+    """find_tool's answer when no tool matches the whole request: the same hits, marked weak, and a note saying so."""
+    shown = ", ".join(repr(word) for word in missing[:5])
+    return {
+        "matches": matches,
+        "weak": True,
+        "hints": [
+            (
+                f"No good match for {query[:200]!r}: no tool mentions {shown}, so these match only part of it."
+                " Try other words for it, or browse the categories."
+            )
+        ],
+        "next_action": {"op": "list", "args": {"path": ""}},
+    }
 
 
 def split_hint(query: str) -> tuple[str, str | None]:

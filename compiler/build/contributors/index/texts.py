@@ -44,7 +44,16 @@ from .shards import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FIELD_WEIGHTS", "contribute", "doc_order", "node_text", "tool_order", "tool_text"]
+__all__ = [
+    "EMBED_FIELDS",
+    "FIELD_WEIGHTS",
+    "contribute",
+    "doc_order",
+    "node_text",
+    "tool_embed_text",
+    "tool_order",
+    "tool_text",
+]
 
 #: How many times each field is repeated in a tool's text (with sublinear tf, k copies weigh 1 + ln k).
 FIELD_WEIGHTS: dict[str, int] = {
@@ -122,6 +131,84 @@ def tool_text(tool: Tool, catalog: CompiledCatalog) -> str:
         if text:
             lines.extend([text] * FIELD_WEIGHTS[name])
     return "\n".join(lines)
+
+
+#: The fields of a tool's embedded text (the semantic tier's one vector per tool), in order: a build cuts the text
+#: at 128 tokens, so the first ones count most. ``args`` is each argument's description (two levels deep, cut at
+#: :data:`EMBED_ARG_CHARS`) with its enum values; ``examples`` the examples' descriptions. ``arg_names`` (argument
+#: names alone) and ``path`` (the home path's titles) are available to the bench, measured and left out
+#: (docs/search.md, "Fields"; ``bench/bench_search_tune.py --fields``).
+EMBED_FIELDS: tuple[str, ...] = ("id", "summary", "description", "tags", "search_hints", "skill", "args", "examples")
+EMBED_TEXT_CHARS = 1000
+EMBED_ARG_CHARS = 200
+EMBED_ENUM_VALUES = 8
+
+
+def _embed_args(schema: Any, depth: int = 0) -> list[str]:
+    """Each argument's description with its enum values (``desc (a, b)``), by name, two levels deep."""
+    props = schema.get("properties") if isinstance(schema, dict) and depth < 2 else None
+    if not isinstance(props, dict):
+        return []
+    out: list[str] = []
+    for _, sub in sorted(props.items()):
+        if not isinstance(sub, dict):
+            continue
+        text = sub["description"].strip()[:EMBED_ARG_CHARS] if isinstance(sub.get("description"), str) else ""
+        values = sub.get("enum")
+        listed = values[:EMBED_ENUM_VALUES] if isinstance(values, list) else []
+        shown = [str(v) for v in listed if isinstance(v, str | int | float)]
+        if shown:
+            text = f"{text} ({', '.join(shown)})".strip()
+        out += [text, *_embed_args(sub, depth + 1), *_embed_args(sub.get("items"), depth + 1)]
+    return out
+
+
+def _path_titles(tool: Tool, catalog: CompiledCatalog) -> list[str]:
+    """The titles of the nodes on a tool's home path, root first (its place in the hierarchy)."""
+    nodes = (catalog.nodes.get(tool.path[:depth]) for depth in range(1, len(tool.path) + 1))
+    return [node.title for node in nodes if node is not None and node.title]
+
+
+def _description_rest(tool: Tool) -> str:
+    """The description, less a leading copy of the summary."""
+    summary = tool.summary.rstrip(".")
+    if summary and tool.description.startswith(summary):
+        return tool.description[len(summary) :].lstrip(". \n")
+    return tool.description
+
+
+def _arg_names(tool: Tool) -> list[str]:
+    props = tool.args_schema.get("properties") if isinstance(tool.args_schema, dict) else None
+    return [" ".join(str(n).replace("_", " ") for n in sorted(props))] if isinstance(props, dict) else []
+
+
+def _embed_fields(tool: Tool, catalog: CompiledCatalog | None) -> dict[str, Callable[[], list[str]]]:
+    """Each field a tool's embedded text may hold, made only when :data:`EMBED_FIELDS` names it."""
+    return {
+        "id": lambda: [tool.id.replace(".", " ").replace("_", " ").replace("-", " ")],
+        "summary": lambda: [tool.summary],
+        "description": lambda: [_description_rest(tool)],
+        "tags": lambda: [" ".join(tool.tags)],
+        "search_hints": lambda: list(tool.search_hints),
+        "skill": lambda: [tool.skill.name, str(tool.skill.frontmatter.get("description", ""))] if tool.skill else [],
+        "args": lambda: _embed_args(tool.args_schema),
+        "examples": lambda: [str(ex.get("description", "")) for ex in tool.examples],
+        "arg_names": lambda: _arg_names(tool),
+        "path": lambda: [" / ".join(_path_titles(tool, catalog))] if catalog is not None else [],
+    }
+
+
+def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
+    """What a tool is embedded as: its :data:`EMBED_FIELDS`, joined by ``. ``, at most 1,000 characters.
+
+    Each part loses its final full stop and repeats are dropped (a description that starts with the summary keeps
+    only the rest): MiniLM averages its tokens, and repeated text and a trailing ``.`` moved the vector away from
+    a query's (docs/search.md, "Fields").
+    """
+    fields = _embed_fields(tool, catalog)
+    texts = (text for name in EMBED_FIELDS if name in fields for text in fields[name]())
+    parts = (text.strip().rstrip(".").strip() for text in texts)
+    return ". ".join(dict.fromkeys(p for p in parts if p))[:EMBED_TEXT_CHARS]
 
 
 def node_text(node: Node, catalog: CompiledCatalog) -> str:
