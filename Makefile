@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet inspector
+.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet inspector langchain
 
 $(VENV)/.installed: pyproject.toml requirements.lock requirements-model.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -84,8 +84,19 @@ inspector: js
 	@if command -v npm >/dev/null 2>&1; then cd tests/mcp/inspector && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not available: the MCP Inspector tests will be skipped"; fi
 
+## langchain: LangChain's MCP adapter in its own venv (.venv-langchain, from requirements-langchain.lock: it needs
+## mcp<2, toolcat[mcp] needs mcp>=2) for tests/mcp/test_langchain_adapter.py; where it cannot install, those tests skip
+langchain: .venv-langchain/.installed
+
+.venv-langchain/.installed: requirements-langchain.lock
+	@test -x .venv-langchain/bin/python || $(PYTHON) -m venv .venv-langchain || true
+	@.venv-langchain/bin/python -m pip install -q -r requirements-langchain.lock 2>&1 | grep -v '^WARNING: Location' || true
+	@if .venv-langchain/bin/python -c "import langchain_mcp_adapters.client" 2>/dev/null; then \
+	  echo "langchain: .venv-langchain installed"; touch $@; \
+	else echo "langchain-mcp-adapters did not install: its tests will be skipped"; fi
+
 ## test: install what the tests need and run them (the TypeScript reader's own tests under node --test too)
-test: $(VENV)/.dev-installed semantic browser js fleet inspector
+test: $(VENV)/.dev-installed semantic browser js fleet inspector langchain
 	$(PY) -m pytest -q
 	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then cd js && node --test test/*.test.mjs; fi
 

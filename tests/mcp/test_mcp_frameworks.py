@@ -2,7 +2,8 @@
 
 openai-agents, pydantic-ai (its MCPToolset) and fastmcp's Client are installed from the [dev] extra beside
 toolcat[mcp]; a framework that is absent is skipped with the reason. langchain-mcp-adapters is not among
-them: its releases for mcp 2.x fail at import (0.3.1) and the next ones require mcp<2 (docs/mcp.md).
+them: its releases for mcp 2.x fail at import (0.3.1) and the next ones require mcp<2 (docs/mcp.md), so it runs
+in its own environment against the same servers in tests/mcp/test_langchain_adapter.py.
 """
 
 from __future__ import annotations
