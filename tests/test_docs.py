@@ -252,15 +252,18 @@ def test_readme_export_sample_gives_four_tools_and_says_which_are_strict(workspa
 
 
 def test_gateway_prompt_promises_only_fields_tool_help_prints(workspace: tuple[Path, str]) -> None:
-    """The gateway system prompt names each argument's fields as tool_help prints them: a default is inside `rules`."""
+    """The gateway system prompt names each argument's fields as tool_help prints them (001: name, type, required, default)."""
     from toolcat.reader import Catalog  # noqa: PLC0415
 
     catalog = Catalog.open(workspace[0] / "build")
     prompt = catalog.prompt("system.gateway")["text"]
     promised = re.search(r"shows its arguments \(([^)]*)\)", prompt)
     assert promised is not None
-    assert promised.group(1) == "name, type, required, rules with any default"
-    args = catalog.tool_help("onto.task.list")["args"]
-    assert {"name", "type", "rules"} <= set().union(*(set(arg) for arg in args))
-    assert not any("default" in arg for arg in args)
-    assert any("default: 50" in arg.get("rules", "") for arg in args)
+    fields = {field.strip() for field in promised.group(1).split(",")}
+    assert fields == {"name", "type", "required", "default", "rules"}
+    printed: set[str] = set()
+    for op in ("onto.task.list", "onto.task.create"):
+        printed.update(*(set(arg) for arg in catalog.tool_help(op)["args"]))
+    assert fields <= printed, fields - printed
+    limit = next(arg for arg in catalog.tool_help("onto.task.list")["args"] if arg["name"] == "limit")
+    assert limit["default"] == 50 and "default" not in limit.get("rules", "")

@@ -81,8 +81,8 @@ def test_unknown_category_of_a_search_runs_the_same_query_nearby(catalog: Catalo
 
 def test_unknown_group_in_gateway_and_namespaced_follows_the_same_rule(catalog: Catalog):
     """tool_help/tool_list of an unknown group: help of the closest name, else a search for its words."""
-    assert catalog.tool_help("agents")["error"]["next_action"] == {"op": "tool_help", "args": {"path": "agent"}}
-    assert catalog.tool_list("agents")["error"]["next_action"] == {"op": "tool_list", "args": {"namespace": "agent"}}
+    assert catalog.tool_help("tasks")["error"]["next_action"] == {"op": "tool_help", "args": {"path": "task"}}
+    assert catalog.tool_list("tasks")["error"]["next_action"] == {"op": "tool_list", "args": {"namespace": "task"}}
     far = catalog.tool_help("zzqx_widgets")["error"]
     assert far["next_action"] == {"op": "tool_help", "args": {"query": "zzqx widgets"}}
 
