@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from support import REPO, write_tree
 
 from toolcat.build import build
+from toolcat.format.dialects import dialect_tools
 from toolcat.reader import Catalog
 from toolcat.reader.dialects import DIALECTS, PROTOCOL
 from toolcat.reader.dialects.protocol import hint_tools, render_action
@@ -507,3 +508,52 @@ def test_always_loaded_tools_in_the_python_api(proto_build: tuple[Path, Path]) -
     assert ping["alias"] == "proto_core_ping"
     assert ping["args_schema"]["properties"] == {"note": {"type": "string"}}
     assert "tokens" not in ping
+
+
+#: 004's task calls as the design writes them (``task.code_review(target="src/")`` …), with the result they must give.
+SEED_004_TASKS = [
+    ("task.code_review", {"target": "src/"}),
+    ("task.explore", {"query": "find API routes"}),
+    ("task.plan", {"feature": "OAuth implementation"}),
+]
+
+
+def _seed_call(cat: Catalog, dialect: str, tool_id: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Call ``tool_id`` the way ``dialect`` calls an operation: by id (spec, gateway) or by its alias (namespaced, direct)."""
+    if dialect == "spec":
+        return cat.call_tool(tool_id, args)
+    if dialect == "gateway":
+        return cat.tool_exec(op=tool_id, args=args)
+    return cat.tool_exec(tool_id.replace(".", "_"), args, dialect=dialect)
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_seed_payloads_run_verbatim_in_every_registered_dialect(example_build: Path, dialect: str) -> None:
+    """004's task calls, 001's failing-validation loop and a plain call answer as the designs write them, in each dialect.
+
+    The direct dialect (001's legacy mode) has no discovery tools, so its way forward is the corrected call itself.
+    """
+    cat = Catalog.open(example_build)
+    for tool_id, args in SEED_004_TASKS:
+        answer = _seed_call(cat, dialect, tool_id, args)
+        assert answer["ok"] is True, (dialect, tool_id, answer)
+        result = answer["result"]
+        assert args.items() <= result["arguments"].items(), result  # the task's arguments as sent (defaults beside)
+        assert result["instructions"].strip()  # with the instructions that carry it out
+    extra = _seed_call(cat, dialect, "task.explore", {"query": "find API routes", "repo": "acme/api"})
+    assert extra["ok"] is True, extra
+    assert extra["result"]["context"] == {"repo": "acme/api"}, extra  # unknown arguments reach the task as context
+    bad = _seed_call(cat, dialect, "onto.task.update", {"task_id": "T-1234", "status": "finished"})
+    assert bad["ok"] is False, bad
+    assert bad["error"]["code"] == "VALIDATION_ERROR", bad
+    assert [e["field"] for e in bad["error"]["details"]["field_errors"]] == ["status"], bad
+    assert '"done"' in bad["error"]["details"]["field_errors"][0]["expected"]  # 001: the enum, to retry with
+    action = bad["error"].get("next_action")
+    if dialect == "direct":
+        assert action is None  # nothing to discover: the hint names the tool's own schema
+    else:
+        assert action is not None, bad
+        assert action["op"] in {tool.name for tool in dialect_tools(dialect)}, action
+    fixed = _seed_call(cat, dialect, "util.math.eval", {"expression": "6*7"})
+    assert fixed["ok"] is True, fixed
+    assert fixed["result"]["result"] == 42, fixed
