@@ -97,6 +97,18 @@ def test_the_default_tier_marks_zip_the_reports_weak_too(default_example: Catalo
     assert answer["matches"][0]["relevance"] < search_module.WEAK_RELEVANCE
 
 
+def test_the_gateway_search_says_so_too_and_points_at_browsing(example: Catalog) -> None:
+    """tool_help(query) carries find_tool's weak marker and note; its next step browses, not the first weak hit."""
+    weak = example.tool_help(query="zip the reports")
+    assert weak["weak"] is True
+    assert weak["operations"]  # the hits are kept
+    assert any("'zip'" in hint for hint in weak["hints"])
+    assert weak["next_action"] == {"op": "tool_help", "args": {"path": "root"}}
+    strong = example.tool_help(query="rename a symbol")
+    assert "weak" not in strong
+    assert strong["next_action"] == {"op": "tool_help", "args": {"path": strong["operations"][0]["op"]}}
+
+
 def test_a_request_the_catalogue_covers_gets_no_weak_match_note(example: Catalog) -> None:
     """Every word of 'upload a file to a bucket' is in the catalogue: full matches, no hint, no next_action."""
     answer = example.find_tool("upload a file to a bucket")

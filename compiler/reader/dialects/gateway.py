@@ -222,7 +222,18 @@ def _help_search(store: Store, session: Session, group: str, query: str, limit: 
             hints=[f"No operation{where} matches {query!r}; try other words, or browse the groups."],
             next_action={"op": "help", "args": {"path": group or "root"}},
         )
-    return ok(out, help_path=group or "root", next_action={"op": "help", "args": {"path": operations[0]["op"]}})
+    hints = [h for h in found.get("hints") or [] if isinstance(h, str)]  # a cut query's note, a weak answer's
+    if found.get("weak") is True:  # no operation matches the whole request: say so, and browse instead
+        out["weak"] = True
+        return ok(
+            out, help_path=group or "root", hints=hints, next_action={"op": "help", "args": {"path": group or "root"}}
+        )
+    return ok(
+        out,
+        help_path=group or "root",
+        hints=hints or None,
+        next_action={"op": "help", "args": {"path": operations[0]["op"]}},
+    )
 
 
 def _arg(name: str, raw: Any, root: Json, required: bool) -> Json:
