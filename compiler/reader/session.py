@@ -349,7 +349,7 @@ class Session:
                     return first
             ctx = execute.ExecContext(
                 tool_id,
-                spec,
+                self._visible_tasks(spec),
                 filled,
                 self.timeout,
                 self.store.fetch_bytes,
@@ -374,6 +374,14 @@ class Session:
             if key is not None:
                 self.idempotency.put(key, tool_id, canonical, body, warnings)
             return body
+
+    def _visible_tasks(self, spec: Json) -> Json:
+        """``spec`` with a generated ``task.list``'s rows cut to the tasks this session's policy lets the agent see."""
+        handler = spec.get("handler")
+        if not self.filters or not isinstance(handler, dict) or not isinstance(handler.get("tasks"), list):
+            return spec
+        rows = [r for r in handler["tasks"] if isinstance(r, dict) and self.allows(str(r.get("task")))]
+        return {**spec, "handler": {**handler, "tasks": rows}}
 
     def way_forward(self, code: str, tool_id: str) -> Json | None:
         """The next_action of a failed call that has none (None for codes without one).

@@ -134,3 +134,20 @@ def test_task_list_is_generated_only_when_there_are_tasks(make_tree, tmp_path: P
     (plain / "files").mkdir(parents=True)
     (plain / "files" / "tools.yaml").write_text(tools, encoding="utf-8")
     assert "task.list" not in compile_catalog(plain)[0].tools
+
+
+def test_task_list_shows_only_the_tasks_the_session_may_see(make_tree, tmp_path: Path) -> None:
+    """A task whose id sits in a namespace the host did not allow is not in task.list (issue 24: policies at list time)."""
+    src = make_tree(
+        {
+            "skills/code-reviewer/SKILL.md": SKILL.format(extra=""),
+            "agents/postmortem.md": "---\nname: postmortem\ndescription: Writes an incident postmortem.\n"
+            "task_id: ops.postmortem\n---\nWrite it.\n",
+        }
+    )
+    build(src, tmp_path / "out")
+    everything = Catalog.open(tmp_path / "out").tool_exec("task.list", {})
+    assert {row["task"] for row in everything["result"]["tasks"]} == {"task.code_reviewer", "ops.postmortem"}
+    scoped = Catalog.open(tmp_path / "out", allowed_namespaces=["task"]).tool_exec("task.list", {})
+    assert [row["task"] for row in scoped["result"]["tasks"]] == ["task.code_reviewer"]
+    assert scoped["result"]["count"] == 1
