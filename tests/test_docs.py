@@ -266,4 +266,5 @@ def test_gateway_prompt_promises_only_fields_tool_help_prints(workspace: tuple[P
         printed.update(*(set(arg) for arg in catalog.tool_help(op)["args"]))
     assert fields <= printed, fields - printed
     limit = next(arg for arg in catalog.tool_help("onto.task.list")["args"] if arg["name"] == "limit")
-    assert limit["default"] == 50 and "default" not in limit.get("rules", "")
+    assert limit["default"] == 50
+    assert "default" not in limit.get("rules", "")
