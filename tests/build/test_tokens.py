@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from toolcat.build import tokens
+from toolcat.build import build, tokens
 
 bpe_openai = pytest.importorskip("bpe_openai", reason="the [build] extra's tokenizer is not installed")
 
@@ -54,3 +55,12 @@ def test_the_package_still_imports_after_the_extension_alone() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "2"
+
+
+def test_a_build_with_a_special_token_name_in_a_summary_succeeds(example_src_copy: Path, tmp_path: Path) -> None:
+    """A tool summary holding ``<|endoftext|>`` builds (it stopped the build with bpe-openai's ValueError traceback)."""
+    source = next(p for p in example_src_copy.rglob("*.yaml") if "file.delete" in p.read_text())
+    source.write_text(source.read_text().replace("Delete a file,", "Delete a file <|endoftext|>,"))
+    result = build(example_src_copy, tmp_path / "out", embedder="none")
+    assert result.counts["tools"] > 0
+    assert any("<|endoftext|>" in p.read_text() for p in (tmp_path / "out" / "tools").glob("*.json"))
