@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -76,8 +77,85 @@ def default_contributors(embedder: str | None = None) -> tuple[list[Contributor]
     if embedder:
         from .contributors.vectors import contributor as vectors_contributor  # noqa: PLC0415 - [semantic] extra, build only
 
-        stages.append(vectors_contributor(embedder))
+        head = VectorHeadStart(embedder)
+        stages = [head.before(index_contribute), head.after(vectors_contributor(embedder))]
     return stages, [prompts_contribute, exports_contribute]
+
+
+class VectorHeadStart:
+    """Embeds a fresh build's texts while the search index is fitted (issue 29), into the vector cache.
+
+    The vectors follow the index's doc ids, so their stage runs after the index's; but the texts do not depend
+    on the index. For a build with no previous build to build on (an empty vector cache is likely),
+    :meth:`before` starts a thread that embeds every tool's and node's text the cache lacks (each text alone, as
+    the vectors stage does: the same rows) and saves the cache; :meth:`after` waits for it, and the vectors stage
+    then finds every row cached. The thread starts inside the index's stage, after
+    :func:`toolcat.build.parallel.run_beside` forked its worker (forking a threaded process is unsafe), and embeds
+    on the build's embedding threads (``$TOOLCAT_EMBED_THREADS``, else one per core). It stops between chunks
+    when the index fails. Any error is left to the vectors stage, which embeds what is missing itself.
+    """
+
+    #: Texts embedded per call (the thread checks for a stop between calls), and the fewest worth a thread.
+    CHUNK = 512
+    FROM_TEXTS = 64
+
+    def __init__(self, embedder: str) -> None:
+        self.embedder = embedder
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def before(self, index: Contributor) -> Contributor:
+        """The index stage, starting the head start first (same name and module: it reports as the index)."""
+
+        @functools.wraps(index)
+        def run(catalog: CompiledCatalog, artifacts: Any, specs: Any) -> None:
+            if artifacts.previous is None:
+                self.thread = threading.Thread(target=self._embed, args=(catalog,), name="toolcat-head-start")
+                self.thread.start()
+            try:
+                index(catalog, artifacts, specs)
+            except BaseException:
+                self.stop.set()
+                self.join()
+                raise
+
+        return run
+
+    def after(self, vectors: Contributor) -> Contributor:
+        """The vectors stage, once the head start is done."""
+
+        @functools.wraps(vectors)
+        def run(catalog: CompiledCatalog, artifacts: Any, specs: Any) -> None:
+            self.join()
+            vectors(catalog, artifacts, specs)
+
+        return run
+
+    def join(self) -> None:
+        """Wait for the head start, when one runs."""
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+
+    def _embed(self, catalog: CompiledCatalog) -> None:
+        from ..format.embedding import load_embedder  # noqa: PLC0415 - [semantic] extra, build only
+        from .contributors.index.texts import tool_order  # noqa: PLC0415 - build only
+        from .contributors.vectors import VectorCache, node_embed_text, text_key, tool_embed_text  # noqa: PLC0415
+
+        try:
+            cache = VectorCache(load_embedder(self.embedder))
+            texts = [tool_embed_text(t, catalog) for t in tool_order(catalog)]
+            texts += [node_embed_text(catalog.nodes[p], catalog) for p in sorted(catalog.nodes)]
+            missing = list({text_key(t): t for t in texts if text_key(t) not in cache.rows}.values())
+            if len(missing) < self.FROM_TEXTS:
+                return
+            for first in range(0, len(missing), self.CHUNK):
+                if self.stop.is_set():
+                    break
+                cache.embed(missing[first : first + self.CHUNK])
+            cache.save()
+        except Exception:  # the vectors stage embeds (and reports) what is missing itself
+            log.debug("vector head start failed; the vectors stage embeds what is missing", exc_info=True)
 
 
 @dataclass(frozen=True, slots=True)

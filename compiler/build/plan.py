@@ -137,9 +137,32 @@ def _plan_tools(catalog: CompiledCatalog, artifacts: ArtifactSet) -> Specs:
         spec = tool_spec(tool)
         if tool.skill is not None:
             spec["skill"] = _skill_section(tool, artifacts)
-        spec["tokens"] = {"pointer": pointer_tokens(tool), "spec": count_tokens(dumps(spec).decode())}
-        specs[tool.id] = (spec, artifacts.add_json("tools", tool.id, spec))
+        head, tail = _spec_halves(spec)
+        spec["tokens"] = {"pointer": pointer_tokens(tool), "spec": count_tokens(_joined(head, tail))}
+        data = _joined(_joined(head, dumps({"tokens": spec["tokens"]}).decode("utf-8")), tail)
+        specs[tool.id] = (spec, artifacts.add("tools", tool.id, ".json", data.encode("utf-8")))
     return specs
+
+
+def _spec_halves(spec: dict[str, Any]) -> tuple[str, str]:
+    """A spec's canonical JSON in two objects: its keys sorted before ``tokens``, and after.
+
+    The spec is dumped once: its token count reads the two joined (the spec without ``tokens``), and its file
+    puts ``"tokens"`` between them, byte for byte what dumping the spec with its counts gives (issue 29: a
+    10,000-tool build dumped every spec twice).
+    """
+    head = dumps({k: v for k, v in spec.items() if k < "tokens"}).decode("utf-8")
+    tail = dumps({k: v for k, v in spec.items() if k > "tokens"}).decode("utf-8")
+    return head, tail
+
+
+def _joined(head: str, tail: str) -> str:
+    """The canonical JSON of two objects' keys together (each sorted, every key of ``head`` before ``tail``'s)."""
+    if len(tail) <= 2:
+        return head
+    if len(head) <= 2:
+        return tail
+    return f"{head[:-1]},{tail[1:]}"
 
 
 def _subtree_counts(catalog: CompiledCatalog) -> dict[NodePath, int]:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.machinery
 import importlib.metadata
+import importlib.util
 import logging
 import struct
+import sys
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -20,9 +24,52 @@ CHUNK_CHARS = 200_000
 
 @functools.cache
 def _encoding() -> Any:
-    import bpe_openai  # noqa: PLC0415 - loaded only when a count is needed
+    """bpe-openai's Rust tokenizer for :data:`ENCODING` (its ``encode`` gives the token ids of a text).
 
-    return bpe_openai.get_encoding(ENCODING)
+    Importing the ``bpe_openai`` package parses all three of its vocabularies in Python (about 2 s of CPU, the
+    largest part of a one-tool edit's build: issue 29), which counting does not need: the Rust extension carries
+    its own. So the extension is loaded alone, from the package's folder, and the package only when that fails.
+    """
+    bindings = sys.modules.get(_BINDINGS) or _load_bindings()
+    if bindings is None:  # pragma: no cover - a bpe-openai laid out otherwise: the package's own way
+        import bpe_openai  # noqa: PLC0415 - loaded only when a count is needed
+
+        return bpe_openai.get_encoding(ENCODING)._backend  # noqa: SLF001 - the Rust tokenizer it wraps
+    return bindings.tokenizer_for_encoding(ENCODING)
+
+
+_BINDINGS = "bpe_openai._bindings"
+
+
+def _load_bindings() -> Any:
+    """bpe-openai's extension module, loaded without running its package's ``__init__`` (None when not found)."""
+    package = importlib.util.find_spec("bpe_openai")
+    folders = list(package.submodule_search_locations or []) if package else []
+    found = sorted(f for folder in folders for f in Path(folder).glob("_bindings*") if f.suffix in {".so", ".pyd"})
+    if not found:  # pragma: no cover - see _encoding
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(_BINDINGS, str(found[0]))
+    spec = importlib.util.spec_from_file_location(_BINDINGS, found[0], loader=loader)
+    if spec is None:  # pragma: no cover - see _encoding
+        return None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    sys.modules[_BINDINGS] = module  # one copy: a later ``import bpe_openai`` finds it
+    return module
+
+
+def _count(text: str) -> int:
+    """Tokens of one piece (under a million characters), as ``len(bpe_openai.get_encoding(...).encode(text))``.
+
+    Two differences from the package's ``encode``: special-token names (``<|endoftext|>``) in a text are counted
+    as the plain text they are, where ``encode`` raises; and a piece over 200,000 tokens is counted, where
+    ``encode`` raises. A lone surrogate is replaced first, as ``encode`` does.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return len(_encoding().encode(text))
 
 
 def _chunks(text: str) -> list[str]:
@@ -45,11 +92,7 @@ def count_tokens(text: str) -> int:
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=KEY_BYTES).digest()
     count = _known.get(key)
     if count is None:
-        encoding = _encoding()
-        if len(text) <= CHUNK_CHARS:
-            count = len(encoding.encode(text))
-        else:
-            count = sum(len(encoding.encode(piece)) for piece in _chunks(text))
+        count = _count(text) if len(text) <= CHUNK_CHARS else sum(_count(piece) for piece in _chunks(text))
         _known[key] = count
     _used.add(key)
     return count

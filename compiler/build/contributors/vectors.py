@@ -117,7 +117,8 @@ class VectorCache:
             keys = np.load(keys_file, allow_pickle=False)
             matrix = np.load(rows_file, allow_pickle=False)
             if keys.dtype == np.dtype("S32") and len(keys) == len(matrix) and matrix.shape[1:] == (self.embedder.dim,):
-                return dict(zip(keys.tolist(), matrix, strict=True))
+                # numpy's S32 drops a key's trailing NUL bytes (1 digest in 256): put them back, or it never hits
+                return dict(zip((k.ljust(32, b"\0") for k in keys.tolist()), matrix, strict=True))
             log.warning("vector cache %s: keys and rows do not match (or another model's); re-embedding", self.folder)
         except (OSError, ValueError) as err:
             log.warning("vector cache %s unreadable (%s); re-embedding", self.folder, err)
