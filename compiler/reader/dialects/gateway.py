@@ -213,7 +213,7 @@ def _help_search(store: Store, session: Session, group: str, query: str, limit: 
         drop_empty({"op": m["name"], "summary": m.get("summary"), "relevance": m.get("relevance")})
         for m in matches[:limit]
     ]
-    out = {"path": group or "root", "level": "search", "query": query, "operations": operations}
+    out: Json = {"path": group or "root", "level": "search", "query": query, "operations": operations}
     if not operations:
         where = f" under {group}" if group else ""
         return ok(
