@@ -66,7 +66,18 @@ export function noTools(query: string): Json {
 
 /** search_nodes' answer when no category matches (``Searcher.search_nodes``). */
 export function noNodes(query: string): Json {
-  return { results: [], hints: [`No category matches ${head200(query)}; browse the root, or search for a tool by purpose.`], next_action: browseRoot() };
+  return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
+}
+
+/** find_tool's answer when no tool matches the whole request: the same hits, marked weak (``_weak_answer``). */
+export function weak(query: string, matches: Json[], missing: string[]): Json {
+  const words = missing.slice(0, 5).map(pyQuote).join(", ");
+  return {
+    matches,
+    weak: true,
+    hints: [`No good match for ${head200(query)}: no tool mentions ${words}, so these match only part of it. Try other words for it, or browse the categories.`],
+    next_action: browseRoot(),
+  };
 }
 
 // == agent-written queries (search.ts: findTool, when a query holds a label) ===========================
@@ -283,10 +294,19 @@ export function noChild(path: string[], walked: string[], asked: string, childre
   if (!close.length) close = closeNames(asked, names, 3);
   const suggestions = close.map((c) => [...walked, c].join("/"));
   return new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
-    details: { path: [...path], children: names, suggestions },
+    details: { path: [...path], parent: walked.join("/"), children: names, suggestions },
     hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
-    next_action: { op: "list", args: { path: suggestions.length ? suggestions[0] : walked.join("/") } },
+    next_action: unknownNodeNext(suggestions, walked, path.slice(walked.length)),
   });
+}
+
+/** UNKNOWN_PATH's way forward: list the closest child; else search the missing names' words where the walk stopped. */
+function unknownNodeNext(suggestions: string[], walked: string[], missing: string[]): Artifact {
+  if (suggestions.length) return { op: "list", args: { path: suggestions[0] } };
+  const words = missing.join(" ").replace(/[_.-]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+  const path = walked.join("/");
+  if (!words) return { op: "list", args: { path } };
+  return walked.length ? { op: "search_in", args: { query: words, path } } : { op: "search", args: { query: words } };
 }
 
 /** UNKNOWN_PATH for a search inside a category that does not exist, with the closest ones. */

@@ -118,8 +118,14 @@ export async function searchToolByCategory(store: Store, query: unknown, categor
   await checkQuery(query);
   const count = checkLimit(limit, 5);
   if (cursor !== null && cursor !== undefined && typeof cursor !== "string") throw bad(`cursor ${shown(cursor)} must be a string this reader returned`);
-  const where = await store.canonicalPath(nodePath(categoryPath));
-  const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null));
+  const where = await store.canonicalPath(nodePath(categoryPath)).catch((e) => {
+    // UNKNOWN_PATH's way forward runs the same query nearby: the closest child, else the deepest node that exists
+    if (e.code === "UNKNOWN_PATH") e.next_action = { op: "search_in", args: { query, path: [...e.details.suggestions, e.details.parent][0] } };
+    throw e;
+  });
+  const inside = where.join("/") || "root";
+  const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside);
+  if (answer.error) (answer.error as Json).help_path = inside;
   const results = answer.results as Json[] | undefined;
   if (answer.ok && results?.length) answer.next_action = answer.next_action ?? { op: "describe", args: { tool_id: results[0]?.tool_id } };
   return answer;

@@ -602,10 +602,11 @@ export class Searcher {
   async findTool(purpose: unknown, limit: unknown = 5): Promise<Json> {
     let query: string;
     let matches: Json[];
+    let page: PointedHit[], named: string | null;
     try {
       query = await checkQuery(purpose, "purpose");
       const count = checkLimit(limit, 5);
-      const [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
+      [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
       matches = page.map(([pointer, score, terms]) => ({
         name: pointer.tool_id,
         relevance: pyRound(Math.min(1, score), 4),
@@ -615,7 +616,25 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
+    if (matches.length && named === null) {
+      const [missing, words] = await this.unknownWords(query);
+      if (missing.length >= 0.5 * words && (matches[0] as Artifact).relevance < 0.35) return noted((await failures()).weak(query, matches, missing), purpose);
+    }
     return noted(matches.length ? { matches } : (await failures()).noTools(query), purpose);
+  }
+
+  /** The query's words (as typed) that no tool's text contains, and how many content words it has (``_unknown_words``). */
+  private async unknownWords(query: string): Promise<[string[], number]> {
+    const part = await this.part("tools");
+    const space = part.spaces.find((s) => s.name === "words");
+    const tokens = unique(Array.from(query).slice(0, NAME_MAX_CHARS * 5).join("").match(NAME_PARTS) ?? []).filter((t) => this.words(t).length);
+    const missing: string[] = [];
+    for (const t of tokens) {
+      let known = false;
+      for (const term of this.words(t)) if ((await this.posting("tools", part, space, term)) !== null) known = true;
+      if (!known) missing.push(t);
+    }
+    return [missing, Math.max(1, tokens.length)];
   }
 
   async nodeResults(query: string, limit: number): Promise<Json[]> {
