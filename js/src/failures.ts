@@ -69,13 +69,23 @@ export function noNodes(query: string): Json {
   return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
 }
 
-/** find_tool's answer when no tool matches the whole request: the same hits, marked weak (``_weak_answer``). */
-export function weak(query: string, matches: Json[], missing: string[]): Json {
-  const words = missing.slice(0, 5).map(pyQuote).join(", ");
+/** find_tool's answer when no tool matches the whole request (``_weak_answer``): the same hits, marked weak, when
+ * at least half the query's content words (``_unknown_words``: as typed) are in no tool's text; else null. */
+export async function weak(searcher: Searcher, query: string, matches: Json[]): Promise<Json | null> {
+  const part = await searcher.part("tools");
+  const space = part.spaces.find((s: Artifact) => s.name === "words");
+  const tokens = unique(Array.from(query).slice(0, 1000).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
+  const missing: string[] = [];
+  for (const token of tokens) {
+    let known = false;
+    for (const term of searcher.words(token)) if ((await searcher.posting("tools", part, space, term)) !== null) known = true;
+    if (!known) missing.push(token);
+  }
+  if (missing.length < 0.5 * Math.max(1, tokens.length)) return null;
   return {
     matches,
     weak: true,
-    hints: [`No good match for ${head200(query)}: no tool mentions ${words}, so these match only part of it. Try other words for it, or browse the categories.`],
+    hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
     next_action: browseRoot(),
   };
 }
@@ -298,6 +308,13 @@ export function noChild(path: string[], walked: string[], asked: string, childre
     hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
     next_action: unknownNodeNext(suggestions, walked, path.slice(walked.length)),
   });
+}
+
+/** A category search's UNKNOWN_PATH (``spec._category``): its way forward runs the same query nearby, in the closest
+ * child, else in the deepest node of the path that exists. */
+export function searchNearby(err: ReaderError, query: unknown): ReaderError {
+  if (err.code === "UNKNOWN_PATH") err.next_action = { op: "search_in", args: { query, path: [...(err.details as Artifact).suggestions, err.details.parent][0] } };
+  return err;
 }
 
 /** UNKNOWN_PATH's way forward: list the closest child; else search the missing names' words where the walk stopped. */

@@ -187,7 +187,7 @@ export class Searcher {
     return this.cache.get(digest);
   }
 
-  private async part(name: string): Promise<Part> {
+  async part(name: string): Promise<Part> {
     const known = this.parts.get(name);
     if (known) return known;
     if (this.meta === null) {
@@ -208,7 +208,7 @@ export class Searcher {
     return part;
   }
 
-  private words(text: string): string[] {
+  words(text: string): string[] {
     return analyzeWords(text, this.thesaurus);
   }
 
@@ -303,7 +303,7 @@ export class Searcher {
     return posting;
   }
 
-  private async posting(partName: string, part: Part, space: Artifact, term: string): Promise<Posting | null> {
+  async posting(partName: string, part: Part, space: Artifact, term: string): Promise<Posting | null> {
     const key = `${partName}\u0000${space.name}\u0000${term}`;
     if (!this.postings.has(key)) {
       const entry = await this.entry(part, space, term);
@@ -616,25 +616,9 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    if (matches.length && named === null) {
-      const [missing, words] = await this.unknownWords(query);
-      if (missing.length >= 0.5 * words && (matches[0] as Artifact).relevance < 0.35) return noted((await failures()).weak(query, matches, missing), purpose);
-    }
-    return noted(matches.length ? { matches } : (await failures()).noTools(query), purpose);
-  }
-
-  /** The query's words (as typed) that no tool's text contains, and how many content words it has (``_unknown_words``). */
-  private async unknownWords(query: string): Promise<[string[], number]> {
-    const part = await this.part("tools");
-    const space = part.spaces.find((s) => s.name === "words");
-    const tokens = unique(Array.from(query).slice(0, NAME_MAX_CHARS * 5).join("").match(NAME_PARTS) ?? []).filter((t) => this.words(t).length);
-    const missing: string[] = [];
-    for (const t of tokens) {
-      let known = false;
-      for (const term of this.words(t)) if ((await this.posting("tools", part, space, term)) !== null) known = true;
-      if (!known) missing.push(t);
-    }
-    return [missing, Math.max(1, tokens.length)];
+    // weak (``_weak_answer``): the best hit scores under 0.35 and half the query's words are in no tool (failures.ts)
+    const weak = named === null && (matches[0] as Artifact)?.relevance < 0.35 && (await (await failures()).weak(this, query, matches));
+    return noted(weak || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
   }
 
   async nodeResults(query: string, limit: number): Promise<Json[]> {
