@@ -17,7 +17,7 @@ const FIND = "Find tools for a purpose in plain words (0-1 relevance). Then expa
 const EXPAND = "Get a tool's full definition (arguments schema, examples) by name or alias.";
 const CALL = "Run a tool you expanded, with arguments matching its args_schema.";
 const obj = (properties: Json, required: string[]): Json => ({ type: "object", properties, required, additionalProperties: false });
-const FIND_SCHEMA = obj({ purpose: { type: "string", description: "What the tool should do, in a few words." }, limit: { type: "integer", minimum: 1, maximum: 50 } }, ["purpose"]);
+const FIND_SCHEMA = obj({ purpose: { type: "string", description: "Action, object, domain: 'upload a file to an S3 bucket'" }, limit: { type: "integer", minimum: 1, maximum: 50 } }, ["purpose"]);
 const EXPAND_SCHEMA = obj({ tool_id: { type: "string", description: 'Name ("file.read") or alias ("file_read").' } }, ["tool_id"]);
 const CALL_SCHEMA = obj({ tool_id: { type: "string" }, args: { type: "object" } }, ["tool_id", "args"]);
 

@@ -18,7 +18,7 @@ export class ReaderError extends Error {
   readonly code: string;
   readonly details: Json;
   readonly hints: string[];
-  readonly next_action: Action | null;
+  next_action: Action | null;
   readonly help_path: string;
 
   constructor(code: string, message: string, options: ErrorOptions = {}) {

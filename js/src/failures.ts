@@ -66,7 +66,28 @@ export function noTools(query: string): Json {
 
 /** search_nodes' answer when no category matches (``Searcher.search_nodes``). */
 export function noNodes(query: string): Json {
-  return { results: [], hints: [`No category matches ${head200(query)}; browse the root, or search for a tool by purpose.`], next_action: browseRoot() };
+  return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
+}
+
+/** find_tool's answer when no tool matches the whole request (``_weak_answer``): the same hits, marked weak, when
+ * at least half the query's content words (``_unknown_words``: as typed) are in no tool's text; else null. */
+export async function weak(searcher: Searcher, query: string, matches: Json[]): Promise<Json | null> {
+  const part = await searcher.part("tools");
+  const space = part.spaces.find((s: Artifact) => s.name === "words");
+  const tokens = unique(Array.from(query).slice(0, 1000).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
+  const missing: string[] = [];
+  for (const token of tokens) {
+    let known = false;
+    for (const term of searcher.words(token)) if ((await searcher.posting("tools", part, space, term)) !== null) known = true;
+    if (!known) missing.push(token);
+  }
+  if (missing.length < 0.5 * Math.max(1, tokens.length)) return null;
+  return {
+    matches,
+    weak: true,
+    hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
+    next_action: browseRoot(),
+  };
 }
 
 // == agent-written queries (search.ts: findTool, when a query holds a label) ===========================
@@ -283,10 +304,26 @@ export function noChild(path: string[], walked: string[], asked: string, childre
   if (!close.length) close = closeNames(asked, names, 3);
   const suggestions = close.map((c) => [...walked, c].join("/"));
   return new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
-    details: { path: [...path], children: names, suggestions },
+    details: { path: [...path], parent: walked.join("/"), children: names, suggestions },
     hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
-    next_action: { op: "list", args: { path: suggestions.length ? suggestions[0] : walked.join("/") } },
+    next_action: unknownNodeNext(suggestions, walked, path.slice(walked.length)),
   });
+}
+
+/** A category search's UNKNOWN_PATH (``spec._category``): its way forward runs the same query nearby, in the closest
+ * child, else in the deepest node of the path that exists. */
+export function searchNearby(err: ReaderError, query: unknown): ReaderError {
+  if (err.code === "UNKNOWN_PATH") err.next_action = { op: "search_in", args: { query, path: [...(err.details as Artifact).suggestions, err.details.parent][0] } };
+  return err;
+}
+
+/** UNKNOWN_PATH's way forward: list the closest child; else search the missing names' words where the walk stopped. */
+function unknownNodeNext(suggestions: string[], walked: string[], missing: string[]): Artifact {
+  if (suggestions.length) return { op: "list", args: { path: suggestions[0] } };
+  const words = missing.join(" ").replace(/[_.-]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+  const path = walked.join("/");
+  if (!words) return { op: "list", args: { path } };
+  return walked.length ? { op: "search_in", args: { query: words, path } } : { op: "search", args: { query: words } };
 }
 
 /** UNKNOWN_PATH for a search inside a category that does not exist, with the closest ones. */

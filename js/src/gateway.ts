@@ -4,7 +4,7 @@
 import { ReaderError, bad, dropEmpty, isError, ok } from "./errors.js";
 import { clone, type Runs } from "./ops.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
-import { examplesText, schemaRules, typeText } from "./schemaText.js";
+import { examplesText, resolve, schemaRules, typeText } from "./schemaText.js";
 import { pyQuote } from "./search.js";
 import { closeNames } from "./failures.js";
 import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, checkQuery, deprecationNote, type Artifact, type Store } from "./store.js";
@@ -146,7 +146,9 @@ function arg(name: string, raw: unknown, root: Json, required: boolean): Json {
   const sub = isObject(raw) ? raw : {};
   const out: Json = { name, type: typeText(sub, root) };
   if (required) out.required = true;
-  const rules = schemaRules(sub, root);
+  const node = resolve(sub, root);
+  if (Object.hasOwn(node, "default")) out.default = clone(node.default); // 001's args: name, type, required, default
+  const rules = schemaRules(sub, root).filter((r) => !r.startsWith("default: "));
   if (rules.length) out.rules = rules.join("; ");
   if (sub.description) out.description = sub.description;
   const examples = examplesText(sub);

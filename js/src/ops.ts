@@ -106,20 +106,20 @@ export async function listNode(store: Store, path: unknown, tags: unknown, query
 export async function searchNodes(store: Store, query: unknown, limit: unknown): Promise<Json> {
   await checkQuery(query);
   const count = checkLimit(limit, 5);
-  const answer = delegate(await store.searcherRequired().searchNodes(query, count));
-  if (answer.ok && !(answer.results as unknown[] | undefined)?.length && !(answer.hints as unknown[] | undefined)?.length) {
-    answer.hints = [`No category matches ${shown(query, 80)}; search tools by purpose instead, or browse from the root.`];
-    answer.next_action = answer.next_action ?? { op: "search", args: { query } };
-  }
-  return answer;
+  // no match: the searcher's answer has the hint and the search of tools by purpose (failures.ts noNodes)
+  return delegate(await store.searcherRequired().searchNodes(query, count));
 }
 
 export async function searchToolByCategory(store: Store, query: unknown, categoryPath: unknown, limit: unknown, cursor: unknown): Promise<Json> {
   await checkQuery(query);
   const count = checkLimit(limit, 5);
   if (cursor !== null && cursor !== undefined && typeof cursor !== "string") throw bad(`cursor ${shown(cursor)} must be a string this reader returned`);
-  const where = await store.canonicalPath(nodePath(categoryPath));
-  const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null));
+  const where = await store.canonicalPath(nodePath(categoryPath)).catch(async (e) => {
+    throw (await import("./deferred.js")).searchNearby(e, query);
+  });
+  const inside = where.join("/") || "root";
+  const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside);
+  if (answer.error) (answer.error as Json).help_path = inside;
   const results = answer.results as Json[] | undefined;
   if (answer.ok && results?.length) answer.next_action = answer.next_action ?? { op: "describe", args: { tool_id: results[0]?.tool_id } };
   return answer;

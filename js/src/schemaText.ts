@@ -3,7 +3,7 @@ import { isObject, pyJson, unique, type Json } from "./py.js";
 
 const MAX_DEPTH = 8;
 
-function resolve(schema: unknown, root: unknown, depth = 0): Json {
+export function resolve(schema: unknown, root: unknown, depth = 0): Json {
   let node = schema;
   while (isObject(node) && typeof node.$ref === "string" && depth < MAX_DEPTH) {
     const ref = node.$ref;

@@ -187,7 +187,7 @@ export class Searcher {
     return this.cache.get(digest);
   }
 
-  private async part(name: string): Promise<Part> {
+  async part(name: string): Promise<Part> {
     const known = this.parts.get(name);
     if (known) return known;
     if (this.meta === null) {
@@ -208,7 +208,7 @@ export class Searcher {
     return part;
   }
 
-  private words(text: string): string[] {
+  words(text: string): string[] {
     return analyzeWords(text, this.thesaurus);
   }
 
@@ -303,7 +303,7 @@ export class Searcher {
     return posting;
   }
 
-  private async posting(partName: string, part: Part, space: Artifact, term: string): Promise<Posting | null> {
+  async posting(partName: string, part: Part, space: Artifact, term: string): Promise<Posting | null> {
     const key = `${partName}\u0000${space.name}\u0000${term}`;
     if (!this.postings.has(key)) {
       const entry = await this.entry(part, space, term);
@@ -602,10 +602,11 @@ export class Searcher {
   async findTool(purpose: unknown, limit: unknown = 5): Promise<Json> {
     let query: string;
     let matches: Json[];
+    let page: PointedHit[], named: string | null;
     try {
       query = await checkQuery(purpose, "purpose");
       const count = checkLimit(limit, 5);
-      const [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
+      [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
       matches = page.map(([pointer, score, terms]) => ({
         name: pointer.tool_id,
         relevance: pyRound(Math.min(1, score), 4),
@@ -615,7 +616,9 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    return noted(matches.length ? { matches } : (await failures()).noTools(query), purpose);
+    // weak (``_weak_answer``): the best hit scores under 0.35 and half the query's words are in no tool (failures.ts)
+    const weak = named === null && (matches[0] as Artifact)?.relevance < 0.35 && (await (await failures()).weak(this, query, matches));
+    return noted(weak || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
   }
 
   async nodeResults(query: string, limit: number): Promise<Json[]> {

@@ -304,6 +304,40 @@ def test_browsing_answers_agree_on_the_example(example, tmp_path):
     assert compare(url, calls, tmp_path) > 30
 
 
+def test_agents_weak_answers_and_ways_forward_agree_on_the_example(example, tmp_path):
+    """Agents, UNKNOWN_PATH's way forward, weak answers and argument defaults agree in both readers.
+
+    Agents in lists, UNKNOWN_PATH's parent and next_action, a category search's help_path, find_tool's weak
+    answer, search_nodes' search of tools and tool_help's default field: Python gives each, and the
+    TypeScript reader answers the same.
+    """
+    url, _ = example
+    calls = [
+        call("list", path="agents"),
+        call("list", path="files/no_such_child"),
+        call("list", path="zzz_qqq"),
+        call("search_tool_by_category", "plan a feature", "agents/nowhere_here", 5),
+        call("search_tool_by_category", "read", "files", 2),
+        call("find_tool", "zip the reports", 5),
+        call("find_tool", "plan a feature as small tasks", 5),
+        call("search_nodes", "xyzzy plugh", 5),
+        call("tool_help", path="task.plan", format="full"),
+        call("expand_tool", "task.plan"),
+    ]
+    catalog = Catalog.open(url, cache_dir=tmp_path / "py")
+    py = [fn(catalog) for fn, _ in calls]
+    assert "agent" in {t.get("type") for t in py[0]["tools"]}
+    assert py[1]["error"]["details"]["parent"] == "files"
+    assert py[1]["error"]["next_action"]["op"] == "search_tool_by_category"
+    assert py[3]["error"]["next_action"]["args"] == {"query": "plan a feature", "category_path": "agents"}
+    assert py[4]["help_path"] == "files"
+    assert py[5]["weak"] is True
+    assert py[5]["matches"]
+    assert py[7]["next_action"]["op"] == "search_tool_by_category"
+    assert any("default" in arg for arg in py[8]["args"])
+    assert compare(url, calls, tmp_path) == len(calls)
+
+
 def test_described_tools_agree_on_the_example(example, tmp_path):
     """expand_tool / tool_describe / tool_help of every tool and skill, by id and alias; unknown names."""
     url, build_dir = example

@@ -1073,10 +1073,11 @@
         async findTool(purpose, limit = 5) {
           let query;
           let matches;
+          let page, named;
           try {
             query = await checkQuery(purpose, "purpose");
             const count = checkLimit(limit, 5);
-            const [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
+            [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
             matches = page.map(([pointer, score, terms]) => ({
               name: pointer.tool_id,
               relevance: pyRound(Math.min(1, score), 4),
@@ -1086,7 +1087,8 @@
             if (err instanceof ReaderError) return err.envelope();
             throw err;
           }
-          return noted(matches.length ? { matches } : (await failures()).noTools(query), purpose);
+          const weak2 = named === null && matches[0]?.relevance < 0.35 && await (await failures()).weak(this, query, matches);
+          return noted(weak2 || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
         }
         async nodeResults(query, limit) {
           const hits = await this.ranked("nodes", query, (docId) => docId > 0, limit);
@@ -1169,7 +1171,25 @@
     return { matches: [], hints: [`No tool matches ${head200(query)} well; try other words, or browse the categories.`], next_action: browseRoot() };
   }
   function noNodes(query) {
-    return { results: [], hints: [`No category matches ${head200(query)}; browse the root, or search for a tool by purpose.`], next_action: browseRoot() };
+    return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
+  }
+  async function weak(searcher, query, matches) {
+    const part = await searcher.part("tools");
+    const space = part.spaces.find((s) => s.name === "words");
+    const tokens = unique(Array.from(query).slice(0, 1e3).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
+    const missing = [];
+    for (const token of tokens) {
+      let known = false;
+      for (const term of searcher.words(token)) if (await searcher.posting("tools", part, space, term) !== null) known = true;
+      if (!known) missing.push(token);
+    }
+    if (missing.length < 0.5 * Math.max(1, tokens.length)) return null;
+    return {
+      matches,
+      weak: true,
+      hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
+      next_action: browseRoot()
+    };
   }
   function splitHint(query) {
     let hint = null;
@@ -1344,10 +1364,21 @@
     if (!close.length) close = closeNames(asked, names, 3);
     const suggestions = close.map((c) => [...walked, c].join("/"));
     return new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
-      details: { path: [...path], children: names, suggestions },
+      details: { path: [...path], parent: walked.join("/"), children: names, suggestions },
       hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
-      next_action: { op: "list", args: { path: suggestions.length ? suggestions[0] : walked.join("/") } }
+      next_action: unknownNodeNext(suggestions, walked, path.slice(walked.length))
     });
+  }
+  function searchNearby(err, query) {
+    if (err.code === "UNKNOWN_PATH") err.next_action = { op: "search_in", args: { query, path: [...err.details.suggestions, err.details.parent][0] } };
+    return err;
+  }
+  function unknownNodeNext(suggestions, walked, missing) {
+    if (suggestions.length) return { op: "list", args: { path: suggestions[0] } };
+    const words2 = missing.join(" ").replace(/[_.-]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    const path = walked.join("/");
+    if (!words2) return { op: "list", args: { path } };
+    return walked.length ? { op: "search_in", args: { query: words2, path } } : { op: "search", args: { query: words2 } };
   }
   async function unknownCategory(searcher, path, query) {
     const root = isObject(searcher.manifest.root) ? await searcher.fetch(searcher.manifest.root) : { children: [] };
@@ -1587,6 +1618,7 @@
     redirect: () => redirect,
     redirectWithoutLocation: () => redirectWithoutLocation,
     render: () => render,
+    searchNearby: () => searchNearby,
     splitHint: () => splitHint,
     subtreePointers: () => subtreePointers,
     tooLarge: () => tooLarge,
@@ -1594,7 +1626,8 @@
     treeTooBig: () => treeTooBig,
     unknownCategory: () => unknownCategory,
     unreachable: () => unreachable,
-    versionNotPublished: () => versionNotPublished
+    versionNotPublished: () => versionNotPublished,
+    weak: () => weak
   });
   var init_deferred = __esm({
     "src/deferred.ts"() {
@@ -2285,19 +2318,18 @@
   async function searchNodes(store, query, limit) {
     await checkQuery(query);
     const count = checkLimit(limit, 5);
-    const answer = delegate(await store.searcherRequired().searchNodes(query, count));
-    if (answer.ok && !answer.results?.length && !answer.hints?.length) {
-      answer.hints = [`No category matches ${shown(query, 80)}; search tools by purpose instead, or browse from the root.`];
-      answer.next_action = answer.next_action ?? { op: "search", args: { query } };
-    }
-    return answer;
+    return delegate(await store.searcherRequired().searchNodes(query, count));
   }
   async function searchToolByCategory(store, query, categoryPath, limit, cursor) {
     await checkQuery(query);
     const count = checkLimit(limit, 5);
     if (cursor !== null && cursor !== void 0 && typeof cursor !== "string") throw bad(`cursor ${shown(cursor)} must be a string this reader returned`);
-    const where = await store.canonicalPath(nodePath(categoryPath));
-    const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null));
+    const where = await store.canonicalPath(nodePath(categoryPath)).catch(async (e) => {
+      throw (await Promise.resolve().then(() => (init_deferred(), deferred_exports))).searchNearby(e, query);
+    });
+    const inside = where.join("/") || "root";
+    const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside);
+    if (answer.error) answer.error.help_path = inside;
     const results = answer.results;
     if (answer.ok && results?.length) answer.next_action = answer.next_action ?? { op: "describe", args: { tool_id: results[0]?.tool_id } };
     return answer;
