@@ -139,7 +139,9 @@ async function helpSearch(store: Store, group: string, query: string, limit: num
     const where = group ? ` under ${group}` : "";
     return ok(out, { help_path: group || "root", hints: [`No operation${where} matches ${pyQuote(query)}; try other words, or browse the groups.`], next_action: { op: "help", args: { path: group || "root" } } });
   }
-  return ok(out, { help_path: group || "root", next_action: { op: "help", args: { path: operations[0]?.op } } });
+  const hints = ((found.hints as unknown[]) ?? []).filter((h) => typeof h === "string") as string[]; // a cut query's note, a weak answer's
+  const weak = found.weak === true; // no operation matches the whole request: say so, and browse instead
+  return ok(weak ? { ...out, weak } : out, { help_path: group || "root", hints, next_action: { op: "help", args: { path: weak ? group || "root" : operations[0]?.op } } });
 }
 
 function arg(name: string, raw: unknown, root: Json, required: boolean): Json {
