@@ -9,7 +9,9 @@ artifact kind has a JSON Schema in ``compiler/format/schemas/``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import marshal
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ from .filestore import FileStore
 from .memo import ToolMemo
 from .model import CompiledCatalog, NodePath, Tool
 from .parallel import run_beside
-from .tokens import count_tokens
+from .tokens import count_tokens, token_counter_version
 
 log = logging.getLogger(__name__)
 
@@ -133,15 +135,64 @@ def _plan_always_load(catalog: CompiledCatalog, specs: Specs) -> list[dict[str, 
 
 def _plan_tools(catalog: CompiledCatalog, artifacts: ArtifactSet) -> Specs:
     specs: Specs = {}
+    salt = _spec_key_salt()
     for tool in catalog.tools.values():
         spec = tool_spec(tool)
         if tool.skill is not None:
             spec["skill"] = _skill_section(tool, artifacts)
-        head, tail = _spec_halves(spec)
-        spec["tokens"] = {"pointer": pointer_tokens(tool), "spec": count_tokens(_joined(head, tail))}
-        data = _joined(_joined(head, dumps({"tokens": spec["tokens"]}).decode("utf-8")), tail)
-        specs[tool.id] = (spec, artifacts.add("tools", tool.id, ".json", data.encode("utf-8")))
+            ref, spec["tokens"] = _stored_spec(tool, spec, artifacts)
+        else:
+            ref, spec["tokens"] = _remembered_spec(tool, spec, artifacts, salt)
+        specs[tool.id] = (spec, ref)
     return specs
+
+
+def _spec_key_salt() -> bytes:
+    """What a spec's stored file and counts depend on beside the spec: the format and the token counter."""
+    return f"{FORMAT_VERSION}\x00{GENERATOR}\x00{token_counter_version()}\x00".encode()
+
+
+def _spec_key(spec: dict[str, Any], salt: bytes) -> str | None:
+    """A key for a spec's stored file, without dumping it to JSON: the sha256 of its ``marshal`` bytes.
+
+    ``marshal`` (version 2: no back-references, so no dependence on reference counts) writes every value with its
+    type and dicts in their order, so two specs with one key dump to the same JSON; a spec that lists its keys in
+    another order only misses. None when a value is not one ``marshal`` writes (then the spec is dumped).
+    """
+    try:
+        return hashlib.sha256(salt + marshal.dumps(spec, 2)).hexdigest()
+    except ValueError:
+        return None
+
+
+def _remembered_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet, salt: bytes) -> tuple[Ref, Any]:
+    """The ref and token counts of a tool's stored spec: the last build's, kept, when its spec was the same.
+
+    Issue 29: dumping, counting and hashing 10,000 specs took most of a one-tool edit's planning. The last build's
+    file is carried (linked) as it is; a spec the memo lacks is dumped and stored as in a fresh build.
+    """
+    key = _spec_key(spec, salt)
+    if key is None:
+        return _stored_spec(tool, spec, artifacts)
+    made: list[bool] = []
+
+    def make() -> dict[str, Any]:
+        made.append(True)
+        ref, tokens = _stored_spec(tool, spec, artifacts)
+        return {"ref": ref, "tokens": tokens}
+
+    kept = artifacts.memo.get("spec", key, make)
+    if not made:
+        artifacts.carry(kept["ref"])
+    return kept["ref"], kept["tokens"]
+
+
+def _stored_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet) -> tuple[Ref, dict[str, int]]:
+    """Dump ``spec`` (without ``tokens``) once, count it, and store it with its counts: its ref and the counts."""
+    head, tail = _spec_halves(spec)
+    tokens = {"pointer": pointer_tokens(tool), "spec": count_tokens(_joined(head, tail))}
+    data = _joined(_joined(head, dumps({"tokens": tokens}).decode("utf-8")), tail)
+    return artifacts.add("tools", tool.id, ".json", data.encode("utf-8")), tokens
 
 
 def _spec_halves(spec: dict[str, Any]) -> tuple[str, str]:

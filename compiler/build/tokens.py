@@ -115,6 +115,11 @@ def _header() -> bytes:
     return f"toolcat-token-counts 1 {ENCODING} bpe-openai {version}\n".encode()
 
 
+def token_counter_version() -> str:
+    """The encoding and the counter's package version: what a count kept from another build depends on."""
+    return _header().decode("utf-8").strip()
+
+
 def begin(cached: bytes | None) -> None:
     """Start a build: forget which counts were used, and take the counts a previous build saved (if valid)."""
     _used.clear()

@@ -1,10 +1,15 @@
-"""A tool's spec file is dumped once (issue 29): its bytes equal dumping the spec with its token counts."""
+"""A tool's spec file is dumped once (issue 29), and an edit build keeps the unchanged specs' files and counts."""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from toolcat.build import build
+from toolcat.build import plan as plan_module
 from toolcat.build.plan import _joined, _spec_halves
 from toolcat.format.canonical import dumps
 
@@ -31,3 +36,50 @@ def test_the_file_is_the_spec_with_its_counts_dumped() -> None:
         head, tail = _spec_halves(spec)
         data = _joined(_joined(head, dumps({"tokens": counts}).decode("utf-8")), tail)
         assert data.encode("utf-8") == dumps({**spec, "tokens": counts}), spec
+
+
+def _tools_files(out: Path) -> dict[str, bytes]:
+    """The spec files and the token stats of a build, by path."""
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for folder in ("tools", "stats")
+        for p in sorted((out / folder).rglob("*.json"))
+    }
+
+
+def test_an_edit_dumps_only_the_changed_spec_and_keeps_the_fresh_bytes(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-tool edit dumps that tool's spec (and the skills') alone; its spec files and stats equal a fresh build's."""
+    out = tmp_path / "out"
+    build(example_src_copy, out, embedder="none")
+    tools_file = next(p for p in sorted(example_src_copy.rglob("tools.yaml")) if "code.lint" in p.read_text("utf-8"))
+    tools_file.write_text(
+        tools_file.read_text("utf-8").replace("return structured findings", "return findings", 1), "utf-8"
+    )
+    dumped: list[str] = []
+    real = plan_module._stored_spec
+
+    def counted(tool: Any, spec: dict[str, Any], artifacts: Any) -> Any:
+        dumped.append(tool.id)
+        return real(tool, spec, artifacts)
+
+    monkeypatch.setattr(plan_module, "_stored_spec", counted)
+    result = build(example_src_copy, out, embedder="none")
+    assert not result.up_to_date
+    assert dumped.count("code.lint") == 1
+    assert len(dumped) == 1 + result.counts["skills"], dumped  # skills are dumped every build (their files)
+    fresh = tmp_path / "fresh"
+    build(example_src_copy, fresh, embedder="none", force=True)
+    edited, rebuilt = _tools_files(out), _tools_files(fresh)
+    assert [path for path in rebuilt if rebuilt[path] != edited.get(path)] == []
+
+
+def test_the_spec_key_tells_value_types_apart() -> None:
+    """Specs that dump to different JSON never share a key (1, 1.0, True, "1"); a value marshal cannot write has none."""
+    salt = b"s"
+    keys = {plan_module._spec_key({"a": value}, salt) for value in (1, 1.0, True, "1", [1], None)}
+    assert len(keys) == 6
+    assert plan_module._spec_key({"a": 1}, salt) == plan_module._spec_key({"a": 1}, salt)
+    assert plan_module._spec_key({"a": 1}, b"other") != plan_module._spec_key({"a": 1}, salt)
+    assert plan_module._spec_key({"a": object()}, salt) is None
