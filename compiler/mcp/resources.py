@@ -121,7 +121,12 @@ def read_resource(catalog: Catalog, uri: str) -> types.ReadResourceResult:
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=body)]
         )
-    found = catalog.read_skill_resource(name, resource)
+    return skill_file(catalog, name, resource, uri)
+
+
+def skill_file(catalog: Catalog, name: str, path: str, uri: str) -> types.ReadResourceResult:
+    """One bundled file of skill ``name`` as ``uri``'s contents: text when it decodes as UTF-8, else a blob."""
+    found = catalog.read_skill_resource(name, path)
     if is_error(found):
         raise MCPError(types.INVALID_PARAMS, found["error"]["message"], data=found["error"])
     media = found.get("media_type")

@@ -26,7 +26,6 @@ the SDK's public ``Server.add_request_handler`` (its ``Extension`` class belongs
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -40,7 +39,7 @@ from pydantic import ConfigDict
 from ..format.envelope import is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
-from .resources import MAX_LISTED_SKILLS
+from .resources import MAX_LISTED_SKILLS, skill_file
 
 __all__ = [
     "DIRECTORY_MIME",
@@ -253,16 +252,7 @@ def read_skill_file(catalog: Catalog, uri: str) -> types.ReadResourceResult:
     if path not in skill.paths():
         kind = "a directory resource: resources/directory/read lists it" if _children(skill, path) else "no file"
         raise MCPError(types.INVALID_PARAMS, f"{uri!r:.200} is {kind} of skill {skill.name}")
-    found = catalog.read_skill_resource(skill.name, path)
-    if is_error(found):
-        raise MCPError(types.INVALID_PARAMS, found["error"]["message"], data=found["error"])
-    media = found.get("media_type")
-    if "content" in found:
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type=media, text=str(found["content"]))]
-        )
-    blob = str(found.get("content_base64") or base64.b64encode(b"").decode("ascii"))
-    return types.ReadResourceResult(contents=[types.BlobResourceContents(uri=uri, mime_type=media, blob=blob)])
+    return skill_file(catalog, skill.name, path, uri)
 
 
 def _children(skill: _Skill, folder: str) -> list[Json]:

