@@ -46,6 +46,7 @@ class ToolMemo:
         self.stage = stage
         self._old: dict[str, dict[str, Any]] = {}
         self._new: dict[str, dict[str, Any]] = {}
+        self._once: dict[str, dict[str, Any]] = {}
         #: Private files for the next build: name → bytes, or the staged file to link.
         self.files: dict[str, bytes | Path] = {}
 
@@ -73,6 +74,16 @@ class ToolMemo:
         self._new.setdefault(kind, {})[sha] = value
         return value
 
+    def once(self, kind: str, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` the first time (``kind``, ``key``) is asked for in this build, then the same value.
+
+        For what several stages of one build need per tool (its pointer, the key of its texts): never saved.
+        """
+        made = self._once.setdefault(kind, {})
+        if key not in made:
+            made[key] = make()
+        return made[key]
+
     def close(self, kind: str) -> None:
         """Done with ``kind``: its entries (sorted, canonical) become its private file and leave memory."""
         entries = self._new.pop(kind, {})
@@ -94,11 +105,20 @@ class ToolMemo:
         return self.files
 
 
+#: Entries dumped by one call when a kind is saved (one C-level dump each, not one Python call per entry).
+ENCODE_CHUNK = 1000
+
+
 def _encoded(entries: dict[str, Any]) -> Iterator[str]:
-    """``{"entries": {...}, "format": ...}`` as sorted, compact JSON, one entry at a time."""
+    """``{"entries": {...}, "format": ...}`` as sorted, compact JSON, :data:`ENCODE_CHUNK` entries at a time.
+
+    Each chunk is the canonical dump of those entries less its braces: the chunks joined by ``,`` are the dump of all.
+    """
+    keys = sorted(entries)
     yield '{"entries":{'
-    for i, sha in enumerate(sorted(entries)):
-        yield ("," if i else "") + json.dumps(sha) + ":" + dumps(entries[sha]).decode("utf-8")
+    for first in range(0, len(keys), ENCODE_CHUNK):
+        chunk = dumps({sha: entries[sha] for sha in keys[first : first + ENCODE_CHUNK]}).decode("utf-8")
+        yield ("," if first else "") + chunk[1:-1]
     yield '},"format":' + json.dumps(MEMO_FORMAT) + "}"
 
 

@@ -50,6 +50,15 @@ def pointer_tokens(tool: Tool) -> int:
     return count_tokens(dumps(shown).decode())
 
 
+def _pointer(tool: Tool, spec_ref: Ref, artifacts: ArtifactSet) -> dict[str, Any]:
+    """The tool's pointer, made once per build: node shards, namespace shards and the index's docs share it.
+
+    The same entry as :func:`toolcat.build.contributors.index.texts.tool_pointer` (a contributor may not import the
+    planner); nothing edits a pointer once made.
+    """
+    return artifacts.memo.once("pointer", tool.id, lambda: pointer(tool, spec_ref))
+
+
 def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
     assert tool.skill is not None  # noqa: S101 - only called for skills
     skill = tool.skill
@@ -233,7 +242,7 @@ def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) 
     refs: dict[NodePath, Ref] = {}
     for path in sorted(catalog.nodes, key=lambda p: (-len(p), p)):  # leaves first: parents hold child hashes
         node = catalog.nodes[path]
-        pointers = [pointer(t, specs[t.id][1]) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
+        pointers = [_pointer(t, specs[t.id][1], artifacts) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
         pages = [pointers[i : i + NODE_PAGE_SIZE] for i in range(0, len(pointers), NODE_PAGE_SIZE)] or [[]]
         page_refs = [
             artifacts.add_json(
@@ -280,7 +289,7 @@ def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Sp
     """
     by_namespace: dict[str, list[dict[str, Any]]] = {}
     for tool in catalog.tools.values():
-        by_namespace.setdefault(tool.namespace, []).append(pointer(tool, specs[tool.id][1]))
+        by_namespace.setdefault(tool.namespace, []).append(_pointer(tool, specs[tool.id][1], artifacts))
     refs: dict[str, Ref] = {}
     for namespace, pointers in sorted(by_namespace.items()):
         pages = [pointers[i : i + NAMESPACE_PAGE_SIZE] for i in range(0, len(pointers), NAMESPACE_PAGE_SIZE)]

@@ -1,0 +1,106 @@
+"""A tool's index and embedded texts are kept from one build to the next (issue 29) only while all they read is the same."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcat.build import build
+from toolcat.build.contributors.index import texts as texts_module
+from toolcat.build.contributors.index.texts import text_key, tool_embed_text, tool_text
+from toolcat.build.memo import ToolMemo, memo_file
+from toolcat.build.pipeline import compile_catalog
+
+
+def _memo_texts(out: Path) -> dict[str, str]:
+    """The index texts a build kept for the next one, by key."""
+    data = json.loads((out / memo_file("text")).read_bytes())
+    entries: dict[str, str] = data["entries"]
+    return entries
+
+
+def _retitle(src: Path) -> Path:
+    node = src / "utilities" / "text" / "_node.yaml"
+    node.write_text(node.read_text("utf-8").replace('title: "Text"', 'title: "Wordsmithing"', 1), "utf-8")
+    return node
+
+
+def test_a_node_title_edit_remakes_the_texts_of_the_tools_below_it_only(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a node's title changes, the tools below it get texts with the new title; the others' are kept."""
+    out = tmp_path / "out"
+    build(example_src_copy, out, embedder="none")
+    _retitle(example_src_copy)
+    made: list[str] = []
+    real = texts_module.tool_text
+
+    def counted(tool: Any, catalog: Any) -> str:
+        made.append(tool.id)
+        return real(tool, catalog)
+
+    monkeypatch.setattr(texts_module, "tool_text", counted)
+    build(example_src_copy, out, embedder="none")
+    catalog, _ = compile_catalog(example_src_copy)
+    below = sorted(
+        t.id for t in catalog.tools.values() if ("utilities", "text") in (t.path[:2], *(c[:2] for c in t.categories))
+    )
+    assert below, "the example catalogue has tools under utilities/text"
+    assert sorted(made) == below
+    kept = set(_memo_texts(out).values())
+    for tool_id in below:
+        assert "Wordsmithing" in real(catalog.tools[tool_id], catalog)
+        assert real(catalog.tools[tool_id], catalog) in kept
+
+
+def test_an_edit_build_keeps_the_texts_a_fresh_build_makes(example_src_copy: Path, tmp_path: Path) -> None:
+    """Warm = cold: after a node title edit, the kept texts (and the built index) equal a fresh build's, byte for byte."""
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    build(example_src_copy, out, embedder="none")
+    _retitle(example_src_copy)
+    build(example_src_copy, out, embedder="none")
+    build(example_src_copy, fresh, embedder="none", force=True)
+    assert (out / memo_file("text")).read_bytes() == (fresh / memo_file("text")).read_bytes()
+
+
+def test_the_text_key_covers_every_input_of_both_texts(example_src_copy: Path) -> None:
+    """Changing any field either text reads (or a title above the tool) changes the key; the same tool keeps it."""
+    catalog, _ = compile_catalog(example_src_copy)
+    tool = next(t for t in catalog.tools.values() if len(t.path) >= 2)
+    key = text_key(tool, catalog)
+    assert key is not None and key == text_key(tool, catalog)
+    changes = {
+        "summary": "another summary",
+        "description": "another description",
+        "when_to_use": "another time",
+        "tags": ("other",),
+        "search_hints": ("another hint",),
+        "legacy_aliases": ("old.name",),
+        "examples": [{"description": "another example"}],
+        "args_schema": {"type": "object", "properties": {"zz": {"type": "string", "description": "new"}}},
+    }
+    for name, value in changes.items():
+        changed = dataclasses.replace(tool, **{name: value})
+        assert text_key(changed, catalog) != key, name
+        assert (tool_text(changed, catalog), tool_embed_text(changed, catalog)) != (
+            tool_text(tool, catalog),
+            tool_embed_text(tool, catalog),
+        ), name
+    parent = catalog.nodes[tool.path[:1]]
+    catalog.nodes[tool.path[:1]] = dataclasses.replace(parent, title=parent.title + " renamed")
+    assert text_key(tool, catalog) != key
+
+
+def test_the_kept_text_is_returned_for_the_same_key(example_src_copy: Path, tmp_path: Path) -> None:
+    """A memo holding a tool's key hands back the kept text without making it: the key alone decides reuse."""
+    catalog, _ = compile_catalog(example_src_copy)
+    tools = sorted(catalog.tools.values(), key=lambda t: t.id)[:2]
+    first = ToolMemo(stage=None)
+    made = texts_module.tool_texts(tools, catalog, first)
+    (tmp_path / memo_file("text")).write_bytes(first.close_all()[memo_file("text")])  # type: ignore[arg-type]
+    second = ToolMemo(previous=tmp_path)
+    assert texts_module._remembered("text", lambda *_: "never made", tools, catalog, second) == made
