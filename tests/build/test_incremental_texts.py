@@ -72,7 +72,8 @@ def test_the_text_key_covers_every_input_of_both_texts(example_src_copy: Path) -
     catalog, _ = compile_catalog(example_src_copy)
     tool = next(t for t in catalog.tools.values() if len(t.path) >= 2)
     key = text_key(tool, catalog)
-    assert key is not None and key == text_key(tool, catalog)
+    assert key is not None
+    assert key == text_key(tool, catalog)
     changes = {
         "summary": "another summary",
         "description": "another description",
