@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..format.canonical import dumps
 
@@ -26,6 +26,7 @@ MEMO_FORMAT = "toolcat-memo-1"
 #: provider name can hold; warnings, the only free text, come after it in key order).
 HOLE = "\x00toolcat-hole\x00"
 _HOLE_TEXT = json.dumps(HOLE)
+_T = TypeVar("_T")
 
 
 def memo_file(kind: str) -> str:
@@ -74,7 +75,7 @@ class ToolMemo:
         self._new.setdefault(kind, {})[sha] = value
         return value
 
-    def once(self, kind: str, key: str, make: Callable[[], Any]) -> Any:
+    def once(self, kind: str, key: str, make: Callable[[], _T]) -> _T:
         """``make()`` the first time (``kind``, ``key``) is asked for in this build, then the same value.
 
         For what several stages of one build need per tool (its pointer, the key of its texts): never saved.
@@ -82,7 +83,8 @@ class ToolMemo:
         made = self._once.setdefault(kind, {})
         if key not in made:
             made[key] = make()
-        return made[key]
+        value: _T = made[key]
+        return value
 
     def close(self, kind: str) -> None:
         """Done with ``kind``: its entries (sorted, canonical) become its private file and leave memory."""

@@ -266,11 +266,13 @@ def _remembered(
     kind: str, make: Callable[[Tool, CompiledCatalog], str], tools: list[Tool], catalog: CompiledCatalog, memo: ToolMemo
 ) -> list[str]:
     """``make(tool, catalog)`` for each tool, the last build's when the tool's :func:`text_key` is the same."""
-    out = []
-    for tool in tools:
-        key = memo.once("text_key", tool.id, lambda tool=tool: text_key(tool, catalog))
-        out.append(make(tool, catalog) if key is None else memo.get(kind, key, lambda tool=tool: make(tool, catalog)))
-    return out
+
+    def one(tool: Tool) -> str:
+        key = memo.once("text_key", tool.id, lambda: text_key(tool, catalog))
+        text: str = make(tool, catalog) if key is None else memo.get(kind, key, lambda: make(tool, catalog))
+        return text
+
+    return [one(tool) for tool in tools]
 
 
 def tool_texts(tools: list[Tool], catalog: CompiledCatalog, memo: ToolMemo) -> list[str]:
