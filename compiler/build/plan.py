@@ -402,6 +402,33 @@ class Plan:
     private: dict[str, bytes | Path] = field(default_factory=dict)
 
 
+def _core_manifest(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
+    """The manifest's own fields, with the node, namespace, lookup, alias and stats files they point to."""
+    manifest: dict[str, Any] = {
+        "artifact": "manifest",
+        "format_version": FORMAT_VERSION,
+        "generator": GENERATOR,
+        "title": catalog.title,
+        "summary": catalog.summary,
+        "counts": {
+            "nodes": len(catalog.nodes),
+            "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
+            "skills": len(catalog.skills),
+        },
+        "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
+        "root": _plan_nodes(catalog, artifacts, specs),
+        "namespace_index": _plan_namespaces(catalog, artifacts, specs),
+        "lookup": _plan_lookup(catalog, artifacts, specs),
+        "aliases": _plan_aliases(catalog, artifacts),
+        "stats": _plan_stats(artifacts, specs),
+    }
+    if always_load := _plan_always_load(catalog, specs):
+        manifest["always_load"] = always_load
+    if catalog.git_sources:  # where skills fetched at build time came from (never fetched at read time)
+        manifest["sources"] = {"git": [dict(source) for source in catalog.git_sources]}
+    return manifest
+
+
 def plan(
     catalog: CompiledCatalog,
     contributors: Sequence[Contributor] = (),
@@ -422,31 +449,11 @@ def plan(
     """
     artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous, stage))
     specs = _plan_tools(catalog, artifacts)
-    root_ref = _plan_nodes(catalog, artifacts, specs)
-    manifest: dict[str, Any] = {
-        "artifact": "manifest",
-        "format_version": FORMAT_VERSION,
-        "generator": GENERATOR,
-        "title": catalog.title,
-        "summary": catalog.summary,
-        "counts": {
-            "nodes": len(catalog.nodes),
-            "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
-            "skills": len(catalog.skills),
-        },
-        "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
-        "namespace_index": _plan_namespaces(catalog, artifacts, specs),
-        "root": root_ref,
-        "lookup": _plan_lookup(catalog, artifacts, specs),
-        "aliases": _plan_aliases(catalog, artifacts),
-        "stats": _plan_stats(artifacts, specs),
-    }
-    if always_load := _plan_always_load(catalog, specs):
-        manifest["always_load"] = always_load
-    if catalog.git_sources:  # where skills fetched at build time came from (never fetched at read time)
-        manifest["sources"] = {"git": [dict(source) for source in catalog.git_sources]}
+    manifest: dict[str, Any] = {}
 
     def in_order() -> None:
+        # the node, namespace and lookup shards need only the specs: planned here, beside the forked worker (issue 29)
+        manifest.update(_core_manifest(catalog, artifacts, specs))
         for contribute in contributors:
             contribute(catalog, artifacts, specs)
 
