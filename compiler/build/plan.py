@@ -196,6 +196,27 @@ def _remembered_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet, s
     return kept["ref"], kept["tokens"]
 
 
+def _add_json(artifacts: ArtifactSet, directory: str, stem: str, payload: dict[str, Any]) -> Ref:
+    """``artifacts.add_json``, or the last build's file (carried) when the payload is the same (issue 29).
+
+    Node, namespace, lookup, alias and stats files are keyed like specs (:func:`_spec_key`, with their name): a
+    one-tool edit dumps the few whose content changed, not all of them.
+    """
+    key = _spec_key(payload, _spec_key_salt() + f"{directory}/{stem}\x00".encode())
+    if key is None:
+        return artifacts.add_json(directory, stem, payload)
+    made: list[bool] = []
+
+    def make() -> Ref:
+        made.append(True)
+        return artifacts.add_json(directory, stem, payload)
+
+    ref: Ref = artifacts.memo.get("json", key, make)
+    if not made:
+        artifacts.carry(ref)
+    return ref
+
+
 def _stored_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet) -> tuple[Ref, dict[str, int]]:
     """Dump ``spec`` (without ``tokens``) once, count it, and store it with its counts: its ref and the counts."""
     head, tail = _spec_halves(spec)
@@ -245,7 +266,8 @@ def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) 
         pointers = [_pointer(t, specs[t.id][1], artifacts) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
         pages = [pointers[i : i + NODE_PAGE_SIZE] for i in range(0, len(pointers), NODE_PAGE_SIZE)] or [[]]
         page_refs = [
-            artifacts.add_json(
+            _add_json(
+                artifacts,
                 "nodes",
                 f"{node_slug(path)}.p{number}",
                 {"artifact": "node_page", "path": list(path), "page": number, "tools": page},
@@ -277,7 +299,7 @@ def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) 
             "page_size": NODE_PAGE_SIZE,
             "pages": page_refs,
         }
-        refs[path] = artifacts.add_json("nodes", node_slug(path), shard)
+        refs[path] = _add_json(artifacts, "nodes", node_slug(path), shard)
     return refs[()]
 
 
@@ -294,14 +316,16 @@ def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Sp
     for namespace, pointers in sorted(by_namespace.items()):
         pages = [pointers[i : i + NAMESPACE_PAGE_SIZE] for i in range(0, len(pointers), NAMESPACE_PAGE_SIZE)]
         page_refs = [
-            artifacts.add_json(
+            _add_json(
+                artifacts,
                 "namespaces",
                 f"{namespace}.p{number}",
                 {"artifact": "namespace_page", "namespace": namespace, "page": number, "tools": page},
             )
             for number, page in enumerate(pages[1:], start=2)
         ]
-        refs[namespace] = artifacts.add_json(
+        refs[namespace] = _add_json(
+            artifacts,
             "namespaces",
             namespace,
             {
@@ -313,7 +337,7 @@ def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Sp
                 "pages": page_refs,
             },
         )
-    return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
+    return _add_json(artifacts, "namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
 
 
 def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
@@ -330,8 +354,11 @@ def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs)
     for name, value in sorted(entries.items()):
         buckets[lookup_bucket(name, count)][name] = value
     refs = [
-        artifacts.add_json(
-            "lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket}
+        _add_json(
+            artifacts,
+            "lookup",
+            f"b{index}",
+            {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket},
         )
         for index, bucket in enumerate(buckets)
     ]
@@ -350,7 +377,7 @@ def _plan_aliases(catalog: CompiledCatalog, artifacts: ArtifactSet) -> dict[str,
             "to_alias": to_alias,
             "to_id": {alias: tool_id for tool_id, alias in to_alias.items()},
         }
-        out[provider] = artifacts.add_json("aliases", provider, doc)
+        out[provider] = _add_json(artifacts, "aliases", provider, doc)
     return out
 
 
@@ -371,8 +398,11 @@ def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
         "pointers": sum(v["pointer"] for v in per_tool.values()),
         "specs": sum(v["spec"] for v in per_tool.values()),
     }
-    return artifacts.add_json(
-        "stats", "tokens", {"artifact": "stats", "encoding": "o200k_base", "tools": per_tool, "totals": totals}
+    return _add_json(
+        artifacts,
+        "stats",
+        "tokens",
+        {"artifact": "stats", "encoding": "o200k_base", "tools": per_tool, "totals": totals},
     )
 
 

@@ -58,13 +58,40 @@ def test_a_node_title_edit_remakes_the_texts_of_the_tools_below_it_only(
 
 
 def test_an_edit_build_keeps_the_texts_a_fresh_build_makes(example_src_copy: Path, tmp_path: Path) -> None:
-    """Warm = cold: after a node title edit, the kept texts (and the built index) equal a fresh build's, byte for byte."""
+    """Warm = cold: after a node title edit, the kept texts and the node, namespace, lookup and stats files equal a fresh build's."""
     out, fresh = tmp_path / "out", tmp_path / "fresh"
     build(example_src_copy, out, embedder="none")
     _retitle(example_src_copy)
     build(example_src_copy, out, embedder="none")
     build(example_src_copy, fresh, embedder="none", force=True)
     assert (out / memo_file("text")).read_bytes() == (fresh / memo_file("text")).read_bytes()
+    assert _shards(out) == _shards(fresh)
+    assert any(
+        "Wordsmithing" in data.decode("utf-8") for path, data in _shards(out).items() if path.startswith("nodes/")
+    )
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        own = [value["path"]] if isinstance(value.get("path"), str) and "sha256" in value else []
+        return own + [p for v in value.values() for p in _refs(v)]
+    if isinstance(value, list):
+        return [p for v in value for p in _refs(v)]
+    return []
+
+
+def _shards(out: Path) -> dict[str, bytes]:
+    """The node, namespace, lookup, alias and stats files the build's manifest reaches (kept or dumped), by path."""
+    folders = ("nodes/", "namespaces/", "lookup/", "aliases/", "stats/")
+    todo = _refs(json.loads((out / "catalog.json").read_bytes())["manifest"])
+    found: dict[str, bytes] = {}
+    while todo:
+        path = todo.pop()
+        if path in found or not (path.startswith(folders) or path.startswith("manifests/")):
+            continue
+        found[path] = (out / path).read_bytes()
+        todo += _refs(json.loads(found[path]))
+    return {path: data for path, data in found.items() if not path.startswith("manifests/")}
 
 
 def test_the_text_key_covers_every_input_of_both_texts(example_src_copy: Path) -> None:
