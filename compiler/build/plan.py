@@ -202,7 +202,8 @@ def _add_json(artifacts: ArtifactSet, directory: str, stem: str, payload: dict[s
     Node, namespace, lookup, alias and stats files are keyed like specs (:func:`_spec_key`, with their name): a
     one-tool edit dumps the few whose content changed, not all of them.
     """
-    key = _spec_key(payload, _spec_key_salt() + f"{directory}/{stem}\x00".encode())
+    salt = artifacts.memo.once("salt", "spec", _spec_key_salt)  # the token counter's version is read once a build
+    key = _spec_key(payload, salt + f"{directory}/{stem}\x00".encode())
     if key is None:
         return artifacts.add_json(directory, stem, payload)
     made: list[bool] = []
