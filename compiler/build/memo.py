@@ -3,7 +3,9 @@
 A tool's prompt snippets and its provider definitions are functions of its stored spec alone, so they are
 kept under the sha256 of that spec (``Ref["sha256"]``, which changes with any field a snippet or a
 definition reads); the planner keeps each spec's own ref and token counts under kind ``spec``, keyed by the
-sha256 of the spec's ``marshal`` bytes (:func:`toolcat.build.plan._spec_key`). They live beside the build in private files, one per kind (:func:`memo_file`, never
+sha256 of the spec's ``marshal`` bytes (:func:`toolcat.build.plan._spec_key`). The index's and the vectors' texts are kept under kinds ``text`` and ``embed_text``, keyed by
+all they read (:func:`toolcat.build.contributors.index.texts.text_key`); node, namespace, lookup, alias and stats
+files under ``json`` (:func:`toolcat.build.plan._add_json`). They live beside the build in private files, one per kind (:func:`memo_file`, never
 referenced by the manifest), as canonical JSON text, and the next build reads them back only when ``previous`` is set:
 :func:`toolcat.build.pipeline._build_locked` sets it only for a build of the same settings, toolcat version and code
 fingerprint (templates and adapters included), so a changed template or adapter never reuses an entry.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..format.canonical import dumps
 
@@ -26,6 +28,7 @@ MEMO_FORMAT = "toolcat-memo-1"
 #: provider name can hold; warnings, the only free text, come after it in key order).
 HOLE = "\x00toolcat-hole\x00"
 _HOLE_TEXT = json.dumps(HOLE)
+_T = TypeVar("_T")
 
 
 def memo_file(kind: str) -> str:
@@ -46,6 +49,7 @@ class ToolMemo:
         self.stage = stage
         self._old: dict[str, dict[str, Any]] = {}
         self._new: dict[str, dict[str, Any]] = {}
+        self._once: dict[str, dict[str, Any]] = {}
         #: Private files for the next build: name → bytes, or the staged file to link.
         self.files: dict[str, bytes | Path] = {}
 
@@ -73,6 +77,17 @@ class ToolMemo:
         self._new.setdefault(kind, {})[sha] = value
         return value
 
+    def once(self, kind: str, key: str, make: Callable[[], _T]) -> _T:
+        """``make()`` the first time (``kind``, ``key``) is asked for in this build, then the same value.
+
+        For what several stages of one build need per tool (its pointer, the key of its texts): never saved.
+        """
+        made = self._once.setdefault(kind, {})
+        if key not in made:
+            made[key] = make()
+        value: _T = made[key]
+        return value
+
     def close(self, kind: str) -> None:
         """Done with ``kind``: its entries (sorted, canonical) become its private file and leave memory."""
         entries = self._new.pop(kind, {})
@@ -94,11 +109,20 @@ class ToolMemo:
         return self.files
 
 
+#: Entries dumped by one call when a kind is saved (one C-level dump each, not one Python call per entry).
+ENCODE_CHUNK = 1000
+
+
 def _encoded(entries: dict[str, Any]) -> Iterator[str]:
-    """``{"entries": {...}, "format": ...}`` as sorted, compact JSON, one entry at a time."""
+    """``{"entries": {...}, "format": ...}`` as sorted, compact JSON, :data:`ENCODE_CHUNK` entries at a time.
+
+    Each chunk is the canonical dump of those entries less its braces: the chunks joined by ``,`` are the dump of all.
+    """
+    keys = sorted(entries)
     yield '{"entries":{'
-    for i, sha in enumerate(sorted(entries)):
-        yield ("," if i else "") + json.dumps(sha) + ":" + dumps(entries[sha]).decode("utf-8")
+    for first in range(0, len(keys), ENCODE_CHUNK):
+        chunk = dumps({sha: entries[sha] for sha in keys[first : first + ENCODE_CHUNK]}).decode("utf-8")
+        yield ("," if first else "") + chunk[1:-1]
     yield '},"format":' + json.dumps(MEMO_FORMAT) + "}"
 
 

@@ -50,6 +50,15 @@ def pointer_tokens(tool: Tool) -> int:
     return count_tokens(dumps(shown).decode())
 
 
+def _pointer(tool: Tool, spec_ref: Ref, artifacts: ArtifactSet) -> dict[str, Any]:
+    """The tool's pointer, made once per build: node shards, namespace shards and the index's docs share it.
+
+    The same entry as :func:`toolcat.build.contributors.index.texts.tool_pointer` (a contributor may not import the
+    planner); nothing edits a pointer once made.
+    """
+    return artifacts.memo.once("pointer", tool.id, lambda: pointer(tool, spec_ref))
+
+
 def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
     assert tool.skill is not None  # noqa: S101 - only called for skills
     skill = tool.skill
@@ -187,6 +196,28 @@ def _remembered_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet, s
     return kept["ref"], kept["tokens"]
 
 
+def _add_json(artifacts: ArtifactSet, directory: str, stem: str, payload: dict[str, Any]) -> Ref:
+    """``artifacts.add_json``, or the last build's file (carried) when the payload is the same (issue 29).
+
+    Node, namespace, lookup, alias and stats files are keyed like specs (:func:`_spec_key`, with their name): a
+    one-tool edit dumps the few whose content changed, not all of them.
+    """
+    salt = artifacts.memo.once("salt", "spec", _spec_key_salt)  # the token counter's version is read once a build
+    key = _spec_key(payload, salt + f"{directory}/{stem}\x00".encode())
+    if key is None:
+        return artifacts.add_json(directory, stem, payload)
+    made: list[bool] = []
+
+    def make() -> Ref:
+        made.append(True)
+        return artifacts.add_json(directory, stem, payload)
+
+    ref: Ref = artifacts.memo.get("json", key, make)
+    if not made:
+        artifacts.carry(ref)
+    return ref
+
+
 def _stored_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet) -> tuple[Ref, dict[str, int]]:
     """Dump ``spec`` (without ``tokens``) once, count it, and store it with its counts: its ref and the counts."""
     head, tail = _spec_halves(spec)
@@ -233,10 +264,11 @@ def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) 
     refs: dict[NodePath, Ref] = {}
     for path in sorted(catalog.nodes, key=lambda p: (-len(p), p)):  # leaves first: parents hold child hashes
         node = catalog.nodes[path]
-        pointers = [pointer(t, specs[t.id][1]) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
+        pointers = [_pointer(t, specs[t.id][1], artifacts) for t in sorted(catalog.tools_at(path), key=lambda t: t.id)]
         pages = [pointers[i : i + NODE_PAGE_SIZE] for i in range(0, len(pointers), NODE_PAGE_SIZE)] or [[]]
         page_refs = [
-            artifacts.add_json(
+            _add_json(
+                artifacts,
                 "nodes",
                 f"{node_slug(path)}.p{number}",
                 {"artifact": "node_page", "path": list(path), "page": number, "tools": page},
@@ -268,7 +300,7 @@ def _plan_nodes(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) 
             "page_size": NODE_PAGE_SIZE,
             "pages": page_refs,
         }
-        refs[path] = artifacts.add_json("nodes", node_slug(path), shard)
+        refs[path] = _add_json(artifacts, "nodes", node_slug(path), shard)
     return refs[()]
 
 
@@ -280,19 +312,21 @@ def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Sp
     """
     by_namespace: dict[str, list[dict[str, Any]]] = {}
     for tool in catalog.tools.values():
-        by_namespace.setdefault(tool.namespace, []).append(pointer(tool, specs[tool.id][1]))
+        by_namespace.setdefault(tool.namespace, []).append(_pointer(tool, specs[tool.id][1], artifacts))
     refs: dict[str, Ref] = {}
     for namespace, pointers in sorted(by_namespace.items()):
         pages = [pointers[i : i + NAMESPACE_PAGE_SIZE] for i in range(0, len(pointers), NAMESPACE_PAGE_SIZE)]
         page_refs = [
-            artifacts.add_json(
+            _add_json(
+                artifacts,
                 "namespaces",
                 f"{namespace}.p{number}",
                 {"artifact": "namespace_page", "namespace": namespace, "page": number, "tools": page},
             )
             for number, page in enumerate(pages[1:], start=2)
         ]
-        refs[namespace] = artifacts.add_json(
+        refs[namespace] = _add_json(
+            artifacts,
             "namespaces",
             namespace,
             {
@@ -304,7 +338,7 @@ def _plan_namespaces(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Sp
                 "pages": page_refs,
             },
         )
-    return artifacts.add_json("namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
+    return _add_json(artifacts, "namespaces", "_index", {"artifact": "namespace_index", "namespaces": refs})
 
 
 def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
@@ -321,8 +355,11 @@ def _plan_lookup(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs)
     for name, value in sorted(entries.items()):
         buckets[lookup_bucket(name, count)][name] = value
     refs = [
-        artifacts.add_json(
-            "lookup", f"b{index}", {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket}
+        _add_json(
+            artifacts,
+            "lookup",
+            f"b{index}",
+            {"artifact": "lookup", "bucket": index, "buckets": count, "entries": bucket},
         )
         for index, bucket in enumerate(buckets)
     ]
@@ -341,7 +378,7 @@ def _plan_aliases(catalog: CompiledCatalog, artifacts: ArtifactSet) -> dict[str,
             "to_alias": to_alias,
             "to_id": {alias: tool_id for tool_id, alias in to_alias.items()},
         }
-        out[provider] = artifacts.add_json("aliases", provider, doc)
+        out[provider] = _add_json(artifacts, "aliases", provider, doc)
     return out
 
 
@@ -362,8 +399,11 @@ def _plan_stats(artifacts: ArtifactSet, specs: Specs) -> Ref:
         "pointers": sum(v["pointer"] for v in per_tool.values()),
         "specs": sum(v["spec"] for v in per_tool.values()),
     }
-    return artifacts.add_json(
-        "stats", "tokens", {"artifact": "stats", "encoding": "o200k_base", "tools": per_tool, "totals": totals}
+    return _add_json(
+        artifacts,
+        "stats",
+        "tokens",
+        {"artifact": "stats", "encoding": "o200k_base", "tools": per_tool, "totals": totals},
     )
 
 
@@ -393,6 +433,33 @@ class Plan:
     private: dict[str, bytes | Path] = field(default_factory=dict)
 
 
+def _core_manifest(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: Specs) -> dict[str, Any]:
+    """The manifest's own fields, with the node, namespace, lookup, alias and stats files they point to."""
+    manifest: dict[str, Any] = {
+        "artifact": "manifest",
+        "format_version": FORMAT_VERSION,
+        "generator": GENERATOR,
+        "title": catalog.title,
+        "summary": catalog.summary,
+        "counts": {
+            "nodes": len(catalog.nodes),
+            "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
+            "skills": len(catalog.skills),
+        },
+        "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
+        "root": _plan_nodes(catalog, artifacts, specs),
+        "namespace_index": _plan_namespaces(catalog, artifacts, specs),
+        "lookup": _plan_lookup(catalog, artifacts, specs),
+        "aliases": _plan_aliases(catalog, artifacts),
+        "stats": _plan_stats(artifacts, specs),
+    }
+    if always_load := _plan_always_load(catalog, specs):
+        manifest["always_load"] = always_load
+    if catalog.git_sources:  # where skills fetched at build time came from (never fetched at read time)
+        manifest["sources"] = {"git": [dict(source) for source in catalog.git_sources]}
+    return manifest
+
+
 def plan(
     catalog: CompiledCatalog,
     contributors: Sequence[Contributor] = (),
@@ -413,31 +480,11 @@ def plan(
     """
     artifacts = ArtifactSet(files=FileStore(out, stage), previous=previous, memo=ToolMemo(previous, stage))
     specs = _plan_tools(catalog, artifacts)
-    root_ref = _plan_nodes(catalog, artifacts, specs)
-    manifest: dict[str, Any] = {
-        "artifact": "manifest",
-        "format_version": FORMAT_VERSION,
-        "generator": GENERATOR,
-        "title": catalog.title,
-        "summary": catalog.summary,
-        "counts": {
-            "nodes": len(catalog.nodes),
-            "tools": sum(1 for t in catalog.tools.values() if t.skill is None),
-            "skills": len(catalog.skills),
-        },
-        "namespaces": sorted({t.namespace for t in catalog.tools.values()}),
-        "namespace_index": _plan_namespaces(catalog, artifacts, specs),
-        "root": root_ref,
-        "lookup": _plan_lookup(catalog, artifacts, specs),
-        "aliases": _plan_aliases(catalog, artifacts),
-        "stats": _plan_stats(artifacts, specs),
-    }
-    if always_load := _plan_always_load(catalog, specs):
-        manifest["always_load"] = always_load
-    if catalog.git_sources:  # where skills fetched at build time came from (never fetched at read time)
-        manifest["sources"] = {"git": [dict(source) for source in catalog.git_sources]}
+    manifest: dict[str, Any] = {}
 
     def in_order() -> None:
+        # the node, namespace and lookup shards need only the specs: planned here, beside the forked worker (issue 29)
+        manifest.update(_core_manifest(catalog, artifacts, specs))
         for contribute in contributors:
             contribute(catalog, artifacts, specs)
 

@@ -28,6 +28,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -207,8 +208,16 @@ def recover_aside(
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
-    if not dst.parent.is_dir():
+    try:  # the folder is made on the first miss: one system call a file, not two (issue 29)
+        os.link(src, dst)
+    except FileNotFoundError:
         dst.parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy_here(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _link_or_copy_here(src: Path, dst: Path) -> None:
     try:
         os.link(src, dst)
     except OSError:
@@ -217,7 +226,11 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 def _carry(existing: Path, target: Path, size: int) -> None:
     """Link a file the plan keeps from the previous build (checked to be there, at its size)."""
-    if not existing.is_file() or existing.stat().st_size != size:
+    try:
+        found = existing.stat()
+    except OSError:
+        found = None
+    if found is None or not stat.S_ISREG(found.st_mode) or found.st_size != size:
         msg = f"{existing} (kept from the previous build) is missing or changed; rebuild with --force"
         raise OSError(msg)
     _link_or_copy(existing, target)

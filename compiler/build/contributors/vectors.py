@@ -36,7 +36,7 @@ from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
-from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_text
+from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ def contributor(spec: str) -> Contributor:
         embedder = load_embedder(spec)
         cache = VectorCache(embedder)
         tools, nodes = doc_order(catalog, artifacts)
-        tool_texts = [tool_embed_text(t, catalog) for t in tools if t is not None]
+        tool_texts = tool_embed_texts([t for t in tools if t is not None], catalog, artifacts.memo)
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
         tool_rows = _with_holes(cache.embed(tool_texts), tools)
         parts = {"tools": _write_part(artifacts, "tools", tool_rows, ancestor_rows(tools, nodes))}

@@ -8,13 +8,16 @@ are kept as an explicit list): scoping a search to a category needs only that no
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import marshal
 from collections.abc import Callable
 from typing import Any
 
 from ....format.analyzer import ANALYZERS, analyzer_settings, word_ngrams
 from ....format.types import Ref
 from ...artifacts import ArtifactSet, pointer
+from ...memo import ToolMemo
 from ...model import CompiledCatalog, Node, NodePath, Tool
 from ...progress import report
 from . import shards
@@ -51,8 +54,11 @@ __all__ = [
     "doc_order",
     "node_text",
     "tool_embed_text",
+    "tool_embed_texts",
     "tool_order",
+    "tool_pointer",
     "tool_text",
+    "tool_texts",
 ]
 
 #: How many times each field is repeated in a tool's text (with sublinear tf, k copies weigh 1 + ln k).
@@ -211,6 +217,85 @@ def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
     return ". ".join(dict.fromkeys(p for p in parts if p))[:EMBED_TEXT_CHARS]
 
 
+#: Part of every text key: a new value when the texts change in a way the code fingerprint would not show.
+TEXT_KEY_SALT = b"toolcat-texts-1\x00"
+
+
+def _text_salt() -> bytes:
+    """:data:`TEXT_KEY_SALT` and the settings the texts are made with, which a bench or a tuning run may change."""
+    settings = (tuple(EMBED_FIELDS), sorted(FIELD_WEIGHTS.items()), EMBED_TEXT_CHARS, SKILL_BODY_CHARS)
+    return TEXT_KEY_SALT + marshal.dumps(settings, 2)
+
+
+def _text_inputs(tool: Tool, catalog: CompiledCatalog) -> tuple[Any, ...]:
+    """Everything :func:`tool_text` and :func:`tool_embed_text` read: the tool's fields and the node titles above it.
+
+    Each home (the path, then each category) gives the title at every depth (None where no node is), so an edit of
+    a node's title changes the key of every tool below it (``tests/build/test_incremental_texts.py``).
+    """
+    skill = tool.skill
+    titles = [
+        [
+            node.title if (node := catalog.nodes.get(home[:depth])) is not None else None
+            for depth in range(len(home) + 1)
+        ]
+        for home in (tool.path, *tool.categories)
+    ]
+    return (
+        (tool.id, tool.summary, tool.description, tool.when_to_use),
+        (list(tool.tags), list(tool.search_hints), list(tool.legacy_aliases)),
+        (tool.args_schema, list(tool.examples), titles),
+        None
+        if skill is None
+        else (
+            skill.name,
+            skill.frontmatter.get("description", ""),
+            skill.meta.get("capabilities"),
+            skill.body[:SKILL_BODY_CHARS],
+        ),
+    )
+
+
+def text_key(tool: Tool, catalog: CompiledCatalog) -> str | None:
+    """The key a tool's texts are kept under from one build to the next: the sha256 of their inputs' ``marshal`` bytes.
+
+    ``marshal`` writes each value with its type, so equal keys mean equal inputs (two equal inputs may still get two
+    keys, which only misses). None when an input is not one ``marshal`` writes (a YAML date...): then the texts are made.
+    """
+    try:
+        return hashlib.sha256(_text_salt() + marshal.dumps(_text_inputs(tool, catalog), 2)).hexdigest()
+    except ValueError:
+        return None
+
+
+def _remembered(
+    kind: str, make: Callable[[Tool, CompiledCatalog], str], tools: list[Tool], catalog: CompiledCatalog, memo: ToolMemo
+) -> list[str]:
+    """``make(tool, catalog)`` for each tool, the last build's when the tool's :func:`text_key` is the same."""
+
+    def one(tool: Tool) -> str:
+        key = memo.once("text_key", tool.id, lambda: text_key(tool, catalog))
+        text: str = make(tool, catalog) if key is None else memo.get(kind, key, lambda: make(tool, catalog))
+        return text
+
+    return [one(tool) for tool in tools]
+
+
+def tool_texts(tools: list[Tool], catalog: CompiledCatalog, memo: ToolMemo) -> list[str]:
+    """:func:`tool_text` of each tool, kept from the last build for an unchanged tool (issue 29)."""
+    return _remembered("text", tool_text, tools, catalog, memo)
+
+
+def tool_embed_texts(tools: list[Tool], catalog: CompiledCatalog, memo: ToolMemo) -> list[str]:
+    """:func:`tool_embed_text` of each tool, kept from the last build for an unchanged tool (issue 29)."""
+    return _remembered("embed_text", tool_embed_text, tools, catalog, memo)
+
+
+def tool_pointer(tool: Tool, spec_ref: Ref, memo: ToolMemo) -> dict[str, Any]:
+    """The tool's pointer, made once per build (node shards, namespace shards and index docs share it; none edits it)."""
+    return memo.once("pointer", tool.id, lambda: pointer(tool, spec_ref))
+
+
 def node_text(node: Node, catalog: CompiledCatalog) -> str:
     """A node's text: title and path (twice), summary, tags, and the ids and summaries of its direct tools."""
     tools = catalog.tools_at(node.path)
@@ -350,8 +435,8 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     order = tool_order(catalog)
     tools_docs = PartDocs(
         [tool_key(t) for t in order],
-        [tool_text(t, catalog) for t in order],
-        [{"pointer": pointer(tool, specs[tool.id][1])} for tool in order],
+        tool_texts(order, catalog, artifacts.memo),
+        [{"pointer": tool_pointer(tool, specs[tool.id][1], artifacts.memo)} for tool in order],
     )
     node_paths: list[NodePath] = sorted(catalog.nodes)
     node_texts = [node_text(catalog.nodes[p], catalog) for p in node_paths]
