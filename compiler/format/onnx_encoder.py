@@ -116,16 +116,7 @@ def default_cache_dir() -> Path:
 
 def model_sha256(folder: Path) -> str:
     """sha256 over the model's identity files (each name, a NUL, then its bytes), in name order."""
-    digest = hashlib.sha256()
-    for name in sorted(_IDENTITY_FILES):
-        path = folder / name
-        if not path.is_file():
-            continue
-        digest.update(name.encode() + b"\0")
-        with path.open("rb") as handle:
-            while block := handle.read(1 << 20):
-                digest.update(block)
-    return digest.hexdigest()
+    return _hash_files(folder, _IDENTITY_FILES)
 
 
 def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:

@@ -33,10 +33,11 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ...format.envelope import ReaderError, is_error
 from ...format.types import Json
-from ...reader.audit import AuditSink
+from ...reader.audit import AuditSink, audit_line
 from ...reader.execution.idempotency import (
     IDEMPOTENCY_MAX_BYTES,
     IDEMPOTENCY_MAX_ENTRY_BYTES,
@@ -44,6 +45,8 @@ from ...reader.execution.idempotency import (
     IDEMPOTENCY_TTL_SECONDS,
     TRANSIENT_CODES,
     IdempotencyRecords,
+    conflict,
+    record_text,
     scoped,
 )
 
@@ -85,20 +88,25 @@ def in_progress(key: str, tool_id: str, waited: float) -> ReaderError:
     )
 
 
-def conflict(key: str, first_op: str, tool_id: str) -> ReaderError:
-    """The same key sent for another call (the in-process store's words)."""
-    return ReaderError(
-        "CONFLICT",
-        f"idempotency_key {key!r} was already used for a different call",
-        details={"first_op": first_op},
-        help_path=tool_id,
-        hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
-    )
+class StoredAudit(ABC):
+    """A shared store's audit sink: each record becomes one audit line; a failed write is logged once, never raised."""
 
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._warned = False
 
-def record_text(answer: Json) -> str:
-    """An answer as the JSON text a store keeps."""
-    return json.dumps(answer, ensure_ascii=False, default=repr)
+    @abstractmethod
+    def keep(self, line: str) -> None:
+        """Write one audit line to the store (ReaderError UNAVAILABLE when it cannot be reached)."""
+
+    def record(self, **fields: Any) -> None:
+        """Keep one record; never raises."""
+        try:
+            self.keep(audit_line(self.session_id, **fields))
+        except ReaderError as exc:
+            if not self._warned:
+                log.warning("cannot write the audit record: %s", exc.message)
+                self._warned = True
 
 
 class SharedIdempotency(ABC):

@@ -17,9 +17,8 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...format.envelope import ReaderError
 from ...format.types import Json
-from ...reader.audit import AuditLog, AuditSink, audit_line
+from ...reader.audit import AuditLog, AuditSink
 from .base import (
     CLIENT_TTL_SECONDS,
     MAX_AUDIT_RECORDS,
@@ -28,6 +27,7 @@ from .base import (
     ClientStates,
     SharedIdempotency,
     StateStore,
+    StoredAudit,
     unavailable,
 )
 
@@ -168,24 +168,16 @@ class RedisClients(ClientStates):
         self.state.call(run)
 
 
-class RedisAudit:
+class RedisAudit(StoredAudit):
     """Audit records in a capped stream (``XADD ... MAXLEN ~``); a failed write is logged once."""
 
     def __init__(self, state: RedisState, session_id: str) -> None:
-        self.state, self.session_id = state, session_id
-        self._warned = False
+        super().__init__(session_id)
+        self.state = state
 
-    def record(self, **fields: Any) -> None:
-        """Keep one record; never raises."""
-        line = audit_line(self.session_id, **fields)
-        try:
-            self.state.call(
-                lambda r: r.xadd(f"{PREFIX}audit", {"line": line}, maxlen=MAX_AUDIT_RECORDS, approximate=True)
-            )
-        except ReaderError as exc:
-            if not self._warned:
-                log.warning("cannot write the audit record: %s", exc.message)
-                self._warned = True
+    def keep(self, line: str) -> None:
+        """Add the line to the stream, trimmed to about MAX_AUDIT_RECORDS."""
+        self.state.call(lambda r: r.xadd(f"{PREFIX}audit", {"line": line}, maxlen=MAX_AUDIT_RECORDS, approximate=True))
 
 
 class RedisState(StateStore):

@@ -19,9 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ...format.envelope import ReaderError
 from ...format.types import Json
-from ...reader.audit import AuditLog, AuditSink, audit_line
+from ...reader.audit import AuditLog, AuditSink
 from .base import (
     CLIENT_TTL_SECONDS,
     MAX_AUDIT_RECORDS,
@@ -29,6 +28,7 @@ from .base import (
     ClientStates,
     SharedIdempotency,
     StateStore,
+    StoredAudit,
     unavailable,
 )
 
@@ -177,27 +177,21 @@ class SqliteClients(ClientStates):
             db.execute("DELETE FROM clients")
 
 
-class SqliteAudit:
+class SqliteAudit(StoredAudit):
     """Audit records as rows of the shared file (the newest MAX_AUDIT_RECORDS); a failed write is logged once."""
 
     def __init__(self, db: SqliteDatabase, session_id: str) -> None:
-        self.db, self.session_id = db, session_id
+        super().__init__(session_id)
+        self.db = db
         self._written = 0
-        self._warned = False
 
-    def record(self, **fields: Any) -> None:
-        """Keep one record; never raises."""
-        line = audit_line(self.session_id, **fields)
-        try:
-            with self.db.transaction() as db:
-                db.execute("INSERT INTO audit (line) VALUES (?)", (line,))
-                self._written += 1
-                if self._written % AUDIT_TRIM_EVERY == 0:
-                    db.execute("DELETE FROM audit WHERE id <= (SELECT MAX(id) FROM audit) - ?", (MAX_AUDIT_RECORDS,))
-        except ReaderError as exc:
-            if not self._warned:
-                log.warning("cannot write the audit record: %s", exc.message)
-                self._warned = True
+    def keep(self, line: str) -> None:
+        """Insert the line; every AUDIT_TRIM_EVERY writes, drop all but the newest MAX_AUDIT_RECORDS."""
+        with self.db.transaction() as db:
+            db.execute("INSERT INTO audit (line) VALUES (?)", (line,))
+            self._written += 1
+            if self._written % AUDIT_TRIM_EVERY == 0:
+                db.execute("DELETE FROM audit WHERE id <= (SELECT MAX(id) FROM audit) - ?", (MAX_AUDIT_RECORDS,))
 
 
 class SqliteState(StateStore):

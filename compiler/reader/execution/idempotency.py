@@ -57,6 +57,22 @@ def scoped(key: str) -> str:
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "INTERNAL"})
 
 
+def conflict(key: str, first_op: str, tool_id: str) -> ReaderError:
+    """CONFLICT: ``key`` was kept for another call (another op, or other arguments), in every store."""
+    return ReaderError(
+        "CONFLICT",
+        f"idempotency_key {key!r} was already used for a different call",
+        details={"first_op": first_op},
+        help_path=tool_id,
+        hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
+    )
+
+
+def record_text(answer: Json) -> str:
+    """An answer as the JSON text a store keeps (and measures against its byte caps)."""
+    return json.dumps(answer, ensure_ascii=False, default=repr)
+
+
 class IdempotencyStore:
     """The first answer to each idempotency key, replayed when the same call is retried; bounded and expiring.
 
@@ -117,13 +133,7 @@ class IdempotencyStore:
             return None
         first_op, first_args, text, _, _ = found
         if (first_op, first_args) != (tool_id, args_digest):
-            raise ReaderError(
-                "CONFLICT",
-                f"idempotency_key {key!r} was already used for a different call",
-                details={"first_op": first_op},
-                help_path=tool_id,
-                hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
-            )
+            raise conflict(key, first_op, tool_id)
         answer: Json = json.loads(text)
         return answer
 
@@ -131,7 +141,7 @@ class IdempotencyStore:
         """Keep ``answer`` for ``key`` unless it is a transient error or too large (then say so in ``warnings``)."""
         if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
             return
-        text = json.dumps(answer, ensure_ascii=False, default=repr)
+        text = record_text(answer)
         size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
         if size > self.max_entry_bytes:
             warnings.append(
