@@ -98,7 +98,9 @@ langchain: .venv-langchain/.installed
 ## test: install what the tests need and run them (the TypeScript reader's own tests under node --test too)
 test: $(VENV)/.dev-installed semantic browser js fleet inspector langchain
 	$(PY) -m pytest -q
-	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then cd js && node --test test/*.test.mjs; fi
+	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then \
+		test -f $(OUT)/catalog.json || $(TOOLCAT) build $(SRC) --out $(OUT) >/dev/null; \
+		cd js && node --test test/*.test.mjs; fi
 
 ## fuzz: the hypothesis fuzzing harness with a large budget (FUZZ_EXAMPLES inputs per property); prints the figures
 FUZZ_EXAMPLES ?= 5000
