@@ -262,8 +262,9 @@ def test_stateless_processes_on_one_sqlite_file_share_keys_and_keep_no_client_st
             replica.wait()
         response = _initialize(trio[0].url)
         keyed = {"op": "util.math.eval", "args": {"expression": "40 + 2"}, "idempotency_key": "one-host"}
-        first = call(trio[0].url, "tool_exec", keyed)["result"]["structuredContent"]
-        retry = call(trio[1].url, "tool_exec", keyed)["result"]["structuredContent"]
+        client = "0123456789abcdef0123456789abcdef"  # the client key a server issued (a cookie), sent to both
+        first = call(trio[0].url, "tool_exec", keyed, client=client)["result"]["structuredContent"]
+        retry = call(trio[1].url, "tool_exec", keyed, client=client)["result"]["structuredContent"]
         described = call(trio[2].url, "tool_describe", {"name": "util.math.eval"})["result"]["structuredContent"]
         by_alias = call(trio[2].url, described["alias"], {"expression": "6*7"})["result"]["structuredContent"]
     finally:
