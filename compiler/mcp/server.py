@@ -412,7 +412,7 @@ class CatalogServer:
                     async with self.shares.slot(self.client_id(ctx)):
                         if tool is not None:
                             call = functools.partial(self.call, tool, arguments)
-                            result = await telemetry.observe(tool.name, arguments, call)
+                            result = await telemetry.observe(tool.name, arguments, call, resolve=self.catalog.resolve)
                         else:
                             result = await self._call_catalog_tool(ctx, params.name, arguments)
             except TimeoutError:
