@@ -260,7 +260,7 @@ def serve(
         max_calls=max_calls,
         trusted_proxies=trusted_proxies,
         header_seconds=header_timeout,
-        max_connections=max_connections,
+        connection_limit=max_connections,
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
         token_env=token_env,

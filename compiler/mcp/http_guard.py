@@ -245,10 +245,67 @@ class ReadDeadline:
             await _reply(send, 408, body, [(b"connection", b"close")])
 
 
-def max_connections() -> int:
+def connection_limit() -> int:
     """:data:`MAX_CONNECTIONS`, or half the process's open-file limit when that is lower."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     return MAX_CONNECTIONS if soft == resource.RLIM_INFINITY else max(16, min(MAX_CONNECTIONS, soft // 2))
+
+
+class _HeaderDeadline:
+    """The part of :func:`guarded_protocol`'s class that is toolcat's: a header deadline and connection shedding.
+
+    Mixed in before uvicorn's ``H11Protocol`` (whose ``cycle``, ``loop``, ``transport`` and ``connections``
+    it reads); ``header_seconds`` and ``bound`` are set on the class :func:`guarded_protocol` makes.
+    """
+
+    header_seconds: float = HEADER_SECONDS
+    bound: int = MAX_CONNECTIONS
+    cycle: Any
+    loop: Any
+    transport: Any
+    connections: Any
+
+    def connection_made(self, transport: Any) -> None:
+        self.opened_at = time.monotonic()
+        self._header_timer: Any = None
+        super().connection_made(transport)  # type: ignore[misc]
+        self._await_headers()
+        if len(self.connections) > self.bound:
+            self._shed()
+
+    def _between_requests(self) -> bool:
+        return self.cycle is None or bool(self.cycle.response_complete)
+
+    def _await_headers(self) -> None:
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if self._between_requests():
+            log.info("closing a connection that sent no request headers in %g s", self.header_seconds)
+            self.transport.close()
+
+    def _shed(self) -> None:
+        slow = [c for c in self.connections if getattr(c, "_header_timer", None) is not None and c is not self]
+        if slow:
+            victim = min(slow, key=lambda c: float(getattr(c, "opened_at", 0.0)))
+            victim.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self._between_requests():
+            self._await_headers()
+        cycle = self.cycle
+        super().data_received(data)  # type: ignore[misc]
+        if self.cycle is not cycle and self._header_timer is not None:  # a request's headers are in
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        super().connection_lost(exc)  # type: ignore[misc]
 
 
 def guarded_protocol(header_seconds: float = HEADER_SECONDS, limit: int | None = None) -> type[Any]:
@@ -262,53 +319,10 @@ def guarded_protocol(header_seconds: float = HEADER_SECONDS, limit: int | None =
     """
     from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415 - only the HTTP transport needs it
 
-    bound = limit if limit is not None else max_connections()
-
-    class GuardedH11Protocol(H11Protocol):
-        def connection_made(self, transport: Any) -> None:
-            self.opened_at = time.monotonic()
-            self._header_timer: Any = None
-            super().connection_made(transport)
-            self._await_headers()
-            if len(self.connections) > bound:
-                self._shed()
-
-        def _between_requests(self) -> bool:
-            return self.cycle is None or bool(self.cycle.response_complete)
-
-        def _await_headers(self) -> None:
-            if self._header_timer is None:
-                self._header_timer = self.loop.call_later(header_seconds, self._headers_late)
-
-        def _headers_late(self) -> None:
-            self._header_timer = None
-            if self._between_requests():
-                log.info("closing a connection that sent no request headers in %g s", header_seconds)
-                self.transport.close()
-
-        def _shed(self) -> None:
-            slow: list[Any] = [c for c in self.connections if getattr(c, "_header_timer", None) is not None]
-            slow = [c for c in slow if c is not self]
-            if slow:
-                victim = min(slow, key=lambda c: float(getattr(c, "opened_at", 0.0)))
-                victim.transport.close()
-
-        def data_received(self, data: bytes) -> None:
-            if self._between_requests():
-                self._await_headers()
-            cycle = self.cycle
-            super().data_received(data)
-            if self.cycle is not cycle and self._header_timer is not None:  # a request's headers are in
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-            super().connection_lost(exc)
-
-    return GuardedH11Protocol
+    bound = limit if limit is not None else connection_limit()
+    return type(
+        "GuardedH11Protocol", (_HeaderDeadline, H11Protocol), {"header_seconds": header_seconds, "bound": bound}
+    )
 
 
 class SessionBound:

@@ -148,7 +148,7 @@ class HttpGuard:
     trusted_proxies: tuple[str, ...] = ()
     #: Seconds a connection has to send a request's headers, and connections served at once (None: see http_guard).
     header_seconds: float = HEADER_SECONDS
-    max_connections: int | None = None
+    connection_limit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +188,7 @@ class ServeOptions:
     trusted_proxies: tuple[str, ...] = ()
     #: HTTP only: seconds to send a request's headers; connections served at once (None: MAX_CONNECTIONS).
     header_seconds: float = HEADER_SECONDS
-    max_connections: int | None = None
+    connection_limit: int | None = None
     #: HTTP only: Host and Origin values accepted beyond loopback.
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
@@ -691,7 +691,7 @@ class CatalogServer:
             lifespan="on",
             timeout_graceful_shutdown=2,
             # a time limit on request headers, a bound on connections (issue 36: slowloris)
-            http=guarded_protocol((guard or HttpGuard()).header_seconds, (guard or HttpGuard()).max_connections),
+            http=guarded_protocol((guard or HttpGuard()).header_seconds, (guard or HttpGuard()).connection_limit),
             proxy_headers=bool(proxies),  # X-Forwarded-For only from a proxy the host named (issue 36)
             forwarded_allow_ips=proxies or None,
         )
@@ -789,7 +789,7 @@ def http_guard(options: ServeOptions) -> HttpGuard:
         options.max_sessions,
         tuple(options.trusted_proxies),
         options.header_seconds,
-        options.max_connections,
+        options.connection_limit,
     )
     exposure(options.host, guard.allowed_hosts, guard.allowed_origins, token=token is not None)  # fail before opening
     return guard

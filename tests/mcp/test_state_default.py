@@ -220,7 +220,9 @@ def test_default_http_serve_keeps_sessions_and_the_working_set_in_the_per_user_f
     assert path.is_relative_to(state_home)
     rows = [(client, [r["tool_id"] for r in records]) for client, records in _clients_rows(path)]
     assert len(rows) == 1
-    assert rows[0][0].startswith("http:")  # keyed by the client's Mcp-Session-Id
+    namespace, _, client = rows[0][0].partition("/")  # the server's state namespace (catalogue, sandbox), then
+    assert len(namespace) == 16
+    assert client.startswith("http:")  # the client's Mcp-Session-Id
     assert rows[0][1] == ["util.math.eval"]
     assert _files(served) == before  # nothing written into the catalogue folder
 

@@ -413,6 +413,36 @@ def _blob_id(data: bytes, commit: str) -> str:
     return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def _working_files(target: Path) -> dict[str, Path]:
+    """Every file and link of a checkout's working tree (links never followed), by path; ``.git`` left out."""
+    found: dict[str, Path] = {}
+    for folder, dirs, names in os.walk(target):
+        base = Path(folder)
+        if base == target:
+            dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names + [d for d in dirs if (base / d).is_symlink()]:
+            found[(base / name).relative_to(target).as_posix()] = base / name
+    return found
+
+
+def _same_files(found: dict[str, Path], files: dict[str, tuple[str, str, int]], commit: str) -> str | None:
+    """None when the working tree has exactly the commit's paths and kinds, and the same link targets; else why.
+
+    The content of regular files is compared next, by git's own hash.
+    """
+    if extra := sorted(set(found) - set(files)):
+        return f"the checkout holds {len(extra)} file(s) the commit does not, e.g. {extra[0]!r}"
+    if missing := sorted(set(files) - set(found)):
+        return f"the checkout lacks {len(missing)} file(s) of the commit, e.g. {missing[0]!r}"
+    for rel, path in found.items():
+        if files[rel][0] == "120000":
+            if not path.is_symlink() or _blob_id(os.fsencode(path.readlink()), commit) != files[rel][1]:
+                return f"{rel!r} differs from the commit"
+        elif path.is_symlink() or not path.is_file():
+            return f"{rel!r} is not a regular file, as the commit says it is"
+    return None
+
+
 def _verify(commit: str, target: Path, deadline: _Deadline) -> str | None:
     """None when the checkout in ``target`` is exactly ``commit``: HEAD, and each file's content by git's hash.
 
@@ -426,24 +456,10 @@ def _verify(commit: str, target: Path, deadline: _Deadline) -> str | None:
     files = _tree(commit, target, deadline)
     if isinstance(files, str):
         return files
-    found: dict[str, Path] = {}
-    for folder, dirs, names in os.walk(target):
-        base = Path(folder)
-        if base == target:
-            dirs[:] = [d for d in dirs if d != ".git"]
-        for name in names + [d for d in dirs if (base / d).is_symlink()]:
-            found[(base / name).relative_to(target).as_posix()] = base / name
-    if extra := sorted(set(found) - set(files)):
-        return f"the checkout holds {len(extra)} file(s) the commit does not, e.g. {extra[0]!r}"
-    if missing := sorted(set(files) - set(found)):
-        return f"the checkout lacks {len(missing)} file(s) of the commit, e.g. {missing[0]!r}"
+    found = _working_files(target)
+    if (problem := _same_files(found, files, commit)) is not None:
+        return problem
     regular = [rel for rel in sorted(found) if files[rel][0] != "120000"]
-    for rel in sorted(set(found) - set(regular)):
-        path = found[rel]
-        if not path.is_symlink() or _blob_id(os.fsencode(path.readlink()), commit) != files[rel][1]:
-            return f"{rel!r} differs from the commit"
-    if any(found[rel].is_symlink() or not found[rel].is_file() for rel in regular):
-        return "a file of the checkout is not a regular file, as the commit says it is"
     hashed = _git(
         ["hash-object", "--no-filters", "--stdin-paths"], target, deadline, stdin="".join(f"{r}\n" for r in regular)
     )

@@ -136,30 +136,14 @@ def _fetch(uri: str, what: str) -> bytes:
 
 
 def _fetch_guarded(uri: str, what: str) -> bytes:
-    """A remote ``$ref`` document through the http handlers' network guard: public addresses, same-origin redirects."""
-    from ...format.envelope import ReaderError  # noqa: PLC0415 - the reader's guard, only when a $ref is remote
-    from ...reader.execution.network import checked_request  # noqa: PLC0415 - same
-    from ...reader.execution.policy import HandlerPolicy  # noqa: PLC0415 - same
-
-    policy = HandlerPolicy({"http": ["*", *REF_PRIVATE_HOSTS]}, trusted=False)
+    """A remote ``$ref`` document through the handlers' network guard: public addresses, same-origin redirects."""
     deadline = time.monotonic() + FETCH_TIMEOUT_S
     current = uri
     origin = _origin(uri)
-    headers = {"Accept": "application/json, application/yaml, */*", "User-Agent": "toolcat-import"}
     for _hop in range(MAX_REDIRECTS + 1):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise ImporterError(f"{what}: {uri} took longer than {FETCH_TIMEOUT_S:.0f} s to download")
-        try:
-            status, got, body = checked_request(
-                "$ref", "GET", current, None, dict(headers), timeout=left, limit=MAX_SPEC_BYTES, policy=policy
-            )
-        except ReaderError as exc:
-            raise ImporterError(f"{what}: {uri} is not fetched: {exc.message}") from None
-        except (OSError, TimeoutError) as exc:
-            raise ImporterError(f"{what}: cannot fetch {uri}: {exc}") from None
-        if status in (301, 302, 303, 307, 308) and "location" in got:
-            target = urljoin(current, got["location"])
+        status, location, body = _checked_get(current, what, deadline)
+        if status in (301, 302, 303, 307, 308) and location:
+            target = urljoin(current, location)
             if _origin(target) != origin:
                 raise ImporterError(
                     f"{what}: {uri} redirects to another host ({_origin(target)}); a $ref's redirect is followed "
@@ -169,10 +153,75 @@ def _fetch_guarded(uri: str, what: str) -> bytes:
             continue
         if status != 200:
             raise ImporterError(f"{what}: cannot fetch {uri}: HTTP {status}")
-        if len(body) > MAX_SPEC_BYTES:
-            raise ImporterError(f"{what}: {uri} is larger than the {MAX_SPEC_BYTES:,} bytes an import reads")
         return body
     raise ImporterError(f"{what}: {uri} redirects more than {MAX_REDIRECTS} times")
+
+
+def _checked_addresses(host: str, port: int, what: str, uri: str) -> list[tuple[Any, ...]]:
+    """Every address ``host`` resolves to, each public (unless listed in REF_PRIVATE_HOSTS); else ImporterError."""
+    import socket  # noqa: PLC0415
+
+    from ...format.netguard import blocked_reason, ip_of  # noqa: PLC0415 - only when a $ref is remote
+
+    listed = f"{host}:{port}" in REF_PRIVATE_HOSTS
+    literal = ip_of(host)
+    if literal is not None and not listed and (reason := blocked_reason(literal)) is not None:
+        raise ImporterError(f"{what}: {uri} is not fetched: {host} is {reason}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        raise ImporterError(f"{what}: cannot resolve {host}: {exc}") from None
+    out: list[tuple[Any, ...]] = []
+    for family, _, _, _, sockaddr in infos:
+        address = ip_of(str(sockaddr[0]))
+        reason = "not an IP address" if address is None else blocked_reason(address)
+        if reason is not None and not listed:
+            raise ImporterError(f"{what}: {uri} is not fetched: {host} resolves to {sockaddr[0]}, {reason}")
+        if (family, sockaddr) not in out:
+            out.append((family, sockaddr))
+    return out
+
+
+def _checked_get(uri: str, what: str, deadline: float) -> tuple[int, str | None, bytes]:
+    """One GET to checked addresses (no proxy, no redirect followed): status, Location, body within the caps."""
+    from ...format.netguard import connection_classes  # noqa: PLC0415 - only when a $ref is remote
+
+    try:
+        parts = urlsplit(uri)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        raise ImporterError(f"{what}: {uri!r} is not a valid URL") from None
+    host = (parts.hostname or "").rstrip(".")
+    if parts.scheme.lower() not in ("http", "https") or not host or "@" in parts.netloc:
+        raise ImporterError(f"{what}: {uri!r} is not an http(s) URL without credentials")
+    addresses = _checked_addresses(host, port, what, uri)
+    plain, tls = connection_classes()
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ImporterError(f"{what}: {uri} took longer than {FETCH_TIMEOUT_S:.0f} s to download")
+    connection = (tls if parts.scheme.lower() == "https" else plain)(host, port, timeout=left)
+    connection.addresses = addresses
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    headers = {"Accept": "application/json, application/yaml, */*", "User-Agent": "toolcat-import"}
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        while chunk := response.read1(_CHUNK):
+            if time.monotonic() > deadline:
+                raise ImporterError(f"{what}: {uri} took longer than {FETCH_TIMEOUT_S:.0f} s to download")
+            size += len(chunk)
+            if size > MAX_SPEC_BYTES:
+                raise ImporterError(f"{what}: {uri} is larger than the {MAX_SPEC_BYTES:,} bytes an import reads")
+            chunks.append(chunk)
+            if connection.sock is not None:
+                connection.sock.settimeout(max(0.01, deadline - time.monotonic()))
+        return response.status, response.getheader("location"), b"".join(chunks)
+    except OSError as exc:
+        raise ImporterError(f"{what}: cannot fetch {uri}: {exc}") from None
+    finally:
+        connection.close()
 
 
 def _origin(uri: str) -> str:
