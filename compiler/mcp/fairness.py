@@ -6,10 +6,11 @@ whole server (``total``, ``--max-calls``) and those of one identity (``share``, 
 when a slot frees it goes to the waiting identity that holds the fewest: a client with nothing running
 is served before any identity already running calls, however many identities those are.
 
-A slot is held while the call's worker thread runs, not only while the client waits: a call cut at its
-time limit answers the client at once, but its thread keeps its identity's slot until it really ends.
-So a client whose calls hang can never have more than ``share`` threads, and the server never more
-than ``total`` call threads (before issue 36 one session grew the pool to 362 threads).
+A call cut at its time limit answers its client at once and frees its place among the ``total`` calls
+running, but its worker thread (Python cannot stop one) still counts against its identity's share
+until it really ends, and against :data:`MAX_ABANDONED` such threads in all. So a client whose calls
+hang never has more than ``share`` threads, other clients keep the running slots, and the server never
+has more than ``total + MAX_ABANDONED`` call threads (before issue 36 one session grew the pool to 362).
 
 :func:`run_sync` is how the MCP call path starts a worker thread: under the slot of the call in effect
 (a context variable set by :meth:`FairShares.slot`), else as a plain abandoned-on-cancel thread.
@@ -34,8 +35,10 @@ __all__ = ["MAX_CALLS", "FairShares", "Slot", "run_sync"]
 
 T = TypeVar("T")
 
-#: Calls (worker threads) the whole server runs at once, whoever sends them (``--max-calls``).
+#: Calls the whole server runs at once, whoever sends them (``--max-calls``).
 MAX_CALLS = 32
+#: Threads of calls already cut at their time limit that may still run, in all (then new calls wait).
+MAX_ABANDONED = 64
 
 
 @dataclass(eq=False, slots=True)
@@ -46,16 +49,26 @@ class Slot:
     identity: str
     loop: asyncio.AbstractEventLoop
     holders: int = 1
+    abandoned: bool = False
 
     def hold(self) -> None:
         """A worker thread starts under this slot."""
         self.holders += 1
 
     def drop(self) -> None:
-        """The task or a thread is done with the slot (on the event loop)."""
+        """A thread is done with the slot (on the event loop)."""
         self.holders -= 1
         if self.holders == 0:
-            self.shares.release(self.identity)
+            self.shares.release(self.identity, abandoned=self.abandoned)
+
+    def task_done(self) -> None:
+        """The call answered (or was cut): its running slot is free; a thread still running is abandoned."""
+        self.holders -= 1
+        if self.holders == 0:
+            self.shares.release(self.identity, abandoned=False)
+        else:
+            self.abandoned = True
+            self.shares.abandon()
 
     def drop_from_thread(self) -> None:
         """A worker thread is done: hand the release to the event loop (the loop may have moved on)."""
@@ -77,13 +90,17 @@ _CURRENT: ContextVar[Slot | None] = ContextVar("toolcat_call_slot", default=None
 class FairShares:
     """At most ``total`` calls at once, at most ``share`` per identity; a free slot goes to the least served."""
 
-    def __init__(self, total: int = MAX_CALLS, share: int = 4) -> None:
-        if total < 1 or share < 1:
+    def __init__(self, total: int = MAX_CALLS, share: int = 4, max_abandoned: int = MAX_ABANDONED) -> None:
+        if total < 1 or share < 1 or max_abandoned < 0:
             raise ValueError("the call bounds must be at least 1")
         self.total = total
         self.share = min(share, total)
+        self.max_abandoned = max_abandoned
+        #: slots per identity: its running calls and the threads of its calls already cut
         self.held: dict[str, int] = {}
+        #: running calls, and threads of cut calls still running
         self.in_use = 0
+        self.abandoned = 0
         self.waiting: list[_Waiter] = []
         self._order = itertools.count()
 
@@ -95,18 +112,27 @@ class FairShares:
         self.held[identity] = self.held.get(identity, 0) + 1
         self.in_use += 1
 
-    def release(self, identity: str) -> None:
+    def abandon(self) -> None:
+        """A call was cut while its thread runs on: its running slot is free, the thread counts as abandoned."""
+        self.in_use -= 1
+        self.abandoned += 1
+        self._grant()
+
+    def release(self, identity: str, *, abandoned: bool = False) -> None:
         """Give back one slot of ``identity`` and hand free slots to the waiting identities that hold the fewest."""
         left = self.held.get(identity, 0) - 1
         if left > 0:
             self.held[identity] = left
         else:
             self.held.pop(identity, None)
-        self.in_use -= 1
+        if abandoned:
+            self.abandoned -= 1
+        else:
+            self.in_use -= 1
         self._grant()
 
     def _grant(self) -> None:
-        while self.in_use < self.total and self.waiting:
+        while self.in_use < self.total and self.abandoned < self.max_abandoned and self.waiting:
             eligible = [w for w in self.waiting if self.held.get(w.identity, 0) < self.share]
             if not eligible:
                 return
@@ -142,7 +168,7 @@ class FairShares:
             yield held
         finally:
             _CURRENT.reset(token)
-            held.drop()
+            held.task_done()
 
 
 async def run_sync(function: Callable[[], T]) -> T:

@@ -306,6 +306,35 @@ def test_a_new_identity_gets_the_next_free_slot_before_any_busy_identity() -> No
     assert anyio.run(scenario)[40] == "other"
 
 
+def test_a_cut_call_frees_its_running_slot_but_keeps_its_identitys_share() -> None:
+    """A call cut while its thread runs on: another identity gets the slot; the cut one's share stays taken."""
+    import threading  # noqa: PLC0415
+
+    from toolcat.mcp import fairness  # noqa: PLC0415
+
+    async def scenario() -> tuple[int, int, int]:
+        shares = FairShares(total=1, share=1, max_abandoned=4)
+        release = threading.Event()
+        with anyio.move_on_after(0.2):
+            async with shares.slot("hung"):
+                await fairness.run_sync(release.wait)  # a thread that outlives its call
+        after_cut = (shares.in_use, shares.abandoned, shares.running("hung"))
+        with anyio.fail_after(5):
+            async with shares.slot("other"):  # the running slot is free at once
+                pass
+        with anyio.move_on_after(0.2) as blocked:
+            async with shares.slot("hung"):  # its share is still its hung thread's
+                pass
+        assert blocked.cancelled_caught
+        release.set()
+        with anyio.fail_after(5):
+            async with shares.slot("hung"):  # once the thread ended, the share is back
+                pass
+        return after_cut
+
+    assert anyio.run(scenario) == (0, 1, 1)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     total=st.integers(1, 6),
@@ -337,7 +366,7 @@ def test_fair_shares_never_exceed_their_bounds_and_serve_the_least_served(
                 await anyio.lowlevel.checkpoint()
                 assert shares.in_use <= total
                 assert all(count <= shares.share for count in shares.held.values())
-                assert shares.in_use == sum(shares.held.values())
+                assert shares.in_use + shares.abandoned == sum(shares.held.values())
             for _, done in running:
                 done.set()
             while shares.in_use or shares.waiting:
