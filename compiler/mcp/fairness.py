@@ -2,9 +2,11 @@
 
 Identities cost a client nothing (a new MCP session, a new connection, a dropped cookie), so a bound per
 identity alone lets ten of them fill every worker. :class:`FairShares` bounds the calls running in the
-whole server (``total``, ``--max-calls``) and those of one identity (``share``, ``--client-calls``), and
-when a slot frees it goes to the waiting identity that holds the fewest: a client with nothing running
-is served before any identity already running calls, however many identities those are.
+whole server (``total``, ``--max-calls``) and those of one identity (``share``, ``--client-calls``); the
+last quarter of the slots (:data:`RESERVE_FRACTION`) is kept for identities running nothing, and when a
+slot frees it goes to the waiting identity that holds the fewest. So a client with nothing running is
+served at once while the busy identities number fewer than ``(total - reserve) / share + reserve``
+(14 for the defaults: 32 slots, shares of 4, 8 kept), and first when a slot frees otherwise.
 
 A call cut at its time limit answers its client at once and frees its place among the ``total`` calls
 running, but its worker thread (Python cannot stop one) still counts against its identity's share
@@ -39,6 +41,8 @@ T = TypeVar("T")
 MAX_CALLS = 32
 #: Threads of calls already cut at their time limit that may still run, in all (then new calls wait).
 MAX_ABANDONED = 64
+#: The share of ``total`` kept for identities with nothing running (a newcomer is served at once).
+RESERVE_FRACTION = 4
 
 
 @dataclass(eq=False, slots=True)
@@ -96,6 +100,8 @@ class FairShares:
         self.total = total
         self.share = min(share, total)
         self.max_abandoned = max_abandoned
+        #: slots only an identity with nothing running may take
+        self.reserve = total // RESERVE_FRACTION
         #: slots per identity: its running calls and the threads of its calls already cut
         self.held: dict[str, int] = {}
         #: running calls, and threads of cut calls still running
@@ -133,7 +139,12 @@ class FairShares:
 
     def _grant(self) -> None:
         while self.in_use < self.total and self.abandoned < self.max_abandoned and self.waiting:
-            eligible = [w for w in self.waiting if self.held.get(w.identity, 0) < self.share]
+            open_to_all = self.in_use < self.total - self.reserve
+            eligible = [
+                w
+                for w in self.waiting
+                if self.held.get(w.identity, 0) < self.share and (open_to_all or self.held.get(w.identity, 0) == 0)
+            ]
             if not eligible:
                 return
             chosen = min(eligible, key=lambda w: (self.held.get(w.identity, 0), w.order))

@@ -272,11 +272,40 @@ def test_a_connection_that_sends_no_headers_is_closed_and_does_not_lock_others_o
 
 
 # -- the fair-share scheduler ----------------------------------------------------------------------------------
-def test_a_new_identity_gets_the_next_free_slot_before_any_busy_identity() -> None:
-    """Ten identities fill the server and queue more; the 11th identity's call gets the first slot that frees."""
+def test_a_new_identity_is_served_while_ten_identities_saturate_the_server() -> None:
+    """Ten identities queue more calls than the server runs; an 11th is served at once, from the kept quarter."""
+
+    async def scenario() -> tuple[list[str], int]:
+        shares = FairShares(total=40, share=4)
+        granted: list[str] = []
+        finish = anyio.Event()
+
+        async def call(identity: str) -> None:
+            async with shares.slot(identity):
+                granted.append(identity)
+                if identity != "other":
+                    await finish.wait()
+
+        async with anyio.create_task_group() as group:
+            for n in range(60):  # ten identities, six calls each
+                group.start_soon(call, f"flood-{n % 10}")
+            await anyio.sleep(0.05)
+            busy = shares.in_use
+            group.start_soon(call, "other")
+            await anyio.sleep(0.05)
+            finish.set()
+        return granted, busy
+
+    granted, busy = anyio.run(scenario)
+    assert busy == 30  # the last quarter is kept for identities running nothing
+    assert granted[30] == "other", granted
+
+
+def test_when_every_slot_is_taken_the_next_free_one_goes_to_the_least_served() -> None:
+    """With the kept slots taken too, the first slot that frees goes to the identity running nothing."""
 
     async def scenario() -> list[str]:
-        shares = FairShares(total=40, share=4)
+        shares = FairShares(total=8, share=4)
         granted: list[str] = []
         finish: dict[int, anyio.Event] = {}
 
@@ -288,22 +317,23 @@ def test_a_new_identity_gets_the_next_free_slot_before_any_busy_identity() -> No
                     await finish[number].wait()
 
         async with anyio.create_task_group() as group:
-            for n in range(60):  # ten identities, six calls each: four run, two wait
-                group.start_soon(call, n, f"flood-{n % 10}")
+            owners = ["a", "a", "a", "b", "b", "b", "c", "d", "a", "b"]  # a and b fill 6, c and d the kept 2
+            for n, owner in enumerate(owners):
+                group.start_soon(call, n, owner)
+                await anyio.sleep(0.001)
             await anyio.sleep(0.05)
-            assert shares.in_use == 40
             group.start_soon(call, 99, "other")
             await anyio.sleep(0.05)
-            assert "other" not in granted  # the server is full
-            finish[0].set()  # one call ends: its slot goes to the identity running nothing
+            assert shares.in_use == 8
+            assert "other" not in granted
+            finish[0].set()
             await anyio.sleep(0.05)
-            assert granted[40] == "other", granted
             for event in finish.values():
                 event.set()
-            group.cancel_scope.cancel()
         return granted
 
-    assert anyio.run(scenario)[40] == "other"
+    granted = anyio.run(scenario)
+    assert granted[8] == "other", granted
 
 
 def test_a_cut_call_frees_its_running_slot_but_keeps_its_identitys_share() -> None:
