@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import uuid
 from collections.abc import Callable, Mapping
@@ -32,6 +31,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ... import __version__
+from ...format import settings
 from ...format.envelope import ReaderError
 from ...format.http_headers import has_control, header_name_problem
 from ...format.json_paths import too_deep
@@ -292,7 +292,7 @@ def build_request(
     ``allow_secret(env)`` is the host's decision whether this handler may read the variable ``env``
     (:meth:`~toolcat.reader.execution.policy.HandlerPolicy.allows_secret`); None allows every one.
     """
-    environ = os.environ if environ is None else environ
+    environ = settings.named_variables() if environ is None else environ
     deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH) is not None]
     if deep:  # validation refuses these first; the builder never recurses into them either
         raise ReaderError(
