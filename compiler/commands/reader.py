@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..format import settings
 from ..format.types import Json
 from .output import emit, location_options, open_catalog
 
@@ -142,11 +142,12 @@ def context_from(pairs: tuple[str, ...]) -> dict[str, str] | None:
                 context[key] = value
     for pair in meta.get("toolcat.context.env") or ():
         key, variable = _pair(pair, "--context-env")
-        if variable.strip() not in os.environ:
+        found = settings.named_variables().get(variable.strip())
+        if found is None:
             raise click.BadParameter(
                 f"environment variable {variable.strip()!r} is not set", param_hint="--context-env"
             )
-        context[key] = os.environ[variable.strip()]
+        context[key] = found
     for pair in pairs:
         key, value = _pair(pair, "--context")
         context[key] = value
