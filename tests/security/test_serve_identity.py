@@ -457,3 +457,46 @@ def test_a_loop_of_session_opens_evicts_its_own_newest_sessions_not_an_old_one(
         assert _ping(url, legitimate) == 200  # its working set is still there
         assert _ping(url, opened[-1]) == 200
         assert sum(_ping(url, s) == 404 for s in opened) == 30 - 7
+
+
+def test_a_body_that_does_not_arrive_in_time_gets_408() -> None:
+    """A request whose body stalls after its headers is answered 408 at the body deadline; a whole body passes."""
+    from toolcat.mcp.http_guard import ReadDeadline  # noqa: PLC0415
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        chunks = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"".join(chunks)})
+
+    async def run(stall: bool) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        parts = [{"type": "http.request", "body": b"{", "more_body": True}]
+        if not stall:
+            parts.append({"type": "http.request", "body": b"}", "more_body": False})
+
+        async def receive() -> dict[str, Any]:
+            if parts:
+                return parts.pop(0)
+            await anyio.sleep(3600)  # a client that never sends the rest
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        with anyio.fail_after(30):
+            await ReadDeadline(app, seconds=0.3)({"type": "http", "method": "POST"}, receive, send)
+        return sent
+
+    stalled = anyio.run(run, True)
+    assert stalled[0]["status"] == 408
+    assert (b"connection", b"close") in stalled[0]["headers"]
+    whole = anyio.run(run, False)
+    assert whole[0]["status"] == 200
+    assert whole[1]["body"] == b"{}"
