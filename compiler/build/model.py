@@ -60,6 +60,8 @@ class SkillInfo:
     meta: dict[str, JSON] = field(default_factory=dict)
     #: ``skill`` for an Agent Skill, ``agent`` for an AGENT.md agent (both run as ``task.*`` tools).
     kind: str = "skill"
+    #: An Agent Skill's SKILL.md bytes exactly as authored (None for an agent): stored as ``skill.skill_md``.
+    markdown: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,9 @@ def test_responses_shape_is_the_openai_definition_flattened(example_build: Path)
     ("provider", "module", "type_name"),
     [("anthropic", "anthropic.types", "ToolParam"), ("gemini", "google.genai.types", "FunctionDeclaration")],
 )
-def test_other_providers_load_into_their_sdk_types(example_build: Path, provider: str, module: str, type_name: str) -> None:
+def test_other_providers_load_into_their_sdk_types(
+    example_build: Path, provider: str, module: str, type_name: str
+) -> None:
     """Anthropic's ToolParam and Gemini's FunctionDeclaration accept the exports, where those SDKs are installed."""
     sdk = pytest.importorskip(module, reason=f"{module} is not installed in this environment")
     tools = _export(["--provider", provider, "--dialect", "gateway", "--build", str(example_build)])
