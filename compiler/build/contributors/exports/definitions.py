@@ -196,7 +196,7 @@ def as_export_format(export: Export, export_format: str) -> Export:
     for item in export.definitions:
         function = item.get("function")
         if not isinstance(function, dict):
-            raise ValueError(f"not an openai definition ({{type: function, function: {{...}}}}): {sorted(item)}")
+            raise TypeError(f"not an openai definition ({{type: function, function: {{...}}}}): {sorted(item)}")
         flat.append({"type": "function", **function})
     return Export(OPENAI_RESPONSES, flat, export.warnings, export.names)
 
