@@ -16,6 +16,7 @@ from ..format.dialects import DIALECT_NAMES
 from .output import is_url, location_options, open_catalog, render_error
 
 if TYPE_CHECKING:
+    from ..build.contributors.exports.definitions import Export
     from ..reader.folder import BuildFolder
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,6 @@ def export(
     from ..build.contributors.exports.definitions import (  # noqa: PLC0415 - keeps --help fast
         as_export_format,
         base_provider,
-        export_dialect,
         export_specs,
         to_canonical,
     )
@@ -87,21 +87,8 @@ def export(
         dialect = None
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
-    if dialect:  # the discovery tools, and the build's always-loaded tools when there is a build
-        location = url or build_dir
-        if not is_url(location) and not (Path(location) / "catalog.json").is_file():
-            raise click.ClickException(
-                f"no build at {location!r} (no catalog.json): a dialect's export holds its discovery tools and the "
-                "build's pinned (always_load) tools and per-domain tools. Run `toolcat build` first, or pass "
-                "--build DIR|URL."
-            )
-        folder = _open(location, cache_dir=cache_dir)
-        always = folder.always_loaded_specs()
-        declared = folder.manifest.get("discovery")
-        domains = declared.get("domains", []) if isinstance(declared, dict) else []
-        result = export_dialect(provider, dialect, always, domains)
-        pinned = f" + {len(always)} pinned (always_load)" if always else ""
-        click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{pinned}", err=True)
+    if dialect:  # the discovery tools, and the build's always-loaded tools
+        result = _dialect_export(provider, dialect, url or build_dir, cache_dir)
     else:
         folder = _open(build_dir, url, cache_dir)
         specs = folder.specs()
@@ -143,6 +130,26 @@ def export(
     _report_adaptations(provider, [w.render() for w in result.warnings], [w.message for w in result.warnings])
     if result.warnings and strict:
         raise click.ClickException("--strict: adaptations lost meaning (toolcat -v export ... lists each one)")
+
+
+def _dialect_export(provider: str, dialect: str, location: str, cache_dir: str | None) -> Export:
+    """A dialect's discovery tools, then the build's pinned tools; exits 1 without a build (it would leave them out)."""
+    from ..build.contributors.exports.definitions import export_dialect  # noqa: PLC0415 - keeps --help fast
+
+    if not is_url(location) and not (Path(location) / "catalog.json").is_file():
+        raise click.ClickException(
+            f"no build at {location!r} (no catalog.json): a dialect's export holds its discovery tools and the "
+            "build's pinned (always_load) tools and per-domain tools. Run `toolcat build` first, or pass "
+            "--build DIR|URL."
+        )
+    folder = _open(location, cache_dir=cache_dir)
+    always = folder.always_loaded_specs()
+    declared = folder.manifest.get("discovery")
+    domains = declared.get("domains", []) if isinstance(declared, dict) else []
+    result = export_dialect(provider, dialect, always, domains)
+    pinned = f" + {len(always)} pinned (always_load)" if always else ""
+    click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{pinned}", err=True)
+    return result
 
 
 def adaptation_kind(message: str) -> str:

@@ -192,7 +192,8 @@ def _load(catalog: Catalog, ref: str, name: str | None = None) -> _Skill | None:
     if name is not None and found != name:
         return None
     _, spec = catalog.store.spec(str(described.get("tool_id") or ref))
-    stored = spec.get("skill") if isinstance(spec.get("skill"), dict) else {}
+    raw = spec.get("skill")
+    stored: Json = raw if isinstance(raw, dict) else {}
     source = stored.get("skill_md")
     authored = catalog.fetch_bytes(source) if isinstance(source, dict) else None  # checked against its sha256
     return _Skill(found, stored, str(skill.get("body", "")), authored)
