@@ -320,3 +320,28 @@ def test_toolbox_imports_only_the_stdlib_and_the_reader() -> None:
                     name,
                     modules,
                 )
+
+
+def test_a_per_domain_discover_offers_the_tool_next_step(tmp_path: Path) -> None:
+    """discover_util_tools(tool=...) (seed 002, a declared domain) makes the tool a tool of the next step, as describe does."""
+    import shutil  # noqa: PLC0415
+
+    from support import EXAMPLE_SRC  # noqa: PLC0415
+
+    from toolcat.build import build  # noqa: PLC0415
+
+    src = tmp_path / "catalog_src"
+    shutil.copytree(EXAMPLE_SRC, src)
+    (src / "toolcat.yaml").write_text("search: {embedder: none}\ndiscovery:\n  per_domain: [util]\n")
+    build(src, tmp_path / "build")
+    toolbox = Toolbox(Catalog.open(tmp_path / "build"), "namespaced")
+    names = [t.name for t in toolbox.tools()]
+    assert "discover_util_tools" in names
+    assert ALIAS not in names
+    listed = toolbox.call("discover_util_tools", {})
+    assert listed["ok"] is True
+    assert ALIAS not in [t.name for t in toolbox.tools()]  # a listing describes nothing
+    assert toolbox.call("discover_util_tools", {"tool": ALIAS})["ok"] is True
+    offered = {t.name: t for t in toolbox.tools()}
+    assert offered[ALIAS].parameters["required"] == ["time", "to_timezone"]
+    assert toolbox.call(ALIAS, GOOD)["ok"] is True
