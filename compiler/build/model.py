@@ -62,6 +62,8 @@ class SkillInfo:
     kind: str = "skill"
     #: An Agent Skill's SKILL.md bytes exactly as authored (None for an agent): stored as ``skill.skill_md``.
     markdown: bytes | None = None
+    #: That file's own frontmatter as JSON, as a YAML reader of it gets it: what the Skills extension lists beside it.
+    markdown_frontmatter: dict[str, JSON] | None = None
 
 
 @dataclass(frozen=True, slots=True)

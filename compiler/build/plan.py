@@ -72,9 +72,10 @@ def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
         }
         for res in skill.resources
     ]
-    source = (
-        {} if skill.markdown is None else {"skill_md": artifacts.add_in_folder(directory, "SKILL.md", skill.markdown)}
-    )
+    source: dict[str, Any] = {}
+    if skill.markdown is not None:
+        source["skill_md"] = artifacts.add_in_folder(directory, "SKILL.md", skill.markdown)
+        source["skill_md_frontmatter"] = skill.markdown_frontmatter or {}
     return {
         "name": skill.name,
         "frontmatter": skill.frontmatter,

@@ -132,7 +132,8 @@ class _Skill:
 
     def __init__(self, name: str, stored: Json, body: str, authored: bytes | None = None) -> None:
         self.name = name
-        raw = stored.get("frontmatter")
+        raw = stored.get("skill_md_frontmatter") if authored is not None else None
+        raw = raw if isinstance(raw, dict) else stored.get("frontmatter")  # the served file's own, when it is kept
         self.frontmatter: Json = dict(raw) if isinstance(raw, dict) else {}
         self.frontmatter.setdefault("name", name)
         self.frontmatter.setdefault("description", "")

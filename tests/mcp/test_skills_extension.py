@@ -201,26 +201,44 @@ def test_served_skill_md_is_the_authors_file_byte_for_byte(example_build: Path, 
         assert described["size"] == len(sources[name])
 
 
-def test_skill_md_keeps_crlf_comments_and_key_order(make_tree: Any, tmp_path: Path) -> None:
-    """A SKILL.md with CRLF line endings, a YAML comment and unsorted keys is stored and served unchanged."""
+#: A SKILL.md written by hand: CRLF line endings, a comment, unsorted keys, a folded description, 004's fields.
+ODD_SKILL = (
+    b"---\r\n# written by hand\r\ndescription: >\r\n  Odd but valid.\r\n  Use it in tests.\r\nname: odd-skill\r\n"
+    b"license: MIT\r\ntags: [odd, test]\r\nversion: 1.10\r\nmetadata:\r\n  created: 2026-01-02\r\n---\r\n\r\n"
+    b"# Odd skill\r\n\r\nDo the thing.  \r\n"
+)
+
+
+@pytest.fixture(scope="module")
+def odd_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalogue of one hand-written skill (ODD_SKILL)."""
+    from support import write_tree  # noqa: PLC0415
+
     from toolcat.build import build  # noqa: PLC0415
+
+    root = tmp_path_factory.mktemp("odd-skill")
+    src = write_tree(
+        root / "src",
+        {"_node.yaml": {"title": "Root", "summary": "Everything."}, "skills/odd-skill/SKILL.md": ODD_SKILL},
+    )
+    build(src, root / "out")
+    return root / "out"
+
+
+def test_skill_md_keeps_crlf_comments_and_key_order(odd_build: Path) -> None:
+    """A hand-written SKILL.md is served byte for byte, and listed with its own frontmatter as a YAML reader reads it."""
+    yaml = pytest.importorskip("yaml")
     from toolcat.mcp.skills import get_skill, read_skill_file  # noqa: PLC0415
     from toolcat.reader import Catalog  # noqa: PLC0415
 
-    text = (
-        b"---\r\n# written by hand\r\ndescription: Odd but valid. Use it in tests.\r\nname: odd-skill\r\n"
-        b"license: MIT\r\n---\r\n\r\n# Odd skill\r\n\r\nDo the thing.  \r\n"
-    )
-    src = make_tree({"_node.yaml": {"title": "Root", "summary": "Everything."}, "skills/odd-skill/SKILL.md": text})
-    build(src, tmp_path / "out")
-    catalog = Catalog.open(tmp_path / "out")
+    catalog = Catalog.open(odd_build)
     read = read_skill_file(catalog, "skill://odd-skill/SKILL.md").contents[0]
     assert isinstance(read, types.TextResourceContents)
-    assert read.text.encode("utf-8") == text
+    assert read.text.encode("utf-8") == ODD_SKILL
     entry = get_skill(catalog, "skill://odd-skill/SKILL.md")["skill"]
-    assert entry["resources"][0]["digest"] == "sha256:" + hashlib.sha256(text).hexdigest()
-    assert entry["frontmatter"] == {
-        "name": "odd-skill",
-        "description": "Odd but valid. Use it in tests.",
-        "license": "MIT",
-    }
+    assert entry["resources"][0]["digest"] == "sha256:" + hashlib.sha256(ODD_SKILL).hexdigest()
+    head = ODD_SKILL.decode().replace("\r\n", "\n").split("---\n")[1]
+    parsed = yaml.safe_load(head)
+    assert entry["frontmatter"] == {**parsed, "metadata": {"created": "2026-01-02"}}  # a date as its text
+    assert entry["frontmatter"]["description"] == "Odd but valid. Use it in tests.\n"  # folded as written
+    assert entry["frontmatter"]["tags"] == ["odd", "test"]

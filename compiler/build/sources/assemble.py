@@ -61,6 +61,7 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
         meta=dict(record.get("meta") or {}),
         kind=record.get("kind", "skill"),
         markdown=record.get("markdown"),
+        markdown_frontmatter=record.get("markdown_frontmatter"),
     )
     arguments: TaskArguments | None = record.get("arguments")
     handler: dict[str, Any] = {"type": "skill"}

@@ -7,6 +7,7 @@ under ``--strict``). Deliberate differences from the reference validator
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -162,6 +163,8 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     if loaded is None:
         return result
     meta, body, checker, markdown = loaded
+    #: SKILL.md's own frontmatter as JSON (YAML dates and other non-JSON scalars as text), before metadata.yaml
+    authored = json.loads(json.dumps(meta, ensure_ascii=False, default=str))
 
     extra_meta: dict[str, Any] = {}
     metadata_file = skill_dir / "metadata.yaml"
@@ -299,8 +302,6 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                         code="metadata_value",
                         hint="Flatten it to a string.",
                     )
-                    import json  # noqa: PLC0415 - rare path
-
                     string_metadata[str(key)] = json.dumps(value, ensure_ascii=False, sort_keys=True)
                 elif value is None:
                     string_metadata[str(key)] = ""
@@ -403,6 +404,7 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         "body": body.strip() + "\n",
         #: SKILL.md's bytes as authored: served as the skill's file (Skills extension), digests over them
         "markdown": markdown,
+        "markdown_frontmatter": authored,
         "resources": resources,
         "tags": tags or [],
         "path": node_path,
