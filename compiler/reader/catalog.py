@@ -22,12 +22,12 @@ from __future__ import annotations
 import builtins
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..format import settings
 from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
@@ -143,7 +143,7 @@ def manifest_tier(manifest: Json) -> str:
     """
     if not isinstance(manifest.get("index"), dict):
         return "none: this build has no search index (searches answer UNAVAILABLE; browse instead)"
-    if os.environ.get("TOOLCAT_SEMANTIC", "").strip().lower() in ("0", "off", "no", "false"):
+    if settings.flag_off("TOOLCAT_SEMANTIC"):
         return "lexical: turned off (TOOLCAT_SEMANTIC=0)"
     if not isinstance(manifest.get("vectors"), dict):
         return "lexical: this build has no vectors (build with --embedder to add the semantic tier)"
