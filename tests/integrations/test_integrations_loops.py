@@ -345,3 +345,17 @@ def test_a_per_domain_discover_offers_the_tool_next_step(tmp_path: Path) -> None
     offered = {t.name: t for t in toolbox.tools()}
     assert offered[ALIAS].parameters["required"] == ["time", "to_timezone"]
     assert toolbox.call(ALIAS, GOOD)["ok"] is True
+
+
+def test_langchain_tools_answer_the_same_when_awaited(catalog: Catalog) -> None:
+    """A LangChain tool's ainvoke (its coroutine, run in a thread) answers what invoke does."""
+    pytest.importorskip("langchain_core", reason="langchain-core is not installed (toolcat[langchain])")
+    from toolcat.integrations.langchain import langchain_tools  # noqa: PLC0415
+
+    toolbox = Toolbox(catalog, "gateway")
+    tool = {t.name: t for t in langchain_tools(toolbox)}["tool_exec"]
+    call = {"name": "tool_exec", "args": {"op": TOOL_ID, "args": GOOD}, "id": "c1", "type": "tool_call"}
+    awaited = anyio.run(tool.ainvoke, call)
+    answered = tool.invoke(call)
+    assert json.loads(awaited.content)["result"] == json.loads(answered.content)["result"]
+    assert json.loads(awaited.content)["ok"] is True
