@@ -239,6 +239,10 @@ def onto_project_graph_reorganize(args: JSONDict) -> JSONDict:
     """``onto.project.graph.reorganize``: refile tasks, milestones and plans, all or nothing; ``preview`` only reports."""
     project_id = str(args["project_id"])
     writable_project(project_id)
+    ids = [str(move["id"]) for move in args["moves"]]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"each entity may be moved once per call; {', '.join(twice)} appear more than once")
     planned = [_planned_move(project_id, move) for move in args["moves"]]
     changes = [p for p in planned if p["from_parent_id"] != p["to_parent_id"]]
     preview = bool(args.get("preview", False))

@@ -1,7 +1,7 @@
 """The text of ``util.buildos.usage_guide``: seed 001's workflows as sequences of ops, with the reasons for each step.
 
 Every step names an op of the example catalogue and arguments it accepts against the demo data, so
-an agent can follow a guide call by call (tests/test_gateway_toolset.py runs each step).
+an agent can follow a guide call by call (tests/reader/test_gateway_toolset.py runs each step).
 """
 
 from __future__ import annotations

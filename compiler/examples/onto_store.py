@@ -411,6 +411,18 @@ def _seed_plans(stamp: str) -> None:
         }
 
 
+#: The descriptions of the demo risks and requirements, by id.
+_NOTES = {
+    "R-0001": "Retrying every failed capture within minutes may trip the acquirer's rate limit and fail healthy ones.",
+    "R-0002": "The acquirer changed the CSV columns twice in 2026; the nightly job would stop matching silently.",
+    "R-0003": "German and French copy was due 2026-11-20 and has not arrived; the launch date depends on it.",
+    "RQ-0001": "Counted per capture; after the last attempt the capture is marked failed and on-call is alerted.",
+    "RQ-0002": "Every retry reuses the capture's idempotency key; verified by a test that replays a timeout.",
+    "RQ-0003": "Measured from the file's arrival in the SFTP drop to the report in #payments-ops.",
+    "RQ-0004": "Checked with axe in CI and a manual screen-reader pass before launch.",
+}
+
+
 def _seed_planning(stamp: str) -> None:
     """Plans with their milestones (and the tasks filed in them), risks and requirements of the demo data."""
     plans = [
@@ -496,7 +508,7 @@ def _seed_planning(stamp: str) -> None:
             "id": rid,
             "project_id": project_id,
             "title": title,
-            "description": "",
+            "description": _NOTES.get(rid, ""),
             "impact": impact,
             "likelihood": likelihood,
             "status": status,
@@ -522,7 +534,7 @@ def _seed_planning(stamp: str) -> None:
             "id": rqid,
             "project_id": project_id,
             "title": title,
-            "description": "",
+            "description": _NOTES.get(rqid, ""),
             "type": req_type,
             "priority": priority,
             "status": status,
