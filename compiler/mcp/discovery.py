@@ -172,10 +172,10 @@ def sessionless_tools(tools: tuple[DiscoveryTool, ...]) -> tuple[DiscoveryTool, 
 
 
 def call_by_tool_call(answer: Json, listed: set[str], resolve: Callable[[str], str | None]) -> Json:
-    """``answer`` for a client without a session: a next_action (or usage) calling a catalogue tool by its alias
-    becomes the same call through ``tool_call``, the one way such a client can run it.
+    """``answer`` for a client without a session: an unlisted alias's call goes through ``tool_call``.
 
-    ``listed`` holds the names this client is listed (those calls stay); ``resolve`` maps an alias to its id.
+    A next_action (or a ``usage`` line) calling a catalogue tool by an alias this client is not listed becomes
+    the same call through ``tool_call``, the one way such a client can run it. ``listed`` holds the names this client is listed (those calls stay); ``resolve`` maps an alias to its id.
     """
     if not isinstance(answer, dict):
         return answer
@@ -186,10 +186,12 @@ def call_by_tool_call(answer: Json, listed: set[str], resolve: Callable[[str], s
         holders.append(out["error"])
     for holder in holders:
         action = holder.get("next_action")
-        if isinstance(action, dict) and isinstance(action.get("op"), str) and action["op"] not in listed:
-            if resolve(action["op"]) is not None:
-                args = action.get("args") if isinstance(action.get("args"), dict) else {}
-                holder["next_action"] = {"op": SESSIONLESS_CALL.name, "args": {"name": action["op"], "arguments": args}}
+        if not isinstance(action, dict):
+            continue
+        op, args = action.get("op"), action.get("args")
+        if isinstance(op, str) and op not in listed and resolve(op) is not None:
+            args = args if isinstance(args, dict) else {}
+            holder["next_action"] = {"op": SESSIONLESS_CALL.name, "args": {"name": op, "arguments": args}}
     alias, usage = out.get("alias"), out.get("usage")
     if isinstance(alias, str) and alias not in listed and isinstance(usage, str) and usage.startswith(alias + "("):
         inside = usage[len(alias) + 1 : -1]

@@ -164,7 +164,8 @@ async def flow_namespaced(client: Client) -> None:
     listed = [tool.name for tool in (await client.list_tools()).tools]
     assert action["op"] in listed, (action, listed)
     if client.protocol_version == "2026-07-28":
-        assert action["op"] == "tool_call" and action["args"]["name"] == "refactor_rename_symbol", action
+        assert action["op"] == "tool_call", action
+        assert action["args"]["name"] == "refactor_rename_symbol", action
         done = await call(client, "tool_call", {"name": action["args"]["name"], "arguments": RENAME_ARGS})
     else:
         assert action["op"] == "refactor_rename_symbol"
