@@ -421,14 +421,8 @@ _NAMESPACED = (
 SESSIONLESS_CALL = DiscoveryTool(
     "tool_call",
     "namespaced",
-    "Run a tool by name or alias with arguments per the args_schema tool_describe returned.",
-    _obj(
-        {
-            "name": {"type": "string", "description": 'Name ("file.read") or alias ("file_read").'},
-            "arguments": _ARGS,
-        },
-        ["name", "arguments"],
-    ),
+    "Run a described tool: its name, and arguments per its args_schema.",
+    _obj({"name": {"type": "string"}, "arguments": _ARGS}, ["name", "arguments"]),
     _EXEC_RESULT,
     _RUNS_TOOLS,
     "tool_exec",

@@ -133,6 +133,8 @@ def with_summaries(store: Any, rows: list[Json], key: str) -> list[Json]:
     The summary comes from the tool's pointer (one namespace shard per namespace hit, cached by the store), so
     a model can choose among the hits without describing each; a hit whose pointer has none keeps its fields.
     """
+    needed = {str(r[key]).split(".", 1)[0] for r in rows if isinstance(r.get(key), str) and not r.get("summary")}
+    _prefetch_namespaces(store, needed)
     by_namespace: dict[str, dict[str, Json]] = {}
     out = []
     for row in rows:
@@ -141,9 +143,9 @@ def with_summaries(store: Any, rows: list[Json], key: str) -> list[Json]:
             out.append(row)
             continue
         namespace = name.split(".", 1)[0]
-        if namespace not in by_namespace:
+        if namespace not in by_namespace and not row.get("summary"):
             by_namespace[namespace] = store.namespace_pointers(namespace)
-        summary = one_line((by_namespace[namespace].get(name) or {}).get("summary") or row.get("summary"))
+        summary = one_line(row.get("summary") or (by_namespace.get(namespace, {}).get(name) or {}).get("summary"))
         rest = {k: v for k, v in row.items() if k not in (key, "summary")}
         out.append({key: name, "summary": summary, **rest} if summary else row)
     return out
@@ -154,3 +156,13 @@ def capped_summary(row: Any) -> Any:
     if not isinstance(row, dict) or not isinstance(row.get("summary"), str):
         return row
     return {**row, "summary": one_line(row["summary"]) or row["summary"]}
+
+
+def _prefetch_namespaces(store: Any, namespaces: set[str]) -> None:
+    """Over HTTP, the namespace shards of several hits in one round trip (after the namespace index)."""
+    index = store.manifest.get("namespace_index")
+    if not namespaces or store.pointers_loaded or not isinstance(index, dict):
+        return
+    refs = store.fetch_json(index).get("namespaces")
+    if isinstance(refs, dict):
+        store.prefetch([refs[n] for n in sorted(namespaces) if isinstance(refs.get(n), dict)])
