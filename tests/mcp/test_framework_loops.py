@@ -291,9 +291,12 @@ def _openai_model(model: ScriptedModel) -> Any:
     )
 
     class Scripted(Model):
-        async def get_response(self, _system: Any, input: Any, *_a: Any, **kw: Any) -> Any:  # noqa: A002
-            tools = kw.get("tools", _a[1] if len(_a) > 1 else [])
-            outputs = [i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"]
+        async def get_response(self, *args: Any, **kw: Any) -> Any:
+            """The script's next step; openai-agents passes (system_instructions, input, settings, tools, ...)."""
+            given = kw.get("input", args[1] if len(args) > 1 else [])
+            tools = kw.get("tools", args[3] if len(args) > 3 else [])
+            items = given if isinstance(given, list) else []
+            outputs = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
             answer = _output_answer(outputs[-1]["output"]) if outputs else None
             step = model.step([tool.name for tool in tools], answer)
             n = len(model.calls)
