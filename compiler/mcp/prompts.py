@@ -45,7 +45,8 @@ def fallback_system_prompt(dialect: str, manifest: Json) -> str:
             "",
             (
                 "A tool you described becomes callable by its alias (the server announces it with "
-                "tools/list_changed); call it directly with arguments that match its schema."
+                "tools/list_changed); call it directly with arguments that match its schema. When it is not in "
+                "your tool list (no session), call tool_call(name, arguments) instead."
             ),
         ]
     return "\n".join(lines)
