@@ -89,8 +89,10 @@ def find_tool(store: Store, session: Session, purpose: Any, limit: Any) -> Json:
         if not answer["matches"]:
             answer["hints"] = ["No tool this session may use matches; browse the tools it can use."]
             answer["next_action"] = {"op": "help", "args": {"path": "root"}}
-    # each hit's one line (capped), so a model chooses among them without describing each (issue 35)
-    answer["matches"] = with_summaries(store, answer["matches"], "name")
+    # each hit's one line (capped), so a model chooses among them without describing each (issue 35); the
+    # summary says what a hit does, so the ranking's reason (matched terms) is kept for the top hit only
+    matches = with_summaries(store, answer["matches"], "name")
+    answer["matches"] = matches[:1] + [{k: v for k, v in m.items() if k != "reason"} for m in matches[1:]]
     return answer
 
 
