@@ -141,6 +141,10 @@ class ScriptedModel:
                 name, args = next(self.script)
             else:
                 self.answers.append(answer)
+                error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+                action = answer.get("next_action") or error.get("next_action")
+                # every next_action names a tool this model is listed now, in this era (the protocol's promise)
+                assert action is None or action["op"] in listed, (action, listed)
                 name, args = self.script.send(answer)
         except StopIteration:
             self.done = True
