@@ -167,6 +167,9 @@ def test_allow_namespace_leaks_no_forbidden_id(example_build: Path, workspace: P
             ]
             for answer in answers:
                 assert not _ids_outside_file(answer), answer
+            prompt = await client.get_prompt("system_prompt", {})
+            text = json.dumps([m.content.model_dump() for m in prompt.messages])
+            assert "util" not in text, text  # the build's prompt names every namespace: not served here
 
     anyio.run(run)
 
