@@ -574,33 +574,8 @@ LATE_FIELD_CHECKS: tuple[tuple[str, FieldCheck], ...] = (
     ("when_to_use", lambda c, d: c.string(d.tool, "when_to_use", d.path)),
     ("version", lambda c, d: c.string(d.tool, "version", d.path) or None),
 )
-#: The record's fields in their order (``line`` and ``json_path`` follow).
-RECORD_FIELDS = (
-    "id",
-    "summary",
-    "description",
-    "args_schema",
-    "result_schema",
-    "examples",
-    "errors",
-    "tags",
-    "kind",
-    "optional",
-    "when_to_use",
-    "policy",
-    "annotations",
-    "categories",
-    "handler",
-    "version",
-    "deprecated",
-    "alias",
-    "legacy_aliases",
-    "always_load",
-    "search_hints",
-    "entity",
-    "action",
-    "contexts",
-)
+#: The record's fields in their order (``line`` and ``json_path`` follow): the source's, ``aliases`` read as legacy ones.
+RECORD_FIELDS = tuple("legacy_aliases" if key == "aliases" else key for key in TOOL_FIELDS)
 
 
 __all__ = [
