@@ -97,6 +97,10 @@ class _Checker:
     def warning(self, json_path: str, message: str, **kw: Any) -> None:
         self.add(Severity.WARNING, json_path, message, **kw)
 
+    def wrong_type(self, json_path: str, message: str, expected: str, got: str) -> None:
+        """A ``wrong_type`` error: the value at ``json_path`` is not what ``expected`` says (``got`` shows it)."""
+        self.error(json_path, message, expected=expected, got=got, code="wrong_type")
+
     def schema(self, schema: Any, path: str, *, root_object: bool) -> bool:
         """Check a JSON Schema the author wrote; True when it is usable."""
         return check_schema(self.add, schema, path, root_object=root_object)
@@ -175,13 +179,7 @@ class _Checker:
             )
             return text
         if not isinstance(value, str):
-            self.error(
-                child_path(path, key),
-                f"'{key}' must be a string",
-                expected="a string",
-                got=type_name(value),
-                code="wrong_type",
-            )
+            self.wrong_type(child_path(path, key), f"'{key}' must be a string", "a string", type_name(value))
             return ""
         if required and not value.strip():
             self.error(
@@ -196,12 +194,8 @@ class _Checker:
         if isinstance(value, str):
             return [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.error(
-                child_path(path, key),
-                f"'{key}' must be a list of strings",
-                expected="a list of strings",
-                got=short(value),
-                code="wrong_type",
+            self.wrong_type(
+                child_path(path, key), f"'{key}' must be a list of strings", "a list of strings", short(value)
             )
             return []
         return [v.strip() for v in value]
@@ -226,12 +220,8 @@ class _Checker:
     def tool(self, tool: Any, path: str) -> dict[str, Any] | None:
         """One tool's normalised record, each field read by its check in :data:`FIELD_CHECKS`; None on an error."""
         if not isinstance(tool, dict):
-            self.error(
-                path,
-                "a tool must be a mapping",
-                expected="a mapping with id, summary, args_schema",
-                got=type_name(tool),
-                code="wrong_type",
+            self.wrong_type(
+                path, "a tool must be a mapping", "a mapping with id, summary, args_schema", type_name(tool)
             )
             return None
         errors_before = self.error_count()
@@ -324,12 +314,11 @@ class _Checker:
         for index, example in enumerate(self.entries(draft, "examples", "a list of {description, args}")):
             ex_path = child_path(draft.at("examples"), index)
             if not isinstance(example, dict) or not isinstance(example.get("args", {}), dict):
-                self.error(
+                self.wrong_type(
                     ex_path,
                     "an example must be a mapping with 'args' (a mapping)",
-                    expected="{description, args}",
-                    got=short(example),
-                    code="wrong_type",
+                    "{description, args}",
+                    short(example),
                 )
                 continue
             args = example.get("args", {})
@@ -342,7 +331,7 @@ class _Checker:
         raw = draft.tool.get(key) or []
         if isinstance(raw, list):
             return raw
-        self.error(draft.at(key), f"'{key}' must be a list", expected=expected, got=type_name(raw), code="wrong_type")
+        self.wrong_type(draft.at(key), f"'{key}' must be a list", expected, type_name(raw))
         return []
 
     def example_args(self, draft: _Draft, args_path: str, args: dict[str, Any]) -> None:
@@ -378,12 +367,11 @@ class _Checker:
             elif isinstance(item, dict) and isinstance(item.get("code"), str):
                 errors_field.append({"code": item["code"], "when": str(item.get("when", ""))})
             else:
-                self.error(
+                self.wrong_type(
                     child_path(draft.at("errors"), index),
                     "an error entry needs a string 'code'",
-                    expected="{code, when}",
-                    got=short(item),
-                    code="wrong_type",
+                    "{code, when}",
+                    short(item),
                 )
         return errors_field
 
@@ -391,12 +379,11 @@ class _Checker:
         """``annotations``: MCP's keys (others are warnings), the hints booleans."""
         annotations = draft.tool.get("annotations") or {}
         if not isinstance(annotations, dict):
-            self.error(
+            self.wrong_type(
                 draft.at("annotations"),
                 "'annotations' must be a mapping",
-                expected="{readOnlyHint, destructiveHint, ...}",
-                got=type_name(annotations),
-                code="wrong_type",
+                "{readOnlyHint, destructiveHint, ...}",
+                type_name(annotations),
             )
             annotations = {}
         for key in sorted(set(annotations) - ANNOTATION_KEYS):
@@ -408,12 +395,11 @@ class _Checker:
             )
         for key in sorted(ANNOTATION_KEYS - {"title"}):
             if key in annotations and not isinstance(annotations[key], bool):
-                self.error(
+                self.wrong_type(
                     child_path(draft.at("annotations"), key),
                     f"'{key}' must be true or false",
-                    expected="a boolean",
-                    got=short(annotations[key]),
-                    code="wrong_type",
+                    "a boolean",
+                    short(annotations[key]),
                 )
         return annotations
 
@@ -447,21 +433,15 @@ class _Checker:
         value = draft.tool.get(key, False)
         if isinstance(value, bool):
             return value
-        self.error(
-            draft.at(key), f"'{key}' must be true or false", expected=expected, got=short(value), code="wrong_type"
-        )
+        self.wrong_type(draft.at(key), f"'{key}' must be true or false", expected, short(value))
         return False
 
     def policy(self, draft: _Draft) -> dict[str, list[str]]:
         """``policy``: ``{do, dont, edge_cases}``, each a list of strings (other keys are warnings)."""
         raw_policy = draft.tool.get("policy") or {}
         if not isinstance(raw_policy, dict):
-            self.error(
-                draft.at("policy"),
-                "'policy' must be a mapping",
-                expected="{do, dont, edge_cases}",
-                got=type_name(raw_policy),
-                code="wrong_type",
+            self.wrong_type(
+                draft.at("policy"), "'policy' must be a mapping", "{do, dont, edge_cases}", type_name(raw_policy)
             )
             raw_policy = {}
         for key in sorted(set(raw_policy) - set(POLICY_KEYS)):
@@ -494,12 +474,11 @@ class _Checker:
         deprecated = draft.tool.get("deprecated", False)
         if isinstance(deprecated, (bool, str)):
             return deprecated
-        self.error(
+        self.wrong_type(
             draft.at("deprecated"),
             "'deprecated' must be true/false or a note",
-            expected="a boolean or a string",
-            got=type_name(deprecated),
-            code="wrong_type",
+            "a boolean or a string",
+            type_name(deprecated),
         )
         return False
 
@@ -611,13 +590,7 @@ def check_tools_file(rel: str, data: bytes) -> FileResult:
                 hint="A tools file holds a 'tools:' list.",
             )
         if not isinstance(tools, list):
-            checker.error(
-                "$.tools",
-                "'tools' must be a list",
-                expected="a list of tool mappings",
-                got=type_name(tools),
-                code="wrong_type",
-            )
+            checker.wrong_type("$.tools", "'tools' must be a list", "a list of tool mappings", type_name(tools))
             return result
         entries = [(child_path("$.tools", i), t) for i, t in enumerate(tools)]
     elif isinstance(data, dict) and "id" in data:
