@@ -201,7 +201,6 @@ def cold_find(url: str, query: str, log: HostLog) -> dict[str, Any]:
 
     log.take()
     with tempfile.TemporaryDirectory(prefix="toolcat-cdn-cache-") as cache:
-        started = time.perf_counter()
         catalog = Catalog.open(url, cache_dir=cache)
         opened, at_open = catalog.stats(), log.take()
         searched = time.perf_counter()
