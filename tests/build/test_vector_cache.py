@@ -206,3 +206,28 @@ def test_two_concurrent_builds_of_different_catalogues_then_rebuilt_embed_nothin
         line = [r.getMessage() for r in caplog.records if r.getMessage().startswith("vectors")][-1]
         assert " 0 embedded" in line, line
     assert _shards(cache) == shards
+
+
+def test_a_shard_being_written_is_not_read_and_a_stale_one_is_removed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A half-written temporary file (another build writing, or one that died) is never read; an hour-old one goes."""
+    cache = VectorCache(fake_embedder(), tmp_path)
+    cache.folder.mkdir(parents=True)
+    partial = cache.folder / f".tmp-1-2-{'0' * 32}{SHARD_SUFFIX}.part"
+    partial.write_bytes(b"\x93NUMPY half a header")
+    caplog.set_level("WARNING", logger="toolcat.build.contributors.vectors")
+    again = VectorCache(fake_embedder(), tmp_path)
+    assert again.rows == {}
+    assert not caplog.records
+    again.embed(["one text"])
+    again.save()
+    assert partial.exists(), "a recent temporary file may belong to a build still writing it"
+    stamp = time.time() - 2 * vectors.STALE_TMP_SECONDS
+    os.utime(partial, (stamp, stamp))
+    VectorCache(fake_embedder(), tmp_path).save()  # nothing new: no upkeep either
+    assert partial.exists()
+    last = VectorCache(fake_embedder(), tmp_path)
+    last.embed(["one text"])
+    last.save()  # it used a shard: upkeep runs
+    assert not partial.exists()

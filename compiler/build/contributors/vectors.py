@@ -153,7 +153,7 @@ class VectorCache:
 
     def _shards(self) -> list[Path]:
         try:
-            return sorted(p for p in self.folder.iterdir() if p.name.endswith(SHARD_SUFFIX))
+            return sorted(p for p in self.folder.iterdir() if p.name.endswith(SHARD_SUFFIX) and p.name[0] != ".")
         except OSError:
             return []
 
@@ -267,7 +267,7 @@ class VectorCache:
         target = self.folder / name
         if target.is_file():
             return name  # the same rows are there already (another build embedded the same texts)
-        tmp = self.folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{name}"
+        tmp = self.folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{name}.part"  # never listed as a shard
         try:
             with tmp.open("wb") as handle:
                 np.save(handle, records, allow_pickle=False)
