@@ -109,7 +109,7 @@ def text_key(text: str) -> bytes:
 def cache_cap_bytes() -> int:
     """The vector cache's size cap: ``$TOOLCAT_VECTOR_CACHE_MB`` (a positive number of MB), else 1024 MB."""
     try:
-        mb = float(os.environ.get("TOOLCAT_VECTOR_CACHE_MB") or DEFAULT_CAP_MB)
+        mb = float(settings.get("TOOLCAT_VECTOR_CACHE_MB") or DEFAULT_CAP_MB)
     except ValueError:
         mb = DEFAULT_CAP_MB
     return int((mb if mb > 0 else DEFAULT_CAP_MB) * 1e6)
