@@ -162,6 +162,12 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=10_000, help="tools in the generated catalogue of the cost rows")
     parser.add_argument("--no-cost", action="store_true", help="quality only (no generated catalogue)")
     parser.add_argument("--json", type=Path, default=None, help="also write both sides' results here")
+    parser.add_argument(
+        "--baseline-json",
+        type=Path,
+        default=None,
+        help="take the baseline side from an earlier run's --json file instead of running it again (said in the table)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -174,7 +180,13 @@ def main() -> None:
         return
     print(f"CPU: {cpu_name()}\n")
     with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
-        sides = [run_side(ref, args, Path(tmp) / f"side{i}.json") for i, ref in enumerate((args.baseline, args.ref))]
+        if args.baseline_json:
+            earlier = json.loads(args.baseline_json.read_text(encoding="utf-8"))[0]
+            earlier["label"] += f" (from {args.baseline_json.name})"
+            sides = [earlier, run_side(args.ref, args, Path(tmp) / "side1.json")]
+        else:
+            refs = (args.baseline, args.ref)
+            sides = [run_side(ref, args, Path(tmp) / f"side{i}.json") for i, ref in enumerate(refs)]
     if args.json:
         args.json.write_text(json.dumps(sides, indent=1), encoding="utf-8")
     print_report(sides)
@@ -232,8 +244,20 @@ def quality(name: str, work: Path, warm: Path) -> dict[str, Any]:
         "held": list(metrics(ranked, queries, held)),
         "build_cpu": build_cpu,
         "query_cpu_ms": statistics.median(cpus),
-        "tier": "hybrid" if "vectors" in manifest else "lexical",
+        "tier": tier_of(out, queries[0][0]),
     }
+
+
+def tier_of(out: Path, query: str) -> str:
+    """The search tier a reader of ``out`` says it used (``Catalog.stats()["search_tier"]``), + an index's expansion."""
+    from toolcat.reader import Catalog  # noqa: PLC0415 - the side's toolcat
+
+    catalog = Catalog.open(out)
+    catalog.find_tool(query)
+    said = str(catalog.stats().get("search_tier", "?")).split(":", maxsplit=1)[0]
+    ref = catalog.manifest.get("index")
+    meta = json.dumps(catalog.fetch_json(ref)) if isinstance(ref, dict) else ""
+    return said + (" + a learned term expansion in the index" if '"expand":' in meta else "")
 
 
 FIRST_QUERY = """
