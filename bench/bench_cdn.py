@@ -51,7 +51,8 @@ from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 WORK = Path(tempfile.gettempdir()) / "toolcat-bench-cdn"
 #: The issue's targets: (round trips, KB on the wire) for one cold find_tool, by catalogue size.
 TARGETS = {10_000: (3, 150), 100_000: (6, 400)}
-#: What each tier passes to ``build(..., embedder=...)``: None is a build with nothing named (the default tier).
+#: What each tier passes to ``build(..., embedder=...)``: None is a build with nothing named (the default tier); any
+#: other name in ``--tiers`` is passed as the embedder spec itself (``terms``, ``minilm-onnx-f32``, ...).
 TIERS: dict[str, str | None] = {"default": None, "lexical": "none"}
 
 
@@ -191,7 +192,7 @@ def built(n: int, tier: str, work: Path, *, fresh: bool = False) -> tuple[Path, 
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     started = cpu_seconds()
-    result = build(src, out, embedder=TIERS[tier])
+    result = build(src, out, embedder=TIERS.get(tier, tier))
     return out, None if result.up_to_date else cpu_seconds() - started
 
 
@@ -304,7 +305,9 @@ def print_table(title: str, rows: list[list[str]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000", help="tools in the generated catalogues")
-    parser.add_argument("--tiers", default="default,lexical", help="comma-separated: " + ", ".join(TIERS))
+    parser.add_argument(
+        "--tiers", default="default,lexical", help="comma-separated: " + ", ".join(TIERS) + ", or an --embedder spec"
+    )
     parser.add_argument("--queries", type=int, default=12, help="queries per size, each through a fresh reader")
     parser.add_argument("--latency-ms", type=float, default=30.0, help="each response held this long (a CDN edge)")
     parser.add_argument("--fresh", action="store_true", help="rebuild from scratch instead of reusing $TMPDIR builds")
