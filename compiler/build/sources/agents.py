@@ -147,7 +147,7 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
     loaded = read_frontmatter(root, file, result)
     if loaded is None:
         return result
-    meta, body, checker = loaded
+    meta, body, checker, _ = loaded  # an agent is served from its parts; its AGENT.md bytes are not stored
     name = _name(meta, entry.name if folder else entry.stem, checker)
     description = _description(meta, checker)
     settings = _settings(meta, checker)
