@@ -211,7 +211,8 @@ def skill_ids(catalog: Catalog) -> list[str]:
 def _offset(cursor: str | None, total: int) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or int(cursor) > total:
+    # ASCII digits only ("²" is a digit to str.isdigit, not to int), and short: 5,000 digits are no offset either
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 12 or int(cursor) > total:
         raise MCPError(types.INVALID_PARAMS, f"Invalid cursor {cursor!r:.40}: pass a nextCursor this server returned")
     return int(cursor)
 
