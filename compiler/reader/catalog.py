@@ -293,12 +293,20 @@ class Catalog:
     def stats(self) -> Json:
         """Requests, bytes downloaded and cache hits so far, the files held in memory, and the search tier.
 
-        ``search_tier`` (once a search ran): ``hybrid (<model>)``, or ``lexical: <why>``.
+        ``search_tier`` (once a search ran): ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term
+        expansion, the default tier), or ``lexical: <why>``.
         """
         out = self.store.stats()
-        tier = getattr(self.store._searcher, "_semantic", None)  # noqa: SLF001 - only once a search looked at it
+        searcher = self.store._searcher  # noqa: SLF001 - only once a search looked at it
+        tier = getattr(searcher, "_semantic", None)
         if tier is not None:
-            out["search_tier"] = f"hybrid ({tier.model})" if tier.available() else f"lexical: {tier.reason}"
+            expanded = searcher.expansion_model()
+            if tier.available():
+                out["search_tier"] = f"hybrid ({tier.model})"
+            elif expanded is not None:
+                out["search_tier"] = f"expanded ({expanded})"
+            else:
+                out["search_tier"] = f"lexical: {tier.reason}"
         return out
 
     def resolve(self, name: str) -> str | None:
