@@ -75,7 +75,8 @@ def evaluate(data: dict[str, Any], params: tuple[float, float, float, float]) ->
     return {"train": metrics(ranked, queries, train), "held": metrics(ranked, queries, held)}
 
 
-TERMS_GRID = {"weight": (0.3, 0.4, 0.5, 0.6, 0.7), "floor": (0.0, 0.05, 0.1, 0.15), "candidates": (50,)}
+NORM = ["none"]
+TERMS_GRID = {"weight": (0.2, 0.3, 0.4, 0.5, 0.6), "floor": (0.0, 0.1, 0.2), "candidates": (50,)}
 
 
 def prepare_terms(name: str, tmp: Path, keep: Path | None) -> dict[str, Any]:
@@ -105,8 +106,12 @@ def evaluate_terms(data: dict[str, Any], params: tuple[float, float, int]) -> di
 
     weight, floor, candidates = params
     ranked = []
-    for (query, _), lex, sc in zip(data["queries"], data["lexical"], data["scores"], strict=True):
-        fused = expansion.fuse(lex, sc, 10, (weight, floor, candidates, 1.0))
+    for (query, _), lex, raw in zip(data["queries"], data["lexical"], data["scores"], strict=True):
+        sc = raw
+        if NORM[0] == "max" and raw:
+            top = max(raw.values())
+            sc = {d: v / top for d, v in raw.items() if v >= floor} if top > 0 else {}
+        fused = expansion.fuse(lex, sc, 10, (weight, floor if NORM[0] != "max" else 0.0, candidates, 1.0))
         head = [data["ids"][doc] for doc, _, _ in fused[: hybrid.NAME_DEPTH]]
         fused = hybrid.name_boosted(fused, head, set(analyze_words(query)), analyze_words)
         ranked.append([data["names"][doc] for doc, _, _ in fused])
@@ -147,7 +152,15 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--terms", action="store_true", help="tune the learned expansion's fusion")
     parser.add_argument("--keep", type=Path, default=None, help="--terms: keep (and reuse) the builds here")
+    parser.add_argument(
+        "--model", type=Path, default=None, help="--terms: another trained model (bench/train_terms.py)"
+    )
+    parser.add_argument("--norm", default="none", help="--terms: none, or max (E over the query's best E)")
     args = parser.parse_args()
+    NORM[0] = args.norm
+    if args.model is not None:
+        terms.MODEL_FILE = args.model
+        terms.load_model.cache_clear()
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return

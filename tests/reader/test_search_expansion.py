@@ -1,4 +1,4 @@
-"""The default tier (issue 33): learned term expansion written by the build, summed by the stdlib reader."""
+"""The learned term expansion (issue 33; ``--embedder terms``): written by the build, summed by the stdlib reader."""
 
 from __future__ import annotations
 
@@ -47,11 +47,11 @@ def _shards(out: Path, expand: dict[str, Any]) -> list[dict[str, Any]]:
     return [_read(out, shard["ref"]) for shard in expand["shards"]]
 
 
-def test_the_default_build_writes_the_expansion_and_no_vectors(default_tier_build: Path) -> None:
-    """Nothing named: the index's tools part carries tools.expand with its model, and the manifest no vectors."""
-    manifest = _read(default_tier_build, json.loads((default_tier_build / "catalog.json").read_text())["manifest"])
+def test_a_terms_build_writes_the_expansion_and_no_vectors(terms_tier_build: Path) -> None:
+    """--embedder terms: the index's tools part carries tools.expand with its model, and the manifest no vectors."""
+    manifest = _read(terms_tier_build, json.loads((terms_tier_build / "catalog.json").read_text())["manifest"])
     assert "vectors" not in manifest
-    expand = _index_meta(default_tier_build)["tools"]["expand"]
+    expand = _index_meta(terms_tier_build)["tools"]["expand"]
     assert expand["format"] == "toolcat-expand-1"
     assert expand["model"]["name"] == terms.MODEL_NAME
     assert expand["model"]["sha256"] == hashlib.sha256(terms.MODEL_FILE.read_bytes()).hexdigest()
@@ -60,33 +60,35 @@ def test_the_default_build_writes_the_expansion_and_no_vectors(default_tier_buil
         terms.WEIGHT,
         terms.FLOOR,
     )
-    assert "expand" not in _index_meta(default_tier_build)["nodes"]
+    assert "expand" not in _index_meta(terms_tier_build)["nodes"]
 
 
-def test_every_stored_weight_is_an_integer_over_the_denominator(default_tier_build: Path) -> None:
+def test_every_stored_weight_is_an_integer_over_the_denominator(terms_tier_build: Path) -> None:
     """Postings: increasing doc ids in range, integer weights in (0, denominator], at most MAX_POSTINGS a term."""
-    meta = _index_meta(default_tier_build)
+    meta = _index_meta(terms_tier_build)
     expand, n_docs = meta["tools"]["expand"], meta["tools"]["n_docs"]
     seen = 0
-    for shard in _shards(default_tier_build, expand):
+    for shard in _shards(terms_tier_build, expand):
         assert shard["space"] == "expand"
         for entry in shard["terms"].values():
             assert entry["idf"] > 0
             assert len(entry["docs"]) == len(entry["w"]) <= terms.MAX_POSTINGS
             ids = [sum(entry["docs"][: i + 1]) for i in range(len(entry["docs"]))]
-            assert ids == sorted(set(ids)) and 0 <= ids[0] and ids[-1] < n_docs
+            assert ids == sorted(set(ids))
+            assert ids[0] >= 0
+            assert ids[-1] < n_docs
             assert all(isinstance(w, int) and 0 < w <= expand["denominator"] for w in entry["w"])
             seen += len(ids)
     assert seen >= n_docs  # every tool has postings
 
 
-def test_the_expansion_score_is_the_documented_sum(default_tier_build: Path) -> None:
+def test_the_expansion_score_is_the_documented_sum(terms_tier_build: Path) -> None:
     """E(d) = sum over the query's terms of q_t * w / denominator, q the lexical weighting with u for the idf."""
-    searcher = _searcher(default_tier_build)
+    searcher = _searcher(terms_tier_build)
     query = "store my holiday pictures online and share them"
-    got = expansion.scores(searcher._expand_terms("tools", query), 1000.0)  # noqa: SLF001
-    expand = _index_meta(default_tier_build)["tools"]["expand"]
-    entries = {t: e for shard in _shards(default_tier_build, expand) for t, e in shard["terms"].items()}
+    got = expansion.scores(searcher._expand_terms("tools", query), 1000.0)
+    expand = _index_meta(terms_tier_build)["tools"]["expand"]
+    entries = {t: e for shard in _shards(terms_tier_build, expand) for t, e in shard["terms"].items()}
     from toolcat.format.analyzer import analyze_words  # noqa: PLC0415 - the same analyzer, stated
 
     tokens = analyze_words(query)
@@ -105,9 +107,9 @@ def test_the_expansion_score_is_the_documented_sum(default_tier_build: Path) -> 
 def test_fuse_mixes_the_two_rankings_as_documented() -> None:
     """(1 - a) * lexical + a * E, E under the floor counts 0, ties by doc id, ~expanded when E outweighs words."""
     lexical = [(0, 0.5, ["bucket"]), (2, 0.2, ["file"])]
-    expanded = {0: 0.2, 1: 0.6, 2: 0.04, 3: 0.7}
+    expanded = {0: 0.2, 1: 0.6, 2: 0.04, 3: 0.72}
     fused = expansion.fuse(lexical, expanded, 10, (0.5, 0.05, 50, 1000.0))
-    assert [(doc, round(score, 9)) for doc, score, _ in fused] == [(3, 0.35), (0, 0.35), (1, 0.3), (2, 0.1)]
+    assert [(doc, round(score, 9)) for doc, score, _ in fused] == [(3, 0.36), (0, 0.35), (1, 0.3), (2, 0.1)]
     assert fused[0][2] == [expansion.EXPANDED_TERM]
     assert fused[1][2] == ["bucket"]
     assert fused[3][2] == ["file"]  # 0.04 is under the floor: no expansion part
@@ -115,16 +117,14 @@ def test_fuse_mixes_the_two_rankings_as_documented() -> None:
     assert [doc for doc, _, _ in only_two] == [3, 0, 2]  # one expansion candidate joins the lexical ones
 
 
-def test_a_request_sharing_no_word_with_its_tool_finds_it(default_tier_build: Path) -> None:
-    """The expansion finds a tool by related words its text never uses, and the reason says so."""
-    catalog = Catalog.open(default_tier_build)
-    found = catalog.find_tool("store my holiday pictures online")
-    names = [m["name"] for m in found["matches"]]
-    assert "storage.put_object" in names[:3], found
-    lexical = _searcher(default_tier_build, lambda meta: meta["tools"].pop("expand"))
-    assert "storage.put_object" not in [m["name"] for m in lexical.find_tool("store my holiday pictures online")["matches"]]
-    hit = next(m for m in found["matches"] if m["name"] == "storage.put_object")
-    assert "learned expansion" in hit["reason"]
+def test_a_request_sharing_no_word_with_its_tool_finds_it(terms_tier_build: Path) -> None:
+    """Related words bring in a tool no query word matches ("erase" a delete tool), and the reason says so."""
+    catalog = Catalog.open(terms_tier_build)
+    found = catalog.find_tool("erase a document")["matches"]
+    by_expansion = [m["name"] for m in found if m["reason"] == "related words (learned expansion)"]
+    assert any(".delete" in name for name in by_expansion), found
+    lexical = _searcher(terms_tier_build, lambda meta: meta["tools"].pop("expand"))
+    assert not set(by_expansion) & {m["name"] for m in lexical.find_tool("erase a document")["matches"]}
     assert catalog.stats()["search_tier"] == f"expanded ({terms.MODEL_NAME})"
 
 
@@ -137,18 +137,18 @@ def test_a_request_sharing_no_word_with_its_tool_finds_it(default_tier_build: Pa
         lambda e: e.update(weight=7),
     ],
 )
-def test_a_malformed_expand_entry_is_an_integrity_envelope(default_tier_build: Path, damage: Any) -> None:
+def test_a_malformed_expand_entry_is_an_integrity_envelope(terms_tier_build: Path, damage: Any) -> None:
     """A tools.expand entry a build did not write answers INTEGRITY, never a traceback."""
-    searcher = _searcher(default_tier_build, lambda meta: damage(meta["tools"]["expand"]))
+    searcher = _searcher(terms_tier_build, lambda meta: damage(meta["tools"]["expand"]))
     answer = searcher.find_tool("upload a file to a bucket")
     assert answer["error"]["code"] == "INTEGRITY", answer
 
 
-def test_the_reader_sums_the_expansion_without_numpy(default_tier_build: Path) -> None:
+def test_the_reader_sums_the_expansion_without_numpy(terms_tier_build: Path) -> None:
     """A find_tool on the default tier imports neither numpy nor any model runtime (stdlib reader)."""
     code = (
         "import sys; from toolcat.reader import Catalog;"
-        f"c = Catalog.open({str(default_tier_build)!r});"
+        f"c = Catalog.open({str(terms_tier_build)!r});"
         "m = c.find_tool('store my holiday pictures online')['matches'];"
         "assert m, m;"
         "bad = [x for x in ('numpy', 'onnxruntime', 'torch') if x in sys.modules];"
@@ -157,11 +157,10 @@ def test_the_reader_sums_the_expansion_without_numpy(default_tier_build: Path) -
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_two_builds_write_the_same_expansion(default_tier_build: Path, tmp_path: Path, monkeypatch) -> None:
+def test_two_builds_write_the_same_expansion(terms_tier_build: Path, tmp_path: Path) -> None:
     """Reproducible: a second build of the same sources writes the same index meta (and so the same shards)."""
-    monkeypatch.delenv("TOOLCAT_EMBEDDER", raising=False)
-    build(EXAMPLE_SRC, tmp_path / "again")
-    assert _index_meta(tmp_path / "again") == _index_meta(default_tier_build)
+    build(EXAMPLE_SRC, tmp_path / "again", embedder="terms")
+    assert _index_meta(tmp_path / "again") == _index_meta(terms_tier_build)
 
 
 def test_a_category_hint_ranks_and_never_filters(example_build: Path) -> None:

