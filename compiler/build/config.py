@@ -37,7 +37,7 @@ OPTIONS: dict[str, dict[str, str]] = {
     # a list, not a section: build/sources/git.py checks its entries, with located errors of its own
     "skills_from": {"*": "a list of {git: URL, commit: SHA, path: folder, into: node} (docs/sources.md)"},
 }
-#: The default tier's spec: the learned term expansion in the index (no vectors; docs/search.md).
+#: The learned term expansion's spec (``--embedder terms``, opt-in): expansion postings in the index, no vectors (docs/search.md).
 TERMS_SPEC = "terms"
 #: Values of ``search.embedder`` (and ``--embedder``) that turn the semantic tier off.
 OFF = ("", "none", "off", "false")

@@ -294,7 +294,7 @@ class Catalog:
         """Requests, bytes downloaded and cache hits so far, the files held in memory, and the search tier.
 
         ``search_tier`` (once a search ran): ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term
-        expansion, the default tier), or ``lexical: <why>``.
+        expansion, ``--embedder terms``), or ``lexical: <why>``.
         """
         out = self.store.stats()
         searcher = self.store._searcher  # noqa: SLF001 - only once a search looked at it

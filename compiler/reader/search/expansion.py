@@ -1,4 +1,4 @@
-"""The default tier's second ranking: learned term expansion, summed from postings (stdlib only, no model).
+"""The learned term expansion (``--embedder terms``): a second ranking summed from postings (stdlib only, no model).
 
 The build (:mod:`toolcat.build.contributors.index.terms`) stores, for each tool, the related terms a static model
 trained for tool retrieval gives it, with integer weights, in term shards laid out like a lexical space's (the
@@ -6,7 +6,7 @@ index meta's ``tools.expand``). A query's score for a tool is ``E(d) = sum_t q_t
 word terms, ``q`` being the lexical query weighting with each term's stored query weight for the idf
 (:func:`toolcat.reader.search.ranking.query_weights`). :func:`fuse` mixes it with the lexical top:
 ``relevance = (1 - weight) * lexical + weight * E`` (an ``E`` under ``floor`` counts 0). The exact arithmetic,
-which the TypeScript reader repeats, is in docs/format.md ("Learned expansion").
+which the TypeScript reader repeats, is in docs/format.md ("Learned term expansion").
 """
 
 from __future__ import annotations

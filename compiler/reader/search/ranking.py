@@ -70,7 +70,7 @@ class _Part:
         self.spaces: list[dict[str, Any]] = meta["spaces"]
         self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
         expand = meta.get("expand")
-        #: The learned expansion (docs/search.md, "Learned expansion"): term shards laid out like a space's.
+        #: The learned expansion (docs/search.md, "Learned term expansion"): term shards laid out like a space's.
         self.expand: dict[str, Any] | None = expand if isinstance(expand, dict) else None
         if self.expand is not None:
             self.expand = {**self.expand, "name": "expand"}

@@ -1,6 +1,6 @@
 """Learned term expansion: each tool's best related terms, from a static model trained for tool retrieval.
 
-The default search tier (docs/search.md, "Learned expansion"). A static model (``terms.npz``, trained by
+An opt-in tier (``--embedder terms``; docs/search.md, "Learned term expansion"). A static model (``terms.npz``, trained by
 ``bench/train_terms.py``) gives every analyzer word term ``t`` a unit direction ``e_t``, a query weight ``u_t`` and a
 document weight ``v_t``. A tool's vector is ``d = normalise(sum_t (1 + ln c_t) v_t e_t)`` over the terms of its
 :func:`doc_terms_text`; its expansion postings are ``w(t, d) = e_t . d`` for its :data:`TOP_TERMS` best terms of the

@@ -428,7 +428,7 @@ def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str,
 def contribute_expanded(
     catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]
 ) -> None:
-    """:func:`contribute`, with the tools' learned term expansion (the default tier: ``--embedder terms``)."""
+    """:func:`contribute`, with the tools' learned term expansion (``--embedder terms``, opt-in)."""
     contribute(catalog, artifacts, specs, expand=True)
 
 
