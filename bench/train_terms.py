@@ -47,8 +47,7 @@ from bench_search import CORPUS, bfcl_source, json_schema, metatool_source, snak
 from bench_search_answers import example_source, github_source  # noqa: E402
 
 from toolcat.build import compile_catalog  # noqa: E402
-from toolcat.build.contributors.index.terms import doc_terms_text  # noqa: E402
-from toolcat.build.contributors.index.texts import tool_order  # noqa: E402
+from toolcat.build.contributors.index.texts import doc_terms_text, tool_order  # noqa: E402
 from toolcat.format.analyzer import analyze_words  # noqa: E402
 
 REPO = BENCH.parent

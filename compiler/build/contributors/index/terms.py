@@ -3,7 +3,7 @@
 An opt-in tier (``--embedder terms``; docs/search.md, "Learned term expansion"). A static model (``terms.npz``, trained by
 ``bench/train_terms.py``) gives every analyzer word term ``t`` a unit direction ``e_t``, a query weight ``u_t`` and a
 document weight ``v_t``. A tool's vector is ``d = normalise(sum_t (1 + ln c_t) v_t e_t)`` over the terms of its
-:func:`doc_terms_text`; its expansion postings are ``w(t, d) = e_t . d`` for its :data:`TOP_TERMS` best terms of the
+:func:`toolcat.build.contributors.index.texts.doc_terms_text`; its expansion postings are ``w(t, d) = e_t . d`` for its :data:`TOP_TERMS` best terms of the
 whole vocabulary (words it never uses included: that is the point), each term then keeping its
 :data:`MAX_POSTINGS` strongest tools. Weights are stored as integers over :data:`DENOMINATOR`, so every reader sums
 the same numbers; a query's terms are weighted ``(1 + ln c) u_t``, l2-normalised (the lexical query weighting with
@@ -24,9 +24,7 @@ from typing import Any
 
 from ....format.analyzer import analyze_words
 from ...artifacts import ArtifactSet
-from ...model import CompiledCatalog, Tool
 from .shards import _write_space
-from .texts import tool_embed_text
 
 MODEL_FILE = Path(__file__).with_name("terms.npz")
 MODEL_NAME = "toolcat-terms-1"
@@ -46,14 +44,6 @@ FLOOR = 0.05
 CANDIDATES = 50
 #: Docs per block of the (docs x vocabulary) product (memory: block x vocabulary float64).
 BLOCK = 256
-
-
-def doc_terms_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
-    """The text a tool's term vector is made from: the semantic tier's embedded text.
-
-    Id words, summary, description, tags, hints, argument descriptions with enum values, examples.
-    """
-    return tool_embed_text(tool, catalog)
 
 
 class TermModel:

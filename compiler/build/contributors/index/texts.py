@@ -217,6 +217,11 @@ def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
     return ". ".join(dict.fromkeys(p for p in parts if p))[:EMBED_TEXT_CHARS]
 
 
+def doc_terms_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
+    """The text a tool's learned-expansion vector is made from (:mod:`.terms`): the semantic tier's embedded text."""
+    return tool_embed_text(tool, catalog)
+
+
 #: Part of every text key: a new value when the texts change in a way the code fingerprint would not show.
 TEXT_KEY_SALT = b"toolcat-texts-1\x00"
 
@@ -477,6 +482,7 @@ def contribute(
     if expand:
         from .terms import write_expansion  # noqa: PLC0415 - numpy, build only
 
+        # doc_terms_text is tool_embed_text, whose texts the memo keeps (an edit reads them back)
         embedded = dict(zip((t.id for t in order), tool_embed_texts(order, catalog, artifacts.memo), strict=True))
         by_doc = [None if tool_id is None else embedded[tool_id] for tool_id in artifacts.doc_order["tools"]]
         tools = {**tools, "expand": write_expansion(artifacts, by_doc)}
