@@ -24,7 +24,7 @@ from ..format.analyzer import ANALYZER_VERSION
 from ..format.version import FORMAT_VERSION, __version__
 from . import tokens
 from .artifacts import Contributor
-from .config import BuildConfig, read_config
+from .config import TERMS_SPEC, BuildConfig, read_config
 from .errors import Diagnostic, Severity, SourceError
 from .model import CompiledCatalog
 from .plan import plan
@@ -74,6 +74,10 @@ def default_contributors(embedder: str | None = None) -> tuple[list[Contributor]
     from .contributors.prompts import contribute as prompts_contribute  # noqa: PLC0415 - jinja2, build only
 
     stages: list[Contributor] = [index_contribute]
+    if embedder == TERMS_SPEC:
+        from .contributors.index.texts import contribute_expanded  # noqa: PLC0415 - scikit-learn, build only
+
+        return [contribute_expanded], [prompts_contribute, exports_contribute]
     if embedder:
         from .contributors.vectors import contributor as vectors_contributor  # noqa: PLC0415 - [semantic] extra, build only
 
