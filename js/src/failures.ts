@@ -8,6 +8,7 @@ import { allPointers } from "./namespaces.js";
 import { ReaderError, bad } from "./errors.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { nameKey, pyQuote, type PointedHit, type Searcher } from "./search.js";
+import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
 
@@ -87,6 +88,30 @@ export async function weak(searcher: Searcher, query: string, matches: Json[]): 
     weak: true,
     hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
     next_action: browseRoot(),
+  };
+}
+
+/** The pointer of a tool named exactly but not among the hits, when it is within ``scope`` (``searcher._spec_pointer``). */
+export async function specPointer(searcher: Searcher, toolId: string, scope: string[] | null): Promise<Artifact | null> {
+  const lookup = searcher.manifest.lookup;
+  const entries = (await searcher.fetch(lookup.refs[await lookupBucket(toolId, lookup.buckets)])).entries ?? {};
+  const found = Object.hasOwn(entries, toolId) ? entries[toolId] : null;
+  if (!isObject(found)) return null;
+  const spec = await searcher.fetch(found.spec);
+  const homes: string[][] = [spec.path ?? [], ...(spec.categories ?? [])];
+  if (scope && scope.length && !homes.some((home) => JSON.stringify(home.slice(0, scope.length)) === JSON.stringify(scope))) return null;
+  return {
+    tool_id: toolId,
+    alias: (spec.aliases ?? {}).openai ?? toolId,
+    type: spec.type ?? null,
+    path: [...(spec.path ?? [])],
+    summary: spec.summary ?? "",
+    tags: [...(spec.tags ?? [])],
+    kind: spec.kind ?? null,
+    optional: spec.optional ?? false,
+    deprecated: spec.deprecated ?? false,
+    ...(spec.capabilities?.length ? { capabilities: [...spec.capabilities] } : {}),
+    spec: found.spec,
   };
 }
 
