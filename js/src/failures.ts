@@ -7,7 +7,7 @@ import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad } from "./errors.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
-import { nameKey, pyQuote, type PointedHit, type Searcher } from "./search.js";
+import { nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
 import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
@@ -132,15 +132,13 @@ export function splitHint(query: string): [string, string | null] {
   return [words || query.trim(), hint];
 }
 
-/** findTool's page when a category the query names narrows it (``searcher._hinted_tools``). */
+/** findTool's page (``searcher._hinted_tools``): the query's words ranked everywhere, the hint's words included;
+ * the tools under the node a category hint names gain ``HINT_BOOST`` (a boost, never a filter). */
 export async function hintedTools(searcher: Searcher, query: string, limit: number): Promise<[PointedHit[], boolean, string | null]> {
   const [words, hint] = splitHint(query);
   const path = hint && words ? await hintPath(searcher, hint) : null;
-  if (path !== null) {
-    const found = await searcher.answerTools(words, limit, 0, await searcher.scoped(words, path), path);
-    if (found[0].length) return found;
-  }
-  return searcher.answerTools(hint && words ? `${words} ${hint}` : words, limit);
+  const entry = path !== null ? await searcher.nodeEntry(path) : null;
+  return searcher.answerTools(hint && words ? `${words} ${hint}` : words, limit, 0, null, null, null, entry !== null ? scope(entry, false) : null);
 }
 
 /** The node a category hint names (a root child by name, a found node by name or title), else the best node if good enough. */

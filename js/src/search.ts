@@ -15,6 +15,9 @@ export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
 export const MIN_RELEVANCE = 0.06;
 export const MIN_RELATIVE = 0.25;
+/** What a category hint adds to the tools under its node, among ``HINT_DEPTH`` more hits than the page needs. */
+const HINT_BOOST = 0.05;
+const HINT_DEPTH = 20;
 const NAME_SHORT_PARTS = 3;
 const NAME_MAX_PARTS = 12;
 const NAME_MAX_CHARS = 200;
@@ -162,7 +165,7 @@ function reason(pointer: Artifact, all: string[]): string {
 export class Searcher {
   readonly manifest: Artifact;
   private cache = new Map<string, Artifact>();
-  private postings = new Map<string, Posting | null>();
+  postings = new Map<string, Posting | null>();
   private interned = new Map<string, Posting>();
   private meta: Artifact | null = null;
   private parts = new Map<string, Part>();
@@ -175,9 +178,10 @@ export class Searcher {
     this.concurrent = store.source.concurrent;
   }
 
-  /** Why this reader answers lexically: the semantic tier is not part of the TypeScript reader (yet). */
+  /** The tier that answers (``Catalog.stats``): the learned expansion once read, else why the reader answers lexically. */
   get searchTier(): string {
-    return "vectors" in this.manifest
+    const expand = this.parts.get("tools")?.meta.expand;
+    return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
       ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)"
       : "lexical: the build has no vectors";
   }
@@ -240,7 +244,7 @@ export class Searcher {
     return [pageRefs(page)[number - Number(page.first)], page];
   }
 
-  private async entry(part: Part, space: Artifact, term: string): Promise<Artifact | null> {
+  async entry(part: Part, space: Artifact, term: string): Promise<Artifact | null> {
     const ref = await this.shardRef(part, space, term);
     if (ref === null) return null;
     const terms = (await this.fetch(ref)).terms;
@@ -297,7 +301,7 @@ export class Searcher {
     return hits.map(([, score, terms], i) => [docs[i].pointer, digits === undefined ? score : pyRound(score, digits), terms]);
   }
 
-  private decode(spaceName: string, entry: Artifact): Posting {
+  decode(spaceName: string, entry: Artifact): Posting {
     const ids: number[] = [];
     let last = 0;
     for (const gap of entry.docs) ids.push((last += gap));
@@ -505,13 +509,7 @@ export class Searcher {
     await this.prefetchQuery("tools", query, [await this.nodeShardRef(path), ...deltaDocs, ...extra]);
     const entry = await this.nodeEntry(path);
     if (entry === null) throw await (await failures()).unknownCategory(this, path, query);
-    let [low, high] = entry.range as [number, number];
-    let extraIds: Set<number>;
-    if (directOnly) {
-      high = low + entry.direct;
-      extraIds = new Set(entry.extra_direct);
-    } else extraIds = new Set(entry.extra);
-    return (docId) => (low <= docId && docId < high) || extraIds.has(docId);
+    return scope(entry, directOnly);
   }
 
 
@@ -559,13 +557,16 @@ export class Searcher {
   }
 
   /** A page of what findTool and searchToolByCategory show, whether more follow, and the exact name's id. */
-  async answerTools(query: string, limit: number, offset = 0, allowed: Allowed = null, scope: string[] | null = null, candidates: [string, Ref][] | null = null): Promise<[PointedHit[], boolean, string | null]> {
+  async answerTools(query: string, limit: number, offset = 0, allowed: Allowed = null, scope: string[] | null = null, candidates: [string, Ref][] | null = null, boost: Allowed = null): Promise<[PointedHit[], boolean, string | null]> {
     if (candidates === null) {
       candidates = await this.nameCandidates(query);
       await this.prefetchQuery("tools", query, candidates.map(([, ref]) => ref));
     }
     const named = await this.nameLookup(candidates);
-    const hits = await this.ranked("tools", query, allowed, offset + limit + 2);
+    let hits = await this.ranked("tools", query, allowed, offset + limit + 2 + (boost ? HINT_DEPTH : 0));
+    if (boost) {
+      hits = hits.map(([d, s, t]): Hit => [d, boost(d) ? Math.min(1, s + HINT_BOOST) : s, t]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, offset + limit + 2);
+    }
     const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
     const kept = hits.filter((h) => h[1] >= floor);
     if (named === null) {
@@ -650,6 +651,17 @@ export class Searcher {
     }
   }
 
+}
+
+/** The doc filter of a node's entry: its range (or its direct tools) and the tools listed there (``Searcher._scope``). */
+export function scope(entry: Artifact, directOnly: boolean): (docId: number) => boolean {
+  let [low, high] = entry.range as [number, number];
+  let extraIds: Set<number>;
+  if (directOnly) {
+    high = low + entry.direct;
+    extraIds = new Set(entry.extra_direct);
+  } else extraIds = new Set(entry.extra);
+  return (docId) => (low <= docId && docId < high) || extraIds.has(docId);
 }
 
 function kthHitScore(total: Map<number, number>, wordDocs: Set<number>, k: number): number {
