@@ -2,9 +2,9 @@
  * name match of ``hybrid``: ``relevance = (1 - weight) · lexical + weight · E``, where ``E(d) = Σ q_t · w(t, d) /
  * denominator`` sums the postings of the index meta's ``tools.expand`` (term shards laid out like a lexical space's).
  * A chunk of its own, loaded by the first search over a build that has ``tools.expand`` (docs/search.md). */
-import { ReaderError } from "./errors.js";
+// Only types are imported: a chunk that reaches no module of the entry keeps the full entry in one chunk too.
 import type { Artifact } from "./store.js";
-import { queryWeights, type Hit, type Searcher } from "./search.js";
+import type { Hit, Searcher, queryWeights } from "./search.js";
 
 /** The term a hit carries when the expansion outweighs its lexical part (``reason`` then says so). */
 export const EXPANDED_TERM = "~expanded";
@@ -18,12 +18,10 @@ type Settings = [number, number, number, number];
 
 /** ``(weight, floor, candidates, denominator)`` of a ``tools.expand`` entry (``expansion.settings``); a malformed
  * one is an INTEGRITY error, as any other malformed index meta (``Searcher._expanded``). */
-export function settings(meta: Artifact): Settings {
+export async function settings(meta: Artifact): Promise<Settings> {
   const weight = Number(meta.weight), floor = Number(meta.floor), candidates = Math.trunc(Number(meta.candidates)), denominator = Number(meta.denominator);
   if (![weight, floor, candidates, denominator].every(Number.isFinite) || !(weight >= 0 && weight <= 1 && candidates >= 0 && denominator > 0)) {
-    throw new ReaderError("INTEGRITY", `the search index meta's tools.expand entry is not what a build writes (ValueError('expand settings out of range: ${meta.weight}, ${meta.candidates}, ${meta.denominator}'))`, {
-      hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
-    });
+    throw (await import("./deferred.js")).badExpand(meta);
   }
   return [weight, floor, candidates, denominator];
 }
@@ -99,7 +97,7 @@ export async function refs(searcher: Searcher, part: Artifact, words: string[]):
 
 /** The query's terms that have expansion postings, ``[term, q, posting]`` in query order (``IndexReader._expand_terms``):
  * the lexical query weighting with each term's stored query weight for the idf; no delta applies (written whole). */
-export async function terms(searcher: Searcher, part: Artifact, query: string): Promise<[string, number, Posting][]> {
+export async function terms(searcher: Searcher, part: Artifact, query: string, weigh: typeof queryWeights): Promise<[string, number, Posting][]> {
   const expand = space(part);
   const tokens = searcher.words(query);
   const found = new Map<string, Posting>();
@@ -112,20 +110,17 @@ export async function terms(searcher: Searcher, part: Artifact, query: string): 
     const posting = searcher.postings.get(key);
     if (posting) found.set(term, posting);
   }
-  return [...queryWeights(tokens, new Map([...found].map(([t, p]) => [t, p.idf])))].map(([t, q]) => [t, q, found.get(t) as Posting]);
+  return [...weigh(tokens, new Map([...found].map(([t, p]) => [t, p.idf])))].map(([t, q]) => [t, q, found.get(t) as Posting]);
 }
 
 /** The top ``limit`` tools of the fused ranking (``Searcher._first_stage`` with ``tools.expand``). */
-export async function ranked(searcher: Searcher, part: Artifact, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
-  const config = settings(part.meta.expand);
+export async function ranked(searcher: Searcher, part: Artifact, query: string, allowed: Allowed, limit: number, weigh: typeof queryWeights): Promise<Hit[]> {
+  const config = await settings(part.meta.expand);
   const lexical = await searcher.topK("tools", query, Math.max(limit, config[2]), allowed);
-  const hits = fuse(lexical, scores(await terms(searcher, part, query), config[3]), Math.max(limit, NAME_DEPTH), config, allowed);
+  const hits = fuse(lexical, scores(await terms(searcher, part, query, weigh), config[3]), Math.max(limit, NAME_DEPTH), config, allowed);
   const queryTerms = new Set(searcher.words(query));
   if (!queryTerms.size) return hits.slice(0, limit);
   const head = hits.slice(0, NAME_DEPTH);
   const ids = (await searcher.docs("tools", head)).map((doc) => String(doc.pointer.tool_id));
   return nameBoosted(hits, ids, queryTerms, (text) => searcher.words(text)).slice(0, limit);
 }
-
-// Not used by the modules that import this one: as in deferred.ts, it keeps every module of the main entry in one chunk.
-export { Catalog } from "./catalog.js";

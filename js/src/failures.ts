@@ -402,6 +402,14 @@ export function analyzerVersion(found: unknown): ReaderError {
   });
 }
 
+/** A ``tools.expand`` entry with settings out of range (``expansion.settings``, ``Searcher._expanded``). */
+export function badExpand(meta: Artifact): ReaderError {
+  const why = `ValueError('expand settings out of range: ${meta.weight}, ${meta.candidates}, ${meta.denominator}')`;
+  return new ReaderError("INTEGRITY", `the search index meta's tools.expand entry is not what a build writes (${why})`, {
+    hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
+  });
+}
+
 export function badPart(name: string, why: string): ReaderError {
   return new ReaderError("INTEGRITY", `the search index meta's '${name}' part is not what a build writes (${why})`, {
     details: { part: name },

@@ -412,7 +412,7 @@ export class Searcher {
   async ranked(partName: string, query: string, allowed: Allowed = null, limit: number | null = null): Promise<Hit[]> {
     if (limit !== null) {
       const part = await this.part(partName);
-      return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit) : this.topK(partName, query, limit, allowed);
+      return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
     }
     const [total, matched] = await this.scores(partName, query);
     const hits: Hit[] = [];

@@ -534,7 +534,6 @@
   // src/expand.ts
   var expand_exports = {};
   __export(expand_exports, {
-    Catalog: () => Catalog,
     EXPANDED_TERM: () => EXPANDED_TERM,
     NAME_BOOST: () => NAME_BOOST,
     NAME_DEPTH: () => NAME_DEPTH,
@@ -549,12 +548,10 @@
     space: () => space,
     terms: () => terms
   });
-  function settings(meta) {
+  async function settings(meta) {
     const weight = Number(meta.weight), floor = Number(meta.floor), candidates = Math.trunc(Number(meta.candidates)), denominator = Number(meta.denominator);
     if (![weight, floor, candidates, denominator].every(Number.isFinite) || !(weight >= 0 && weight <= 1 && candidates >= 0 && denominator > 0)) {
-      throw new ReaderError("INTEGRITY", `the search index meta's tools.expand entry is not what a build writes (ValueError('expand settings out of range: ${meta.weight}, ${meta.candidates}, ${meta.denominator}'))`, {
-        hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
-      });
+      throw (await Promise.resolve().then(() => (init_deferred(), deferred_exports))).badExpand(meta);
     }
     return [weight, floor, candidates, denominator];
   }
@@ -615,7 +612,7 @@
     for (const word of words2) out.push(await searcher.shardRef(part, expand, word, false));
     return out;
   }
-  async function terms(searcher, part, query) {
+  async function terms(searcher, part, query, weigh) {
     const expand = space(part);
     const tokens = searcher.words(query);
     const found = /* @__PURE__ */ new Map();
@@ -628,12 +625,12 @@
       const posting = searcher.postings.get(key);
       if (posting) found.set(term, posting);
     }
-    return [...queryWeights(tokens, new Map([...found].map(([t, p]) => [t, p.idf])))].map(([t, q]) => [t, q, found.get(t)]);
+    return [...weigh(tokens, new Map([...found].map(([t, p]) => [t, p.idf])))].map(([t, q]) => [t, q, found.get(t)]);
   }
-  async function ranked(searcher, part, query, allowed, limit) {
-    const config = settings(part.meta.expand);
+  async function ranked(searcher, part, query, allowed, limit, weigh) {
+    const config = await settings(part.meta.expand);
     const lexical = await searcher.topK("tools", query, Math.max(limit, config[2]), allowed);
-    const hits = fuse(lexical, scores(await terms(searcher, part, query), config[3]), Math.max(limit, NAME_DEPTH), config, allowed);
+    const hits = fuse(lexical, scores(await terms(searcher, part, query, weigh), config[3]), Math.max(limit, NAME_DEPTH), config, allowed);
     const queryTerms = new Set(searcher.words(query));
     if (!queryTerms.size) return hits.slice(0, limit);
     const head = hits.slice(0, NAME_DEPTH);
@@ -644,9 +641,6 @@
   var init_expand = __esm({
     "src/expand.ts"() {
       "use strict";
-      init_errors();
-      init_search();
-      init_catalog();
       EXPANDED_TERM = "~expanded";
       NAME_BOOST = 0.1;
       NAME_MIN = 0.7;
@@ -1025,7 +1019,7 @@
         async ranked(partName, query, allowed = null, limit = null) {
           if (limit !== null) {
             const part = await this.part(partName);
-            return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit) : this.topK(partName, query, limit, allowed);
+            return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
           }
           const [total, matched] = await this.scores(partName, query);
           const hits = [];
@@ -1563,6 +1557,12 @@
       hints: ["Use a reader that matches the toolcat version that built the catalogue."]
     });
   }
+  function badExpand(meta) {
+    const why = `ValueError('expand settings out of range: ${meta.weight}, ${meta.candidates}, ${meta.denominator}')`;
+    return new ReaderError("INTEGRITY", `the search index meta's tools.expand entry is not what a build writes (${why})`, {
+      hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
+    });
+  }
   function badPart(name, why) {
     return new ReaderError("INTEGRITY", `the search index meta's '${name}' part is not what a build writes (${why})`, {
       details: { part: name },
@@ -1730,6 +1730,7 @@
     Catalog: () => Catalog,
     analyzerVersion: () => analyzerVersion,
     badCursor: () => badCursor,
+    badExpand: () => badExpand,
     badPart: () => badPart,
     badPin: () => badPin,
     checkLongQuery: () => checkLongQuery,
