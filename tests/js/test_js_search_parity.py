@@ -314,6 +314,20 @@ def test_node_gives_the_python_top_5(name: str, tier: str, builds_root: str) -> 
     js = got["answers"]
     table = figures(calls, py, js)
     report(f"node {name} {tier} ({got['stats'].get('search_tier')})", table)
+    raw_calls = [["$ranked", part, q, None, 10] for q in dict.fromkeys(queries) for part in ("tools", "nodes")]
+    with serve_folder(build_dir) as url:
+        raw_js = node_answers(url, raw_calls)
+    searcher = Catalog.open(str(build_dir)).searcher()
+    raw_py = [[list(hit) for hit in searcher._ranked(part, q, None, k)] for _, part, q, _, k in raw_calls]
+    assert [[h[0] for h in r] for r in raw_py] == [[h[0] for h in r] for r in raw_js]  # the unrounded rankings too
+    gap = max(
+        (abs(a[1] - b[1]) for x, y in zip(raw_py, raw_js, strict=True) for a, b in zip(x, y, strict=True)), default=0.0
+    )
+    if os.environ.get("TOOLCAT_PARITY_FIGURES"):
+        print(
+            f"PARITY node {name} {tier} raw top-10 rankings: {len(raw_calls)} compared, same ids, max score diff {gap:.2e}"
+        )
+    assert gap <= TOLERANCE
     # The TypeScript reader answers with every tier the build has (it never falls back to words alone).
     assert not got["stats"]["search_tier"].startswith("lexical: the build has vectors"), got["stats"]
     assert sum(row["compared"] for row in table.values()) == len(calls) >= 3 * 150
