@@ -1,13 +1,19 @@
 """One answer in Python and TypeScript: the search operations' top 5 on real catalogues, in Node and in Chromium.
 
 For each catalogue (the example catalogue; the GitHub MCP server's tools and a BFCL sample from
-``../shared/corpus``, skipped with a reason where it is absent), built as a user builds it (``toolcat build``, no
-flags: the *default* build) and lexically (``--embedder none``), both readers answer ``find_tool``,
+``../shared/corpus``, skipped with a reason where it is absent; the example with paged tables and a delta segment),
+built three ways: as a user builds it (``toolcat build``, no flags: the *default* build), with the learned term
+expansion (``--embedder terms``) and lexically (``--embedder none``), both readers answer ``find_tool``,
 ``search_nodes`` and ``search_tool_by_category`` for the catalogue's labelled queries plus seeded generated ones
 (words of tool summaries with stop words, typos, case, names, labels, unknown words). Every answer must be the
 same envelope: the same top-5 ids in the same order, relevance / confidence within 1e-6, the same reasons, weak
 flags, hints and next actions. ``TOOLCAT_PARITY_FIGURES=1`` prints the figures (queries, agreeing top-5 lists, the
 largest relevance difference) per catalogue, operation and runtime.
+
+A default build that carries vectors (MiniLM, the default tier while ``toolcat build`` picks it) cannot be answered
+alike: the TypeScript reader has no embedding model. Those cases check that it says so (``stats().search_tier``),
+print the figures, and are reported as expected failures (``xfail``) with that reason; a default build without
+vectors (the expansion or words) must agree like the others.
 """
 
 from __future__ import annotations
@@ -39,7 +45,14 @@ RUNNER = JS / "scripts" / "parity-runner.mjs"
 NODE = shutil.which("node")
 TOLERANCE = 1e-6
 #: The two builds compared: ``default`` is what ``toolcat build`` writes with no flags, ``lexical`` ``--embedder none``.
-TIERS = ("default", "lexical")
+TIERS = ("default", "terms", "lexical")
+#: The ``--embedder`` of each tier's build (None: nothing named, the default).
+EMBEDDERS = {"default": None, "terms": "terms", "lexical": "none"}
+#: Why a build with vectors cannot get the Python reader's answers in TypeScript.
+NO_VECTORS = (
+    "the build has vectors (the default tier while it is MiniLM): the TypeScript reader has no embedding model and"
+    " answers such a build by words and the hint boost only (js/README.md)"
+)
 #: What the README's browser snippet asks, and the tool it must find first (``js/README.md``, "the browser").
 README_TOOL = "storage.put_object"
 
@@ -112,7 +125,7 @@ def _built(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     saved = os.environ.pop("TOOLCAT_EMBEDDER", None)  # the suite builds lexically (conftest); default = no flag
     if tier == "default":
         os.environ["TOOLCAT_CACHE_DIR"] = str(Path(root) / "cache")
-    embedder = "none" if tier == "lexical" else None
+    embedder = EMBEDDERS[tier]
     try:
         if name == "segments":  # paged tables (as 10,000 tools have) and an edit: a base and a delta segment
             saved_pages = shards.PAGES_FROM, shards.PAGE_SIZE
@@ -237,6 +250,13 @@ def node_answers(url: str, calls: list[list[Any]]) -> list[Any]:
     return answers
 
 
+def has_vectors(build_dir: Path) -> bool:
+    """Whether the build's manifest points to vectors (the semantic tier)."""
+    entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
+    manifest = json.loads((build_dir / entry["manifest"]["path"]).read_text(encoding="utf-8"))
+    return "vectors" in manifest
+
+
 # == comparison ===================================================================================
 def top5(answer: Any) -> tuple[list[str], list[float]]:
     """The ids and relevance (confidence) an answer ranks, or its error code."""
@@ -314,6 +334,9 @@ def test_node_gives_the_python_top_5(name: str, tier: str, builds_root: str) -> 
     js = got["answers"]
     table = figures(calls, py, js)
     report(f"node {name} {tier} ({got['stats'].get('search_tier')})", table)
+    if has_vectors(build_dir):  # it says so, and the answers differ
+        assert got["stats"]["search_tier"].startswith("lexical: the build has vectors"), got["stats"]
+        pytest.xfail(NO_VECTORS)
     raw_calls = [["$ranked", part, q, None, 10] for q in dict.fromkeys(queries) for part in ("tools", "nodes")]
     with serve_folder(build_dir) as url:
         raw_js = node_answers(url, raw_calls)
@@ -396,6 +419,8 @@ def test_the_browser_gives_the_python_top_5(
     table = figures(calls, py, js)
     report(f"browser {name} {tier}", table)
     assert sum(row["compared"] for row in table.values()) == len(calls)
+    if has_vectors(build_dir):
+        pytest.xfail(NO_VECTORS)
     assert_agree(calls, py, js)
 
 
@@ -405,6 +430,7 @@ def readme_query() -> str:
     section = text.split("## Quick start: the browser", 1)[1].split("\n## ", 1)[0]
     found = re.search(r'findTool\("([^"]+)"\)', section)
     assert found is not None, "the browser snippet calls findTool with a query"
+    assert "--embedder terms" in section, "the snippet says which build this reader answers as Python does"
     return found.group(1)
 
 
@@ -412,8 +438,8 @@ def readme_query() -> str:
 def test_the_readme_browser_snippet_finds_the_upload_tool_first(
     builds_root: str, minified: Path, tmp_path: Path
 ) -> None:
-    """The README's browser query, on the default build: the storage upload tool first, in Python, Node and Chromium."""
-    build_dir, _ = catalogue("example", "default", builds_root)
+    """The README's browser query, on the build it names (the expansion): the upload tool first in Python, Node, Chromium."""
+    build_dir, _ = catalogue("example", "terms", builds_root)
     query = readme_query()
     calls: list[list[Any]] = [["findTool", query, 5]]
     py = python_answers(build_dir, calls)
@@ -427,13 +453,13 @@ def test_the_readme_browser_snippet_finds_the_upload_tool_first(
     assert_agree(calls, py, chromium)
 
 
-def test_a_cold_find_tool_makes_the_python_round_trips_on_the_default_build(builds_root: str, tmp_path: Path) -> None:
-    """Cold, per query, on the default build over HTTP: no more round trips, requests or bytes than Python.
+def test_a_cold_find_tool_makes_the_python_round_trips_with_the_expansion(builds_root: str, tmp_path: Path) -> None:
+    """Cold, per query, on the expansion's build over HTTP: no more round trips, requests or bytes than Python.
 
     (Equal round trips for plain requests; for a labelled one the Python reader also looks up the label words for
     its weak-answer check before it knows the answer is strong, the TypeScript reader only when it is not.)
     """
-    build_dir, labelled = catalogue("example", "default", builds_root)
+    build_dir, labelled = catalogue("example", "terms", builds_root)
     with serve_folder(build_dir) as url:
         for i, query in enumerate([*labelled[:6], "upload a report to a bucket", "server: storage / tool: delete"]):
             catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
