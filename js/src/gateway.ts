@@ -7,7 +7,6 @@ import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { examplesText, resolve, schemaRules, typeText } from "./schemaText.js";
 import { pyQuote } from "./search.js";
 import { closeNames } from "./failures.js";
-import { withSummaries } from "./summary.js"; // each hit's one line, capped (issue 35)
 import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, checkQuery, deprecationNote, type Artifact, type Store } from "./store.js";
 import { allPointers, namespaceTree, type Group } from "./namespaces.js";
 
@@ -134,6 +133,7 @@ async function helpSearch(store: Store, group: string, query: string, limit: num
   }
   let matches = ((found.matches as Json[]) ?? []).filter((m) => isObject(m) && typeof m.name === "string");
   if (group) matches = matches.filter((m) => (m.name as string).startsWith(group + "."));
+  const { withSummaries } = await import("./summary.js"); // each hit's one line, capped (issue 35)
   const operations = withSummaries(matches.slice(0, limit), "name").map((m) => dropEmpty({ op: m.name, summary: m.summary ?? null, relevance: m.relevance ?? null }));
   const out = { path: group || "root", level: "search", query, operations };
   if (!operations.length) {

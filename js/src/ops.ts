@@ -118,10 +118,9 @@ export async function searchToolByCategory(store: Store, query: unknown, categor
     throw (await import("./deferred.js")).searchNearby(e, query);
   });
   const inside = where.join("/") || "root";
-  const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside);
+  const answer = await summarized(delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside));
   if (answer.error) (answer.error as Json).help_path = inside;
-  let results = answer.results as Json[] | undefined;
-  if (answer.ok && results?.length) answer.results = results = (await import("./summary.js")).cappedSummaries(results); // one line each (issue 35)
+  const results = answer.results as Json[] | undefined;
   if (answer.ok && results?.length) answer.next_action = answer.next_action ?? { op: "describe", args: { tool_id: results[0]?.tool_id } };
   return answer;
 }
@@ -164,12 +163,10 @@ export async function describe(store: Store, runs: Runs, name: unknown): Promise
 export async function findTool(store: Store, purpose: unknown, limit: unknown): Promise<Json> {
   await checkQuery(purpose, "purpose");
   const count = checkLimit(limit, 5);
-  const answer = delegate(await store.searcherRequired().findTool(purpose, count));
-  const matches = answer.matches;
-  if (answer.ok && Array.isArray(matches) && matches.length) {
-    // each hit's one line (capped); the ranking's reason (matched terms) on the top hit only (issue 35)
-    const rows = (await import("./summary.js")).withSummaries(matches, "name");
-    answer.matches = rows.map((m, i) => (i && isObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== "reason")) : m));
-  }
-  return answer;
+  return summarized(delegate(await store.searcherRequired().findTool(purpose, count)));
+}
+
+/** A search answer with each hit's one line (issue 35: summary.ts, a chunk loaded by the first answer with hits). */
+async function summarized(answer: Json): Promise<Json> {
+  return answer.ok ? (await import("./summary.js")).summarized(answer) : answer;
 }

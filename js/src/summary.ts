@@ -1,6 +1,8 @@
 /** Each search hit's one-line summary (issue 35; ``dialects/shared.py``: ``one_line``, ``with_summaries``,
  * ``capped_summary``), a chunk of the minified build loaded by the first search with hits. */
-import { isObject, type Json } from "./py.js";
+import type { Json } from "./py.js"; // no value import: a chunk sharing no module with the main entry's stays one file
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A search answer's one-line summary per hit is cut to this many characters (``SUMMARY_CHARS``). */
 const SUMMARY_CHARS = 120;
@@ -32,7 +34,15 @@ export function withSummaries(rows: Json[], key: string): Json[] {
   });
 }
 
-/** ``capped_summary`` of each pointer: its summary cut to one line. */
-export function cappedSummaries(rows: Json[]): Json[] {
-  return rows.map((row) => (isObject(row) && typeof row.summary === "string" ? { ...row, summary: oneLine(row.summary) ?? row.summary } : row));
+/** A search answer with each hit's one line: find_tool's matches (``namespaced.find_tool``: the ranking's reason,
+ * its matched terms, on the top match only, as the summary says what a hit does) or search_tool_by_category's
+ * results (``capped_summary``: each pointer's summary cut to one line). */
+export function summarized(answer: Json): Json {
+  if (Array.isArray(answer.matches)) {
+    const rows = withSummaries(answer.matches, "name");
+    answer.matches = rows.map((m, i) => (i && isObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== "reason")) : m));
+  } else if (Array.isArray(answer.results)) {
+    answer.results = answer.results.map((r) => (isObject(r) && typeof r.summary === "string" ? { ...r, summary: oneLine(r.summary) ?? r.summary } : r));
+  }
+  return answer;
 }
