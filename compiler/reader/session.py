@@ -61,10 +61,18 @@ def sent_op(value: Any) -> Json:
 
 
 def without_null_optionals(schema: Json, args: Json) -> Json:
-    """``args`` without the top-level nulls of properties the schema does not require: null means absent."""
+    """``args`` without the top-level nulls the schema does not allow: such a null means the argument is absent.
+
+    A null the property's schema allows (``type: [string, "null"]``: ``assignee: null`` unassigns) stays a value
+    and reaches the handler; a null for a required property stays too, and is validated.
+    """
     required = schema.get("required") if isinstance(schema, dict) else None
     needed = set(required) if isinstance(required, list) else set()
-    return {k: v for k, v in args.items() if v is not None or k in needed}
+    return {
+        k: v
+        for k, v in args.items()
+        if v is not None or k in needed or arguments.allows_null(schema, arguments.property_schema(schema, k))
+    }
 
 
 class Session:

@@ -94,10 +94,65 @@ def _is_type(value: Any, name: str) -> bool:
     return isinstance(value, JSON_TYPES.get(name, (object,)))
 
 
+#: How deep :func:`allows_null` follows ``anyOf``/``oneOf``/``allOf`` and local ``$ref`` s before it answers False.
+NULL_CHECK_DEPTH = 8
+
+
+def property_schema(schema: Any, name: str) -> Any:
+    """The schema of top-level property ``name`` (None when the schema does not name it)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties.get(name) if isinstance(properties, dict) else None
+
+
+def _local_ref(root: Any, ref: str) -> Any:
+    """The subschema a local ``#/...`` reference names inside ``root``, or None."""
+    if not ref.startswith("#/") or not isinstance(root, dict):
+        return None
+    node: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def allows_null(root: Any, schema: Any, depth: int = 0) -> bool:
+    """Whether ``schema`` (a property's, inside the args schema ``root``) accepts JSON ``null`` as a value.
+
+    ``type`` naming ``"null"``, an ``enum`` holding null, ``const: null``, a branch of ``anyOf``/``oneOf`` that
+    allows it (every branch of ``allOf``), a local ``$ref`` to such a schema. A property the schema does not
+    name, or names without any of these keywords, does not allow it: null is then the argument left out (000's
+    ``"cursor": null``, OpenAI's strict mode). Bounded: a deeper or cyclic schema answers False.
+    """
+    if not isinstance(schema, dict) or depth > NULL_CHECK_DEPTH:
+        return False
+    if isinstance(schema.get("$ref"), str):
+        target = _local_ref(root, schema["$ref"])
+        if not allows_null(root, target, depth + 1):
+            return False
+    kinds = schema.get("type")
+    if isinstance(kinds, str) and kinds != "null":
+        return False
+    if isinstance(kinds, list) and "null" not in kinds:
+        return False
+    if "enum" in schema and (not isinstance(schema["enum"], list) or None not in schema["enum"]):
+        return False
+    if "const" in schema and schema["const"] is not None:
+        return False
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and not any(allows_null(root, b, depth + 1) for b in branches):
+            return False
+    branches = schema.get("allOf")
+    if isinstance(branches, list) and not all(allows_null(root, b, depth + 1) for b in branches):
+        return False
+    said = ("$ref", "type", "enum", "const", "anyOf", "oneOf", "allOf")
+    return any(key in schema for key in said)
+
+
 class FilledArgs(dict):  # type: ignore[type-arg]
     """Arguments with defaults filled in; ``defaulted`` names the top-level ones the agent did not give.
 
-    http handlers send only what the agent gave (:func:`toolcat.reader.execution.runners.sent_args`).
+    http handlers send them unless the handler says ``send_defaults: false`` (:func:`toolcat.reader.execution.runners.sent_args`).
     """
 
     __slots__ = ("defaulted",)
