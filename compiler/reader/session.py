@@ -60,21 +60,6 @@ def sent_op(value: Any) -> Json:
     return {"op": op, "op_truncated": True} if cut else {"op": op}
 
 
-def without_null_optionals(schema: Json, args: Json) -> Json:
-    """``args`` without the top-level nulls the schema does not allow: such a null means the argument is absent.
-
-    A null the property's schema allows (``type: [string, "null"]``: ``assignee: null`` unassigns) stays a value
-    and reaches the handler; a null for a required property stays too, and is validated.
-    """
-    required = schema.get("required") if isinstance(schema, dict) else None
-    needed = set(required) if isinstance(required, list) else set()
-    return {
-        k: v
-        for k, v in args.items()
-        if v is not None or k in needed or arguments.allows_null(schema, arguments.property_schema(schema, k))
-    }
-
-
 class Session:
     """What one opened catalogue may do, and the record of what it did."""
 
@@ -282,7 +267,9 @@ class Session:
             warnings.append(deprecation_note(spec))
         self.authorize(tool_id, spec, dry=dry)
         schema = spec.get("args_schema") or {}
-        given, host = arguments.fill_context(spec, without_null_optionals(schema, args), self.context, warnings)
+        given, host = arguments.fill_context(
+            spec, arguments.without_null_optionals(schema, args), self.context, warnings
+        )
         meta["_labels"] = tool_labels(tool_id, spec, host)
         if host:
             meta["context_filled"] = host

@@ -16,6 +16,7 @@ from ...format import json_paths, schemaguard
 from ...format.canonical import dumps
 from ...format.json_paths import child_path
 from ...format.names import ACTION, ENTITY, MAX_TOOL_ID, RULES, entity_action, tool_id_problem
+from ...reader.execution import runners
 from ..errors import Diagnostic, Severity
 from ..tokens import count_tokens
 from .parse import Parsed, parse_bytes
@@ -95,6 +96,25 @@ class _Checker:
 
     def warning(self, json_path: str, message: str, **kw: Any) -> None:
         self.add(Severity.WARNING, json_path, message, **kw)
+
+    def unrunnable_examples(
+        self, tool_id: str, args_schema: Any, handler: Any, examples: list[dict[str, Any]], path: str
+    ) -> None:
+        """A warning for each example the reader would refuse before running it (issue 34: examples are a contract).
+
+        The reader's own steps (:func:`toolcat.reader.execution.runners.example_problems`): nulls, defaults,
+        validation, the http request its handler would build (a URL path parameter neither given nor defaulted).
+        """
+        spec = {"tool_id": tool_id, "args_schema": args_schema, "handler": handler}
+        for index, example in enumerate(examples):
+            problems = runners.example_problems(spec, example.get("args", {}))
+            if problems:
+                self.warning(
+                    child_path(child_path(path, "examples"), index),
+                    f"example {index + 1} of {tool_id} cannot run: {problems[0]}",
+                    code="example_unrunnable",
+                    hint="Give the argument in the example, or a default in args_schema; `toolcat exec --dry-run` shows the call.",
+                )
 
     def schema(self, schema: Any, path: str, *, root_object: bool) -> bool:
         """Check a JSON Schema the author wrote; True when it is usable."""
@@ -487,6 +507,7 @@ class _Checker:
         errors_after = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
         if errors_after > errors_before:
             return None
+        self.unrunnable_examples(tool_id, args_schema, handler, examples, path)
         line, _ = self.parsed.where(path)
         return {
             "id": tool_id,

@@ -32,7 +32,7 @@ from ..execution import runners as execute
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import cannot_run, check_capability, delegate, has_capability, visible_only
+from .shared import cannot_run, check_capability, delegate, has_capability, sample_call, visible_only
 
 #: What an agent reads of a spec when it expands a tool (null and empty ones are left out; no provider
 #: alias lists, no token counts: the artifacts keep those).
@@ -286,10 +286,7 @@ def describe(store: Store, session: Session, name: Any) -> Json:
             hints.append("Read a resource only when the instructions call for it (the resource argument).")
     if spec.get("deprecated"):
         hints.append(deprecation_note(spec))
-    example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
-    next_action = (
-        {"op": "call", "args": {"tool_id": tool_id, "args": copy.deepcopy(example or {})}} if executable else None
-    )
+    next_action = sample_call(tool_id, spec) if executable else None
     out = drop_empty(out, ("tool_id", "args_schema", "executable"))
     return ok(out, help_path=tool_id, hints=hints, next_action=next_action)
 

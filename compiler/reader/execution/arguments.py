@@ -104,13 +104,13 @@ def property_schema(schema: Any, name: str) -> Any:
     return properties.get(name) if isinstance(properties, dict) else None
 
 
-def _local_ref(root: Any, ref: str) -> Any:
+def local_ref(root: Any, ref: str) -> Any:
     """The subschema a local ``#/...`` reference names inside ``root``, or None."""
     if not ref.startswith("#/") or not isinstance(root, dict):
         return None
     node: Any = root
-    for part in ref[2:].split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
         node = node.get(part) if isinstance(node, dict) else None
     return node
 
@@ -126,7 +126,7 @@ def allows_null(root: Any, schema: Any, depth: int = 0) -> bool:
     if not isinstance(schema, dict) or depth > NULL_CHECK_DEPTH:
         return False
     if isinstance(schema.get("$ref"), str):
-        target = _local_ref(root, schema["$ref"])
+        target = local_ref(root, schema["$ref"])
         if not allows_null(root, target, depth + 1):
             return False
     kinds = schema.get("type")
@@ -147,6 +147,19 @@ def allows_null(root: Any, schema: Any, depth: int = 0) -> bool:
         return False
     said = ("$ref", "type", "enum", "const", "anyOf", "oneOf", "allOf")
     return any(key in schema for key in said)
+
+
+def without_null_optionals(schema: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` without the top-level nulls the schema does not allow: such a null means the argument is absent.
+
+    A null the property's schema allows (``type: [string, "null"]``: ``assignee: null`` unassigns) stays a value
+    and reaches the handler; a null for a required property stays too, and is validated.
+    """
+    required = schema.get("required") if isinstance(schema, dict) else None
+    needed = set(required) if isinstance(required, list) else set()
+    return {
+        k: v for k, v in args.items() if v is not None or k in needed or allows_null(schema, property_schema(schema, k))
+    }
 
 
 class FilledArgs(dict):  # type: ignore[type-arg]
