@@ -183,7 +183,10 @@ class Session:
                 details={"allowed_namespaces": self.allowed_namespaces},
                 help_path=tool_id,
                 hints=["The host limited this session to some namespaces; use a tool from them."],
-                next_action={"op": "help", "args": {"path": "root"}},
+                next_action={
+                    "op": "help",
+                    "args": {"path": self.allowed_namespaces[0] if self.allowed_namespaces else "root"},
+                },
             )
 
     def authorize(self, tool_id: str, spec: Json, *, dry: bool = False) -> None:
@@ -382,10 +385,11 @@ class Session:
         """The next_action of a failed call that has none (None for codes without one).
 
         After a handler's NOT_FOUND: the entity's list or search op (``onto.task.update`` → ``onto.task.list``),
-        called when it needs no arguments, else described; without one, a search for it. After CONFLICT or
-        VALIDATION_ERROR: the op's help (its arguments and usage).
+        called when it needs no arguments, else described; without one, a search for it. After
+        VALIDATION_ERROR: the op's help (its arguments and usage). A handler's own CONFLICT (the thing exists)
+        gets none: its help would offer the same call again (an idempotency key's CONFLICT carries its own).
         """
-        if code in ("CONFLICT", "VALIDATION_ERROR"):
+        if code == "VALIDATION_ERROR":
             return {"op": "help", "args": {"path": tool_id}}
         if code != "NOT_FOUND" or "." not in tool_id:
             return None

@@ -108,7 +108,12 @@ def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
             hints=["The tool refused the operation (for example a path outside its sandbox)."],
         )
     if isinstance(exc, FileExistsError):
-        return ReaderError("CONFLICT", message, help_path=tool_id)
+        return ReaderError(
+            "CONFLICT",
+            message,
+            help_path=tool_id,
+            hints=["It already exists: pick another name, or the tool's argument that replaces it (see tool_help)."],
+        )
     if isinstance(exc, (FileNotFoundError, LookupError)):
         return ReaderError(
             "NOT_FOUND",
