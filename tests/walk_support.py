@@ -133,7 +133,7 @@ class Walk:
                 self.problems.append(f"{self.dialect}: {op} {args} -> next_action {action} names no tool")
                 return
             if key(step_op, step_args) in made:
-                chain = " -> ".join(made + [key(step_op, step_args)])
+                chain = " -> ".join([*made, key(step_op, step_args)])
                 self.problems.append(f"{self.dialect}: loop after {code(answer)}: {chain}")
                 return
             made.append(key(step_op, step_args))
