@@ -142,8 +142,16 @@ def list_node(
     )
     tools = [public_pointer(p, confidences.get(p["tool_id"]) if confidences else None) for p in page]
     hints = []
-    if tools:
-        next_action: Json | None = {"op": "describe", "args": {"tool_id": tools[0]["tool_id"]}}
+    best = max(confidences.values(), default=0.0)
+    weak = store.searcher_required().weak_words(query, best) if searched and tools and not offset else None
+    if weak is not None:  # the ranked hits share only part of the request: say so, and browse instead
+        hints.append(
+            f"No good match for {shown(query, 200)}: no tool mentions {', '.join(repr(w) for w in weak[:5])}, "
+            "so these match only part of it. Try other words for it, or browse this category."
+        )
+        next_action: Json | None = {"op": "list", "args": {"path": "/".join(where)}}
+    elif tools:
+        next_action = {"op": "describe", "args": {"tool_id": tools[0]["tool_id"]}}
     elif nodes:
         next_action = {"op": "list", "args": {"path": "/".join(nodes[0]["path"])}}
     else:
@@ -163,6 +171,8 @@ def list_node(
         ("path", "nodes", "tools"),
     )
     out["next_cursor"] = encode_cursor(offset + count) if more else None
+    if weak is not None:
+        out["weak"] = True
     return ok(out, help_path="/".join(where) or "root", hints=hints, next_action=next_action)
 
 
