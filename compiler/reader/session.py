@@ -91,6 +91,9 @@ class Session:
             AuditLog(audit, self.session_id) if isinstance(audit, (str, Path)) else audit  # a host's sink as is
         )
         self.idempotency: IdempotencyRecords = IdempotencyStore()
+        #: The host's choice to list pinned tools beside the discovery tools (``Catalog.open(pinned=)``); None: the
+        #: catalogue's ``discovery.pinned`` setting decides.
+        self.pinned: bool | None = None
         self._expanded: set[str] = set()
         self._lock = threading.Lock()
 

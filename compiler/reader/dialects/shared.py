@@ -153,9 +153,10 @@ def _sample_value(name: str, schema: Any, root: Json, depth: int = 0) -> Any:
         item = _sample_value(name, schema.get("items"), root, depth + 1)
         return [item] * max(1, int(schema.get("minItems", 1)) if isinstance(schema.get("minItems"), int) else 1)
     if kind == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        raw_props = schema.get("properties")
+        inner: Json = raw_props if isinstance(raw_props, dict) else {}
         need = [n for n in schema.get("required") or [] if isinstance(n, str)]
-        return {n: _sample_value(n, props.get(n), root, depth + 1) for n in need}
+        return {n: _sample_value(n, inner.get(n), root, depth + 1) for n in need}
     if kind == "null":
         return None
     fmt = schema.get("format")
@@ -176,7 +177,8 @@ def sample_args(spec: Json) -> Json | None:
         for e in spec.get("examples", [])
         if isinstance(e, dict) and isinstance(e.get("args"), dict)
     ]
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    raw_props = schema.get("properties")
+    props: Json = raw_props if isinstance(raw_props, dict) else {}
     handler = spec.get("handler")
     needed = [str(n) for n in schema.get("required") or []]
     if isinstance(handler, dict):

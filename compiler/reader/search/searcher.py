@@ -507,16 +507,11 @@ class Searcher(IndexReader):
             if (not page and offset == 0) or nothing:
                 raise self._no_match(text, path, anywhere=not nothing)
             end = offset + len(page)
-            answer = {
-                "category_path": path,
-                "results": [lean_hit(pointer, score) for pointer, score, _ in page],
-                "next_cursor": encode_cursor(end, key) if more else None,
-            }
+            results = [lean_hit(pointer, score) for pointer, score, _ in page]
+            cursor_next = encode_cursor(end, key) if more else None
+            answer = {"category_path": path, "results": results, "next_cursor": cursor_next}
             if missing is not None:
-                answer = _weak_answer(text, answer["results"], missing, key="results", browse=path) | {
-                    "category_path": path,
-                    "next_cursor": answer["next_cursor"],
-                }
+                answer = {**answer, **_weak_answer(text, results, missing, key="results", browse=path)}
             return _noted(answer, query)
         except ReaderError as err:
             return err.envelope()
