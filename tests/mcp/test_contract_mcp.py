@@ -10,6 +10,8 @@ import pytest
 from mcp import StdioServerParameters
 from test_mcp_clients import TOOLCAT, call, connect
 
+from toolcat.reader import Catalog, ReaderError
+
 
 def _params(build_dir: Path, dialect: str, sandbox: Path, *extra: str) -> StdioServerParameters:
     args = ["serve", "--build", str(build_dir), "--dialect", dialect, "--sandbox", str(sandbox), "--poll", "0", *extra]
@@ -35,3 +37,78 @@ def test_an_allowed_null_unassigns_a_task_over_mcp(example_build: Path, tmp_path
     assert answer["ok"] is True, answer
     assert answer["result"]["assignee"] is None
     assert answer["result"]["due_date"] is None
+
+
+# -- 001: the gateway lists exactly its discovery tools unless the host (or the catalogue) asks for pinned ones -----
+def _names(tools: list[Any]) -> list[str]:
+    return [t.name for t in tools]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_gateway_lists_exactly_three_tools_unless_pinned_is_asked(example_build: Path, tmp_path: Path, mode: str):
+    """001: without --pinned, tools/list is tool_help, tool_exec, tool_batch; --pinned adds the runnable pinned tools."""
+    pinned = {t["alias"] for t in Catalog.open(example_build).always_loaded()}
+    assert pinned  # the example pins file.read
+
+    async def run() -> tuple[list[str], list[str], list[str]]:
+        async with connect(_params(example_build, "gateway", tmp_path), mode) as client:
+            plain = _names((await client.list_tools()).tools)
+            with_pinned_off = await call(client, "tool_help", {"path": "root"})
+            assert with_pinned_off["ok"] is True
+        async with connect(_params(example_build, "gateway", tmp_path, "--pinned"), mode) as client:
+            asked = _names((await client.list_tools()).tools)
+            read = await call(client, "file_read", {"path": "notes.txt"})
+            assert read["error"]["code"] == "NOT_FOUND", read  # listed and callable (the file is absent)
+        no_python = ("--pinned", "--allow-python", "nothing.allowed.")
+        async with connect(_params(example_build, "gateway", tmp_path, *no_python), mode) as client:
+            refused = _names((await client.list_tools()).tools)
+        return plain, asked, refused
+
+    plain, asked, refused = anyio.run(run)
+    assert plain == ["tool_help", "tool_exec", "tool_batch"]
+    assert asked[:3] == plain
+    assert set(asked[3:]) == pinned
+    assert refused == plain  # a pinned tool this session cannot run (python handlers refused) is not listed
+
+
+def test_pinned_python_api_and_catalogue_setting(example_src_copy: Path, tmp_path: Path) -> None:
+    """Catalog.open(pinned=) decides; without it the catalogue's discovery.pinned does (off by default)."""
+    from toolcat.build import build  # noqa: PLC0415
+
+    plain = tmp_path / "plain"
+    build(example_src_copy, plain)
+    assert Catalog.open(plain).pins_tools is False
+    assert Catalog.open(plain).pinned_tools() == []
+    assert [t["tool_id"] for t in Catalog.open(plain, pinned=True).pinned_tools()] == ["file.read"]
+    assert Catalog.open(plain, pinned=True, allow_handlers={"python": []}).pinned_tools() == []
+    (example_src_copy / "toolcat.yaml").write_text("search: {embedder: none}\ndiscovery: {pinned: true}\n")
+    setting = tmp_path / "setting"
+    build(example_src_copy, setting)
+    assert Catalog.open(setting).pins_tools is True
+    assert Catalog.open(setting, pinned=False).pinned_tools() == []
+    with pytest.raises(ReaderError) as caught:
+        Catalog.open(setting, pinned="yes")  # type: ignore[arg-type]
+    assert caught.value.code == "BAD_REQUEST"
+
+
+# -- 002: the per-domain system prompt names the discover_<domain>_tools it offers -------------------------------
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_per_domain_system_prompt_names_its_discover_tools(example_src_copy: Path, tmp_path: Path, mode: str):
+    """With discovery.per_domain, prompts/get system_prompt names each discover_<domain>_tools that tools/list shows."""
+    from toolcat.build import build  # noqa: PLC0415
+
+    (example_src_copy / "toolcat.yaml").write_text("search: {embedder: none}\ndiscovery: {per_domain: [file, onto]}\n")
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+
+    async def run() -> tuple[list[str], str]:
+        async with connect(_params(out, "namespaced", tmp_path), mode) as client:
+            names = _names((await client.list_tools()).tools)
+            prompt = await client.get_prompt("system_prompt")
+            return names, prompt.messages[0].content.text
+
+    names, text = anyio.run(run)
+    offered = [n for n in names if n.startswith("discover_")]
+    assert offered == ["discover_file_tools", "discover_onto_tools"]
+    for name in offered:
+        assert name in text, text
