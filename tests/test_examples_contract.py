@@ -189,3 +189,30 @@ def test_the_example_catalogue_builds_without_unrunnable_examples() -> None:
 
     _, diagnostics = compile_catalog(EXAMPLE_SRC)
     assert [d.render() for d in diagnostics if d.code == "example_unrunnable"] == []
+
+
+def test_eval_ids_are_the_catalogues_ids(example_build: Path) -> None:
+    """Every id an eval file of catalog_src expects is a canonical id of the example catalogue (renames followed)."""
+    import yaml  # noqa: PLC0415
+    from support import EXAMPLE_SRC  # noqa: PLC0415
+
+    ids = {row["name"] for row in Catalog.open(example_build).tool_list()["tools"]}
+    files = sorted((EXAMPLE_SRC / "evals").glob("*.yaml"))
+    assert files
+    stale = []
+    for path in files:
+        for query in yaml.safe_load(path.read_text())["queries"]:
+            expected = query["expect"] if isinstance(query["expect"], list) else [query["expect"]]
+            stale += [f"{path.name}: {query['query']!r} expects {e}" for e in expected if e not in ids]
+    assert not stale, "\n".join(stale)
+
+
+def test_docs_count_the_direct_dialects_tools_from_the_catalogue(example_build: Path) -> None:
+    """docs/mcp.md's "N tools for the example" is the number of tools --dialect direct lists (not a stale figure)."""
+    import re  # noqa: PLC0415
+
+    from support import REPO  # noqa: PLC0415
+
+    count = Catalog.open(example_build).direct_tools()["count"]
+    said = re.findall(r"\((\d+) tools for the example\)", (REPO / "docs" / "mcp.md").read_text())
+    assert said == [str(count)], (said, count)
