@@ -112,3 +112,62 @@ def test_per_domain_system_prompt_names_its_discover_tools(example_src_copy: Pat
     assert offered == ["discover_file_tools", "discover_onto_tools"]
     for name in offered:
         assert name in text, text
+
+
+# -- no hint loops over MCP: the next_action walk (tests/walk_support.py) in both eras, gateway and namespaced ------
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("dialect", ["gateway", "namespaced"])
+def test_next_action_walk_over_mcp(example_build: Path, tmp_path: Path, mode: str, dialect: str) -> None:
+    """From every error of every example tool (and the weak searches), 5 followed next_actions never revisit a call.
+
+    http handlers are refused here (--allow-http names only an unused loopback port), so no request leaves the
+    machine; the Python API walk (tests/test_next_action_walk.py) runs them through a stand-in.
+    """
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+    from walk_support import Walk, exposed_tools, starting_calls, weak_searches  # noqa: PLC0415
+
+    cat = Catalog.open(example_build)
+    calls = starting_calls(cat, dialect) + weak_searches(dialect)
+    aliases = {row["alias"] for row in cat.tool_list()["tools"]}
+    params = _params(example_build, dialect, tmp_path, "--allow-http", "127.0.0.1:9")
+
+    async def run() -> Walk:
+        async with connect(params, mode) as client:
+
+            async def execute(op: str, args: dict[str, Any]) -> dict[str, Any]:
+                try:
+                    return await call(client, op, args)
+                except MCPError as exc:  # an alias the server does not know: a protocol error, not a loop
+                    return {"ok": False, "error": {"code": "PROTOCOL", "message": str(exc), "next_action": None}}
+
+            walk = Walk(dialect, execute, exposed_tools(dialect, []), aliases)
+            for op, args in calls:
+                await walk.walk(op, args)
+            return walk
+
+    walk = anyio.run(run)
+    assert not walk.problems, "\n".join(walk.problems)
+    assert "PROTOCOL" not in walk.codes
+    assert {"VALIDATION_ERROR", "TOOL_NOT_FOUND"} <= walk.codes
+    assert walk.steps >= len(calls)
+
+
+# -- 004 over MCP: describe -> the alias call describe offers -> task.code_review(target="src/") -----------------
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_004_describe_then_alias_call_over_mcp(example_build: Path, tmp_path: Path, mode: str) -> None:
+    """tool_describe(task.code_review) offers a call that runs; task_code_review(target="src/") runs as 004 writes it."""
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with connect(_params(example_build, "namespaced", tmp_path), mode) as client:
+            described = await call(client, "tool_describe", {"name": "task.code_review"})
+            action = described["next_action"]
+            offered = await call(client, action["op"], action["args"])
+            verbatim = await call(client, "task_code_review", {"target": "src/"})
+            return described, offered, verbatim
+
+    described, offered, verbatim = anyio.run(run)
+    assert described["next_action"]["op"] == "task_code_review"
+    assert described["next_action"]["args"], described["next_action"]  # the required target, not {}
+    assert offered["ok"] is True, offered
+    assert verbatim["ok"] is True, verbatim
+    assert verbatim["result"]["arguments"]["target"] == "src/"
