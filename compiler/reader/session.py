@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format.envelope import ReaderError, error_envelope, is_error
+from ..format.schema_nulls import without_null_optionals
 from ..format.types import Json
 from .audit import AuditLog, AuditSink, tool_labels
 from .checks import MAX_NAME, as_sent, bad, check_bool, deprecation_note, ok, or_default, shown, trace_id
@@ -273,9 +274,7 @@ class Session:
             warnings.append(deprecation_note(spec))
         self.authorize(tool_id, spec, dry=dry)
         schema = spec.get("args_schema") or {}
-        given, host = arguments.fill_context(
-            spec, arguments.without_null_optionals(schema, args), self.context, warnings
-        )
+        given, host = arguments.fill_context(spec, without_null_optionals(schema, args), self.context, warnings)
         meta["_labels"] = tool_labels(tool_id, spec, host)
         if host:
             meta["context_filled"] = host

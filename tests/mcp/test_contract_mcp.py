@@ -115,6 +115,7 @@ def test_per_domain_system_prompt_names_its_discover_tools(example_src_copy: Pat
 
 
 # -- no hint loops over MCP: the next_action walk (tests/walk_support.py) in both eras, gateway and namespaced ------
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize("dialect", ["gateway", "namespaced"])
 def test_next_action_walk_over_mcp(example_build: Path, tmp_path: Path, mode: str, dialect: str) -> None:

@@ -16,7 +16,7 @@ from ...format import json_paths, schemaguard
 from ...format.canonical import dumps
 from ...format.json_paths import child_path
 from ...format.names import ACTION, ENTITY, MAX_TOOL_ID, RULES, entity_action, tool_id_problem
-from ...reader.execution import runners
+from ...format.schema_nulls import without_null_optionals
 from ..errors import Diagnostic, Severity
 from ..tokens import count_tokens
 from .parse import Parsed, parse_bytes
@@ -102,18 +102,30 @@ class _Checker:
     ) -> None:
         """A warning for each example the reader would refuse before running it (issue 34: examples are a contract).
 
-        The reader's own steps (:func:`toolcat.reader.execution.runners.example_problems`): nulls, defaults,
-        validation, the http request its handler would build (a URL path parameter neither given nor defaulted).
+        After the reader's null rule and defaults (:func:`toolcat.format.schema_nulls.without_null_optionals`, the
+        top-level ``default`` s), an http handler's URL path parameters must all have a value; the examples test
+        (tests/test_examples_contract.py) runs every example through the reader itself.
         """
-        spec = {"tool_id": tool_id, "args_schema": args_schema, "handler": handler}
+        needed = url_parameters(handler)
+        if not needed:
+            return
+        properties = args_schema.get("properties") if isinstance(args_schema, dict) else None
+        defaulted = {
+            str(name)
+            for name, sub in (properties.items() if isinstance(properties, dict) else ())
+            if isinstance(sub, dict) and "default" in sub
+        }
         for index, example in enumerate(examples):
-            problems = runners.example_problems(spec, example.get("args", {}))
-            if problems:
+            given = set(without_null_optionals(args_schema, example.get("args", {}))) | defaulted
+            missing = [name for name in needed if name not in given]
+            if missing:
                 self.warning(
                     child_path(child_path(path, "examples"), index),
-                    f"example {index + 1} of {tool_id} cannot run: {problems[0]}",
+                    f"example {index + 1} of {tool_id} cannot run: the handler's URL needs "
+                    f"{', '.join(missing)}, which neither the example nor a default in args_schema gives",
                     code="example_unrunnable",
-                    hint="Give the argument in the example, or a default in args_schema; `toolcat exec --dry-run` shows the call.",
+                    hint="Give the argument in the example, or a default in args_schema; "
+                    "`toolcat exec --dry-run` shows the call.",
                 )
 
     def schema(self, schema: Any, path: str, *, root_object: bool) -> bool:
@@ -596,3 +608,17 @@ def check_tools_file(rel: str, data: bytes) -> FileResult:
         if record is not None:
             result.tools.append(record)
     return result
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def url_parameters(handler: Any) -> list[str]:
+    """The arguments an http handler's URL path needs: its ``{placeholders}`` and its ``params`` with ``in: path``."""
+    if not isinstance(handler, dict) or handler.get("type") != "http":
+        return []
+    names = _PLACEHOLDER.findall(str(handler.get("url", "")))
+    params = handler.get("params")
+    if isinstance(params, dict):
+        names += [str(n) for n, spec in params.items() if isinstance(spec, dict) and spec.get("in") == "path"]
+    return list(dict.fromkeys(names))

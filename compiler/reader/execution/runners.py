@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ...format.envelope import ReaderError
-from .arguments import apply_defaults, validate_args, without_null_optionals
 from .handlers import register_handler
 from .network import checked_request, http_static_refusal
 from .policy import DEFAULT_POLICY, HOW_TO_ALLOW, HandlerPolicy, mcp_target, sandbox_scope
@@ -30,7 +29,6 @@ __all__ = [
     "PLACEHOLDER",
     "ExecContext",
     "describe_run",
-    "example_problems",
     "map_exception",
     "read_resource",
     "run_http",
@@ -480,32 +478,3 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
     elif kind == "skill":
         plan["reads"] = "the task list" if "tasks" in handler else args.get("resource") or "the instructions"
     return plan
-
-
-def example_problems(spec: dict[str, Any], args: Any) -> list[str]:
-    """Why the reader would refuse to run an example of ``spec`` before its handler runs ([] when it would run).
-
-    The steps of a call up to a dry run (:meth:`toolcat.reader.session.Session.tool_exec`): nulls the schema does
-    not allow dropped, defaults applied, arguments validated, the http request built (its URL's path parameters
-    filled), a task's required arguments present. The build warns with these (docs/sources.md, examples).
-    """
-    if not isinstance(args, dict):
-        return ["the example's args are not an object"]
-    schema = spec.get("args_schema") or {}
-    filled = apply_defaults(schema, without_null_optionals(schema, args))
-    errors = validate_args(schema, filled, [])
-    if errors:
-        return [
-            f"{e['field']}: {e['message']}" + (f" (expected {e['expected']})" if e.get("expected") else "")
-            for e in errors
-        ]
-    handler = spec.get("handler")
-    if isinstance(handler, dict) and handler.get("type") == "skill" and "tasks" not in handler:
-        missing = [str(n) for n in handler.get("requires") or [] if n not in filled]
-        if missing and "resource" not in filled:
-            return [f"the task needs {', '.join(missing)}"]
-    try:
-        describe_run({**spec, "tool_id": str(spec.get("tool_id") or spec.get("id") or "")}, filled)
-    except ReaderError as exc:
-        return [exc.message]
-    return []
