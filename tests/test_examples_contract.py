@@ -216,3 +216,61 @@ def test_docs_count_the_direct_dialects_tools_from_the_catalogue(example_build: 
     count = Catalog.open(example_build).direct_tools()["count"]
     said = re.findall(r"\((\d+) tools for the example\)", (REPO / "docs" / "mcp.md").read_text())
     assert said == [str(count)], (said, count)
+
+
+def test_defaults_reach_path_query_header_and_body_in_a_dry_run(make_tree, tmp_path: Path) -> None:
+    """An OpenAPI-style http handler gets every schema default where its params say, and the dry run shows it."""
+    from toolcat.build import build  # noqa: PLC0415
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "team": {"type": "string", "default": "core"},
+            "page_size": {"type": "integer", "default": 25},
+            "trace": {"type": "string", "default": "off"},
+            "title": {"type": "string"},
+            "priority": {"type": "string", "default": "low"},
+        },
+        "required": ["title"],
+    }
+    handler = {
+        "type": "http",
+        "method": "POST",
+        "url": "https://api.example.com/teams/{team}/items",
+        "params": {"team": {"in": "path"}, "page_size": {"in": "query"}, "trace": {"in": "header", "name": "X-Trace"}},
+        "body": {"encoding": "json"},
+    }
+    src = make_tree(
+        {
+            "_node.yaml": {"title": "Items", "summary": "An items API."},
+            "tools.yaml": {
+                "tools": [
+                    {
+                        "id": "api.item.create",
+                        "summary": "Create an item.",
+                        "kind": "write",
+                        "args_schema": schema,
+                        "handler": handler,
+                        "examples": [{"description": "a title only", "args": {"title": "Hello"}}],
+                    },
+                    {
+                        "id": "api.item.create_lean",
+                        "summary": "Create an item, defaults left to the server.",
+                        "kind": "write",
+                        "args_schema": schema,
+                        "handler": {**handler, "send_defaults": False},
+                    },
+                ]
+            },
+        }
+    )
+    build(src, tmp_path / "build")
+    cat = Catalog.open(tmp_path / "build")
+    plan = cat.tool_exec("api.item.create", {"title": "Hello"}, dry_run=True)["would_run"]
+    assert plan["url"] == "https://api.example.com/teams/core/items?page_size=25", plan
+    assert "X-Trace" in plan["headers"]
+    assert plan["body"] == {"title": "Hello", "priority": "low"}, plan
+    lean = cat.tool_exec("api.item.create_lean", {"title": "Hello"}, dry_run=True)["would_run"]
+    assert lean["url"] == "https://api.example.com/teams/core/items", lean  # the path still gets its default
+    assert "X-Trace" not in lean["headers"]
+    assert lean["body"] == {"title": "Hello"}, lean
