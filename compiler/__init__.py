@@ -11,19 +11,19 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
-
-#: Version of the artifact format written to ``build/`` (see docs/format.md).
-FORMAT_VERSION = 1
+from .format.version import FORMAT_VERSION, __version__
 
 #: Names re-exported from :mod:`toolcat.reader`, loaded on first access.
 _READER_NAMES = ("Catalog", "ReaderError", "ERROR_CODES", "error_envelope", "is_error", "register_handler")
+#: The root of every exception toolcat raises on purpose (toolcat.format.errors draws the tree).
+_FORMAT_NAMES = ("ToolcatError",)
 
 __all__ = [
     "ERROR_CODES",
     "FORMAT_VERSION",
     "Catalog",
     "ReaderError",
+    "ToolcatError",
     "__version__",
     "error_envelope",
     "is_error",
@@ -34,4 +34,6 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name in _READER_NAMES:
         return getattr(importlib.import_module(".reader", __name__), name)
+    if name in _FORMAT_NAMES:
+        return getattr(importlib.import_module(".format.errors", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -117,7 +117,7 @@ def test_the_version_has_one_source():
     project = tomllib.loads((root / "pyproject.toml").read_text())
     assert "version" in project["project"]["dynamic"]
     assert "version" not in project["project"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "toolcat.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "toolcat.format.version.__version__"}
 
 
 def _source_copy(dest: Path) -> Path:

@@ -18,12 +18,12 @@ from typing import Any
 from ..format.embedding import BUNDLED_MINILM, STATIC_MINILM
 from ..format.json_paths import child_path
 from .errors import Diagnostic, Severity, SourceError
+from .sources.kinds import CONFIG_FILES
 from .sources.parse import MAX_SOURCE_BYTES, Parsed, parse_file
 
 log = logging.getLogger(__name__)
 
 #: The names the settings file may have at the source root; at most one of them may exist.
-CONFIG_FILES = ("toolcat.yaml", "toolcat.yml")
 #: Every key the settings file may hold: section → option → what it takes (docs/sources.md, "Build settings").
 OPTIONS: dict[str, dict[str, str]] = {
     "search": {

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..format import settings
 from . import tokens
 from .artifacts import ArtifactSet, Contributor, Specs
 from .filestore import FileStore
@@ -73,7 +74,7 @@ def _parallel(catalog: CompiledCatalog, stage: Path | None) -> bool:
         and SIDE_FROM_TOOLS <= len(catalog.tools) <= SIDE_UP_TO_TOOLS
         and (os.cpu_count() or 1) >= 2
         and fork_is_safe()
-        and os.environ.get("TOOLCAT_BUILD_WORKERS", "") != "1"
+        and settings.get("TOOLCAT_BUILD_WORKERS") != "1"
     )
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import FORMAT_VERSION, __version__
 from ..format.analyzer import ANALYZER_VERSION
+from ..format.version import FORMAT_VERSION, __version__
 from . import tokens
 from .artifacts import Contributor
 from .config import BuildConfig, read_config

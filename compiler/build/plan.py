@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import FORMAT_VERSION, __version__
 from ..format.aliases import PROVIDER_RULES, PROVIDERS
 from ..format.buckets import LOOKUP_HASH, lookup_bucket
 from ..format.canonical import dumps, sha256
 from ..format.names import entity_action
 from ..format.types import Ref
+from ..format.version import FORMAT_VERSION, __version__
 from .artifacts import ArtifactSet, Contributor, Specs, pointer
 from .filestore import FileStore
 from .memo import ToolMemo

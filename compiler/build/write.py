@@ -47,11 +47,22 @@ STATE = ".toolcat-state.json"
 KEEP_VERSIONS = 10
 #: Folders of ``out`` that other commands own (the docs site); carried over unchanged.
 CARRIED_FOLDERS = ("site",)
-#: Test-only hooks: kill the build process with SIGKILL at a named point of the swap
-#: (``before-swap``, ``after-exchange``, ``between-renames``), and force the two-rename swap
-#: (``renames``). tests/test_build_hardening.py proves crash recovery with them.
-CRASH_HOOK = "TOOLCAT_TEST_CRASH_AT"
-SWAP_HOOK = "TOOLCAT_TEST_SWAP"
+
+
+@dataclass(slots=True)
+class Faults:
+    """Test-only fault injection, set in-process (never read from the environment).
+
+    ``crash_at`` kills the build process with SIGKILL at a named point of the swap (``before-swap``,
+    ``after-exchange``, ``between-renames``); ``swap`` = ``renames`` forces the two-rename swap.
+    tests/security/test_build_hardening.py proves crash recovery with them, in a child process that sets them.
+    """
+
+    crash_at: str = ""
+    swap: str = ""
+
+
+FAULTS = Faults()
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -136,7 +147,7 @@ def exchange(a: Path, b: Path) -> bool:
 
 
 def _crash_point(name: str) -> None:
-    if os.environ.get(CRASH_HOOK) == name:
+    if FAULTS.crash_at == name:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -398,7 +409,7 @@ def _swap(tmp: Path, out: Path, old: Path) -> None:
         _rename_into_place(tmp, out, old)
         return
     try:
-        swapped = os.environ.get(SWAP_HOOK) != "renames" and exchange(tmp, out)
+        swapped = FAULTS.swap != "renames" and exchange(tmp, out)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         msg = f"could not swap the new build into {out}: {exc}. The previous build is untouched."

@@ -26,7 +26,8 @@ def _print_warnings(warnings: list[Diagnostic], quiet: bool) -> None:
 @contextlib.contextmanager
 def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
     """Phase-by-phase progress on stderr for builds of more than a few hundred tools (none under ``-q``)."""
-    from ..build.sources.load import TOOL_SUFFIXES, source_files  # noqa: PLC0415 - keeps --help fast
+    from ..build.sources.kinds import TOOL_SUFFIXES  # noqa: PLC0415 - keeps --help fast
+    from ..build.sources.load import source_files  # noqa: PLC0415 - keeps --help fast
 
     if not src.is_dir() or not wanted():
         yield None

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..format import settings
+
 #: A handler's arguments and its result: a JSON object.
 JSONDict = dict[str, Any]
 
@@ -60,7 +62,7 @@ def sandbox_root() -> Path:
     from ..format.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
     from ..reader.execution.policy import current_sandbox  # noqa: PLC0415
 
-    raw = current_sandbox() or os.environ.get(SANDBOX_ENV, "").strip()
+    raw = current_sandbox() or settings.get(SANDBOX_ENV)
     if not raw:
         raise ReaderError(
             "NOT_AUTHORIZED",

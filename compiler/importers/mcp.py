@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
+from ..format import settings
 from ..format.interpreter import interpreter_argv
 from ..format.types import Json
 from .common import (
@@ -270,10 +270,10 @@ def _live(command: str | None, url: str | None, env: dict[str, str], timeout: fl
     argv = shlex.split(command) if command is not None else None
     if argv is not None and not argv:
         raise McpImportError("--command is empty")
-    missing = sorted(var[2:-1] for var in env.values() if var[2:-1] not in os.environ)
+    missing = sorted(var[2:-1] for var in env.values() if settings.named(var[2:-1]) is None)
     if missing:
         raise McpImportError(f"--env names {', '.join(missing)}, which is not set in this environment")
-    values = {key: os.environ[var[2:-1]] for key, var in env.items()}
+    values = {key: settings.named(var[2:-1]) or "" for key, var in env.items()}
     try:
         tools, server_name = anyio.run(fetch_tools, argv, url, values, timeout)
     except McpImportError:

@@ -58,6 +58,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
+from ..format import settings
 from ..format.dialects import DiscoveryTool
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
@@ -720,7 +721,7 @@ def http_guard(options: ServeOptions) -> HttpGuard:
     """The HTTP guards of ``options``; the token is read from the named environment variable (never logged)."""
     token = None
     if options.token_env is not None:
-        token = os.environ.get(options.token_env) or None
+        token = settings.named(options.token_env)
         if token is None:
             raise ExposureError(
                 f"--token-env {options.token_env}: that environment variable is unset or empty; "
@@ -746,5 +747,5 @@ def serve(options: ServeOptions, ready: Callable[[str], None] | None = None) -> 
     if options.transport == "stdio":
         anyio.run(server.run_stdio)
     else:
-        os.environ.setdefault("PYTHONUNBUFFERED", "1")
+        settings.set_default("PYTHONUNBUFFERED", "1")
         asyncio.run(server.run_http(options.host, options.port, ready, guard))

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from opentelemetry import metrics, trace
 
+from ..format import settings
 from ..format.envelope import is_error
 from ..format.types import Json
 from ..reader.audit import AuditSink
@@ -56,7 +56,7 @@ _duration = _meter.create_histogram("toolcat.operation.duration", unit="s", desc
 
 def configure(endpoint: str | None, service_name: str = "toolcat-serve") -> bool:
     """Install OTLP/HTTP exporters for traces and metrics when an endpoint is set; True when it did."""
-    endpoint = endpoint or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    endpoint = endpoint or settings.get("OTEL_EXPORTER_OTLP_ENDPOINT")
     if not endpoint:
         return False
     try:

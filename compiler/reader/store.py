@@ -19,12 +19,13 @@ from ..format.envelope import ReaderError
 from ..format.refs import check_ref, verify
 from ..format.shapes import check_shape
 from ..format.types import Json
+from ..format.version import FORMAT_VERSION
 from .checks import MAX_NAME, child_name, close_names, shown
 from .fetch.folder import Source
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_FORMAT_VERSION = 1
+SUPPORTED_FORMAT_VERSION = FORMAT_VERSION  # a reader reads exactly the format its release writes
 MEMORY_CACHE_ENTRIES = 20_000
 #: Above this many tools, a TOOL_NOT_FOUND does not walk every node shard to suggest names.
 SUGGEST_WALK_LIMIT = 2_000

@@ -7,12 +7,12 @@ mkdocs loads the generated ``toolcat_hooks.py`` beside ``mkdocs.yml``, which imp
 from __future__ import annotations
 
 import functools
-import os
 import re
 from importlib import resources
 from typing import Any
 
 from ..build.errors import BuildError
+from ..format import settings
 from .text import FRAGMENT_TAGS, SAFE_SCHEMES, url_scheme
 
 #: The hook module written beside ``mkdocs.yml``; mkdocs loads it by path and calls its ``on_*`` functions.
@@ -122,7 +122,7 @@ PROGRESS_FILE_ENV = "TOOLCAT_SITE_PROGRESS_FILE"
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:  # noqa: ARG001 - mkdocs' hook signature
     """mkdocs hook: every page's rendered content goes through nh3 before the theme wraps it (and is counted)."""
     clean = sanitize_page(html)
-    progress = os.environ.get(PROGRESS_FILE_ENV)
+    progress = settings.get(PROGRESS_FILE_ENV)
     if progress:
         with open(progress, "ab") as counter:  # noqa: PTH123 - one byte per page, appended by any worker
             counter.write(b".")

@@ -41,6 +41,7 @@ import yaml
 from ..build.errors import BuildError
 from ..build.progress import Reporter, listening, phase, report, reporting
 from ..build.write import build_lock, exchange
+from ..format import settings
 from . import incremental as site_incremental
 from .hooks import (
     HOOKS_FILE,
@@ -212,7 +213,7 @@ def run_mkdocs(config: Path, site_dir: Path, *, dirty: bool = False) -> None:
     # builds of the same catalogue byte-identical (CI may pass the commit time instead)
     env = {
         "SOURCE_DATE_EPOCH": "0",
-        **os.environ,
+        **settings.child_environ(),
         "NO_MKDOCS_2_WARNING": "1",
         "DISABLE_MKDOCS_2_WARNING": "true",
         **_MKDOCS_ENV,

@@ -327,8 +327,17 @@ def test_exchange_swaps_two_folders_in_one_step(tmp_path: Path) -> None:
 def test_a_build_killed_at_the_swap_is_recovered(tmp_path: Path, crash_at: str, swap: str) -> None:
     """A build process that dies at the swap costs nothing: the next build keeps every version, leaves no debris."""
     src, out, versions = _three_versions(tmp_path)
-    crashed = run_cli(
-        "build", str(src), "--out", str(out), env={"TOOLCAT_TEST_CRASH_AT": crash_at, "TOOLCAT_TEST_SWAP": swap}
+    code = (
+        "import sys; from toolcat.build import write; from toolcat.cli import main;"
+        f"write.FAULTS.crash_at = {crash_at!r}; write.FAULTS.swap = {swap!r}; sys.argv[0] = 'toolcat'; main()"
+    )
+    crashed = subprocess.run(
+        [sys.executable, "-c", code, "build", str(src), "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-500:]
     assert leftovers(out), "the crash hook did not fire where expected"

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...format import settings
 from ...format.embedding import (
     DEFAULT_INSTALL,
     DEFAULT_SPEC,
@@ -56,7 +57,7 @@ def choose_embedder(config: BuildConfig, override: str | None = None) -> str | N
     """
     if override is not None or config.embedder_named:
         return config.embedder_for(override)
-    machine = os.environ.get("TOOLCAT_EMBEDDER", "").strip()
+    machine = settings.get("TOOLCAT_EMBEDDER")
     if machine:
         return config.embedder_for(machine)
     try:

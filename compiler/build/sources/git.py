@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...format import settings
 from ...format.json_paths import child_path
 from ..errors import Diagnostic, Severity
 from .limits import SourceParseError
@@ -91,10 +92,9 @@ class GitSkills:
 
 def cache_root() -> Path:
     """Where fetched commits are kept: ``$TOOLCAT_GIT_CACHE``, else the user's cache folder."""
-    if configured := os.environ.get("TOOLCAT_GIT_CACHE", "").strip():
+    if configured := settings.get("TOOLCAT_GIT_CACHE"):
         return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(base) / "toolcat" / "git"
+    return settings.cache_home() / "git"
 
 
 def _config(src: Path) -> tuple[Parsed, str] | None:
@@ -246,7 +246,7 @@ def git_sources(src: Path, out: GitSkills) -> list[GitSource]:
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run git with no hooks, no prompts, no system config and only the allowed transports, within the time limit."""
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        **settings.child_environ(drop_prefix="GIT_"),
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS,
         "GIT_CONFIG_NOSYSTEM": "1",

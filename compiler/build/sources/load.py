@@ -24,12 +24,10 @@ from typing import Any
 
 from ...format.canonical import sha256
 from ...format.json_paths import child_path
-from ...format.names import MAX_NODE_NAME, RULES, node_name_problem
-from ..config import CONFIG_FILES  # the build's settings (read by config.py), not tools files
 from ..errors import CatalogError, Diagnostics
 from ..progress import report
-from .agents import AGENT_FILE, check_agent, is_agent_file
 from .git import load_git_skills
+from .kinds import CONFIG_FILES, KINDS, TOOL_SUFFIXES, Entry
 from .parse import (
     MAX_SOURCE_BYTES,
     SourceFileError,
@@ -38,14 +36,12 @@ from .parse import (
     read_source,
     symlink_error,
 )
-from .skills import SkillResult, check_skill
+from .skills import SkillResult
 from .tools import FileResult, check_tools_file
 
 log = logging.getLogger(__name__)
 
 NODE_FILE = "_node.yaml"
-RESERVED_ROOT_DIRS = {"evals"}
-TOOL_SUFFIXES = (".yaml", ".yml", ".json")
 #: Tools files are checked in worker processes (fork, at most this many) once there is this much to check;
 #: below it the start-up costs more than it saves. Each file's result is a pure function of its bytes.
 PARALLEL_CHECK_BYTES = 1 << 20
@@ -242,11 +238,68 @@ def _counted(rels: list[str], results: Iterable[FileResult]) -> dict[str, FileRe
     return checked
 
 
+class Walk:
+    """One walk of the source tree: what the source kinds (:mod:`toolcat.build.sources.kinds`) record into."""
+
+    def __init__(self, root: Path, cache: dict[str, Any], out: Loaded) -> None:
+        self.root = root
+        self.out = out
+        self._cache = cache
+        self._stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
+        self._subfolders: list[tuple[Path, tuple[str, ...]]] = []
+        self.pending: dict[str, bytes] = {}  # tools files to check: rel → bytes
+        self.digests: dict[str, str] = {}
+        self.tools_files = sum(
+            1
+            for rel in out.file_hashes
+            if Path(rel).suffix in TOOL_SUFFIXES and Path(rel).name != NODE_FILE and rel not in CONFIG_FILES
+        )
+
+    def descend(self, folder: Path, path: tuple[str, ...]) -> None:
+        """Walk ``folder`` (the node at ``path``) after the current folder's entries, in name order."""
+        self._subfolders.append((folder, path))
+
+    def add_tools_file(self, entry: Entry) -> None:
+        """A tools file: its cached result, or its bytes queued for checking (keeping the walk's order)."""
+        known = _read_tools_file(self.root, entry.path, entry.rel, self._cache)
+        if isinstance(known, FileResult):
+            self.out.tool_files[entry.rel] = known
+        else:
+            self.digests[entry.rel], self.pending[entry.rel] = known
+            self.out.tool_files[entry.rel] = FileResult()  # filled in once checked
+        self.out.tool_paths[entry.rel] = entry.node
+        if len(self.out.tool_files) < self.tools_files:  # the phase ends once, in load()
+            report("load", len(self.out.tool_files), self.tools_files)
+
+    def run(self) -> None:
+        """Visit every folder depth-first in name order, dispatching each entry to the first kind that claims it."""
+        while self._stack:
+            folder, path = self._stack.pop()
+            self.out.nodes.append(_read_node(self.root, folder, path, self.out.diagnostics))
+            self._subfolders = []
+            for entry in self._entries(folder, path):
+                kind = next((kind for kind in KINDS if kind.claims(entry)), None)
+                if kind is not None:
+                    kind.read(entry, self)
+            self._stack.extend(reversed(self._subfolders))
+
+    def _entries(self, folder: Path, path: tuple[str, ...]) -> Iterator[Entry]:
+        """The folder's entries for the kinds: hidden files and ``_node.yaml`` skipped, links refused here."""
+        for item in sorted(folder.iterdir(), key=lambda p: p.name):
+            if item.name.startswith(".") or item.name in {"__pycache__", NODE_FILE}:
+                continue
+            rel = item.relative_to(self.root).as_posix()
+            if item.is_symlink():
+                self.out.diagnostics.extend([file_diagnostic(rel, symlink_error(item, self.root))])
+                continue
+            yield Entry(item, rel, path, item.is_dir())
+
+
 def load(root: Path, cache: dict[str, Any] | None = None) -> Loaded:
     """Read and check every source under ``root``; ``cache`` maps file hash → checked result.
 
-    Reports the ``load`` phase per tools file read and the ``check`` phase per file checked
-    (:mod:`toolcat.build.progress`).
+    Each entry goes to the source kind that claims it (:mod:`toolcat.build.sources.kinds`). Reports the
+    ``load`` phase per tools file read and the ``check`` phase per file checked (:mod:`toolcat.build.progress`).
     """
     if not root.is_dir():
         raise CatalogError(
@@ -256,76 +309,13 @@ def load(root: Path, cache: dict[str, Any] | None = None) -> Loaded:
     cache = cache if cache is not None else {}
     out = Loaded()
     _, out.file_hashes = fingerprint(root)
-    tools_files = sum(
-        1
-        for rel in out.file_hashes
-        if Path(rel).suffix in TOOL_SUFFIXES and Path(rel).name != NODE_FILE and rel not in CONFIG_FILES
-    )
-    report("load", 0, tools_files)
-    pending: dict[str, bytes] = {}  # tools files to check: rel → bytes
-    digests: dict[str, str] = {}
-    stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
-    while stack:
-        folder, path = stack.pop()
-        out.nodes.append(_read_node(root, folder, path, out.diagnostics))
-        entries = sorted(folder.iterdir(), key=lambda p: p.name)
-        subfolders: list[tuple[Path, tuple[str, ...]]] = []
-        for entry in entries:
-            name = entry.name
-            if name.startswith(".") or name in {"__pycache__", NODE_FILE}:
-                continue
-            rel = entry.relative_to(root).as_posix()
-            if entry.is_symlink():
-                out.diagnostics.extend([file_diagnostic(rel, symlink_error(entry, root))])
-                continue
-            if entry.is_dir():
-                if name.startswith("_") or (not path and name in RESERVED_ROOT_DIRS):
-                    continue
-                if os.path.lexists(entry / AGENT_FILE):  # an agent (seed 004), served like a skill
-                    out.skills.append(check_agent(root, entry, path))
-                    continue
-                if os.path.lexists(entry / "SKILL.md"):
-                    out.skills.append(check_skill(root, entry, path))
-                    continue
-                if (entry / "skill.md").is_file():
-                    out.diagnostics.warning(
-                        f"{rel}/skill.md",
-                        "skill file is named skill.md; it is skipped",
-                        code="skill_filename",
-                        hint="Rename it to SKILL.md.",
-                    )
-                    continue
-                if node_name_problem(name) is not None:
-                    fixed = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")[:MAX_NODE_NAME] or "node"
-                    out.diagnostics.error(
-                        repr(rel)[1:-1],  # a name with a newline would break the diagnostic's line
-                        f"folder name {name!r} is not a valid node name",
-                        expected=RULES["node name"],
-                        got=repr(name),
-                        code="bad_node_name",
-                        hint=f"Rename the folder to {fixed!r}.",
-                    )
-                    continue
-                subfolders.append((entry, (*path, name)))
-            elif is_agent_file(entry, path):
-                out.skills.append(check_agent(root, entry, path))
-            elif entry.suffix in TOOL_SUFFIXES:
-                if not path and name in CONFIG_FILES:  # the catalogue's settings, not tools
-                    continue
-                known = _read_tools_file(root, entry, rel, cache)
-                if isinstance(known, FileResult):
-                    out.tool_files[rel] = known
-                else:
-                    digests[rel], pending[rel] = known
-                    out.tool_files[rel] = FileResult()  # keeps the walk's order; filled in below
-                out.tool_paths[rel] = path
-                if len(out.tool_files) < tools_files:  # the phase ends once, below
-                    report("load", len(out.tool_files), tools_files)
-        stack.extend(reversed(subfolders))
+    walk = Walk(root, cache, out)
+    report("load", 0, walk.tools_files)
+    walk.run()
     report("load", len(out.tool_files), len(out.tool_files))
-    for rel, result in _check_all(pending).items():
+    for rel, result in _check_all(walk.pending).items():
         out.tool_files[rel] = result
-        cache[digests[rel]] = (rel, result)
+        cache[walk.digests[rel]] = (rel, result)
     _add_git_skills(root, out)
     out.nodes.sort(key=lambda n: n.path)
     return out

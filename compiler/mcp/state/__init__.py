@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
+from ...format import settings
 from .base import StateStore
 from .working import StoredWorkingSet, WorkingSets
 
@@ -48,9 +48,8 @@ def default_state_path(location: str) -> Path:
     """
     is_url = location.startswith(("http://", "https://"))
     key = location if is_url else str(Path(location).resolve())
-    base = os.environ.get(STATE_HOME_ENV, "").strip() or str(Path.home() / ".local" / "state")
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-    return Path(base) / "toolcat" / f"serve-{digest}.sqlite"
+    return settings.state_home() / f"serve-{digest}.sqlite"
 
 
 def state_spec(spec: str | None, location: str, transport: str) -> str:

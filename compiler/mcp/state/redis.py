@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...format import settings
 from ...format.types import Json
 from ...reader.audit import AuditLog, AuditSink
 from .base import (
@@ -193,7 +193,7 @@ class RedisState(StateStore):
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
         self.client = redis.Redis.from_url(
             self.name,
-            password=os.environ.get(PASSWORD_ENV) or None,
+            password=settings.get(PASSWORD_ENV) or None,
             socket_timeout=SOCKET_SECONDS,
             socket_connect_timeout=SOCKET_SECONDS,
             health_check_interval=10,

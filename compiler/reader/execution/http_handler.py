@@ -24,18 +24,18 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from ... import __version__
+from ...format import settings
 from ...format.envelope import ReaderError
 from ...format.http_headers import has_control, header_name_problem
 from ...format.json_paths import too_deep
 from ...format.schemaguard import MAX_ARGS_DEPTH
+from ...format.version import __version__
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_STYLE = {
@@ -292,7 +292,7 @@ def build_request(
     ``allow_secret(env)`` is the host's decision whether this handler may read the variable ``env``
     (:meth:`~toolcat.reader.execution.policy.HandlerPolicy.allows_secret`); None allows every one.
     """
-    environ = os.environ if environ is None else environ
+    environ = settings.named_variables() if environ is None else environ
     deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH) is not None]
     if deep:  # validation refuses these first; the builder never recurses into them either
         raise ReaderError(

@@ -9,13 +9,13 @@ policy of a context that names none, and the ``file.*`` sandbox of a running cal
 from __future__ import annotations
 
 import contextvars
-import os
 import shlex
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import PurePath
 from typing import Any
 
+from ...format import settings
 from ...format.envelope import ReaderError
 from ...format.secrets import ENV_REFERENCE
 
@@ -77,7 +77,7 @@ def env_values(env: Mapping[str, Any], tool_id: str, environ: Mapping[str, str] 
     values that look like secrets. A referenced variable that is not set is NOT_AUTHORIZED,
     naming the variable, never a value.
     """
-    environ = os.environ if environ is None else environ
+    environ = settings.named_variables() if environ is None else environ
     out: dict[str, str] = {}
     for key, value in env.items():
         match = ENV_REFERENCE.match(str(value))

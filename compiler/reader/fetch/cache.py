@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ...format import settings
+
 log = logging.getLogger(__name__)
 
 _MAX_ETAG = 256
@@ -21,14 +23,8 @@ DEPRECATED_CACHE_VARIABLE = "TOOLCAT_CACHE"
 
 
 def default_cache_dir() -> Path:
-    """``$TOOLCAT_CACHE_DIR`` or ``~/.cache/toolcat`` (``$TOOLCAT_CACHE``, the deprecated name, with a warning)."""
-    env = os.environ.get(CACHE_VARIABLE)
-    old = os.environ.get(DEPRECATED_CACHE_VARIABLE)
-    if old:
-        use = f"it is ignored: {CACHE_VARIABLE} is set" if env else f"rename it to {CACHE_VARIABLE}"
-        log.warning("$%s is deprecated; %s", DEPRECATED_CACHE_VARIABLE, use)
-    chosen = env or old
-    return Path(chosen).expanduser() if chosen else Path.home() / ".cache" / "toolcat"
+    """The cache home (:func:`toolcat.format.settings.cache_home`: ``$TOOLCAT_CACHE_DIR``, XDG, ``~/.cache/toolcat``)."""
+    return settings.cache_home()
 
 
 def clean_etag(value: Any) -> str | None:

@@ -23,10 +23,10 @@ import base64
 import binascii
 import importlib.util
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
+from ...format import settings
 from ...format.envelope import ReaderError
 from . import hybrid
 
@@ -50,14 +50,13 @@ def host_allows(spec: str) -> bool:
     """Whether a reader here may load the model ``spec`` names: a built-in, or one the host allowed."""
     from ...format.embedding import BUILTIN_SPECS  # noqa: PLC0415 - stdlib module; imported with the tier
 
-    env = {part.strip() for part in os.environ.get("TOOLCAT_EMBEDDERS", "").split(",") if part.strip()}
+    env = {part.strip() for part in settings.get("TOOLCAT_EMBEDDERS").split(",") if part.strip()}
     return spec.strip().lower() in BUILTIN_SPECS or spec.strip() in _ALLOWED | env
 
 
 def wanted() -> bool:
     """Whether the tier may be used at all here (not turned off, numpy installed), before reading anything."""
-    off = os.environ.get("TOOLCAT_SEMANTIC", "").strip().lower() in ("0", "off", "no", "false")
-    return not off and importlib.util.find_spec("numpy") is not None
+    return not settings.flag_off("TOOLCAT_SEMANTIC") and importlib.util.find_spec("numpy") is not None
 
 
 class SemanticTier:
@@ -88,7 +87,7 @@ class SemanticTier:
         return self.reason is None
 
     def _check(self) -> str | None:
-        if os.environ.get("TOOLCAT_SEMANTIC", "").strip().lower() in ("0", "off", "no", "false"):
+        if settings.flag_off("TOOLCAT_SEMANTIC"):
             return "turned off (TOOLCAT_SEMANTIC=0)"
         ref = self._manifest.get("vectors")
         if not isinstance(ref, dict):

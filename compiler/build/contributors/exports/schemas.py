@@ -356,16 +356,48 @@ class _Gemini:
         return {"type": "string", "description": f"{desc} (a JSON value encoded as a string)".strip()}
 
     def convert(self, node: JSON, path: str) -> dict[str, JSON]:
+        """``node`` in Gemini's schema subset; what cannot be said there is warned about and kept in the description."""
         if not isinstance(node, dict):
             return self.free_form({}, path, "boolean schema")
-        node = dict(node)
         notes: list[str] = []
+        node = self._merged(dict(node), path, notes)
+        types = schema_types(node)
+        nullable = bool(node.get("nullable")) or "null" in types
+        types = [t for t in types if t != "null"]
+        if "anyOf" in node:
+            branches, null_branch = self._branches(node.pop("anyOf"), path)
+            nullable = nullable or null_branch
+            if len(branches) == 1 and not types:
+                kept = {k: v for k, v in node.items() if k in {"description", "title", "default"}}
+                return {**branches[0], **kept, **({"nullable": True} if nullable else {})}
+            if branches:
+                node["anyOf"] = branches
+        if len(types) > 1:
+            node["anyOf"] = [*node.get("anyOf", []), *({"type": t} for t in types)]
+            types = []
+        kind = types[0] if types else None
+        refused = self._refused(node, path, kind)
+        if refused is not None:
+            return refused
+        out: dict[str, JSON] = {"type": kind} if kind else {}
+        for key, value in node.items():
+            if key not in SILENT and key not in {"type", "properties", "required", "items", "anyOf", "nullable"}:
+                self._keyword(out, key, value, kind, schema_path(path, key), notes)
+        if "anyOf" in node:
+            out["anyOf"] = node["anyOf"]
+        if nullable:
+            out["nullable"] = True
+        self._children(out, node, kind, path)
+        _with_notes(out, notes)
+        return out
+
+    def _merged(self, node: dict[str, JSON], path: str, notes: list[str]) -> dict[str, JSON]:
+        """``oneOf`` as ``anyOf``, ``allOf`` merged into the node, a string ``const`` as a one-value enum."""
         if "oneOf" in node:
             node["anyOf"] = [*node.get("anyOf", []), *node.pop("oneOf")]
             self.warn(path, "oneOf became anyOf: exactly-one is no longer enforced")
         if "allOf" in node:
-            branches = [b for b in node.pop("allOf") if isinstance(b, dict)]
-            for branch in branches:
+            for branch in (b for b in node.pop("allOf") if isinstance(b, dict)):
                 for key, value in branch.items():
                     if key == "properties":
                         node["properties"] = {**node.get("properties", {}), **value}
@@ -382,78 +414,58 @@ class _Gemini:
             else:
                 notes.append(_note("const", value))
                 self.warn(schema_path(path, "const"), "dropped non-string const; kept in the description")
-        nullable = bool(node.get("nullable"))
-        types = schema_types(node)
-        if "null" in types:
-            nullable = True
-            types = [t for t in types if t != "null"]
-        if "anyOf" in node:
-            branches = []
-            for index, branch in enumerate(node.pop("anyOf")):
-                if isinstance(branch, dict) and schema_types(branch) == ["null"]:
-                    nullable = True
-                    continue
-                branches.append(self.convert(branch, schema_path(path, "anyOf", index)))
-            if len(branches) == 1 and not types:
-                merged = {**branches[0], **{k: v for k, v in node.items() if k in {"description", "title", "default"}}}
-                if nullable:
-                    merged["nullable"] = True
-                return merged
-            if branches:
-                node["anyOf"] = branches
-        if len(types) > 1:
-            node["anyOf"] = [*node.get("anyOf", []), *({"type": t} for t in types)]
-            types = []
-        out: dict[str, JSON] = {}
-        kind = types[0] if types else None
+        return node
+
+    def _branches(self, branches: JSON, path: str) -> tuple[list[dict[str, JSON]], bool]:
+        """The converted ``anyOf`` branches, and whether one of them was ``null`` (then dropped: nullable)."""
+        out, null = [], False
+        for index, branch in enumerate(branches):
+            if isinstance(branch, dict) and schema_types(branch) == ["null"]:
+                null = True
+                continue
+            out.append(self.convert(branch, schema_path(path, "anyOf", index)))
+        return out, null
+
+    def _refused(self, node: dict[str, JSON], path: str, kind: str | None) -> dict[str, JSON] | None:
+        """The free-form string stand-in for a node Gemini cannot type, else None."""
         if kind is None and "anyOf" not in node and "enum" not in node:
             return self.free_form(node, path, "a value of any type")
         if kind is not None and kind not in GEMINI_TYPES:
             return self.free_form(node, path, f"type {kind!r}")
         if kind == "object" and not node.get("properties"):
             return self.free_form(node, path, "a free-form object")
-        if kind:
-            out["type"] = kind
-        for key, value in node.items():
-            if key in SILENT or key in {"type", "properties", "required", "items", "anyOf", "nullable"}:
-                continue
-            if key == "enum":
-                if all(isinstance(v, str) for v in value) and kind in {None, "string"}:
-                    out["enum"] = list(value)
-                    out.setdefault("type", "string")
-                else:
-                    notes.append(_note(key, value))
-                    self.warn(
-                        schema_path(path, key),
-                        "dropped a non-string enum (Gemini enums are strings); kept in the description",
-                    )
-            elif key == "format":
-                if value in GEMINI_FORMATS.get(kind or "", frozenset()):
-                    out[key] = value
-                else:
-                    notes.append(_note(key, value))
-                    self.warn(
-                        schema_path(path, key),
-                        f"dropped format {value!r} (not supported for {kind}); kept in the description",
-                    )
-            elif key == "examples" and isinstance(value, list) and value:
-                out["example"] = value[0]
-            elif key == "additionalProperties":
-                if value not in (False, None):
-                    self.warn(
-                        schema_path(path, key), "dropped additionalProperties: extra keys are no longer described"
-                    )
-            elif key in GEMINI_KEYWORDS:
-                out[key] = copy.deepcopy(value)
-            else:
-                notes.append(_note(key, value))
-                self.warn(
-                    schema_path(path, key), f"dropped {key!r} (not in Gemini's schema subset); kept in the description"
-                )
-        if "anyOf" in node:
-            out["anyOf"] = node["anyOf"]
-        if nullable:
-            out["nullable"] = True
+        return None
+
+    def _keyword(
+        self, out: dict[str, JSON], key: str, value: JSON, kind: str | None, at: str, notes: list[str]
+    ) -> None:
+        """One keyword of the node into ``out``, or into the description's notes with a warning."""
+        if key == "enum":
+            if all(isinstance(v, str) for v in value) and kind in {None, "string"}:
+                out["enum"] = list(value)
+                out.setdefault("type", "string")
+                return
+            notes.append(_note(key, value))
+            self.warn(at, "dropped a non-string enum (Gemini enums are strings); kept in the description")
+        elif key == "format":
+            if value in GEMINI_FORMATS.get(kind or "", frozenset()):
+                out[key] = value
+                return
+            notes.append(_note(key, value))
+            self.warn(at, f"dropped format {value!r} (not supported for {kind}); kept in the description")
+        elif key == "examples" and isinstance(value, list) and value:
+            out["example"] = value[0]
+        elif key == "additionalProperties":
+            if value not in (False, None):
+                self.warn(at, "dropped additionalProperties: extra keys are no longer described")
+        elif key in GEMINI_KEYWORDS:
+            out[key] = copy.deepcopy(value)
+        else:
+            notes.append(_note(key, value))
+            self.warn(at, f"dropped {key!r} (not in Gemini's schema subset); kept in the description")
+
+    def _children(self, out: dict[str, JSON], node: dict[str, JSON], kind: str | None, path: str) -> None:
+        """An object's properties and required names, an array's items, converted."""
         if kind == "object":
             properties = {
                 name: self.convert(sub, schema_path(path, "properties", name))
@@ -469,8 +481,6 @@ class _Gemini:
             else:
                 self.warn(schema_path(path, "items"), "array without an items schema: items described as strings")
                 out["items"] = {"type": "string"}
-        _with_notes(out, notes)
-        return out
 
 
 def adapt_gemini(schema: dict[str, JSON], warn: Callable[[str, str], None]) -> dict[str, JSON] | None:
