@@ -516,8 +516,7 @@ class _Checker:
             alias = None
 
         host = self.host_fields(tool, tool_id, path, args_schema)
-        errors_after = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
-        if errors_after > errors_before:
+        if sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR) > errors_before:
             return None
         self.unrunnable_examples(tool_id, args_schema, handler, examples, path)
         line, _ = self.parsed.where(path)
