@@ -254,8 +254,8 @@ class Catalog:
             audit=audit,
             handlers=own_handlers,
             context=host_context,
+            pinned=pinned,
         )
-        session.pinned = pinned
         started = time.perf_counter()
         store.load(store.read_entry())
         session.record_open(source.location, (time.perf_counter() - started) * 1000)

@@ -76,6 +76,7 @@ class Session:
         audit: str | Path | AuditSink | None,
         handlers: dict[str, Handler] | None = None,
         context: dict[str, Any] | None = None,
+        pinned: bool | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -94,7 +95,7 @@ class Session:
         self.idempotency: IdempotencyRecords = IdempotencyStore()
         #: The host's choice to list pinned tools beside the discovery tools (``Catalog.open(pinned=)``); None: the
         #: catalogue's ``discovery.pinned`` setting decides.
-        self.pinned: bool | None = None
+        self.pinned = pinned
         self._expanded: set[str] = set()
         self._lock = threading.Lock()
 
