@@ -530,11 +530,10 @@ class Catalog:
 
         Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}`` (manifest
         key ``always_load``, sorted by tool_id); a spec that cannot be read is left out (and logged), and so
-        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``) or cannot run (no handler,
-        a handler the host does not allow). Whether a server lists them is :attr:`pins_tools`.
+        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``). What a server lists is
+        :meth:`pinned_tools`.
         """
-        rows = protocol.always_loaded(self.store, self.session.allows if self.session.filters else None)
-        return [row for row in rows if self._runnable(row["tool_id"])]
+        return protocol.always_loaded(self.store, self.session.allows if self.session.filters else None)
 
     def _runnable(self, tool_id: str) -> bool:
         """Whether this session can run ``tool_id`` (a handler of a known type the host allows)."""
@@ -556,8 +555,13 @@ class Catalog:
         return isinstance(raw, dict) and raw.get("pinned") is True
 
     def pinned_tools(self) -> builtins.list[Json]:
-        """The tools to list beside the discovery tools: :meth:`always_loaded` when :attr:`pins_tools`, else none."""
-        return self.always_loaded() if self.pins_tools else []
+        """The tools to list beside the discovery tools, when :attr:`pins_tools`, that this session can run.
+
+        Those of :meth:`always_loaded` this session can run (no handler, a handler type not installed or one the host does not allow: left out).
+        """
+        if not self.pins_tools:
+            return []
+        return [row for row in self.always_loaded() if self._runnable(row["tool_id"])]
 
     # == skills and prompts =======================================================================
     def read_skill_resource(self, tool_id: Any, path: Any) -> Json:

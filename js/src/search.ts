@@ -637,7 +637,7 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    return noted(results.length ? { results } : (await failures()).noNodes(text), query);
+    return noted(await (await failures()).nodesAnswer(this, text, results), query);
   }
 
   async searchToolByCategory(query: unknown, categoryPath: unknown, limit: unknown = 5, cursor: unknown = null): Promise<Json> {
@@ -651,13 +651,10 @@ export class Searcher {
       const refs = candidates.map(([, ref]) => ref);
       const allowed = path.length ? await this.scoped(text, path, false, refs) : null;
       if (!path.length) await this.prefetchQuery("tools", text, refs);
-      const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
-      if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
-      return await noted({
-        category_path: path,
-        results: page.map(([pointer, score]) => leanHit(pointer, score)),
-        next_cursor: more ? encodeCursor(offset + page.length, key) : null,
-      }, query);
+      const [page, more, named] = await this.answerTools(text, count, offset, allowed, path, candidates);
+      // none, weak, or NO_MATCH_IN_CATEGORY when no word is known (failures.ts categoryAnswer)
+      const next = more ? encodeCursor(offset + page.length, key) : null;
+      return await noted(await (await failures()).categoryAnswer(this, text, path, page, next, offset, named), query);
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();
       throw err;

@@ -146,7 +146,7 @@ def list_node(
     weak = store.searcher_required().weak_words(query, best) if searched and tools and not offset else None
     if weak is not None:  # the ranked hits share only part of the request: say so, and browse instead
         hints.append(
-            f"No good match for {shown(query, 200)}: no tool mentions {', '.join(repr(w) for w in weak[:5])}, "
+            f"No good match for {query[:200]!r}: no tool mentions {', '.join(repr(w) for w in weak[:5])}, "
             "so these match only part of it. Try other words for it, or browse this category."
         )
         next_action: Json | None = {"op": "list", "args": {"path": "/".join(where)}}
