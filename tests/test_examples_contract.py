@@ -2,7 +2,7 @@
 
 The tools are read from the catalogue itself (``tool_list``), so a tool added to ``catalog_src`` is covered without
 touching this file. An example runs for real when its handler works on the in-memory example store or computes
-(``toolcat.examples.onto``, ``.workspace``, ``.util``, skills and agents); otherwise (http endpoints, the file
+(every ``toolcat.examples`` module but ``files`` and ``refactor``, skills and agents); otherwise (http endpoints, the file
 system, the host) it is a dry run, which still applies the reader's null rule and defaults, validates, and builds
 the http request its handler would send.
 """
@@ -20,8 +20,9 @@ from toolcat.format.types import Json
 from toolcat.reader import Catalog
 from toolcat.reader.dialects import DIALECTS
 
-#: Python handler modules that work on the in-memory example store or only compute: their examples run for real.
-STORE_MODULES = ("toolcat.examples.onto:", "toolcat.examples.workspace:", "toolcat.examples.util:")
+#: The example handler modules that touch the file system (the sandbox): their examples are dry runs. Every other
+#: ``toolcat.examples`` module works on the in-memory example store or only computes, and runs for real.
+FILE_SYSTEM_MODULES = ("toolcat.examples.files:", "toolcat.examples.refactor:")
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +40,12 @@ def runs_for_real(spec: Json) -> bool:
         return False
     if handler.get("type") == "skill":
         return True
-    return handler.get("type") == "python" and str(handler.get("target", "")).startswith(STORE_MODULES)
+    target = str(handler.get("target", ""))
+    return (
+        handler.get("type") == "python"
+        and target.startswith("toolcat.examples.")
+        and not target.startswith(FILE_SYSTEM_MODULES)
+    )
 
 
 def catalogue_examples(cat: Catalog) -> list[tuple[str, str, int, Json, Json]]:
