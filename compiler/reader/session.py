@@ -395,7 +395,8 @@ class Session:
         """The next_action of a failed call that has none (None for codes without one).
 
         After a handler's NOT_FOUND: the entity's list or search op (``onto.task.update`` → ``onto.task.list``),
-        called when it needs no arguments, else described; without one, a search for it. After
+        called when it needs no arguments, else described; without one, none (a search would rank the failed op
+        first, and its help would offer the same call again). After
         VALIDATION_ERROR: the op's help (its arguments and usage). A handler's own CONFLICT (the thing exists)
         gets none: its help would offer the same call again (an idempotency key's CONFLICT carries its own).
         """
@@ -412,7 +413,7 @@ class Session:
             if schema.get("required"):  # it needs arguments: read them first
                 return {"op": "describe", "args": {"tool_id": finder}}
             return {"op": "call", "args": {"tool_id": finder, "args": {}}}
-        return {"op": "search", "args": {"query": f"list {entity.replace('.', ' ').replace('_', ' ')}"}}
+        return None  # a search for the entity ranks the op that just failed first: its help would send it back
 
     def tool_batch(self, ops: Any, mode: Any = "sequential", help_fn: Callable[[Json], Json] | None = None) -> Json:
         """Run several items in order (stopping at the first failure) or in parallel (bounded); see :meth:`_batch`."""
