@@ -46,7 +46,8 @@ def fallback_system_prompt(dialect: str, manifest: Json, domains: list[str] | No
             "",
             (
                 "A tool you described becomes callable by its alias (the server announces it with "
-                "tools/list_changed); call it directly with arguments that match its schema."
+                "tools/list_changed); call it directly with arguments that match its schema. When it is not in "
+                "your tool list (no session), call tool_call(name, arguments) instead."
             ),
         ]
     return "\n".join(lines)
@@ -56,7 +57,9 @@ def system_prompt(catalog: Catalog, dialect: str) -> str:
     """The dialect's system prompt from the build's prompt sections, else one written from the dialect.
 
     Either way it names the ``discover_<domain>_tools`` the server offers (seed 002): a build older than the
-    sections that name them gets a line added.
+    sections that name them gets a line added. Under a policy that hides tools (allowed namespaces, read-only) the
+    build's prompt, written for the whole catalogue (it names every namespace), is not served: the one written
+    from the dialect names no tool.
     """
     text = _built_system_prompt(catalog, dialect)
     domains = catalog.discovery_domains() if dialect == "namespaced" else []
@@ -74,6 +77,8 @@ def system_prompt(catalog: Catalog, dialect: str) -> str:
 def _built_system_prompt(catalog: Catalog, dialect: str) -> str | None:
     """The build's ``system.<dialect>`` prompt section, or None when the build has none (or it cannot be read)."""
     prompts = catalog.manifest.get("prompts")
+    if catalog.session.filters:
+        return None
     if isinstance(prompts, dict) and isinstance(prompts.get("index"), dict):
         try:
             index = catalog.fetch_json(prompts["index"])
