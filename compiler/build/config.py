@@ -39,6 +39,8 @@ OPTIONS: dict[str, dict[str, str]] = {
     # a list, not a section: build/sources/git.py checks its entries, with located errors of its own
     "skills_from": {"*": "a list of {git: URL, commit: SHA, path: folder, into: node} (docs/sources.md)"},
 }
+#: The learned term expansion's spec (``--embedder terms``, opt-in): expansion postings in the index, no vectors (docs/search.md).
+TERMS_SPEC = "terms"
 #: Values of ``search.embedder`` (and ``--embedder``) that turn the semantic tier off.
 OFF = ("", "none", "off", "false")
 _SPEC_PREFIXES = ("st:", "model2vec:")
@@ -127,7 +129,11 @@ class _Report:
 def known_embedder(spec: str) -> bool:
     """Whether ``spec`` has the shape of an embedder spec (a name, a prefixed spec or an existing folder)."""
     low = spec.strip().lower()
-    return low in (*BUNDLED_MINILM, STATIC_MINILM) or low.startswith(_SPEC_PREFIXES) or Path(spec).expanduser().is_dir()
+    return (
+        low in (*BUNDLED_MINILM, STATIC_MINILM, TERMS_SPEC)
+        or low.startswith(_SPEC_PREFIXES)
+        or Path(spec).expanduser().is_dir()
+    )
 
 
 def _embedder(value: Any, report: _Report) -> str | None:

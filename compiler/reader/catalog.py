@@ -316,13 +316,21 @@ class Catalog:
     def stats(self) -> Json:
         """Requests, bytes downloaded and cache hits so far, the files held in memory, and the search tier.
 
-        ``search_tier``: once a search ran, ``hybrid (<model>)`` or ``lexical: <why>``; before, what the manifest
-        says (:func:`manifest_tier`), read at no cost: no request is made to answer it.
+        ``search_tier``: once a search ran, ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term expansion,
+        ``--embedder terms``) or ``lexical: <why>``; before, what the manifest says (:func:`manifest_tier`), read at
+        no cost: no request is made to answer it (an expansion is in the index meta, so it shows after a search).
         """
         out = self.store.stats()
-        tier = getattr(self.store._searcher, "_semantic", None)  # noqa: SLF001 - only once a search looked at it
+        searcher = self.store._searcher  # noqa: SLF001 - only once a search looked at it
+        tier = getattr(searcher, "_semantic", None)
         if tier is not None:
-            out["search_tier"] = f"hybrid ({tier.model})" if tier.available() else f"lexical: {tier.reason}"
+            expanded = searcher.expansion_model()
+            if tier.available():
+                out["search_tier"] = f"hybrid ({tier.model})"
+            elif expanded is not None:
+                out["search_tier"] = f"expanded ({expanded})"
+            else:
+                out["search_tier"] = f"lexical: {tier.reason}"
         else:
             out["search_tier"] = manifest_tier(self.manifest)
         return out

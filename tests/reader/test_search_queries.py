@@ -1,7 +1,7 @@
 """Agent-written queries (issue 29): long ones cut with a note, one message for blank ones, hints, a reranker.
 
 Long task descriptions are cut with a note; a blank query gets one message; category hints (``server: X / tool:
-Y``) narrow instead of adding noise; a host's reranker is a pluggable second stage.
+Y``) rank that category first without filtering (issue 33); a host's reranker is a pluggable second stage.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from toolcat import Catalog
 from toolcat.reader.checks import MAX_QUERY_CHARS, check_query
-from toolcat.reader.search import rerank
+from toolcat.reader.search import rerank, searcher
 from toolcat.reader.search.searcher import split_hint
 
 TASK = (
@@ -75,12 +75,13 @@ def test_split_hint_reads_server_and_tool_labels() -> None:
     assert split_hint("read a file, then summarise it / quickly") == ("read a file, then summarise it / quickly", None)
 
 
-def test_a_category_hint_narrows_the_search_to_that_category(catalog: Catalog) -> None:
-    """``category: calendar; tool: cancel`` answers with calendar tools only; without the hint other tools come in."""
-    hinted = [m["name"] for m in catalog.find_tool("category: calendar; tool: cancel it")["matches"]]
+def test_a_category_hint_ranks_that_category_first(catalog: Catalog) -> None:
+    """``category: calendar; tool: cancel`` puts the calendar's cancel tool first (a boost: nothing is filtered)."""
+    hinted = catalog.find_tool("category: calendar; tool: cancel it")["matches"]
     assert hinted
-    assert hinted[0] == "cal.event.delete"
-    assert all(name.startswith("cal.") for name in hinted)
+    assert hinted[0]["name"] == "cal.event.delete"
+    plain = {m["name"]: m["relevance"] for m in catalog.find_tool("cancel it calendar")["matches"]}
+    assert hinted[0]["relevance"] == pytest.approx(min(1.0, plain["cal.event.delete"] + searcher.HINT_BOOST), abs=1e-4)
 
 
 def test_a_hint_naming_no_category_adds_no_label_noise(catalog: Catalog) -> None:

@@ -69,6 +69,12 @@ class _Part:
         self.n_docs: int = meta["n_docs"]
         self.spaces: list[dict[str, Any]] = meta["spaces"]
         self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
+        expand = meta.get("expand")
+        #: The learned expansion (docs/search.md, "Learned term expansion"): term shards laid out like a space's.
+        self.expand: dict[str, Any] | None = expand if isinstance(expand, dict) else None
+        if self.expand is not None:
+            self.expand = {**self.expand, "name": "expand"}
+            self.firsts["expand"] = self.expand.get("firsts") or [shard["first"] for shard in self.expand["shards"]]
         self.doc_shard_size: int = meta["doc_shard_size"]
         self.doc_shards: list[dict[str, Any]] = meta.get("doc_shards", [])
         pages = meta.get("doc_pages")
@@ -224,6 +230,8 @@ class IndexReader:
         words = list(dict.fromkeys(analyze_words(query)))
         self._pending_pages = []
         refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in words] + list(extra or [])
+        if part.expand is not None:  # the expansion's shards come in the same round as the words'
+            refs += [self._shard_ref(part, part.expand, word, fetch_page=False) for word in words]
         if part.delta is not None:  # the delta's shards of every query term come in the same round
             refs += [part.delta_shard_ref("words", word) for word in words]
             refs += [part.delta_shard_ref("chars", gram) for word in words for gram in word_ngrams(word)]
@@ -326,6 +334,29 @@ class IndexReader:
         tokens = ANALYZERS[space["name"]](query)
         for term in dict.fromkeys(tokens):
             posting = self._posting(part_name, part, space, term)
+            if posting is not None:
+                found[term] = posting
+        weights = query_weights(tokens, {t: p.idf for t, p in found.items()})
+        return [(term, q, found[term]) for term, q in weights.items()]
+
+    def _expand_terms(self, part_name: str, query: str) -> list[tuple[str, float, _Posting]]:
+        """The query's terms that have expansion postings: (term, query weight, posting), in query order.
+
+        The weights are :func:`query_weights` with each term's stored query weight for the idf. The expansion
+        follows the build's doc ids as they are (it is written whole each build), so no delta applies to it.
+        """
+        part = self._part(part_name)
+        space = part.expand
+        if space is None:
+            return []
+        tokens = analyze_words(query)
+        found: dict[str, _Posting] = {}
+        for term in dict.fromkeys(tokens):
+            key = (part_name, "expand", term)
+            if key not in self._postings:
+                entry = self._entry(part, space, term)
+                self._postings[key] = None if entry is None else self._decode("expand", entry)
+            posting = self._postings[key]
             if posting is not None:
                 found[term] = posting
         weights = query_weights(tokens, {t: p.idf for t, p in found.items()})

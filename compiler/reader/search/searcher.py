@@ -27,7 +27,7 @@ from ...format.analyzer import (
 from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
 from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
-from . import hybrid, rerank
+from . import expansion, hybrid, rerank
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
 from .semantic import VECTOR_ERRORS
@@ -58,6 +58,10 @@ _HINT = re.compile(r"(?i)\b(server|category|namespace|service|app)\s*[:=]\s*([^/
 _LABEL = re.compile(r"(?i)\b(tool|action|task|query)\s*[:=]")
 #: A category hint that is no root name counts when its best node scores at least this.
 HINT_MIN_CONFIDENCE = 0.3
+#: What a category hint adds to the relevance of the tools under the node it names, among the best
+#: ``HINT_DEPTH`` more hits than the page needs (a boost, never a filter: docs/search.md, "Agent-written queries").
+HINT_BOOST = 0.05
+HINT_DEPTH = 20
 #: The pointer fields a search hit leaves out when empty or false (absent means empty / false).
 _LEAN_DROP = ("optional", "deprecated")
 
@@ -83,6 +87,13 @@ class Searcher(IndexReader):
 
             self._semantic = SemanticTier(self.manifest, self._fetch, self._prefetch_fn)
         return self._semantic if self._semantic.available() else None
+
+    def expansion_model(self) -> str | None:
+        """The learned expansion's model name when the tools part has one (read), else None."""
+        part = self._parts.get("tools")
+        if part is None or part.expand is None:
+            return None
+        return str((part.expand.get("model") or {}).get("name", "terms"))
 
     def _prefetch_query(self, part_name: str, query: str, extra: list[dict[str, Any] | None] | None = None) -> None:
         """The query's term shards, and (first time) the semantic tier's vectors, in the same round.
@@ -123,6 +134,8 @@ class Searcher(IndexReader):
         """
         tier = None if limit is None else self.semantic_tier()
         if tier is None:
+            if limit is not None and part_name == "tools" and self._part(part_name).expand is not None:
+                return self._expanded(query, allowed, limit)
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
@@ -138,6 +151,27 @@ class Searcher(IndexReader):
             tier.fail(err)
             log.warning("search: %s", tier.reason)
             return lexical[:limit]
+
+    def _expanded(
+        self, query: str, allowed: Callable[[int], bool] | None, limit: int
+    ) -> list[tuple[int, float, list[str]]]:
+        """The lexical top fused with the learned expansion (:mod:`toolcat.reader.search.expansion`), name match applied.
+
+        A malformed expansion entry in the meta is an INTEGRITY error, as any other malformed index meta.
+        """
+        meta = self._part("tools").expand or {}
+        try:
+            fusion = expansion.settings(meta)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReaderError(
+                "INTEGRITY",
+                f"the search index meta's tools.expand entry is not what a build writes ({exc!r})",
+                hints=["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
+            ) from None
+        lexical = super()._ranked("tools", query, allowed, max(limit, fusion[2]))
+        scores = expansion.scores(self._expand_terms("tools", query), fusion[3])
+        fused = expansion.fuse(lexical, scores, max(limit, hybrid.NAME_DEPTH), fusion, allowed)
+        return self._name_boosted(query, fused)[:limit]
 
     def _name_boosted(self, query: str, hits: list[tuple[int, float, list[str]]]) -> list[tuple[int, float, list[str]]]:
         """The fused ``hits`` with the name match applied to their top :data:`~toolcat.reader.search.hybrid.NAME_DEPTH`."""
@@ -319,17 +353,24 @@ class Searcher(IndexReader):
         allowed: Callable[[int], bool] | None = None,
         scope: list[str] | None = None,
         candidates: list[tuple[str, dict[str, Any]]] | None = None,
+        boost: Callable[[int], bool] | None = None,
     ) -> tuple[list[tuple[dict[str, Any], float, list[str]]], bool, str | None]:
         """A page of what find_tool and search_tool_by_category show, whether more follow, the exact name's id.
 
         The tool the query names exactly comes first with relevance 1.0, then the ranked hits that pass the cut.
         ``candidates`` are the query's name spellings when the caller has already fetched their buckets.
+        ``boost``: the docs a category hint names (find_tool's ``server: X``), raised by :data:`HINT_BOOST` among
+        the best ``offset + limit + 2 +`` :data:`HINT_DEPTH` hits before the cut: a hint ranks, it never filters.
         """
         if candidates is None:
             candidates = self._name_candidates(query)
             self._prefetch_query("tools", query, [ref for _, ref in candidates])  # one round with the term shards
         named = self._name_lookup(candidates)
-        hits = self._ranked("tools", query, allowed, offset + limit + 2)
+        hits = self._ranked("tools", query, allowed, offset + limit + 2 + (HINT_DEPTH if boost else 0))
+        if boost is not None:
+            hits = [(doc, min(1.0, score + HINT_BOOST) if boost(doc) else score, terms) for doc, score, terms in hits]
+            hits.sort(key=lambda hit: (-hit[1], hit[0]))
+            hits = hits[: offset + limit + 2]
         floor = max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) if hits else 0.0
         kept = [hit for hit in hits if hit[1] >= floor]
         if named is None:
@@ -350,22 +391,20 @@ class Searcher(IndexReader):
         return shown[offset : offset + limit], len(shown) > offset + limit, named
 
     def _hinted_tools(self, query: str, limit: int) -> tuple[list[tuple[dict[str, Any], float, list[str]]], str | None]:
-        """find_tool's page: a category the query names (``server: github / tool: create issue``) narrows it.
+        """find_tool's page; a category the query names (``server: github / tool: create issue``) is a boost.
 
-        The hint's node is found by name at the root, else as the best node for the hint's words (confidence at
-        least :data:`HINT_MIN_CONFIDENCE`); the rest of the query is ranked inside it. When the hint names no
-        node, or nothing inside matches, the query's words (the hint's included, the labels left out) are ranked
-        everywhere.
+        The query's words (the hint's included, the labels left out) are ranked everywhere. The hint's node is
+        found by name at the root, else as the best node for the hint's words (confidence at least
+        :data:`HINT_MIN_CONFIDENCE`); the tools under it (its range and ``categories``) gain :data:`HINT_BOOST`.
+        Narrowing to the node lost the right tool whenever the agent guessed the server wrong (issue 33: R@5
+        0.62 narrowed against 0.72 ranked everywhere, on agent-written requests).
         """
         words, hint = split_hint(query)
-        path = self._hint_path(hint) if hint and words else None
-        if path is not None:
-            allowed = self._scoped(words, path)
-            page, _, named = self._answer_tools(words, limit, allowed=allowed, scope=path)
-            if page:
-                return page, named
         unlabelled = f"{words} {hint}" if hint and words else words  # labels dropped; the hint's words still count
-        page, _, named = self._answer_tools(unlabelled, limit)
+        path = self._hint_path(hint) if hint and words else None
+        entry = self.node_entry(path) if path is not None else None
+        boost = self._scope(entry, direct_only=False) if entry is not None else None
+        page, _, named = self._answer_tools(unlabelled, limit, boost=boost)
         return page, named
 
     def _hint_path(self, hint: str) -> list[str] | None:
@@ -621,10 +660,16 @@ def _noted(answer: dict[str, Any], asked: Any) -> dict[str, Any]:
 
 def _reason(pointer: dict[str, Any], terms: list[str]) -> str:
     """Which matched terms appear in which shown field (id, summary, tags); the rest matched in longer text."""
-    reason = _matched(pointer, [term for term in terms if term not in (SEMANTIC_TERM, rerank.RERANK_TERM)])
+    reason = _matched(
+        pointer, [term for term in terms if term not in (SEMANTIC_TERM, expansion.EXPANDED_TERM, rerank.RERANK_TERM)]
+    )
     notes = [
         note
-        for note, term in (("similar meaning (semantic tier)", SEMANTIC_TERM), ("reranked", rerank.RERANK_TERM))
+        for note, term in (
+            ("similar meaning (semantic tier)", SEMANTIC_TERM),
+            ("related words (learned expansion)", expansion.EXPANDED_TERM),
+            ("reranked", rerank.RERANK_TERM),
+        )
         if term in terms
     ]
     if reason is None:

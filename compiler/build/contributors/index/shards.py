@@ -40,6 +40,7 @@ def _write_space(
     stem: str | None = None,
     *,
     pageable: bool = True,
+    weight: float | None = None,
 ) -> dict[str, Any]:
     """Write one space's term shards (sorted term ranges of about :data:`TERM_SHARD_BYTES`); its meta entry.
 
@@ -59,7 +60,11 @@ def _write_space(
         size += cost
     if batch:
         batches.append(batch)
-    meta: dict[str, Any] = {"name": name, "weight": SPACE_WEIGHTS[name], "terms": len(entries)}
+    meta: dict[str, Any] = {
+        "name": name,
+        "weight": SPACE_WEIGHTS[name] if weight is None else weight,
+        "terms": len(entries),
+    }
     files = [dumps({"artifact": "index_terms", "part": part, "space": name, "terms": b}) for b in batches]
     if pageable and len(files) >= PAGES_FROM:
         meta["firsts"] = [min(b) for b in batches]

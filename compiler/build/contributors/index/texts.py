@@ -217,6 +217,11 @@ def tool_embed_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
     return ". ".join(dict.fromkeys(p for p in parts if p))[:EMBED_TEXT_CHARS]
 
 
+def doc_terms_text(tool: Tool, catalog: CompiledCatalog | None = None) -> str:
+    """The text a tool's learned-expansion vector is made from (:mod:`.terms`): the semantic tier's embedded text."""
+    return tool_embed_text(tool, catalog)
+
+
 #: Part of every text key: a new value when the texts change in a way the code fingerprint would not show.
 TEXT_KEY_SALT = b"toolcat-texts-1\x00"
 
@@ -425,11 +430,26 @@ def _node_entries(catalog: CompiledCatalog, order: list[Tool]) -> list[dict[str,
     return entries
 
 
-def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]) -> None:
+def contribute_expanded(
+    catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]
+) -> None:
+    """:func:`contribute`, with the tools' learned term expansion (``--embedder terms``, opt-in)."""
+    contribute(catalog, artifacts, specs, expand=True)
+
+
+def contribute(
+    catalog: CompiledCatalog,
+    artifacts: ArtifactSet,
+    specs: dict[str, tuple[dict[str, Any], Ref]],
+    *,
+    expand: bool = False,
+) -> None:
     """Write the index (tools and nodes) and set ``manifest["index"]`` to its meta file.
 
     With a previous build to build on (:mod:`toolcat.build.contributors.index.segments`), only a delta segment is written when the
     catalogue changed little since that build's base segment; otherwise every document is fitted afresh.
+    With ``expand``, the tools part also gets its learned expansion (:mod:`toolcat.build.contributors.index.terms`),
+    written whole for the index's doc ids.
     """
     steps = _Steps(_Steps.FULL)
     order = tool_order(catalog)
@@ -459,6 +479,13 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         artifacts.doc_order["nodes"] = [node_key(p) for p in node_paths]
     else:
         tools, nodes = parts
+    if expand:
+        from .terms import write_expansion  # noqa: PLC0415 - numpy, build only
+
+        # doc_terms_text is tool_embed_text, whose texts the memo keeps (an edit reads them back)
+        embedded = dict(zip((t.id for t in order), tool_embed_texts(order, catalog, artifacts.memo), strict=True))
+        by_doc = [None if tool_id is None else embedded[tool_id] for tool_id in artifacts.doc_order["tools"]]
+        tools = {**tools, "expand": write_expansion(artifacts, by_doc)}
     meta = {
         "artifact": "index_meta",
         "analyzer": analyzer_settings(),
