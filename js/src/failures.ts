@@ -10,7 +10,7 @@ import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { leanHit, nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
 import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
-import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, encodeCursor, type Artifact, type Store } from "./store.js";
 
 // == arguments (catalog.ts, store.ts) ===============================================================
 export function notHttp(url: string): ReaderError {
@@ -118,10 +118,10 @@ export async function nodesAnswer(searcher: Searcher, query: string, results: Js
 
 /** search_tool_by_category's answer (``Searcher.search_tool_by_category``): NO_MATCH_IN_CATEGORY when nothing is
  * found or no word of the query is in any tool, weak when most are not (the best under 0.35), else the page. */
-export async function categoryAnswer(searcher: Searcher, query: string, path: string[], page: PointedHit[], next: string | null, offset: number, named: string | null): Promise<Json> {
+export async function categoryAnswer(searcher: Searcher, query: string, path: string[], page: PointedHit[], key: string | false, offset: number, named: string | null): Promise<Json> {
   if (!page.length && !offset) throw await noMatch(searcher, query, path);
   const results = page.map(([pointer, score]) => leanHit(pointer, score));
-  const answer: Json = { category_path: path, results, next_cursor: next };
+  const answer: Json = { category_path: path, results, next_cursor: key === false ? null : encodeCursor(offset + page.length, key) };
   const missing = named || offset ? null : await weakWords(searcher, query, (page[0] as PointedHit)[1]);
   if (!missing) return answer;
   if (missing.length === (await unknownWords(searcher, query))[1]) throw await noMatch(searcher, query, path, false);

@@ -9,7 +9,7 @@ import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, t
 import { ReaderError } from "./errors.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket } from "./sha256.js";
-import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
@@ -640,8 +640,7 @@ export class Searcher {
       if (!path.length) await this.prefetchQuery("tools", text, refs);
       const [page, more, named] = await this.answerTools(text, count, offset, allowed, path, candidates);
       // none, weak, or NO_MATCH_IN_CATEGORY when no word is known (failures.ts categoryAnswer)
-      const next = more ? encodeCursor(offset + page.length, key) : null;
-      return await noted(await (await failures()).categoryAnswer(this, text, path, page, next, offset, named), query);
+      return await noted(await (await failures()).categoryAnswer(this, text, path, page, more && key, offset, named), query);
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();
       throw err;

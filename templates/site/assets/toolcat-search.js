@@ -1230,8 +1230,7 @@
             const allowed = path.length ? await this.scoped(text, path, false, refs2) : null;
             if (!path.length) await this.prefetchQuery("tools", text, refs2);
             const [page, more, named] = await this.answerTools(text, count, offset, allowed, path, candidates);
-            const next = more ? encodeCursor(offset + page.length, key) : null;
-            return await noted(await (await failures()).categoryAnswer(this, text, path, page, next, offset, named), query);
+            return await noted(await (await failures()).categoryAnswer(this, text, path, page, more && key, offset, named), query);
           } catch (err) {
             if (err instanceof ReaderError) return err.envelope();
             throw err;
@@ -1314,10 +1313,10 @@
     const missing = await weakWords(searcher, query, results[0].confidence);
     return missing ? weakAnswer(query, results, missing, "results") : { results };
   }
-  async function categoryAnswer(searcher, query, path, page, next, offset, named) {
+  async function categoryAnswer(searcher, query, path, page, key, offset, named) {
     if (!page.length && !offset) throw await noMatch(searcher, query, path);
     const results = page.map(([pointer, score]) => leanHit(pointer, score));
-    const answer = { category_path: path, results, next_cursor: next };
+    const answer = { category_path: path, results, next_cursor: key === false ? null : encodeCursor(offset + page.length, key) };
     const missing = named || offset ? null : await weakWords(searcher, query, page[0][1]);
     if (!missing) return answer;
     if (missing.length === (await unknownWords(searcher, query))[1]) throw await noMatch(searcher, query, path, false);
