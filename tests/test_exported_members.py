@@ -50,6 +50,10 @@ FACES = {
         "state_home",
     ],
     "toolcat.format.version": ["FORMAT_VERSION", "__version__"],
+    "toolcat.integrations": ["WORKING_SET_SIZE", "HostTool", "Toolbox"],
+    "toolcat.integrations.langchain": ["langchain_tools"],
+    "toolcat.integrations.openai_agents": ["function_tools"],
+    "toolcat.integrations.pydantic_ai": ["ToolcatToolset"],
 }
 
 

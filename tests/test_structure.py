@@ -4,7 +4,7 @@ Every import counts, those inside functions too (a lazy import still ties two mo
 cycle hidden in a function is still a cycle); only imports under ``if TYPE_CHECKING:`` are left out.
 The layers (docs/architecture.md): ``format`` imports nothing of toolcat; ``reader`` imports only
 ``format``; ``build``, ``site`` and ``importers`` import ``format``, and ``reader`` only to read
-finished builds; ``mcp`` and ``examples`` import ``reader`` and ``format``; ``commands`` and the CLI
+finished builds; ``mcp``, ``examples`` and ``integrations`` import ``reader`` and ``format``; ``commands`` and the CLI
 may import anything.
 """
 
@@ -33,9 +33,10 @@ LAYERS: dict[str, set[str]] = {
     "importers": {"format", "reader", "build"},
     "examples": {"format", "reader"},
     "mcp": {"format", "reader", "importers"},
+    "integrations": {"format", "reader"},
     "templates": set(),
-    "commands": {"format", "reader", "build", "site", "importers", "mcp", "examples"},
-    "cli": {"format", "reader", "build", "site", "importers", "mcp", "examples", "commands"},
+    "commands": {"format", "reader", "build", "site", "importers", "mcp", "examples", "integrations"},
+    "cli": {"format", "reader", "build", "site", "importers", "mcp", "examples", "integrations", "commands"},
 }
 #: Where ``build``, ``site`` and ``importers`` may import the reader: only to read finished builds.
 READS_BUILDS = {

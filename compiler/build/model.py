@@ -60,6 +60,10 @@ class SkillInfo:
     meta: dict[str, JSON] = field(default_factory=dict)
     #: ``skill`` for an Agent Skill, ``agent`` for an AGENT.md agent (both run as ``task.*`` tools).
     kind: str = "skill"
+    #: An Agent Skill's SKILL.md bytes exactly as authored (None for an agent): stored as ``skill.skill_md``.
+    markdown: bytes | None = None
+    #: That file's own frontmatter as JSON, as a YAML reader of it gets it: what the Skills extension lists beside it.
+    markdown_frontmatter: dict[str, JSON] | None = None
 
 
 @dataclass(frozen=True, slots=True)

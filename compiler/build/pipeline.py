@@ -28,7 +28,7 @@ from .config import TERMS_SPEC, BuildConfig, read_config
 from .errors import Diagnostic, Severity, SourceError
 from .model import CompiledCatalog
 from .plan import plan
-from .progress import Reporter, phase, report, reporting
+from .progress import Reporter, describe, phase, report, reporting
 from .sources.assemble import assemble
 from .sources.load import fingerprint, load
 from .sources.tools import FileResult
@@ -344,6 +344,8 @@ def _build_locked(
     try:
         in_order, beside = default_contributors(embedder)
         tools = len(catalog.tools)
+        counts = _counts(catalog)
+        describe({"tools": counts["tools"], "skills": counts["skills"]})  # the phases' lines count as the summary
         report("specs", 0, tools)
         planned = plan(
             catalog,
@@ -356,7 +358,6 @@ def _build_locked(
         for name in _phase_names(beside):  # run in a forked worker, which does not report: finished by now
             report(name, tools, tools)
         planned.private[tokens.CACHE_FILE] = tokens.saved()
-        counts = _counts(catalog)
         new_state = {
             "input_hash": input_hash,
             "settings": settings,

@@ -72,10 +72,15 @@ def _skill_section(tool: Tool, artifacts: ArtifactSet) -> dict[str, Any]:
         }
         for res in skill.resources
     ]
+    source: dict[str, Any] = {}
+    if skill.markdown is not None:
+        source["skill_md"] = artifacts.add_in_folder(directory, "SKILL.md", skill.markdown)
+        source["skill_md_frontmatter"] = skill.markdown_frontmatter or {}
     return {
         "name": skill.name,
         "frontmatter": skill.frontmatter,
         "body": body_ref,
+        **source,
         "body_tokens": count_tokens(skill.body),
         "level1_tokens": count_tokens(f"{skill.name}: {skill.frontmatter.get('description', '')}"),
         "resources": resources,

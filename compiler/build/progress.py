@@ -43,6 +43,17 @@ def report(phase: str, done: int, total: int) -> None:
         _listener[-1][1](phase, done, total)
 
 
+def describe(kinds: dict[str, int]) -> None:
+    """Say how the items of the tool phases split by kind (``{"tools": 83, "skills": 8}``), as the summary counts them.
+
+    A listener with a ``describe`` method gets it (the CLI's display then writes ``83 tools and 8 skills``).
+    """
+    if listening():
+        note = getattr(_listener[-1][1], "describe", None)
+        if callable(note):
+            note(dict(kinds))
+
+
 @contextlib.contextmanager
 def phase(name: str, total: int) -> Iterator[None]:
     """Report ``name`` as started (0 of ``total``) on entry and finished (``total`` of ``total``) on success."""

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..format.aliases import PROVIDERS
+from ..build.contributors.exports.definitions import EXPORT_FORMATS
 from ..format.dialects import DIALECT_NAMES
 from .output import is_url, location_options, open_catalog, render_error
 
 if TYPE_CHECKING:
+    from ..build.contributors.exports.definitions import Export
     from ..reader.folder import BuildFolder
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,12 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 @click.command()
-@click.option("--provider", required=True, type=click.Choice(PROVIDERS), help="Whose tool-definition format to write.")
+@click.option(
+    "--provider",
+    required=True,
+    type=click.Choice(EXPORT_FORMATS),
+    help="Whose tool-definition format to write (openai: Chat Completions; openai-responses: the Responses API).",
+)
 @click.option(
     "--dialect",
     type=click.Choice(DIALECT_NAMES),
@@ -69,22 +75,20 @@ def export(
     strict: bool,
 ) -> None:
     """Write tool definitions for PROVIDER: a dialect's discovery tools, or (gated) catalogue tools."""
-    from ..build.contributors.exports.definitions import export_dialect, export_specs, to_canonical  # noqa: PLC0415
+    from ..build.contributors.exports.definitions import (  # noqa: PLC0415 - keeps --help fast
+        as_export_format,
+        base_provider,
+        export_specs,
+        to_canonical,
+    )
 
+    shape, provider = provider, base_provider(provider)
     if dialect == "direct":  # no discovery tools: the direct dialect's tools are the catalogue's own
         dialect = None
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
-    if dialect:  # the discovery tools, and the build's always-loaded tools when there is a build
-        location = url or build_dir
-        has_build = is_url(location) or (Path(location) / "catalog.json").is_file()
-        folder = _open(location, cache_dir=cache_dir) if has_build else None
-        always = folder.always_loaded_specs() if folder is not None else []
-        declared = folder.manifest.get("discovery") if folder is not None else None
-        domains = declared.get("domains", []) if isinstance(declared, dict) else []
-        result = export_dialect(provider, dialect, always, domains)
-        pinned = f" + {len(always)} pinned (always_load)" if always else ""
-        click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{pinned}", err=True)
+    if dialect:  # the discovery tools, and the build's always-loaded tools
+        result = _dialect_export(provider, dialect, url or build_dir, cache_dir)
     else:
         folder = _open(build_dir, url, cache_dir)
         specs = folder.specs()
@@ -115,16 +119,37 @@ def export(
             chosen |= in_namespace
         selected = [specs[i] for i in sorted(chosen)] if (wanted or namespace) else list(specs.values())
         result = export_specs(provider, selected)
+    result = as_export_format(result, shape)
     text = json.dumps(result.payload(), indent=2, ensure_ascii=False) + "\n"
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
-        click.echo(f"wrote {len(result.definitions)} {provider} tool definition(s) to {out}", err=True)
+        click.echo(f"wrote {len(result.definitions)} {shape} tool definition(s) to {out}", err=True)
     else:
         click.echo(text, nl=False)
     _report_adaptations(provider, [w.render() for w in result.warnings], [w.message for w in result.warnings])
     if result.warnings and strict:
         raise click.ClickException("--strict: adaptations lost meaning (toolcat -v export ... lists each one)")
+
+
+def _dialect_export(provider: str, dialect: str, location: str, cache_dir: str | None) -> Export:
+    """A dialect's discovery tools, then the build's pinned tools; exits 1 without a build (it would leave them out)."""
+    from ..build.contributors.exports.definitions import export_dialect  # noqa: PLC0415 - keeps --help fast
+
+    if not is_url(location) and not (Path(location) / "catalog.json").is_file():
+        raise click.ClickException(
+            f"no build at {location!r} (no catalog.json): a dialect's export holds its discovery tools and the "
+            "build's pinned (always_load) tools and per-domain tools. Run `toolcat build` first, or pass "
+            "--build DIR|URL."
+        )
+    folder = _open(location, cache_dir=cache_dir)
+    always = folder.always_loaded_specs()
+    declared = folder.manifest.get("discovery")
+    domains = declared.get("domains", []) if isinstance(declared, dict) else []
+    result = export_dialect(provider, dialect, always, domains)
+    pinned = f" + {len(always)} pinned (always_load)" if always else ""
+    click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{pinned}", err=True)
+    return result
 
 
 def adaptation_kind(message: str) -> str:

@@ -50,6 +50,19 @@ class PhaseDisplay:
         self.ended: set[str] = set()
         self.started = 0.0
         self.drawn = 0.0
+        #: How the tool phases' items split by kind (``{"tools": 83, "skills": 8}``), once the build says so.
+        self.kinds: dict[str, int] = {}
+
+    def describe(self, kinds: dict[str, int]) -> None:
+        """Take the split of the tool phases' items (:func:`toolcat.build.progress.describe`)."""
+        self.kinds = {kind: count for kind, count in kinds.items() if count}
+
+    def _count(self, phase: str, done: int) -> str:
+        """``83 tools and 8 skills`` when a tool phase has done all its items and the split is known; else ``91 tools``."""
+        unit = UNITS.get(phase, "items")
+        if unit == "tools" and self.kinds and done == sum(self.kinds.values()):
+            return " and ".join(f"{count:,} {kind}" for kind, count in self.kinds.items())
+        return f"{done:,} {unit}"
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         """Take one report: a new phase starts a line, progress redraws it, the end finishes it."""
@@ -59,7 +72,7 @@ class PhaseDisplay:
             return  # a phase ends once
         if phase != self.current and finished and done > 0:  # its start went unseen: it ran in a worker process
             self._finish_open_line()
-            self.stream.write(f"{phase}: {done:,} {UNITS.get(phase, 'items')} (done beside the previous phase)\n")
+            self.stream.write(f"{phase}: {self._count(phase, done)} (done beside the previous phase)\n")
             self.stream.flush()
             self.ended.add(phase)
             return
@@ -91,7 +104,7 @@ class PhaseDisplay:
         unit = UNITS.get(phase, "items")
         seconds = now - self.started
         if not self.tty:
-            return f"{phase}: {done:,} {unit} in {seconds:.2f}s"
+            return f"{phase}: {self._count(phase, done)} in {seconds:.2f}s"
         filled = BAR_WIDTH if total <= 0 else BAR_WIDTH * min(done, total) // total
         percent = 100 if total <= 0 else 100 * min(done, total) // total
         bar = "#" * filled + "-" * (BAR_WIDTH - filled)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
+from ..format import settings
 from ..format.types import Json
 from .output import emit, location_options, open_catalog
 
@@ -71,28 +73,84 @@ def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
     )(fn)
 
 
+def _keep(kind: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+        ctx.meta[f"toolcat.context.{kind}"] = value
+        return value
+
+    return callback
+
+
 def context_option(fn: Callable[..., None]) -> Callable[..., None]:
-    """``--context KEY=VALUE`` (repeatable): the host's context, ``Catalog.open(context=...)``."""
+    """``--context KEY=VALUE``, ``--context-file PATH`` and ``--context-env KEY=VAR``: ``Catalog.open(context=...)``.
+
+    A value on the command line is visible to every local user (``ps``, ``/proc``): a secret belongs in a
+    file (``--context-file``, lines of ``KEY=VALUE``) or an environment variable (``--context-env``).
+    """
+    fn = click.option(
+        "--context-env",
+        multiple=True,
+        metavar="KEY=VAR",
+        expose_value=False,
+        callback=_keep("env"),
+        help="Like --context, the value read from environment variable VAR (kept off the command line).",
+    )(fn)
+    fn = click.option(
+        "--context-file",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        default=None,
+        expose_value=False,
+        callback=_keep("file"),
+        help="Like --context, one KEY=VALUE per line of this file (# comments); kept off the command line.",
+    )(fn)
     return click.option(
         "--context",
         "context_pairs",
         multiple=True,
         metavar="KEY=VALUE",
         help="Fill the argument KEY of every tool that declares it in 'contexts' with VALUE (a string), over "
-        "the model's value; the model's schema leaves it out (repeatable).",
+        "the model's value; the model's schema leaves it out (repeatable). Secrets: --context-file or --context-env.",
     )(fn)
 
 
+def _pair(pair: str, hint: str) -> tuple[str, str]:
+    key, sep, value = pair.partition("=")
+    if not sep or not key.strip():
+        raise click.BadParameter(
+            f"{pair.split('=', maxsplit=1)[0][:40]!r} is not KEY=VALUE, e.g. project_id=P-0001", param_hint=hint
+        )
+    return key.strip(), value
+
+
 def context_from(pairs: tuple[str, ...]) -> dict[str, str] | None:
-    """``--context KEY=VALUE`` flags as a context mapping (None when none was given); BadParameter without '='."""
+    """The host's context: ``--context-file`` lines, then ``--context-env``, then ``--context`` (None when none).
+
+    BadParameter for a line or flag without '=', or an unset variable; a value is never shown in an error.
+    """
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
     context: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
+    file = meta.get("toolcat.context.file")
+    if file is not None:
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.BadParameter(f"cannot read {file}: {exc}", param_hint="--context-file") from None
+        for number, line in enumerate(lines, 1):
+            if line.strip() and not line.lstrip().startswith("#"):
+                key, value = _pair(line, f"--context-file (line {number})")
+                context[key] = value
+    for pair in meta.get("toolcat.context.env") or ():
+        key, variable = _pair(pair, "--context-env")
+        found = settings.named_variables().get(variable.strip())
+        if found is None:
             raise click.BadParameter(
-                f"{pair.split('=')[0]!r} is not KEY=VALUE, e.g. project_id=P-0001", param_hint="--context"
+                f"environment variable {variable.strip()!r} is not set", param_hint="--context-env"
             )
-        context[key.strip()] = value
+        context[key] = found
+    for pair in pairs:
+        key, value = _pair(pair, "--context")
+        context[key] = value
     return context or None
 
 

@@ -105,6 +105,34 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     help="Calls one client may run at once; more wait their turn, other clients are not slowed.",
 )
 @click.option(
+    "--max-calls",
+    type=click.IntRange(1, 1024),
+    default=32,
+    show_default=True,
+    help="Calls the whole server runs at once; a free slot goes to the client running the fewest.",
+)
+@click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    multiple=True,
+    metavar="CIDR",
+    help="HTTP: believe X-Forwarded-For from this proxy address or network (repeatable; default: none).",
+)
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0.5, max=600),
+    default=10.0,
+    show_default=True,
+    help="HTTP: seconds a connection has to send a request's headers before it is closed.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(8, 65_536),
+    default=None,
+    help="HTTP: connections served at once (default 512, or half the open-file limit); past it the oldest "
+    "connection that has not sent its headers is closed.",
+)
+@click.option(
     "--allowed-host",
     "allowed_hosts",
     multiple=True,
@@ -173,6 +201,10 @@ def serve(
     timeout: float,
     call_timeout: float,
     client_calls: int,
+    max_calls: int,
+    trusted_proxies: tuple[str, ...],
+    header_timeout: float,
+    max_connections: int | None,
     allowed_hosts: tuple[str, ...],
     allowed_origins: tuple[str, ...],
     token_env: str | None,
@@ -225,6 +257,10 @@ def serve(
         timeout=timeout,
         call_seconds=call_timeout,
         client_calls=client_calls,
+        max_calls=max_calls,
+        trusted_proxies=trusted_proxies,
+        header_seconds=header_timeout,
+        connection_limit=max_connections,
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
         token_env=token_env,

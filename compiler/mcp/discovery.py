@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
-
 from ..format.dialects import DiscoveryTool, input_help, served_tools
 from ..format.envelope import error_envelope
 from ..format.field_errors import field_errors
@@ -28,6 +26,7 @@ from ..format.json_paths import too_deep
 from ..format.schemaguard import MAX_ARGS_DEPTH
 from ..format.types import Json
 from ..reader.catalog import Catalog
+from . import fairness
 
 
 def json_text(value: Any) -> str:
@@ -127,7 +126,7 @@ async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> J
     method: Callable[..., Json] = getattr(catalog, tool.method)
     # abandon_on_cancel: the server's per-call deadline answers the client even while the thread still runs
     call = functools.partial(method, **dict(tool.bound), **arguments)  # a per-domain tool's domain is bound
-    result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+    result = await fairness.run_sync(call)  # under the call's fair-share slot (mcp/fairness.py)
     if not isinstance(result, dict):
         return error_envelope("INTERNAL", f"{tool.method} returned {type(result).__name__}, not an object")
     return result

@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import inspect
+import ipaddress
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -64,7 +67,7 @@ from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
 from ..reader.execution.idempotency import client_scope
-from . import fleet, prompts, resources, skills, telemetry
+from . import fairness, fleet, prompts, resources, skills, telemetry
 from .discovery import (
     CatalogTool,
     call_tool,
@@ -74,7 +77,18 @@ from .discovery import (
     json_text,
     mcp_tool,
 )
-from .http_guard import SESSION_IDLE_SECONDS, BearerToken, ExposureError, SessionBound, exposure
+from .http_guard import (
+    HEADER_SECONDS,
+    IDENTITY_KEY,
+    SESSION_IDLE_SECONDS,
+    BearerToken,
+    ClientIdentity,
+    ExposureError,
+    ReadDeadline,
+    SessionBound,
+    exposure,
+    guarded_protocol,
+)
 from .prompts import SYSTEM_PROMPT, get_prompt, list_prompts
 from .resources import resource_templates
 from .state import (  # fleet (docs/deploy.md): serve's state behind one interface
@@ -115,8 +129,8 @@ LIST_TTL_MS = 5 * 60 * 1000
 CALL_SECONDS = 60.0
 #: Calls one client may have running at once; the next wait their turn (other clients are not slowed).
 CLIENT_CALLS = 4
-#: How many clients' concurrency bounds are remembered (the oldest are forgotten first).
-MAX_TRACKED_CLIENTS = 10_000
+#: Calls the whole server runs at once, whoever sends them; a free slot goes to the client running the fewest.
+MAX_CALLS = fairness.MAX_CALLS
 
 
 #: The SDK's own session limit sits this far above toolcat's bound, so an eviction in progress never 503s.
@@ -131,6 +145,11 @@ class HttpGuard:
     allowed_origins: tuple[str, ...] = ()
     token: str | None = field(default=None, repr=False)
     max_sessions: int = 1_000
+    #: Networks whose X-Forwarded-For (and X-Forwarded-Proto) names the client (``--trusted-proxy CIDR``); none by default.
+    trusted_proxies: tuple[str, ...] = ()
+    #: Seconds a connection has to send a request's headers, and connections served at once (None: see http_guard).
+    header_seconds: float = HEADER_SECONDS
+    connection_limit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +183,13 @@ class ServeOptions:
     call_seconds: float = CALL_SECONDS
     #: Calls one client may run at once.
     client_calls: int = CLIENT_CALLS
+    #: Calls the whole server runs at once (each client's share is ``client_calls``).
+    max_calls: int = MAX_CALLS
+    #: HTTP only: networks of the proxies whose X-Forwarded-For is believed (``--trusted-proxy CIDR``).
+    trusted_proxies: tuple[str, ...] = ()
+    #: HTTP only: seconds to send a request's headers; connections served at once (None: MAX_CONNECTIONS).
+    header_seconds: float = HEADER_SECONDS
+    connection_limit: int | None = None
     #: HTTP only: Host and Origin values accepted beyond loopback.
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
@@ -203,10 +229,35 @@ def client_key(ctx: ServerRequestContext[Any]) -> str | None:
 
 
 def peer_key(ctx: ServerRequestContext[Any]) -> str:
-    """The network peer of an HTTP request (``peer:<address>``), else this process's :data:`STDIO_CLIENT`."""
+    """Who sent a request without a session: its HTTP identity, else its network peer, else the stdio client.
+
+    The HTTP identity is what :class:`~.http_guard.ClientIdentity` gave it (the token's principal, then the
+    client key the server issued, else the connection); a peer is ``peer:<address>``; else :data:`STDIO_CLIENT`.
+    """
+    request_scope = getattr(ctx.request, "scope", None)
+    if isinstance(request_scope, dict) and isinstance(request_scope.get(IDENTITY_KEY), str):
+        return str(request_scope[IDENTITY_KEY])
     client = getattr(ctx.request, "client", None)
     host = getattr(client, "host", None)
     return f"peer:{host}" if host else STDIO_CLIENT
+
+
+def state_namespace(catalog: Catalog) -> str:
+    """What every state key of a server starts with: a digest of the catalogue and what changes its answers.
+
+    The catalogue's location, the sandbox its file tools work in, read-only, the allowed namespaces and
+    the host's context: two servers that differ in any of these never read each other's kept answers or
+    working sets, even through one state file (issue 36: servers with two --sandbox folders shared one).
+    """
+    session = catalog.session
+    facts = {
+        "location": str(catalog.source.location),
+        "sandbox": str(getattr(session.policy, "sandbox", None)),
+        "read_only": session.read_only,
+        "namespaces": session.allowed_namespaces,
+        "context": sorted((str(k), repr(v)) for k, v in session.context.items()),
+    }
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def call_timeout_envelope(name: str, seconds: float) -> Json:
@@ -232,11 +283,15 @@ class CatalogServer:
         call_seconds: float = CALL_SECONDS,
         client_calls: int = CLIENT_CALLS,
         state: StateStore | None = None,
+        max_calls: int = MAX_CALLS,
     ) -> None:
         self.catalog = catalog
         self.call_seconds = call_seconds
         self.client_calls = client_calls
-        self._limiters: dict[str, anyio.CapacityLimiter] = {}
+        #: the global bound on calls in flight, with each identity's share (issue 36)
+        self.shares = fairness.FairShares(max_calls, client_calls)
+        #: every state key of this server starts with this (catalogue, sandbox, policy)
+        self.namespace = state_namespace(catalog)
         # fleet (docs/deploy.md): the state store (idempotency, audit) and the gate that keeps one version per answer
         self.state = state if state is not None else open_state("memory")
         self.gate = fleet.VersionGate()
@@ -256,6 +311,7 @@ class CatalogServer:
         self._sessions: dict[int, ServerSession] = {}
         #: Each handshake-era client's described tools (namespaced dialect), by :func:`client_key`, in the state store.
         self.working_sets = WorkingSets(self.state.clients, lambda: self.catalog.registry_version)
+        self.trusted_proxies: tuple[str, ...] = ()
         self.always: dict[str, CatalogTool] = self._always_loaded()
         #: gateway-modes: the direct dialect's tools (every tool the session may see), by alias; empty elsewhere
         self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if dialect == "direct" else {}
@@ -318,7 +374,7 @@ class CatalogServer:
         """The described tools of one handshake-era client (namespaced dialect); None for a stateless request."""
         if key is None or self.dialect != "namespaced":
             return None
-        return self.working_sets.of(key)
+        return self.working_sets.of(f"{self.namespace}/{key}")
 
     def listed_tools(self, key: str | None = None) -> list[dict[str, Any]]:
         """What ``tools/list`` shows a client: the dialect's tools, the always-loaded ones, its described ones."""
@@ -354,10 +410,10 @@ class CatalogServer:
             try:
                 # idempotency keys are per client (the worker thread copies the context)
                 with anyio.fail_after(self.call_seconds), client_scope(self.client_id(ctx)):
-                    async with self._limiter(ctx):
+                    async with self.shares.slot(self.client_id(ctx)):
                         if tool is not None:
                             call = functools.partial(self.call, tool, arguments)
-                            result = await telemetry.observe(tool.name, arguments, call)
+                            result = await telemetry.observe(tool.name, arguments, call, resolve=self.catalog.resolve)
                         else:
                             result = await self._call_catalog_tool(ctx, params.name, arguments)
             except TimeoutError:
@@ -412,29 +468,17 @@ class CatalogServer:
     async def _run_alias(self, name: str, tool_id: str, arguments: Json) -> Json:
         """Run a catalogue tool called by its alias, in its span (fleet: docs/deploy.md)."""
         run = functools.partial(self.catalog.tool_exec, tool_id, arguments, dialect=self.dialect)
-        return await telemetry.observe(
-            name, arguments, lambda: anyio.to_thread.run_sync(run, abandon_on_cancel=True), tool_id=tool_id
-        )
-
-    def _limiter(self, ctx: ServerRequestContext[Any]) -> anyio.CapacityLimiter:
-        """The concurrency bound of the calling client (by session, else by network peer, else the stdio client)."""
-        key = client_key(ctx) or peer_key(ctx)
-        limiter = self._limiters.get(key)
-        if limiter is None:
-            if len(self._limiters) >= MAX_TRACKED_CLIENTS:
-                idle = next((k for k, v in self._limiters.items() if v.borrowed_tokens == 0), None)
-                if idle is not None:
-                    del self._limiters[idle]
-            limiter = self._limiters[key] = anyio.CapacityLimiter(self.client_calls)
-        return limiter
+        return await telemetry.observe(name, arguments, lambda: fairness.run_sync(run), tool_id=tool_id)
 
     def client_id(self, ctx: ServerRequestContext[Any]) -> str:
-        """The calling client's scope for idempotency keys: its session (handshake era), else its network peer.
+        """Who is calling, for idempotency keys and call shares (docs/security.md, "Who a client is").
 
-        Over stdio the one client is the process; 2026-07-28 HTTP clients carry no session, so clients behind one
-        address (a proxy) share a scope (docs/security.md).
+        Its MCP session (handshake era), else what :class:`~.http_guard.ClientIdentity` named (the token's
+        principal, then the client key the server issued, else the connection), else the stdio process;
+        prefixed by this server's :func:`state_namespace`, so servers of other catalogues or sandboxes never
+        share a key.
         """
-        return client_key(ctx) or peer_key(ctx)
+        return f"{getattr(self, 'namespace', '')}/{client_key(ctx) or peer_key(ctx)}"
 
     async def call(self, tool: DiscoveryTool, arguments: Json) -> Json:
         """Validate ``arguments`` against the tool's input schema, then run its Catalog method in a thread."""
@@ -624,7 +668,7 @@ class CatalogServer:
             transport_security=security,
             **{name: value for name, value in bounds.items() if name in accepted},
         )
-        app = SessionBound(app, guard.max_sessions)
+        app = ReadDeadline(ClientIdentity(SessionBound(app, guard.max_sessions)))
         return BearerToken(app, guard.token) if guard.token is not None else app
 
     async def run_http(
@@ -639,8 +683,18 @@ class CatalogServer:
             fleet.readiness(lambda: self.catalog.registry_version, self.state.ping),
             self.drain_seconds,
         )
+        proxies = list((guard or HttpGuard()).trusted_proxies)
         config = uvicorn.Config(
-            drain, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+            drain,
+            host=host,
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+            # a time limit on request headers, a bound on connections (issue 36: slowloris)
+            http=guarded_protocol((guard or HttpGuard()).header_seconds, (guard or HttpGuard()).connection_limit),
+            proxy_headers=bool(proxies),  # X-Forwarded-For only from a proxy the host named (issue 36)
+            forwarded_allow_ips=proxies or None,
         )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
@@ -704,6 +758,7 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
         call_seconds=options.call_seconds,
         client_calls=options.client_calls,
         state=state,
+        max_calls=options.max_calls,
     )
     server.drain_seconds = options.drain_seconds
     server.stateless = http_stateless(options.stateless, state)
@@ -720,7 +775,23 @@ def http_guard(options: ServeOptions) -> HttpGuard:
                 f"--token-env {options.token_env}: that environment variable is unset or empty; "
                 f"export {options.token_env}=<a long random token> and give clients the same token"
             )
-    guard = HttpGuard(options.allowed_hosts, options.allowed_origins, token, options.max_sessions)
+    for cidr in options.trusted_proxies:
+        try:
+            ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            raise ExposureError(
+                f"--trusted-proxy {cidr!r} is not an address or network: give the proxy's address or CIDR, "
+                "e.g. --trusted-proxy 10.0.0.5 or --trusted-proxy 10.0.0.0/24"
+            ) from None
+    guard = HttpGuard(
+        options.allowed_hosts,
+        options.allowed_origins,
+        token,
+        options.max_sessions,
+        tuple(options.trusted_proxies),
+        options.header_seconds,
+        options.connection_limit,
+    )
     exposure(options.host, guard.allowed_hosts, guard.allowed_origins, token=token is not None)  # fail before opening
     return guard
 

@@ -15,13 +15,16 @@ client (``fastmcp.skills``), which verifies every file it reads:
   metadata, folders as ``inode/directory``;
 * an unknown skill, a URI that is no directory and a bad cursor are ``-32602`` (Invalid params).
 
-toolcat's build stores a skill's frontmatter (a JSON object) apart from its body, so the ``SKILL.md``
-served here is written from the two: ``---``, one ``"key": <JSON value>`` line per frontmatter field
-(JSON is YAML, so any YAML reader gets the same object back), ``---``, then the body. Its digest and size
-are taken over those bytes (the body itself was checked against the build's content hash when read);
-the other files' digests and sizes are the build's own content hashes. The methods are registered with
-the SDK's public ``Server.add_request_handler`` (its ``Extension`` class belongs to the high-level
-``MCPServer``, which toolcat does not use).
+The ``SKILL.md`` served is the file as its author wrote it: the build keeps its bytes (``skill.skill_md``,
+docs/format.md), so its digest and size are the build's content hash of the author's file, like every other
+file of the skill. A build from before that field has only the frontmatter (a JSON object) and the body: for
+it the file is written from the two (``---``, one ``"key": <JSON value>`` line per frontmatter field, which
+any YAML reader reads back as the same object, ``---``, then the body) and its digest taken over those bytes.
+The methods are registered with the SDK's public ``Server.add_request_handler`` (its ``Extension`` class
+belongs to the high-level ``MCPServer``, which toolcat does not use). ``capabilities.extensions`` exists only
+from protocol 2026-07-28 on: the SDK's 2025-11-25 codec has no such field, so a handshake-era client is not
+told of the extension (MCP Inspector's skills check answers ``skills_unsupported`` there), though the
+methods answer in both eras.
 """
 
 from __future__ import annotations
@@ -116,7 +119,10 @@ def _yaml_line(key: str, value: Any) -> str:
 
 
 def skill_md(frontmatter: Json, body: str) -> bytes:
-    """The SKILL.md served for a skill: its frontmatter (one JSON-valued YAML line per field), then its body."""
+    """A SKILL.md written from a stored frontmatter (one JSON-valued YAML line per field) and body.
+
+    Only for builds that do not keep the author's file (``skill.skill_md``): those serve its bytes.
+    """
     lines = ["---", *(_yaml_line(k, frontmatter[k]) for k in sorted(frontmatter)), "---", ""]
     return ("\n".join(lines) + body).encode("utf-8", "surrogatepass")
 
@@ -124,13 +130,14 @@ def skill_md(frontmatter: Json, body: str) -> bytes:
 class _Skill:
     """One skill as the extension shows it: its stored spec section and its SKILL.md bytes."""
 
-    def __init__(self, name: str, stored: Json, body: str) -> None:
+    def __init__(self, name: str, stored: Json, body: str, authored: bytes | None = None) -> None:
         self.name = name
-        raw = stored.get("frontmatter")
+        raw = stored.get("skill_md_frontmatter") if authored is not None else None
+        raw = raw if isinstance(raw, dict) else stored.get("frontmatter")  # the served file's own, when it is kept
         self.frontmatter: Json = dict(raw) if isinstance(raw, dict) else {}
         self.frontmatter.setdefault("name", name)
         self.frontmatter.setdefault("description", "")
-        self.markdown = skill_md(self.frontmatter, body)
+        self.markdown = authored if authored is not None else skill_md(self.frontmatter, body)
         listed = stored.get("resources")
         self.files: list[Json] = [
             res
@@ -186,8 +193,11 @@ def _load(catalog: Catalog, ref: str, name: str | None = None) -> _Skill | None:
     if name is not None and found != name:
         return None
     _, spec = catalog.store.spec(str(described.get("tool_id") or ref))
-    stored = spec.get("skill")
-    return _Skill(found, stored if isinstance(stored, dict) else {}, str(skill.get("body", "")))
+    raw = spec.get("skill")
+    stored: Json = raw if isinstance(raw, dict) else {}
+    source = stored.get("skill_md")
+    authored = catalog.fetch_bytes(source) if isinstance(source, dict) else None  # checked against its sha256
+    return _Skill(found, stored, str(skill.get("body", "")), authored)
 
 
 def skill_ids(catalog: Catalog) -> list[str]:
@@ -201,7 +211,8 @@ def skill_ids(catalog: Catalog) -> list[str]:
 def _offset(cursor: str | None, total: int) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or int(cursor) > total:
+    # ASCII digits only ("²" is a digit to str.isdigit, not to int), and short: 5,000 digits are no offset either
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 12 or int(cursor) > total:
         raise MCPError(types.INVALID_PARAMS, f"Invalid cursor {cursor!r:.40}: pass a nextCursor this server returned")
     return int(cursor)
 

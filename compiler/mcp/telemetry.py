@@ -19,6 +19,13 @@ Spans follow the GenAI semantic conventions (development status):
 
 Metrics: ``toolcat.calls`` and ``toolcat.errors`` (counters, by tool and code) and
 ``toolcat.operation.duration`` (a histogram in seconds, by operation).
+
+Bounded (issue 36): a client's names never become a span name or a label as sent. The tool of a call is
+the catalogue's tool id that its ``op``/``tool_id`` resolves to (the server's ``resolve``), else
+:data:`UNKNOWN_TOOL` for every name the catalogue does not know; every attribute is capped at
+:data:`MAX_ATTRIBUTE_CHARS` characters (the query at :data:`MAX_QUERY_CHARS`), so the series and the
+spans of a replica grow with its catalogue, not with what clients send (200 calls with 1 MiB names took
+a replica from 84 MB to 2.4 GB before).
 """
 
 from __future__ import annotations
@@ -43,6 +50,11 @@ QUERY_TOOLS = frozenset({"list", "tool_help"})  # searches only when given a que
 CALL_TOOLS = frozenset({"tool_exec", "call_tool", "tool_batch"})
 #: Hits recorded on a search span.
 TOP_HITS = 5
+#: The one label (and span name part) of every op the catalogue does not know.
+UNKNOWN_TOOL = "unknown"
+#: Characters kept of any attribute value (a tool id, a hit id, an error code); the query keeps MAX_QUERY_CHARS.
+MAX_ATTRIBUTE_CHARS = 200
+MAX_QUERY_CHARS = 500
 _HIT_LISTS = ("matches", "results", "tools", "nodes", "operations")
 #: Where a hit's score is: ``confidence`` (spec, gateway), ``relevance`` (namespaced find_tool).
 _SCORE_KEYS = ("confidence", "relevance", "score")
@@ -101,7 +113,7 @@ def search_query(name: str, arguments: Json) -> str | None:
     key = "purpose" if name == "find_tool" else "query"
     query = arguments.get(key)
     if name in SEARCH_TOOLS or (name in QUERY_TOOLS and query is not None):
-        return str(query)[:500]
+        return str(query)[:MAX_QUERY_CHARS]
     return None
 
 
@@ -114,7 +126,7 @@ def top_hits(answer: Json) -> list[dict[str, Any]]:
             for item in items[:TOP_HITS]:
                 if isinstance(item, dict):
                     ident = item.get("tool_id") or item.get("op") or item.get("path") or item.get("name")
-                    hit: dict[str, Any] = {"id": str(ident)}
+                    hit: dict[str, Any] = {"id": str(ident)[:MAX_ATTRIBUTE_CHARS]}
                     score = next((item[k] for k in _SCORE_KEYS if isinstance(item.get(k), (int, float))), None)
                     if score is not None:
                         hit["score"] = float(score)
@@ -124,32 +136,64 @@ def top_hits(answer: Json) -> list[dict[str, Any]]:
 
 
 def called_tool(name: str, arguments: Json, tool_id: str | None) -> str:
-    """The catalogue tool a call runs (``op``/``tool_id`` of the discovery tool, or the alias's id)."""
+    """The name a call gives for its tool (``op``/``tool_id`` of the discovery tool, or the alias's id), unchecked."""
     if tool_id is not None:
         return tool_id
     target = arguments.get("op", arguments.get("tool_id"))
     return str(target) if isinstance(target, str) else name
 
 
+async def resolved_tool(
+    name: str, arguments: Json, tool_id: str | None, resolve: Callable[[str], str | None] | None
+) -> str:
+    """The catalogue tool id a call runs, for span names and labels: resolved, else :data:`UNKNOWN_TOOL`.
+
+    ``name`` (a discovery tool the server serves, e.g. ``tool_batch``) stands for a call that names no op.
+    """
+    if tool_id is not None:
+        return tool_id[:MAX_ATTRIBUTE_CHARS]
+    target = arguments.get("op", arguments.get("tool_id"))
+    if not isinstance(target, str):
+        return name[:MAX_ATTRIBUTE_CHARS]
+    if resolve is None or not target or len(target) > MAX_ATTRIBUTE_CHARS:
+        return UNKNOWN_TOOL
+    import anyio.to_thread  # noqa: PLC0415 - the SDK's dependency; resolving may read a lookup shard
+
+    try:
+        found = await anyio.to_thread.run_sync(resolve, target)
+    except Exception:  # a tampered shard: the call's own answer says so; the label stays bounded
+        found = None
+    return found[:MAX_ATTRIBUTE_CHARS] if isinstance(found, str) and found else UNKNOWN_TOOL
+
+
 def _error_code(answer: Json) -> str | None:
     if is_error(answer) or answer.get("ok") is False:
         error = answer.get("error")
-        return str(error.get("code")) if isinstance(error, dict) else "UNKNOWN"
+        return str(error.get("code"))[:MAX_ATTRIBUTE_CHARS] if isinstance(error, dict) else "UNKNOWN"
     return None
 
 
 async def observe(
-    name: str, arguments: Json, run: Callable[[], Awaitable[Json]], *, tool_id: str | None = None
+    name: str,
+    arguments: Json,
+    run: Callable[[], Awaitable[Json]],
+    *,
+    tool_id: str | None = None,
+    resolve: Callable[[str], str | None] | None = None,
 ) -> Json:
-    """Run one MCP tool call inside its span (a search or a call; other calls run as they are)."""
+    """Run one MCP tool call inside its span (a search or a call; other calls run as they are).
+
+    ``resolve`` maps a call's ``op`` to the catalogue's tool id (None when unknown); without it every
+    named op is :data:`UNKNOWN_TOOL`.
+    """
     query = search_query(name, arguments)
     is_call = tool_id is not None or name in CALL_TOOLS
     if query is None and not is_call:
         return await run()
-    tool = called_tool(name, arguments, tool_id)
+    tool = await resolved_tool(name, arguments, tool_id, resolve) if is_call else name[:MAX_ATTRIBUTE_CHARS]
     operation = "execute_tool" if is_call else "retrieval"
     span_name = f"execute_tool {tool}" if is_call else "retrieval toolcat"
-    attributes: dict[str, Any] = {"gen_ai.operation.name": operation, "toolcat.mcp.tool": name}
+    attributes: dict[str, Any] = {"gen_ai.operation.name": operation, "toolcat.mcp.tool": name[:MAX_ATTRIBUTE_CHARS]}
     if is_call:
         attributes.update({"gen_ai.tool.name": tool, "gen_ai.tool.type": "function"})
     else:
@@ -175,9 +219,9 @@ def _annotate(span: Any, answer: Json, is_call: bool) -> None:
     meta = answer.get("meta")
     if isinstance(meta, dict):
         if meta.get("trace_id"):
-            span.set_attribute("gen_ai.tool.call.id", str(meta["trace_id"]))
+            span.set_attribute("gen_ai.tool.call.id", str(meta["trace_id"])[:MAX_ATTRIBUTE_CHARS])
         if meta.get("registry_version"):
-            span.set_attribute("toolcat.registry_version", str(meta["registry_version"]))
+            span.set_attribute("toolcat.registry_version", str(meta["registry_version"])[:MAX_ATTRIBUTE_CHARS])
     if not is_call:
         hits = top_hits(answer)
         span.set_attribute("gen_ai.retrieval.documents", json.dumps(hits))

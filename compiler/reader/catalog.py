@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..format import settings
 from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
@@ -131,6 +132,22 @@ def _check_context(context: Any) -> dict[str, Any]:
         )
     result: dict[str, Any] = json.loads(json.dumps(context))  # a deep copy the host cannot change later
     return result
+
+
+def manifest_tier(manifest: Json) -> str:
+    """The search tier a manifest promises, before any search loads it (no file is read).
+
+    ``none: …`` without a search index; ``lexical: <why>`` without vectors or with the semantic tier turned off;
+    ``hybrid (pending: …)`` when the build has vectors: whether this host loads the build's embedder is known at
+    the first search, and ``stats()`` then names the model or says why it fell back to words.
+    """
+    if not isinstance(manifest.get("index"), dict):
+        return "none: this build has no search index (searches answer UNAVAILABLE; browse instead)"
+    if settings.flag_off("TOOLCAT_SEMANTIC"):
+        return "lexical: turned off (TOOLCAT_SEMANTIC=0)"
+    if not isinstance(manifest.get("vectors"), dict):
+        return "lexical: this build has no vectors (build with --embedder to add the semantic tier)"
+    return "hybrid (pending: the build's embedder is checked and loaded at the first search)"
 
 
 class Catalog:
@@ -293,8 +310,9 @@ class Catalog:
     def stats(self) -> Json:
         """Requests, bytes downloaded and cache hits so far, the files held in memory, and the search tier.
 
-        ``search_tier`` (once a search ran): ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term
-        expansion, ``--embedder terms``), or ``lexical: <why>``.
+        ``search_tier``: once a search ran, ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term
+        expansion, ``--embedder terms``), or ``lexical: <why>``; before, what the manifest says
+        (:func:`manifest_tier`), read at no cost: no request is made to answer it.
         """
         out = self.store.stats()
         searcher = self.store._searcher  # noqa: SLF001 - only once a search looked at it
@@ -307,6 +325,8 @@ class Catalog:
                 out["search_tier"] = f"expanded ({expanded})"
             else:
                 out["search_tier"] = f"lexical: {tier.reason}"
+        else:
+            out["search_tier"] = manifest_tier(self.manifest)
         return out
 
     def resolve(self, name: str) -> str | None:

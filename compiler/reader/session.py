@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..format.agent_tools import read_only_tools
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from .audit import AuditLog, AuditSink, tool_labels
@@ -349,7 +350,7 @@ class Session:
                     return first
             ctx = execute.ExecContext(
                 tool_id,
-                self._visible_tasks(spec),
+                self._read_only_agent(self._visible_tasks(spec)),
                 filled,
                 self.timeout,
                 self.store.fetch_bytes,
@@ -374,6 +375,12 @@ class Session:
             if key is not None:
                 self.idempotency.put(key, tool_id, canonical, body, warnings)
             return body
+
+    def _read_only_agent(self, spec: Json) -> Json:
+        """An agent's spec with its ``tools`` cut to the read tools when this session is read-only (issue 36)."""
+        if not self.read_only or spec.get("type") != "agent" or not spec.get("tools"):
+            return spec
+        return {**spec, "tools": read_only_tools(spec.get("tools"))}
 
     def _visible_tasks(self, spec: Json) -> Json:
         """``spec`` with a generated ``task.list``'s rows cut to the tasks this session's policy lets the agent see."""

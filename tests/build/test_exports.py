@@ -291,13 +291,14 @@ def test_cli_export_gates_tools(example_build, tmp_path):
 
 
 def test_cli_export_dialect_and_errors(example_build, tmp_path):
-    """`--dialect gateway` gives its three tools (then a build's always-loaded ones); an unknown tool is a clean error."""
+    """`--dialect gateway` gives its three tools, then the build's always-loaded ones; no build and an unknown tool are clean errors."""
     runner = CliRunner()
     no_build = ["--build", str(tmp_path / "no-build")]  # never the working directory's build/, which may exist
     result = runner.invoke(main, ["export", "--provider", "gemini", "--dialect", "gateway", *no_build])
-    assert result.exit_code == 0
-    declarations = json.loads(result.stdout)[0]["functionDeclarations"]
-    assert [d["name"] for d in declarations] == ["tool_help", "tool_exec", "tool_batch"]
+    assert result.exit_code == 1, "without a build the pinned tools would be left out silently"
+    assert "no build at" in result.output
+    assert "toolcat build" in result.output
+    assert not result.stdout.lstrip().startswith("[")
     always = [e["alias"] for e in BuildFolder(example_build).manifest.get("always_load", [])]
     assert always, "the example catalogue has always-loaded tools"
     result = runner.invoke(

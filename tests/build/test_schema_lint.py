@@ -105,3 +105,37 @@ def test_required_names_allowed_by_pattern_properties_are_not_flagged() -> None:
         "required": ["x_a"],
     }
     assert schema_lints(schema, "$") == []
+
+
+def test_three_schema_mistakes_show_in_one_run_with_did_you_mean(tmp_path: Path) -> None:
+    """A schema with three invalid spots reports all three (located) in one validate, with the type slips named."""
+    rest = (
+        "      properties:\n"
+        "        name: {type: str}\n"
+        "        count: {type: int, minimum: '1'}\n"
+        "        tags: {type: [string, list]}\n"
+        "      required: [name]\n"
+    )
+    src = write_tree(tmp_path / "src", {**TREE, "tools/t.yaml": HEAD + rest})
+    code, output = run_validate(src)
+    assert code == 1
+    assert "4 error(s)" in output
+    assert "t.yaml:7:" in output
+    assert "$.tools[0].args_schema.properties.name.type" in output
+    assert "Did you mean 'string'?" in output
+    assert "Did you mean 'integer'?" in output
+    assert "$.tools[0].args_schema.properties.count.minimum" in output
+    assert "$.tools[0].args_schema.properties.tags.type[1]" in output
+    assert "Did you mean 'array'?" in output
+
+
+def test_a_flood_of_schema_errors_is_capped_and_counted(tmp_path: Path) -> None:
+    """More than MAX_SCHEMA_ERRORS metaschema errors: that many are shown and the last says how many more."""
+    from toolcat.build.sources.tool_schemas import MAX_SCHEMA_ERRORS  # noqa: PLC0415
+
+    props = "".join(f"        p{i}: {{type: int}}\n" for i in range(MAX_SCHEMA_ERRORS + 5))
+    src = write_tree(tmp_path / "src", {**TREE, "tools/t.yaml": HEAD + "      properties:\n" + props})
+    code, output = run_validate(src)
+    assert code == 1
+    assert output.count("is not a JSON Schema type") == MAX_SCHEMA_ERRORS
+    assert "(5 more error(s) in this schema after this one)" in output

@@ -168,3 +168,37 @@ def test_site_prints_its_phases_with_counts(generated_src: Path, tmp_path: Path)
     assert any(line.startswith(f"site render: {pages:,} pages") for line in lines), lines
     assert any(line.startswith(f"site mkdocs: {2 * pages:,} page steps") for line in lines), lines
     assert any(line.startswith("site publish: ") for line in lines), lines
+
+
+def test_tool_phases_count_tools_and_skills_as_the_summary_does(tmp_path: Path) -> None:
+    """The example build's specs/prompts/exports lines say '83 tools and 8 skills', the summary's figures, not 91 tools."""
+    from support import EXAMPLE_SRC  # noqa: PLC0415
+
+    command = [sys.executable, "-m", "toolcat.cli", "build", str(EXAMPLE_SRC), "--out", str(tmp_path / "b")]
+    piped = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
+    summary = re.search(r"(\d+) tools, (\d+) skills;", piped.stdout)
+    assert summary is not None, piped.stdout
+    tools, skills = int(summary.group(1)), int(summary.group(2))
+    assert skills > 0
+    lines = {line.split(": ", 1)[0]: line for line in piped.stderr.splitlines() if ": " in line}
+    for phase in ("specs", "prompts", "exports"):
+        assert lines[phase].startswith(f"{phase}: {tools} tools and {skills} skills in "), lines[phase]
+    assert f"{tools + skills} tools" not in piped.stderr
+
+
+def test_display_without_a_split_or_with_one_kind_says_tools() -> None:
+    """Without a described split, or with no skills, a tool phase's line is '<n> tools'; a mismatching count too."""
+    stream = io.StringIO()
+    display = PhaseDisplay(stream, tty=False)
+    display("specs", 0, 5)
+    display("specs", 5, 5)
+    display.describe({"tools": 3000, "skills": 0})
+    display("prompts", 0, 3000)
+    display("prompts", 3000, 3000)
+    display.describe({"tools": 4, "skills": 1})
+    display("write", 0, 5)
+    display("write", 5, 5)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("specs: 5 tools in ")
+    assert lines[1].startswith("prompts: 3,000 tools in ")
+    assert lines[2].startswith("write: 5 files in ")

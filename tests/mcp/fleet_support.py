@@ -159,8 +159,14 @@ def haproxy(pools: dict[str, list[Replica]], folder: Path) -> Iterator[dict[str,
         process.wait(10)
 
 
-def call(url: str, name: str, arguments: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+def call(
+    url: str, name: str, arguments: dict[str, Any], timeout: float = 30.0, client: str | None = None
+) -> dict[str, Any]:
     """One stateless tools/call (2025-11-25 era, no session) over HTTP; returns the JSON-RPC answer.
+
+    ``client`` is a client key (32 hex digits) sent as the ``toolcat_client`` cookie a server issues, as the
+    SDK's HTTP client sends it back: calls with one key are one client on every replica; without one, each
+    connection is its own client (docs/security.md, "Who a client is").
 
     Raises OSError / http.client.HTTPException when the connection fails, and RuntimeError(status) on
     a non-200 answer (a draining replica's 503, a load balancer's 502): both are retryable.
@@ -174,6 +180,8 @@ def call(url: str, name: str, arguments: dict[str, Any], timeout: float = 30.0) 
         "accept": "application/json, text/event-stream",
         "mcp-protocol-version": "2025-11-25",
     }
+    if client is not None:
+        headers["cookie"] = f"toolcat_client={client}"
     connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
     try:
         connection.request("POST", "/mcp", body, headers)

@@ -96,6 +96,10 @@ def test_the_seed_flows_pass_through_a_non_sticky_balancer(fleet: dict[str, Any]
     assert steps[-1]["result"]["result"] == 42
 
 
+#: One client's key (the toolcat_client cookie a replica issues): its retries replay on any replica.
+CLIENT = "0123456789abcdef0123456789abcdef"
+
+
 def test_an_idempotent_retry_on_another_replica_replays_and_runs_once(fleet: dict[str, Any]) -> None:
     """The same keyed call sent to all three replicas at once runs once; every other answer is the replay."""
     replicas = fleet["pools"]["gateway"]
@@ -105,7 +109,7 @@ def test_an_idempotent_retry_on_another_replica_replays_and_runs_once(fleet: dic
 
     async def send_all() -> None:
         async def one(url: str) -> None:
-            answer = await anyio.to_thread.run_sync(call, url, "tool_exec", arguments)
+            answer = await anyio.to_thread.run_sync(call, url, "tool_exec", arguments, 30.0, CLIENT)
             answers.append(answer["result"]["structuredContent"])
 
         async with anyio.create_task_group() as group:
@@ -113,7 +117,7 @@ def test_an_idempotent_retry_on_another_replica_replays_and_runs_once(fleet: dic
                 group.start_soon(one, replica.url)
 
     anyio.run(send_all)
-    retry = call(replicas[1].url, "tool_exec", arguments)["result"]["structuredContent"]
+    retry = call(replicas[1].url, "tool_exec", arguments, client=CLIENT)["result"]["structuredContent"]
     answers.append(retry)
     assert all(a["ok"] and a["result"]["result"] == 42 for a in answers)
     assert sum(1 for a in answers if not a["meta"].get("replayed")) == 1

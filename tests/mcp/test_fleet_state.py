@@ -115,7 +115,7 @@ def test_memory_state_is_todays_in_process_store() -> None:
 @pytest.mark.parametrize(
     ("spec", "says"),
     [
-        ("postgres://db/1", "memory, sqlite:PATH or redis://HOST:PORT/DB"),
+        ("postgres://db/1", "memory, sqlite:PATH or redis[s]://HOST:PORT/DB"),
         ("sqlite:", "needs a file path"),
         ("redis://:hunter2@127.0.0.1:6379/0", "TOOLCAT_STATE_PASSWORD"),
         ("redis://127.0.0.1:6379/x", "database is a number"),

@@ -71,3 +71,27 @@ def test_inspector_verifies_every_skill_against_sep_2640(example_build: Path) ->
     assert len(reports) >= 3
     assert all(r["ok"] and r["outcome"] == "verified" and not r["conformance"] for r in reports), reports
     assert sum(len(r["files"]) for r in reports) > len(reports)  # bundled files were checked too
+
+
+def test_inspector_verifies_a_hand_written_skill_md_served_as_written(tmp_path: Path) -> None:
+    """Inspector --verify passes a SKILL.md with CRLF, a comment, a folded description and 004's fields, served as is."""
+    from support import write_tree  # noqa: PLC0415
+    from test_skills_extension import ODD_SKILL  # noqa: PLC0415
+
+    from toolcat.build import build  # noqa: PLC0415
+
+    src = write_tree(
+        tmp_path / "src",
+        {"_node.yaml": {"title": "Root", "summary": "Everything."}, "skills/odd-skill/SKILL.md": ODD_SKILL},
+    )
+    build(src, tmp_path / "out")
+    done = inspector(
+        "--protocol-era", "modern", "--verify", "--require-digests", "--method", "skills/list",
+        TOOLCAT, "serve", "--build", str(tmp_path / "out"), "--poll", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    reports = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(reports) == 1
+    assert reports[0]["ok"], reports
+    assert reports[0]["outcome"] == "verified", reports
+    assert not reports[0]["conformance"], reports

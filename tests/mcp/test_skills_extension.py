@@ -17,6 +17,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
+from support import EXAMPLE_SRC
 from test_mcp_clients import TOOLCAT, _extension, _stdio, connect, http_serving
 
 from toolcat.mcp.skills import DIRECTORY_MIME, EXTENSION_ID, skill_md
@@ -174,3 +175,70 @@ def test_served_skill_md_frontmatter_reads_back_as_the_same_object() -> None:
     head, body = text.removeprefix("---\n").split("---\n", 1)
     assert yaml.safe_load(head) == frontmatter
     assert body == "# Body\n"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_served_skill_md_is_the_authors_file_byte_for_byte(example_build: Path, sandbox: Path, mode: str) -> None:
+    """resources/read of every example skill's skill://<name>/SKILL.md gives its source file's exact bytes and digest."""
+    sources = {path.parent.name: path.read_bytes() for path in EXAMPLE_SRC.rglob("SKILL.md")}
+    assert len(sources) >= 6, sources.keys()
+
+    async def run() -> dict[str, tuple[bytes, dict[str, Any]]]:
+        served: dict[str, tuple[bytes, dict[str, Any]]] = {}
+        async with connect(_stdio(example_build, "gateway", sandbox), mode) as client:
+            listed = await _extension(client, "skills/list", {})
+            for entry in listed["skills"]:
+                content = (await client.read_resource(entry["uri"])).contents[0]
+                assert isinstance(content, types.TextResourceContents)
+                served[entry["frontmatter"]["name"]] = (content.text.encode("utf-8"), entry["resources"][0])
+        return served
+
+    served = anyio.run(run)
+    assert set(served) == set(sources)
+    for name, (data, described) in served.items():
+        assert data == sources[name], name
+        assert described["digest"] == "sha256:" + hashlib.sha256(sources[name]).hexdigest()
+        assert described["size"] == len(sources[name])
+
+
+#: A SKILL.md written by hand: CRLF line endings, a comment, unsorted keys, a folded description, 004's fields.
+ODD_SKILL = (
+    b"---\r\n# written by hand\r\ndescription: >\r\n  Odd but valid.\r\n  Use it in tests.\r\nname: odd-skill\r\n"
+    b"license: MIT\r\ntags: [odd, test]\r\nversion: 1.10\r\nmetadata:\r\n  created: 2026-01-02\r\n---\r\n\r\n"
+    b"# Odd skill\r\n\r\nDo the thing.  \r\n"
+)
+
+
+@pytest.fixture(scope="module")
+def odd_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalogue of one hand-written skill (ODD_SKILL)."""
+    from support import write_tree  # noqa: PLC0415
+
+    from toolcat.build import build  # noqa: PLC0415
+
+    root = tmp_path_factory.mktemp("odd-skill")
+    src = write_tree(
+        root / "src",
+        {"_node.yaml": {"title": "Root", "summary": "Everything."}, "skills/odd-skill/SKILL.md": ODD_SKILL},
+    )
+    build(src, root / "out")
+    return root / "out"
+
+
+def test_skill_md_keeps_crlf_comments_and_key_order(odd_build: Path) -> None:
+    """A hand-written SKILL.md is served byte for byte, and listed with its own frontmatter as a YAML reader reads it."""
+    yaml = pytest.importorskip("yaml")
+    from toolcat.mcp.skills import get_skill, read_skill_file  # noqa: PLC0415
+    from toolcat.reader import Catalog  # noqa: PLC0415
+
+    catalog = Catalog.open(odd_build)
+    read = read_skill_file(catalog, "skill://odd-skill/SKILL.md").contents[0]
+    assert isinstance(read, types.TextResourceContents)
+    assert read.text.encode("utf-8") == ODD_SKILL
+    entry = get_skill(catalog, "skill://odd-skill/SKILL.md")["skill"]
+    assert entry["resources"][0]["digest"] == "sha256:" + hashlib.sha256(ODD_SKILL).hexdigest()
+    head = ODD_SKILL.decode().replace("\r\n", "\n").split("---\n")[1]
+    parsed = yaml.safe_load(head)
+    assert entry["frontmatter"] == {**parsed, "metadata": {"created": "2026-01-02"}}  # a date as its text
+    assert entry["frontmatter"]["description"] == "Odd but valid. Use it in tests.\n"  # folded as written
+    assert entry["frontmatter"]["tags"] == ["odd", "test"]

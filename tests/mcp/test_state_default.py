@@ -220,7 +220,9 @@ def test_default_http_serve_keeps_sessions_and_the_working_set_in_the_per_user_f
     assert path.is_relative_to(state_home)
     rows = [(client, [r["tool_id"] for r in records]) for client, records in _clients_rows(path)]
     assert len(rows) == 1
-    assert rows[0][0].startswith("http:")  # keyed by the client's Mcp-Session-Id
+    namespace, _, client = rows[0][0].partition("/")  # the server's state namespace (catalogue, sandbox), then
+    assert len(namespace) == 16
+    assert client.startswith("http:")  # the client's Mcp-Session-Id
     assert rows[0][1] == ["util.math.eval"]
     assert _files(served) == before  # nothing written into the catalogue folder
 
@@ -262,8 +264,9 @@ def test_stateless_processes_on_one_sqlite_file_share_keys_and_keep_no_client_st
             replica.wait()
         response = _initialize(trio[0].url)
         keyed = {"op": "util.math.eval", "args": {"expression": "40 + 2"}, "idempotency_key": "one-host"}
-        first = call(trio[0].url, "tool_exec", keyed)["result"]["structuredContent"]
-        retry = call(trio[1].url, "tool_exec", keyed)["result"]["structuredContent"]
+        client = "0123456789abcdef0123456789abcdef"  # the client key a server issued (a cookie), sent to both
+        first = call(trio[0].url, "tool_exec", keyed, client=client)["result"]["structuredContent"]
+        retry = call(trio[1].url, "tool_exec", keyed, client=client)["result"]["structuredContent"]
         described = call(trio[2].url, "tool_describe", {"name": "util.math.eval"})["result"]["structuredContent"]
         by_alias = call(trio[2].url, described["alias"], {"expression": "6*7"})["result"]["structuredContent"]
     finally:

@@ -25,10 +25,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ...format.agent_tools import model_problem, tool_entry_problem
 from ...format.json_paths import child_path
 from ...format.names import RULES, skill_name_problem
 from ..errors import Severity
-from .skill_meta import ARGUMENTS_FIELD, META_FIELDS, read_arguments, read_skill_meta
+from .skill_meta import ARGUMENTS_FIELD, META_FIELDS, meta_field, read_arguments, read_skill_meta
 from .skills import (
     MAX_DESCRIPTION,
     SkillResult,
@@ -127,6 +128,17 @@ def _settings(meta: dict[str, Any], checker: _SkillChecker) -> dict[str, str]:
         value = meta.get(key)
         if value is not None:
             settings[key] = checker.text_of(child_path("$", key), value)
+    if "model" in settings and (problem := model_problem(settings["model"])) is not None:
+        severity, message = problem
+        checker.add(
+            Severity.ERROR if severity == "error" else Severity.WARNING,
+            "$.model",
+            message,
+            expected="one line naming a model, e.g. sonnet or claude-sonnet-4-5",
+            got=repr(settings["model"])[:80],
+            code="bad_agent_model",
+            hint="A sub-agent runner reads model as one name; anything else could smuggle settings into it.",
+        )
     for key in sorted(set(meta) - AGENT_FIELDS - set(META_FIELDS) - {"metadata"}):
         checker.add(
             Severity.WARNING,
@@ -138,6 +150,31 @@ def _settings(meta: dict[str, Any], checker: _SkillChecker) -> dict[str, str]:
     return settings
 
 
+def _check_tools(meta: dict[str, Any], checker: _SkillChecker) -> None:
+    """Each entry of ``tools``: a known tool, a rule that does not grant everything, one line (issue 36)."""
+    found = meta_field(meta, "tools")
+    if found is None:
+        return
+    value, path = found
+    entries = [part.strip() for part in value.split(",")] if isinstance(value, str) else value
+    if not isinstance(entries, list):
+        return  # read_skill_meta reported the wrong type
+    for index, entry in enumerate(entries):
+        problem = tool_entry_problem(entry)
+        if problem is None:
+            continue
+        severity, message, hint = problem
+        checker.add(
+            Severity.ERROR if severity == "error" else Severity.WARNING,
+            f"{path}[{index}]" if isinstance(value, list) else path,
+            message,
+            expected="Read, Bash(git diff:*), mcp__server__tool or a catalogue tool id such as file.read",
+            got=repr(entry)[:80],
+            code="bad_agent_tool",
+            hint=hint,
+        )
+
+
 def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillResult:
     """Check the agent at ``entry`` (``agents/<name>.md``, or a folder holding ``AGENT.md``) under ``node_path``."""
     result = SkillResult()
@@ -147,11 +184,12 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
     loaded = read_frontmatter(root, file, result)
     if loaded is None:
         return result
-    meta, body, checker = loaded
+    meta, body, checker, _ = loaded  # an agent is served from its parts; its AGENT.md bytes are not stored
     name = _name(meta, entry.name if folder else entry.stem, checker)
     description = _description(meta, checker)
     settings = _settings(meta, checker)
     extra = read_skill_meta(meta, checker.add, checker.text_of)
+    _check_tools(meta, checker)
     arguments = read_arguments(meta, checker.add)
     if any(d.severity is Severity.ERROR for d in result.diagnostics):
         return result

@@ -60,6 +60,8 @@ def _skill_tool(record: dict[str, Any]) -> Tool:
         resources=tuple(SkillResource(r["rel_path"], r["data"], r["media_type"]) for r in record["resources"]),
         meta=dict(record.get("meta") or {}),
         kind=record.get("kind", "skill"),
+        markdown=record.get("markdown"),
+        markdown_frontmatter=record.get("markdown_frontmatter"),
     )
     arguments: TaskArguments | None = record.get("arguments")
     handler: dict[str, Any] = {"type": "skill"}

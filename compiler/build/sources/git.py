@@ -8,15 +8,27 @@ skills_from:
     into: skills/community                           # the catalogue node they are filed under (default: skills)
 ```
 
-Each entry is fetched by ``git`` itself (``fetch --depth 1`` of the commit, else of every ref), with a
-time limit, no hooks (``core.hooksPath=/dev/null``), no prompts, only the ``https``, ``ssh``, ``git`` and
-``file`` transports (``ext::`` would run a command) and no credentials in the URL, into a cache keyed by
-URL and commit (``$TOOLCAT_GIT_CACHE``, else ``$XDG_CACHE_HOME/toolcat/git``, else ``~/.cache/toolcat/git``).
-A cached checkout is reused without touching the network. Every folder holding a ``SKILL.md`` under
-``path`` is then checked as a local skill is (:func:`toolcat.build.sources.skills.check_skill`, with the
-same size and symlink rules), its diagnostics located at ``<url>@<commit12>/<file>``. The build records
-each entry (url, commit, path, into, the skills it gave) in ``manifest["sources"]["git"]``; the reader
-never fetches from Git.
+Each entry is fetched by ``git`` itself (``fetch --depth 1`` of the commit, else of every ref), with no
+hooks (``core.hooksPath=/dev/null``), no prompts, only the ``https``, ``ssh``, ``git`` and ``file``
+transports (``ext::`` would run a command) and no credentials anywhere in the URL (user part, query
+string, fragment), into a private cache keyed by URL and commit (``$TOOLCAT_GIT_CACHE``, else
+``$XDG_CACHE_HOME/toolcat/git``, else ``~/.cache/toolcat/git``). Limits (issue 36):
+
+* one deadline, :data:`GIT_TIMEOUT_SECONDS`, for every entry of ``skills_from`` together (a silent host
+  costs it once, not once per git command and entry); a failed fetch is remembered for
+  :data:`FAILURE_SECONDS` (in the cache folder), so the next builds in that window fail at once;
+* a commit whose files come to more than :data:`MAX_CHECKOUT_BYTES` (or :data:`MAX_CHECKOUT_FILES`
+  files) is refused before it is checked out (``git ls-tree -l``);
+* a cached checkout is used only when git confirms it is the pinned commit: ``HEAD`` is the commit and
+  every file's content hashes (``git hash-object``) to the commit's tree, with no file added; else it
+  is fetched again;
+* nothing under ``path`` may be, or pass through, a symbolic link: ``path`` itself, a folder on the way
+  to it, a skill folder or a file (the files are checked as a local skill's are).
+
+Every folder holding a ``SKILL.md`` under ``path`` is then checked as a local skill is
+(:func:`toolcat.build.sources.skills.check_skill`, with the same size and symlink rules), its diagnostics
+located at ``<url>@<commit12>/<file>``. The build records each entry (url, commit, path, into, the skills
+it gave) in ``manifest["sources"]["git"]``; the reader never fetches from Git.
 
 The key is read here from the raw ``toolcat.yaml`` mapping; ``compiler/build/config.py``'s
 ``BuildConfig`` is expected to grow a ``skills_from`` field holding the same list.
@@ -24,14 +36,18 @@ The key is read here from the raw ``toolcat.yaml`` mapping; ``compiler/build/con
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import json
 import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,19 +60,37 @@ from .limits import SourceParseError
 from .parse import MAX_SOURCE_BYTES, MappingError, Parsed, SourceFileError, parse_text, read_source
 from .skills import SkillResult, check_skill
 
-__all__ = ["CONFIG_KEY", "GIT_TIMEOUT_SECONDS", "GitSkills", "GitSource", "cache_root", "load_git_skills"]
+__all__ = [
+    "CONFIG_KEY",
+    "FAILURE_SECONDS",
+    "GIT_TIMEOUT_SECONDS",
+    "MAX_CHECKOUT_BYTES",
+    "MAX_CHECKOUT_FILES",
+    "GitSkills",
+    "GitSource",
+    "cache_root",
+    "load_git_skills",
+]
 
 log = logging.getLogger(__name__)
 
 CONFIG_KEY = "skills_from"
-GIT_TIMEOUT_SECONDS = 120
+#: Seconds every git command of one build's ``skills_from`` may take together (one deadline for all entries).
+GIT_TIMEOUT_SECONDS = 120.0
+#: A failed fetch is answered from memory (the cache folder) for this long: a build loop does not hammer a dead host.
+FAILURE_SECONDS = 120.0
+#: The files of one pinned commit may come to at most this many bytes, and this many files (checked before checkout).
+MAX_CHECKOUT_BYTES = 64 * 1024 * 1024
+MAX_CHECKOUT_FILES = 20_000
 COMMIT = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 NODE_PART = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 ALLOWED_SCHEMES = frozenset({"https", "ssh", "git", "file"})
 #: What git may use to reach a remote; ``ext`` and ``fd`` would run commands.
 ALLOWED_PROTOCOLS = "https:ssh:git:file"
 ENTRY_FIELDS = frozenset({"git", "commit", "path", "into"})
-DONE_MARK = ".toolcat-fetched"
+#: Inside ``.git``: a checkout without it is not finished. It lives under ``.git`` so it is no file of the tree.
+DONE_MARK = "toolcat-fetched"
+FAILED_PREFIX = ".failed-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +139,15 @@ def _config(src: Path) -> tuple[Parsed, str] | None:
     return None
 
 
+def _shown(url: str) -> str:
+    """``url`` without what may be a secret (user part, query, fragment), for messages."""
+    parts = urlsplit(url)
+    if "://" not in url:
+        return url.split("?", 1)[0].split("#", 1)[0]
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return f"{parts.scheme}://{host}{parts.path}"
+
+
 class _Entries:
     """Checks the ``skills_from`` entries of one config file, collecting located errors."""
 
@@ -136,17 +179,21 @@ class _Entries:
                 f"repository URL {url!r} uses a transport toolcat does not run",
                 code="git_url",
                 expected=f"a URL with one of {', '.join(sorted(ALLOWED_SCHEMES))}, or an absolute path",
-                got=repr(url)[:80],
+                got=repr(_shown(url))[:80],
                 hint="scp-style git@host:repo and ext:: are refused; write ssh://git@host/repo.",
             )
             return None
-        if parts.password is not None or (scheme in ("https", "git") and parts.username):
+        try:
+            password, username = parts.password, parts.username
+        except ValueError:  # an unparsable port or netloc: refuse as credentials would be, without echoing it
+            password, username = "?", "?"
+        if password is not None or (scheme in ("https", "git", "file") and username) or "?" in url or "#" in url:
             self.error(
                 at,
-                "the repository URL carries credentials",
+                "the repository URL carries credentials, or a query string or fragment that may hold them",
                 code="git_credentials",
-                expected="a URL without user:password@",
-                got="a URL with credentials",
+                expected="a URL without user:password@, ?query or #fragment (ssh://git@host/repo is fine)",
+                got="a URL with credentials, a query or a fragment (not shown)",
                 hint="Let git's credential helper or an SSH key authenticate; never write a secret here.",
             )
             return None
@@ -243,8 +290,33 @@ def git_sources(src: Path, out: GitSkills) -> list[GitSource]:
     return [source for source in checked if source is not None]
 
 
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run git with no hooks, no prompts, no system config and only the allowed transports, within the time limit."""
+class _Deadline:
+    """One time limit shared by every git command of a build's ``skills_from``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.end - time.monotonic()
+
+    def message(self) -> str:
+        return f"git ran out of time: every skills_from fetch of a build shares one {self.seconds:g} s limit"
+
+
+class _OutOfTimeError(Exception):
+    """The shared deadline passed (the git command was killed, with every process it started)."""
+
+
+def _git(args: list[str], cwd: Path, deadline: _Deadline, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run git with no hooks, no prompts, no system config and only the allowed transports, before the deadline.
+
+    git runs in its own process group, killed whole at the deadline (a transport helper holding the pipes
+    open would otherwise outlive it).
+    """
+    left = deadline.left()
+    if left <= 0:
+        raise _OutOfTimeError
     env = {
         **settings.child_environ(drop_prefix="GIT_"),
         "GIT_TERMINAL_PROMPT": "0",
@@ -256,59 +328,220 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         "-c",
         "core.hooksPath=/dev/null",
         "-c",
+        "core.fsmonitor=false",
+        "-c",
         "protocol.ext.allow=never",
         "-c",
         "advice.detachedHead=false",
         *args,
     ]
-    return subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_SECONDS, check=False
-    )
+    with subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            out, err = process.communicate(stdin, timeout=left)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):  # it ended between the timeout and the kill
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise _OutOfTimeError from None
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
-def _fetch(source: GitSource, target: Path) -> str | None:
+def _tree(commit: str, cwd: Path, deadline: _Deadline) -> dict[str, tuple[str, str, int]] | str:
+    """``{path: (mode, object id, size)}`` of every file of ``commit`` (``git ls-tree -r -l``), or what went wrong."""
+    listed = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], cwd, deadline)
+    if listed.returncode != 0:
+        return listed.stderr.strip() or f"cannot list the files of {commit}"
+    files: dict[str, tuple[str, str, int]] = {}
+    for entry in listed.stdout.split("\0"):
+        if not entry:
+            continue
+        head, _, name = entry.partition("\t")
+        mode, kind, oid, size = head.split()
+        if kind == "blob":
+            files[name] = (mode, oid, int(size))
+    return files
+
+
+def _too_large(files: dict[str, tuple[str, str, int]]) -> str | None:
+    total = sum(size for _, _, size in files.values())
+    if total > MAX_CHECKOUT_BYTES or len(files) > MAX_CHECKOUT_FILES:
+        return (
+            f"the commit is too large: {len(files):,} files, {total:,} bytes; a skills_from checkout may hold "
+            f"at most {MAX_CHECKOUT_FILES:,} files and {MAX_CHECKOUT_BYTES:,} bytes"
+        )
+    return None
+
+
+def _fetch(source: GitSource, target: Path, deadline: _Deadline) -> str | None:
     """Check ``source`` out into ``target`` (a fresh folder); None, or what went wrong."""
     steps = [
         ["init", "-q", "."],
         ["fetch", "-q", "--depth", "1", "--", source.url, source.commit],
     ]
     for step in steps:
-        done = _git(step, target)
+        done = _git(step, target, deadline)
         if done.returncode != 0:
             if step[0] != "fetch":
                 return done.stderr.strip()
             # a server that refuses to serve a commit by id: fetch every ref, then look for it
-            whole = _git(["fetch", "-q", "--", source.url, "+refs/*:refs/toolcat/*"], target)
+            whole = _git(["fetch", "-q", "--", source.url, "+refs/*:refs/toolcat/*"], target, deadline)
             if whole.returncode != 0:
                 return whole.stderr.strip() or done.stderr.strip()
-    checkout = _git(["checkout", "-q", "--detach", source.commit], target)
+    files = _tree(source.commit, target, deadline)
+    if isinstance(files, str):
+        return files
+    if (problem := _too_large(files)) is not None:
+        return problem
+    checkout = _git(["checkout", "-q", "--detach", source.commit], target, deadline)
     if checkout.returncode != 0:
         return checkout.stderr.strip() or f"commit {source.commit} is not in the repository"
-    head = _git(["rev-parse", "HEAD"], target)
-    if head.stdout.strip() != source.commit:
-        return f"checked out {head.stdout.strip()!r}, not the pinned commit"
+    return _verify(source.commit, target, deadline)
+
+
+def _blob_id(data: bytes, commit: str) -> str:
+    """A blob's object id as git computes it (sha1, or sha256 for a sha256 repository's 64-digit ids)."""
+    digest = hashlib.sha256 if len(commit) == 64 else hashlib.sha1
+    return digest(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _working_files(target: Path) -> dict[str, Path]:
+    """Every file and link of a checkout's working tree (links never followed), by path; ``.git`` left out."""
+    found: dict[str, Path] = {}
+    for folder, dirs, names in os.walk(target):
+        base = Path(folder)
+        if base == target:
+            dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names + [d for d in dirs if (base / d).is_symlink()]:
+            found[(base / name).relative_to(target).as_posix()] = base / name
+    return found
+
+
+def _same_files(found: dict[str, Path], files: dict[str, tuple[str, str, int]], commit: str) -> str | None:
+    """None when the working tree has exactly the commit's paths and kinds, and the same link targets; else why.
+
+    The content of regular files is compared next, by git's own hash.
+    """
+    if extra := sorted(set(found) - set(files)):
+        return f"the checkout holds {len(extra)} file(s) the commit does not, e.g. {extra[0]!r}"
+    if missing := sorted(set(files) - set(found)):
+        return f"the checkout lacks {len(missing)} file(s) of the commit, e.g. {missing[0]!r}"
+    for rel, path in found.items():
+        if files[rel][0] == "120000":
+            if not path.is_symlink() or _blob_id(os.fsencode(path.readlink()), commit) != files[rel][1]:
+                return f"{rel!r} differs from the commit"
+        elif path.is_symlink() or not path.is_file():
+            return f"{rel!r} is not a regular file, as the commit says it is"
     return None
 
 
-def checkout(source: GitSource, cache: Path) -> Path | str:
-    """The cached checkout of ``source`` (fetched once), or a message saying why it could not be fetched."""
+def _verify(commit: str, target: Path, deadline: _Deadline) -> str | None:
+    """None when the checkout in ``target`` is exactly ``commit``: HEAD, and each file's content by git's hash.
+
+    Every file of the working tree (links included, never followed) must be a file of the commit's tree with
+    the same object id, computed by ``git hash-object --no-filters`` (not the index's size and time, which an
+    edit can keep); a file the commit lacks fails it too.
+    """
+    head = _git(["rev-parse", "--verify", "HEAD^{commit}"], target, deadline)
+    if head.returncode != 0 or head.stdout.strip() != commit:
+        return f"the checkout's HEAD is {head.stdout.strip()[:64]!r}, not the pinned commit"
+    files = _tree(commit, target, deadline)
+    if isinstance(files, str):
+        return files
+    found = _working_files(target)
+    if (problem := _same_files(found, files, commit)) is not None:
+        return problem
+    regular = [rel for rel in sorted(found) if files[rel][0] != "120000"]
+    hashed = _git(
+        ["hash-object", "--no-filters", "--stdin-paths"], target, deadline, stdin="".join(f"{r}\n" for r in regular)
+    )
+    ids = hashed.stdout.split()
+    if hashed.returncode != 0 or len(ids) != len(regular):
+        return hashed.stderr.strip() or "git could not hash the checkout's files"
+    for rel, oid in zip(regular, ids, strict=True):
+        if oid != files[rel][1]:
+            return f"{rel!r} differs from the commit"
+    return None
+
+
+def _failed_file(cache: Path, source: GitSource) -> Path:
+    return cache / f"{FAILED_PREFIX}{source.cache_key()}"
+
+
+def _recent_failure(cache: Path, source: GitSource) -> str | None:
+    """The message of a fetch of ``source`` that failed less than FAILURE_SECONDS ago, or None."""
+    try:
+        kept = json.loads(_failed_file(cache, source).read_text(encoding="utf-8"))
+        age = time.time() - float(kept["at"])
+        message = str(kept["message"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not 0 <= age < FAILURE_SECONDS:
+        return None
+    return f"{message} (this fetch failed {age:.0f} s ago; it is retried after {FAILURE_SECONDS:g} s)"
+
+
+def _remember_failure(cache: Path, source: GitSource, message: str) -> None:
+    with contextlib.suppress(OSError):  # a cache that cannot be written: the next build tries again
+        _failed_file(cache, source).write_text(json.dumps({"at": time.time(), "message": message}), encoding="utf-8")
+
+
+def _private_cache(cache: Path) -> str | None:
+    """Create the cache folder (0700); a folder another user owns or may write is not used."""
+    try:
+        cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = cache.stat()
+    except OSError as exc:
+        return f"cannot create the git cache {cache}: {exc.strerror or exc}"
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return (
+            f"the git cache {cache} is owned by another user or writable by others, so its checkouts cannot be "
+            "trusted; chmod go-w it, or set TOOLCAT_GIT_CACHE to a private folder"
+        )
+    return None
+
+
+def checkout(source: GitSource, cache: Path, deadline: _Deadline | None = None) -> Path | str:
+    """The cached checkout of ``source`` (fetched once, verified by git on every use), or why it could not be had."""
+    deadline = deadline or _Deadline(GIT_TIMEOUT_SECONDS)
+    if (problem := _private_cache(cache)) is not None:
+        return problem
     final = cache / source.cache_key()
-    if (final / DONE_MARK).is_file():
-        return final
-    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        if (final / ".git" / DONE_MARK).is_file():
+            stale = _verify(source.commit, final, deadline)
+            if stale is None:
+                return final
+            log.warning("%s: the cached checkout is not the pinned commit (%s); fetching it again", source.label, stale)
+    except _OutOfTimeError:
+        return deadline.message()
+    except OSError as exc:
+        return f"cannot check the cached checkout: {exc.strerror or exc}"
+    if (failed := _recent_failure(cache, source)) is not None:
+        return failed
     staging = Path(tempfile.mkdtemp(prefix=".fetch-", dir=cache))
     try:
-        problem = _fetch(source, staging)
-    except subprocess.TimeoutExpired:
-        problem = f"git took longer than {GIT_TIMEOUT_SECONDS}s"
+        problem = _fetch(source, staging, deadline)
+    except _OutOfTimeError:
+        problem = deadline.message()
     except OSError as exc:
         problem = f"git could not run: {exc.strerror or exc}"
     if problem is not None:
         shutil.rmtree(staging, ignore_errors=True)
+        _remember_failure(cache, source, problem)
         return problem
-    (staging / DONE_MARK).write_text(f"{source.url}\n{source.commit}\n", encoding="utf-8")
+    (staging / ".git" / DONE_MARK).write_text(f"{source.url}\n{source.commit}\n", encoding="utf-8")
     shutil.rmtree(final, ignore_errors=True)
     staging.rename(final)
+    _failed_file(cache, source).unlink(missing_ok=True)
     return final
 
 
@@ -319,10 +552,46 @@ def _located(result: SkillResult, label: str) -> SkillResult:
     return SkillResult(record=record, diagnostics=diagnostics)
 
 
-def _skill_folders(folder: Path) -> list[Path]:
+def _link_in(root: Path, rel: str) -> str | None:
+    """The first folder of ``rel`` (under ``root``) that is a symbolic link or leaves ``root``, or None."""
+    here = root
+    for part in Path(rel).parts:
+        here = here / part
+        if here.is_symlink():
+            return here.relative_to(root).as_posix()
+    if here.exists() and not here.resolve().is_relative_to(root.resolve()):
+        return rel
+    return None
+
+
+def _skill_folders(root: Path, folder: Path) -> tuple[list[Path], list[str]]:
+    """The folders holding a SKILL.md under ``folder``, and the links among its folders (never followed)."""
+    found: list[Path] = []
+    links: list[str] = []
     if not folder.is_dir():
-        return []
-    return sorted(p.parent for p in folder.rglob("SKILL.md") if ".git" not in p.relative_to(folder).parts)
+        return found, links
+    for place, dirs, names in os.walk(folder):
+        base = Path(place)
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        links += [(base / d).relative_to(root).as_posix() for d in dirs if (base / d).is_symlink()]
+        if "SKILL.md" in names:
+            found.append(base)
+    return sorted(found), sorted(links)
+
+
+def _link_error(at_file: str, link: str, json_path: str | None = None, line: int | None = None) -> Diagnostic:
+    return Diagnostic(
+        Severity.ERROR,
+        at_file,
+        f"{link!r} is a symbolic link: skills_from never follows links, which could publish files of the build "
+        "machine from outside the checkout",
+        line=line,
+        json_path=json_path,
+        code="git_symlink",
+        expected="a real folder of the repository",
+        got=f"a symbolic link at {link}",
+        hint="Point 'path' at the real folder, or replace the link in the repository with the folder it names.",
+    )
 
 
 def parsed_where(src: Path, rel: str, json_path: str) -> tuple[int | None, int | None]:
@@ -337,8 +606,9 @@ def load_git_skills(src: Path) -> GitSkills:
     """Fetch (or reuse) every ``skills_from`` entry of ``SRC/toolcat.yaml`` and check the skills it holds."""
     out = GitSkills()
     sources = git_sources(src, out)
+    deadline = _Deadline(GIT_TIMEOUT_SECONDS)
     for index, source in enumerate(sources):
-        fetched = checkout(source, cache_root())
+        fetched = checkout(source, cache_root(), deadline)
         if isinstance(fetched, str):
             at = f"$.{CONFIG_KEY}[{index}].commit"
             line, column = parsed_where(src, out.config, at)
@@ -355,7 +625,14 @@ def load_git_skills(src: Path) -> GitSkills:
                 )
             )
             continue
-        folders = _skill_folders(fetched / source.path)
+        if (link := _link_in(fetched, source.path)) is not None:
+            at = f"$.{CONFIG_KEY}[{index}].path"
+            out.diagnostics.append(_link_error(out.config, link, at, parsed_where(src, out.config, at)[0]))
+            continue
+        folders, links = _skill_folders(fetched, fetched / source.path)
+        if links:
+            out.diagnostics.extend(_link_error(f"{source.label}/{link}", link) for link in links)
+            continue
         results = [_located(check_skill(fetched, folder, source.into), source.label) for folder in folders]
         out.skills.extend(results)
         out.nodes.append(source.into)

@@ -7,6 +7,7 @@ under ``--strict``). Deliberate differences from the reference validator
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -25,6 +26,7 @@ from .parse import (
     Parsed,
     SourceFileError,
     file_diagnostic,
+    parse_bytes,
     parse_file,
     read_source,
     symlink_error,
@@ -118,13 +120,23 @@ class _SkillChecker:
         )
 
 
-def read_frontmatter(root: Path, file: Path, result: SkillResult) -> tuple[dict[str, Any], str, _SkillChecker] | None:
-    """A Markdown entry's frontmatter mapping, its body and a checker locating diagnostics in ``file``.
+def read_frontmatter(
+    root: Path, file: Path, result: SkillResult
+) -> tuple[dict[str, Any], str, _SkillChecker, bytes] | None:
+    """A Markdown entry's frontmatter mapping, its body, a checker locating diagnostics in ``file``, and its bytes.
 
+    The bytes are the file exactly as its author wrote it (line endings, comments, key order): the build stores
+    them for hosts that serve the file itself (the Skills extension's ``SKILL.md``).
     None when the file is refused or its frontmatter is not a mapping (the diagnostics are in ``result``).
-    SKILL.md and AGENT.md are read the same way: through :func:`parse_file`, under the same limit.
+    SKILL.md and AGENT.md are read the same way: read once under the same limit, parsed by :func:`parse_bytes`.
     """
-    parsed = parse_file(file, MAX_SKILL_MD_BYTES, root)
+    rel = file.relative_to(root).as_posix()
+    try:
+        raw = read_source(file, MAX_SKILL_MD_BYTES, root)
+    except SourceFileError as exc:
+        result.diagnostics.append(file_diagnostic(rel, exc))
+        return None
+    parsed = parse_bytes(rel, raw)
     if isinstance(parsed, list):
         result.diagnostics.extend(parsed)
         return None
@@ -139,7 +151,7 @@ def read_frontmatter(root: Path, file: Path, result: SkillResult) -> tuple[dict[
             code="wrong_type",
         )
         return None
-    return parsed.data, parsed.body or "", checker
+    return parsed.data, parsed.body or "", checker, raw
 
 
 def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> SkillResult:
@@ -150,7 +162,9 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
     loaded = read_frontmatter(root, skill_dir / "SKILL.md", result)
     if loaded is None:
         return result
-    meta, body, checker = loaded
+    meta, body, checker, markdown = loaded
+    #: SKILL.md's own frontmatter as JSON (YAML dates and other non-JSON scalars as text), before metadata.yaml
+    authored = json.loads(json.dumps(meta, ensure_ascii=False, default=str))
 
     extra_meta: dict[str, Any] = {}
     metadata_file = skill_dir / "metadata.yaml"
@@ -288,8 +302,6 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
                         code="metadata_value",
                         hint="Flatten it to a string.",
                     )
-                    import json  # noqa: PLC0415 - rare path
-
                     string_metadata[str(key)] = json.dumps(value, ensure_ascii=False, sort_keys=True)
                 elif value is None:
                     string_metadata[str(key)] = ""
@@ -390,6 +402,9 @@ def check_skill(root: Path, skill_dir: Path, node_path: tuple[str, ...]) -> Skil
         "frontmatter": frontmatter_out,
         "extras": dict(sorted(extras.items())),
         "body": body.strip() + "\n",
+        #: SKILL.md's bytes as authored: served as the skill's file (Skills extension), digests over them
+        "markdown": markdown,
+        "markdown_frontmatter": authored,
         "resources": resources,
         "tags": tags or [],
         "path": node_path,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -57,8 +58,30 @@ def _meta_validator(cls: Any) -> Any:
     return cls(cls.META_SCHEMA, registry=schemaguard.refusing_registry())
 
 
+#: At most this many metaschema errors of one schema are reported (the rest are counted in the last one).
+MAX_SCHEMA_ERRORS = 20
+#: Type names authors bring from other languages, and the JSON Schema type each one means.
+TYPE_SLIPS = {
+    "str": "string",
+    "text": "string",
+    "int": "integer",
+    "long": "integer",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "map": "object",
+    "list": "array",
+    "tuple": "array",
+    "none": "null",
+    "None": "null",
+}
+JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
+
+
 def schema_errors(schema: dict[str, Any]) -> list[SchemaError]:
-    """What ``check_schema`` would complain about, most relevant first; cached by canonical bytes."""
+    """Every place the schema breaks its metaschema (one error each, the most relevant), by path; cached by bytes."""
     return list(_schema_errors_cached(dumps(schema)))
 
 
@@ -66,8 +89,26 @@ def schema_errors(schema: dict[str, Any]) -> list[SchemaError]:
 def _schema_errors_cached(canonical: bytes) -> tuple[SchemaError, ...]:
     schema = json.loads(canonical)
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    best = jsonschema.exceptions.best_match(_meta_validator(cls).iter_errors(schema))
-    return () if best is None else (SchemaError.create_from(best),)
+    found = [jsonschema.exceptions.best_match([e]) or e for e in _meta_validator(cls).iter_errors(schema)]
+    found.sort(key=lambda e: ([str(p) for p in e.absolute_path], e.message))
+    out = []
+    for found_error in found:
+        error = SchemaError.create_from(found_error)
+        error.path = deque(found_error.absolute_path)  # a best match inside anyOf has a path relative to it
+        out.append(error)
+    return tuple(out)
+
+
+def type_slip(exc: SchemaError) -> tuple[str, str] | None:
+    """``("str", "string")`` when the error is a ``type`` naming another language's type; None otherwise."""
+    where = [str(p) for p in exc.path]
+    if "type" not in where[-2:]:
+        return None
+    values = exc.instance if isinstance(exc.instance, list) else [exc.instance]
+    for value in values:
+        if isinstance(value, str) and value in TYPE_SLIPS:
+            return value, TYPE_SLIPS[value]
+    return None
 
 
 @functools.lru_cache(maxsize=65536)
@@ -210,14 +251,32 @@ def check_schema(report: Report, schema: Any, path: str, *, root_object: bool) -
     if any(p.code in ("schema_too_deep", "keyword_type") for p in problems):
         return False  # the metaschema check recurses once per level; a non-string $schema or $id crashes it
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    for exc in schema_errors(schema):
+    errors = schema_errors(schema)
+    for index, exc in enumerate(errors[:MAX_SCHEMA_ERRORS]):
         where = json_path(exc.path, path)
-        error(
-            where,
-            f"invalid JSON Schema: {exc.message}",
-            code="invalid_schema",
-            hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.",
+        more = len(errors) - MAX_SCHEMA_ERRORS
+        tail = (
+            f" ({more} more error(s) in this schema after this one)"
+            if index == MAX_SCHEMA_ERRORS - 1 and more > 0
+            else ""
         )
+        slip = type_slip(exc)
+        if slip is not None:
+            error(
+                where,
+                f"invalid JSON Schema: {slip[0]!r} is not a JSON Schema type{tail}",
+                expected=" | ".join(JSON_TYPES),
+                got=repr(slip[0]),
+                code="invalid_schema",
+                hint=f"Did you mean '{slip[1]}'? JSON Schema's types are {', '.join(JSON_TYPES)}.",
+            )
+        else:
+            error(
+                where,
+                f"invalid JSON Schema: {exc.message}{tail}",
+                code="invalid_schema",
+                hint=f"Fix the schema so it is valid {cls.__name__.removesuffix('Validator')}.",
+            )
         ok = False
     for lint in schema_lints(schema, path):
         report(Severity.WARNING, lint.path, lint.message, code=lint.code, hint=lint.hint)

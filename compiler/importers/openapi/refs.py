@@ -3,7 +3,11 @@
 Files are read relative to the spec and only inside its folder (or the ``--ref-root`` the user
 names): no ``../`` or ``file:///`` escape, no symbolic link, nothing but regular files (so not
 ``/dev/zero``). A spec fetched by URL never reads the local disk. Remote documents are fetched
-only when the caller allows them (``--allow-remote-refs``). Every document is held to the build's
+only when the caller allows them (``--allow-remote-refs``, off by default), and then through the network
+guard of http handlers (issue 36; :func:`toolcat.reader.execution.network.checked_request`): public
+addresses only (a name is resolved once, every address checked, the connection goes to a checked one),
+no proxy from the environment, and a redirect followed only within the same origin (scheme, host,
+port), at most :data:`MAX_REDIRECTS` hops. Every document is held to the build's
 source limits (docs/sources.md, "Limits"): at most :data:`MAX_SPEC_BYTES`, read within
 :data:`FETCH_TIMEOUT_S` in all, YAML aliases, nesting and integer literals bounded, and at most
 :data:`MAX_DOCUMENTS` documents per import.
@@ -43,6 +47,10 @@ MAX_SPEC_BYTES = 64 * 1024 * 1024
 FETCH_TIMEOUT_S = 30.0
 #: Documents one import may read (the spec and every file or URL its $refs name).
 MAX_DOCUMENTS = 1_000
+#: Same-origin redirects a remote $ref may take.
+MAX_REDIRECTS = 3
+#: ``host:port`` entries a remote $ref may reach although they are not public (tests only; empty by default).
+REF_PRIVATE_HOSTS: tuple[str, ...] = ()
 _CHUNK = 1 << 16
 
 
@@ -77,7 +85,7 @@ def read_bytes(uri: str, *, remote_ok: bool, what: str, root: Path | None = None
             raise ImporterError(
                 f"{what}: {uri} is a remote document; it is not fetched unless you pass --allow-remote-refs"
             )
-        return _fetch(uri, what)
+        return _fetch_guarded(uri, what) if what == "$ref" else _fetch(uri, what)
     raise ImporterError(f"{what}: {uri!r} is neither a file nor an http(s) URL")
 
 
@@ -125,6 +133,104 @@ def _fetch(uri: str, what: str) -> bytes:
     except OSError as exc:
         raise ImporterError(f"{what}: cannot fetch {uri}: {exc}") from None
     return b"".join(chunks)
+
+
+def _fetch_guarded(uri: str, what: str) -> bytes:
+    """A remote ``$ref`` document through the handlers' network guard: public addresses, same-origin redirects."""
+    deadline = time.monotonic() + FETCH_TIMEOUT_S
+    current = uri
+    origin = _origin(uri)
+    for _hop in range(MAX_REDIRECTS + 1):
+        status, location, body = _checked_get(current, what, deadline)
+        if status in (301, 302, 303, 307, 308) and location:
+            target = urljoin(current, location)
+            if _origin(target) != origin:
+                raise ImporterError(
+                    f"{what}: {uri} redirects to another host ({_origin(target)}); a $ref's redirect is followed "
+                    "only within its own scheme, host and port. Write the final URL in the $ref."
+                )
+            current = target
+            continue
+        if status != 200:
+            raise ImporterError(f"{what}: cannot fetch {uri}: HTTP {status}")
+        return body
+    raise ImporterError(f"{what}: {uri} redirects more than {MAX_REDIRECTS} times")
+
+
+def _checked_addresses(host: str, port: int, what: str, uri: str) -> list[tuple[Any, ...]]:
+    """Every address ``host`` resolves to, each public (unless listed in REF_PRIVATE_HOSTS); else ImporterError."""
+    import socket  # noqa: PLC0415
+
+    from ...format.netguard import blocked_reason, ip_of  # noqa: PLC0415 - only when a $ref is remote
+
+    listed = f"{host}:{port}" in REF_PRIVATE_HOSTS
+    literal = ip_of(host)
+    if literal is not None and not listed and (reason := blocked_reason(literal)) is not None:
+        raise ImporterError(f"{what}: {uri} is not fetched: {host} is {reason}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        raise ImporterError(f"{what}: cannot resolve {host}: {exc}") from None
+    out: list[tuple[Any, ...]] = []
+    for family, _, _, _, sockaddr in infos:
+        address = ip_of(str(sockaddr[0]))
+        reason = "not an IP address" if address is None else blocked_reason(address)
+        if reason is not None and not listed:
+            raise ImporterError(f"{what}: {uri} is not fetched: {host} resolves to {sockaddr[0]}, {reason}")
+        if (family, sockaddr) not in out:
+            out.append((family, sockaddr))
+    return out
+
+
+def _checked_get(uri: str, what: str, deadline: float) -> tuple[int, str | None, bytes]:
+    """One GET to checked addresses (no proxy, no redirect followed): status, Location, body within the caps."""
+    from ...format.netguard import connection_classes  # noqa: PLC0415 - only when a $ref is remote
+
+    try:
+        parts = urlsplit(uri)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        raise ImporterError(f"{what}: {uri!r} is not a valid URL") from None
+    host = (parts.hostname or "").rstrip(".")
+    if parts.scheme.lower() not in ("http", "https") or not host or "@" in parts.netloc:
+        raise ImporterError(f"{what}: {uri!r} is not an http(s) URL without credentials")
+    addresses = _checked_addresses(host, port, what, uri)
+    plain, tls = connection_classes()
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ImporterError(f"{what}: {uri} took longer than {FETCH_TIMEOUT_S:.0f} s to download")
+    connection = (tls if parts.scheme.lower() == "https" else plain)(host, port, timeout=left)
+    connection.addresses = addresses
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    headers = {"Accept": "application/json, application/yaml, */*", "User-Agent": "toolcat-import"}
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        while chunk := response.read1(_CHUNK):
+            if time.monotonic() > deadline:
+                raise ImporterError(f"{what}: {uri} took longer than {FETCH_TIMEOUT_S:.0f} s to download")
+            size += len(chunk)
+            if size > MAX_SPEC_BYTES:
+                raise ImporterError(f"{what}: {uri} is larger than the {MAX_SPEC_BYTES:,} bytes an import reads")
+            chunks.append(chunk)
+            if connection.sock is not None:
+                connection.sock.settimeout(max(0.01, deadline - time.monotonic()))
+        return response.status, response.getheader("location"), b"".join(chunks)
+    except OSError as exc:
+        raise ImporterError(f"{what}: cannot fetch {uri}: {exc}") from None
+    finally:
+        connection.close()
+
+
+def _origin(uri: str) -> str:
+    try:
+        parts = urlsplit(uri)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        return "?"
+    return f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}"
 
 
 def parse_document(data: bytes, name: str) -> Any:

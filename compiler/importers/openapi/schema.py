@@ -6,6 +6,7 @@ deep ones at :data:`MAX_SCHEMA_DEPTH`; every lossy step is a warning naming its 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import unquote, urldefrag
 
@@ -23,6 +24,12 @@ MAX_SCHEMA_NODES = 1_000_000
 DROPPED_KEYWORDS = ("discriminator", "xml", "externalDocs")
 
 
+@functools.lru_cache(maxsize=65_536)
+def _escaped(name: str) -> str:
+    """A property name as one JSON pointer part (a fan-out meets the same names again and again)."""
+    return pointer(name)[1:]
+
+
 class SchemaConverter:
     """OpenAPI / Swagger schema objects as self-contained JSON Schema 2020-12 (refs inlined, cycles cut)."""
 
@@ -32,6 +39,23 @@ class SchemaConverter:
         self.swagger = version.startswith("2")
         self.v31 = version.startswith("3.1")
         self.nodes = 0
+        #: (ref, base) -> (target URI, its document URI, value): a fan-out looks each $ref up once
+        self._refs: dict[tuple[str, str], tuple[str, str, Any]] = {}
+        self._shown: dict[str, str] = {}
+
+    def _show(self, where: str) -> str:
+        """``where`` as warnings name it (once per place: a fan-out passes the same places again and again)."""
+        shown = self._shown.get(where)
+        if shown is None:
+            shown = self._shown[where] = self.resolver.show(where).removeprefix("at ")
+        return shown
+
+    def _lookup(self, ref: str, base: str, where: str) -> tuple[str, str, Any]:
+        found = self._refs.get((ref, base))
+        if found is None:
+            target, value = self.resolver.lookup(ref, base, where)
+            found = self._refs[(ref, base)] = (target, urldefrag(target)[0], value)
+        return found
 
     def convert(
         self, node: Any, base: str, where: str, *, request: bool = True, stack: tuple[str, ...] = (), depth: int = 0
@@ -49,15 +73,16 @@ class SchemaConverter:
             raise ImporterError(
                 f"{self.resolver.label}: {self.resolver.show(where)}: a schema must be an object, got {type(node).__name__}"
             )
-        show = self.resolver.show(where).removeprefix("at ")
         if depth > MAX_SCHEMA_DEPTH:
-            self.warnings.add(f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels cut to any value", show)
+            self.warnings.add(
+                f"schema nested deeper than {MAX_SCHEMA_DEPTH} levels cut to any value", self._show(where)
+            )
             return {"description": "(nested deeper than the import keeps; any value)"}
         ref = node.get("$ref")
         if isinstance(ref, str):
-            target, value = self.resolver.lookup(ref, base, where)
+            target, document, value = self._lookup(ref, base, where)
             if stack.count(target) >= MAX_RECURSION:
-                self.warnings.add("recursive $ref cut (nested values are any value of its type)", show)
+                self.warnings.add("recursive $ref cut (nested values are any value of its type)", self._show(where))
                 out: Json = {
                     "description": f"(recursive: {unquote(urldefrag(target)[1]).rsplit('/', 1)[-1]}, "
                     "same shape as its parent)"
@@ -69,14 +94,10 @@ class SchemaConverter:
             if siblings and not self.v31 and not isinstance(value, bool):
                 siblings = {k: v for k, v in siblings.items() if k in ("description", "summary")}
             merged = value if not siblings or not isinstance(value, dict) else {**value, **siblings}
-            return self.convert(
-                merged, urldefrag(target)[0], target, request=request, stack=(*stack, target), depth=depth
-            )
-        return self._object(node, base, where, show, request=request, stack=stack, depth=depth)
+            return self.convert(merged, document, target, request=request, stack=(*stack, target), depth=depth)
+        return self._object(node, base, where, request=request, stack=stack, depth=depth)
 
-    def _object(
-        self, node: Json, base: str, where: str, show: str, *, request: bool, stack: tuple[str, ...], depth: int
-    ) -> Json:
+    def _object(self, node: Json, base: str, where: str, *, request: bool, stack: tuple[str, ...], depth: int) -> Json:
         out: Json = {}
         nullable = bool(node.get("nullable")) or bool(node.get("x-nullable"))
         for key, value in node.items():
@@ -84,7 +105,7 @@ class SchemaConverter:
             if key.startswith("x-") or key == "nullable":
                 continue
             if key in DROPPED_KEYWORDS:
-                self.warnings.add(f"'{key}' dropped (JSON Schema has no such keyword)", f"{show}/{key}")
+                self.warnings.add(f"'{key}' dropped (JSON Schema has no such keyword)", f"{self._show(where)}/{key}")
                 continue
             if key == "example":
                 out.setdefault("examples", [value])
@@ -94,7 +115,7 @@ class SchemaConverter:
                     if request and key == "properties" and isinstance(sub, dict) and sub.get("readOnly") is True:
                         continue
                     props[name] = self.convert(
-                        sub, base, f"{here}/{pointer(name)[1:]}", request=request, stack=stack, depth=depth + 1
+                        sub, base, f"{here}/{_escaped(name)}", request=request, stack=stack, depth=depth + 1
                     )
                 out[key] = props
             elif key in (
@@ -129,7 +150,9 @@ class SchemaConverter:
             elif key in ("minimum", "maximum") and node.get(f"exclusive{key.capitalize()}") is True:
                 continue
             elif key == "type" and value == "file":
-                self.warnings.add("Swagger 'type: file' became a binary string (upload the content as text)", show)
+                self.warnings.add(
+                    "Swagger 'type: file' became a binary string (upload the content as text)", self._show(where)
+                )
                 out["type"] = "string"
                 out["format"] = "binary"
             else:
@@ -141,7 +164,7 @@ class SchemaConverter:
             if not out["required"]:
                 del out["required"]
         if nullable:
-            self._nullable(out, show)
+            self._nullable(out, self._show(where))
         return out
 
     def _nullable(self, out: Json, show: str) -> None:

@@ -115,11 +115,11 @@ def open_state(spec: str, **limits: Any) -> StateStore:
         from .sqlite import SqliteState  # noqa: PLC0415 - one backend per process
 
         return SqliteState(path, **limits)
-    if text.startswith("redis://"):
+    if text.startswith(("redis://", "rediss://")):
         from .redis import RedisState  # noqa: PLC0415 - one backend per process (needs the [fleet] extra)
 
         return RedisState(text, **limits)
     raise ValueError(
-        f"--state {spec!r} is not a state store: use memory, sqlite:PATH or redis://HOST:PORT/DB "
+        f"--state {spec!r} is not a state store: use memory, sqlite:PATH or redis[s]://HOST:PORT/DB "
         "(docs/deploy.md, 'State')"
     )

@@ -72,10 +72,16 @@ return 1
 
 
 def parse_redis_url(url: str) -> str:
-    """``redis://HOST[:PORT][/DB]`` checked; ValueError (with the fix) for a password or another shape."""
+    """``redis://`` or ``rediss://`` (TLS) ``HOST[:PORT][/DB]`` checked; ValueError (with the fix) for another shape.
+
+    TLS verifies the server's certificate against the system's CAs (redis-py's default for ``rediss``).
+    """
     parts = urlsplit(url)
-    if parts.scheme != "redis" or not parts.hostname:
-        raise ValueError(f"--state {url!r}: a Redis store is redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0")
+    if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+        raise ValueError(
+            f"--state {url!r}: a Redis store is redis://HOST:PORT/DB (or rediss:// over TLS), "
+            "e.g. redis://127.0.0.1:6379/0"
+        )
     if parts.password or parts.username:
         raise ValueError(
             f"--state: put no user or password in the Redis URL (it is shown in logs); set ${PASSWORD_ENV} instead"
@@ -83,7 +89,7 @@ def parse_redis_url(url: str) -> str:
     database = parts.path.strip("/") or "0"
     if not database.isdigit() or parts.query or parts.fragment:
         raise ValueError(f"--state {url!r}: the Redis database is a number, as in redis://HOST:PORT/0")
-    return f"redis://{parts.hostname}:{parts.port or 6379}/{database}"
+    return f"{parts.scheme}://{parts.hostname}:{parts.port or 6379}/{database}"
 
 
 class RedisIdempotency(SharedIdempotency):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -50,6 +51,32 @@ BUSY_SECONDS = 10.0
 AUDIT_TRIM_EVERY = 1_000
 
 
+def private_file(path: Path) -> None:
+    """Create ``path`` 0600 when missing; ValueError for one another user owns; our own made 0600 if it is not.
+
+    The file keeps answers that may hold file contents or API results (issue 36: another local user read a
+    kept ``file.read`` answer from a 0644 file). SQLite gives its ``-wal`` and ``-shm`` files the same mode.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        raise ValueError(f"--state sqlite:{path}: cannot open the file ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if info.st_uid != os.getuid():
+        raise ValueError(
+            f"--state sqlite:{path}: the file belongs to another user (uid {info.st_uid}); serve keeps answers "
+            "there, so it uses only a file of its own: remove it, or name another path"
+        )
+    if info.st_mode & 0o077:  # our own file, left readable by an older release: made private, and said so
+        log.warning("%s was mode %o; made it 0600 (it keeps answers)", path, info.st_mode & 0o777)
+        for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            if file.exists() and not file.is_symlink():
+                file.chmod(0o600)
+
+
 class SqliteDatabase:
     """One SQLite file, a connection per thread, and a transaction helper that maps failures to UNAVAILABLE."""
 
@@ -57,6 +84,7 @@ class SqliteDatabase:
         self.path = path
         self.name = f"sqlite:{path}"
         self._local = threading.local()
+        private_file(path)
         try:
             self.connection().executescript(SCHEMA)  # its own transaction (executescript commits first)
         except sqlite3.Error as exc:

@@ -28,10 +28,11 @@ imported when a call needs them.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from ...format.envelope import ReaderError
+from ...format.netguard import blocked_reason, ip_of
+from ...format.netguard import connection_classes as _connection_classes
 from .policy import (
     HOW_TO_ALLOW,
     HandlerPolicy,
@@ -40,45 +41,10 @@ from .policy import (
 __all__ = ["blocked_reason", "checked_request", "http_static_refusal", "static_address_refusal"]
 
 
-# -- http handlers: the address check and the checked connection -----------------------------------------
-def blocked_reason(address: Any) -> str | None:
-    """Why an http handler may not connect to ``address`` unless the host lists it (None for a public address).
-
-    An IPv6 address that carries an IPv4 one (IPv4-mapped, 6to4, Teredo) is judged by that one too.
-    """
-    if address.version == 6:
-        embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
-        for inner in embedded:
-            if inner is not None and blocked_reason(inner) is not None:
-                return f"{blocked_reason(inner)} (inside {address})"
-    for name in ("loopback", "link_local", "multicast", "unspecified", "private", "reserved", "site_local"):
-        if getattr(address, f"is_{name}", False):
-            return f"a {name.replace('_', '-')} address"
-    if not address.is_global:
-        return "not a public address"
-    return None
-
-
-def _ip(text: str) -> Any:
-    """The address a host string is, when it is one (dotted, or a numeric form libc accepts); else None."""
-    import ipaddress  # noqa: PLC0415
-    import socket  # noqa: PLC0415
-
-    try:
-        return ipaddress.ip_address(text.split("%", 1)[0])
-    except ValueError:
-        pass
-    if text and all(c in "0123456789abcdefx." for c in text.lower()) and text[0].isdigit():
-        try:  # 2130706433, 0x7f.1, 0177.0.0.1, 127.1: what getaddrinfo would connect to
-            return ipaddress.IPv4Address(socket.inet_aton(text))
-        except OSError:
-            return None
-    return None
-
-
+# -- http handlers: the address check and the checked connection (format/netguard.py) --------------------
 def static_address_refusal(host: str, port: int, policy: HandlerPolicy) -> str | None:
     """Why ``host`` is refused without a DNS lookup (it is a non-public address literal), else None."""
-    address = _ip(host)
+    address = ip_of(host)
     if address is None or policy.http_listed(host, port):
         return None
     reason = blocked_reason(address)
@@ -133,45 +99,13 @@ def _resolve(tool_id: str, host: str, port: int, policy: HandlerPolicy) -> list[
     listed = policy.http_listed(host, port)
     out: list[tuple[Any, ...]] = []
     for family, _, _, _, sockaddr in infos:
-        address = _ip(str(sockaddr[0]))
+        address = ip_of(str(sockaddr[0]))
         reason = None if address is None else blocked_reason(address)
         if address is None or (reason is not None and not listed):
             raise _refused(tool_id, host, port, f"it resolves to {sockaddr[0]}, {reason or 'not an IP address'}")
         if (family, sockaddr) not in out:
             out.append((family, sockaddr))
     return out
-
-
-@functools.cache
-def _connection_classes() -> tuple[type, type]:
-    """HTTP and HTTPS connections that connect to a checked address while Host and SNI stay the name."""
-    import http.client  # noqa: PLC0415
-    import socket  # noqa: PLC0415
-
-    class CheckedHTTPConnection(http.client.HTTPConnection):
-        addresses: list[tuple[Any, ...]]
-
-        def connect(self) -> None:
-            last: OSError | None = None
-            for family, sockaddr in self.addresses:
-                sock = socket.socket(family, socket.SOCK_STREAM)
-                try:
-                    sock.settimeout(self.timeout)
-                    sock.connect(sockaddr)
-                except OSError as exc:
-                    sock.close()
-                    last = exc
-                    continue
-                self.sock = sock
-                return
-            raise last or OSError("no address to connect to")
-
-    class CheckedHTTPSConnection(http.client.HTTPSConnection, CheckedHTTPConnection):
-        def connect(self) -> None:
-            CheckedHTTPConnection.connect(self)
-            self.sock = self._context.wrap_socket(self.sock, server_hostname=self.host)  # type: ignore[attr-defined]
-
-    return CheckedHTTPConnection, CheckedHTTPSConnection
 
 
 def checked_request(

@@ -42,6 +42,11 @@ from ....reader.folder import BuildFolder
 
 #: The providers exported (the one list lives in :mod:`toolcat.format.aliases`, beside their name rules).
 PROVIDER_NAMES: tuple[str, ...] = PROVIDERS
+#: OpenAI's Responses API shape (``FunctionToolParam``: flat ``{type, name, description, parameters, strict}``): the
+#: openai definitions (same names, same schemas) without Chat Completions' ``function`` wrapper. An export form only.
+OPENAI_RESPONSES = "openai-responses"
+#: What ``toolcat export --provider`` takes: each provider, and the Responses shape of OpenAI's.
+EXPORT_FORMATS: tuple[str, ...] = (*PROVIDER_NAMES, OPENAI_RESPONSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +177,28 @@ def export_dialect(
         (*warnings, *direct.warnings),
         {**names, **direct.names},
     )
+
+
+def base_provider(export_format: str) -> str:
+    """The provider whose names and schema rules an export format follows (``openai-responses`` → ``openai``)."""
+    return "openai" if export_format == OPENAI_RESPONSES else export_format
+
+
+def as_export_format(export: Export, export_format: str) -> Export:
+    """``export`` (made for :func:`base_provider` of ``export_format``) in that format's shape.
+
+    ``openai-responses`` flattens each Chat Completions definition ``{type, function: {name, description,
+    parameters, strict}}`` to the Responses API's ``{type, name, description, parameters, strict}``.
+    """
+    if export_format != OPENAI_RESPONSES:
+        return export
+    flat: list[dict[str, JSON]] = []
+    for item in export.definitions:
+        function = item.get("function")
+        if not isinstance(function, dict):
+            raise TypeError(f"not an openai definition ({{type: function, function: {{...}}}}): {sorted(item)}")
+        flat.append({"type": "function", **function})
+    return Export(OPENAI_RESPONSES, flat, export.warnings, export.names)
 
 
 def restore_args(provider: str, args: Mapping[str, JSON], schema: Mapping[str, JSON]) -> dict[str, JSON]:
