@@ -140,6 +140,15 @@ test-mcp-lowest: $(VENV)/.dev-installed
 bench: $(VENV)/.dev-installed
 	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
+## bench-search: every labelled set's R@1/R@5/MRR and the search's cost, main before search v3 (6a6eaf1) and this
+## checkout side by side (bench_side_by_side.py; BASELINE=REF to compare with another ref), the cold find_tool from
+## a gzip CDN at 10,000 and 100,000 tools (bench_cdn.py), then the engine's tables (bench_search.py)
+BASELINE ?= 6a6eaf1
+bench-search: $(VENV)/.dev-installed
+	$(PY) bench/bench_side_by_side.py --baseline $(BASELINE)
+	$(PY) bench/bench_cdn.py
+	$(PY) bench/bench_search.py
+
 bench-%: $(VENV)/.dev-installed
 	$(PY) bench/bench_$*.py
 

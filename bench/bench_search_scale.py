@@ -9,7 +9,12 @@ counter, the model and the build's modules itself, which the bench process had l
 keeps it busy (``--no-busy``: idle only). The model load and the graph build are shown apart: a process pays them
 once. Beside each wall time, the CPU time it took (this process and its workers): on a shared machine the wall
 time is the CPU time divided by the share of a core the process got, so the CPU time is what a change moves.
-Also prints the default tier's install size (its packages in this venv's site-packages).
+Also prints the default tier's install size (its packages in this venv's site-packages), and the CPU of an embedded
+text against the model's own floor (``--floor-only``: that alone). The floor is the same texts, tokenized beforehand,
+through a bare onnxruntime session on the very graph toolcat runs (one intra-op thread, each text alone as toolcat
+embeds it; and in length-sorted padded batches of 32, the most a batch can save); toolcat's path is
+``Embedder.embed(texts, documents=True)`` (tokenizing, threads, normalising) and ``VectorCache.embed`` (the
+build's: keys, chunks, the cache), all with ``TOOLCAT_EMBED_THREADS=1``: CPU seconds per 1,000 texts, CPU named.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -111,6 +117,90 @@ def query_times(searcher: Searcher, queries: list[str], *, busy: bool) -> str:
     )
 
 
+def cpu_name() -> str:
+    """The CPU's model name, its core count and its AVX-512 / VNNI flags."""
+    model, flags = "unknown CPU", ""
+    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").is_file() else []:
+        if line.startswith("model name") and model == "unknown CPU":
+            model = line.split(":", 1)[1].strip()
+        if line.startswith("flags") and not flags:
+            wanted = ("avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16")
+            flags = ", ".join(f for f in line.split(":", 1)[1].split() if f in wanted)
+    return f"{model}, {os.cpu_count()} cores, {flags or 'no AVX-512'}"
+
+
+def floor_rows(n_texts: int = 1000) -> list[list[str]]:
+    """CPU seconds per 1,000 embedded texts: onnxruntime alone on toolcat's graph against toolcat's paths."""
+    import numpy as np  # noqa: PLC0415 - the default tier's dependency
+    import onnxruntime as ort  # noqa: PLC0415
+
+    from toolcat.build.contributors.index.texts import tool_embed_text, tool_order  # noqa: PLC0415
+    from toolcat.build.contributors.vectors import VectorCache  # noqa: PLC0415
+    from toolcat.build.pipeline import compile_catalog  # noqa: PLC0415
+    from toolcat.format.embedding import DOCUMENT_TOKENS  # noqa: PLC0415
+
+    os.environ["TOOLCAT_EMBED_THREADS"] = "1"
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp_name:
+        tmp = Path(tmp_name)
+        catalog, _ = compile_catalog(generate(tmp / "src", n_texts))
+        texts = [tool_embed_text(t, catalog) for t in tool_order(catalog)][:n_texts]
+        embedder = load_embedder(DEFAULT_SPEC)
+        encoder = embedder.model
+        per = 1000 / len(texts)
+
+        def cpu(fn: Any) -> float:
+            started = time.process_time()
+            fn()
+            return (time.process_time() - started) * per
+
+        tokenize = cpu(lambda: encoder.tokenize(texts, DOCUMENT_TOKENS))
+        ids = encoder.tokenize(texts, DOCUMENT_TOKENS)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        session = ort.InferenceSession(str(encoder.graph_path()), options, providers=["CPUExecutionProvider"])
+        names = [i.name for i in session.get_inputs()]
+
+        def run(rows: list[list[int]]) -> None:
+            width = max(len(r) for r in rows)
+            input_ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros_like(input_ids)
+            for r, row in enumerate(rows):
+                input_ids[r, : len(row)], mask[r, : len(row)] = row, 1
+            feeds = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)}
+            session.run(None, {name: feeds[name] for name in names})
+
+        run(ids[:4])  # first run: allocations
+        alone = cpu(lambda: [run([row]) for row in ids])
+        ordered = sorted(ids, key=len)
+        batched = cpu(lambda: [run(ordered[i : i + 32]) for i in range(0, len(ordered), 32)])
+        embedder.embed(texts[:4], documents=True)
+        embed = cpu(lambda: embedder.embed(texts, documents=True))
+        os.environ["TOOLCAT_CACHE_DIR"] = str(tmp / "cache")
+        cache = VectorCache(embedder)
+        build_path = cpu(lambda: (cache.embed(texts), cache.save()))
+    tokens = statistics.mean(len(r) for r in ids)
+    label = "embedding, CPU-s per 1,000 texts"
+    return [
+        [
+            f"{label}: the texts and the CPU",
+            f"{len(texts)} generated tool texts, {tokens:.0f} tokens mean; {cpu_name()}",
+        ],
+        [f"{label}: onnxruntime alone, each text alone, 1 thread (the floor)", f"{alone:.2f}"],
+        [f"{label}: onnxruntime alone, sorted batches of 32, 1 thread", f"{batched:.2f}"],
+        [f"{label}: toolcat's WordPiece tokenizer alone", f"{tokenize:.2f}"],
+        [
+            f"{label}: toolcat Embedder.embed(documents=True), TOOLCAT_EMBED_THREADS=1",
+            f"{embed:.2f} ({embed / alone:.2f}x the floor)",
+        ],
+        [
+            f"{label}: toolcat VectorCache.embed + save (the build's path), empty cache",
+            f"{build_path:.2f} ({build_path / alone:.2f}x the floor)",
+        ],
+    ]
+
+
 def edit_one(src: Path) -> None:
     """Change the summary of the first tool of the first tools file."""
     first = min(src.rglob("tools.yaml"))
@@ -124,8 +214,14 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--no-busy", action="store_true")
+    parser.add_argument("--floor-only", action="store_true", help="only the CPU per embedded text against the floor")
     args = parser.parse_args()
-    rows = [["default tier install size", install_size()]]
+    if args.floor_only:
+        print("| measure | value |\n|---|---|")
+        for name, value in floor_rows():
+            print(f"| {name} | {value} |")
+        return
+    rows = [["default tier install size", install_size()], *floor_rows()]
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["TOOLCAT_CACHE_DIR"] = str(tmp / "cache")

@@ -102,11 +102,16 @@ class VectorHeadStart:
     #: Texts embedded per call (the thread checks for a stop between calls), and the fewest worth a thread.
     CHUNK = 512
     FROM_TEXTS = 64
+    #: How often the vectors phase reports the head start's progress while it waits for it.
+    REPORT_SECONDS = 0.25
 
     def __init__(self, embedder: str) -> None:
         self.embedder = embedder
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
+        #: The texts to embed (tools' and nodes') and how many have a row so far, once the thread has counted them.
+        self.total = 0
+        self.ready = 0
 
     def before(self, index: Contributor) -> Contributor:
         """The index stage, starting the head start first (same name and module: it reports as the index)."""
@@ -126,10 +131,14 @@ class VectorHeadStart:
         return run
 
     def after(self, vectors: Contributor) -> Contributor:
-        """The vectors stage, once the head start is done."""
+        """The vectors stage, once the head start is done (its progress reported as the vectors phase meanwhile)."""
 
         @functools.wraps(vectors)
         def run(catalog: CompiledCatalog, artifacts: Any, specs: Any) -> None:
+            while self.thread is not None and self.thread.is_alive():
+                if self.total:  # texts with a row so far; the phase ends when the vectors stage has written
+                    report("vectors", min(self.ready, self.total - 1), self.total)
+                self.thread.join(self.REPORT_SECONDS)
             self.join()
             vectors(catalog, artifacts, specs)
 
@@ -153,10 +162,16 @@ class VectorHeadStart:
             missing = list({text_key(t): t for t in texts if text_key(t) not in cache.rows}.values())
             if len(missing) < self.FROM_TEXTS:
                 return
+            had = len(texts) - len(missing)
+            self.ready, self.total = had, len(texts)
             for first in range(0, len(missing), self.CHUNK):
                 if self.stop.is_set():
                     break
-                cache.embed(missing[first : first + self.CHUNK])
+
+                def embedded(count: int, before: int = had + first) -> None:
+                    self.ready = before + count  # read by the vectors phase's reports (an int: no lock needed)
+
+                cache.embed(missing[first : first + self.CHUNK], embedded)
             cache.save()
         except Exception:  # the vectors stage embeds (and reports) what is missing itself
             log.debug("vector head start failed; the vectors stage embeds what is missing", exc_info=True)
@@ -395,8 +410,9 @@ def _reported(contributors: list[Contributor], tools: int) -> list[Contributor]:
 
         return run
 
-    # the index reports its own steps (toolcat.build.contributors.index.texts)
-    return [c if _phase_name(c) == "index" else wrap(c, _phase_name(c)) for c in contributors]
+    # the index reports its own steps (toolcat.build.contributors.index.texts), the vectors their texts as they
+    # are embedded (toolcat.build.contributors.vectors)
+    return [c if _phase_name(c) in ("index", "vectors") else wrap(c, _phase_name(c)) for c in contributors]
 
 
 def _specs_done(tools: int) -> Contributor:

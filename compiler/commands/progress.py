@@ -21,7 +21,7 @@ UNITS = {
     "index": "steps",
     "prompts": "tools",
     "exports": "tools",
-    "vectors": "tools",
+    "vectors": "texts",
     "write": "files",
     "site read": "tool specs verified",
     "site render": "pages",

@@ -87,6 +87,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("TOOLCAT_QUERY_THREADS", "1", "Threads a query embedding runs on (a reader shares the host's cores)."),
     Setting("TOOLCAT_EMBED_THREADS", "every core", "Threads a build embeds documents on."),
     Setting("TOOLCAT_EMBED_BF16", "1", "`0`: a sentence-transformers build embeds in float32 instead of bf16."),
+    Setting(
+        "TOOLCAT_VECTOR_CACHE_MB",
+        "1024",
+        "The vector cache's size cap in MB (`<cache home>/vectors/`): past it, builds remove the least recently used shards.",
+    ),
     Setting("TOOLCAT_BUILD_WORKERS", "unset", "`1`: a build never forks a worker process beside the main one."),
     Setting(
         "TOOLCAT_SANDBOX",

@@ -15,9 +15,11 @@ incremental build embeds only the texts that changed. Format: docs/search.md ("V
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +39,7 @@ from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
+from ..progress import report
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts
 
 log = logging.getLogger(__name__)
@@ -85,6 +88,17 @@ def node_embed_text(node: Node, catalog: CompiledCatalog) -> str:
 #: Bumped when the rows a cache holds would differ for the same text: 2, each text embedded alone (an onnxruntime
 #: row no longer depends on its batch mates, :meth:`toolcat.format.onnx_encoder.MiniLMEncoder.encode`).
 CACHE_LAYOUT = 2
+#: Texts embedded per call while the build reports its progress between calls (each text is embedded alone by the
+#: onnxruntime encoders, so the chunking changes no row).
+EMBED_CHUNK = 64
+#: Shards with fewer rows than this are merged into one when there are more than :data:`MERGE_AT` of them.
+SMALL_SHARD_ROWS = 4096
+MERGE_AT = 8
+#: The cache's size cap in MB (``$TOOLCAT_VECTOR_CACHE_MB``): past it the least recently used shards are removed.
+DEFAULT_CAP_MB = 1024
+#: A temporary file older than this (seconds) was left by a process that died while writing: removed.
+STALE_TMP_SECONDS = 3600
+SHARD_SUFFIX = ".rows.npy"
 
 
 def text_key(text: str) -> bytes:
@@ -92,11 +106,32 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
-class VectorCache:
-    """Rows by (model weights, document precision, text sha256): one ``rows.npy`` matrix and its ``keys.npy`` per model.
+def cache_cap_bytes() -> int:
+    """The vector cache's size cap: ``$TOOLCAT_VECTOR_CACHE_MB`` (a positive number of MB), else 1024 MB."""
+    try:
+        mb = float(settings.get("TOOLCAT_VECTOR_CACHE_MB") or DEFAULT_CAP_MB)
+    except ValueError:
+        mb = DEFAULT_CAP_MB
+    return int((mb if mb > 0 else DEFAULT_CAP_MB) * 1e6)
 
-    A cached row is the row a fresh embedding gives (each text is embedded alone), so a build from a warm cache
-    writes the same bytes as one from an empty cache (``tests/build/test_semantic_delta.py``).
+
+class VectorCache:
+    """Rows by (model weights, document precision, text sha256), in append-only shards that builds share safely.
+
+    One folder per model (``$TOOLCAT_CACHE_DIR/vectors/<weights>[-<precision>][-onnx-v2]/``) holds shards
+    ``<sha256 of the shard>.rows.npy``: a numpy array of (key: the text's sha256, row: float32) records. A build
+    reads every shard; :meth:`save` writes the rows it embedded as one new shard (written to a temporary name,
+    then renamed: a reader sees a whole shard or none) and never rewrites or prunes a shard, so two builds on one
+    account, of one catalogue or of two, run concurrently and keep each other's rows. A shard is named by its
+    content, so two builds that embedded the same texts write the same file. A build sets the modification time
+    of every shard it took a row from (least recently used = oldest mtime). Upkeep, by whichever build holds the
+    folder's lock (``flock`` on ``.lock``; a build that finds it taken skips it): more than :data:`MERGE_AT` shards of
+    under :data:`SMALL_SHARD_ROWS` rows (one-tool edits) are merged into one, renamed in before the merged ones are
+    removed; past the cap (:func:`cache_cap_bytes`) the least recently used shards are removed, never one the
+    saving build used. A cached row is the row a fresh embedding gives (each text is embedded alone), so a build
+    from a warm cache writes the same bytes as one from an empty cache (``tests/build/test_semantic_delta.py``).
+    The layout before (``keys.npy`` and ``rows.npy``, one pair rewritten by the last build) is read once and
+    turned into a shard.
     """
 
     def __init__(self, embedder: Embedder, root: Path | None = None) -> None:
@@ -105,57 +140,227 @@ class VectorCache:
         suffix += "" if embedder.kind != "onnx" else f"-onnx-v{CACHE_LAYOUT}"
         self.folder = (root or cache_dir()) / "vectors" / f"{embedder.weights_sha256[:16]}{suffix}"
         self.embedder = embedder
+        #: Texts embedded by this cache (not found in it).
         self.embedded = 0
+        self._shard_of: dict[bytes, str] = {}  # key -> the shard it was read from
+        self._used: set[str] = set()  # shards a row was taken from (their mtime is set on save)
         self.rows: dict[bytes, Any] = self._read()
 
-    def _read(self) -> dict[bytes, Any]:
+    # -- reading ---------------------------------------------------------------------------------
+    def _dtype(self) -> Any:
         import numpy as np  # noqa: PLC0415 - [search] extra
+
+        return np.dtype([("key", "V32"), ("row", "<f4", (self.embedder.dim,))])
+
+    def _shards(self) -> list[Path]:
+        try:
+            return sorted(p for p in self.folder.iterdir() if p.name.endswith(SHARD_SUFFIX) and p.name[0] != ".")
+        except OSError:
+            return []
+
+    def _load(self, path: Path) -> Any:
+        """The records of one shard; None when it is not one of this model's (logged) or has gone."""
+        import numpy as np  # noqa: PLC0415
+
+        try:
+            records = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            raise
+        except (OSError, ValueError) as err:
+            log.warning("vector cache shard %s unreadable (%s); its texts are embedded again", path, err)
+            return None
+        if records.dtype != self._dtype() or records.ndim != 1:
+            log.warning("vector cache shard %s is not this model's; its texts are embedded again", path)
+            return None
+        return records
+
+    def _read(self) -> dict[bytes, Any]:
+        self._migrate()
+        for _ in range(5):  # a shard merged away while listing: list again (the merged shard is in by then)
+            try:
+                return self._read_shards()
+            except FileNotFoundError:
+                continue
+        log.warning("vector cache %s kept changing while read; its texts are embedded again", self.folder)
+        self._shard_of.clear()
+        return {}
+
+    def _read_shards(self) -> dict[bytes, Any]:
+        """Every shard's rows; FileNotFoundError when a listed shard has gone (merged by another build)."""
+        rows: dict[bytes, Any] = {}
+        self._shard_of.clear()
+        for path in self._shards():
+            records = self._load(path)
+            if records is None:
+                continue
+            keys = records["key"].tobytes()
+            for i, row in enumerate(records["row"]):
+                key = keys[32 * i : 32 * i + 32]
+                rows[key] = row
+                self._shard_of[key] = path.name
+        return rows
+
+    def _migrate(self) -> None:
+        """Turn the layout before (``keys.npy`` + ``rows.npy``, rewritten whole by the last build) into a shard."""
+        import numpy as np  # noqa: PLC0415
 
         keys_file, rows_file = self.folder / "keys.npy", self.folder / "rows.npy"
         if not (keys_file.is_file() and rows_file.is_file()):
-            return {}
+            return
         try:
             keys = np.load(keys_file, allow_pickle=False)
             matrix = np.load(rows_file, allow_pickle=False)
             if keys.dtype == np.dtype("S32") and len(keys) == len(matrix) and matrix.shape[1:] == (self.embedder.dim,):
-                # numpy's S32 drops a key's trailing NUL bytes (1 digest in 256): put them back, or it never hits
-                return dict(zip((k.ljust(32, b"\0") for k in keys.tolist()), matrix, strict=True))
-            log.warning("vector cache %s: keys and rows do not match (or another model's); re-embedding", self.folder)
+                # numpy's S32 dropped a key's trailing NUL bytes (1 digest in 256): put them back
+                self._write_shard({k.ljust(32, b"\0"): row for k, row in zip(keys.tolist(), matrix, strict=True)})
         except (OSError, ValueError) as err:
-            log.warning("vector cache %s unreadable (%s); re-embedding", self.folder, err)
-        return {}
+            log.warning("vector cache %s (the layout before) unreadable (%s); not carried over", self.folder, err)
+        for old in (keys_file, rows_file):
+            old.unlink(missing_ok=True)
 
-    def embed(self, texts: list[str]) -> Any:
-        """Rows for ``texts``, embedding only those not cached."""
+    # -- embedding -------------------------------------------------------------------------------
+    def embed(self, texts: list[str], progress: Callable[[int], None] | None = None) -> Any:
+        """Rows for ``texts``, embedding only those not cached; ``progress(n)`` after each chunk of embedded texts."""
         import numpy as np  # noqa: PLC0415
 
         keys = [text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self.rows))
         if missing:
             text_of = dict(zip(keys, texts, strict=True))
-            rows = self.embedder.embed([text_of[k] for k in missing], documents=True)
-            for key, row in zip(missing, rows, strict=True):
-                self.rows[key] = row
-            self.embedded += len(missing)
+            for first in range(0, len(missing), EMBED_CHUNK):
+                chunk = missing[first : first + EMBED_CHUNK]
+                rows = self.embedder.embed([text_of[k] for k in chunk], documents=True)
+                for key, row in zip(chunk, rows, strict=True):
+                    self.rows[key] = row
+                self.embedded += len(chunk)
+                if progress is not None:
+                    progress(first + len(chunk))
+        self._used.update(self._shard_of[k] for k in keys if k in self._shard_of)
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([self.rows[k] for k in keys])
 
-    def save(self, live: set[bytes] | None = None) -> None:
-        """Write the cache (atomically) when it gained rows, or with ``live``, keeping only those keys."""
+    # -- writing ---------------------------------------------------------------------------------
+    def save(self) -> None:
+        """Write the rows no shard holds yet as a new shard, mark the shards used, and do the folder's upkeep."""
+        new = {k: row for k, row in self.rows.items() if k not in self._shard_of}
+        if new:
+            name = self._write_shard(new)
+            self._shard_of.update(dict.fromkeys(new, name))
+            self._used.add(name)
+        now = time.time()
+        for name in sorted(self._used):
+            with contextlib.suppress(OSError):  # merged away by another build: its rows are in the merged shard
+                os.utime(self.folder / name, (now, now))
+        if new or self._used:
+            self.upkeep(keep=self._used)
+
+    def _write_shard(self, rows: dict[bytes, Any]) -> str:
+        """One shard of ``rows`` (sorted by key), written atomically under its content's name; returns the name."""
         import numpy as np  # noqa: PLC0415
 
-        if not self.embedded and live is None:
-            return
-        keys = sorted(k for k in self.rows if live is None or k in live)
+        keys = sorted(rows)
+        records = np.zeros(len(keys), dtype=self._dtype())
+        records["key"] = np.frombuffer(b"".join(keys), dtype="V32")
+        records["row"] = np.stack([rows[k] for k in keys])
+        name = hashlib.sha256(records.tobytes()).hexdigest()[:32] + SHARD_SUFFIX
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = f".tmp{os.getpid()}"
-        rows = np.stack([self.rows[k] for k in keys]) if keys else np.zeros((0, self.embedder.dim), dtype=np.float32)
-        for name, array in (("rows", rows), ("keys", np.array(keys, dtype="S32"))):
-            with (self.folder / f"{name}{tmp}.npy").open("wb") as handle:
-                np.save(handle, array, allow_pickle=False)
-        (self.folder / f"rows{tmp}.npy").replace(self.folder / "rows.npy")
-        (self.folder / f"keys{tmp}.npy").replace(self.folder / "keys.npy")
+        target = self.folder / name
+        if target.is_file():
+            return name  # the same rows are there already (another build embedded the same texts)
+        tmp = self.folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{name}.part"  # never listed as a shard
+        try:
+            with tmp.open("wb") as handle:
+                np.save(handle, records, allow_pickle=False)
+            tmp.replace(target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return name
+
+    def upkeep(self, keep: set[str] | None = None) -> None:
+        """Merge many small shards into one and keep the folder under its cap (never removing a shard of ``keep``).
+
+        Done only by the build that takes the folder's lock; another build at it already makes this one skip.
+        """
+        keep = set(keep or ())
+        try:
+            import fcntl  # noqa: PLC0415 - POSIX only; elsewhere the cache is never merged or trimmed
+        except ImportError:  # pragma: no cover
+            return
+        try:
+            fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # another build is at it
+            self._remove_stale_tmp()
+            self._merge_small(keep)
+            self._trim(keep)
+        finally:
+            os.close(fd)
+
+    def _remove_stale_tmp(self) -> None:
+        old = time.time() - STALE_TMP_SECONDS
+        for path in self.folder.glob(".tmp-*"):
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < old:
+                    path.unlink()
+
+    def _merge_small(self, keep: set[str]) -> None:
+        import numpy as np  # noqa: PLC0415
+
+        small = []
+        for path in self._shards():
+            with contextlib.suppress(OSError, ValueError):
+                header = np.load(path, mmap_mode="r", allow_pickle=False)
+                if len(header) < SMALL_SHARD_ROWS:
+                    small.append((path, path.stat().st_mtime))
+        if len(small) <= MERGE_AT:
+            return
+        rows: dict[bytes, Any] = {}
+        merged = []
+        for path, mtime in small:
+            try:
+                records = self._load(path)
+            except FileNotFoundError:
+                continue
+            if records is None:
+                continue
+            keys = records["key"].tobytes()
+            rows.update((keys[32 * i : 32 * i + 32], row) for i, row in enumerate(records["row"]))
+            merged.append((path, mtime))
+        name = self._write_shard(rows)
+        newest = max(mtime for _, mtime in merged)
+        with contextlib.suppress(OSError):
+            os.utime(self.folder / name, (newest, newest))
+        for path, _ in merged:
+            if path.name != name:
+                path.unlink(missing_ok=True)
+                if path.name in keep:
+                    keep.add(name)
+        log.info("vector cache %s: %d small shards merged into %s", self.folder, len(merged), name)
+
+    def _trim(self, keep: set[str]) -> None:
+        cap = cache_cap_bytes()
+        shards = []
+        for path in self._shards():
+            with contextlib.suppress(OSError):
+                info = path.stat()
+                shards.append((info.st_mtime, path, info.st_size))
+        total = sum(size for _, _, size in shards)
+        for _, path, size in sorted(shards):
+            if total <= cap:
+                break
+            if path.name in keep:
+                continue
+            path.unlink(missing_ok=True)
+            total -= size
+            log.info(
+                "vector cache %s: %s removed (least recently used; the cap is %d MB)", self.folder, path, cap // 10**6
+            )
 
 
 def _with_holes(rows: Any, order: list[Any]) -> Any:
@@ -219,6 +424,23 @@ def _write_part(
     return {"n_docs": len(rows), "shards": shards}
 
 
+class EmbedProgress:
+    """The vectors phase's progress (:mod:`toolcat.build.progress`) in texts: those cached, then each chunk embedded.
+
+    The phase ends (``total`` of ``total``) once its files are written; until then it reports at most ``total - 1``.
+    """
+
+    def __init__(self, cache: VectorCache, texts: list[str]) -> None:
+        self.cache = cache
+        self.total = len(texts)
+        self.start = sum(text_key(t) in cache.rows for t in texts) - cache.embedded
+        self.advance()
+
+    def advance(self, _chunk: int = 0) -> None:
+        """Report the texts that have a row now (a :meth:`VectorCache.embed` ``progress`` callback)."""
+        report("vectors", min(self.start + self.cache.embedded, max(self.total - 1, 0)), self.total)
+
+
 def contributor(spec: str) -> Contributor:
     """The build stage that embeds with the embedder ``spec`` names (loaded when the build runs)."""
 
@@ -232,11 +454,12 @@ def contributor(spec: str) -> Contributor:
         tools, nodes = doc_order(catalog, artifacts)
         tool_texts = tool_embed_texts([t for t in tools if t is not None], catalog, artifacts.memo)
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
-        tool_rows = _with_holes(cache.embed(tool_texts), tools)
+        tally = EmbedProgress(cache, [*tool_texts, *node_texts])
+        tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
         parts = {"tools": _write_part(artifacts, "tools", tool_rows, ancestor_rows(tools, nodes))}
-        parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts), nodes))
-        live = {text_key(t) for t in (*tool_texts, *node_texts)}
-        cache.save(live if len(cache.rows) > 4 * len(live) + 10_000 else None)
+        parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts, tally.advance), nodes))
+        cache.save()
+        report("vectors", tally.total, tally.total)
         meta = {
             "artifact": "vectors_meta",
             "format": VECTORS_FORMAT,
