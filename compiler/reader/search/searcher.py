@@ -106,7 +106,7 @@ class Searcher(IndexReader):
         if self._meta is None and "vectors" in self.manifest and semantic_wanted():
             self._prefetch([self.manifest.get("index"), self.manifest.get("vectors")])
         tier = self.semantic_tier() if "vectors" in self.manifest else None
-        more = tier.refs() if tier is not None and part_name not in tier._matrices else []  # noqa: SLF001
+        more = tier.refs(part_name, query) if tier is not None else []
         super()._prefetch_query(part_name, query, [*(extra or []), *more])
 
     def _ranked(
@@ -145,7 +145,8 @@ class Searcher(IndexReader):
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
             if part_name != "tools":
                 return fuse(lexical, cosines, limit or 0, allowed, params)
-            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+            pool = tier.pool(part_name, query, cosines)  # a partitioned build: the probed clusters' tools alone
+            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params, pool)
             return self._name_boosted(query, fused)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
