@@ -322,6 +322,8 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "ids missing": _shard(lambda o: o.pop("ids")),
     "ids out of range": _shard(lambda o: o.update(ids=[10**6] * o["count"])),
     "ids of another cluster": _shard(lambda o: o.update(cluster=o["cluster"] + 1)),
+    "cluster without its node rows": _shard(lambda o: o.pop("nodes")),
+    "cluster node rows cut": _shard(lambda o: o["nodes"].update(ids=o["nodes"]["ids"][:0], q="", scale=[])),
     "cluster rows too short": _shard(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
     "assign not base64": _meta(lambda o: o["tools"]["partition"].update(assign="!!")),
     "assign too short": _meta(lambda o: o["tools"]["partition"].update(assign="AAA=")),

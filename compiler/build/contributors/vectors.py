@@ -461,22 +461,16 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
     return np.asarray((unit @ centroids.T).argmax(axis=1), dtype=np.int64)
 
 
-def quantize8(rows: Any) -> tuple[bytes, list[float]]:
-    """int8 rows, one signed byte a value, and one scale per row (``x = q / 127 * scale``)."""
-    import numpy as np  # noqa: PLC0415
-
-    scale = np.asarray([round(float(s), 6) for s in (np.abs(rows).max(axis=1) if len(rows) else [])])
-    safe = np.where(scale > 0, scale, 1.0)[:, None]
-    codes = np.clip(np.rint(rows / safe * 127), -127, 127).astype(np.int8)
-    return codes.tobytes(), [float(s) for s in scale]
-
-
-def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]]) -> dict[str, Any]:
+def _write_partitioned(
+    artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any
+) -> dict[str, Any]:
     """The tools part as one shard per cluster (doc ids listed), with the centroids and each doc's cluster in the meta.
 
-    The centroids are the mean of their members' unit rows (int8): a query probes the clusters whose centroid is
+    The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
     nearest in direction, and a document of a cluster it did not read is scored by its centroid's dot product
-    with the query (the mean cosine of the cluster's members).
+    with the query (the mean cosine of the cluster's members). Each cluster shard carries the rows of its tools'
+    ancestor nodes too (the hierarchy term), so a query reads no node shard. Each doc's cluster is one byte
+    (two past 256 clusters), little-endian.
     """
     import numpy as np  # noqa: PLC0415
 
@@ -493,6 +487,9 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     for cluster in range(k):
         ids = np.flatnonzero(assign == cluster)
         data, scales = quantize(rows[ids])
+        homes = [ancestors[int(i)] for i in ids]
+        node_ids = sorted({node for row in homes for node in row})
+        node_data, node_scales = quantize(node_rows[node_ids]) if node_ids else (b"", [])
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
             "part": "tools",
@@ -501,19 +498,20 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "ids": [int(i) for i in ids],
             "q": base64.b64encode(data).decode("ascii"),
             "scale": scales,
-            "ancestors": [ancestors[int(i)] for i in ids],
+            "ancestors": homes,
+            "nodes": {"ids": node_ids, "q": base64.b64encode(node_data).decode("ascii"), "scale": node_scales},
         }
         ref = artifacts.add_json("vectors", f"tools.c{cluster}", body)
         shards.append({"cluster": cluster, "count": len(ids), "ref": ref})
-    data, scales = quantize8(centroids)
+    data, scales = quantize(centroids)
     return {
         "n_docs": n,
         "shards": shards,
         "partition": {
             "clusters": k,
             "nprobe": min(NPROBE, k),
-            "centroids": {"dtype": "int8", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
-            "assign": base64.b64encode(assign.astype("<u2").tobytes()).decode("ascii"),
+            "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
+            "assign": base64.b64encode(assign.astype("u1" if k <= 256 else "<u2").tobytes()).decode("ascii"),
         },
     }
 
@@ -551,13 +549,14 @@ def contributor(spec: str) -> Contributor:
         tally = EmbedProgress(cache, [*tool_texts, *node_texts])
         tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
         ancestors = ancestor_rows(tools, nodes)
+        node_rows = _with_holes(cache.embed(node_texts, tally.advance), nodes)
         split = len(tool_rows) > PARTITION_MIN
         parts = {
-            "tools": _write_partitioned(artifacts, tool_rows, ancestors)
+            "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows)
             if split
             else _write_part(artifacts, "tools", tool_rows, ancestors)
         }
-        parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts, tally.advance), nodes))
+        parts["nodes"] = _write_part(artifacts, "nodes", node_rows)
         cache.save()
         report("vectors", tally.total, tally.total)
         meta = {

@@ -80,8 +80,8 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, each doc's cluster, nprobe), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, Any, int] | None = None
-        #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows).
-        self._clusters: dict[int, tuple[Any, Any, list[list[int]]]] = {}
+        #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
+        self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
 
     def available(self) -> bool:
         """Whether the tier can answer; when not, :attr:`reason` says why (checked once)."""
@@ -168,7 +168,8 @@ class SemanticTier:
         centroids = dequantize(base64.b64decode(cents["q"], validate=True), cents["scale"], dim, str(cents["dtype"]))
         if centroids.shape != (k, dim):
             raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
-        assign = np.frombuffer(base64.b64decode(info["assign"], validate=True), dtype="<u2").astype(np.int64)
+        width = "u1" if k <= 256 else "<u2"
+        assign = np.frombuffer(base64.b64decode(info["assign"], validate=True), dtype=width).astype(np.int64)
         if len(assign) != n_docs or (len(assign) and int(assign.max()) >= k):
             raise ValueError(f"the cluster of {len(assign)} tools for {n_docs}, or a cluster past {k - 1}")
         clusters = [int(shard["cluster"]) for shard in part["shards"]]
@@ -230,7 +231,7 @@ class SemanticTier:
         clusters the query probes (:meth:`probe`; the query is embedded here, before any shard arrives).
         """
         out = []
-        if "nodes" not in self._matrices:
+        if "nodes" not in self._matrices and (part != "tools" or self._partition is None):
             out += [shard["ref"] for shard in self._meta.get("nodes", {}).get("shards", [])]
         if part != "tools":
             return out
@@ -268,8 +269,8 @@ class SemanticTier:
             out[ids] = cosines[ids]
         return out
 
-    def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]]]:
-        """(doc ids, float32 rows, ancestor rows) of one cluster of a partitioned build (fetched once)."""
+    def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]], tuple[Any, Any]]:
+        """(doc ids, float32 rows, ancestor rows, (node ids, node rows)) of one cluster of a partitioned build."""
         if cluster not in self._clusters:
             import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -283,6 +284,17 @@ class SemanticTier:
             ids = np.asarray([int(i) for i in data["ids"]], dtype=np.int64)
             block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
             ancestors = [[int(node) for node in row[:MAX_ANCESTORS]] for row in data.get("ancestors") or []]
+            nodes = data["nodes"]
+            node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
+            node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+            n_nodes = int(self._meta["nodes"]["n_docs"])
+            needed = {node for row in ancestors for node in row}
+            if (
+                node_block.shape != (len(node_ids), dim)
+                or (len(node_ids) and (int(node_ids.min()) < 0 or int(node_ids.max()) >= n_nodes))
+                or not needed <= set(node_ids.tolist())
+            ):
+                raise ValueError(f"vector shard {shard['ref'].get('path')} lacks its tools' ancestor node rows")
             if (
                 int(data["cluster"]) != cluster
                 or block.shape != (count, dim)
@@ -292,7 +304,7 @@ class SemanticTier:
                 or not bool((self._partition[1][ids] == cluster).all())
             ):
                 raise ValueError(f"vector shard {shard['ref'].get('path')} is not cluster {cluster} of the partition")
-            self._clusters[cluster] = (ids, block, ancestors)
+            self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
     def _partitioned_scores(self, query: str) -> Any:
@@ -314,8 +326,11 @@ class SemanticTier:
         ancestors = [row for p in probed for row in p[2]]
         if hybrid.HIERARCHY and len(ancestors) == len(ids):
             n_nodes = int(self._meta["nodes"]["n_docs"])
+            nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the probed tools' ancestors, from their shards
+            for node_ids, node_block in (p[3] for p in probed):
+                nodes[node_ids] = np.einsum("ij,j->i", node_block, vector)
             paths, rows = distinct_paths(ancestor_index(ancestors, n_nodes))
-            exact = with_ancestors(exact, self._cosines("nodes", query), paths, hybrid.HIERARCHY, rows)
+            exact = with_ancestors(exact, nodes, paths, hybrid.HIERARCHY, rows)
         out[ids] = exact
         return out
 
