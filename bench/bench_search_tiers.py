@@ -35,10 +35,10 @@ from bench_search import CORPUS, bfcl_source, metatool_source, open_build, split
 from bench_search_answers import example_source, github_source  # noqa: E402
 
 from toolcat.build import build, compile_catalog  # noqa: E402
+from toolcat.build.contributors import vectors  # noqa: E402
 from toolcat.build.contributors.index import texts  # noqa: E402
 from toolcat.build.contributors.index.texts import tool_order  # noqa: E402
 from toolcat.format.analyzer import analyze_words  # noqa: E402
-from toolcat.build.contributors import vectors  # noqa: E402
 from toolcat.reader.search import expansion, hybrid, semantic  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
 

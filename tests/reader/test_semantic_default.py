@@ -260,7 +260,7 @@ def test_malformed_vectors_fall_back_to_words_and_say_why(default_build: Path, c
 @pytest.fixture(scope="module")
 def partitioned_build(default_tier_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalogue built with its tool vectors partitioned (the size threshold lowered to 0)."""
-    from toolcat.build.contributors import vectors
+    from toolcat.build.contributors import vectors  # noqa: PLC0415 - the build side, only for this fixture
 
     root = tmp_path_factory.mktemp("partitioned")
     mp = pytest.MonkeyPatch()

@@ -461,9 +461,7 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
     return np.asarray((unit @ centroids.T).argmax(axis=1), dtype=np.int64)
 
 
-def _write_partitioned(
-    artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any
-) -> dict[str, Any]:
+def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
     """The tools part as one shard per cluster (doc ids listed), with the centroids and each doc's cluster in the meta.
 
     The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is

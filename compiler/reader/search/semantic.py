@@ -152,8 +152,10 @@ class SemanticTier:
 
     @staticmethod
     def _check_partition(meta: dict[str, Any], dtype: str) -> tuple[Any, Any, int]:
-        """(centroids, each doc's cluster, nprobe) of a partitioned tools part; ValueError (or another of
-        :data:`VECTOR_ERRORS`) when the partition is not what a build writes."""
+        """(centroids, each doc's cluster, nprobe) of a partitioned tools part.
+
+        Raises ValueError (or another of :data:`VECTOR_ERRORS`) when the partition is not what a build writes.
+        """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         from ...format.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
@@ -246,7 +248,8 @@ class SemanticTier:
         """The clusters of a partitioned build a query reads: the ``nprobe`` whose centroids are nearest in direction."""
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-        assert self._partition is not None
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
         centroids, _, nprobe = self._partition
         key = "unit_centroids"
         if key not in self._matrices:
@@ -257,8 +260,10 @@ class SemanticTier:
         return sorted(int(c) for c in np.lexsort((np.arange(len(sims)), -sims))[:count])
 
     def pool(self, part: str, query: str, cosines: Any) -> Any:
-        """The cosines the semantic top is drawn from: None for ``cosines`` themselves; in a partitioned build
-        ``cosines`` with every tool outside the probed clusters (whose cosine is its centroid's estimate) at -2."""
+        """The cosines the semantic top is drawn from: None for ``cosines`` themselves.
+
+        In a partitioned build: ``cosines`` with every tool outside the probed clusters (whose cosine is its centroid's estimate) at -2.
+        """
         if part != "tools" or self._partition is None:
             return None
         import numpy as np  # noqa: PLC0415 - numpy, lazily
@@ -276,7 +281,8 @@ class SemanticTier:
 
             from ...format.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
-            assert self._partition is not None
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
             shard = self._meta["tools"]["shards"][cluster]
             data = self._fetch_json(shard["ref"])
             self.bytes_read += int(shard["ref"].get("bytes", 0))
@@ -308,13 +314,16 @@ class SemanticTier:
         return self._clusters[cluster]
 
     def _partitioned_scores(self, query: str) -> Any:
-        """Every tool's cosine in a partitioned build: exact (with the hierarchy term) in the probed clusters, and
-        elsewhere the dot product of the query with the tool's cluster centroid (its members' mean cosine)."""
+        """Every tool's cosine in a partitioned build.
+
+        Exact (with the hierarchy term) in the probed clusters; elsewhere the dot product of the query with the tool's cluster centroid (its members' mean cosine).
+        """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         from ...format.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
 
-        assert self._partition is not None
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
         centroids, assign, _ = self._partition
         vector = self.query_vector(query)
         out = np.einsum("ij,j->i", centroids, vector)[assign].astype(np.float32)
