@@ -49,8 +49,22 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 #: The format of a build whose tool vectors are partitioned (:func:`partition`): one shard per cluster.
 PARTITIONED_FORMAT = "toolcat-vectors-3"
 #: Catalogues with more tools than this have their tool vectors partitioned into clusters (docs/search.md,
-#: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole (0 partitions every build).
-PARTITION_MIN = 2000
+#: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole (0 partitions every build). None (the
+#: default) takes ``$TOOLCAT_VECTOR_PARTITION``, and partitions nothing when it is unset: partitioning is opt-in,
+#: because it lost R@1 on the labelled sets (0.02-0.04 at the nprobe that fits the CDN budget).
+PARTITION_MIN: int | None = None
+
+
+def partition_min() -> int | None:
+    """How many tools a build must exceed to partition its tool vectors; None: never (the default)."""
+    if PARTITION_MIN is not None:
+        return PARTITION_MIN
+    raw = settings.get("TOOLCAT_VECTOR_PARTITION").strip()
+    try:
+        return max(0, int(raw)) if raw else None
+    except ValueError:
+        log.warning("TOOLCAT_VECTOR_PARTITION=%r is not a number of tools; tool vectors are not partitioned", raw)
+        return None
 #: The clusters a query reads, stored in the meta (the reader may read more): tuned on the train splits.
 NPROBE = 4
 #: Lloyd iterations of the build's k-means (spherical: on unit rows).
@@ -548,7 +562,8 @@ def contributor(spec: str) -> Contributor:
         tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
         ancestors = ancestor_rows(tools, nodes)
         node_rows = _with_holes(cache.embed(node_texts, tally.advance), nodes)
-        split = len(tool_rows) > PARTITION_MIN
+        threshold = partition_min()
+        split = threshold is not None and len(tool_rows) > threshold
         parts = {
             "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows)
             if split
