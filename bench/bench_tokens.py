@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO))
 from toolcat.build import build  # noqa: E402
 from toolcat.build.contributors.exports.definitions import export_specs  # noqa: E402
 from toolcat.build.tokens import count_tokens  # noqa: E402
+from toolcat.format.dialects import SESSIONLESS_CALL  # noqa: E402
 from toolcat.importers.mcp import arguments_schema  # noqa: E402
 from toolcat.reader import Catalog  # noqa: E402
 from toolcat.reader.folder import BuildFolder  # noqa: E402
@@ -152,6 +153,24 @@ def _search(catalog: Catalog, dialect: str, query: str) -> tuple[dict[str, Any],
     return answer, [str(m.get("name")) for m in answer.get("matches", []) if isinstance(m, dict)]
 
 
+def _without_summaries(answer: dict[str, Any]) -> dict[str, Any]:
+    """A search answer as it was before its hits carried their one-line summary (issue 35), to count the cost."""
+    out = dict(answer)
+    for key in ("matches", "operations", "results"):
+        if isinstance(out.get(key), list):
+            out[key] = [{k: v for k, v in hit.items() if k != "summary"} for hit in out[key] if isinstance(hit, dict)]
+    return out
+
+
+def _sessionless_call() -> dict[str, Any]:
+    """The namespaced dialect's ``tool_call`` in the exports' OpenAI form (listed over MCP to clients without a session)."""
+    tool = SESSIONLESS_CALL
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema},
+    }
+
+
 def _describe(catalog: Catalog, dialect: str, tool_id: str) -> dict[str, Any]:
     if dialect == "gateway":
         return catalog.tool_help(path=tool_id)
@@ -175,6 +194,7 @@ def flow(build_dir: Path, base: int) -> list[dict[str, Any]]:
             "describe": _answer_tokens(described),
         }
         total = sum(parts.values())
+        before = total - parts["search"] + _answer_tokens(_without_summaries(found))
         heavy = sorted(
             ((key, _answer_tokens({key: value})) for key, value in described.items()), key=lambda kv: -kv[1]
         )[:4]
@@ -184,6 +204,8 @@ def flow(build_dir: Path, base: int) -> list[dict[str, Any]]:
                 **parts,
                 "total": total,
                 "share": total / base,
+                "before": before,
+                "sessionless": total + _answer_tokens(_sessionless_call()) if dialect == "namespaced" else None,
                 "top1": ranked[0] if ranked else "-",
                 "rank": ranked.index(FLOW_TOOL) + 1 if FLOW_TOOL in ranked else None,
                 "heavy_describe": heavy,
@@ -203,14 +225,23 @@ def report_flow(rows: list[dict[str, Any]], base: int) -> None:
         f"+ one describe of {FLOW_TOOL}; share of injecting all {base:,} tokens (target <= {FLOW_TARGET:.0%}, "
         f"goal {FLOW_GOAL:.0%})\n"
     )
-    print("| dialect | calls | definitions | search | describe | total | share | top 1 | rank of the tool |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| dialect | calls | definitions | search | describe | total | share "
+        "| total without summaries (before) | top 1 | rank of the tool |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         calls = " + ".join(FLOW_CALLS[r["dialect"]])
         print(
             f"| {r['dialect']} | {calls} | {r['defs']} | {r['search']} | {r['describe']} | {r['total']:,} "
-            f"| {r['share']:.2%} | {r['top1']} | {r['rank'] or '-'} |"
+            f"| {r['share']:.2%} | {r['before']:,} ({r['before'] / base:.2%}) | {r['top1']} | {r['rank'] or '-'} |"
         )
+    for r in rows:
+        if r["sessionless"] is not None:
+            print(
+                f"  {r['dialect']} over MCP without a session (+ the tool_call definition): {r['sessionless']:,} "
+                f"tokens, {r['sessionless'] / base:.2%} ({'met' if r['sessionless'] / base <= FLOW_TARGET else 'NOT met'})"
+            )
     for r in rows:
         verdict = "met" if r["share"] <= FLOW_TARGET else "NOT met"
         goal = " (goal met)" if r["share"] <= FLOW_GOAL else ""

@@ -1,5 +1,8 @@
 """The ``onto.task.*``, ``onto.comment.*`` and ``onto.project.*`` work-tracking tools of the example catalogue.
 
+A task may be filed in one of its project's plans and in one of that plan's milestones
+(``plan_id``, ``milestone_id``; seed 001's plan → milestone → task).
+
 They work over the in-memory store of :mod:`toolcat.examples.onto_store` (demo data loaded on
 import; :func:`reset_store` empties or re-seeds it). An unknown id raises ``LookupError``; a change
 to an archived project's tasks raises ``PermissionError``.
@@ -14,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._shared import WORD, JSONDict
-from .onto_store import STORE, now
+from .onto_store import STORE, entity, now
 
 __all__ = [
     "AGENT_IDENTITY",
@@ -27,6 +30,7 @@ __all__ = [
     "onto_project_create",
     "onto_project_get",
     "onto_project_list",
+    "onto_project_search",
     "onto_project_update",
     "onto_task_create",
     "onto_task_delete",
@@ -91,6 +95,9 @@ def onto_task_list(args: JSONDict) -> JSONDict:
         tasks = [t for t in tasks if set(labels) <= set(t["labels"])]
     if args.get("due_before"):
         tasks = [t for t in tasks if t["due_date"] is not None and t["due_date"] < args["due_before"]]
+    for placed in ("plan_id", "milestone_id"):
+        if args.get(placed):
+            tasks = [t for t in tasks if t[placed] == args[placed]]
     sort = str(args.get("sort", "updated_at"))
     descending = str(args.get("order", "desc")) == "desc"
     tasks.sort(key=_task_sort_key(sort))
@@ -168,14 +175,47 @@ def onto_task_create(args: JSONDict) -> JSONDict:
         "assignee": args.get("assignee"),
         "labels": sorted(set(args.get("labels", []))),
         "due_date": args.get("due_date"),
+        "plan_id": None,
+        "milestone_id": None,
         "created_at": stamp,
         "updated_at": stamp,
     }
+    task.update(_placement(project_id, args.get("plan_id"), args.get("milestone_id")))
     STORE.tasks[tid] = task
     return _public(task)
 
 
 _TASK_FIELDS = ("title", "description", "status", "priority", "assignee", "labels", "due_date", "project_id")
+_PLACEMENT = ("plan_id", "milestone_id")
+
+
+def _placement(project_id: str, plan_id: object, milestone_id: object) -> JSONDict:
+    """Where a task sits in its project's plans: a milestone implies its plan; both must be of the task's project."""
+    if milestone_id:
+        milestone = entity(str(milestone_id), "milestone")
+        if plan_id and plan_id != milestone["plan_id"]:
+            raise ValueError(
+                f"milestone {milestone_id} belongs to plan {milestone['plan_id']}, not {plan_id}: "
+                "pass only milestone_id (its plan follows)"
+            )
+        plan_id = milestone["plan_id"]
+    if plan_id and entity(str(plan_id), "plan")["project_id"] != project_id:
+        raise ValueError(f"plan {plan_id} is not in project {project_id}; a task's plan must be in its own project")
+    return {"plan_id": plan_id or None, "milestone_id": milestone_id or None}
+
+
+def _new_placement(task: JSONDict, args: JSONDict, project_id: str) -> JSONDict:
+    """The plan and milestone after an update: what was given; a move to another project leaves both empty.
+
+    ``milestone_id`` alone sets the plan to the milestone's (or, as null, keeps the plan); ``plan_id``
+    alone files the task directly in that plan, with no milestone.
+    """
+    moved = project_id != task["project_id"]
+    kept_plan = None if moved or args.get("milestone_id") else task["plan_id"]
+    plan_id = args.get("plan_id", kept_plan)
+    kept_milestone = None if moved or "plan_id" in args else task["milestone_id"]
+    milestone_id = args.get("milestone_id", kept_milestone)
+    return _placement(project_id, plan_id, milestone_id)
 
 
 def onto_task_update(args: JSONDict) -> JSONDict:
@@ -183,10 +223,12 @@ def onto_task_update(args: JSONDict) -> JSONDict:
     task = _task(str(args["task_id"]))
     _writable_project(task["project_id"])
     changes = {name: args[name] for name in _TASK_FIELDS if name in args}
-    if not changes:
+    if not changes and not any(name in args for name in _PLACEMENT):
         raise ValueError("nothing to update: pass at least one field besides task_id")
     if "project_id" in changes:
         _writable_project(str(changes["project_id"]))
+    if any(name in args for name in _PLACEMENT) or "project_id" in changes:
+        changes.update(_new_placement(task, args, str(changes.get("project_id", task["project_id"]))))
     if "labels" in changes:
         changes["labels"] = sorted(set(changes["labels"]))
     if "title" in changes and not str(changes["title"]).strip():
@@ -258,6 +300,24 @@ def onto_project_list(args: JSONDict) -> JSONDict:
     projects.sort(key=lambda p: p["key"])
     limit = int(args.get("limit", 50))
     return {"projects": [_public(p) for p in projects[:limit]], "total": len(projects)}
+
+
+def onto_project_search(args: JSONDict) -> JSONDict:
+    """``onto.project.search``: rank projects by query words in their key and name (triple) and description."""
+    terms = WORD.findall(str(args["query"]).lower())
+    status = str(args.get("status", "all"))
+    scored: list[tuple[float, str, JSONDict]] = []
+    for project in STORE.projects.values():
+        if status != "all" and project["status"] != status:
+            continue
+        title = Counter(WORD.findall(f"{project['key']} {project['name']}".lower()))
+        body = Counter(WORD.findall(project["description"].lower()))
+        score = sum(3.0 * title[term] + body[term] for term in terms)
+        if score > 0:
+            scored.append((score, project["id"], project))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    limit = int(args.get("limit", 10))
+    return {"results": [{"project": _public(p), "score": s} for s, _, p in scored[:limit]], "total": len(scored)}
 
 
 def onto_project_get(args: JSONDict) -> JSONDict:

@@ -3,18 +3,49 @@
 The module fills the store when it is first imported, so the catalogue's examples work out of the
 box; :func:`reset_store` empties it (or restores the demo data with ``seed=True``). Ids come from
 deterministic counters: after ``reset_store()`` the first task created is ``T-0001``, the first
-project ``P-0001``, the first comment ``C-0001``, goal ``G-0001``, document ``D-0001`` and edge
-``E-0001``. Project calendars (``cal.project.get``) are keyed by project id.
+project ``P-0001``, the first comment ``C-0001``, goal ``G-0001``, plan ``PL-0001``, milestone
+``M-0001``, risk ``R-0001``, requirement ``RQ-0001``, document ``D-0001`` and edge ``E-0001``.
+Project calendars (``cal.project.get``) are keyed by project id.
+
+Containment is held in fields: a task may sit in a plan (``plan_id``) and one of its milestones
+(``milestone_id``), a milestone in its plan, a plan may serve a goal (``goal_id``), and a document is
+filed under another (``parent_id``, ordered by ``position``). Every other relation is an edge.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from dataclasses import dataclass, field
 
 from ._shared import JSONDict
 
-__all__ = ["STORE", "Store", "now", "reset_store", "seed_demo_data"]
+__all__ = [
+    "ENTITY_PREFIXES",
+    "STORE",
+    "Store",
+    "entity",
+    "kind_of",
+    "now",
+    "public",
+    "require_project",
+    "reset_store",
+    "seed_demo_data",
+    "writable_project",
+]
+
+#: Which store table an id prefix names (``T-0001`` is a task, ``PL-0001`` a plan).
+ENTITY_PREFIXES = {
+    "P": "project",
+    "T": "task",
+    "C": "comment",
+    "G": "goal",
+    "PL": "plan",
+    "M": "milestone",
+    "R": "risk",
+    "RQ": "requirement",
+    "D": "document",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +56,17 @@ class Store:
     tasks: dict[str, JSONDict] = field(default_factory=dict)
     comments: dict[str, JSONDict] = field(default_factory=dict)
     goals: dict[str, JSONDict] = field(default_factory=dict)
+    plans: dict[str, JSONDict] = field(default_factory=dict)
+    milestones: dict[str, JSONDict] = field(default_factory=dict)
+    risks: dict[str, JSONDict] = field(default_factory=dict)
+    requirements: dict[str, JSONDict] = field(default_factory=dict)
     documents: dict[str, JSONDict] = field(default_factory=dict)
     edges: dict[str, JSONDict] = field(default_factory=dict)
     calendars: dict[str, JSONDict] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
 
     def next_id(self, prefix: str) -> str:
-        """The next id for ``prefix`` (``P``, ``T``, ``C``, ``G``, ``D`` or ``E``): ``T-0001``, ``T-0002``, ..."""
+        """The next id for ``prefix`` (an :data:`ENTITY_PREFIXES` key or ``E``): ``T-0001``, ``T-0002``, ..."""
         self.counters[prefix] += 1
         return f"{prefix}-{self.counters[prefix]:04d}"
 
@@ -45,17 +80,58 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def public(entity: JSONDict) -> JSONDict:
+    """A copy of a stored record to answer with (so a caller never changes the store by accident)."""
+    return copy.deepcopy(entity)
+
+
+def kind_of(entity_id: str) -> str:
+    """The entity type an id names (``project``, ``task``, ``plan``, ...), or LookupError for a malformed id."""
+    kind = ENTITY_PREFIXES.get(entity_id.split("-", 1)[0])
+    if kind is None or not entity_id.split("-", 1)[-1].isdigit():
+        known = ", ".join(f"{p}-" for p in ENTITY_PREFIXES)
+        raise LookupError(f"{entity_id!r} is not an Onto id ({known} followed by digits)")
+    return kind
+
+
+def entity(entity_id: str, kind: str | None = None) -> JSONDict:
+    """The stored record of ``entity_id`` (of type ``kind`` when given), or LookupError naming it."""
+    found_kind = kind_of(entity_id)
+    if kind is not None and found_kind != kind:
+        raise LookupError(f"{entity_id!r} is a {found_kind}, not a {kind}")
+    table: dict[str, JSONDict] = getattr(STORE, found_kind + "s")
+    record = table.get(entity_id)
+    if record is None:
+        raise LookupError(f"{found_kind} {entity_id!r} not found")
+    return record
+
+
+def require_project(project_id: object) -> None:
+    """LookupError unless ``project_id`` is empty or names a project."""
+    if project_id and project_id not in STORE.projects:
+        raise LookupError(f"project {project_id!r} not found")
+
+
+def writable_project(project_id: str) -> JSONDict:
+    """The project, or LookupError if unknown, PermissionError if archived (archived projects are read-only)."""
+    project = entity(project_id, "project")
+    if project["status"] == "archived":
+        raise PermissionError(f"project {project_id!r} is archived; nothing in it can change")
+    return project
+
+
 def reset_store(seed: bool = False) -> None:
     """Empty the work-tracking store and its id counters; ``seed=True`` loads the demo data."""
     STORE.projects.clear()
     STORE.tasks.clear()
     STORE.comments.clear()
-    STORE.goals.clear()
+    for table in (STORE.goals, STORE.plans, STORE.milestones, STORE.risks, STORE.requirements):
+        table.clear()
     STORE.documents.clear()
     STORE.edges.clear()
     STORE.calendars.clear()
     STORE.counters.clear()
-    STORE.counters.update(dict.fromkeys(("P", "T", "C", "G", "D", "E"), 0))
+    STORE.counters.update(dict.fromkeys((*ENTITY_PREFIXES, "E"), 0))
     if seed:
         seed_demo_data()
 
@@ -180,6 +256,8 @@ def seed_demo_data() -> None:
             "assignee": assignee,
             "labels": labels,
             "due_date": due,
+            "plan_id": None,
+            "milestone_id": None,
             "created_at": stamp,
             "updated_at": stamp,
         }
@@ -266,20 +344,55 @@ def _seed_plans(stamp: str) -> None:
             "Page order, owners and the analytics events to keep.",
         ),
         ("P-0003", None, "Storage tiering proposal", "proposal", "Move logs older than 90 days to infrequent access."),
+        (
+            "P-0001",
+            "D-0001",
+            "Acquirer outage playbook",
+            "runbook",
+            "Who to call at the acquirer, how to switch captures to the backup route, when to tell merchants.",
+        ),
+        (
+            "P-0001",
+            None,
+            "Settlement reconciliation spec",
+            "spec",
+            "Match ledger entries to the settlement CSV by capture id; flag amount and currency mismatches.",
+        ),
+        (
+            "P-0002",
+            "D-0003",
+            "Pricing page copy",
+            "notes",
+            "Final EN copy for the three plans; legal review pending on the refund wording.",
+        ),
     ]
     for project_id, parent_id, title, doc_type, body in documents:
         did = STORE.next_id("D")
+        siblings = sum(
+            1 for d in STORE.documents.values() if d["project_id"] == project_id and d["parent_id"] == parent_id
+        )
         STORE.documents[did] = {
             "id": did,
             "project_id": project_id,
             "parent_id": parent_id,
+            "position": siblings,
             "title": title,
             "type": doc_type,
             "body": body,
             "created_at": stamp,
             "updated_at": stamp,
         }
-    for source, target, relation in (("T-0001", "D-0002", "documented_by"), ("T-0001", "G-0001", "supports")):
+    _seed_planning(stamp)
+    edges = (
+        ("T-0001", "D-0002", "documented_by"),
+        ("T-0001", "G-0001", "supports"),
+        ("T-0001", "R-0001", "mitigates"),
+        ("T-0001", "RQ-0001", "addresses"),
+        ("T-0002", "RQ-0003", "addresses"),
+        ("T-0002", "D-0006", "documented_by"),
+        ("T-0005", "R-0003", "relates_to"),
+    )
+    for source, target, relation in edges:
         eid = STORE.next_id("E")
         STORE.edges[eid] = {
             "id": eid,
@@ -295,6 +408,138 @@ def _seed_plans(stamp: str) -> None:
             "time_zone": time_zone,
             "sync_tasks_with_due_dates": True,
             "default_event_minutes": 30,
+        }
+
+
+#: The descriptions of the demo risks and requirements, by id.
+_NOTES = {
+    "R-0001": "Retrying every failed capture within minutes may trip the acquirer's rate limit and fail healthy ones.",
+    "R-0002": "The acquirer changed the CSV columns twice in 2026; the nightly job would stop matching silently.",
+    "R-0003": "German and French copy was due 2026-11-20 and has not arrived; the launch date depends on it.",
+    "RQ-0001": "Counted per capture; after the last attempt the capture is marked failed and on-call is alerted.",
+    "RQ-0002": "Every retry reuses the capture's idempotency key; verified by a test that replays a timeout.",
+    "RQ-0003": "Measured from the file's arrival in the SFTP drop to the report in #payments-ops.",
+    "RQ-0004": "Checked with axe in CI and a manual screen-reader pass before launch.",
+}
+
+
+def _seed_planning(stamp: str) -> None:
+    """Plans with their milestones (and the tasks filed in them), risks and requirements of the demo data."""
+    plans = [
+        (
+            "P-0001",
+            "Capture reliability Q1",
+            "Make card captures survive acquirer outages: retries, alerting and daily reconciliation.",
+            "active",
+            "G-0001",
+            "2026-11-16",
+            "2027-03-31",
+            [
+                ("Capture retries in production", "in_progress", "2026-12-11"),
+                ("Nightly reconciliation live", "pending", "2027-01-22"),
+            ],
+        ),
+        (
+            "P-0002",
+            "Design system rollout",
+            "Move every marketing page to the design system, then launch the German and French site.",
+            "active",
+            "G-0003",
+            "2026-11-02",
+            "2027-01-15",
+            [
+                ("Pricing and landing pages migrated", "in_progress", "2026-12-18"),
+                ("DE and FR locales launched", "pending", "2027-01-15"),
+            ],
+        ),
+    ]
+    for project_id, title, description, status, goal_id, start, end, milestones in plans:
+        plid = STORE.next_id("PL")
+        STORE.plans[plid] = {
+            "id": plid,
+            "project_id": project_id,
+            "title": title,
+            "description": description,
+            "status": status,
+            "goal_id": goal_id,
+            "start_date": start,
+            "end_date": end,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+        for ms_title, ms_status, due in milestones:
+            mid = STORE.next_id("M")
+            STORE.milestones[mid] = {
+                "id": mid,
+                "plan_id": plid,
+                "project_id": project_id,
+                "title": ms_title,
+                "description": "",
+                "status": ms_status,
+                "due_date": due,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+    filed = {"T-0001": "M-0001", "T-0003": "M-0001", "T-0002": "M-0002", "T-0004": "M-0003", "T-0005": "M-0004"}
+    for task_id, milestone_id in filed.items():
+        STORE.tasks[task_id].update(milestone_id=milestone_id, plan_id=STORE.milestones[milestone_id]["plan_id"])
+    risks = [
+        ("P-0001", "Acquirer rate-limits retried captures", "high", "medium", "identified", "dev.patel@acme.example"),
+        (
+            "P-0001",
+            "Settlement file format changes without notice",
+            "medium",
+            "low",
+            "identified",
+            "maria.lopez@acme.example",
+        ),
+        (
+            "P-0002",
+            "Translation vendor delivers after the launch date",
+            "high",
+            "high",
+            "occurred",
+            "sam.okafor@acme.example",
+        ),
+    ]
+    for project_id, title, impact, likelihood, status, owner in risks:
+        rid = STORE.next_id("R")
+        STORE.risks[rid] = {
+            "id": rid,
+            "project_id": project_id,
+            "title": title,
+            "description": _NOTES.get(rid, ""),
+            "impact": impact,
+            "likelihood": likelihood,
+            "status": status,
+            "owner": owner,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+    requirements = [
+        ("P-0001", "Captures are retried at most 5 times within 10 minutes", "functional", "must", "accepted"),
+        ("P-0001", "A retried capture never charges the card twice", "functional", "must", "accepted"),
+        (
+            "P-0001",
+            "Mismatches are reported within 2 hours of the settlement file",
+            "non_functional",
+            "should",
+            "proposed",
+        ),
+        ("P-0002", "Every page meets WCAG 2.2 AA", "constraint", "must", "accepted"),
+    ]
+    for project_id, title, req_type, priority, status in requirements:
+        rqid = STORE.next_id("RQ")
+        STORE.requirements[rqid] = {
+            "id": rqid,
+            "project_id": project_id,
+            "title": title,
+            "description": _NOTES.get(rqid, ""),
+            "type": req_type,
+            "priority": priority,
+            "status": status,
+            "created_at": stamp,
+            "updated_at": stamp,
         }
 
 

@@ -1,7 +1,8 @@
 """The cross-entity ops of the example catalogue that seed 001 names: goals, documents, links, search, guides.
 
 ``onto.goal.list``, ``onto.document.list``, ``onto.search``, ``onto.edge.link``, ``cal.project.get``,
-``util.schema.field_info`` and ``util.buildos.overview`` work over the in-memory store of
+``cal.project.set``, ``util.schema.field_info``, ``util.buildos.overview`` and
+``util.buildos.usage_guide`` (its text in :mod:`toolcat.examples.guide`) work over the in-memory store of
 :mod:`toolcat.examples.onto_store`, like the ``onto.task.*`` handlers in :mod:`toolcat.examples.onto`.
 An unknown id raises ``LookupError``; linking an entity to itself or twice raises ``ValueError`` /
 ``FileExistsError``.
@@ -11,24 +12,27 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from . import onto_store
 from ._shared import WORD, JSONDict
-from .onto_store import STORE, now
+from .guide import USAGE_GUIDE
+from .onto_store import ENTITY_PREFIXES, STORE, now, writable_project
 
 __all__ = [
     "ENTITY_FIELDS",
     "ENTITY_PREFIXES",
     "cal_project_get",
+    "cal_project_set",
     "onto_document_list",
     "onto_edge_link",
     "onto_goal_list",
     "onto_search",
     "util_buildos_overview",
+    "util_buildos_usage_guide",
     "util_schema_field_info",
 ]
 
-#: Which store table an id prefix names (``T-0001`` is a task).
-ENTITY_PREFIXES = {"P": "project", "T": "task", "C": "comment", "G": "goal", "D": "document"}
 
 #: What ``util.schema.field_info`` answers: each entity type's fields, their type and allowed values.
 ENTITY_FIELDS: dict[str, dict[str, JSONDict]] = {
@@ -66,29 +70,55 @@ ENTITY_FIELDS: dict[str, dict[str, JSONDict]] = {
         "type": {"type": "string", "values": ["spec", "plan", "runbook", "proposal", "notes"], "description": "Kind."},
         "parent_id": {"type": "string or null", "description": "The document it is filed under (a tree)."},
         "body": {"type": "string (Markdown)", "description": "The content."},
+        "position": {"type": "integer", "description": "Place among the documents filed under the same parent."},
+    },
+    "plan": {
+        "title": {"type": "string", "description": "A workstream or phase, e.g. Capture reliability Q1."},
+        "status": {"type": "string", "values": ["draft", "active", "completed"], "description": "Lifecycle."},
+        "goal_id": {"type": "string or null", "description": "The goal the plan serves."},
+        "start_date": {"type": "date or null", "description": "When work starts."},
+        "end_date": {"type": "date or null", "description": "When the plan should be done."},
+    },
+    "milestone": {
+        "title": {"type": "string", "description": "A checkpoint of a plan."},
+        "status": {
+            "type": "string",
+            "values": ["pending", "in_progress", "completed", "missed"],
+            "description": "Progress.",
+        },
+        "due_date": {"type": "date or null", "description": "When it should be reached."},
+        "plan_id": {"type": "string", "description": "The plan it belongs to."},
+    },
+    "risk": {
+        "title": {"type": "string", "description": "What could go wrong."},
+        "impact": {"type": "string", "values": ["low", "medium", "high", "critical"], "description": "Damage."},
+        "likelihood": {"type": "string", "values": ["low", "medium", "high"], "description": "Chance."},
+        "status": {
+            "type": "string",
+            "values": ["identified", "mitigated", "occurred", "closed"],
+            "description": "Where it stands.",
+        },
+        "owner": {"type": "string (email)", "description": "Who watches it."},
+    },
+    "requirement": {
+        "title": {"type": "string", "description": "What must be true, stated so it can be checked."},
+        "type": {"type": "string", "values": ["functional", "non_functional", "constraint"], "description": "Kind."},
+        "priority": {"type": "string", "values": ["must", "should", "could", "wont"], "description": "MoSCoW."},
+        "status": {"type": "string", "values": ["proposed", "accepted", "met", "dropped"], "description": "State."},
     },
 }
 
-RELATIONS = ("supports", "blocks", "documented_by", "relates_to", "duplicates")
+RELATIONS = ("supports", "blocks", "documented_by", "relates_to", "duplicates", "mitigates", "addresses")
+#: The entity types ``onto.search`` covers.
+SEARCH_TYPES = ("project", "task", "goal", "plan", "milestone", "risk", "requirement", "document")
 
 
 def _public(entity: JSONDict) -> JSONDict:
     return copy.deepcopy(entity)
 
 
-def _table(entity_id: str) -> dict[str, JSONDict]:
-    kind = ENTITY_PREFIXES.get(entity_id.split("-", 1)[0])
-    if kind is None:
-        raise LookupError(f"{entity_id!r} is not an Onto id (P-, T-, C-, G- or D- followed by digits)")
-    table: dict[str, JSONDict] = getattr(STORE, kind + "s")
-    return table
-
-
 def _entity(entity_id: str) -> JSONDict:
-    entity = _table(entity_id).get(entity_id)
-    if entity is None:
-        raise LookupError(f"{entity_id!r} not found")
-    return entity
+    return onto_store.entity(entity_id)
 
 
 def _project_exists(project_id: object) -> None:
@@ -135,7 +165,7 @@ def _searchable(kind: str, entity: JSONDict) -> tuple[str, str]:
 def onto_search(args: JSONDict) -> JSONDict:
     """``onto.search``: one ranked search over projects, tasks, goals and documents (title words count triple)."""
     terms = WORD.findall(str(args["query"]).lower())
-    kinds = args.get("types") or ["project", "task", "goal", "document"]
+    kinds = args.get("types") or SEARCH_TYPES
     _project_exists(args.get("project_id"))
     scored: list[tuple[float, str, str, JSONDict]] = []
     for kind in kinds:
@@ -195,26 +225,35 @@ def util_schema_field_info(args: JSONDict) -> JSONDict:
 
 
 _ENTITY_OPS = {
-    "project": "onto.project.list / get / create / update / archive",
-    "task": "onto.task.list / search / get / create / update / delete; onto.comment.add / list",
-    "goal": "onto.goal.list",
-    "document": "onto.document.list",
-    "edge": "onto.edge.link",
-    "calendar": "cal.project.get, then cal.event.*",
+    "project": "onto.project.list / search / get / create / update / archive; onto.project.graph.get / reorganize",
+    "task": "onto.task.list / search / get / create / update / delete; onto.comment.add / list; onto.task.docs.*",
+    "goal": "onto.goal.list / get / create / update / delete",
+    "plan": "onto.plan.list / get / create / update / delete (milestones are created with their plan)",
+    "milestone": "onto.milestone.list / get; file tasks in one with onto.task.create or update (milestone_id)",
+    "risk": "onto.risk.list / get",
+    "requirement": "onto.requirement.list / get",
+    "document": "onto.document.list / search / get / create / update / delete; onto.document.tree.get / move, "
+    "onto.document.path.get",
+    "edge": "onto.edge.link / unlink; onto.entity.relationships.get, onto.entity.links.get",
+    "calendar": "cal.project.get / set, then cal.event.* with the project's calendar_id",
 }
 _OVERVIEW: JSONDict = {
     "summary": (
-        "BuildOS keeps work in Onto: projects contain tasks, goals and documents; comments hang off tasks; "
-        "edges link any two entities (a task supports a goal, a document documents a task); each project "
-        "may have a calendar."
+        "BuildOS keeps work in Onto: projects contain goals, plans, tasks, risks, requirements and a tree of "
+        "documents; a plan serves a goal and holds milestones, and tasks are filed in a plan's milestones; "
+        "comments hang off tasks; edges link any two entities (a task supports a goal, mitigates a risk, is "
+        "documented by a document); each project may have a calendar."
     ),
     "entities": _ENTITY_OPS,
     "tips": [
         "Find ids with onto.search or the list ops before any write; never guess an id.",
         "util.schema.field_info gives the allowed values of a field (statuses, priorities) before an update.",
+        "util.buildos.usage_guide gives step-by-step op sequences for planning, documents and calendars.",
         "Writes to an archived project fail with a permission error.",
     ],
 }
+#: The entity types ``util.buildos.overview`` counts.
+COUNTED = ("project", "task", "goal", "plan", "milestone", "risk", "requirement", "document")
 
 
 def util_buildos_overview(args: JSONDict) -> JSONDict:
@@ -224,5 +263,42 @@ def util_buildos_overview(args: JSONDict) -> JSONDict:
         out = copy.deepcopy(_OVERVIEW)
     else:
         out = {"summary": _OVERVIEW["summary"], "entities": {topic: _ENTITY_OPS[str(topic)]}}
-    counts = {kind: len(getattr(STORE, kind + "s")) for kind in ("project", "task", "goal", "document")}
+    counts = {kind: len(getattr(STORE, kind + "s")) for kind in COUNTED}
     return {**out, "counts": counts}
+
+
+def cal_project_set(args: JSONDict) -> JSONDict:
+    """``cal.project.set``: link a calendar to a project (a new project calendar when none is named) or change its defaults."""
+    project = writable_project(str(args["project_id"]))
+    current = STORE.calendars.get(project["id"])
+    calendar = (
+        dict(current)
+        if current
+        else {
+            "project_id": project["id"],
+            "calendar_id": f"{project['id'].lower()}@calendar.acme.example",
+            "time_zone": "UTC",
+            "sync_tasks_with_due_dates": False,
+            "default_event_minutes": 30,
+        }
+    )
+    for name in ("calendar_id", "time_zone", "sync_tasks_with_due_dates", "default_event_minutes"):
+        if name in args:
+            calendar[name] = args[name]
+    zone = str(calendar["time_zone"])
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown IANA time zone {zone!r} (e.g. 'Europe/Madrid', 'America/New_York', 'UTC')") from None
+    STORE.calendars[project["id"]] = calendar
+    changed = sorted(k for k in calendar if current is None or calendar[k] != current.get(k))
+    return {**_public(calendar), "configured": True, "created": current is None, "changed": changed}
+
+
+def util_buildos_usage_guide(args: JSONDict) -> JSONDict:
+    """``util.buildos.usage_guide``: step-by-step op sequences for one workflow, or the list of workflows."""
+    topic = args.get("topic")
+    if topic is None:
+        return {"topics": {name: guide["title"] for name, guide in USAGE_GUIDE.items()}}
+    guide = USAGE_GUIDE[str(topic)]
+    return {"topic": topic, **copy.deepcopy(guide)}

@@ -127,6 +127,7 @@ _BATCH_ITEM: dict[str, Any] = {
         "type": {"enum": ["exec", "help"]},
         "op": {"type": "string"},
         "ok": {"type": "boolean"},
+        "result": {},
         "error": _ERROR,
     },
     "required": ["status"],
@@ -400,6 +401,7 @@ _NAMESPACED = (
                         "type": "object",
                         "properties": {
                             "name": {"type": "string"},
+                            "summary": {"type": "string"},
                             "relevance": {"type": "number"},
                             "reason": {"type": "string"},
                         },
@@ -410,6 +412,20 @@ _NAMESPACED = (
         _READ_ONLY,
         "find_tool",
     ),
+)
+
+#: The namespaced dialect's call tool, for a client that cannot receive list changes (no session: protocol
+#: 2026-07-28, a stateless HTTP server, a host that fixes its tool list): there a described tool never joins the
+#: list, and frameworks call listed tools only, so it is run through this one (docs/mcp.md, "Namespaced
+#: execution"). Not in ``DIALECTS``: a session that lists described tools by alias does not need it.
+SESSIONLESS_CALL = DiscoveryTool(
+    "tool_call",
+    "namespaced",
+    "Run a described tool: its name, and arguments per its args_schema.",
+    _obj({"name": {"type": "string"}, "arguments": _ARGS}, ["name", "arguments"]),
+    _EXEC_RESULT,
+    _RUNS_TOOLS,
+    "tool_exec",
 )
 
 DIALECTS: dict[str, tuple[DiscoveryTool, ...]] = {

@@ -16,10 +16,10 @@ import functools
 import json
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..format.dialects import DiscoveryTool, input_help, served_tools
+from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool, input_help, served_tools
 from ..format.envelope import error_envelope
 from ..format.field_errors import field_errors
 from ..format.json_paths import too_deep
@@ -77,11 +77,25 @@ def output_schema(tool: DiscoveryTool) -> dict[str, Any]:
     ``{"type": ["string", "null"]}`` is valid JSON Schema but fails portability checks (MCP Inspector's
     ``--strict``, some clients' schema converters); :func:`portable_schema` writes it as ``anyOf``.
     """
-    portable: dict[str, Any] = portable_schema(tool.output_schema)
-    properties = portable.get("properties")
-    if isinstance(properties, dict):  # a field that may hold any JSON value says so (no bare ``{}``)
-        portable["properties"] = {name: _any_if_bare(sub) for name, sub in properties.items()}
+    portable: dict[str, Any] = _declared_any(portable_schema(tool.output_schema))
     return portable
+
+
+def _declared_any(schema: Any) -> Any:
+    """``schema`` where every property that may hold any JSON value says so (no bare ``{}``), at any depth.
+
+    A batch item's ``result`` sits in ``results.items``: declared there too, so typed clients (fastmcp's
+    ``.data``) keep each item's result.
+    """
+    if isinstance(schema, list):
+        return [_declared_any(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _declared_any(value) for key, value in schema.items()}
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        out["properties"] = {name: _any_if_bare(sub) for name, sub in properties.items()}
+    return out
 
 
 #: Every JSON value, spelled with validation keywords: the same meaning as ``{}``, which portability checks flag.
@@ -135,6 +149,54 @@ async def call_tool(catalog: Catalog, tool: DiscoveryTool, arguments: Json) -> J
 def discovery_tools(catalog: Catalog, dialect: str) -> tuple[DiscoveryTool, ...]:
     """The discovery tools served in ``dialect``: its own, and the namespaced dialect's per-domain ones (seed 002)."""
     return served_tools(dialect, catalog.discovery_domains())
+
+
+# -- the namespaced dialect without a session (docs/mcp.md, "Namespaced execution") --------------------------
+_BECOMES_CALLABLE = ("the tool then becomes callable by its alias", "it then becomes callable by its alias")
+
+
+def sessionless_tools(tools: tuple[DiscoveryTool, ...]) -> tuple[DiscoveryTool, ...]:
+    """The namespaced tools listed to a client that cannot receive list changes: ``tool_call`` beside them.
+
+    ``tool_call`` comes after the discovery tools (the per-domain ones included), and the describing tools
+    say to run a described tool with it (it will never be listed by its alias for this client).
+    """
+    out: list[DiscoveryTool] = []
+    for tool in tools:
+        text = tool.description
+        for said in _BECOMES_CALLABLE:
+            text = text.replace(said, "run it with tool_call")
+        out.append(replace(tool, description=text) if text != tool.description else tool)
+    return (*out, SESSIONLESS_CALL)
+
+
+def call_by_tool_call(answer: Json, listed: set[str], resolve: Callable[[str], str | None]) -> Json:
+    """``answer`` for a client without a session: an unlisted alias's call goes through ``tool_call``.
+
+    A next_action (or a ``usage`` line) calling a catalogue tool by an alias this client is not listed becomes
+    the same call through ``tool_call``, the one way such a client can run it. ``listed`` holds the names this client is listed (those calls stay); ``resolve`` maps an alias to its id.
+    """
+    if not isinstance(answer, dict):
+        return answer
+    out = dict(answer)
+    holders = [out]
+    if isinstance(out.get("error"), dict):
+        out["error"] = dict(out["error"])
+        holders.append(out["error"])
+    for holder in holders:
+        action = holder.get("next_action")
+        if not isinstance(action, dict):
+            continue
+        op, args = action.get("op"), action.get("args")
+        if isinstance(op, str) and op not in listed and resolve(op) is not None:
+            args = args if isinstance(args, dict) else {}
+            holder["next_action"] = {"op": SESSIONLESS_CALL.name, "args": {"name": op, "arguments": args}}
+    alias, usage = out.get("alias"), out.get("usage")
+    if isinstance(alias, str) and alias not in listed and isinstance(usage, str) and usage.startswith(alias + "("):
+        inside = usage[len(alias) + 1 : -1]
+        pairs = ", ".join(f'"{k}": {v}' for k, v in (p.split("=", 1) for p in inside.split(", ") if "=" in p))
+        out["usage"] = f'{SESSIONLESS_CALL.name}(name="{alias}", arguments={{{pairs}}})'
+    return out
 
 
 #: ``_meta`` key marking a pinned (always_load) tool in ``tools/list``: counted apart from the discovery tools.

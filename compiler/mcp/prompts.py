@@ -45,15 +45,22 @@ def fallback_system_prompt(dialect: str, manifest: Json) -> str:
             "",
             (
                 "A tool you described becomes callable by its alias (the server announces it with "
-                "tools/list_changed); call it directly with arguments that match its schema."
+                "tools/list_changed); call it directly with arguments that match its schema. When it is not in "
+                "your tool list (no session), call tool_call(name, arguments) instead."
             ),
         ]
     return "\n".join(lines)
 
 
 def system_prompt(catalog: Catalog, dialect: str) -> str:
-    """The dialect's system prompt from the build's prompt sections, else one written from the dialect."""
+    """The dialect's system prompt from the build's prompt sections, else one written from the dialect.
+
+    Under a policy that hides tools (allowed namespaces, read-only) the build's prompt, written for the whole
+    catalogue (it names every namespace), is not served: the one written from the dialect names no tool.
+    """
     prompts = catalog.manifest.get("prompts")
+    if catalog.session.filters:
+        return fallback_system_prompt(dialect, catalog.manifest)
     if isinstance(prompts, dict) and isinstance(prompts.get("index"), dict):
         try:
             index = catalog.fetch_json(prompts["index"])

@@ -62,7 +62,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..format import settings
-from ..format.dialects import DiscoveryTool
+from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -70,12 +70,16 @@ from ..reader.execution.idempotency import client_scope
 from . import fairness, fleet, prompts, resources, skills, telemetry
 from .discovery import (
     CatalogTool,
+    call_by_tool_call,
     call_tool,
     catalog_tool,
     direct_catalog_tools,
     discovery_tools,
+    input_error_envelope,
+    input_errors,
     json_text,
     mcp_tool,
+    sessionless_tools,
 )
 from .http_guard import (
     HEADER_SECONDS,
@@ -300,7 +304,7 @@ class CatalogServer:
         self.stateless = False
         self.dialect = dialect
         self.tools = discovery_tools(catalog, dialect)  # gateway-modes: + per-domain tools (namespaced)
-        self.by_name = {tool.name: tool for tool in self.tools}
+        self._index_tools()
         self.watch_path = watch_path
         self.poll_seconds = (
             poll_seconds
@@ -338,6 +342,17 @@ class CatalogServer:
         self.server.add_request_handler("resources/directory/read", skills.DirectoryReadParams, self._read_directory)
         self.server.extensions[skills.EXTENSION_ID] = dict(skills.SETTINGS)
 
+    def _index_tools(self) -> None:
+        """Each discovery tool by name; in the namespaced dialect also the list a client without a session gets.
+
+        A client that cannot receive list changes (no session) never sees a described tool listed, so it is
+        listed ``tool_call`` to run one (:func:`~toolcat.mcp.discovery.sessionless_tools`); ``tool_call``
+        answers in both eras (a handshake-era client is not listed it: its described tools join its list).
+        """
+        namespaced = self.dialect == SESSIONLESS_CALL.dialect
+        self.sessionless_tools = sessionless_tools(self.tools) if namespaced else self.tools
+        self.by_name = {tool.name: tool for tool in self.sessionless_tools}
+
     # -- options ----------------------------------------------------------------------------
     def initialization_options(self) -> Any:
         """The initialize result: tools, prompts and resources, each announcing list changes."""
@@ -353,8 +368,14 @@ class CatalogServer:
             return f"{head}Every tool is listed with its input schema; call it by name.".strip()
         pinned = ", ".join(self.always)
         beside = f" Pinned beside them (not discovery tools): {pinned}." if pinned else ""
+        era = (
+            " A described tool joins your tool list by its alias when your client keeps a session;"
+            " otherwise run it with tool_call(name, arguments)."
+            if self.dialect == SESSIONLESS_CALL.dialect
+            else ""
+        )
         return (
-            f"{head}Discover and run its tools with {names} ({len(self.tools)} discovery tools).{beside} "
+            f"{head}Discover and run its tools with {names} ({len(self.tools)} discovery tools).{era}{beside} "
             f"The prompt '{SYSTEM_PROMPT}' explains the workflow."
         ).strip()
 
@@ -378,10 +399,10 @@ class CatalogServer:
 
     def listed_tools(self, key: str | None = None) -> list[dict[str, Any]]:
         """What ``tools/list`` shows a client: the dialect's tools, the always-loaded ones, its described ones."""
-        listed = [mcp_tool(tool) for tool in self.tools]
+        working = self.working_set(key)
+        listed = [mcp_tool(tool) for tool in (self.tools if working is not None else self.sessionless_tools)]
         listed += [tool.as_mcp() for tool in self.always.values()]
         listed += [tool.as_mcp() for tool in self.direct.values() if tool.name not in self.always]
-        working = self.working_set(key)
         if working is not None:
             listed += [t.as_mcp() for t in working.tools() if t.name not in self.always]
         return listed
@@ -411,7 +432,9 @@ class CatalogServer:
                 # idempotency keys are per client (the worker thread copies the context)
                 with anyio.fail_after(self.call_seconds), client_scope(self.client_id(ctx)):
                     async with self.shares.slot(self.client_id(ctx)):
-                        if tool is not None:
+                        if tool is SESSIONLESS_CALL:
+                            result = await self._tool_call(arguments)
+                        elif tool is not None:
                             call = functools.partial(self.call, tool, arguments)
                             result = await telemetry.observe(tool.name, arguments, call, resolve=self.catalog.resolve)
                         else:
@@ -420,6 +443,8 @@ class CatalogServer:
                 result = call_timeout_envelope(params.name, self.call_seconds)
             if tool is not None and tool.method in ("tool_describe", "discover") and result.get("ok") is True:
                 await self._describe_made_callable(ctx, result)
+            if self.dialect == SESSIONLESS_CALL.dialect and self.working_set(client_key(ctx)) is None:
+                result = await anyio.to_thread.run_sync(self._sessionless_answer, result)
             version = self.catalog.registry_version
         failed = is_error(result) or result.get("ok") is False
         return types.CallToolResult(
@@ -428,6 +453,21 @@ class CatalogServer:
             is_error=failed,
             _meta={fleet.VERSION_META_KEY: version},
         )
+
+    def _sessionless_answer(self, result: Json) -> Json:
+        """An answer to a client without a session: calls of catalogue tools by alias go through tool_call."""
+        listed = {tool.name for tool in self.sessionless_tools} | set(self.always)
+        return call_by_tool_call(result, listed, self.catalog.resolve)
+
+    async def _tool_call(self, arguments: Json) -> Json:
+        """``tool_call(name, arguments)``: the catalogue tool ``name`` (id or alias) run through the reader."""
+        errors = input_errors(SESSIONLESS_CALL, arguments)
+        if errors:
+            return input_error_envelope(SESSIONLESS_CALL, errors)
+        name = str(arguments["name"])
+        tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
+        # an unknown name runs as given: the reader answers TOOL_NOT_FOUND with the closest names
+        return await self._run_alias(name, tool_id or name, dict(arguments["arguments"]))
 
     async def _describe_made_callable(self, ctx: ServerRequestContext[Any], described: Json) -> None:
         """Add a described tool to the client's working set and say the tool list changed (tool_reference-like)."""
@@ -608,7 +648,7 @@ class CatalogServer:
             self.changes += 1
             self.always = self._always_loaded()  # working sets drop records of other versions as they are read
             self.tools = discovery_tools(self.catalog, self.dialect)
-            self.by_name = {tool.name: tool for tool in self.tools}
+            self._index_tools()
             self.direct = direct_catalog_tools(self.catalog) if self.dialect == "direct" else {}
             reached = await self.notify_changed()
             log.info(

@@ -259,7 +259,13 @@ class Session:
         self, op: str, args: Any, warnings: list[str], meta: Json, *, dry: bool = False
     ) -> tuple[str, Json, Any]:
         """(tool_id, spec, args with defaults) once the call is authorised and its args valid."""
-        tool_id, spec = self.store.spec(op)
+        try:
+            tool_id, spec = self.store.spec(op)
+        except ReaderError as exc:  # a hidden tool is never suggested (list-time policy: it does not exist here)
+            suggestions = (exc.details or {}).get("suggestions")
+            if exc.code != "TOOL_NOT_FOUND" or not self.filters or not isinstance(suggestions, list):
+                raise
+            raise self.store.not_found(op, [s for s in suggestions if self.allows(str(s))]) from None
         meta["tool_id"] = tool_id
         if args is None:
             args = {}

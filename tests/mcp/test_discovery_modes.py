@@ -103,9 +103,16 @@ async def _discover_flow(client) -> None:
     assert "file.read" in [t["name"] for t in listed["tools"]]
     detail = await call(client, "discover_file_tools", {"tool": "read_file"})
     assert detail["parameters"][0] == "path"
-    assert detail["usage"] == "file_read(path=<path>)"
+    assert detail["usage"] == "file_read(path=<path>)"  # file.read is pinned: listed by its alias in both eras
+    assert detail["next_action"]["op"] in [t.name for t in (await client.list_tools()).tools]
     read = await call(client, detail["next_action"]["op"], {"path": "config.yaml"})
     assert read["ok"] is True
+    if "tool_call" in names:  # no session (2026-07-28): a tool not listed is described, then run through tool_call
+        other = await call(client, "discover_file_tools", {"tool": "file.dir"})
+        assert other["next_action"]["op"] == "tool_call", other
+        assert other["usage"].startswith('tool_call(name="file_dir", arguments={')
+        listed = await call(client, "tool_call", {"name": "file_dir", "arguments": {"path": "."}})
+        assert listed["ok"] is True, listed
     wrong = await call(client, "discover_file_tools", {"tool": 3})
     assert wrong["error"]["code"] == "VALIDATION_ERROR"
 

@@ -152,13 +152,24 @@ async def flow_gateway(client: Client) -> None:
 
 
 async def flow_namespaced(client: Client) -> None:
-    """004: find the tool, describe it, then call it by its alias as describe's next_action says."""
+    """004: find the tool, describe it, then call what describe's next_action names, a tool the client is listed.
+
+    A session (handshake era) lists the described tool by its alias; without one (2026-07-28) the call goes
+    through tool_call (docs/mcp.md, "Namespaced execution").
+    """
     found = await call(client, "find_tool", {"purpose": "rename a function everywhere in a project"})
     assert found["matches"][0]["name"] == RENAME, found
     described = await call(client, "tool_describe", {"name": RENAME})
     action = described["next_action"]
-    assert action["op"] == "refactor_rename_symbol"
-    done = await call(client, action["op"], RENAME_ARGS)
+    listed = [tool.name for tool in (await client.list_tools()).tools]
+    assert action["op"] in listed, (action, listed)
+    if client.protocol_version == "2026-07-28":
+        assert action["op"] == "tool_call", action
+        assert action["args"]["name"] == "refactor_rename_symbol", action
+        done = await call(client, "tool_call", {"name": action["args"]["name"], "arguments": RENAME_ARGS})
+    else:
+        assert action["op"] == "refactor_rename_symbol"
+        done = await call(client, action["op"], RENAME_ARGS)
     assert done["ok"] is True, done
     assert done["result"]["changed_files"] == ["proj/billing.py"]
 

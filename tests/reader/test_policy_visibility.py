@@ -40,8 +40,9 @@ def test_gateway_shows_only_allowed_groups_and_ops(onto_only: Catalog):
     assert [g["name"] for g in onto_only.tool_help()["groups"]] == ["onto"]
     assert onto_only.tool_help("file")["error"]["code"] == "UNKNOWN_PATH"
     assert onto_only.tool_help("file.read")["error"]["code"] == "TOOL_NOT_FOUND"
-    ops = onto_only.tool_help(query="read a file")["operations"]
-    assert _namespaces([o["op"] for o in ops]) <= {"onto"}
+    found = onto_only.tool_help(query="read a file")  # may honestly find nothing: no onto op reads files
+    assert _namespaces([o["op"] for o in found.get("operations", [])]) <= {"onto"}
+    assert "file." not in str(found)
     assert onto_only.tool_exec("file.read", {"path": "x"})["error"]["code"] == "NOT_AUTHORIZED"
 
 

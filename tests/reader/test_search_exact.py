@@ -85,7 +85,12 @@ def _searcher(build_dir: Path) -> Searcher:
 def test_a_tool_named_exactly_comes_first_with_relevance_1(example_build, query, tool_id):
     """An id, a provider alias or a skill name, in any case and with . _ - or spaces, is the first match at 1.0."""
     first = Catalog.open(example_build).find_tool(query)["matches"][0]
-    assert first == {"name": tool_id, "relevance": 1.0, "reason": "exact name"}
+    assert {k: first[k] for k in ("name", "relevance", "reason")} == {
+        "name": tool_id,
+        "relevance": 1.0,
+        "reason": "exact name",
+    }
+    assert first["summary"]  # each hit's one line (issue 35)
 
 
 def test_an_exact_name_wins_where_the_ranking_would_not_put_it_first(built):

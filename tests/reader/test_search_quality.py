@@ -116,7 +116,13 @@ def test_a_strong_hit_is_not_called_weak_even_with_unknown_words(example: Catalo
 def test_an_exact_name_is_never_called_weak(example: Catalog) -> None:
     """A tool named exactly is the answer, whatever the other words: 'file.read' comes first at 1.0, with no note."""
     answer = example.find_tool("file.read")
-    assert answer["matches"][0] == {"name": "file.read", "relevance": 1.0, "reason": "exact name"}
+    first = answer["matches"][0]
+    assert {k: first[k] for k in ("name", "relevance", "reason")} == {
+        "name": "file.read",
+        "relevance": 1.0,
+        "reason": "exact name",
+    }
+    assert first["summary"]  # each hit's one line (issue 35)
     assert "next_action" not in answer
 
 

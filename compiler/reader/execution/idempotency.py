@@ -14,6 +14,7 @@ import contextvars
 import json
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -73,7 +74,52 @@ def record_text(answer: Json) -> str:
     return json.dumps(answer, ensure_ascii=False, default=repr)
 
 
-class IdempotencyStore:
+class KeptAnswers(ABC):
+    """The replay rules every idempotency store shares; a store supplies where answers are kept (load, save).
+
+    ``get`` replays the answer kept for a key (CONFLICT when the key was kept for another call); ``put`` keeps an
+    answer unless it is a transient error (:data:`TRANSIENT_CODES`, so a retry runs again) or larger than
+    ``max_entry_bytes`` (then it says so in ``warnings``). Keys are scoped to the calling client (:func:`scoped`).
+    """
+
+    max_entry_bytes: int
+
+    @abstractmethod
+    def load(self, stored: str) -> tuple[str, str, str] | None:
+        """(tool_id, args digest, answer JSON text) kept under the scoped key ``stored``, or None."""
+
+    @abstractmethod
+    def save(self, stored: str, tool_id: str, digest: str, text: str, size: int) -> None:
+        """Keep one answer under the scoped key ``stored``, then expire and evict beyond the TTL and the caps."""
+
+    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
+        """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
+        found = self.load(scoped(key))
+        if found is None:
+            return None
+        first_op, first_args, text = found
+        if (first_op, first_args) != (tool_id, args_digest):
+            raise conflict(key, first_op, tool_id)
+        answer: Json = json.loads(text)
+        return answer
+
+    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: list[str]) -> None:
+        """Keep ``answer`` for ``key`` unless it is a transient error or too large (then say so in ``warnings``)."""
+        if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
+            return
+        text = record_text(answer)
+        stored = scoped(key)
+        size = len(text.encode("utf-8")) + len(stored) + len(tool_id) + len(args_digest)
+        if size > self.max_entry_bytes:
+            warnings.append(
+                f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
+                f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again"
+            )
+            return
+        self.save(stored, tool_id, args_digest, text, size)
+
+
+class IdempotencyStore(KeptAnswers):
     """The first answer to each idempotency key, replayed when the same call is retried; bounded and expiring.
 
     A retry with the key of an earlier call gets that call's answer (a success, or a deterministic
@@ -124,33 +170,17 @@ class IdempotencyStore:
                 if slot[1] == 0:
                     del self._locks[key]
 
-    def get(self, key: str, tool_id: str, args_digest: str) -> Json | None:
-        """A copy of the answer kept for ``key``; None when there is none; CONFLICT for another call's key."""
+    def load(self, stored: str) -> tuple[str, str, str] | None:
+        """The answer kept under ``stored`` and not expired."""
         with self._guard:
             self._expire()
-            found = self._entries.get(scoped(key))
-        if found is None:
-            return None
-        first_op, first_args, text, _, _ = found
-        if (first_op, first_args) != (tool_id, args_digest):
-            raise conflict(key, first_op, tool_id)
-        answer: Json = json.loads(text)
-        return answer
+            found = self._entries.get(stored)
+        return None if found is None else found[:3]
 
-    def put(self, key: str, tool_id: str, args_digest: str, answer: Json, warnings: list[str]) -> None:
-        """Keep ``answer`` for ``key`` unless it is a transient error or too large (then say so in ``warnings``)."""
-        if is_error(answer) and answer["error"].get("code") in TRANSIENT_CODES:
-            return
-        text = record_text(answer)
-        size = len(text.encode("utf-8")) + len(key) + len(tool_id) + len(args_digest)
-        if size > self.max_entry_bytes:
-            warnings.append(
-                f"the answer ({size} bytes) is larger than the {self.max_entry_bytes} bytes kept per "
-                f"idempotency key, so it was not kept: a retry with idempotency_key {key!r} runs again"
-            )
-            return
+    def save(self, stored: str, tool_id: str, digest: str, text: str, size: int) -> None:
+        """Keep one answer; the oldest go first beyond ``max_keys``, ``max_bytes`` and the TTL."""
         with self._guard:
-            self._entries[scoped(key)] = (tool_id, args_digest, text, size, self.clock())
+            self._entries[stored] = (tool_id, digest, text, size, self.clock())
             self.bytes += size
             self._expire()
             while self._entries and (len(self._entries) > self.max_keys or self.bytes > self.max_bytes):
