@@ -217,7 +217,11 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
             for nprobe in NPROBE_GRID:
                 semantic.NPROBE = nprobe
                 variants.append((f"{tier}, nprobe {nprobe}", rank(out, queries, back)[0]))
-            semantic.NPROBE = None
+            semantic.EXACT_CANDIDATES = True
+            for nprobe in NPROBE_GRID:
+                semantic.NPROBE = nprobe
+                variants.append((f"{tier}, nprobe {nprobe}, lexical candidates exact", rank(out, queries, back)[0]))
+            semantic.NPROBE, semantic.EXACT_CANDIDATES = None, False
         for label_tier, result in variants:
             a1, a5, am = metrics(result, queries, every)
             h1, h5, hm = metrics(result, queries, held)

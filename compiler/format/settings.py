@@ -96,7 +96,7 @@ SETTINGS: tuple[Setting, ...] = (
         "TOOLCAT_VECTOR_PARTITION",
         "unset",
         "A number N: builds of more than N tools partition their tool vectors into clusters a query reads a few of"
-        " (opt-in: it costs R@1, docs/search.md \"Vectors a CDN can serve\").",
+        ' (opt-in: it costs R@1, docs/search.md "Vectors a CDN can serve").',
     ),
     Setting("TOOLCAT_BUILD_WORKERS", "unset", "`1`: a build never forks a worker process beside the main one."),
     Setting(

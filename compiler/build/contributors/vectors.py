@@ -65,6 +65,8 @@ def partition_min() -> int | None:
     except ValueError:
         log.warning("TOOLCAT_VECTOR_PARTITION=%r is not a number of tools; tool vectors are not partitioned", raw)
         return None
+
+
 #: The clusters a query reads, stored in the meta (the reader may read more): tuned on the train splits.
 NPROBE = 4
 #: Lloyd iterations of the build's k-means (spherical: on unit rows).

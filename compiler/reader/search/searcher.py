@@ -140,6 +140,8 @@ class Searcher(IndexReader):
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
         try:
+            if part_name == "tools":
+                tier.read_clusters_of([doc for doc, _, _ in lexical])
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")

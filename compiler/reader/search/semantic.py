@@ -41,6 +41,9 @@ MAX_ANCESTORS = 32
 VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
 #: The clusters a query of a partitioned build reads; None reads what the build's meta says (its ``nprobe``).
 NPROBE: int | None = None
+#: A partitioned build: also fetch the clusters of the lexical candidates outside the probed ones (one more round
+#: trip, in one concurrent fetch) and score them exactly, instead of by their centroid. Off: measured only.
+EXACT_CANDIDATES = False
 
 
 def allow_embedders(*specs: str) -> None:
@@ -313,6 +316,17 @@ class SemanticTier:
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
+    def read_clusters_of(self, docs: list[int]) -> None:
+        """Fetch (in one concurrent round) the clusters of ``docs`` not read yet (:data:`EXACT_CANDIDATES`)."""
+        if self._partition is None or not EXACT_CANDIDATES:
+            return
+        assign = self._partition[1]
+        wanted = sorted({int(assign[d]) for d in docs if 0 <= d < len(assign)} - set(self._clusters))
+        if self._prefetch is not None and wanted:
+            self._prefetch([self._meta["tools"]["shards"][c]["ref"] for c in wanted])
+        for cluster in wanted:
+            self._cluster(cluster)
+
     def _partitioned_scores(self, query: str) -> Any:
         """Every tool's cosine in a partitioned build.
 
@@ -327,7 +341,8 @@ class SemanticTier:
         centroids, assign, _ = self._partition
         vector = self.query_vector(query)
         out = np.einsum("ij,j->i", centroids, vector)[assign].astype(np.float32)
-        probed = [self._cluster(c) for c in self.probe(query)]
+        chosen = set(self.probe(query)) | (set(self._clusters) if EXACT_CANDIDATES else set())
+        probed = [self._cluster(c) for c in sorted(chosen)]
         if not probed:
             return out
         ids = np.concatenate([p[0] for p in probed])
