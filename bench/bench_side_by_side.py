@@ -10,7 +10,8 @@ this venv's python with that tree's ``compiler/`` importable as ``toolcat`` (a `
 ``PYTHONPATH``; the worker checks that ``toolcat`` came from there). The worker is this file (``--worker``): the
 labelled sets and their metrics come from this checkout's ``bench_search_tiers.py`` (``SETS``, ``metrics``) and
 ``bench_search.split``, so both sides answer the same queries scored the same way. Every build is made as a
-new user makes it: ``build(src, out)`` with no embedder named (the side's default tier), on an empty vector
+new user makes it: ``build(src, out)`` with no embedder named (the side's default tier; ``--ref-embedder SPEC``
+builds the ``--ref`` side with an opt-in tier instead), on an empty vector
 cache of its own (the model files, once made, are shared).
 
 Per set: R@1 / R@5 / MRR@10 on every query and on the held-out split (sha256 of the query mod 10 >= 7), the build's
@@ -82,6 +83,9 @@ def run_side(ref: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
     pp, label = tree_of(ref)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--json", str(out), "--sets", args.sets]
     cmd += ["--scale", str(args.scale)] + (["--no-cost"] if args.no_cost else [])
+    if args.ref_embedder and ref == args.ref:
+        cmd += ["--embedder", args.ref_embedder]
+        label += f", --embedder {args.ref_embedder}"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pp), str(BENCH)]), "TOOLCAT_EXPECT_TREE": str(pp)}
     env.pop("TOOLCAT_CACHE_DIR", None)
     env.pop("TOOLCAT_EMBEDDER", None)
@@ -161,6 +165,10 @@ def main() -> None:
     parser.add_argument("--sets", default="example,github,metatool,bfcl")
     parser.add_argument("--scale", type=int, default=10_000, help="tools in the generated catalogue of the cost rows")
     parser.add_argument("--no-cost", action="store_true", help="quality only (no generated catalogue)")
+    parser.add_argument(
+        "--ref-embedder", default=None, help="build the --ref side with this --embedder (an opt-in tier)"
+    )
+    parser.add_argument("--embedder", default=None, help=argparse.SUPPRESS)  # the worker's: what its builds name
     parser.add_argument("--json", type=Path, default=None, help="also write both sides' results here")
     parser.add_argument(
         "--baseline-json",
@@ -210,7 +218,7 @@ def fresh_cache(work: Path, name: str, warm: Path) -> Path:
     return cache
 
 
-def quality(name: str, work: Path, warm: Path) -> dict[str, Any]:
+def quality(name: str, work: Path, warm: Path, embedder: str | None = None) -> dict[str, Any]:
     """R@1 / R@5 / MRR of one labelled set, its build CPU and its query CPU, built as a new user builds."""
     from bench_search import open_build, split  # noqa: PLC0415 - this checkout's bench code
     from bench_search_tiers import SETS, metrics  # noqa: PLC0415
@@ -227,7 +235,7 @@ def quality(name: str, work: Path, warm: Path) -> dict[str, Any]:
     fresh_cache(work, name, warm)
     out = work / f"{name}-build"
     started = cpu_seconds()
-    build(src, out)
+    build(src, out, embedder=embedder)
     build_cpu = cpu_seconds() - started
     manifest, fetch = open_build(out)
     searcher = Searcher(manifest, fetch)
@@ -272,7 +280,7 @@ print(took * 1000, (usage.ru_utime + usage.ru_stime) * 1000)
 """
 
 
-def cost(n: int, work: Path, warm: Path) -> dict[str, str]:
+def cost(n: int, work: Path, warm: Path, embedder: str | None = None) -> dict[str, str]:
     """The cost rows of a generated ``n``-tool catalogue."""
     import bench_cdn  # noqa: PLC0415 - this checkout's bench code
     from gen_catalog import generate  # noqa: PLC0415
@@ -286,7 +294,16 @@ def cost(n: int, work: Path, warm: Path) -> dict[str, str]:
     code = "import sys; from toolcat.cli import main; sys.exit(main())"
     started, cpu = time.perf_counter(), cpu_seconds()
     subprocess.run(
-        [sys.executable, "-c", code, "build", str(src), "--out", str(out)],
+        [
+            sys.executable,
+            "-c",
+            code,
+            "build",
+            str(src),
+            "--out",
+            str(out),
+            *(["--embedder", embedder] if embedder else []),
+        ],
         check=True,
         capture_output=True,
         timeout=7200,
@@ -348,10 +365,10 @@ def worker(args: argparse.Namespace) -> None:
 
         build(REPO / "catalog_src", work / "warm-up")  # makes the default model's files once (not measured)
         for name in (s for s in args.sets.split(",") if s):
-            result["sets"][name] = quality(name, work, warm)
+            result["sets"][name] = quality(name, work, warm, args.embedder)
             print(f"   {name}: {result['sets'][name]['all']}", file=sys.stderr, flush=True)
         if not args.no_cost:
-            result["cost"] = cost(args.scale, work, warm)
+            result["cost"] = cost(args.scale, work, warm, args.embedder)
     args.json.write_text(json.dumps(result), encoding="utf-8")
 
 

@@ -310,9 +310,9 @@ class Catalog:
     def stats(self) -> Json:
         """Requests, bytes downloaded and cache hits so far, the files held in memory, and the search tier.
 
-        ``search_tier``: once a search ran, ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term
-        expansion, ``--embedder terms``), or ``lexical: <why>``; before, what the manifest says
-        (:func:`manifest_tier`), read at no cost: no request is made to answer it.
+        ``search_tier``: once a search ran, ``hybrid (<model>)``, ``expanded (<model>)`` (the learned term expansion,
+        ``--embedder terms``) or ``lexical: <why>``; before, what the manifest says (:func:`manifest_tier`), read at
+        no cost: no request is made to answer it (an expansion is in the index meta, so it shows after a search).
         """
         out = self.store.stats()
         searcher = self.store._searcher  # noqa: SLF001 - only once a search looked at it

@@ -20,7 +20,7 @@ const outdir = option("--outdir") ?? `${root}dist/min`;
 // parse, decode, find ... are left alone) or a member of an exported class (Catalog, Searcher, ReaderError, Discovery).
 const INTERNAL = [
   "attempt bundledNgrams byDocMap concurrent docRef fetchFn interned manifestRef nameCandidates nameLookup nodeShardRef notExpanded",
-  "pagedRef pendingPages postings prefetch prefetchErrors readBody scoped shardRef spaceTerms specPointer topK withDelta",
+  "pagedRef pendingPages postings prefetch prefetchErrors readBody scoped shardRef spaceTerms topK withDelta",
   "baseUrl canonicalPath deltaDocFile deltaFirsts deltaShardRef deltaSpaces docPages docShardSize docShards fetchBytes fetchJson fetchMany",
   "maxFileBytes maxParallel maxWeight nodeTools pinned readEntry searcherFactory searcherInstance searcherRequired",
   "parts pending posting words",

@@ -7,7 +7,8 @@ import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad } from "./errors.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
-import { nameKey, pyQuote, type PointedHit, type Searcher } from "./search.js";
+import { nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
+import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
 
@@ -90,6 +91,30 @@ export async function weak(searcher: Searcher, query: string, matches: Json[]): 
   };
 }
 
+/** The pointer of a tool named exactly but not among the hits, when it is within ``scope`` (``searcher._spec_pointer``). */
+export async function specPointer(searcher: Searcher, toolId: string, scope: string[] | null): Promise<Artifact | null> {
+  const lookup = searcher.manifest.lookup;
+  const entries = (await searcher.fetch(lookup.refs[await lookupBucket(toolId, lookup.buckets)])).entries ?? {};
+  const found = Object.hasOwn(entries, toolId) ? entries[toolId] : null;
+  if (!isObject(found)) return null;
+  const spec = await searcher.fetch(found.spec);
+  const homes: string[][] = [spec.path ?? [], ...(spec.categories ?? [])];
+  if (scope && scope.length && !homes.some((home) => JSON.stringify(home.slice(0, scope.length)) === JSON.stringify(scope))) return null;
+  return {
+    tool_id: toolId,
+    alias: (spec.aliases ?? {}).openai ?? toolId,
+    type: spec.type ?? null,
+    path: [...(spec.path ?? [])],
+    summary: spec.summary ?? "",
+    tags: [...(spec.tags ?? [])],
+    kind: spec.kind ?? null,
+    optional: spec.optional ?? false,
+    deprecated: spec.deprecated ?? false,
+    ...(spec.capabilities?.length ? { capabilities: [...spec.capabilities] } : {}),
+    spec: found.spec,
+  };
+}
+
 // == agent-written queries (search.ts: findTool, when a query holds a label) ===========================
 /** ``(words, category hint)`` of a query such as ``server: github / tool: create issue`` (``searcher.split_hint``). */
 const HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})/iu;
@@ -107,15 +132,13 @@ export function splitHint(query: string): [string, string | null] {
   return [words || query.trim(), hint];
 }
 
-/** findTool's page when a category the query names narrows it (``searcher._hinted_tools``). */
+/** findTool's page (``searcher._hinted_tools``): the query's words ranked everywhere, the hint's words included;
+ * the tools under the node a category hint names gain ``HINT_BOOST`` (a boost, never a filter). */
 export async function hintedTools(searcher: Searcher, query: string, limit: number): Promise<[PointedHit[], boolean, string | null]> {
   const [words, hint] = splitHint(query);
   const path = hint && words ? await hintPath(searcher, hint) : null;
-  if (path !== null) {
-    const found = await searcher.answerTools(words, limit, 0, await searcher.scoped(words, path), path);
-    if (found[0].length) return found;
-  }
-  return searcher.answerTools(hint && words ? `${words} ${hint}` : words, limit);
+  const entry = path !== null ? await searcher.nodeEntry(path) : null;
+  return searcher.answerTools(hint && words ? `${words} ${hint}` : words, limit, 0, null, null, null, entry !== null ? scope(entry, false) : null);
 }
 
 /** The node a category hint names (a root child by name, a found node by name or title), else the best node if good enough. */
@@ -376,6 +399,14 @@ export function analyzerVersion(found: unknown): ReaderError {
   return new ReaderError("UNAVAILABLE", "the search index was built with another analyzer version", {
     details: { index: found, reader: ANALYZER_VERSION },
     hints: ["Use a reader that matches the toolcat version that built the catalogue."],
+  });
+}
+
+/** A ``tools.expand`` entry with settings out of range (``expansion.settings``, ``Searcher._expanded``). */
+export function badExpand(meta: Artifact): ReaderError {
+  const why = `ValueError('expand settings out of range: ${meta.weight}, ${meta.candidates}, ${meta.denominator}')`;
+  return new ReaderError("INTEGRITY", `the search index meta's tools.expand entry is not what a build writes (${why})`, {
+    hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
   });
 }
 

@@ -15,6 +15,9 @@ export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
 export const MIN_RELEVANCE = 0.06;
 export const MIN_RELATIVE = 0.25;
+/** What a category hint adds to the tools under its node, among ``HINT_DEPTH`` more hits than the page needs. */
+const HINT_BOOST = 0.05;
+const HINT_DEPTH = 20;
 const NAME_SHORT_PARTS = 3;
 const NAME_MAX_PARTS = 12;
 const NAME_MAX_CHARS = 200;
@@ -23,6 +26,8 @@ const NAME_PARTS = /[\p{L}\p{N}]+/gu;
 const LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|action|task|query)\s*[:=]/iu;
 /** The messages of failures and failed lookups, loaded on the first one. */
 const failures = () => import("./deferred.js");
+/** The default tier's learned expansion (expand.ts), loaded by the first search of a build that has one. */
+const expansion = () => import("./expand.js");
 
 type Ref = Artifact;
 type Allowed = ((docId: number) => boolean) | null;
@@ -139,8 +144,11 @@ async function noted(answer: Json, asked: unknown): Promise<Json> {
   return answer;
 }
 
-function reason(pointer: Artifact, terms: string[]): string {
-  if (!terms.length) return "similar spelling (character n-grams)";
+/** Which matched terms appear in which shown field, and a note when the learned expansion put the hit in (``searcher._reason``). */
+function reason(pointer: Artifact, all: string[]): string {
+  const terms = all.filter((t) => t !== "~expanded");
+  const note = terms.length < all.length ? ["related words (learned expansion)"] : [];
+  if (!terms.length) return note[0] ?? "similar spelling (character n-grams)";
   const fields: [string, Set<string>][] = [
     ["id", new Set(analyzeWords(pointer.tool_id))],
     ["summary", new Set(analyzeWords(pointer.summary))],
@@ -150,14 +158,14 @@ function reason(pointer: Artifact, terms: string[]): string {
     const where = fields.filter(([, words]) => words.has(term)).map(([name]) => name);
     return `${term} (${(where.length ? where : ["text"]).join(", ")})`;
   });
-  return "matched " + parts.join("; ");
+  return ["matched " + parts.join("; "), ...note].join("; ");
 }
 
 /** Ranked search over a built catalogue; index files are fetched lazily through the store (verified, cached). */
 export class Searcher {
   readonly manifest: Artifact;
   private cache = new Map<string, Artifact>();
-  private postings = new Map<string, Posting | null>();
+  postings = new Map<string, Posting | null>();
   private interned = new Map<string, Posting>();
   private meta: Artifact | null = null;
   private parts = new Map<string, Part>();
@@ -170,9 +178,10 @@ export class Searcher {
     this.concurrent = store.source.concurrent;
   }
 
-  /** Why this reader answers lexically: the semantic tier is not part of the TypeScript reader (yet). */
+  /** The tier that answers (``Catalog.stats``): the learned expansion once read, else why the reader answers lexically. */
   get searchTier(): string {
-    return "vectors" in this.manifest
+    const expand = this.parts.get("tools")?.meta.expand;
+    return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
       ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)"
       : "lexical: the build has no vectors";
   }
@@ -212,7 +221,7 @@ export class Searcher {
     return analyzeWords(text, this.thesaurus);
   }
 
-  private async shardRef(part: Part, space: Artifact, term: string, fetchPage = true): Promise<Ref | null> {
+  async shardRef(part: Part, space: Artifact, term: string, fetchPage = true): Promise<Ref | null> {
     const index = bisectRight(part.firsts.get(space.name) as string[], term, cmp) - 1;
     if (index < 0) return null;
     const pages = space.term_pages;
@@ -235,7 +244,7 @@ export class Searcher {
     return [pageRefs(page)[number - Number(page.first)], page];
   }
 
-  private async entry(part: Part, space: Artifact, term: string): Promise<Artifact | null> {
+  async entry(part: Part, space: Artifact, term: string): Promise<Artifact | null> {
     const ref = await this.shardRef(part, space, term);
     if (ref === null) return null;
     const terms = (await this.fetch(ref)).terms;
@@ -257,6 +266,7 @@ export class Searcher {
     const refs: (Ref | null)[] = [];
     for (const word of words) refs.push(await this.shardRef(part, spaces.get("words"), word, false));
     refs.push(...extra);
+    if (part.meta.expand) refs.push(...(await (await expansion()).refs(this, part, words)));
     if (part.delta !== null) {
       for (const word of words) refs.push(part.deltaShardRef("words", word));
       for (const word of words) for (const gram of wordNgrams(word)) refs.push(part.deltaShardRef("chars", gram));
@@ -291,7 +301,7 @@ export class Searcher {
     return hits.map(([, score, terms], i) => [docs[i].pointer, digits === undefined ? score : pyRound(score, digits), terms]);
   }
 
-  private decode(spaceName: string, entry: Artifact): Posting {
+  decode(spaceName: string, entry: Artifact): Posting {
     const ids: number[] = [];
     let last = 0;
     for (const gap of entry.docs) ids.push((last += gap));
@@ -355,10 +365,10 @@ export class Searcher {
     }
   }
 
-  private async spaceTerms(partName: string, part: Part, space: Artifact, query: string): Promise<[string, number, Posting][]> {
+  async spaceTerms(partName: string, part: Part, space: Artifact, query: string): Promise<[string, number, Posting][]> {
     if (space.name === "chars" && part.meta.bundles) await this.bundledNgrams(partName, part, query);
     const found = new Map<string, Posting>();
-    const tokens = space.name === "words" ? this.words(query) : analyzeChars(query, this.thesaurus);
+    const tokens = space.name === "chars" ? analyzeChars(query, this.thesaurus) : this.words(query);
     for (const term of unique(tokens)) {
       const posting = await this.posting(partName, part, space, term);
       if (posting !== null) found.set(term, posting);
@@ -400,7 +410,10 @@ export class Searcher {
   }
 
   async ranked(partName: string, query: string, allowed: Allowed = null, limit: number | null = null): Promise<Hit[]> {
-    if (limit !== null) return this.topK(partName, query, limit, allowed);
+    if (limit !== null) {
+      const part = await this.part(partName);
+      return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
+    }
     const [total, matched] = await this.scores(partName, query);
     const hits: Hit[] = [];
     for (const [id, score] of total) {
@@ -409,7 +422,7 @@ export class Searcher {
     return hits.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   }
 
-  private async topK(partName: string, query: string, k: number, allowed: Allowed): Promise<Hit[]> {
+  async topK(partName: string, query: string, k: number, allowed: Allowed): Promise<Hit[]> {
     const part = await this.part(partName);
     await this.prefetchQuery(partName, query);
     const factors = new Map<Posting, [number, string]>();
@@ -496,13 +509,7 @@ export class Searcher {
     await this.prefetchQuery("tools", query, [await this.nodeShardRef(path), ...deltaDocs, ...extra]);
     const entry = await this.nodeEntry(path);
     if (entry === null) throw await (await failures()).unknownCategory(this, path, query);
-    let [low, high] = entry.range as [number, number];
-    let extraIds: Set<number>;
-    if (directOnly) {
-      high = low + entry.direct;
-      extraIds = new Set(entry.extra_direct);
-    } else extraIds = new Set(entry.extra);
-    return (docId) => (low <= docId && docId < high) || extraIds.has(docId);
+    return scope(entry, directOnly);
   }
 
 
@@ -549,37 +556,17 @@ export class Searcher {
     return null;
   }
 
-  private async specPointer(toolId: string, scope: string[] | null): Promise<Artifact | null> {
-    const lookup = this.manifest.lookup;
-    const entries = (await this.fetch(lookup.refs[await lookupBucket(toolId, lookup.buckets)])).entries ?? {};
-    const found = Object.hasOwn(entries, toolId) ? entries[toolId] : null;
-    if (!isObject(found)) return null;
-    const spec = await this.fetch(found.spec);
-    const homes: string[][] = [spec.path ?? [], ...(spec.categories ?? [])];
-    if (scope && scope.length && !homes.some((home) => JSON.stringify(home.slice(0, scope.length)) === JSON.stringify(scope))) return null;
-    return {
-      tool_id: toolId,
-      alias: (spec.aliases ?? {}).openai ?? toolId,
-      type: spec.type ?? null,
-      path: [...(spec.path ?? [])],
-      summary: spec.summary ?? "",
-      tags: [...(spec.tags ?? [])],
-      kind: spec.kind ?? null,
-      optional: spec.optional ?? false,
-      deprecated: spec.deprecated ?? false,
-      ...(spec.capabilities?.length ? { capabilities: [...spec.capabilities] } : {}),
-      spec: found.spec,
-    };
-  }
-
   /** A page of what findTool and searchToolByCategory show, whether more follow, and the exact name's id. */
-  async answerTools(query: string, limit: number, offset = 0, allowed: Allowed = null, scope: string[] | null = null, candidates: [string, Ref][] | null = null): Promise<[PointedHit[], boolean, string | null]> {
+  async answerTools(query: string, limit: number, offset = 0, allowed: Allowed = null, scope: string[] | null = null, candidates: [string, Ref][] | null = null, boost: Allowed = null): Promise<[PointedHit[], boolean, string | null]> {
     if (candidates === null) {
       candidates = await this.nameCandidates(query);
       await this.prefetchQuery("tools", query, candidates.map(([, ref]) => ref));
     }
     const named = await this.nameLookup(candidates);
-    const hits = await this.ranked("tools", query, allowed, offset + limit + 2);
+    let hits = await this.ranked("tools", query, allowed, offset + limit + 2 + (boost ? HINT_DEPTH : 0));
+    if (boost) {
+      hits = hits.map(([d, s, t]): Hit => [d, boost(d) ? Math.min(1, s + HINT_BOOST) : s, t]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, offset + limit + 2);
+    }
     const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
     const kept = hits.filter((h) => h[1] >= floor);
     if (named === null) {
@@ -593,7 +580,7 @@ export class Searcher {
     }
     const pointed = await this.pointed(kept.slice(0, offset + limit + 1));
     const exact = pointed.find((h) => h[0].tool_id === named) ?? null;
-    const pointer = exact !== null ? exact[0] : await this.specPointer(named, scope);
+    const pointer = exact !== null ? exact[0] : await (await failures()).specPointer(this, named, scope);
     if (pointer === null) return [pointed.slice(offset, offset + limit), kept.length > offset + limit, null];
     const shown: PointedHit[] = [[pointer, 1, exact !== null ? exact[2] : []], ...pointed.filter((h) => h !== exact)];
     return [shown.slice(offset, offset + limit), shown.length > offset + limit, named];
@@ -664,6 +651,17 @@ export class Searcher {
     }
   }
 
+}
+
+/** The doc filter of a node's entry: its range (or its direct tools) and the tools listed there (``Searcher._scope``). */
+export function scope(entry: Artifact, directOnly: boolean): (docId: number) => boolean {
+  let [low, high] = entry.range as [number, number];
+  let extraIds: Set<number>;
+  if (directOnly) {
+    high = low + entry.direct;
+    extraIds = new Set(entry.extra_direct);
+  } else extraIds = new Set(entry.extra);
+  return (docId) => (low <= docId && docId < high) || extraIds.has(docId);
 }
 
 function kthHitScore(total: Map<number, number>, wordDocs: Set<number>, k: number): number {

@@ -27,17 +27,11 @@ from typing import Any
 
 from ...format.agent_tools import model_problem, tool_entry_problem
 from ...format.json_paths import child_path
-from ...format.names import RULES, skill_name_problem
+from ...format.names import skill_name_problem
 from ..errors import Severity
+from .frontmatter import FrontmatterChecker, first_sentence, read_frontmatter
 from .skill_meta import ARGUMENTS_FIELD, META_FIELDS, meta_field, read_arguments, read_skill_meta
-from .skills import (
-    MAX_DESCRIPTION,
-    SkillResult,
-    _first_sentence,
-    _SkillChecker,
-    read_frontmatter,
-    resources_of,
-)
+from .skills import SkillResult, resources_of
 
 __all__ = ["AGENTS_FOLDER", "AGENT_FIELDS", "AGENT_FILE", "agent_tool_id", "check_agent", "is_agent_file"]
 
@@ -61,67 +55,23 @@ def is_agent_file(entry: Path, node_path: tuple[str, ...]) -> bool:
     return bool(node_path) and node_path[-1] == AGENTS_FOLDER and entry.suffix == ".md" and entry.name not in NOT_AGENTS
 
 
-def _name(meta: dict[str, Any], expected: str, checker: _SkillChecker) -> str:
-    name = meta.get("name")
-    if not isinstance(name, str) or not name.strip():
-        checker.add(
-            Severity.ERROR,
-            "$.name" if "name" in meta else "$",
-            "missing or empty 'name'",
-            expected=f"the agent's name, {expected!r}",
-            got=repr(name),
-            code="missing_field",
-            hint=f"Add 'name: {expected}'.",
-        )
+def _name(meta: dict[str, Any], expected: str, checker: FrontmatterChecker) -> str:
+    """``name``: required, by the one naming rule, equal to the agent's file stem or folder."""
+    name = checker.required_text(meta, "name", f"the agent's name, {expected!r}", f"Add 'name: {expected}'.").strip()
+    if not name:
         return ""
-    name = name.strip()
     if skill_name_problem(name) is not None:  # the one naming rule (format/names.py), matched whole
-        checker.add(
-            Severity.ERROR,
-            "$.name",
-            f"agent name {name!r} breaks the naming rule",
-            expected=RULES["skill name"],
-            got=repr(name),
-            code="bad_skill_name",
-            hint="Rename the agent (and its file or folder) to match.",
+        checker.bad_name(
+            name, f"agent name {name!r} breaks the naming rule", "Rename the agent (and its file or folder) to match."
         )
-    elif name != expected:
-        checker.add(
-            Severity.ERROR,
-            "$.name",
-            f"name {name!r} differs from its file or folder {expected!r}",
-            expected=repr(expected),
-            got=repr(name),
-            code="name_folder_mismatch",
-            hint="Name the file <name>.md (or the folder <name>/) exactly as the agent.",
+    else:
+        checker.name_matches(
+            name, expected, "file or folder", "Name the file <name>.md (or the folder <name>/) exactly as the agent."
         )
     return name
 
 
-def _description(meta: dict[str, Any], checker: _SkillChecker) -> str:
-    description = meta.get("description")
-    if not isinstance(description, str) or not description.strip():
-        checker.add(
-            Severity.ERROR,
-            "$.description" if "description" in meta else "$",
-            "missing or empty 'description'",
-            expected="what the agent does and when to hand it a task",
-            got=repr(description),
-            code="missing_field",
-        )
-        return ""
-    if len(description) > MAX_DESCRIPTION:
-        checker.add(
-            Severity.ERROR,
-            "$.description",
-            f"description is {len(description)} characters, over {MAX_DESCRIPTION}",
-            code="description_length",
-            hint="Move detail into the body; keep the description to what and when.",
-        )
-    return " ".join(description.split())
-
-
-def _settings(meta: dict[str, Any], checker: _SkillChecker) -> dict[str, str]:
+def _settings(meta: dict[str, Any], checker: FrontmatterChecker) -> dict[str, str]:
     """``model`` and ``color`` as metadata strings, and a warning for every key neither form reads."""
     settings = {"entry": "agent"}
     for key in ("model", "color"):
@@ -150,7 +100,7 @@ def _settings(meta: dict[str, Any], checker: _SkillChecker) -> dict[str, str]:
     return settings
 
 
-def _check_tools(meta: dict[str, Any], checker: _SkillChecker) -> None:
+def _check_tools(meta: dict[str, Any], checker: FrontmatterChecker) -> None:
     """Each entry of ``tools``: a known tool, a rule that does not grant everything, one line (issue 36)."""
     found = meta_field(meta, "tools")
     if found is None:
@@ -181,17 +131,19 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
     folder = entry.is_dir()
     file = entry / AGENT_FILE if folder else entry
     rel = file.relative_to(root).as_posix()
-    loaded = read_frontmatter(root, file, result)
+    loaded = read_frontmatter(root, file, result.diagnostics)
     if loaded is None:
         return result
     meta, body, checker, _ = loaded  # an agent is served from its parts; its AGENT.md bytes are not stored
     name = _name(meta, entry.name if folder else entry.stem, checker)
-    description = _description(meta, checker)
+    description = " ".join(
+        checker.description(meta, "what the agent does and when to hand it a task", "the body").split()
+    )
     settings = _settings(meta, checker)
     extra = read_skill_meta(meta, checker.add, checker.text_of)
     _check_tools(meta, checker)
     arguments = read_arguments(meta, checker.add)
-    if any(d.severity is Severity.ERROR for d in result.diagnostics):
+    if checker.error_count():
         return result
     resources: list[dict[str, Any]] | None = []
     if folder:
@@ -208,7 +160,7 @@ def check_agent(root: Path, entry: Path, node_path: tuple[str, ...]) -> SkillRes
             "version": version,
             "meta": extra,  # author, capabilities, constraints, tools
             "name": name,
-            "summary": _first_sentence(description),
+            "summary": first_sentence(description),
             "description": description,
             "frontmatter": {"name": name, "description": description, "metadata": settings},
             "extras": {},

@@ -141,159 +141,21 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
     nodes: dict[NodePath, Node] = {
         rec.path: Node(rec.path, rec.title, rec.summary, tuple(rec.tags), Origin(rec.file)) for rec in loaded.nodes
     }
-    root = nodes.get(())
-    title = root.title if root else "Catalogue"
-    summary = root.summary if root else ""
-
-    defined_at: dict[str, str] = {}
-    tools: dict[str, Tool] = {}
-    explicit_aliases: dict[str, str] = {}
-    alias_owner: dict[str, tuple[str, str]] = {}
-    alias_paths: dict[str, str] = {}
-
+    ids = _Ids(nodes, diags)
     for rel, result in sorted(loaded.tool_files.items()):
         home = loaded.tool_paths[rel]
         for rec in result.tools:
-            where = f"{rel}:{rec['line']}" if rec["line"] else rel
-            if rec["id"] in defined_at:
-                diags.error(
-                    rel,
-                    f"duplicate tool id {rec['id']!r}, first defined at {defined_at[rec['id']]}",
-                    line=rec["line"],
-                    json_path=f"{rec['json_path']}.id",
-                    code="duplicate_id",
-                    hint="Tool ids are unique across the catalogue: rename one of them.",
-                )
-                continue
-            categories: list[NodePath] = []
-            for index, category in enumerate(rec["categories"]):
-                cat_path = _parse_category(category)
-                if cat_path not in nodes:
-                    known = [path_str(p) for p in nodes if p]
-                    close = difflib.get_close_matches(category, known, n=1)
-                    diags.error(
-                        rel,
-                        f"category {category!r} is not a node of the catalogue",
-                        line=rec["line"],
-                        json_path=f"{rec['json_path']}.categories[{index}]",
-                        code="unknown_category",
-                        expected="the folder path of an existing node",
-                        got=repr(category),
-                        hint=f"Did you mean {close[0]!r}?" if close else "Create the folder or fix the path.",
-                    )
-                    continue
-                if cat_path != home and cat_path not in categories:
-                    categories.append(cat_path)
-            if rec["alias"]:
-                if rec["alias"] in alias_owner:
-                    other_id, other_where = alias_owner[rec["alias"]]
-                    diags.error(
-                        rel,
-                        f"alias {rec['alias']!r} is already used by {other_id!r} ({other_where})",
-                        line=rec["line"],
-                        json_path=f"{rec['json_path']}.alias",
-                        code="alias_collision",
-                        hint="Explicit aliases must be unique: choose another alias for one of the tools.",
-                    )
-                    continue
-                alias_owner[rec["alias"]] = (rec["id"], where)
-                explicit_aliases[rec["id"]] = rec["alias"]
-                alias_paths[rec["id"]] = f"{rec['json_path']}.alias"
-            defined_at[rec["id"]] = where
-            tools[rec["id"]] = Tool(
-                id=rec["id"],
-                summary=rec["summary"],
-                description=rec["description"],
-                args_schema=rec["args_schema"],
-                path=home,
-                origin=Origin(rel, rec["line"]),
-                result_schema=rec["result_schema"],
-                examples=tuple(rec["examples"]),
-                errors=tuple(rec["errors"]),
-                tags=tuple(rec["tags"]),
-                kind=rec["kind"],
-                optional=rec["optional"],
-                when_to_use=rec["when_to_use"],
-                policy={k: tuple(v) for k, v in rec["policy"].items()},
-                annotations=rec["annotations"],
-                categories=tuple(sorted(categories)),
-                handler=rec["handler"],
-                version=rec["version"],
-                deprecated=rec["deprecated"],
-                legacy_aliases=tuple(rec["legacy_aliases"]),
-                always_load=rec["always_load"],
-                search_hints=tuple(rec["search_hints"]),
-                entity=rec["entity"],
-                action=rec["action"],
-                contexts=tuple(rec["contexts"]),
-            )
-
-    skill_names: dict[str, str] = {}
+            ids.add_tool(rel, rec, home)
     # skills that name their task_id come last, so a collision is reported at the task_id an author chose
     for skill in sorted(loaded.skills, key=lambda s: bool(s.record and s.record.get("task_id_at"))):
-        skill_rec = skill.record
-        if skill_rec is None:
-            continue
-        if skill_rec["id"] in defined_at and skill_rec.get("task_id_at"):
-            task_file, task_line = skill_rec["task_id_at"]
-            diags.error(
-                task_file,
-                f"task_id {skill_rec['id']!r} of skill {skill_rec['name']!r} is already the id of "
-                f"the tool defined at {defined_at[skill_rec['id']]}",
-                line=task_line,
-                code="duplicate_id",
-                got=repr(skill_rec["id"]),
-                expected="an id no other tool or skill has",
-                hint="Ids are unique across tools and skills: choose another task_id, "
-                f"or remove it to use the derived {skill_tool_id(skill_rec['name'])!r}.",
-            )
-            continue
-        if skill_rec["id"] in defined_at:
-            diags.error(
-                skill_rec["file"],
-                f"skill {skill_rec['name']!r} is exposed as {skill_rec['id']!r}, "
-                f"which is already defined at {defined_at[skill_rec['id']]}",
-                line=1,
-                code="duplicate_id",
-                hint="Rename the skill (and its folder) or the other tool.",
-            )
-            continue
-        if skill_rec["name"] in skill_names:  # skills and agents share the skills/<name>/ folder and name lookup
-            diags.error(
-                skill_rec["file"],
-                f"the name {skill_rec['name']!r} is already taken by {skill_names[skill_rec['name']]}",
-                line=1,
-                code="duplicate_id",
-                hint="Skills and agents are looked up by name: rename one of them (and its file or folder).",
-            )
-            continue
-        skill_names[skill_rec["name"]] = skill_rec["file"]
-        defined_at[skill_rec["id"]] = skill_rec["file"]
-        tool = _skill_tool(skill_rec)
-        level1 = count_tokens(f"{skill_rec['name']}: {skill_rec['description']}")
-        level2 = count_tokens(skill_rec["body"])
-        if level1 > SKILL_LEVEL1_BUDGET:
-            diags.warning(
-                skill_rec["file"],
-                f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
-                line=1,
-                code="skill_level1_tokens",
-                hint="Every agent reads level 1 of every skill: shorten the description.",
-            )
-        if level2 > SKILL_LEVEL2_BUDGET:
-            diags.warning(
-                skill_rec["file"],
-                f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
-                code="skill_level2_tokens",
-                hint="Move detail into references/ files that are read on demand (level 3).",
-            )
-        tools[skill_rec["id"]] = tool
+        if skill.record is not None:
+            ids.add_skill(skill.record)
 
-    _add_task_list(tools, diags)
-    _check_alias_hijacks(tools, explicit_aliases, alias_paths, defined_at, diags)
-    alias_result = assign_aliases(list(tools), explicit_aliases)
+    _add_task_list(ids.tools, diags)
+    _check_alias_hijacks(ids.tools, ids.explicit_aliases, ids.alias_paths, ids.defined_at, diags)
+    alias_result = assign_aliases(list(ids.tools), ids.explicit_aliases)
     for provider, tool_id, reason in alias_result.adjustments:
-        tool = tools[tool_id]
+        tool = ids.tools[tool_id]
         diags.warning(
             tool.origin.file,
             f"{provider} alias of {tool_id!r} {reason}",
@@ -301,10 +163,211 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
             code="alias_adjusted",
             hint="Set an explicit 'alias:' on the tool to choose the name yourself.",
         )
-    final = {tool_id: _with_aliases(tools[tool_id], alias_result.aliases[tool_id]) for tool_id in sorted(tools)}
+    final = {tool_id: _with_aliases(ids.tools[tool_id], alias_result.aliases[tool_id]) for tool_id in sorted(ids.tools)}
     final = _check_legacy_aliases(final, diags)
     final = _check_always_load_names(final, diags)
-    always = [t for t in final.values() if t.always_load]
+    _check_always_load_count(final, diags)
+    root = nodes.get(())
+    catalog = CompiledCatalog(
+        title=root.title if root else "Catalogue",
+        summary=root.summary if root else "",
+        nodes=dict(sorted(nodes.items())),
+        tools=final,
+        alias_collisions=alias_result.adjustments,
+        git_sources=tuple(loaded.git_sources),
+    )
+    return catalog, diags
+
+
+class _Ids:
+    """The catalogue's tools by id as they are added, each id (and explicit alias) claimed once.
+
+    Tool records come first, then skills and agents; a record whose id, name or alias is taken is
+    reported where it is written and left out.
+    """
+
+    def __init__(self, nodes: dict[NodePath, Node], diags: Diagnostics) -> None:
+        self.nodes = nodes
+        self.diags = diags
+        self.tools: dict[str, Tool] = {}
+        #: where each id is defined (``file:line`` of a tool, the file of a skill)
+        self.defined_at: dict[str, str] = {}
+        self.explicit_aliases: dict[str, str] = {}
+        self.alias_owner: dict[str, tuple[str, str]] = {}
+        self.alias_paths: dict[str, str] = {}
+        self.skill_names: dict[str, str] = {}
+
+    # -- tools -----------------------------------------------------------------------------------------------------
+
+    def add_tool(self, rel: str, rec: dict[str, Any], home: NodePath) -> None:
+        """One tool record of the tools file ``rel`` (filed at ``home``): unless its id or alias is taken."""
+        where = f"{rel}:{rec['line']}" if rec["line"] else rel
+        if rec["id"] in self.defined_at:
+            self.diags.error(
+                rel,
+                f"duplicate tool id {rec['id']!r}, first defined at {self.defined_at[rec['id']]}",
+                line=rec["line"],
+                json_path=f"{rec['json_path']}.id",
+                code="duplicate_id",
+                hint="Tool ids are unique across the catalogue: rename one of them.",
+            )
+            return
+        categories = self._categories(rel, rec, home)
+        if rec["alias"] and not self._claim_alias(rel, rec, where):
+            return
+        self.defined_at[rec["id"]] = where
+        self.tools[rec["id"]] = _tool(rec, rel, home, categories)
+
+    def _categories(self, rel: str, rec: dict[str, Any], home: NodePath) -> list[NodePath]:
+        """The tool's extra nodes, each an existing node (else an error, with a did-you-mean) other than its home."""
+        categories: list[NodePath] = []
+        for index, category in enumerate(rec["categories"]):
+            cat_path = _parse_category(category)
+            if cat_path not in self.nodes:
+                known = [path_str(p) for p in self.nodes if p]
+                close = difflib.get_close_matches(category, known, n=1)
+                self.diags.error(
+                    rel,
+                    f"category {category!r} is not a node of the catalogue",
+                    line=rec["line"],
+                    json_path=f"{rec['json_path']}.categories[{index}]",
+                    code="unknown_category",
+                    expected="the folder path of an existing node",
+                    got=repr(category),
+                    hint=f"Did you mean {close[0]!r}?" if close else "Create the folder or fix the path.",
+                )
+                continue
+            if cat_path != home and cat_path not in categories:
+                categories.append(cat_path)
+        return categories
+
+    def _claim_alias(self, rel: str, rec: dict[str, Any], where: str) -> bool:
+        """Record the tool's explicit alias; False (with an error) when another tool has it already."""
+        alias = rec["alias"]
+        if alias in self.alias_owner:
+            other_id, other_where = self.alias_owner[alias]
+            self.diags.error(
+                rel,
+                f"alias {alias!r} is already used by {other_id!r} ({other_where})",
+                line=rec["line"],
+                json_path=f"{rec['json_path']}.alias",
+                code="alias_collision",
+                hint="Explicit aliases must be unique: choose another alias for one of the tools.",
+            )
+            return False
+        self.alias_owner[alias] = (rec["id"], where)
+        self.explicit_aliases[rec["id"]] = alias
+        self.alias_paths[rec["id"]] = f"{rec['json_path']}.alias"
+        return True
+
+    # -- skills and agents -----------------------------------------------------------------------------------------
+
+    def add_skill(self, rec: dict[str, Any]) -> None:
+        """One skill or agent record: unless its id or name is taken; its levels 1 and 2 within their budgets."""
+        if self._skill_taken(rec):
+            return
+        self.skill_names[rec["name"]] = rec["file"]
+        self.defined_at[rec["id"]] = rec["file"]
+        tool = _skill_tool(rec)
+        _check_skill_budgets(rec, self.diags)
+        self.tools[rec["id"]] = tool
+
+    def _skill_taken(self, rec: dict[str, Any]) -> bool:
+        """Whether the skill's id (its task_id, else the derived one) or its name is taken (an error)."""
+        if rec["id"] in self.defined_at and rec.get("task_id_at"):
+            task_file, task_line = rec["task_id_at"]
+            self.diags.error(
+                task_file,
+                f"task_id {rec['id']!r} of skill {rec['name']!r} is already the id of "
+                f"the tool defined at {self.defined_at[rec['id']]}",
+                line=task_line,
+                code="duplicate_id",
+                got=repr(rec["id"]),
+                expected="an id no other tool or skill has",
+                hint="Ids are unique across tools and skills: choose another task_id, "
+                f"or remove it to use the derived {skill_tool_id(rec['name'])!r}.",
+            )
+        elif rec["id"] in self.defined_at:
+            self.diags.error(
+                rec["file"],
+                f"skill {rec['name']!r} is exposed as {rec['id']!r}, "
+                f"which is already defined at {self.defined_at[rec['id']]}",
+                line=1,
+                code="duplicate_id",
+                hint="Rename the skill (and its folder) or the other tool.",
+            )
+        elif rec["name"] in self.skill_names:  # skills and agents share the skills/<name>/ folder and name lookup
+            self.diags.error(
+                rec["file"],
+                f"the name {rec['name']!r} is already taken by {self.skill_names[rec['name']]}",
+                line=1,
+                code="duplicate_id",
+                hint="Skills and agents are looked up by name: rename one of them (and its file or folder).",
+            )
+        else:
+            return False
+        return True
+
+
+def _tool(rec: dict[str, Any], rel: str, home: NodePath, categories: list[NodePath]) -> Tool:
+    """The typed tool of one checked tool record (:mod:`toolcat.build.sources.tools`)."""
+    return Tool(
+        id=rec["id"],
+        summary=rec["summary"],
+        description=rec["description"],
+        args_schema=rec["args_schema"],
+        path=home,
+        origin=Origin(rel, rec["line"]),
+        result_schema=rec["result_schema"],
+        examples=tuple(rec["examples"]),
+        errors=tuple(rec["errors"]),
+        tags=tuple(rec["tags"]),
+        kind=rec["kind"],
+        optional=rec["optional"],
+        when_to_use=rec["when_to_use"],
+        policy={k: tuple(v) for k, v in rec["policy"].items()},
+        annotations=rec["annotations"],
+        categories=tuple(sorted(categories)),
+        handler=rec["handler"],
+        version=rec["version"],
+        deprecated=rec["deprecated"],
+        legacy_aliases=tuple(rec["legacy_aliases"]),
+        always_load=rec["always_load"],
+        search_hints=tuple(rec["search_hints"]),
+        entity=rec["entity"],
+        action=rec["action"],
+        contexts=tuple(rec["contexts"]),
+    )
+
+
+def _check_skill_budgets(rec: dict[str, Any], diags: Diagnostics) -> None:
+    """A warning when a skill's level 1 (name + description) or level 2 (its body) is over its token budget."""
+    level1 = count_tokens(f"{rec['name']}: {rec['description']}")
+    level2 = count_tokens(rec["body"])
+    if level1 > SKILL_LEVEL1_BUDGET:
+        diags.warning(
+            rec["file"],
+            f"level 1 (name + description) costs {level1} tokens, over {SKILL_LEVEL1_BUDGET}",
+            line=1,
+            code="skill_level1_tokens",
+            hint="Every agent reads level 1 of every skill: shorten the description.",
+        )
+    if level2 > SKILL_LEVEL2_BUDGET:
+        diags.warning(
+            rec["file"],
+            f"the SKILL.md body costs {level2} tokens, over {SKILL_LEVEL2_BUDGET}",
+            code="skill_level2_tokens",
+            hint="Move detail into references/ files that are read on demand (level 3).",
+        )
+
+
+#: More always-loaded tools than this is a warning (an error under --strict).
+MAX_ALWAYS_LOAD = 20
+
+
+def _check_always_load_count(tools: dict[str, Tool], diags: Diagnostics) -> None:
+    """A warning when more than :data:`MAX_ALWAYS_LOAD` tools are always loaded."""
+    always = [t for t in tools.values() if t.always_load]
     if len(always) > MAX_ALWAYS_LOAD:
         diags.warning(
             always[0].origin.file,
@@ -316,19 +379,6 @@ def assemble(loaded: Loaded) -> tuple[CompiledCatalog, Diagnostics]:
             hint="Clients cap the tools they accept (some at 40 or 128) and every always-loaded tool costs tokens "
             "on every turn: keep a few core tools and let agents discover the rest.",
         )
-    catalog = CompiledCatalog(
-        title=title,
-        summary=summary,
-        nodes=dict(sorted(nodes.items())),
-        tools=final,
-        alias_collisions=alias_result.adjustments,
-        git_sources=tuple(loaded.git_sources),
-    )
-    return catalog, diags
-
-
-#: More always-loaded tools than this is a warning (an error under --strict).
-MAX_ALWAYS_LOAD = 20
 
 
 def _check_legacy_aliases(tools: dict[str, Tool], diags: Diagnostics) -> dict[str, Tool]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +97,10 @@ class _Checker:
     def warning(self, json_path: str, message: str, **kw: Any) -> None:
         self.add(Severity.WARNING, json_path, message, **kw)
 
+    def wrong_type(self, json_path: str, message: str, expected: str, got: str) -> None:
+        """A ``wrong_type`` error: the value at ``json_path`` is not what ``expected`` says (``got`` shows it)."""
+        self.error(json_path, message, expected=expected, got=got, code="wrong_type")
+
     def schema(self, schema: Any, path: str, *, root_object: bool) -> bool:
         """Check a JSON Schema the author wrote; True when it is usable."""
         return check_schema(self.add, schema, path, root_object=root_object)
@@ -174,13 +179,7 @@ class _Checker:
             )
             return text
         if not isinstance(value, str):
-            self.error(
-                child_path(path, key),
-                f"'{key}' must be a string",
-                expected="a string",
-                got=type_name(value),
-                code="wrong_type",
-            )
+            self.wrong_type(child_path(path, key), f"'{key}' must be a string", "a string", type_name(value))
             return ""
         if required and not value.strip():
             self.error(
@@ -195,12 +194,8 @@ class _Checker:
         if isinstance(value, str):
             return [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.error(
-                child_path(path, key),
-                f"'{key}' must be a list of strings",
-                expected="a list of strings",
-                got=short(value),
-                code="wrong_type",
+            self.wrong_type(
+                child_path(path, key), f"'{key}' must be a list of strings", "a list of strings", short(value)
             )
             return []
         return [v.strip() for v in value]
@@ -223,16 +218,29 @@ class _Checker:
         return found
 
     def tool(self, tool: Any, path: str) -> dict[str, Any] | None:
+        """One tool's normalised record, each field read by its check in :data:`FIELD_CHECKS`; None on an error."""
         if not isinstance(tool, dict):
-            self.error(
-                path,
-                "a tool must be a mapping",
-                expected="a mapping with id, summary, args_schema",
-                got=type_name(tool),
-                code="wrong_type",
+            self.wrong_type(
+                path, "a tool must be a mapping", "a mapping with id, summary, args_schema", type_name(tool)
             )
             return None
-        errors_before = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
+        errors_before = self.error_count()
+        self.unknown_fields(tool, path)
+        draft = _Draft(tool, path)
+        for key, check in FIELD_CHECKS:
+            draft.record[key] = check(self, draft)
+        if self.error_count() > errors_before:
+            return None
+        for key, check in LATE_FIELD_CHECKS:
+            draft.record[key] = check(self, draft)
+        line, _ = self.parsed.where(path)
+        return {**{key: draft.record[key] for key in RECORD_FIELDS}, "line": line, "json_path": path}
+
+    def error_count(self) -> int:
+        return sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
+
+    def unknown_fields(self, tool: dict[str, Any], path: str) -> None:
+        """A warning, with a did-you-mean, for every key that is not one of :data:`TOOL_FIELDS`."""
         for key in sorted(set(tool) - set(TOOL_FIELDS)):
             close = difflib.get_close_matches(key, list(TOOL_FIELDS), n=1)
             self.warning(
@@ -242,20 +250,28 @@ class _Checker:
                 hint=f"Did you mean '{close[0]}'?" if close else f"Known fields: {', '.join(sorted(TOOL_FIELDS))}.",
             )
 
-        tool_id = self.string(tool, "id", path, required=True)
+    # -- one check per record field, in the order of FIELD_CHECKS ---------------------------------------------------
+
+    def id_field(self, draft: _Draft) -> str:
+        """``id``: required, canonical (else the hint names a canonical id close to it)."""
+        tool_id = self.string(draft.tool, "id", draft.path, required=True)
         if tool_id and (problem := tool_id_problem(tool_id)) is not None:
             self.error(
-                child_path(path, "id"),
+                draft.at("id"),
                 f"id {short(tool_id)} is not canonical: {problem}",
                 expected=RULES["tool id"],
                 got=short(tool_id),
                 code="non_canonical_id",
                 hint=f"Use {suggest_id(tool_id)[:MAX_TOOL_ID]!r}.",
             )
-        summary = self.string(tool, "summary", path, required=True)
+        return tool_id
+
+    def summary(self, draft: _Draft) -> str:
+        """``summary``: required, one line (else flattened, with a warning), within :data:`SUMMARY_TOKEN_BUDGET`."""
+        summary = self.string(draft.tool, "summary", draft.path, required=True)
         if summary and "\n" in summary:
             self.warning(
-                child_path(path, "summary"),
+                draft.at("summary"),
                 "summary spans more than one line",
                 code="summary_lines",
                 hint="Keep the summary to one line; put the rest in description.",
@@ -263,18 +279,19 @@ class _Checker:
             summary = " ".join(summary.split())
         if summary and count_tokens(summary) > SUMMARY_TOKEN_BUDGET:
             self.warning(
-                child_path(path, "summary"),
+                draft.at("summary"),
                 f"summary costs {count_tokens(summary)} tokens, over the budget of {SUMMARY_TOKEN_BUDGET}",
                 code="summary_tokens",
                 hint="Summaries are shown for every search hit; say what the tool does in a few words.",
             )
-        description = self.string(tool, "description", path)
+        return summary
 
-        args_schema = tool.get("args_schema")
-        schema_ok = False
+    def args_schema(self, draft: _Draft) -> Any:
+        """``args_schema``: required, a usable JSON Schema of an object (``draft.schema_ok`` says so)."""
+        args_schema = draft.tool.get("args_schema")
         if args_schema is None:
             self.error(
-                path,
+                draft.path,
                 "missing required field 'args_schema'",
                 expected="a JSON Schema with type: object",
                 got="nothing",
@@ -282,112 +299,119 @@ class _Checker:
                 hint="Tools without arguments use args_schema: {type: object, properties: {}}.",
             )
         else:
-            schema_ok = self.schema(args_schema, child_path(path, "args_schema"), root_object=True)
-        result_schema = tool.get("result_schema")
-        if result_schema is not None:
-            self.schema(result_schema, child_path(path, "result_schema"), root_object=False)
+            draft.schema_ok = self.schema(args_schema, draft.at("args_schema"), root_object=True)
+        return args_schema
 
+    def result_schema(self, draft: _Draft) -> Any:
+        result_schema = draft.tool.get("result_schema")
+        if result_schema is not None:
+            self.schema(result_schema, draft.at("result_schema"), root_object=False)
+        return result_schema
+
+    def examples(self, draft: _Draft) -> list[dict[str, Any]]:
+        """``examples``: a list of ``{description, args}``, each one's args valid against ``args_schema``."""
         examples: list[dict[str, Any]] = []
-        raw_examples = tool.get("examples") or []
-        if not isinstance(raw_examples, list):
-            self.error(
-                child_path(path, "examples"),
-                "'examples' must be a list",
-                expected="a list of {description, args}",
-                got=type_name(raw_examples),
-                code="wrong_type",
-            )
-            raw_examples = []
-        for index, example in enumerate(raw_examples):
-            ex_path = child_path(child_path(path, "examples"), index)
+        for index, example in enumerate(self.entries(draft, "examples", "a list of {description, args}")):
+            ex_path = child_path(draft.at("examples"), index)
             if not isinstance(example, dict) or not isinstance(example.get("args", {}), dict):
-                self.error(
+                self.wrong_type(
                     ex_path,
                     "an example must be a mapping with 'args' (a mapping)",
-                    expected="{description, args}",
-                    got=short(example),
-                    code="wrong_type",
+                    "{description, args}",
+                    short(example),
                 )
                 continue
             args = example.get("args", {})
-            if json_paths.too_deep(args, schemaguard.MAX_ARGS_DEPTH) is not None:
-                self.error(
-                    child_path(ex_path, "args"),
-                    f"example args nest lists and objects deeper than {schemaguard.MAX_ARGS_DEPTH} levels",
-                    code="example_invalid",
-                    hint="The reader refuses such arguments; flatten the example.",
-                )
-            elif schema_ok:
-                validator = schema_validator(dumps(args_schema))
-                for err in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
-                    where = child_path(ex_path, "args")
-                    for part in err.absolute_path:
-                        where = child_path(where, part)
-                    self.error(
-                        where,
-                        f"example does not match args_schema: {err.message}",
-                        code="example_invalid",
-                        hint="Fix the example's args, or the schema if the example is right.",
-                    )
+            self.example_args(draft, child_path(ex_path, "args"), args)
             examples.append({"description": str(example.get("description", "")), "args": args})
+        return examples
 
-        errors_field: list[dict[str, Any]] = []
-        raw_errors = tool.get("errors") or []
-        if not isinstance(raw_errors, list):
+    def entries(self, draft: _Draft, key: str, expected: str) -> list[Any]:
+        """A list field's items (none when it is absent or empty); an error, and none, when it is not a list."""
+        raw = draft.tool.get(key) or []
+        if isinstance(raw, list):
+            return raw
+        self.wrong_type(draft.at(key), f"'{key}' must be a list", expected, type_name(raw))
+        return []
+
+    def example_args(self, draft: _Draft, args_path: str, args: dict[str, Any]) -> None:
+        """An example's args: within the reader's nesting limit, and matching ``args_schema`` when it is usable."""
+        if json_paths.too_deep(args, schemaguard.MAX_ARGS_DEPTH) is not None:
             self.error(
-                child_path(path, "errors"),
-                "'errors' must be a list",
-                expected="a list of {code, when}",
-                got=type_name(raw_errors),
-                code="wrong_type",
+                args_path,
+                f"example args nest lists and objects deeper than {schemaguard.MAX_ARGS_DEPTH} levels",
+                code="example_invalid",
+                hint="The reader refuses such arguments; flatten the example.",
             )
-            raw_errors = []
-        for index, item in enumerate(raw_errors):
+            return
+        if not draft.schema_ok:
+            return
+        validator = schema_validator(dumps(draft.record["args_schema"]))
+        for err in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
+            where = args_path
+            for part in err.absolute_path:
+                where = child_path(where, part)
+            self.error(
+                where,
+                f"example does not match args_schema: {err.message}",
+                code="example_invalid",
+                hint="Fix the example's args, or the schema if the example is right.",
+            )
+
+    def errors(self, draft: _Draft) -> list[dict[str, Any]]:
+        """``errors``: a list of ``{code, when}`` (a bare string is a code)."""
+        errors_field: list[dict[str, Any]] = []
+        for index, item in enumerate(self.entries(draft, "errors", "a list of {code, when}")):
             if isinstance(item, str):
                 errors_field.append({"code": item, "when": ""})
             elif isinstance(item, dict) and isinstance(item.get("code"), str):
                 errors_field.append({"code": item["code"], "when": str(item.get("when", ""))})
             else:
-                self.error(
-                    child_path(child_path(path, "errors"), index),
+                self.wrong_type(
+                    child_path(draft.at("errors"), index),
                     "an error entry needs a string 'code'",
-                    expected="{code, when}",
-                    got=short(item),
-                    code="wrong_type",
+                    "{code, when}",
+                    short(item),
                 )
+        return errors_field
 
-        kind = tool.get("kind")
-        annotations = tool.get("annotations") or {}
+    def annotations(self, draft: _Draft) -> dict[str, Any]:
+        """``annotations``: MCP's keys (others are warnings), the hints booleans."""
+        annotations = draft.tool.get("annotations") or {}
         if not isinstance(annotations, dict):
-            self.error(
-                child_path(path, "annotations"),
+            self.wrong_type(
+                draft.at("annotations"),
                 "'annotations' must be a mapping",
-                expected="{readOnlyHint, destructiveHint, ...}",
-                got=type_name(annotations),
-                code="wrong_type",
+                "{readOnlyHint, destructiveHint, ...}",
+                type_name(annotations),
             )
             annotations = {}
         for key in sorted(set(annotations) - ANNOTATION_KEYS):
             self.warning(
-                child_path(child_path(path, "annotations"), key),
+                child_path(draft.at("annotations"), key),
                 f"unknown MCP annotation '{key}'",
                 code="unknown_field",
                 hint=f"MCP defines: {', '.join(sorted(ANNOTATION_KEYS))}.",
             )
         for key in sorted(ANNOTATION_KEYS - {"title"}):
             if key in annotations and not isinstance(annotations[key], bool):
-                self.error(
-                    child_path(child_path(path, "annotations"), key),
+                self.wrong_type(
+                    child_path(draft.at("annotations"), key),
                     f"'{key}' must be true or false",
-                    expected="a boolean",
-                    got=short(annotations[key]),
-                    code="wrong_type",
+                    "a boolean",
+                    short(annotations[key]),
                 )
+        return annotations
+
+    def kind(self, draft: _Draft) -> str:
+        """``kind``: read or write (else from ``annotations.readOnlyHint``), agreeing with the annotations."""
+        kind = draft.tool.get("kind")
+        read_only = draft.record["annotations"].get("readOnlyHint") is True
         if kind is None:
-            kind = "read" if annotations.get("readOnlyHint") is True else "write"
+            kind = "read" if read_only else "write"
         elif kind not in ("read", "write"):
             self.error(
-                child_path(path, "kind"),
+                draft.at("kind"),
                 "'kind' must be read or write",
                 expected="read | write",
                 got=short(kind),
@@ -395,125 +419,142 @@ class _Checker:
                 hint="Use write for anything that changes state, read otherwise.",
             )
             kind = "write"
-        if kind == "write" and annotations.get("readOnlyHint") is True:
+        if kind == "write" and read_only:
             self.warning(
-                child_path(path, "annotations"),
+                draft.at("annotations"),
                 "kind is write but readOnlyHint is true",
                 code="inconsistent",
                 hint="Make kind and annotations.readOnlyHint agree.",
             )
+        return str(kind)
 
-        optional = tool.get("optional", False)
-        if not isinstance(optional, bool):
-            self.error(
-                child_path(path, "optional"),
-                "'optional' must be true or false",
-                expected="a boolean",
-                got=short(optional),
-                code="wrong_type",
-            )
-            optional = False
+    def flag(self, draft: _Draft, key: str, expected: str) -> bool:
+        """A true/false field (false when absent, or after an error when it is not a boolean)."""
+        value = draft.tool.get(key, False)
+        if isinstance(value, bool):
+            return value
+        self.wrong_type(draft.at(key), f"'{key}' must be true or false", expected, short(value))
+        return False
 
-        policy: dict[str, list[str]] = {}
-        raw_policy = tool.get("policy") or {}
+    def policy(self, draft: _Draft) -> dict[str, list[str]]:
+        """``policy``: ``{do, dont, edge_cases}``, each a list of strings (other keys are warnings)."""
+        raw_policy = draft.tool.get("policy") or {}
         if not isinstance(raw_policy, dict):
-            self.error(
-                child_path(path, "policy"),
-                "'policy' must be a mapping",
-                expected="{do, dont, edge_cases}",
-                got=type_name(raw_policy),
-                code="wrong_type",
+            self.wrong_type(
+                draft.at("policy"), "'policy' must be a mapping", "{do, dont, edge_cases}", type_name(raw_policy)
             )
             raw_policy = {}
         for key in sorted(set(raw_policy) - set(POLICY_KEYS)):
             self.warning(
-                child_path(child_path(path, "policy"), key),
+                child_path(draft.at("policy"), key),
                 f"unknown policy key '{key}'",
                 code="unknown_field",
                 hint="Policy keys are do, dont and edge_cases.",
             )
+        policy: dict[str, list[str]] = {}
         for key in POLICY_KEYS:
-            items = self.string_list(raw_policy, key, child_path(path, "policy"))
+            items = self.string_list(raw_policy, key, draft.at("policy"))
             if items:
                 policy[key] = items
+        return policy
 
+    def categories(self, draft: _Draft) -> list[str]:
+        """``categories``: extra node paths, ``a/b`` (or ``a.b``), none of them empty."""
         categories: list[str] = []
-        for index, category in enumerate(self.string_list(tool, "categories", path)):
+        for index, category in enumerate(self.string_list(draft.tool, "categories", draft.path)):
             norm = category.strip().strip("/").replace(".", "/") if "/" not in category else category.strip().strip("/")
             if not norm:
-                self.error(
-                    child_path(child_path(path, "categories"), index), "empty category path", code="bad_category"
-                )
+                self.error(child_path(draft.at("categories"), index), "empty category path", code="bad_category")
                 continue
             categories.append(norm)
+        return categories
 
-        handler = check_handler(self.error, tool.get("handler"), child_path(path, "handler"))
-        deprecated = tool.get("deprecated", False)
-        if not isinstance(deprecated, (bool, str)):
+    def deprecated(self, draft: _Draft) -> bool | str:
+        """``deprecated``: true/false, or a note saying what to use instead."""
+        deprecated = draft.tool.get("deprecated", False)
+        if isinstance(deprecated, (bool, str)):
+            return deprecated
+        self.wrong_type(
+            draft.at("deprecated"),
+            "'deprecated' must be true/false or a note",
+            "a boolean or a string",
+            type_name(deprecated),
+        )
+        return False
+
+    def alias(self, draft: _Draft) -> str | None:
+        """``alias``: a provider-safe name (a list is legacy names, read by :meth:`legacy_names`)."""
+        alias = draft.tool.get("alias")
+        if alias is None or isinstance(alias, list):  # `alias: [old_name, ...]`: the derived provider alias stays
+            return None
+        if not isinstance(alias, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$", alias):
             self.error(
-                child_path(path, "deprecated"),
-                "'deprecated' must be true/false or a note",
-                expected="a boolean or a string",
-                got=type_name(deprecated),
-                code="wrong_type",
-            )
-            deprecated = False
-        alias = tool.get("alias")
-        legacy = self.legacy_names(tool, path, list_alias=isinstance(alias, list))
-        if isinstance(alias, list):  # `alias: [old_name, ...]`: legacy names, the derived provider alias stays
-            alias = None
-        always_load = tool.get("always_load", False)
-        if not isinstance(always_load, bool):
-            self.error(
-                child_path(path, "always_load"),
-                "'always_load' must be true or false",
-                expected="true | false",
-                got=short(always_load),
-                code="wrong_type",
-            )
-            always_load = False
-        search_hints = sorted({h for h in self.string_list(tool, "search_hints", path) if h})
-        if alias is not None and (not isinstance(alias, str) or not re.match(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$", alias)):
-            self.error(
-                child_path(path, "alias"),
+                draft.at("alias"),
                 "alias is not a valid provider tool name",
                 expected="^[a-zA-Z_][a-zA-Z0-9_-]{0,62}$ (the rules OpenAI, Anthropic and Gemini share)",
                 got=short(alias),
                 code="bad_alias",
             )
-            alias = None
-
-        host = self.host_fields(tool, tool_id, path, args_schema)
-        errors_after = sum(1 for d in self.result.diagnostics if d.severity is Severity.ERROR)
-        if errors_after > errors_before:
             return None
-        line, _ = self.parsed.where(path)
-        return {
-            "id": tool_id,
-            "summary": summary,
-            "description": description,
-            "args_schema": args_schema,
-            "result_schema": result_schema,
-            "examples": examples,
-            "errors": errors_field,
-            "tags": sorted(set(self.string_list(tool, "tags", path))),
-            "kind": kind,
-            "optional": optional,
-            "when_to_use": self.string(tool, "when_to_use", path),
-            "policy": policy,
-            "annotations": annotations,
-            "categories": categories,
-            "handler": handler,
-            "version": self.string(tool, "version", path) or None,
-            "deprecated": deprecated,
-            "alias": alias,
-            "legacy_aliases": legacy,
-            "always_load": always_load,
-            "search_hints": search_hints,
-            **host,
-            "line": line,
-            "json_path": path,
-        }
+        return alias
+
+    def derived_name(self, draft: _Draft, key: str) -> str:
+        """``entity`` or ``action``: as written, else derived from the id (``onto.task.update``: task, update)."""
+        tool_id = draft.record["id"]
+        entity, action = entity_action(tool_id) if tool_id else ("", "")
+        return self.name_field(draft.tool, key, draft.path, entity if key == "entity" else action)
+
+
+@dataclass(slots=True)
+class _Draft:
+    """One tool being checked: its mapping, its JSON path and the record's fields checked so far."""
+
+    tool: dict[str, Any]
+    path: str
+    record: dict[str, Any] = field(default_factory=dict)
+    #: args_schema is a usable schema, so the examples are validated against it
+    schema_ok: bool = False
+
+    def at(self, key: str) -> str:
+        return child_path(self.path, key)
+
+
+#: Reads one field of the tool being checked (recording its diagnostics) and returns the record's value.
+FieldCheck = Callable[[_Checker, _Draft], Any]
+
+#: Each record field and its check, in the order they run (so diagnostics keep their order); a check may read
+#: a field checked before it (``kind`` reads ``annotations``, ``examples`` and ``contexts`` read ``args_schema``).
+FIELD_CHECKS: tuple[tuple[str, FieldCheck], ...] = (
+    ("id", _Checker.id_field),
+    ("summary", _Checker.summary),
+    ("description", lambda c, d: c.string(d.tool, "description", d.path)),
+    ("args_schema", _Checker.args_schema),
+    ("result_schema", _Checker.result_schema),
+    ("examples", _Checker.examples),
+    ("errors", _Checker.errors),
+    ("annotations", _Checker.annotations),
+    ("kind", _Checker.kind),
+    ("optional", lambda c, d: c.flag(d, "optional", "a boolean")),
+    ("policy", _Checker.policy),
+    ("categories", _Checker.categories),
+    ("handler", lambda c, d: check_handler(c.error, d.tool.get("handler"), d.at("handler"))),
+    ("deprecated", _Checker.deprecated),
+    ("legacy_aliases", lambda c, d: c.legacy_names(d.tool, d.path, list_alias=isinstance(d.tool.get("alias"), list))),
+    ("always_load", lambda c, d: c.flag(d, "always_load", "true | false")),
+    ("search_hints", lambda c, d: sorted({h for h in c.string_list(d.tool, "search_hints", d.path) if h})),
+    ("alias", _Checker.alias),
+    ("entity", lambda c, d: c.derived_name(d, "entity")),
+    ("action", lambda c, d: c.derived_name(d, "action")),
+    ("contexts", lambda c, d: c.contexts(d.tool, d.path, d.record["args_schema"])),
+)
+#: Checked once the tool is known to be free of errors: their own errors are reported but keep the record.
+LATE_FIELD_CHECKS: tuple[tuple[str, FieldCheck], ...] = (
+    ("tags", lambda c, d: sorted(set(c.string_list(d.tool, "tags", d.path)))),
+    ("when_to_use", lambda c, d: c.string(d.tool, "when_to_use", d.path)),
+    ("version", lambda c, d: c.string(d.tool, "version", d.path) or None),
+)
+#: The record's fields in their order (``line`` and ``json_path`` follow): the source's, ``aliases`` read as legacy ones.
+RECORD_FIELDS = tuple("legacy_aliases" if key == "aliases" else key for key in TOOL_FIELDS)
 
 
 __all__ = [
@@ -549,13 +590,7 @@ def check_tools_file(rel: str, data: bytes) -> FileResult:
                 hint="A tools file holds a 'tools:' list.",
             )
         if not isinstance(tools, list):
-            checker.error(
-                "$.tools",
-                "'tools' must be a list",
-                expected="a list of tool mappings",
-                got=type_name(tools),
-                code="wrong_type",
-            )
+            checker.wrong_type("$.tools", "'tools' must be a list", "a list of tool mappings", type_name(tools))
             return result
         entries = [(child_path("$.tools", i), t) for i, t in enumerate(tools)]
     elif isinstance(data, dict) and "id" in data:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -57,111 +58,130 @@ ERROR_TEXT_CHARS = 500
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+@dataclass(slots=True)
+class _Arguments:
+    """An operation's arguments as they are gathered.
+
+    args_schema's properties and required names, how each parameter is sent (``wire``), and the path
+    template with each path parameter under its argument's name.
+    """
+
+    template: str
+    properties: Json = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    wire: Json = field(default_factory=dict)
+
+    def schema(self) -> Json:
+        """The args_schema: one flat object, no other properties."""
+        args_schema: Json = {"type": "object", "properties": self.properties}
+        if self.required:
+            args_schema["required"] = list(dict.fromkeys(self.required))
+        args_schema["additionalProperties"] = False
+        return args_schema
+
+
+def _properties(schema: Any) -> Json | None:
+    """A schema's ``properties`` when it is an object schema that names them."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else None
+
+
 class OpenApiImporter(SpecReader):
     """One spec, read and turned into tool definitions."""
 
     # one operation ----------------------------------------------------------------------------------------------
     def operation(self, path: str, method: str, item: Json, op: Json, item_where: str, tool_id: str) -> Json:
-        """The tool definition of one operation."""
+        """The tool definition of one operation: its parameters and body as arguments, and its http handler."""
         where = f"{item_where}/{method}"
         params = self.parameters(item, op, item_where, where)
-        properties: Json = {}
-        required: list[str] = []
-        wire: Json = {}
-        template = path
+        args = _Arguments(path)
         for param, base, at in params:
-            location = str(param["in"])
-            if location in ("body", "formData"):
-                continue
-            if location not in DEFAULT_STYLE:
-                raise self.fail(
-                    f"{at}/in", f"unknown parameter location {location!r}; expected path, query, header or cookie"
-                )
-            name = param["name"]
-            if location == "header" and name.lower() in RESERVED_HEADERS:
-                continue
-            if location == "header" and header_name_problem(name) is not None:
-                self.warnings.add(
-                    f"header parameter {name[:60]!r} dropped: it {header_name_problem(name)}",
-                    self.resolver.show(at).removeprefix("at "),
-                )
-                continue
-            arg = name if location != "path" or _IDENT.match(name) else segment(name)
-            if arg in properties:
-                arg = f"{arg}_{location}"
-                self.warnings.add(
-                    f"two parameters named {name!r}: the {location} one is the argument {arg!r}",
-                    self.resolver.show(at).removeprefix("at "),
-                )
-            schema = self.param_schema(param, base, at)
-            properties[arg] = schema
-            if param.get("required") or location == "path":
-                required.append(arg)
-            spec = self.serialisation(param, location, schema)
-            if arg != name:
-                spec["name"] = name
-            if location == "path":
-                if "{" + name + "}" not in template:
-                    self.warnings.add(
-                        "a path parameter the path does not name (it is not sent)",
-                        self.resolver.show(at).removeprefix("at "),
-                    )
-                template = template.replace("{" + name + "}", "{" + arg + "}")
-            wire[arg] = spec
-        missing = [m for m in re.findall(r"\{([^{}]+)\}", template) if m not in wire or wire[m]["in"] != "path"]
+            self._parameter(args, param, base, at)
+        missing = [
+            m for m in re.findall(r"\{([^{}]+)\}", args.template) if m not in args.wire or args.wire[m]["in"] != "path"
+        ]
         if missing:
             raise self.fail(where, f"the path names {{{missing[0]}}}, but no path parameter {missing[0]!r} is defined")
-        handler: Json = {"type": "http", "method": method.upper(), "url": self.server_url(op, item, where) + template}
-        if wire:
-            handler["params"] = wire
+        url = self.server_url(op, item, where) + args.template
+        handler: Json = {"type": "http", "method": method.upper(), "url": url}
+        if args.wire:
+            handler["params"] = args.wire
         body = self.request_body(op, params, where)
         if body is not None:
-            schema, encoding, body_required = body
-            flat = (
-                encoding.partition(":")[0] in ("json", "form", "multipart")
-                and isinstance(schema, dict)
-                and isinstance(schema.get("properties"), dict)
-                and schema.get("type") in ("object", None)
-                and not {"allOf", "anyOf", "oneOf", "not"} & schema.keys()
-                and not set(schema["properties"]) & set(properties)
-            )
-            body_spec: Json = {"encoding": encoding}
-            if encoding.startswith("json:"):
-                body_spec = {"encoding": "json", "media": encoding[5:]}
-            if flat:
-                for name, sub in schema["properties"].items():
-                    properties[name] = sub
-                if body_required:
-                    required.extend(r for r in schema.get("required", []) if r in schema["properties"])
-                if schema.get("additionalProperties") not in (None, False):
-                    self.warnings.add(
-                        "a body's additionalProperties dropped (only its named properties are arguments)",
-                        self.resolver.show(where).removeprefix("at "),
-                    )
-            else:
-                arg = "body" if "body" not in properties else "request_body"
-                if (
-                    isinstance(schema, dict)
-                    and isinstance(schema.get("properties"), dict)
-                    and set(schema["properties"]) & set(properties)
-                ):
-                    self.warnings.add(
-                        "body properties collide with parameters: the body is the argument 'body'",
-                        self.resolver.show(where).removeprefix("at "),
-                    )
-                properties[arg] = schema
-                if body_required:
-                    required.append(arg)
-                body_spec["arg"] = arg
-            handler["body"] = body_spec
+            handler["body"] = self._body(args, *body, where)
         auth = self.auth(op, where)
         if auth is not None:
             handler["auth"] = auth
-        args_schema: Json = {"type": "object", "properties": properties}
-        if required:
-            args_schema["required"] = list(dict.fromkeys(required))
-        args_schema["additionalProperties"] = False
-        return self._tool(tool_id, method, path, item, op, where, args_schema, handler)
+        return self._tool(tool_id, method, path, item, op, where, args.schema(), handler)
+
+    def _warn(self, message: str, at: str) -> None:
+        self.warnings.add(message, self.resolver.show(at).removeprefix("at "))
+
+    def _parameter(self, args: _Arguments, param: Json, base: str, at: str) -> None:
+        """One path, query, header or cookie parameter as an argument (a body or form one is the body's)."""
+        location = str(param["in"])
+        if location in ("body", "formData"):
+            return
+        if location not in DEFAULT_STYLE:
+            raise self.fail(
+                f"{at}/in", f"unknown parameter location {location!r}; expected path, query, header or cookie"
+            )
+        name = param["name"]
+        if location == "header" and self._header_dropped(name, at):
+            return
+        arg = name if location != "path" or _IDENT.match(name) else segment(name)
+        if arg in args.properties:
+            arg = f"{arg}_{location}"
+            self._warn(f"two parameters named {name!r}: the {location} one is the argument {arg!r}", at)
+        schema = self.param_schema(param, base, at)
+        args.properties[arg] = schema
+        if param.get("required") or location == "path":
+            args.required.append(arg)
+        spec = self.serialisation(param, location, schema)
+        if arg != name:
+            spec["name"] = name
+        if location == "path":
+            if "{" + name + "}" not in args.template:
+                self._warn("a path parameter the path does not name (it is not sent)", at)
+            args.template = args.template.replace("{" + name + "}", "{" + arg + "}")
+        args.wire[arg] = spec
+
+    def _header_dropped(self, name: str, at: str) -> bool:
+        """A header the handler sets itself (Accept, Content-Type, Authorization), or one no request may carry."""
+        if name.lower() in RESERVED_HEADERS:
+            return True
+        problem = header_name_problem(name)
+        if problem is not None:
+            self._warn(f"header parameter {name[:60]!r} dropped: it {problem}", at)
+        return problem is not None
+
+    def _body(self, args: _Arguments, schema: Any, encoding: str, body_required: bool, where: str) -> Json:
+        """The request body's handler entry; its properties become arguments when they can, else one argument."""
+        flat = (
+            encoding.partition(":")[0] in ("json", "form", "multipart")
+            and _properties(schema) is not None
+            and schema.get("type") in ("object", None)
+            and not {"allOf", "anyOf", "oneOf", "not"} & schema.keys()
+            and not set(schema["properties"]) & set(args.properties)
+        )
+        body_spec: Json = {"encoding": encoding}
+        if encoding.startswith("json:"):
+            body_spec = {"encoding": "json", "media": encoding[5:]}
+        if flat:
+            args.properties.update(schema["properties"])
+            if body_required:
+                args.required.extend(r for r in schema.get("required", []) if r in schema["properties"])
+            if schema.get("additionalProperties") not in (None, False):
+                self._warn("a body's additionalProperties dropped (only its named properties are arguments)", where)
+            return body_spec
+        arg = "body" if "body" not in args.properties else "request_body"
+        if set(_properties(schema) or ()) & set(args.properties):
+            self._warn("body properties collide with parameters: the body is the argument 'body'", where)
+        args.properties[arg] = schema
+        if body_required:
+            args.required.append(arg)
+        body_spec["arg"] = arg
+        return body_spec
 
     def _tool(
         self, tool_id: str, method: str, path: str, item: Json, op: Json, where: str, args_schema: Json, handler: Json

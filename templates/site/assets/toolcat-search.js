@@ -50,13 +50,13 @@
         out.push(...tokenTerms(token, thesaurus));
         continue;
       }
-      let terms = memo.get(token);
-      if (!terms) {
-        terms = tokenTerms(token, thesaurus);
+      let terms2 = memo.get(token);
+      if (!terms2) {
+        terms2 = tokenTerms(token, thesaurus);
         if (memo.size > 5e4) memo.clear();
-        memo.set(token, terms);
+        memo.set(token, terms2);
       }
-      out.push(...terms);
+      out.push(...terms2);
     }
     return out;
   }
@@ -443,13 +443,13 @@
     return String(aliases.anthropic || aliases.openai || toolId.replaceAll(".", "_"));
   }
   async function namespacePointers(store, namespace) {
-    let refs = null;
-    if (store.pointers === null && isObject(store.manifest.namespace_index)) refs = (await store.fetchJson(store.manifest.namespace_index)).namespaces;
-    if (!isObject(refs)) {
+    let refs2 = null;
+    if (store.pointers === null && isObject(store.manifest.namespace_index)) refs2 = (await store.fetchJson(store.manifest.namespace_index)).namespaces;
+    if (!isObject(refs2)) {
       const all = await allPointers(store);
       return new Map([...all].filter(([k]) => k.split(".", 1)[0] === namespace));
     }
-    const ref = Object.hasOwn(refs, namespace) ? refs[namespace] : null;
+    const ref = Object.hasOwn(refs2, namespace) ? refs2[namespace] : null;
     if (!isObject(ref)) return /* @__PURE__ */ new Map();
     const tools = await store.nodeTools(await store.fetchJson(ref));
     return new Map(tools.sort((a, b) => cmp(a.tool_id, b.tool_id)).map((p) => [p.tool_id, p]));
@@ -531,6 +531,123 @@
     }
   });
 
+  // src/expand.ts
+  var expand_exports = {};
+  __export(expand_exports, {
+    EXPANDED_TERM: () => EXPANDED_TERM,
+    NAME_BOOST: () => NAME_BOOST,
+    NAME_DEPTH: () => NAME_DEPTH,
+    NAME_MIN: () => NAME_MIN,
+    fuse: () => fuse,
+    nameBoosted: () => nameBoosted,
+    nameMatch: () => nameMatch,
+    ranked: () => ranked,
+    refs: () => refs,
+    scores: () => scores,
+    settings: () => settings,
+    space: () => space,
+    terms: () => terms
+  });
+  async function settings(meta) {
+    const weight = Number(meta.weight), floor = Number(meta.floor), candidates = Math.trunc(Number(meta.candidates)), denominator = Number(meta.denominator);
+    if (![weight, floor, candidates, denominator].every(Number.isFinite) || !(weight >= 0 && weight <= 1 && candidates >= 0 && denominator > 0)) {
+      throw (await Promise.resolve().then(() => (init_deferred(), deferred_exports))).badExpand(meta);
+    }
+    return [weight, floor, candidates, denominator];
+  }
+  function space(part) {
+    const meta = part.meta.expand;
+    if (!part.firsts.has("expand")) part.firsts.set("expand", meta.firsts || meta.shards.map((s) => s.first));
+    return { ...meta, name: "expand" };
+  }
+  function scores(terms2, denominator) {
+    const total = /* @__PURE__ */ new Map();
+    for (const [, q, posting] of terms2) {
+      for (let i = 0; i < posting.ids.length; i++) {
+        const doc = posting.ids[i];
+        total.set(doc, (total.get(doc) ?? 0) + q * (posting.weights[i] / denominator));
+      }
+    }
+    return total;
+  }
+  function fuse(lexical, expanded, limit, [weight, floor, candidates], allowed) {
+    const top = [...expanded].filter(([doc, e]) => e >= floor && (allowed === null || allowed(doc)));
+    top.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const lex = new Map(lexical.map(([doc, score, terms2]) => [doc, [score, terms2]]));
+    const docs = /* @__PURE__ */ new Set([...lex.keys(), ...top.slice(0, candidates).map(([doc]) => doc)]);
+    const fused = [];
+    for (const doc of docs) {
+      const [score, terms2] = lex.get(doc) ?? [0, []];
+      const e = expanded.get(doc) ?? 0;
+      const meaning = e >= floor ? weight * e : 0;
+      const words2 = (1 - weight) * score;
+      fused.push([doc, Math.min(1, words2 + meaning), meaning > words2 ? [...terms2, EXPANDED_TERM] : [...terms2]]);
+    }
+    fused.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return fused.slice(0, limit);
+  }
+  function nameMatch(queryTerms, toolId, analyze) {
+    let best = 0;
+    for (const name of /* @__PURE__ */ new Set([toolId, toolId.slice(toolId.lastIndexOf(".") + 1)])) {
+      const terms2 = new Set(analyze(name));
+      if (terms2.size && queryTerms.size) {
+        let shared = 0;
+        for (const t of terms2) if (queryTerms.has(t)) shared += 1;
+        best = Math.max(best, shared / terms2.size * shared / queryTerms.size);
+      }
+    }
+    return best;
+  }
+  function nameBoosted(hits, ids, queryTerms, analyze) {
+    const head = hits.slice(0, ids.length).map(([doc, score, terms2], i) => {
+      const match = nameMatch(queryTerms, ids[i], analyze);
+      return match >= NAME_MIN ? [doc, Math.min(1, score + NAME_BOOST * match), terms2] : [doc, score, terms2];
+    });
+    head.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return [...head, ...hits.slice(head.length)];
+  }
+  async function refs(searcher, part, words2) {
+    const expand = space(part);
+    const out = [];
+    for (const word of words2) out.push(await searcher.shardRef(part, expand, word, false));
+    return out;
+  }
+  async function terms(searcher, part, query, weigh) {
+    const expand = space(part);
+    const tokens = searcher.words(query);
+    const found = /* @__PURE__ */ new Map();
+    for (const term of new Set(tokens)) {
+      const key = `tools\0expand\0${term}`;
+      if (!searcher.postings.has(key)) {
+        const entry = await searcher.entry(part, expand, term);
+        searcher.postings.set(key, entry === null ? null : searcher.decode("expand", entry));
+      }
+      const posting = searcher.postings.get(key);
+      if (posting) found.set(term, posting);
+    }
+    return [...weigh(tokens, new Map([...found].map(([t, p]) => [t, p.idf])))].map(([t, q]) => [t, q, found.get(t)]);
+  }
+  async function ranked(searcher, part, query, allowed, limit, weigh) {
+    const config = await settings(part.meta.expand);
+    const lexical = await searcher.topK("tools", query, Math.max(limit, config[2]), allowed);
+    const hits = fuse(lexical, scores(await terms(searcher, part, query, weigh), config[3]), Math.max(limit, NAME_DEPTH), config, allowed);
+    const queryTerms = new Set(searcher.words(query));
+    if (!queryTerms.size) return hits.slice(0, limit);
+    const head = hits.slice(0, NAME_DEPTH);
+    const ids = (await searcher.docs("tools", head)).map((doc) => String(doc.pointer.tool_id));
+    return nameBoosted(hits, ids, queryTerms, (text) => searcher.words(text)).slice(0, limit);
+  }
+  var EXPANDED_TERM, NAME_BOOST, NAME_MIN, NAME_DEPTH;
+  var init_expand = __esm({
+    "src/expand.ts"() {
+      "use strict";
+      EXPANDED_TERM = "~expanded";
+      NAME_BOOST = 0.1;
+      NAME_MIN = 0.7;
+      NAME_DEPTH = 10;
+    }
+  });
+
   // src/search.ts
   function queryWeights(tokens, idf) {
     const counts = /* @__PURE__ */ new Map();
@@ -573,29 +690,40 @@
     if (note) answer.hints = [note, ...answer.hints ?? []];
     return answer;
   }
-  function reason(pointer, terms) {
-    if (!terms.length) return "similar spelling (character n-grams)";
+  function reason(pointer, all) {
+    const terms2 = all.filter((t) => t !== "~expanded");
+    const note = terms2.length < all.length ? ["related words (learned expansion)"] : [];
+    if (!terms2.length) return note[0] ?? "similar spelling (character n-grams)";
     const fields = [
       ["id", new Set(analyzeWords(pointer.tool_id))],
       ["summary", new Set(analyzeWords(pointer.summary))],
       ["tags", new Set(analyzeWords(pointer.tags.join(" ")))]
     ];
-    const parts = terms.map((term) => {
+    const parts = terms2.map((term) => {
       const where = fields.filter(([, words2]) => words2.has(term)).map(([name]) => name);
       return `${term} (${(where.length ? where : ["text"]).join(", ")})`;
     });
-    return "matched " + parts.join("; ");
+    return ["matched " + parts.join("; "), ...note].join("; ");
+  }
+  function scope(entry, directOnly) {
+    let [low, high] = entry.range;
+    let extraIds;
+    if (directOnly) {
+      high = low + entry.direct;
+      extraIds = new Set(entry.extra_direct);
+    } else extraIds = new Set(entry.extra);
+    return (docId) => low <= docId && docId < high || extraIds.has(docId);
   }
   function kthHitScore(total, wordDocs, k) {
-    const scores = [];
-    for (const [d, s] of total) if (wordDocs.has(d) || s >= MIN_CHAR_ONLY_SCORE) scores.push(s);
-    if (scores.length < k) return -1;
-    return scores.sort((a, b) => b - a)[k - 1];
+    const scores2 = [];
+    for (const [d, s] of total) if (wordDocs.has(d) || s >= MIN_CHAR_ONLY_SCORE) scores2.push(s);
+    if (scores2.length < k) return -1;
+    return scores2.sort((a, b) => b - a)[k - 1];
   }
   function pyQuote(text) {
     return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
   }
-  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, Posting, Part, Searcher;
+  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, HINT_BOOST, HINT_DEPTH, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, expansion, Posting, Part, Searcher;
   var init_search = __esm({
     "src/search.ts"() {
       "use strict";
@@ -608,12 +736,15 @@
       BOUND_SLACK = 1e-9;
       MIN_RELEVANCE = 0.06;
       MIN_RELATIVE = 0.25;
+      HINT_BOOST = 0.05;
+      HINT_DEPTH = 20;
       NAME_SHORT_PARTS = 3;
       NAME_MAX_PARTS = 12;
       NAME_MAX_CHARS = 200;
       NAME_PARTS = /[\p{L}\p{N}]+/gu;
       LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|action|task|query)\s*[:=]/iu;
       failures = () => Promise.resolve().then(() => (init_deferred(), deferred_exports));
+      expansion = () => Promise.resolve().then(() => (init_expand(), expand_exports));
       Posting = class {
         constructor(idf, ids, weights) {
           this.idf = idf;
@@ -655,10 +786,10 @@
             for (const f of this.delta.docs) for (const i of f.ids) this.deltaDocFile.set(Number(i), f.ref);
           }
         }
-        deltaShardRef(space, term) {
-          const s = this.deltaSpaces.get(space);
+        deltaShardRef(space2, term) {
+          const s = this.deltaSpaces.get(space2);
           if (!s) return null;
-          const index = bisectRight(this.deltaFirsts.get(space), term, cmp) - 1;
+          const index = bisectRight(this.deltaFirsts.get(space2), term, cmp) - 1;
           if (index < 0 || cmp(term, s.shards[index].last) > 0) return null;
           return s.shards[index].ref;
         }
@@ -675,9 +806,10 @@
           this.manifest = store.manifest;
           this.concurrent = store.source.concurrent;
         }
-        /** Why this reader answers lexically: the semantic tier is not part of the TypeScript reader (yet). */
+        /** The tier that answers (``Catalog.stats``): the learned expansion once read, else why the reader answers lexically. */
         get searchTier() {
-          return "vectors" in this.manifest ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)" : "lexical: the build has no vectors";
+          const expand = this.parts.get("tools")?.meta.expand;
+          return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)" : "lexical: the build has no vectors";
         }
         // -- fetching -------------------------------------------------------------------------------
         /** The JSON file a ref points to, through the store (verified), kept for this searcher. */
@@ -711,13 +843,13 @@
         words(text) {
           return analyzeWords(text, this.thesaurus);
         }
-        async shardRef(part, space, term, fetchPage = true) {
-          const index = bisectRight(part.firsts.get(space.name), term, cmp) - 1;
+        async shardRef(part, space2, term, fetchPage = true) {
+          const index = bisectRight(part.firsts.get(space2.name), term, cmp) - 1;
           if (index < 0) return null;
-          const pages = space.term_pages;
+          const pages = space2.term_pages;
           if (!pages) {
-            if (cmp(term, space.shards[index].last) > 0) return null;
-            return space.shards[index].ref;
+            if (cmp(term, space2.shards[index].last) > 0) return null;
+            return space2.shards[index].ref;
           }
           const [ref, page] = await this.pagedRef(pages, index, fetchPage);
           if (page !== null && cmp(term, page.last[index - Number(page.first)]) > 0) return null;
@@ -732,15 +864,15 @@
           const page = await this.fetch(pageRef);
           return [pageRefs(page)[number - Number(page.first)], page];
         }
-        async entry(part, space, term) {
-          const ref = await this.shardRef(part, space, term);
+        async entry(part, space2, term) {
+          const ref = await this.shardRef(part, space2, term);
           if (ref === null) return null;
-          const terms = (await this.fetch(ref)).terms;
-          return Object.hasOwn(terms, term) ? terms[term] : null;
+          const terms2 = (await this.fetch(ref)).terms;
+          return Object.hasOwn(terms2, term) ? terms2[term] : null;
         }
-        async prefetch(refs) {
+        async prefetch(refs2) {
           if (!this.concurrent) return;
-          const missing = refs.filter((r) => isObject(r) && !this.cache.has(r.sha256));
+          const missing = refs2.filter((r) => isObject(r) && !this.cache.has(r.sha256));
           if (missing.length > 1) await this.store.prefetch(missing);
         }
         async prefetchQuery(partName, query, extra = []) {
@@ -749,17 +881,18 @@
           const spaces = new Map(part.spaces.map((s) => [s.name, s]));
           const words2 = unique(this.words(query));
           this.pendingPages = [];
-          const refs = [];
-          for (const word of words2) refs.push(await this.shardRef(part, spaces.get("words"), word, false));
-          refs.push(...extra);
+          const refs2 = [];
+          for (const word of words2) refs2.push(await this.shardRef(part, spaces.get("words"), word, false));
+          refs2.push(...extra);
+          if (part.meta.expand) refs2.push(...await (await expansion()).refs(this, part, words2));
           if (part.delta !== null) {
-            for (const word of words2) refs.push(part.deltaShardRef("words", word));
-            for (const word of words2) for (const gram of wordNgrams(word)) refs.push(part.deltaShardRef("chars", gram));
+            for (const word of words2) refs2.push(part.deltaShardRef("words", word));
+            for (const word of words2) for (const gram of wordNgrams(word)) refs2.push(part.deltaShardRef("chars", gram));
           }
           if (!part.meta.bundles) {
-            for (const gram of unique(analyzeChars(query, this.thesaurus))) refs.push(await this.shardRef(part, spaces.get("chars"), gram, false));
+            for (const gram of unique(analyzeChars(query, this.thesaurus))) refs2.push(await this.shardRef(part, spaces.get("chars"), gram, false));
           }
-          await this.prefetch([...this.pendingPages, ...refs]);
+          await this.prefetch([...this.pendingPages, ...refs2]);
           if (part.meta.bundles) {
             const unknown = [];
             for (const word of words2) if (await this.entry(part, spaces.get("words"), word) === null) unknown.push(word);
@@ -772,16 +905,16 @@
         async docs(partName, hits) {
           const part = await this.part(partName);
           this.pendingPages = [];
-          const refs = [];
-          for (const [docId] of hits) refs.push(await this.docRef(part, docId, false));
-          await this.prefetch([...this.pendingPages, ...refs]);
+          const refs2 = [];
+          for (const [docId] of hits) refs2.push(await this.docRef(part, docId, false));
+          await this.prefetch([...this.pendingPages, ...refs2]);
           const out = [];
           for (const [docId] of hits) out.push(await this.doc(part, docId));
           return out;
         }
         async pointed(hits, digits) {
           const docs = await this.docs("tools", hits);
-          return hits.map(([, score, terms], i) => [docs[i].pointer, digits === void 0 ? score : pyRound(score, digits), terms]);
+          return hits.map(([, score, terms2], i) => [docs[i].pointer, digits === void 0 ? score : pyRound(score, digits), terms2]);
         }
         decode(spaceName, entry) {
           const ids = [];
@@ -794,12 +927,12 @@
           this.interned.set(key, posting);
           return posting;
         }
-        async posting(partName, part, space, term) {
-          const key = `${partName}\0${space.name}\0${term}`;
+        async posting(partName, part, space2, term) {
+          const key = `${partName}\0${space2.name}\0${term}`;
           if (!this.postings.has(key)) {
-            const entry = await this.entry(part, space, term);
-            const posting = entry === null ? null : this.decode(space.name, entry);
-            this.postings.set(key, await this.withDelta(part, space.name, term, posting));
+            const entry = await this.entry(part, space2, term);
+            const posting = entry === null ? null : this.decode(space2.name, entry);
+            this.postings.set(key, await this.withDelta(part, space2.name, term, posting));
           }
           return this.postings.get(key);
         }
@@ -808,8 +941,8 @@
           const ref = part.deltaShardRef(spaceName, term);
           let entry = null;
           if (ref !== null) {
-            const terms = (await this.fetch(ref)).terms;
-            entry = Object.hasOwn(terms, term) ? terms[term] : null;
+            const terms2 = (await this.fetch(ref)).terms;
+            entry = Object.hasOwn(terms2, term) ? terms2[term] : null;
           }
           const pairs = posting === null ? [] : posting.ids.map((id, i) => [id, posting.weights[i]]);
           let kept = part.masked.size ? pairs.filter(([i]) => !part.masked.has(i)) : pairs;
@@ -843,12 +976,12 @@
             }
           }
         }
-        async spaceTerms(partName, part, space, query) {
-          if (space.name === "chars" && part.meta.bundles) await this.bundledNgrams(partName, part, query);
+        async spaceTerms(partName, part, space2, query) {
+          if (space2.name === "chars" && part.meta.bundles) await this.bundledNgrams(partName, part, query);
           const found = /* @__PURE__ */ new Map();
-          const tokens = space.name === "words" ? this.words(query) : analyzeChars(query, this.thesaurus);
+          const tokens = space2.name === "chars" ? analyzeChars(query, this.thesaurus) : this.words(query);
           for (const term of unique(tokens)) {
-            const posting = await this.posting(partName, part, space, term);
+            const posting = await this.posting(partName, part, space2, term);
             if (posting !== null) found.set(term, posting);
           }
           const weights = queryWeights(tokens, new Map([...found].map(([t, p]) => [t, p.idf])));
@@ -873,18 +1006,21 @@
           await this.prefetchQuery(partName, query);
           const total = /* @__PURE__ */ new Map();
           const matched = /* @__PURE__ */ new Map();
-          for (const space of part.spaces) {
-            const scale = Number(space.weight);
-            for (const [term, q, posting] of await this.spaceTerms(partName, part, space, query)) {
+          for (const space2 of part.spaces) {
+            const scale = Number(space2.weight);
+            for (const [term, q, posting] of await this.spaceTerms(partName, part, space2, query)) {
               const factor = scale * q;
               posting.ids.forEach((id, i) => total.set(id, (total.get(id) ?? 0) + factor * posting.weights[i]));
-              if (space.name === "words") for (const id of posting.ids) matched.set(id, [...matched.get(id) ?? [], term]);
+              if (space2.name === "words") for (const id of posting.ids) matched.set(id, [...matched.get(id) ?? [], term]);
             }
           }
           return [total, matched];
         }
         async ranked(partName, query, allowed = null, limit = null) {
-          if (limit !== null) return this.topK(partName, query, limit, allowed);
+          if (limit !== null) {
+            const part = await this.part(partName);
+            return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
+          }
           const [total, matched] = await this.scores(partName, query);
           const hits = [];
           for (const [id, score] of total) {
@@ -897,26 +1033,26 @@
           await this.prefetchQuery(partName, query);
           const factors = /* @__PURE__ */ new Map();
           const wordTerms = [];
-          for (const space of part.spaces) {
-            const scale = Number(space.weight);
-            for (const [term, q, posting] of await this.spaceTerms(partName, part, space, query)) {
+          for (const space2 of part.spaces) {
+            const scale = Number(space2.weight);
+            for (const [term, q, posting] of await this.spaceTerms(partName, part, space2, query)) {
               const [factor, first] = factors.get(posting) ?? [0, term];
               factors.set(posting, [factor + scale * q, first]);
-              if (space.name === "words") wordTerms.push([term, posting]);
+              if (space2.name === "words") wordTerms.push([term, posting]);
             }
           }
-          const terms = [...factors].map(([posting, [factor, term]]) => [factor * posting.maxWeight, factor, term, posting]);
-          terms.sort((a, b) => b[0] - a[0] || cmp(a[2], b[2]));
+          const terms2 = [...factors].map(([posting, [factor, term]]) => [factor * posting.maxWeight, factor, term, posting]);
+          terms2.sort((a, b) => b[0] - a[0] || cmp(a[2], b[2]));
           let remaining = 0;
-          for (const t of terms) remaining += t[0];
+          for (const t of terms2) remaining += t[0];
           let done = 0;
           let total = /* @__PURE__ */ new Map();
           const wordDocs = /* @__PURE__ */ new Set();
           const words2 = new Set(wordTerms.map(([, p]) => p));
           let position = 0;
           let kth = -1;
-          while (position < terms.length) {
-            const [bound, factor, , posting] = terms[position];
+          while (position < terms2.length) {
+            const [bound, factor, , posting] = terms2[position];
             position += 1;
             remaining -= bound;
             done += bound;
@@ -932,9 +1068,9 @@
               if (kth > remaining + BOUND_SLACK) break;
             }
           }
-          if (position < terms.length) {
+          if (position < terms2.length) {
             total = new Map([...total].filter(([, s]) => s + remaining + BOUND_SLACK >= kth));
-            for (const [, factor, , posting] of terms.slice(position)) {
+            for (const [, factor, , posting] of terms2.slice(position)) {
               const byDoc = posting.byDoc();
               const isWord = words2.has(posting);
               for (const [id, score] of total) {
@@ -976,13 +1112,7 @@
           await this.prefetchQuery("tools", query, [await this.nodeShardRef(path), ...deltaDocs, ...extra]);
           const entry = await this.nodeEntry(path);
           if (entry === null) throw await (await failures()).unknownCategory(this, path, query);
-          let [low, high] = entry.range;
-          let extraIds;
-          if (directOnly) {
-            high = low + entry.direct;
-            extraIds = new Set(entry.extra_direct);
-          } else extraIds = new Set(entry.extra);
-          return (docId) => low <= docId && docId < high || extraIds.has(docId);
+          return scope(entry, directOnly);
         }
         // -- operations -----------------------------------------------------------------------------
         /** ``[pointer, confidence, matched terms]`` best first, optionally inside a node (and below it). */
@@ -1005,13 +1135,13 @@
         async nameCandidates(query) {
           const lookup = this.manifest.lookup;
           if (!isObject(lookup) || !nameLike(query, STOP_WORDS)) return [];
-          const refs = lookup.refs ?? [];
+          const refs2 = lookup.refs ?? [];
           const count = lookup.buckets ?? 0;
-          if (!Array.isArray(refs) || !Number.isInteger(count) || count < 1 || refs.length !== count) return [];
+          if (!Array.isArray(refs2) || !Number.isInteger(count) || count < 1 || refs2.length !== count) return [];
           const parts = nameKey(query).split(" ").filter(Boolean);
           const typed = /\s/u.test(query) ? [] : [query, query.toLowerCase()];
           const out = [];
-          for (const name of unique([...typed, parts.join("_"), parts.join("-")])) out.push([name, refs[await lookupBucket(name, count)]]);
+          for (const name of unique([...typed, parts.join("_"), parts.join("-")])) out.push([name, refs2[await lookupBucket(name, count)]]);
           return out;
         }
         async nameLookup(candidates) {
@@ -1022,36 +1152,17 @@
           }
           return null;
         }
-        async specPointer(toolId, scope) {
-          const lookup = this.manifest.lookup;
-          const entries = (await this.fetch(lookup.refs[await lookupBucket(toolId, lookup.buckets)])).entries ?? {};
-          const found = Object.hasOwn(entries, toolId) ? entries[toolId] : null;
-          if (!isObject(found)) return null;
-          const spec = await this.fetch(found.spec);
-          const homes = [spec.path ?? [], ...spec.categories ?? []];
-          if (scope && scope.length && !homes.some((home) => JSON.stringify(home.slice(0, scope.length)) === JSON.stringify(scope))) return null;
-          return {
-            tool_id: toolId,
-            alias: (spec.aliases ?? {}).openai ?? toolId,
-            type: spec.type ?? null,
-            path: [...spec.path ?? []],
-            summary: spec.summary ?? "",
-            tags: [...spec.tags ?? []],
-            kind: spec.kind ?? null,
-            optional: spec.optional ?? false,
-            deprecated: spec.deprecated ?? false,
-            ...spec.capabilities?.length ? { capabilities: [...spec.capabilities] } : {},
-            spec: found.spec
-          };
-        }
         /** A page of what findTool and searchToolByCategory show, whether more follow, and the exact name's id. */
-        async answerTools(query, limit, offset = 0, allowed = null, scope = null, candidates = null) {
+        async answerTools(query, limit, offset = 0, allowed = null, scope2 = null, candidates = null, boost = null) {
           if (candidates === null) {
             candidates = await this.nameCandidates(query);
             await this.prefetchQuery("tools", query, candidates.map(([, ref]) => ref));
           }
           const named = await this.nameLookup(candidates);
-          const hits = await this.ranked("tools", query, allowed, offset + limit + 2);
+          let hits = await this.ranked("tools", query, allowed, offset + limit + 2 + (boost ? HINT_DEPTH : 0));
+          if (boost) {
+            hits = hits.map(([d, s, t]) => [d, boost(d) ? Math.min(1, s + HINT_BOOST) : s, t]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, offset + limit + 2);
+          }
           const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) : 0;
           const kept = hits.filter((h) => h[1] >= floor);
           if (named === null) {
@@ -1065,7 +1176,7 @@
           }
           const pointed = await this.pointed(kept.slice(0, offset + limit + 1));
           const exact = pointed.find((h) => h[0].tool_id === named) ?? null;
-          const pointer = exact !== null ? exact[0] : await this.specPointer(named, scope);
+          const pointer = exact !== null ? exact[0] : await (await failures()).specPointer(this, named, scope2);
           if (pointer === null) return [pointed.slice(offset, offset + limit), kept.length > offset + limit, null];
           const shown2 = [[pointer, 1, exact !== null ? exact[2] : []], ...pointed.filter((h) => h !== exact)];
           return [shown2.slice(offset, offset + limit), shown2.length > offset + limit, named];
@@ -1078,10 +1189,10 @@
             query = await checkQuery(purpose, "purpose");
             const count = checkLimit(limit, 5);
             [page, , named] = LABELLED.test(query) ? await (await failures()).hintedTools(this, query, count) : await this.answerTools(query, count);
-            matches = page.map(([pointer, score, terms]) => ({
+            matches = page.map(([pointer, score, terms2]) => ({
               name: pointer.tool_id,
               relevance: pyRound(Math.min(1, score), 4),
-              reason: pointer.tool_id === named ? "exact name" : reason(pointer, terms)
+              reason: pointer.tool_id === named ? "exact name" : reason(pointer, terms2)
             }));
           } catch (err) {
             if (err instanceof ReaderError) return err.envelope();
@@ -1115,9 +1226,9 @@
             const key = await cursorKey(text, path);
             const offset = await decodeCursor(cursor, key);
             const candidates = await this.nameCandidates(text);
-            const refs = candidates.map(([, ref]) => ref);
-            const allowed = path.length ? await this.scoped(text, path, false, refs) : null;
-            if (!path.length) await this.prefetchQuery("tools", text, refs);
+            const refs2 = candidates.map(([, ref]) => ref);
+            const allowed = path.length ? await this.scoped(text, path, false, refs2) : null;
+            if (!path.length) await this.prefetchQuery("tools", text, refs2);
             const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
             if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
             return await noted({
@@ -1160,8 +1271,8 @@
     const chars = [...value.trim()];
     if (chars.length <= MAX_QUERY_CHARS) return chars.join("");
     const cut = chars.slice(0, MAX_QUERY_CHARS);
-    const space = cut.lastIndexOf(" ");
-    return cut.slice(0, space >= MAX_QUERY_CHARS / 2 ? space : MAX_QUERY_CHARS).join("");
+    const space2 = cut.lastIndexOf(" ");
+    return cut.slice(0, space2 >= MAX_QUERY_CHARS / 2 ? space2 : MAX_QUERY_CHARS).join("");
   }
   function queryNote(value) {
     const size = typeof value === "string" ? [...value.trim()].length : 0;
@@ -1175,12 +1286,12 @@
   }
   async function weak(searcher, query, matches) {
     const part = await searcher.part("tools");
-    const space = part.spaces.find((s) => s.name === "words");
+    const space2 = part.spaces.find((s) => s.name === "words");
     const tokens = unique(Array.from(query).slice(0, 1e3).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
     const missing = [];
     for (const token of tokens) {
       let known = false;
-      for (const term of searcher.words(token)) if (await searcher.posting("tools", part, space, term) !== null) known = true;
+      for (const term of searcher.words(token)) if (await searcher.posting("tools", part, space2, term) !== null) known = true;
       if (!known) missing.push(token);
     }
     if (missing.length < 0.5 * Math.max(1, tokens.length)) return null;
@@ -1189,6 +1300,28 @@
       weak: true,
       hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
       next_action: browseRoot()
+    };
+  }
+  async function specPointer(searcher, toolId, scope2) {
+    const lookup = searcher.manifest.lookup;
+    const entries = (await searcher.fetch(lookup.refs[await lookupBucket(toolId, lookup.buckets)])).entries ?? {};
+    const found = Object.hasOwn(entries, toolId) ? entries[toolId] : null;
+    if (!isObject(found)) return null;
+    const spec = await searcher.fetch(found.spec);
+    const homes = [spec.path ?? [], ...spec.categories ?? []];
+    if (scope2 && scope2.length && !homes.some((home) => JSON.stringify(home.slice(0, scope2.length)) === JSON.stringify(scope2))) return null;
+    return {
+      tool_id: toolId,
+      alias: (spec.aliases ?? {}).openai ?? toolId,
+      type: spec.type ?? null,
+      path: [...spec.path ?? []],
+      summary: spec.summary ?? "",
+      tags: [...spec.tags ?? []],
+      kind: spec.kind ?? null,
+      optional: spec.optional ?? false,
+      deprecated: spec.deprecated ?? false,
+      ...spec.capabilities?.length ? { capabilities: [...spec.capabilities] } : {},
+      spec: found.spec
     };
   }
   function splitHint(query) {
@@ -1205,11 +1338,8 @@
   async function hintedTools(searcher, query, limit) {
     const [words2, hint] = splitHint(query);
     const path = hint && words2 ? await hintPath(searcher, hint) : null;
-    if (path !== null) {
-      const found = await searcher.answerTools(words2, limit, 0, await searcher.scoped(words2, path), path);
-      if (found[0].length) return found;
-    }
-    return searcher.answerTools(hint && words2 ? `${words2} ${hint}` : words2, limit);
+    const entry = path !== null ? await searcher.nodeEntry(path) : null;
+    return searcher.answerTools(hint && words2 ? `${words2} ${hint}` : words2, limit, 0, null, null, null, entry !== null ? scope(entry, false) : null);
   }
   async function hintPath(searcher, hint) {
     const root = isObject(searcher.manifest.root) ? await searcher.fetch(searcher.manifest.root) : {};
@@ -1427,6 +1557,12 @@
       hints: ["Use a reader that matches the toolcat version that built the catalogue."]
     });
   }
+  function badExpand(meta) {
+    const why = `ValueError('expand settings out of range: ${meta.weight}, ${meta.candidates}, ${meta.denominator}')`;
+    return new ReaderError("INTEGRITY", `the search index meta's tools.expand entry is not what a build writes (${why})`, {
+      hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
+    });
+  }
   function badPart(name, why) {
     return new ReaderError("INTEGRITY", `the search index meta's '${name}' part is not what a build writes (${why})`, {
       details: { part: name },
@@ -1443,6 +1579,7 @@
       init_errors();
       init_py();
       init_search();
+      init_sha256();
       init_source();
       init_store();
       head200 = (text) => pyQuote([...text].slice(0, 200).join(""));
@@ -1593,6 +1730,7 @@
     Catalog: () => Catalog,
     analyzerVersion: () => analyzerVersion,
     badCursor: () => badCursor,
+    badExpand: () => badExpand,
     badPart: () => badPart,
     badPin: () => badPin,
     checkLongQuery: () => checkLongQuery,
@@ -1619,6 +1757,7 @@
     redirectWithoutLocation: () => redirectWithoutLocation,
     render: () => render,
     searchNearby: () => searchNearby,
+    specPointer: () => specPointer,
     splitHint: () => splitHint,
     subtreePointers: () => subtreePointers,
     tooLarge: () => tooLarge,
@@ -1748,7 +1887,7 @@
           return verify(body, path, digest, size, url);
         }
         /** Several refs at once, at most ``maxParallel`` in flight: one round trip. Each slot holds bytes or the error. */
-        async fetchMany(refs) {
+        async fetchMany(refs2) {
           const one = async (ref, batched) => {
             try {
               return await this.fetch(ref, batched);
@@ -1757,21 +1896,21 @@
               throw err;
             }
           };
-          if (refs.length < 2 || this.maxParallel === 1) {
+          if (refs2.length < 2 || this.maxParallel === 1) {
             const out2 = [];
-            for (const ref of refs) out2.push(await one(ref, false));
+            for (const ref of refs2) out2.push(await one(ref, false));
             return out2;
           }
           const before = this.stats.requests;
-          const out = new Array(refs.length);
+          const out = new Array(refs2.length);
           let next = 0;
           const worker = async () => {
-            while (next < refs.length) {
+            while (next < refs2.length) {
               const index = next++;
-              out[index] = await one(refs[index], true);
+              out[index] = await one(refs2[index], true);
             }
           };
-          await Promise.all(Array.from({ length: Math.min(this.maxParallel, refs.length) }, worker));
+          await Promise.all(Array.from({ length: Math.min(this.maxParallel, refs2.length) }, worker));
           if (this.stats.requests > before) this.stats.round_trips += 1;
           return out;
         }
@@ -2131,10 +2270,10 @@
           return value;
         }
         /** Several JSON files at once (one round trip); an error is kept for the next ``fetchJson`` of that file. */
-        async prefetch(refs) {
+        async prefetch(refs2) {
           if (!this.source.concurrent) return;
-          const wanted = [...new Map(refs.filter((r) => isObject(r) && typeof r.sha256 === "string" && !this.json.has(r.sha256)).map((r) => [r.sha256, r])).values()];
-          const pending = refs.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r));
+          const wanted = [...new Map(refs2.filter((r) => isObject(r) && typeof r.sha256 === "string" && !this.json.has(r.sha256)).map((r) => [r.sha256, r])).values()];
+          const pending = refs2.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r));
           if (wanted.length + pending.length < 2) return;
           const results = await this.source.fetchMany([...wanted, ...pending]);
           pending.forEach((r, i) => {
@@ -2160,10 +2299,10 @@
         // -- lookups ---------------------------------------------------------------------------------
         async lookup(name) {
           const lookup = this.manifest.lookup ?? {};
-          const refs = lookup.refs ?? [];
+          const refs2 = lookup.refs ?? [];
           const count = lookup.buckets ?? 0;
-          if (!refs.length || !Number.isInteger(count) || count < 1) return null;
-          const entries = (await this.fetchJson(refs[await lookupBucket(name, count)])).entries ?? {};
+          if (!refs2.length || !Number.isInteger(count) || count < 1) return null;
+          const entries = (await this.fetchJson(refs2[await lookupBucket(name, count)])).entries ?? {};
           const found = Object.hasOwn(entries, name) ? entries[name] : null;
           return isObject(found) ? found : null;
         }

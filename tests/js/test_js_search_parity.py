@@ -1,0 +1,473 @@
+"""One answer in Python and TypeScript: the search operations' top 5 on real catalogues, in Node and in Chromium.
+
+For each catalogue (the example catalogue; the GitHub MCP server's tools and a BFCL sample from
+``../shared/corpus``, skipped with a reason where it is absent; the example with paged tables and a delta segment),
+built three ways: as a user builds it (``toolcat build``, no flags: the *default* build), with the learned term
+expansion (``--embedder terms``) and lexically (``--embedder none``), both readers answer ``find_tool``,
+``search_nodes`` and ``search_tool_by_category`` for the catalogue's labelled queries plus seeded generated ones
+(words of tool summaries with stop words, typos, case, names, labels, unknown words). Every answer must be the
+same envelope: the same top-5 ids in the same order, relevance / confidence within 1e-6, the same reasons, weak
+flags, hints and next actions. ``TOOLCAT_PARITY_FIGURES=1`` prints the figures (queries, agreeing top-5 lists, the
+largest relevance difference) per catalogue, operation and runtime.
+
+A default build that carries vectors (MiniLM, the default tier while ``toolcat build`` picks it) cannot be answered
+alike: the TypeScript reader has no embedding model. Those cases check that it says so (``stats().search_tier``),
+print the figures, and are reported as expected failures (``xfail``) with that reason; a default build without
+vectors (the expansion or words) must agree like the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support import CHROMIUM, CHROMIUM_ARGS, CORPUS, EXAMPLE_SRC, REPO, serve_folder
+
+from toolcat import Catalog
+from toolcat.build import build
+from toolcat.build.contributors.index import shards
+from toolcat.format.analyzer import STOP_WORDS
+
+JS = REPO / "js"
+RUNNER = JS / "scripts" / "parity-runner.mjs"
+NODE = shutil.which("node")
+TOLERANCE = 1e-6
+#: The two builds compared: ``default`` is what ``toolcat build`` writes with no flags, ``lexical`` ``--embedder none``.
+TIERS = ("default", "terms", "lexical")
+#: The ``--embedder`` of each tier's build (None: nothing named, the default).
+EMBEDDERS = {"default": None, "terms": "terms", "lexical": "none"}
+#: Why a build with vectors cannot get the Python reader's answers in TypeScript.
+NO_VECTORS = (
+    "the build has vectors (the default tier while it is MiniLM): the TypeScript reader has no embedding model and"
+    " answers such a build by words and the hint boost only (js/README.md)"
+)
+#: What the README's browser snippet asks, and the tool it must find first (``js/README.md``, "the browser").
+README_TOOL = "storage.put_object"
+
+pytestmark = pytest.mark.slow
+
+
+def _require_node() -> None:
+    if NODE is None:
+        pytest.skip("node is not installed: `make js` installs Debian's nodejs and builds js/ (needs root and apt)")
+    if not (JS / "dist" / "full.js").is_file():
+        pytest.skip("js/dist is not built: run `make js` (npm ci && npm run build in js/)")
+
+
+# == catalogues: (source folder, labelled queries) ==================================================
+def _bench() -> Any:
+    """The benchmarks' corpus loaders (bench/ is no package: put on sys.path for this import)."""
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
+    import bench_search_answers  # noqa: PLC0415 - bench/ is put on sys.path just above
+
+    return bench_search_answers
+
+
+def _example(root: Path) -> list[str]:
+    shutil.copytree(EXAMPLE_SRC, root)
+    queries = []
+    for path in sorted((root / "evals").glob("*.yaml")):
+        queries += [str(item["query"]) for item in yaml.safe_load(path.read_text(encoding="utf-8"))["queries"]]
+    return queries
+
+
+def _github(root: Path) -> list[str]:
+    root.mkdir(parents=True)
+    _, queries = _bench().github_source(root)
+    return [query for query, _ in queries]
+
+
+def _bfcl(root: Path) -> list[str]:
+    """Every 4th BFCL definition (about 390 tools) and 150 of the questions asking for one of them."""
+    full = root.parent / "bfcl_full"
+    full.mkdir(parents=True)
+    back, queries = _bench().bfcl_source(full)
+    tools = yaml.safe_load((full / "functions" / "tools.yaml").read_text(encoding="utf-8"))["tools"][::4]
+    kept = {back[t["id"]] for t in tools}
+    (root / "functions").mkdir(parents=True)
+    shutil.copy(full / "_node.yaml", root / "_node.yaml")
+    (root / "functions" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
+    asked = sorted({q for q, expect in queries if expect & kept})
+    rng = random.Random("bfcl")  # noqa: S311 - a seeded sample, no secret
+    return rng.sample(asked, min(150, len(asked)))
+
+
+def _edit(src: Path) -> None:
+    """Change one tool's summary (the next build writes a delta segment)."""
+    tools = src / "files" / "tools.yaml"
+    text = tools.read_text(encoding="utf-8")
+    tools.write_text(text.replace("summary: ", "summary: Wombat-safe ", 1), encoding="utf-8")
+
+
+#: name → writes its sources under the given folder, returns its labelled queries.
+CATALOGUES = {"example": _example, "github": _github, "bfcl": _bfcl, "segments": _example}
+NEEDS_CORPUS = {"github": CORPUS / "tools" / "mcp" / "github-mcp-server", "bfcl": CORPUS / "bench" / "bfcl"}
+
+
+@functools.cache
+def _built(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
+    """``name`` built in ``tier`` under ``root`` (once per session): the build folder and its labelled queries."""
+    base = Path(root) / f"{name}_{tier}"
+    queries = CATALOGUES[name](base / "src")
+    saved = os.environ.pop("TOOLCAT_EMBEDDER", None)  # the suite builds lexically (conftest); default = no flag
+    if tier == "default":
+        os.environ["TOOLCAT_CACHE_DIR"] = str(Path(root) / "cache")
+    embedder = EMBEDDERS[tier]
+    try:
+        if name == "segments":  # paged tables (as 10,000 tools have) and an edit: a base and a delta segment
+            saved_pages = shards.PAGES_FROM, shards.PAGE_SIZE
+            shards.PAGES_FROM, shards.PAGE_SIZE = 1, 2
+            try:
+                build(base / "src", base / "build", embedder=embedder)
+                _edit(base / "src")
+                build(base / "src", base / "build", embedder=embedder)
+            finally:
+                shards.PAGES_FROM, shards.PAGE_SIZE = saved_pages
+            queries.append("wombat safe")
+        else:
+            build(base / "src", base / "build", embedder=embedder)
+    finally:
+        if saved is not None:
+            os.environ["TOOLCAT_EMBEDDER"] = saved
+        os.environ.pop("TOOLCAT_CACHE_DIR", None)
+    return base / "build", queries
+
+
+@pytest.fixture(scope="module")
+def builds_root(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One folder for every build of this module."""
+    return str(tmp_path_factory.mktemp("js_search_parity"))
+
+
+def catalogue(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
+    """The build and labelled queries of ``name``, or a skip when its corpus is absent."""
+    _require_node()
+    need = NEEDS_CORPUS.get(name)
+    if need is not None and not need.is_dir():
+        pytest.skip(f"{need} is absent: the {name} catalogue is built from ../shared/corpus (tests never copy it)")
+    return _built(name, tier, root)
+
+
+# == queries ======================================================================================
+def _specs(build_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((build_dir / "tools").glob("*.json"))]
+
+
+def _typo(word: str, rng: random.Random) -> str:
+    if len(word) < 4:
+        return word
+    i = rng.randrange(len(word) - 1)
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+
+
+def generated_queries(build_dir: Path, count: int, seed: str) -> list[str]:
+    """``count`` seeded queries made from the catalogue's own tools: how agents and people write requests."""
+    rng = random.Random(seed)  # noqa: S311 - seeded queries, no secret
+    specs = _specs(build_dir)
+    stop = sorted(STOP_WORDS)
+    out: list[str] = []
+    while len(out) < count:
+        spec = rng.choice(specs)
+        tool_id, summary = str(spec["tool_id"]), str(spec.get("summary") or spec["tool_id"])
+        words = re.findall(r"[^\W_]+", summary) or [tool_id]
+        start = rng.randrange(len(words))
+        picked = words[start : start + rng.randint(1, 6)]
+        kind = len(out) % 12
+        if kind == 1:
+            picked = [w for p in picked for w in (rng.choice(stop), p)]
+        elif kind == 2:
+            picked = [_typo(w, rng) for w in picked]
+        elif kind == 3:
+            picked = [tool_id]
+        elif kind == 4:
+            picked = [tool_id.replace(".", " ").replace("_", " ").upper()]
+        elif kind == 5:
+            other = re.findall(r"[^\W_]+", str(rng.choice(specs).get("summary") or ""))
+            picked = picked + rng.sample(other, min(3, len(other)))
+        elif kind == 6:
+            picked = [f"server: {tool_id.split('.', maxsplit=1)[0]} / tool:", *picked]
+        elif kind == 7:
+            picked = ["".join(w.capitalize() for w in picked)]
+        elif kind == 8:
+            picked = [*picked, rng.choice(["xyzzy", "zip", "quux", "kubernetes", "déjà", "v2", "s3", "🙂"])]
+        elif kind == 9:
+            picked = [w.upper() if rng.random() < 0.5 else w for w in picked] + ["please"]
+        elif kind == 10:
+            picked = ["category=" + "/".join(spec.get("path") or ["x"]) + "; action:", *picked]
+        query = " ".join(picked).strip()
+        if query:
+            out.append(query)
+    return out
+
+
+def search_calls(build_dir: Path, queries: list[str], seed: str) -> list[list[Any]]:
+    """``[method, *args]`` (the TypeScript names) for each query: find_tool, search_nodes, a category search."""
+    rng = random.Random(seed)  # noqa: S311 - seeded queries, no secret
+    homes = sorted({tuple(spec.get("path") or ()) for spec in _specs(build_dir)})
+    calls: list[list[Any]] = []
+    for i, query in enumerate(queries):
+        home = list(rng.choice(homes)) if homes else []
+        scope = "" if i % 3 == 0 else "/".join(home[: rng.randint(1, len(home))] if home else [])
+        calls += [["findTool", query, 5], ["searchNodes", query, 5], ["searchToolByCategory", query, scope, 5]]
+    return calls
+
+
+PY_NAMES = {"findTool": "find_tool", "searchNodes": "search_nodes", "searchToolByCategory": "search_tool_by_category"}
+
+
+def python_answers(build_dir: Path, calls: list[list[Any]]) -> list[Any]:
+    """The Python reader's answers (as JSON) to ``calls``."""
+    catalog = Catalog.open(str(build_dir))
+    return [json.loads(json.dumps(getattr(catalog, PY_NAMES[m])(*args))) for m, *args in calls]
+
+
+def node_run(url: str, calls: list[list[Any]]) -> dict[str, Any]:
+    """The TypeScript reader in Node (``js/scripts/parity-runner.mjs``) over HTTP: its ``answers`` and ``stats``."""
+    payload = json.dumps({"url": url, "calls": calls})
+    done = subprocess.run([NODE, str(RUNNER)], input=payload, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got: dict[str, Any] = json.loads(done.stdout)
+    assert "open" not in got, got["open"]
+    return got
+
+
+def node_answers(url: str, calls: list[list[Any]]) -> list[Any]:
+    """The TypeScript reader's answers in Node."""
+    answers: list[Any] = node_run(url, calls)["answers"]
+    return answers
+
+
+def has_vectors(build_dir: Path) -> bool:
+    """Whether the build's manifest points to vectors (the semantic tier)."""
+    entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
+    manifest = json.loads((build_dir / entry["manifest"]["path"]).read_text(encoding="utf-8"))
+    return "vectors" in manifest
+
+
+# == comparison ===================================================================================
+def top5(answer: Any) -> tuple[list[str], list[float]]:
+    """The ids and relevance (confidence) an answer ranks, or its error code."""
+    if not isinstance(answer, dict) or answer.get("ok") is False:
+        code = answer.get("error", {}).get("code") if isinstance(answer, dict) else repr(answer)
+        return [f"error:{code}"], []
+    if "matches" in answer:
+        return [m["name"] for m in answer["matches"]], [m["relevance"] for m in answer["matches"]]
+    if "category_path" in answer:
+        return [r["tool_id"] for r in answer["results"]], [r["confidence"] for r in answer["results"]]
+    return ["/".join(r["path"]) for r in answer["results"]], [r["confidence"] for r in answer["results"]]
+
+
+def differences(py: Any, js: Any, where: str = "$") -> list[str]:
+    """Where two answers differ: JSON equality, numbers within :data:`TOLERANCE`."""
+    if (
+        isinstance(py, bool)
+        or isinstance(js, bool)
+        or not isinstance(py, (int, float))
+        or not isinstance(js, (int, float))
+    ):
+        if isinstance(py, dict) and isinstance(js, dict):
+            if sorted(py) != sorted(js):
+                return [f"{where}: keys {sorted(py)} vs {sorted(js)}"]
+            return [d for key in py for d in differences(py[key], js[key], f"{where}.{key}")]
+        if isinstance(py, list) and isinstance(js, list) and len(py) == len(js):
+            return [d for i, (a, b) in enumerate(zip(py, js, strict=True)) for d in differences(a, b, f"{where}[{i}]")]
+        return [] if py == js else [f"{where}: {py!r} vs {js!r}"]
+    return [] if abs(py - js) <= TOLERANCE else [f"{where}: {py!r} vs {js!r}"]
+
+
+def figures(calls: list[list[Any]], py: list[Any], js: list[Any]) -> dict[str, dict[str, float]]:
+    """Per operation: calls compared, agreeing top-5 id lists, whole answers equal, the largest relevance gap."""
+    out: dict[str, dict[str, float]] = {}
+    for (method, *_), a, b in zip(calls, py, js, strict=True):
+        row = out.setdefault(PY_NAMES[method], {"compared": 0, "same_top5": 0, "same_answer": 0, "max_diff": 0.0})
+        (ids_a, rel_a), (ids_b, rel_b) = top5(a), top5(b)
+        row["compared"] += 1
+        row["same_top5"] += ids_a == ids_b
+        row["same_answer"] += not differences(a, b)
+        if ids_a == ids_b:
+            row["max_diff"] = max([row["max_diff"], *(abs(x - y) for x, y in zip(rel_a, rel_b, strict=True))])
+    return out
+
+
+def report(label: str, table: dict[str, dict[str, float]]) -> None:
+    """Print the figures when asked (``TOOLCAT_PARITY_FIGURES=1``, with ``-s``)."""
+    if os.environ.get("TOOLCAT_PARITY_FIGURES"):
+        for op, row in table.items():
+            print(
+                f"PARITY {label} {op}: {row['compared']} compared, {row['same_top5']} same top-5 ids, "
+                f"{row['same_answer']} same answers, max relevance diff {row['max_diff']:.2e}"
+            )
+
+
+def assert_agree(calls: list[list[Any]], py: list[Any], js: list[Any]) -> None:
+    """Every answer the same envelope; the first few differences listed when not."""
+    wrong = [(call, d) for call, a, b in zip(calls, py, js, strict=True) if (d := differences(a, b))]
+    assert not wrong, f"{len(wrong)} of {len(calls)} answers differ, e.g.\n" + "\n".join(
+        f"{call}: {d[:3]}" for call, d in wrong[:8]
+    )
+
+
+# == Node ==========================================================================================
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("name", list(CATALOGUES))
+def test_node_gives_the_python_top_5(name: str, tier: str, builds_root: str) -> None:
+    """find_tool, search_nodes and category searches: the same answers in Node as in Python, relevance within 1e-6."""
+    build_dir, labelled = catalogue(name, tier, builds_root)
+    queries = [*labelled, *generated_queries(build_dir, 150, name)]
+    calls = search_calls(build_dir, queries, name)
+    py = python_answers(build_dir, calls)
+    with serve_folder(build_dir) as url:
+        got = node_run(url, calls)
+    js = got["answers"]
+    table = figures(calls, py, js)
+    report(f"node {name} {tier} ({got['stats'].get('search_tier')})", table)
+    if has_vectors(build_dir):  # it says so, and the answers differ
+        assert got["stats"]["search_tier"].startswith("lexical: the build has vectors"), got["stats"]
+        pytest.xfail(NO_VECTORS)
+    raw_calls = [["$ranked", part, q, None, 10] for q in dict.fromkeys(queries) for part in ("tools", "nodes")]
+    with serve_folder(build_dir) as url:
+        raw_js = node_answers(url, raw_calls)
+    searcher = Catalog.open(str(build_dir)).searcher()
+    raw_py = [[list(hit) for hit in searcher._ranked(part, q, None, k)] for _, part, q, _, k in raw_calls]
+    assert [[h[0] for h in r] for r in raw_py] == [[h[0] for h in r] for r in raw_js]  # the unrounded rankings too
+    gap = max(
+        (abs(a[1] - b[1]) for x, y in zip(raw_py, raw_js, strict=True) for a, b in zip(x, y, strict=True)), default=0.0
+    )
+    if os.environ.get("TOOLCAT_PARITY_FIGURES"):
+        print(
+            f"PARITY node {name} {tier} raw top-10 rankings: {len(raw_calls)} compared, same ids, max score diff {gap:.2e}"
+        )
+    assert gap <= TOLERANCE
+    # The TypeScript reader answers with every tier the build has (it never falls back to words alone).
+    assert not got["stats"]["search_tier"].startswith("lexical: the build has vectors"), got["stats"]
+    assert sum(row["compared"] for row in table.values()) == len(calls) >= 3 * 150
+    assert_agree(calls, py, js)
+
+
+# == the browser ===================================================================================
+@pytest.fixture(scope="module")
+def minified(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh minified build of js/src (the package's ``dist/min``), as a page loads it."""
+    _require_node()
+    if not (JS / "node_modules" / "esbuild").is_dir():
+        pytest.skip("js/node_modules is absent: `make js` installs it (npm ci in js/)")
+    out = tmp_path_factory.mktemp("min")
+    subprocess.run([NODE, "scripts/bundle.mjs", "--outdir", str(out)], cwd=JS, check=True, timeout=300)
+    return out
+
+
+@contextlib.contextmanager
+def browser_page(build_dir: Path, minified: Path, tmp: Path) -> Iterator[Any]:
+    """A Chromium page on a site holding the minified reader (``/toolcat-reader.js``) and the build (``/artifacts/``)."""
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (`make browser`) to run the browser tests")
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only where the browser runs
+
+    site = tmp / "site"
+    shutil.copytree(minified, site)
+    shutil.copytree(build_dir, site / "artifacts")
+    (site / "index.html").write_text("<!doctype html><title>toolcat</title>", encoding="utf-8")
+    with serve_folder(site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(url + "index.html")
+            yield page
+            assert errors == []
+        finally:
+            browser.close()
+
+
+#: Runs ``[method, *args]`` calls with the main entry, as the README's snippet imports it.
+BROWSER_CALLS = """async (calls) => {
+  const { Catalog } = await import("./toolcat-reader.js");
+  const catalog = await Catalog.open(new URL("artifacts/", location.href).href);
+  const out = [];
+  for (const [method, ...args] of calls) out.push(await catalog[method](...args));
+  return JSON.parse(JSON.stringify(out));
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("name", list(CATALOGUES))
+def test_the_browser_gives_the_python_top_5(
+    name: str, tier: str, builds_root: str, minified: Path, tmp_path: Path
+) -> None:
+    """The minified main entry in Chromium: the same answers as Python for the same calls (relevance within 1e-6)."""
+    build_dir, labelled = catalogue(name, tier, builds_root)
+    queries = [*labelled, *generated_queries(build_dir, 150, name)]
+    calls = search_calls(build_dir, queries, name)
+    py = python_answers(build_dir, calls)
+    with browser_page(build_dir, minified, tmp_path) as page:
+        js = page.evaluate(BROWSER_CALLS, calls)
+    table = figures(calls, py, js)
+    report(f"browser {name} {tier}", table)
+    assert sum(row["compared"] for row in table.values()) == len(calls)
+    if has_vectors(build_dir):
+        pytest.xfail(NO_VECTORS)
+    assert_agree(calls, py, js)
+
+
+def readme_query() -> str:
+    """The query of js/README.md's browser snippet (the ``findTool`` call in "Quick start: the browser")."""
+    text = (JS / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Quick start: the browser", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r'findTool\("([^"]+)"\)', section)
+    assert found is not None, "the browser snippet calls findTool with a query"
+    assert "--embedder terms" in section, "the snippet says which build this reader answers as Python does"
+    return found.group(1)
+
+
+@pytest.mark.browser
+def test_the_readme_browser_snippet_finds_the_upload_tool_first(
+    builds_root: str, minified: Path, tmp_path: Path
+) -> None:
+    """The README's browser query, on the build it names (the expansion): the upload tool first in Python, Node, Chromium."""
+    build_dir, _ = catalogue("example", "terms", builds_root)
+    query = readme_query()
+    calls: list[list[Any]] = [["findTool", query, 5]]
+    py = python_answers(build_dir, calls)
+    with serve_folder(build_dir) as url:
+        node = node_answers(url, calls)
+    with browser_page(build_dir, minified, tmp_path) as page:
+        chromium = page.evaluate(BROWSER_CALLS, calls)
+    for runtime, answers in (("python", py), ("node", node), ("chromium", chromium)):
+        assert answers[0]["matches"][0]["name"] == README_TOOL, (runtime, answers[0])
+    assert_agree(calls, py, node)
+    assert_agree(calls, py, chromium)
+
+
+def test_a_cold_find_tool_makes_the_python_round_trips_with_the_expansion(builds_root: str, tmp_path: Path) -> None:
+    """Cold, per query, on the expansion's build over HTTP: no more round trips, requests or bytes than Python.
+
+    (Equal round trips for plain requests; for a labelled one the Python reader also looks up the label words for
+    its weak-answer check before it knows the answer is strong, the TypeScript reader only when it is not.)
+    """
+    build_dir, labelled = catalogue("example", "terms", builds_root)
+    with serve_folder(build_dir) as url:
+        for i, query in enumerate([*labelled[:6], "upload a report to a bucket", "server: storage / tool: delete"]):
+            catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
+            catalog.find_tool(query, 5)
+            py = catalog.stats()
+            js = node_run(url, [["findTool", query, 5]])["stats"]
+            assert js["round_trips"] <= py["round_trips"], (query, py, js)
+            if ":" not in query:
+                assert js["round_trips"] == py["round_trips"], (query, py, js)
+            assert js["requests"] <= py["requests"], (query, py, js)
+            assert js["bytes_decoded"] <= py["bytes_decoded"], (query, py, js)
