@@ -106,7 +106,7 @@ class Searcher(IndexReader):
         if self._meta is None and "vectors" in self.manifest and semantic_wanted():
             self._prefetch([self.manifest.get("index"), self.manifest.get("vectors")])
         tier = self.semantic_tier() if "vectors" in self.manifest else None
-        more = tier.refs() if tier is not None and part_name not in tier._matrices else []  # noqa: SLF001
+        more = tier.refs(part_name, query) if tier is not None else []
         super()._prefetch_query(part_name, query, [*(extra or []), *more])
 
     def _ranked(
@@ -140,12 +140,15 @@ class Searcher(IndexReader):
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
         try:
+            if part_name == "tools":
+                tier.read_clusters_of([doc for doc, _, _ in lexical])
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
             if part_name != "tools":
                 return fuse(lexical, cosines, limit or 0, allowed, params)
-            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+            pool = tier.pool(part_name, query, cosines)  # a partitioned build: the probed clusters' tools alone
+            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params, pool)
             return self._name_boosted(query, fused)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
