@@ -248,6 +248,8 @@ def compile_catalog(
     diags.extend(unknown)
     if domains:  # per-domain discovery tools (seed 002): the exports contributor writes them
         catalog = replace(catalog, discover_domains=domains)
+    if config.pinned:  # servers list the pinned tools by default (the manifest's discovery.pinned)
+        catalog = replace(catalog, pin_tools=True)
     if diags.failed(strict=strict):
         problems = diags.sorted() if strict else [d for d in diags.sorted() if d.severity is Severity.ERROR]
         raise SourceError(problems, strict=strict)

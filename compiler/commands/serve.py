@@ -42,7 +42,7 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     type=click.IntRange(0, 65535),
     help="HTTP port (0 picks a free one and prints it).",
 )
-@click.option("--read-only", is_flag=True, help="Refuse tools of kind=write (NOT_AUTHORIZED).")
+@click.option("--read-only", is_flag=True, help="Refuse tools of kind=write (PERMISSION_DENIED).")
 @click.option(
     "--audit",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -83,6 +83,12 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     help="Hide this namespace's tools from the agent (repeatable).",
 )
 @click.option("--require-expand", is_flag=True, help="Run a tool only after the agent read its spec.")
+@click.option(
+    "--pinned/--no-pinned",
+    default=None,
+    help="List the catalogue's pinned (always_load) tools that can run here beside the discovery tools "
+    "(default: the catalogue's discovery.pinned setting, else only the discovery tools).",
+)
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1, max=3600),
@@ -198,6 +204,7 @@ def serve(
     allow_namespaces: tuple[str, ...],
     deny_namespaces: tuple[str, ...],
     require_expand: bool,
+    pinned: bool | None,
     timeout: float,
     call_timeout: float,
     client_calls: int,
@@ -254,6 +261,7 @@ def serve(
         allow_namespaces=allow_namespaces or None,
         deny_namespaces=deny_namespaces,
         require_expand=require_expand,
+        pinned=pinned,
         timeout=timeout,
         call_seconds=call_timeout,
         client_calls=client_calls,

@@ -4,8 +4,9 @@ A :class:`Toolbox` holds a :class:`~toolcat.reader.Catalog` and a dialect, and a
 every step of its loop: which tools does the model get now (:meth:`Toolbox.tools`), and what does a call of one
 of them answer (:meth:`Toolbox.call`, always a JSON-able dict: a result or an error envelope, never a raise).
 
-* ``spec``, ``gateway``: the dialect's discovery tools (``toolcat.format.dialects``), then the pinned
-  (``always_load``) catalogue tools, by their provider alias.
+* ``spec``, ``gateway``: the dialect's discovery tools (``toolcat.format.dialects``), then, when the host asks
+  (``Catalog.open(pinned=True)`` or the catalogue's ``discovery.pinned``), the pinned (``always_load``) catalogue
+  tools this session can run, by their provider alias (``Catalog.pinned_tools``).
 * ``namespaced``: ``tool_list``, ``tool_describe``, ``find_tool`` (and a ``discover_<domain>_tools`` per domain the
   catalogue declares), the pinned tools, and **each tool the model described**: a successful ``tool_describe`` (or
   ``discover_<domain>_tools(tool=...)``) adds the tool, by its alias and with the schema the model was shown, to
@@ -91,7 +92,7 @@ class Toolbox:
         self.working_set = working_set
         self._discovery = {t.name: t for t in served_tools(dialect, catalog.discovery_domains())}
         self._fixed: dict[str, HostTool] = {}
-        for spec in catalog.always_loaded():
+        for spec in catalog.pinned_tools():  # only when the host asks (Catalog.open(pinned=True)): 001's three tools
             tool = catalogue_host_tool(spec, pinned=True)
             if tool is not None and tool.name not in self._discovery:
                 self._fixed[tool.name] = tool

@@ -210,6 +210,8 @@ class ServeOptions:
     drain_seconds: float = 20.0
     #: The host's context (``Catalog.open(context=)``, ``--context KEY=VALUE``): values for tools' declared context args.
     context: dict[str, Any] | None = None
+    #: List the pinned (always_load) tools beside the discovery tools (``--pinned``); None: the catalogue's setting.
+    pinned: bool | None = None
 
 
 #: The one client of a stdio server: unique per process, so stdio servers sharing a --state file share no keys.
@@ -381,9 +383,13 @@ class CatalogServer:
 
     # -- tools --------------------------------------------------------------------------------
     def _always_loaded(self) -> dict[str, CatalogTool]:
-        """The catalogue's always-loaded tools by alias (one whose alias is a discovery tool's name is left out)."""
+        """The pinned tools by alias: the always-loaded ones this session can run, when the host or catalogue asks.
+
+        Without ``--pinned`` (``Catalog.open(pinned=)``) or the catalogue's ``discovery.pinned``, none: the gateway
+        lists exactly its discovery tools. One whose alias is a discovery tool's name is left out.
+        """
         out: dict[str, CatalogTool] = {}
-        for spec in self.catalog.always_loaded():
+        for spec in self.catalog.pinned_tools():  # only when the host or the catalogue asks (seed 001: 3 tools)
             tool = catalog_tool(spec)
             if tool is None or tool.name in self.by_name:
                 log.warning("always-loaded tool %s is not exposed: its alias is missing or taken", spec.get("tool_id"))
@@ -765,6 +771,7 @@ def open_catalog(options: ServeOptions) -> Catalog:
             require_expand=options.require_expand,
             timeout=options.timeout,
             context=options.context,
+            pinned=options.pinned,
         )
 
     allowed = list(options.allow_namespaces) if options.allow_namespaces is not None else None

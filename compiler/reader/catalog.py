@@ -33,7 +33,7 @@ from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
 from .audit import AuditSink
 from .checks import shown
-from .dialects import DIALECTS, direct, gateway, namespaced, protocol
+from .dialects import DIALECTS, direct, gateway, namespaced, protocol, shared
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
@@ -195,6 +195,7 @@ class Catalog:
         handlers: dict[str, Callable[[Any], Any]] | None = None,
         allow_secrets: dict[str, list[str]] | None = None,
         context: dict[str, Any] | None = None,
+        pinned: bool | None = None,
     ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
@@ -227,6 +228,8 @@ class Catalog:
         (describe, tool_help) leaves the filled arguments out. Audit records name them, never their values.
         ``audit`` is a JSON Lines file path, or a host's sink (an object with the
         :class:`~toolcat.reader.audit.AuditSink` ``record`` method) to emit analytics or UI events from.
+        ``pinned=True`` lists the catalogue's pinned (``always_load``) tools beside the discovery tools (an MCP
+        server, ``toolcat serve --pinned``), ``False`` never; None follows the catalogue's ``discovery.pinned``.
         """
         if not isinstance(path_or_url, (str, Path)):
             raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {shown(path_or_url)}")
@@ -242,6 +245,8 @@ class Catalog:
         root = _check_sandbox(sandbox)
         own_handlers = _check_handlers(handlers)
         host_context = _check_context(context)
+        if pinned is not None and not isinstance(pinned, bool):
+            raise ReaderError("BAD_REQUEST", f"pinned must be true, false or None, got {shown(pinned, 40)}")
         if audit is not None and not isinstance(audit, (str, Path)) and not callable(getattr(audit, "record", None)):
             raise ReaderError(
                 "BAD_REQUEST",
@@ -266,6 +271,7 @@ class Catalog:
             audit=audit,
             handlers=own_handlers,
             context=host_context,
+            pinned=pinned,
         )
         started = time.perf_counter()
         store.load(store.read_entry())
@@ -552,9 +558,38 @@ class Catalog:
 
         Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}`` (manifest
         key ``always_load``, sorted by tool_id); a spec that cannot be read is left out (and logged), and so
-        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``).
+        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``). What a server lists is
+        :meth:`pinned_tools`.
         """
         return protocol.always_loaded(self.store, self.session.allows if self.session.filters else None)
+
+    def _runnable(self, tool_id: str) -> bool:
+        """Whether this session can run ``tool_id`` (a handler of a known type the host allows)."""
+        try:
+            return shared.runnable(self.session, tool_id, self.store.spec(tool_id)[1])
+        except ReaderError:
+            return False
+
+    @property
+    def pins_tools(self) -> bool:
+        """Whether a server lists the pinned tools beside the discovery tools.
+
+        ``open(pinned=)``, else the catalogue's ``discovery.pinned`` setting (toolcat.yaml), else no (seed 001:
+        the model sees only the discovery tools).
+        """
+        if self.session.pinned is not None:
+            return self.session.pinned
+        raw = self.manifest.get("discovery")
+        return isinstance(raw, dict) and raw.get("pinned") is True
+
+    def pinned_tools(self) -> builtins.list[Json]:
+        """The tools to list beside the discovery tools, when :attr:`pins_tools`, that this session can run.
+
+        Those of :meth:`always_loaded` this session can run (no handler, a handler type not installed or one the host does not allow: left out).
+        """
+        if not self.pins_tools:
+            return []
+        return [row for row in self.always_loaded() if self._runnable(row["tool_id"])]
 
     # == skills and prompts =======================================================================
     def read_skill_resource(self, tool_id: Any, path: Any) -> Json:

@@ -97,7 +97,7 @@ def _is_type(value: Any, name: str) -> bool:
 class FilledArgs(dict):  # type: ignore[type-arg]
     """Arguments with defaults filled in; ``defaulted`` names the top-level ones the agent did not give.
 
-    http handlers send only what the agent gave (:func:`toolcat.reader.execution.runners.sent_args`).
+    http handlers send them unless the handler says ``send_defaults: false`` (:func:`toolcat.reader.execution.runners.sent_args`).
     """
 
     __slots__ = ("defaulted",)

@@ -39,9 +39,13 @@ SHOWN_FIELDS = ("type", "target", "method", "url", "command", "tool", "cwd")
 
 
 def read_only_refusal(tool_id: str) -> ReaderError:
-    """NOT_AUTHORIZED for a ``kind: write`` tool in a read-only session (a dry run of it still answers: it runs nothing)."""
+    """PERMISSION_DENIED (001's code) for a ``kind: write`` tool in a read-only session.
+
+    A dry run of it still answers: it runs nothing. Every other refusal (namespaces, trust, sandbox,
+    ``require_expand``) stays ``NOT_AUTHORIZED``.
+    """
     return ReaderError(
-        "NOT_AUTHORIZED",
+        "PERMISSION_DENIED",
         f"{tool_id} writes, and this session is read-only",
         help_path=tool_id,
         hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],

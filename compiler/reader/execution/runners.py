@@ -106,7 +106,12 @@ def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
             hints=["The tool refused the operation (for example a path outside its sandbox)."],
         )
     if isinstance(exc, FileExistsError):
-        return ReaderError("CONFLICT", message, help_path=tool_id)
+        return ReaderError(
+            "CONFLICT",
+            message,
+            help_path=tool_id,
+            hints=["It already exists: pick another name, or the tool's argument that replaces it (see tool_help)."],
+        )
     if isinstance(exc, (FileNotFoundError, LookupError)):
         return ReaderError(
             "NOT_FOUND",
@@ -180,16 +185,21 @@ HTTP_STATUS_CODES = {
 
 
 def sent_args(args: dict[str, Any], handler: dict[str, Any]) -> dict[str, Any]:
-    """The arguments an http handler sends: what the agent gave, not the defaults the schema filled in.
+    """The arguments an http handler sends: the agent's, with the schema's defaults filled in (001 §9.1).
 
-    The server applies its own defaults; ``send_defaults: true`` (or a list of argument names) in the
-    handler sends filled-in defaults too, for an API that needs the client to send them.
+    Defaults reach the request like any argument (path, query, header, body) and show in a dry run. A handler
+    that leaves them to the server says ``send_defaults: false`` (or lists the defaulted names to send); a
+    default the URL path needs (``{calendar_id}``) is sent all the same, or the URL could not be built.
     """
     defaulted: frozenset[str] = getattr(args, "defaulted", frozenset())
-    wanted = handler.get("send_defaults")
+    wanted = handler.get("send_defaults", True)
     if not defaulted or wanted is True:
         return dict(args)
     keep = {str(n) for n in wanted} if isinstance(wanted, list) else set()
+    keep |= set(PLACEHOLDER.findall(str(handler.get("url", ""))))
+    params = handler.get("params")
+    if isinstance(params, dict):
+        keep |= {str(n) for n, p in params.items() if isinstance(p, dict) and p.get("in") == "path"}
     return {k: v for k, v in args.items() if k not in defaulted or k in keep}
 
 

@@ -453,8 +453,8 @@ class Searcher(IndexReader):
             ]
         except ReaderError as err:
             return err.envelope()
-        missing, words = self._unknown_words(query) if matches and named is None else ([], 1)
-        if len(missing) >= WEAK_UNKNOWN_SHARE * words and matches[0]["relevance"] < WEAK_RELEVANCE:
+        missing = self.weak_words(query, matches[0]["relevance"]) if matches and named is None else None
+        if missing is not None:
             return _noted(_weak_answer(query, matches, missing), purpose)
         if matches:
             return _noted({"matches": matches}, purpose)
@@ -466,6 +466,18 @@ class Searcher(IndexReader):
             },
             purpose,
         )
+
+    def weak_words(self, query: str, best: float) -> list[str] | None:
+        """The query's words no tool mentions when an answer whose best hit scores ``best`` is *weak*, else None.
+
+        One rule for every search (find_tool, search_nodes, search_tool_by_category, list(query=)): at least
+        :data:`WEAK_UNKNOWN_SHARE` of the content words occur in no tool's text and the best hit scores under
+        :data:`WEAK_RELEVANCE`. A weak answer says so: ``"weak": true``, a hint naming the words, a way forward.
+        """
+        missing, words = self._unknown_words(query)
+        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < WEAK_RELEVANCE:
+            return missing
+        return None
 
     def _unknown_words(self, query: str) -> tuple[list[str], int]:
         """The query's words (as typed) that no tool's text contains, and how many content words it has."""
@@ -502,6 +514,9 @@ class Searcher(IndexReader):
             results = self._node_results(text, check_limit(limit, 5))
         except ReaderError as err:
             return err.envelope()
+        missing = self.weak_words(text, results[0]["confidence"]) if results else None
+        if missing is not None:
+            return _noted(_weak_answer(text, results, missing, key="results"), query)
         if results:
             return _noted({"results": results}, query)
         return _noted(
@@ -528,21 +543,23 @@ class Searcher(IndexReader):
             allowed = self._scoped(text, path, extra=refs) if path else None
             if not path:
                 self._prefetch_query("tools", text, [*refs])
-            page, more, _ = self._answer_tools(text, limit, offset, allowed, path, candidates)
-            if not page and offset == 0:
-                raise self._no_match(text, path)
+            page, more, named = self._answer_tools(text, limit, offset, allowed, path, candidates)
+            missing = self.weak_words(text, page[0][1]) if page and named is None and offset == 0 else None
+            nothing = missing is not None and len(missing) == self._unknown_words(text)[1]  # no word is known
+            if (not page and offset == 0) or nothing:
+                raise self._no_match(text, path, anywhere=not nothing)
             end = offset + len(page)
-            answer = {
-                "category_path": path,
-                "results": [lean_hit(pointer, score) for pointer, score, _ in page],
-                "next_cursor": encode_cursor(end, key) if more else None,
-            }
+            results = [lean_hit(pointer, score) for pointer, score, _ in page]
+            cursor_next = encode_cursor(end, key) if more else None
+            answer = {"category_path": path, "results": results, "next_cursor": cursor_next}
+            if missing is not None:
+                answer = {**answer, **_weak_answer(text, results, missing, key="results", browse=path)}
             return _noted(answer, query)
         except ReaderError as err:
             return err.envelope()
 
-    def _no_match(self, query: str, path: list[str]) -> ReaderError:
-        elsewhere, _ = self._top_tools(query, 10)
+    def _no_match(self, query: str, path: list[str], *, anywhere: bool = True) -> ReaderError:
+        elsewhere, _ = self._top_tools(query, 10) if anywhere else ([], False)
         places: list[list[str]] = []
         for pointer, _, _ in elsewhere:
             if pointer["path"] not in places:
@@ -563,11 +580,21 @@ class Searcher(IndexReader):
         )
 
 
-def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
-    """find_tool's answer when no tool matches the whole request: the same hits, marked weak, and a note saying so."""
+def _weak_answer(
+    query: str,
+    matches: list[dict[str, Any]],
+    missing: list[str],
+    *,
+    key: str = "matches",
+    browse: list[str] | None = None,
+) -> dict[str, Any]:
+    """A search's answer when nothing matches the whole request: the same hits, marked weak, a note, a way to browse.
+
+    ``key`` names the hits' field (``matches``, ``results``); ``browse`` the category to list (the root by default).
+    """
     shown = ", ".join(repr(word) for word in missing[:5])
     return {
-        "matches": matches,
+        key: matches,
         "weak": True,
         "hints": [
             (
@@ -575,7 +602,7 @@ def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) 
                 " Try other words for it, or browse the categories."
             )
         ],
-        "next_action": {"op": "list", "args": {"path": ""}},
+        "next_action": {"op": "list", "args": {"path": "/".join(browse or [])}},
     }
 
 
