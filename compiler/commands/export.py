@@ -100,7 +100,7 @@ def export(
             try:
                 chosen.add(to_canonical(provider, name, to_id))
             except KeyError as exc:
-                import difflib  # noqa: PLC0415
+                import difflib  # noqa: PLC0415 - stdlib, imported on first use
 
                 close = difflib.get_close_matches(name, list(specs), n=3)
                 hint = (

@@ -690,7 +690,7 @@ class CatalogServer:
 
     def http_app(self, host: str = "127.0.0.1", guard: HttpGuard | None = None) -> Any:
         """The ASGI app of the streamable HTTP transport at ``/mcp``, behind the guards of :mod:`.http_guard`."""
-        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
+        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415 - mcp is an optional extra
 
         guard = guard or HttpGuard()
         seen = exposure(host, guard.allowed_hosts, guard.allowed_origins, token=guard.token is not None)
@@ -721,7 +721,7 @@ class CatalogServer:
         self, host: str, port: int, ready: Callable[[str], None] | None = None, guard: HttpGuard | None = None
     ) -> None:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
-        import uvicorn  # noqa: PLC0415
+        import uvicorn  # noqa: PLC0415 - uvicorn is an optional extra: imported only on the path that needs it
 
         # fleet (docs/deploy.md): /healthz, /readyz and the drain on SIGTERM wrap the app
         drain = fleet.Drain(

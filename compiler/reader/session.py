@@ -477,7 +477,7 @@ class Session:
                 "or {'type': 'help', 'path': 'file.read'}"
             )
         if mode == "parallel" and len(ops) > 1:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - stdlib, imported on first use
 
             with ThreadPoolExecutor(max_workers=min(MAX_BATCH_WORKERS, len(ops))) as pool:
                 results = list(pool.map(lambda item: self._batch_item(item, help_fn), ops))

@@ -185,7 +185,7 @@ class VectorCache:
 
     def _load(self, path: Path) -> Any:
         """The records of one shard; None when it is not one of this model's (logged) or has gone."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         try:
             records = np.load(path, allow_pickle=False)
@@ -227,7 +227,7 @@ class VectorCache:
 
     def _migrate(self) -> None:
         """Turn the layout before (``keys.npy`` + ``rows.npy``, rewritten whole by the last build) into a shard."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys_file, rows_file = self.folder / "keys.npy", self.folder / "rows.npy"
         if not (keys_file.is_file() and rows_file.is_file()):
@@ -246,7 +246,7 @@ class VectorCache:
     # -- embedding -------------------------------------------------------------------------------
     def embed(self, texts: list[str], progress: Callable[[int], None] | None = None) -> Any:
         """Rows for ``texts``, embedding only those not cached; ``progress(n)`` after each chunk of embedded texts."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys = [text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self.rows))
@@ -282,7 +282,7 @@ class VectorCache:
 
     def _write_shard(self, rows: dict[bytes, Any]) -> str:
         """One shard of ``rows`` (sorted by key), written atomically under its content's name; returns the name."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys = sorted(rows)
         records = np.zeros(len(keys), dtype=self._dtype())
@@ -335,7 +335,7 @@ class VectorCache:
                     path.unlink()
 
     def _merge_small(self, keep: set[str]) -> None:
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         small = []
         for path in self._shards():
@@ -390,7 +390,7 @@ class VectorCache:
 
 def _with_holes(rows: Any, order: list[Any]) -> Any:
     """One row per doc id: the embedded rows in order, and zeros where a delta segment deleted the document."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     if all(item is not None for item in order):
         return rows
@@ -405,7 +405,7 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     int4 instead of int8 halves the bytes (10,000 MiniLM rows: 1.9 MB instead of 3.8 MB before base64) and kept
     R@5 within 0.003 on MetaTool and BFCL for both models (docs/search.md, "Vectors").
     """
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     scale = np.abs(rows).max(axis=1) if len(rows) else np.zeros(0)
     scale = np.asarray([round(float(s), 6) for s in scale], dtype=np.float64)
@@ -455,7 +455,7 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
     Seeds are the rows at ``k`` evenly spaced positions of doc order; an emptied cluster is reseeded with the
     row farthest from its own centroid. No randomness, so a build's bytes depend on its sources alone.
     """
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     n = len(rows)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
@@ -486,7 +486,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     ancestor nodes too (the hierarchy term), so a query reads no node shard. Each doc's cluster is one byte
     (two past 256 clusters), little-endian.
     """
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     n = len(rows)
     k = max(1, round(n**0.5))

@@ -123,7 +123,7 @@ def _bad(message: str) -> ReaderError:
 
 def _host_port(text: str) -> tuple[str, int | None]:
     """``host``, ``host:port``, ``[v6]:port`` or a URL's authority as (lowercase host, port or None)."""
-    from urllib.parse import urlsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
     raw = text.strip()
     parts = urlsplit(raw if "://" in raw else "//" + raw)
@@ -258,7 +258,7 @@ class HandlerPolicy:
         """
         if self.secrets is None:
             return self.trusted
-        from urllib.parse import urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
         try:
             parts = urlsplit(url)
@@ -314,7 +314,7 @@ class HandlerPolicy:
 
         A host that is a placeholder the agent fills (``https://{host}/x``) is checked when the call runs.
         """
-        from urllib.parse import urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
         try:
             parts = urlsplit(url)

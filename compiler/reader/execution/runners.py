@@ -204,9 +204,9 @@ def sent_args(args: dict[str, Any], handler: dict[str, Any]) -> dict[str, Any]:
 
 
 def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
-    from urllib.parse import quote, urlencode  # noqa: PLC0415
+    from urllib.parse import quote, urlencode  # noqa: PLC0415 - stdlib, imported on first use
 
-    from .http_handler import build_request, check_headers, checked_segment, is_extended, set_user_agent  # noqa: PLC0415
+    from .http_handler import build_request, check_headers, checked_segment, is_extended, set_user_agent  # noqa: PLC0415 - loaded on the one path that needs it
 
     handler = ctx.handler
     args = sent_args(ctx.args, handler)
@@ -278,7 +278,7 @@ def run_http(ctx: ExecContext) -> Any:
     addresses only (unless the host lists the host:port), no redirects, ``timeout`` for the whole call.
     Envelopes name the method and URL without its query, never a header value.
     """
-    import http.client  # noqa: PLC0415
+    import http.client  # noqa: PLC0415 - stdlib, imported on first use
 
     method, url, body, headers = _http_request(ctx)
     shown = f"{method} {url.split('?', 1)[0]}"
@@ -400,8 +400,8 @@ def read_resource(
     tool_id: str, skill: dict[str, Any], resource: Any, fetch_bytes: Callable[[dict[str, Any]], bytes]
 ) -> dict[str, Any]:
     """One bundled file of a skill: text when it decodes as UTF-8, else base64."""
-    import base64  # noqa: PLC0415
-    import difflib  # noqa: PLC0415
+    import base64  # noqa: PLC0415 - stdlib, imported on first use
+    import difflib  # noqa: PLC0415 - stdlib, imported on first use
 
     resources = {r.get("path"): r for r in skill.get("resources", []) if isinstance(r, dict)}
     if not isinstance(resource, str) or resource not in resources:
@@ -460,7 +460,7 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
         method, url, body, headers = _http_request(ctx, reveal_secrets=False)
         refusal = http_static_refusal(tool_id, url, policy)
         if refusal is None:
-            from .http_handler import shown_body  # noqa: PLC0415
+            from .http_handler import shown_body  # noqa: PLC0415 - loaded on the one path that needs it
 
             plan.update(
                 method=method,
