@@ -796,7 +796,6 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     # fleet (docs/deploy.md): the state store holds idempotency records, working sets and the audit sink
     state = open_state(state_spec(options.state, options.location, options.transport))
     catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
-    catalog.audit = catalog.session.audit
     server = CatalogServer(
         catalog,
         options.dialect,

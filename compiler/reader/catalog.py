@@ -153,24 +153,66 @@ def manifest_tier(manifest: Json) -> str:
 class Catalog:
     """A published catalogue, opened from a build folder or an http(s) base URL."""
 
-    def __init__(self, store: Store, session: Session, *, python_modules: list[str] | None) -> None:
+    def __init__(self, store: Store, session: Session) -> None:
+        #: what the catalogue holds (files, manifest, search) and what this agent's session may do with it
         self.store = store
         self.session = session
-        self.source: Source = store.source
-        self.pinned = store.pinned
-        #: sha256 (hex) of the manifest file this session must read, from ``open(..., pin="sha256:...")``.
-        self.pin = store.pin
-        self.policy = session.policy
-        self.read_only = session.read_only
-        self.allowed_namespaces = session.allowed_namespaces
-        self.require_expand = session.require_expand
-        self.timeout = session.timeout
-        self.python_modules = python_modules
-        self.session_id = session.session_id
-        self.audit = session.audit
-        self._idempotency = session.idempotency
-        #: The host's context values by argument name (``open(..., context=...)``).
-        self.context = session.context
+
+    # -- the store's and the session's settings, read through (the Catalog copies nothing) ---------------------
+    @property
+    def source(self) -> Source:
+        """Where the catalogue's files come from (a folder or an http(s) base URL)."""
+        return self.store.source
+
+    @property
+    def pinned(self) -> Any:
+        """The pinned (always_load) tools the host asked to list, if any (``open(..., pinned=...)``)."""
+        return self.store.pinned
+
+    @property
+    def pin(self) -> str | None:
+        """sha256 (hex) of the manifest file this session must read, from ``open(..., pin="sha256:...")``."""
+        return self.store.pin
+
+    @property
+    def policy(self) -> Any:
+        """The handler policy: which handler kinds and targets this host lets the catalogue run."""
+        return self.session.policy
+
+    @property
+    def read_only(self) -> bool:
+        """Whether tools of kind write are refused (PERMISSION_DENIED)."""
+        return self.session.read_only
+
+    @property
+    def allowed_namespaces(self) -> Any:
+        """The namespaces this session may see and use (None: all)."""
+        return self.session.allowed_namespaces
+
+    @property
+    def require_expand(self) -> bool:
+        """Whether a tool runs only after the agent read its spec."""
+        return self.session.require_expand
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a handler has per call."""
+        return self.session.timeout
+
+    @property
+    def session_id(self) -> str:
+        """This session's id (in audit records and traces)."""
+        return self.session.session_id
+
+    @property
+    def audit(self) -> Any:
+        """Where this session's audit records go (an AuditLog file, a host's store, or None)."""
+        return self.session.audit
+
+    @property
+    def context(self) -> Any:
+        """The host's context values by argument name (``open(..., context=...)``)."""
+        return self.session.context
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -276,7 +318,7 @@ class Catalog:
         started = time.perf_counter()
         store.load(store.read_entry())
         session.record_open(source.location, (time.perf_counter() - started) * 1000)
-        return cls(store, session, python_modules=python_modules)
+        return cls(store, session)
 
     # -- the store ----------------------------------------------------------------------------
     @property
@@ -341,9 +383,6 @@ class Catalog:
 
     def searcher(self) -> Any:
         """The catalogue's :class:`~toolcat.reader.search.searcher.Searcher`; ReaderError UNAVAILABLE without an index."""
-        return self.store.searcher_required()
-
-    def _searcher_required(self) -> Any:
         return self.store.searcher_required()
 
     # -- the protocol -------------------------------------------------------------------------
