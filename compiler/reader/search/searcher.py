@@ -138,7 +138,7 @@ class Searcher(IndexReader):
                 return self._expanded(query, allowed, limit)
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
-        params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
+        params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         try:
             if part_name == "tools":
                 tier.read_clusters_of([doc for doc, _, _ in lexical])

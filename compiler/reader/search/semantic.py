@@ -185,6 +185,11 @@ class SemanticTier:
             dict(shard["ref"])
         return centroids, assign, nprobe
 
+    @property
+    def kind(self) -> str:
+        """The build's embedder kind (``onnx``, ``sentence-transformers``, ``model2vec``), which picks the fusion constants."""
+        return str(self._meta.get("model", {}).get("kind"))
+
     def fail(self, err: BaseException) -> None:
         """Turn the tier off for this reader after its vectors proved unreadable; :attr:`reason` says why."""
         self._checked = True
