@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..build.contributors.exports.definitions import EXPORT_FORMATS
-from ..format.dialects import DIALECT_NAMES
+from ..format.dialects import DIALECT_NAMES, traits
 from .output import is_url, location_options, open_catalog, render_error
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def export(
     )
 
     shape, provider = provider, base_provider(provider)
-    if dialect == "direct":  # no discovery tools: the direct dialect's tools are the catalogue's own
+    if traits(dialect).catalogue_tools:  # no discovery tools: the direct dialect's tools are the catalogue's own
         dialect = None
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..format.dialects import DIALECT_NAMES as DIALECTS
+from ..format.dialects import DIALECT_NAMES, traits
 from .reader import allow_handlers_from, context_from, context_option, handler_options
 
 
@@ -22,7 +22,7 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
 @click.option("--url", default=None, help="Base URL of a published catalogue (instead of --build).")
 @click.option(
     "--dialect",
-    type=click.Choice(DIALECTS),
+    type=click.Choice(DIALECT_NAMES),
     default="gateway",
     show_default=True,
     help="Which discovery tools to expose; direct exposes every allowed tool itself, with its schema (no discovery).",
@@ -239,7 +239,7 @@ def serve(
 
     if build_dir is not None and url is not None:
         raise click.UsageError("give either --build DIR or --url URL, not both")
-    if dialect == "direct" and require_expand:
+    if traits(dialect).catalogue_tools and require_expand:
         raise click.UsageError(
             "--require-expand has no meaning with --dialect direct: every tool is listed with its schema. "
             "Drop --require-expand, or serve a discovery dialect (gateway, spec, namespaced)."

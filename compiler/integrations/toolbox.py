@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..format.dialects import DIALECT_NAMES, DiscoveryTool, input_help, served_tools
+from ..format.dialects import DIALECT_NAMES, DiscoveryTool, input_help, served_tools, traits
 from ..format.envelope import error_envelope
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -96,7 +96,7 @@ class Toolbox:
             tool = catalogue_host_tool(spec, pinned=True)
             if tool is not None and tool.name not in self._discovery:
                 self._fixed[tool.name] = tool
-        if dialect == "direct":
+        if traits(dialect).catalogue_tools:
             listed = catalog.direct_tools()
             for spec in listed.get("tools", []) if listed.get("ok") else []:
                 tool = catalogue_host_tool(spec)
@@ -180,7 +180,11 @@ class Toolbox:
             result = method(**dict(tool.bound), **args)
         except Exception as exc:  # a reader method answers envelopes; this is a last resort, never a traceback
             return error_envelope("INTERNAL", f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        if self.dialect == "namespaced" and tool.method in ("tool_describe", "discover") and result.get("ok") is True:
+        if (
+            traits(self.dialect).describe_gates
+            and tool.method in ("tool_describe", "discover")
+            and result.get("ok") is True
+        ):
             self._remember(result)
         return result
 

@@ -15,7 +15,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..format.dialects import served_tools
+from ..format.dialects import served_tools, traits
 from ..format.envelope import ReaderError, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -41,7 +41,7 @@ def fallback_system_prompt(dialect: str, manifest: Json, domains: list[str] | No
         "",
     ]
     lines.extend(f"- {tool.name}: {tool.description}" for tool in tools)
-    if dialect == "namespaced":
+    if traits(dialect).describe_gates:
         lines += [
             "",
             (
@@ -62,7 +62,7 @@ def system_prompt(catalog: Catalog, dialect: str) -> str:
     from the dialect names no tool.
     """
     text = _built_system_prompt(catalog, dialect)
-    domains = catalog.discovery_domains() if dialect == "namespaced" else []
+    domains = catalog.discovery_domains() if traits(dialect).domain_discovery else []
     if text is None:
         return fallback_system_prompt(dialect, catalog.manifest, domains)
     missing = [f"discover_{d}_tools" for d in domains if f"discover_{d}_tools" not in text]

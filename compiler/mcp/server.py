@@ -62,7 +62,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..format import settings
-from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool
+from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool, traits
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -320,7 +320,7 @@ class CatalogServer:
         self.trusted_proxies: tuple[str, ...] = ()
         self.always: dict[str, CatalogTool] = self._always_loaded()
         #: gateway-modes: the direct dialect's tools (every tool the session may see), by alias; empty elsewhere
-        self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if dialect == "direct" else {}
+        self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if traits(dialect).catalogue_tools else {}
         self.changes = 0
         self.server: Server[Any] = Server(
             "toolcat",
@@ -399,7 +399,7 @@ class CatalogServer:
 
     def working_set(self, key: str | None) -> StoredWorkingSet | None:
         """The described tools of one handshake-era client (namespaced dialect); None for a stateless request."""
-        if key is None or self.dialect != "namespaced":
+        if key is None or not traits(self.dialect).describe_gates:
             return None
         return self.working_sets.of(f"{self.namespace}/{key}")
 
@@ -501,7 +501,7 @@ class CatalogServer:
         if tool is None and working is not None:
             tool = await anyio.to_thread.run_sync(working.get, name)  # the working set is in the state store
         tool_id = tool.tool_id if tool is not None else None
-        if tool_id is None and self.dialect == "namespaced":
+        if tool_id is None and traits(self.dialect).describe_gates:
             tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
         if tool_id is None:
             raise MCPError(
@@ -655,7 +655,7 @@ class CatalogServer:
             self.always = self._always_loaded()  # working sets drop records of other versions as they are read
             self.tools = discovery_tools(self.catalog, self.dialect)
             self._index_tools()
-            self.direct = direct_catalog_tools(self.catalog) if self.dialect == "direct" else {}
+            self.direct = direct_catalog_tools(self.catalog) if traits(self.dialect).catalogue_tools else {}
             reached = await self.notify_changed()
             log.info(
                 "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached
