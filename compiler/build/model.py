@@ -127,6 +127,8 @@ class CompiledCatalog:
     git_sources: tuple[dict[str, Any], ...] = ()
     #: Namespaces with a per-domain discovery tool (``discovery.per_domain`` in toolcat.yaml; seed 002).
     discover_domains: tuple[str, ...] = ()
+    #: Servers list the pinned (always_load) tools beside the discovery tools (``discovery.pinned``; seed 001 says no).
+    pin_tools: bool = False
     #: Lookups built on first use (a catalogue is not changed once compiled): tools and child nodes by node.
     _by_node: dict[str, dict[NodePath, list[Any]]] = field(default_factory=dict, compare=False, repr=False)
 

@@ -153,7 +153,7 @@ class VectorHeadStart:
     def _embed(self, catalog: CompiledCatalog) -> None:
         from ..format.embedding import load_embedder  # noqa: PLC0415 - [semantic] extra, build only
         from .contributors.index.texts import tool_embed_text, tool_order  # noqa: PLC0415 - build only
-        from .contributors.vectors import VectorCache, node_embed_text, text_key  # noqa: PLC0415
+        from .contributors.vectors import VectorCache, node_embed_text, text_key  # noqa: PLC0415 - loaded on the one path that needs it
 
         try:
             cache = VectorCache(load_embedder(self.embedder))
@@ -248,6 +248,8 @@ def compile_catalog(
     diags.extend(unknown)
     if domains:  # per-domain discovery tools (seed 002): the exports contributor writes them
         catalog = replace(catalog, discover_domains=domains)
+    if config.pinned:  # servers list the pinned tools by default (the manifest's discovery.pinned)
+        catalog = replace(catalog, pin_tools=True)
     if diags.failed(strict=strict):
         problems = diags.sorted() if strict else [d for d in diags.sorted() if d.severity is Severity.ERROR]
         raise SourceError(problems, strict=strict)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..build.contributors.exports.definitions import EXPORT_FORMATS
-from ..format.dialects import DIALECT_NAMES
+from ..format.dialects import DIALECT_NAMES, traits
 from .output import is_url, location_options, open_catalog, render_error
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def export(
     )
 
     shape, provider = provider, base_provider(provider)
-    if dialect == "direct":  # no discovery tools: the direct dialect's tools are the catalogue's own
+    if traits(dialect).catalogue_tools:  # no discovery tools: the direct dialect's tools are the catalogue's own
         dialect = None
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
@@ -100,7 +100,7 @@ def export(
             try:
                 chosen.add(to_canonical(provider, name, to_id))
             except KeyError as exc:
-                import difflib  # noqa: PLC0415
+                import difflib  # noqa: PLC0415 - stdlib, imported on first use
 
                 close = difflib.get_close_matches(name, list(specs), n=3)
                 hint = (

@@ -182,7 +182,7 @@ def import_openapi(
 def import_functions(file: Path, fmt: str, namespace: str | None, out: Path | None, force: bool) -> None:
     """Write catalogue sources for OpenAI, Anthropic, Gemini or MCP function definitions (no handler: the host runs them)."""
     from ..importers.common import ImporterError  # noqa: PLC0415 - keeps --help fast
-    from ..importers.functions import import_functions as run_import  # noqa: PLC0415
+    from ..importers.functions import import_functions as run_import  # noqa: PLC0415 - loaded by the command that needs it
 
     try:
         result = run_import(file, fmt=fmt, namespace=namespace, out=out, force=force)

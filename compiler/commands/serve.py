@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..format.dialects import DIALECT_NAMES as DIALECTS
+from ..format.dialects import DIALECT_NAMES, traits
 from .reader import allow_handlers_from, context_from, context_option, handler_options
 
 
@@ -22,7 +22,7 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
 @click.option("--url", default=None, help="Base URL of a published catalogue (instead of --build).")
 @click.option(
     "--dialect",
-    type=click.Choice(DIALECTS),
+    type=click.Choice(DIALECT_NAMES),
     default="gateway",
     show_default=True,
     help="Which discovery tools to expose; direct exposes every allowed tool itself, with its schema (no discovery).",
@@ -42,7 +42,7 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     type=click.IntRange(0, 65535),
     help="HTTP port (0 picks a free one and prints it).",
 )
-@click.option("--read-only", is_flag=True, help="Refuse tools of kind=write (NOT_AUTHORIZED).")
+@click.option("--read-only", is_flag=True, help="Refuse tools of kind=write (PERMISSION_DENIED).")
 @click.option(
     "--audit",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -83,6 +83,12 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     help="Hide this namespace's tools from the agent (repeatable).",
 )
 @click.option("--require-expand", is_flag=True, help="Run a tool only after the agent read its spec.")
+@click.option(
+    "--pinned/--no-pinned",
+    default=None,
+    help="List the catalogue's pinned (always_load) tools that can run here beside the discovery tools "
+    "(default: the catalogue's discovery.pinned setting, else only the discovery tools).",
+)
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1, max=3600),
@@ -198,6 +204,7 @@ def serve(
     allow_namespaces: tuple[str, ...],
     deny_namespaces: tuple[str, ...],
     require_expand: bool,
+    pinned: bool | None,
     timeout: float,
     call_timeout: float,
     client_calls: int,
@@ -232,7 +239,7 @@ def serve(
 
     if build_dir is not None and url is not None:
         raise click.UsageError("give either --build DIR or --url URL, not both")
-    if dialect == "direct" and require_expand:
+    if traits(dialect).catalogue_tools and require_expand:
         raise click.UsageError(
             "--require-expand has no meaning with --dialect direct: every tool is listed with its schema. "
             "Drop --require-expand, or serve a discovery dialect (gateway, spec, namespaced)."
@@ -254,6 +261,7 @@ def serve(
         allow_namespaces=allow_namespaces or None,
         deny_namespaces=deny_namespaces,
         require_expand=require_expand,
+        pinned=pinned,
         timeout=timeout,
         call_seconds=call_timeout,
         client_calls=client_calls,

@@ -60,7 +60,7 @@ def sandbox_root() -> Path:
     the server in ``/``).
     """
     from ..format.envelope import ReaderError  # noqa: PLC0415 - the reader is stdlib-only and light
-    from ..reader.execution.policy import current_sandbox  # noqa: PLC0415
+    from ..reader.execution.policy import current_sandbox  # noqa: PLC0415 - the example handlers load the reader's pieces only when a handler runs
 
     raw = current_sandbox() or settings.get(SANDBOX_ENV)
     if not raw:

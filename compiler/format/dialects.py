@@ -417,7 +417,7 @@ _NAMESPACED = (
 #: The namespaced dialect's call tool, for a client that cannot receive list changes (no session: protocol
 #: 2026-07-28, a stateless HTTP server, a host that fixes its tool list): there a described tool never joins the
 #: list, and frameworks call listed tools only, so it is run through this one (docs/mcp.md, "Namespaced
-#: execution"). Not in ``DIALECTS``: a session that lists described tools by alias does not need it.
+#: execution"). Not in ``DISCOVERY_TOOLS``: a session that lists described tools by alias does not need it.
 SESSIONLESS_CALL = DiscoveryTool(
     "tool_call",
     "namespaced",
@@ -428,15 +428,47 @@ SESSIONLESS_CALL = DiscoveryTool(
     "tool_exec",
 )
 
-DIALECTS: dict[str, tuple[DiscoveryTool, ...]] = {
+#: Each dialect's discovery tools, by dialect name (the reader's dialect modules are ``toolcat.reader.dialects.DIALECTS``).
+DISCOVERY_TOOLS: dict[str, tuple[DiscoveryTool, ...]] = {
     "spec": _SPEC,
     "gateway": _GATEWAY,
     "namespaced": _NAMESPACED,
     "direct": (),  # the catalogue's own tools are the tools (reader/dialects/direct.py lists them)
 }
 
+
+@dataclass(frozen=True, slots=True)
+class DialectTraits:
+    """What the MCP server, exports, ``serve`` and the integrations need to know about a dialect, declared once.
+
+    They ask these traits, never the dialect's name; adding a dialect means one entry in :data:`TRAITS` (and its
+    tools in :data:`DISCOVERY_TOOLS`, its module in ``reader/dialects/``: docs/architecture.md, "add a dialect").
+    """
+
+    #: the catalogue's own tools are the dialect's tools: no discovery tools, nothing to describe first (direct)
+    catalogue_tools: bool = False
+    #: a described tool becomes callable by its alias, per client: working sets, tools/list_changed, and
+    #: ``tool_call`` for clients without a session (seed 004's gating: namespaced)
+    describe_gates: bool = False
+    #: the per-domain ``discover_<domain>_tools`` sit beside its tools (seed 002)
+    domain_discovery: bool = False
+
+
+TRAITS: dict[str, DialectTraits] = {
+    "spec": DialectTraits(),
+    "gateway": DialectTraits(),
+    "namespaced": DialectTraits(describe_gates=True, domain_discovery=True),
+    "direct": DialectTraits(catalogue_tools=True),
+}
+
+
+def traits(dialect: str | None) -> DialectTraits:
+    """The traits of ``dialect`` (a dialect with none declared has none of them)."""
+    return TRAITS.get(dialect or "", DialectTraits())
+
+
 #: The dialect per-domain discovery tools sit in: they sit beside its ``tool_list(namespace)`` (seed 002).
-DOMAIN_DIALECT = "namespaced"
+DOMAIN_DIALECT = next(name for name, t in TRAITS.items() if t.domain_discovery)
 
 
 def domain_tool_name(domain: str) -> str:
@@ -476,7 +508,7 @@ def domain_tool(domain: str) -> DiscoveryTool:
 def dialect_tools(dialect: str) -> tuple[DiscoveryTool, ...]:
     """The discovery tools of ``dialect``; a ValueError names the valid dialects."""
     try:
-        return DIALECTS[dialect]
+        return DISCOVERY_TOOLS[dialect]
     except KeyError:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECT_NAMES)}") from None
 
@@ -488,7 +520,7 @@ def served_tools(dialect: str, domains: Any = ()) -> tuple[DiscoveryTool, ...]:
     lists, and the provider exports write, exactly these.
     """
     tools = dialect_tools(dialect)
-    return (*tools, *(domain_tool(str(d)) for d in domains)) if dialect == DOMAIN_DIALECT else tools
+    return (*tools, *(domain_tool(str(d)) for d in domains)) if traits(dialect).domain_discovery else tools
 
 
 #: Each dialect's help at the root: the call that shows how its tools are called.
@@ -511,7 +543,7 @@ def input_help(tool: DiscoveryTool) -> dict[str, Any]:
 def discovery_tool(name: str, dialect: str | None = None) -> DiscoveryTool | None:
     """The discovery tool called ``name`` (in ``dialect`` when given), or None."""
     for key in (dialect,) if dialect else DIALECT_NAMES:
-        for tool in DIALECTS.get(key or "", ()):
+        for tool in DISCOVERY_TOOLS.get(key or "", ()):
             if tool.name == name:
                 return tool
     return None

@@ -291,7 +291,7 @@ def _distilled_minilm() -> Path:
     target = cache_dir() / "models" / f"static-minilm-{weights_sha256(source)[:12]}-{STATIC_DIMS}"
     if not (target / "config.json").is_file():
         try:
-            from model2vec.distill import distill  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+            from model2vec.distill import distill  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - model2vec is an optional extra
         except ImportError as err:
             raise EmbedderError(
                 "model2vec's distill is not installed", "pip install 'model2vec[distill]' (the [semantic] extra)"
@@ -388,7 +388,7 @@ def _load_onnx(spec: str, where: Path) -> Embedder:
 def _quiet_transformers() -> None:
     """Keep transformers' load reports and progress bars off stderr (an MCP server's log)."""
     try:
-        from transformers.utils import logging as hf_logging  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+        from transformers.utils import logging as hf_logging  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - transformers is an optional extra
 
         hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call,unused-ignore]
         hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call,unused-ignore]
@@ -411,14 +411,14 @@ def load_embedder(spec: str) -> Embedder:
             return _load_onnx(spec, where)
         try:
             if kind == "sentence-transformers":
-                from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+                from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - sentence_transformers is an optional extra
 
                 _quiet_transformers()
                 model: Any = SentenceTransformer(str(where), device="cpu")
                 size = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
                 dim = int(size() or 0)
             else:
-                from model2vec import StaticModel  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+                from model2vec import StaticModel  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - model2vec is an optional extra
 
                 model = StaticModel.from_pretrained(str(where))
                 dim = int(model.dim)

@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     NO_MATCH_IN_CATEGORY = "NO_MATCH_IN_CATEGORY"  # a scoped search found nothing there
     TOOL_NOT_FOUND = "TOOL_NOT_FOUND"  # no tool by that id or alias
     NOT_AUTHORIZED = "NOT_AUTHORIZED"  # policy, trust or sandbox refused the call
+    PERMISSION_DENIED = "PERMISSION_DENIED"  # a write tool called in a read-only session (001's code)
     VALIDATION_ERROR = "VALIDATION_ERROR"  # the arguments do not match the tool's schema
     CONFLICT = "CONFLICT"  # an idempotency key reused for another call, or the tool's own conflict
     INTERNAL = "INTERNAL"  # a bug, in toolcat or in a handler

@@ -53,7 +53,7 @@ def expected(error: Any) -> str | None:
     ``string | null`` for a type, ``one of: "a", "b"`` for an enum, ``exactly 3`` for a const,
     ``format date`` / ``pattern "^x"`` and bounds such as ``maxLength 64``.
     """
-    from .schema_text import type_text  # noqa: PLC0415
+    from .schema_text import type_text  # noqa: PLC0415 - loaded on the one path that needs it
 
     validator, value = error.validator, error.validator_value
     if validator == "type":

@@ -36,8 +36,8 @@ def blocked_reason(address: Any) -> str | None:
 
 def ip_of(text: str) -> Any:
     """The address a host string is, when it is one (dotted, or a numeric form libc accepts); else None."""
-    import ipaddress  # noqa: PLC0415
-    import socket  # noqa: PLC0415
+    import ipaddress  # noqa: PLC0415 - stdlib, imported on first use
+    import socket  # noqa: PLC0415 - stdlib, imported on first use
 
     try:
         return ipaddress.ip_address(text.split("%", 1)[0])
@@ -54,8 +54,8 @@ def ip_of(text: str) -> Any:
 @functools.cache
 def connection_classes() -> tuple[type, type]:
     """HTTP and HTTPS connections that connect to a checked address while Host and SNI stay the name."""
-    import http.client  # noqa: PLC0415
-    import socket  # noqa: PLC0415
+    import http.client  # noqa: PLC0415 - stdlib, imported on first use
+    import socket  # noqa: PLC0415 - stdlib, imported on first use
 
     class CheckedHTTPConnection(http.client.HTTPConnection):
         addresses: list[tuple[Any, ...]]

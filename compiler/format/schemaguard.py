@@ -244,7 +244,7 @@ class _References:
 
     def follow(self, node: dict[str, Any], path: str, resolver: Any) -> list[tuple[Any, str, str, Any]]:
         """Resolve the references of ``node``; record edges; targets to walk next."""
-        from referencing.exceptions import InvalidAnchor, NoSuchAnchor, PointerToNowhere  # noqa: PLC0415
+        from referencing.exceptions import InvalidAnchor, NoSuchAnchor, PointerToNowhere  # noqa: PLC0415 - referencing is an optional extra
 
         targets: list[tuple[Any, str, str, Any]] = []
         for keyword in REFERENCE_KEYWORDS:
@@ -346,8 +346,8 @@ class _References:
 @functools.cache
 def refusing_registry() -> Any:
     """A ``referencing.Registry`` whose retrieve refuses every URI: nothing is fetched or read."""
-    import referencing  # noqa: PLC0415
-    import referencing.exceptions  # noqa: PLC0415
+    import referencing  # noqa: PLC0415 - referencing is an optional extra: imported only on the path that needs it
+    import referencing.exceptions  # noqa: PLC0415 - referencing is an optional extra
 
     def refuse(uri: str) -> Any:
         raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
@@ -525,8 +525,8 @@ def validator_class(cls: Any, *, skip_unsupported: bool = False) -> Any:
 
 def validator_for(schema: dict[str, Any], *, skip_unsupported: bool = False) -> Any:
     """A safe validator of ``schema`` (RE2 regexes, no retrieval); call :func:`analyse` first."""
-    import jsonschema  # noqa: PLC0415
-    from jsonschema import validators  # noqa: PLC0415
+    import jsonschema  # noqa: PLC0415 - jsonschema is an optional extra: imported only on the path that needs it
+    from jsonschema import validators  # noqa: PLC0415 - jsonschema is an optional extra
 
     cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return validator_class(cls, skip_unsupported=skip_unsupported)(schema, registry=refusing_registry())

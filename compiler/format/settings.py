@@ -92,6 +92,12 @@ SETTINGS: tuple[Setting, ...] = (
         "1024",
         "The vector cache's size cap in MB (`<cache home>/vectors/`): past it, builds remove the least recently used shards.",
     ),
+    Setting(
+        "TOOLCAT_VECTOR_PARTITION",
+        "unset",
+        "A number N: builds of more than N tools partition their tool vectors into clusters a query reads a few of"
+        ' (opt-in: it costs R@1, docs/search.md "Vectors a CDN can serve").',
+    ),
     Setting("TOOLCAT_BUILD_WORKERS", "unset", "`1`: a build never forks a worker process beside the main one."),
     Setting(
         "TOOLCAT_SANDBOX",

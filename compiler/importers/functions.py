@@ -49,7 +49,7 @@ def load_definitions(path: Path, fmt: str) -> list[tuple[str, Json]]:
     if fmt not in FORMATS:
         raise ImporterError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if fmt == "mcp":  # one reader of MCP dumps, shared with `import mcp --file`
-        from .mcp import read_dump  # noqa: PLC0415
+        from .mcp import read_dump  # noqa: PLC0415 - loaded on the one path that needs it
 
         return read_dump(path)
     if path.is_dir():
@@ -170,7 +170,7 @@ def args_schema_of(fmt: str, item: Json, where: str, warnings: Warnings) -> Json
     if fmt == "mcp" and raw is None:
         raw = item.get("input_schema") or item.get("parameters")
         if raw is None and isinstance(item.get("arguments"), list):  # the Docker MCP registry's flattened form
-            from .mcp import arguments_schema  # noqa: PLC0415
+            from .mcp import arguments_schema  # noqa: PLC0415 - loaded on the one path that needs it
 
             raw = arguments_schema(item["arguments"])
     if raw is None:
@@ -208,7 +208,7 @@ def split_description(text: str, fallback: str) -> tuple[str, str, str]:
 
 def _hints(item: Json, fmt: str, where: str, warnings: Warnings) -> Json:
     """``kind`` (read only on an MCP readOnlyHint, with a warning) and the MCP annotations kept."""
-    from .mcp import ANNOTATION_KEYS, kind_of  # noqa: PLC0415
+    from .mcp import ANNOTATION_KEYS, kind_of  # noqa: PLC0415 - loaded on the one path that needs it
 
     annotations: Json = item["annotations"] if fmt == "mcp" and isinstance(item.get("annotations"), dict) else {}
     out: Json = {"kind": kind_of(annotations)}

@@ -206,10 +206,10 @@ async def fetch_tools(
     command: list[str] | None, url: str | None, env: dict[str, str] | None = None, seconds: float = IMPORT_TIMEOUT_S
 ) -> tuple[list[Json], str]:
     """``tools/list`` (every page) of a live server, and the server's name, within ``seconds`` in all."""
-    import anyio  # noqa: PLC0415
+    import anyio  # noqa: PLC0415 - anyio is an optional extra: imported only on the path that needs it
     from mcp import ClientSession  # noqa: PLC0415 - the SDK only for live imports
-    from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: PLC0415
-    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+    from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: PLC0415 - mcp is an optional extra
+    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415 - mcp is an optional extra
 
     transport: Any
     if command is not None:
@@ -227,7 +227,7 @@ async def fetch_tools(
 
 async def _pages(session: Any, tools: list[Json]) -> None:
     """Every tools/list page into ``tools``, held to :data:`MAX_PAGES`, :data:`MAX_TOOLS` and :data:`MAX_TOOLS_BYTES`."""
-    import mcp_types  # noqa: PLC0415
+    import mcp_types  # noqa: PLC0415 - mcp_types is an optional extra: imported only on the path that needs it
 
     cursor: str | None = None
     seen: set[str] = set()
@@ -265,7 +265,7 @@ def env_references(pairs: dict[str, str] | None) -> dict[str, str]:
 
 def _live(command: str | None, url: str | None, env: dict[str, str], timeout: float) -> tuple[list[Any], str, Json]:
     """The tools, server name and handler of a live server (the server gets ``env``'s values from this process)."""
-    import anyio  # noqa: PLC0415
+    import anyio  # noqa: PLC0415 - anyio is an optional extra: imported only on the path that needs it
 
     argv = shlex.split(command) if command is not None else None
     if argv is not None and not argv:

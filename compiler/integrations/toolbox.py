@@ -4,8 +4,9 @@ A :class:`Toolbox` holds a :class:`~toolcat.reader.Catalog` and a dialect, and a
 every step of its loop: which tools does the model get now (:meth:`Toolbox.tools`), and what does a call of one
 of them answer (:meth:`Toolbox.call`, always a JSON-able dict: a result or an error envelope, never a raise).
 
-* ``spec``, ``gateway``: the dialect's discovery tools (``toolcat.format.dialects``), then the pinned
-  (``always_load``) catalogue tools, by their provider alias.
+* ``spec``, ``gateway``: the dialect's discovery tools (``toolcat.format.dialects``), then, when the host asks
+  (``Catalog.open(pinned=True)`` or the catalogue's ``discovery.pinned``), the pinned (``always_load``) catalogue
+  tools this session can run, by their provider alias (``Catalog.pinned_tools``).
 * ``namespaced``: ``tool_list``, ``tool_describe``, ``find_tool`` (and a ``discover_<domain>_tools`` per domain the
   catalogue declares), the pinned tools, and **each tool the model described**: a successful ``tool_describe`` (or
   ``discover_<domain>_tools(tool=...)``) adds the tool, by its alias and with the schema the model was shown, to
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..format.dialects import DIALECT_NAMES, DiscoveryTool, input_help, served_tools
+from ..format.dialects import DIALECT_NAMES, DiscoveryTool, input_help, served_tools, traits
 from ..format.envelope import error_envelope
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -91,11 +92,11 @@ class Toolbox:
         self.working_set = working_set
         self._discovery = {t.name: t for t in served_tools(dialect, catalog.discovery_domains())}
         self._fixed: dict[str, HostTool] = {}
-        for spec in catalog.always_loaded():
+        for spec in catalog.pinned_tools():  # only when the host asks (Catalog.open(pinned=True)): 001's three tools
             tool = catalogue_host_tool(spec, pinned=True)
             if tool is not None and tool.name not in self._discovery:
                 self._fixed[tool.name] = tool
-        if dialect == "direct":
+        if traits(dialect).catalogue_tools:
             listed = catalog.direct_tools()
             for spec in listed.get("tools", []) if listed.get("ok") else []:
                 tool = catalogue_host_tool(spec)
@@ -179,7 +180,11 @@ class Toolbox:
             result = method(**dict(tool.bound), **args)
         except Exception as exc:  # a reader method answers envelopes; this is a last resort, never a traceback
             return error_envelope("INTERNAL", f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        if self.dialect == "namespaced" and tool.method in ("tool_describe", "discover") and result.get("ok") is True:
+        if (
+            traits(self.dialect).describe_gates
+            and tool.method in ("tool_describe", "discover")
+            and result.get("ok") is True
+        ):
             self._remember(result)
         return result
 

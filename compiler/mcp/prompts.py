@@ -15,7 +15,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from ..format.dialects import dialect_tools
+from ..format.dialects import served_tools, traits
 from ..format.envelope import ReaderError, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -27,20 +27,21 @@ SYSTEM_PROMPT = "system_prompt"
 TOOLS_PROMPT = "tools_prompt"
 
 
-def fallback_system_prompt(dialect: str, manifest: Json) -> str:
-    """A system prompt written from the dialect's tool definitions, for builds without prompt sections."""
+def fallback_system_prompt(dialect: str, manifest: Json, domains: list[str] | None = None) -> str:
+    """A system prompt written from the dialect's tools (002's per-domain ones too), for builds without sections."""
     counts = manifest.get("counts") or {}
+    tools = served_tools(dialect, domains or [])
     lines = [
         (
             f'You can use the tool catalogue "{manifest.get("title") or "catalogue"}" '
-            f"({counts.get('tools', 0)} tools, {counts.get('skills', 0)} skills) through {len(dialect_tools(dialect))} "
+            f"({counts.get('tools', 0)} tools, {counts.get('skills', 0)} skills) through {len(tools)} "
             "discovery tools. Do not guess tool ids or argument names: browse or search, read a tool's "
             "definition, then run it. Every error carries help_path and next_action: follow them and retry."
         ),
         "",
     ]
-    lines.extend(f"- {tool.name}: {tool.description}" for tool in dialect_tools(dialect))
-    if dialect == "namespaced":
+    lines.extend(f"- {tool.name}: {tool.description}" for tool in tools)
+    if traits(dialect).describe_gates:
         lines += [
             "",
             (
@@ -55,12 +56,29 @@ def fallback_system_prompt(dialect: str, manifest: Json) -> str:
 def system_prompt(catalog: Catalog, dialect: str) -> str:
     """The dialect's system prompt from the build's prompt sections, else one written from the dialect.
 
-    Under a policy that hides tools (allowed namespaces, read-only) the build's prompt, written for the whole
-    catalogue (it names every namespace), is not served: the one written from the dialect names no tool.
+    Either way it names the ``discover_<domain>_tools`` the server offers (seed 002): a build older than the
+    sections that name them gets a line added. Under a policy that hides tools (allowed namespaces, read-only) the
+    build's prompt, written for the whole catalogue (it names every namespace), is not served: the one written
+    from the dialect names no tool.
     """
+    text = _built_system_prompt(catalog, dialect)
+    domains = catalog.discovery_domains() if traits(dialect).domain_discovery else []
+    if text is None:
+        return fallback_system_prompt(dialect, catalog.manifest, domains)
+    missing = [f"discover_{d}_tools" for d in domains if f"discover_{d}_tools" not in text]
+    if missing:
+        text += (
+            "\n\nPer-domain discovery: " + ", ".join(missing) + " list a domain's tools; with tool=name, one tool's "
+            "details and usage.\n"
+        )
+    return text
+
+
+def _built_system_prompt(catalog: Catalog, dialect: str) -> str | None:
+    """The build's ``system.<dialect>`` prompt section, or None when the build has none (or it cannot be read)."""
     prompts = catalog.manifest.get("prompts")
     if catalog.session.filters:
-        return fallback_system_prompt(dialect, catalog.manifest)
+        return None
     if isinstance(prompts, dict) and isinstance(prompts.get("index"), dict):
         try:
             index = catalog.fetch_json(prompts["index"])
@@ -70,7 +88,7 @@ def system_prompt(catalog: Catalog, dialect: str) -> str:
                 return catalog.fetch_bytes(section["ref"]).decode("utf-8")
         except ReaderError as exc:
             log.warning("cannot read the build's system prompt (%s); using the built-in one", exc.message)
-    return fallback_system_prompt(dialect, catalog.manifest)
+    return None
 
 
 def list_prompts(dialect: str) -> types.ListPromptsResult:

@@ -62,7 +62,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..format import settings
-from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool
+from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool, traits
 from ..format.envelope import ReaderError, error_envelope, is_error
 from ..format.types import Json
 from ..reader.catalog import Catalog
@@ -210,6 +210,8 @@ class ServeOptions:
     drain_seconds: float = 20.0
     #: The host's context (``Catalog.open(context=)``, ``--context KEY=VALUE``): values for tools' declared context args.
     context: dict[str, Any] | None = None
+    #: List the pinned (always_load) tools beside the discovery tools (``--pinned``); None: the catalogue's setting.
+    pinned: bool | None = None
 
 
 #: The one client of a stdio server: unique per process, so stdio servers sharing a --state file share no keys.
@@ -318,7 +320,7 @@ class CatalogServer:
         self.trusted_proxies: tuple[str, ...] = ()
         self.always: dict[str, CatalogTool] = self._always_loaded()
         #: gateway-modes: the direct dialect's tools (every tool the session may see), by alias; empty elsewhere
-        self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if dialect == "direct" else {}
+        self.direct: dict[str, CatalogTool] = direct_catalog_tools(catalog) if traits(dialect).catalogue_tools else {}
         self.changes = 0
         self.server: Server[Any] = Server(
             "toolcat",
@@ -381,9 +383,13 @@ class CatalogServer:
 
     # -- tools --------------------------------------------------------------------------------
     def _always_loaded(self) -> dict[str, CatalogTool]:
-        """The catalogue's always-loaded tools by alias (one whose alias is a discovery tool's name is left out)."""
+        """The pinned tools by alias: the always-loaded ones this session can run, when the host or catalogue asks.
+
+        Without ``--pinned`` (``Catalog.open(pinned=)``) or the catalogue's ``discovery.pinned``, none: the gateway
+        lists exactly its discovery tools. One whose alias is a discovery tool's name is left out.
+        """
         out: dict[str, CatalogTool] = {}
-        for spec in self.catalog.always_loaded():
+        for spec in self.catalog.pinned_tools():  # only when the host or the catalogue asks (seed 001: 3 tools)
             tool = catalog_tool(spec)
             if tool is None or tool.name in self.by_name:
                 log.warning("always-loaded tool %s is not exposed: its alias is missing or taken", spec.get("tool_id"))
@@ -393,7 +399,7 @@ class CatalogServer:
 
     def working_set(self, key: str | None) -> StoredWorkingSet | None:
         """The described tools of one handshake-era client (namespaced dialect); None for a stateless request."""
-        if key is None or self.dialect != "namespaced":
+        if key is None or not traits(self.dialect).describe_gates:
             return None
         return self.working_sets.of(f"{self.namespace}/{key}")
 
@@ -495,7 +501,7 @@ class CatalogServer:
         if tool is None and working is not None:
             tool = await anyio.to_thread.run_sync(working.get, name)  # the working set is in the state store
         tool_id = tool.tool_id if tool is not None else None
-        if tool_id is None and self.dialect == "namespaced":
+        if tool_id is None and traits(self.dialect).describe_gates:
             tool_id = await anyio.to_thread.run_sync(self.catalog.resolve, name)
         if tool_id is None:
             raise MCPError(
@@ -649,7 +655,7 @@ class CatalogServer:
             self.always = self._always_loaded()  # working sets drop records of other versions as they are read
             self.tools = discovery_tools(self.catalog, self.dialect)
             self._index_tools()
-            self.direct = direct_catalog_tools(self.catalog) if self.dialect == "direct" else {}
+            self.direct = direct_catalog_tools(self.catalog) if traits(self.dialect).catalogue_tools else {}
             reached = await self.notify_changed()
             log.info(
                 "registry_version %s -> %s; notified %d session(s)", previous, self.catalog.registry_version, reached
@@ -684,7 +690,7 @@ class CatalogServer:
 
     def http_app(self, host: str = "127.0.0.1", guard: HttpGuard | None = None) -> Any:
         """The ASGI app of the streamable HTTP transport at ``/mcp``, behind the guards of :mod:`.http_guard`."""
-        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415
+        from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415 - mcp is an optional extra
 
         guard = guard or HttpGuard()
         seen = exposure(host, guard.allowed_hosts, guard.allowed_origins, token=guard.token is not None)
@@ -715,7 +721,7 @@ class CatalogServer:
         self, host: str, port: int, ready: Callable[[str], None] | None = None, guard: HttpGuard | None = None
     ) -> None:
         """Serve streamable HTTP on host:port (``/mcp``) until cancelled; ``ready`` gets the URL once bound."""
-        import uvicorn  # noqa: PLC0415
+        import uvicorn  # noqa: PLC0415 - uvicorn is an optional extra: imported only on the path that needs it
 
         # fleet (docs/deploy.md): /healthz, /readyz and the drain on SIGTERM wrap the app
         drain = fleet.Drain(
@@ -765,6 +771,7 @@ def open_catalog(options: ServeOptions) -> Catalog:
             require_expand=options.require_expand,
             timeout=options.timeout,
             context=options.context,
+            pinned=options.pinned,
         )
 
     allowed = list(options.allow_namespaces) if options.allow_namespaces is not None else None
@@ -789,7 +796,6 @@ def make_server(options: ServeOptions, catalog: Catalog | None = None) -> Catalo
     # fleet (docs/deploy.md): the state store holds idempotency records, working sets and the audit sink
     state = open_state(state_spec(options.state, options.location, options.transport))
     catalog.session.use_state(state.idempotency, telemetry.traced(state.audit_sink(catalog.session_id, options.audit)))
-    catalog.audit = catalog.session.audit
     server = CatalogServer(
         catalog,
         options.dialect,

@@ -72,13 +72,13 @@ def configure(endpoint: str | None, service_name: str = "toolcat-serve") -> bool
     if not endpoint:
         return False
     try:
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter  # noqa: PLC0415
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: PLC0415
-        from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
-        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader  # noqa: PLC0415
-        from opentelemetry.sdk.resources import Resource  # noqa: PLC0415
-        from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: PLC0415
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter  # noqa: PLC0415 - opentelemetry is an optional extra
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: PLC0415 - opentelemetry is an optional extra
+        from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415 - opentelemetry is an optional extra
+        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader  # noqa: PLC0415 - opentelemetry is an optional extra
+        from opentelemetry.sdk.resources import Resource  # noqa: PLC0415 - opentelemetry is an optional extra
+        from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415 - opentelemetry is an optional extra
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: PLC0415 - opentelemetry is an optional extra
     except ImportError as exc:
         raise ValueError(
             f"--otlp-endpoint needs the [otel] extra (pip install 'toolcat[otel]'): {exc.name} is missing"

@@ -308,8 +308,8 @@ class UpstreamPool:
 
 def _server(handler: dict[str, Any], tool_id: str) -> tuple[tuple[Any, ...], Callable[[], Any], str]:
     """(pool key, transport opener, upstream tool name) of a handler; NOT_EXECUTABLE when it names no server."""
-    from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: PLC0415
-    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+    from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: PLC0415 - mcp is an optional extra
+    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415 - mcp is an optional extra
 
     name = str(handler.get("tool") or tool_id.rsplit(".", 1)[-1])
     argv = server_command(handler, tool_id)

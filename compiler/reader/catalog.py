@@ -33,7 +33,7 @@ from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
 from .audit import AuditSink
 from .checks import shown
-from .dialects import DIALECTS, direct, gateway, namespaced, protocol
+from .dialects import DIALECTS, direct, gateway, namespaced, protocol, shared
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
 from .execution.policy import HandlerPolicy
@@ -153,24 +153,66 @@ def manifest_tier(manifest: Json) -> str:
 class Catalog:
     """A published catalogue, opened from a build folder or an http(s) base URL."""
 
-    def __init__(self, store: Store, session: Session, *, python_modules: list[str] | None) -> None:
+    def __init__(self, store: Store, session: Session) -> None:
+        #: what the catalogue holds (files, manifest, search) and what this agent's session may do with it
         self.store = store
         self.session = session
-        self.source: Source = store.source
-        self.pinned = store.pinned
-        #: sha256 (hex) of the manifest file this session must read, from ``open(..., pin="sha256:...")``.
-        self.pin = store.pin
-        self.policy = session.policy
-        self.read_only = session.read_only
-        self.allowed_namespaces = session.allowed_namespaces
-        self.require_expand = session.require_expand
-        self.timeout = session.timeout
-        self.python_modules = python_modules
-        self.session_id = session.session_id
-        self.audit = session.audit
-        self._idempotency = session.idempotency
-        #: The host's context values by argument name (``open(..., context=...)``).
-        self.context = session.context
+
+    # -- the store's and the session's settings, read through (the Catalog copies nothing) ---------------------
+    @property
+    def source(self) -> Source:
+        """Where the catalogue's files come from (a folder or an http(s) base URL)."""
+        return self.store.source
+
+    @property
+    def pinned(self) -> Any:
+        """The pinned (always_load) tools the host asked to list, if any (``open(..., pinned=...)``)."""
+        return self.store.pinned
+
+    @property
+    def pin(self) -> str | None:
+        """sha256 (hex) of the manifest file this session must read, from ``open(..., pin="sha256:...")``."""
+        return self.store.pin
+
+    @property
+    def policy(self) -> Any:
+        """The handler policy: which handler kinds and targets this host lets the catalogue run."""
+        return self.session.policy
+
+    @property
+    def read_only(self) -> bool:
+        """Whether tools of kind write are refused (PERMISSION_DENIED)."""
+        return self.session.read_only
+
+    @property
+    def allowed_namespaces(self) -> Any:
+        """The namespaces this session may see and use (None: all)."""
+        return self.session.allowed_namespaces
+
+    @property
+    def require_expand(self) -> bool:
+        """Whether a tool runs only after the agent read its spec."""
+        return self.session.require_expand
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a handler has per call."""
+        return self.session.timeout
+
+    @property
+    def session_id(self) -> str:
+        """This session's id (in audit records and traces)."""
+        return self.session.session_id
+
+    @property
+    def audit(self) -> Any:
+        """Where this session's audit records go (an AuditLog file, a host's store, or None)."""
+        return self.session.audit
+
+    @property
+    def context(self) -> Any:
+        """The host's context values by argument name (``open(..., context=...)``)."""
+        return self.session.context
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -195,6 +237,7 @@ class Catalog:
         handlers: dict[str, Callable[[Any], Any]] | None = None,
         allow_secrets: dict[str, list[str]] | None = None,
         context: dict[str, Any] | None = None,
+        pinned: bool | None = None,
     ) -> Catalog:
         """Open a catalogue; raises :class:`ReaderError` (UNAVAILABLE / INTEGRITY / BAD_REQUEST) when it cannot.
 
@@ -227,6 +270,8 @@ class Catalog:
         (describe, tool_help) leaves the filled arguments out. Audit records name them, never their values.
         ``audit`` is a JSON Lines file path, or a host's sink (an object with the
         :class:`~toolcat.reader.audit.AuditSink` ``record`` method) to emit analytics or UI events from.
+        ``pinned=True`` lists the catalogue's pinned (``always_load``) tools beside the discovery tools (an MCP
+        server, ``toolcat serve --pinned``), ``False`` never; None follows the catalogue's ``discovery.pinned``.
         """
         if not isinstance(path_or_url, (str, Path)):
             raise ReaderError("BAD_REQUEST", f"open() takes a folder path or an http(s) URL, got {shown(path_or_url)}")
@@ -242,6 +287,8 @@ class Catalog:
         root = _check_sandbox(sandbox)
         own_handlers = _check_handlers(handlers)
         host_context = _check_context(context)
+        if pinned is not None and not isinstance(pinned, bool):
+            raise ReaderError("BAD_REQUEST", f"pinned must be true, false or None, got {shown(pinned, 40)}")
         if audit is not None and not isinstance(audit, (str, Path)) and not callable(getattr(audit, "record", None)):
             raise ReaderError(
                 "BAD_REQUEST",
@@ -266,11 +313,12 @@ class Catalog:
             audit=audit,
             handlers=own_handlers,
             context=host_context,
+            pinned=pinned,
         )
         started = time.perf_counter()
         store.load(store.read_entry())
         session.record_open(source.location, (time.perf_counter() - started) * 1000)
-        return cls(store, session, python_modules=python_modules)
+        return cls(store, session)
 
     # -- the store ----------------------------------------------------------------------------
     @property
@@ -335,9 +383,6 @@ class Catalog:
 
     def searcher(self) -> Any:
         """The catalogue's :class:`~toolcat.reader.search.searcher.Searcher`; ReaderError UNAVAILABLE without an index."""
-        return self.store.searcher_required()
-
-    def _searcher_required(self) -> Any:
         return self.store.searcher_required()
 
     # -- the protocol -------------------------------------------------------------------------
@@ -552,9 +597,38 @@ class Catalog:
 
         Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}`` (manifest
         key ``always_load``, sorted by tool_id); a spec that cannot be read is left out (and logged), and so
-        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``).
+        is a tool the session's policy hides (``allowed_namespaces``, ``read_only``). What a server lists is
+        :meth:`pinned_tools`.
         """
         return protocol.always_loaded(self.store, self.session.allows if self.session.filters else None)
+
+    def _runnable(self, tool_id: str) -> bool:
+        """Whether this session can run ``tool_id`` (a handler of a known type the host allows)."""
+        try:
+            return shared.runnable(self.session, tool_id, self.store.spec(tool_id)[1])
+        except ReaderError:
+            return False
+
+    @property
+    def pins_tools(self) -> bool:
+        """Whether a server lists the pinned tools beside the discovery tools.
+
+        ``open(pinned=)``, else the catalogue's ``discovery.pinned`` setting (toolcat.yaml), else no (seed 001:
+        the model sees only the discovery tools).
+        """
+        if self.session.pinned is not None:
+            return self.session.pinned
+        raw = self.manifest.get("discovery")
+        return isinstance(raw, dict) and raw.get("pinned") is True
+
+    def pinned_tools(self) -> builtins.list[Json]:
+        """The tools to list beside the discovery tools, when :attr:`pins_tools`, that this session can run.
+
+        Those of :meth:`always_loaded` this session can run (no handler, a handler type not installed or one the host does not allow: left out).
+        """
+        if not self.pins_tools:
+            return []
+        return [row for row in self.always_loaded() if self._runnable(row["tool_id"])]
 
     # == skills and prompts =======================================================================
     def read_skill_resource(self, tool_id: Any, path: Any) -> Json:

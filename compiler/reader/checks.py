@@ -181,7 +181,7 @@ def node_path(path: Any) -> tuple[str, ...]:
 
 def cursor_key(*parts: Any) -> str:
     """A short digest binding a cursor to the query and category it pages through."""
-    import hashlib  # noqa: PLC0415
+    import hashlib  # noqa: PLC0415 - stdlib, imported on first use
 
     return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:8]
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..format.agent_tools import read_only_tools
 from ..format.envelope import ReaderError, error_envelope, is_error
+from ..format.schema_nulls import without_null_optionals
 from ..format.types import Json
 from .audit import AuditLog, AuditSink, tool_labels
 from .checks import MAX_NAME, as_sent, bad, check_bool, deprecation_note, ok, or_default, shown, trace_id
@@ -61,13 +62,6 @@ def sent_op(value: Any) -> Json:
     return {"op": op, "op_truncated": True} if cut else {"op": op}
 
 
-def without_null_optionals(schema: Json, args: Json) -> Json:
-    """``args`` without the top-level nulls of properties the schema does not require: null means absent."""
-    required = schema.get("required") if isinstance(schema, dict) else None
-    needed = set(required) if isinstance(required, list) else set()
-    return {k: v for k, v in args.items() if v is not None or k in needed}
-
-
 class Session:
     """What one opened catalogue may do, and the record of what it did."""
 
@@ -83,6 +77,7 @@ class Session:
         audit: str | Path | AuditSink | None,
         handlers: dict[str, Handler] | None = None,
         context: dict[str, Any] | None = None,
+        pinned: bool | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -99,6 +94,9 @@ class Session:
             AuditLog(audit, self.session_id) if isinstance(audit, (str, Path)) else audit  # a host's sink as is
         )
         self.idempotency: IdempotencyRecords = IdempotencyStore()
+        #: The host's choice to list pinned tools beside the discovery tools (``Catalog.open(pinned=)``); None: the
+        #: catalogue's ``discovery.pinned`` setting decides.
+        self.pinned = pinned
         self._expanded: set[str] = set()
         self._lock = threading.Lock()
 
@@ -191,7 +189,10 @@ class Session:
                 details={"allowed_namespaces": self.allowed_namespaces},
                 help_path=tool_id,
                 hints=["The host limited this session to some namespaces; use a tool from them."],
-                next_action={"op": "help", "args": {"path": "root"}},
+                next_action={
+                    "op": "help",
+                    "args": {"path": self.allowed_namespaces[0] if self.allowed_namespaces else "root"},
+                },
             )
 
     def authorize(self, tool_id: str, spec: Json, *, dry: bool = False) -> None:
@@ -400,10 +401,12 @@ class Session:
         """The next_action of a failed call that has none (None for codes without one).
 
         After a handler's NOT_FOUND: the entity's list or search op (``onto.task.update`` → ``onto.task.list``),
-        called when it needs no arguments, else described; without one, a search for it. After CONFLICT or
-        VALIDATION_ERROR: the op's help (its arguments and usage).
+        called when it needs no arguments, else described; without one, none (a search would rank the failed op
+        first, and its help would offer the same call again). After
+        VALIDATION_ERROR: the op's help (its arguments and usage). A handler's own CONFLICT (the thing exists)
+        gets none: its help would offer the same call again (an idempotency key's CONFLICT carries its own).
         """
-        if code in ("CONFLICT", "VALIDATION_ERROR"):
+        if code == "VALIDATION_ERROR":
             return {"op": "help", "args": {"path": tool_id}}
         if code != "NOT_FOUND" or "." not in tool_id:
             return None
@@ -416,7 +419,7 @@ class Session:
             if schema.get("required"):  # it needs arguments: read them first
                 return {"op": "describe", "args": {"tool_id": finder}}
             return {"op": "call", "args": {"tool_id": finder, "args": {}}}
-        return {"op": "search", "args": {"query": f"list {entity.replace('.', ' ').replace('_', ' ')}"}}
+        return None  # a search for the entity ranks the op that just failed first: its help would send it back
 
     def tool_batch(self, ops: Any, mode: Any = "sequential", help_fn: Callable[[Json], Json] | None = None) -> Json:
         """Run several items in order (stopping at the first failure) or in parallel (bounded); see :meth:`_batch`."""
@@ -474,7 +477,7 @@ class Session:
                 "or {'type': 'help', 'path': 'file.read'}"
             )
         if mode == "parallel" and len(ops) > 1:
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - stdlib, imported on first use
 
             with ThreadPoolExecutor(max_workers=min(MAX_BATCH_WORKERS, len(ops))) as pool:
                 results = list(pool.map(lambda item: self._batch_item(item, help_fn), ops))

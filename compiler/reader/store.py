@@ -387,7 +387,7 @@ class Store:
 
     def is_node(self, path: str) -> bool:
         """Whether a slash or dotted path names a node of the category tree."""
-        from .checks import node_path  # noqa: PLC0415
+        from .checks import node_path  # noqa: PLC0415 - loaded on the one path that needs it
 
         try:
             self.node(node_path(path))

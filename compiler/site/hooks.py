@@ -84,8 +84,8 @@ def _theme_scripts() -> tuple[re.Pattern[str], ...]:
 
 def content_security_policy(document: str, where: str) -> str:
     """The page with a CSP ``<meta>`` first in its ``<head>``; an inline script that is not the theme's is refused."""
-    import base64  # noqa: PLC0415
-    import hashlib  # noqa: PLC0415
+    import base64  # noqa: PLC0415 - stdlib, imported on first use
+    import hashlib  # noqa: PLC0415 - stdlib, imported on first use
 
     hashes: list[str] = []
     for attrs, body in _SCRIPT.findall(document):

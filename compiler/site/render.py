@@ -394,7 +394,7 @@ def _build_site(build_dir: Path, out: Path | None, project_dir: Path | None) -> 
 
 def serve_site(site_dir: Path, port: int, announce: Callable[[str], object] = print) -> None:
     """Serve a built site on 127.0.0.1 with the stdlib HTTP server until interrupted."""
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415 - stdlib, imported on first use
 
     class Handler(SimpleHTTPRequestHandler):
         def end_headers(self) -> None:

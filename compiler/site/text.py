@@ -199,11 +199,11 @@ def _target(target: str, policy: LinkPolicy, anchors: set[str]) -> str | None:
 
 def _author_markdown() -> Any:
     """A Python-Markdown for untrusted text: raw HTML off, no attr_list/md_in_html, links and headings by policy."""
-    from xml.etree import ElementTree as ET  # noqa: PLC0415
+    from xml.etree import ElementTree as ET  # noqa: PLC0415 - stdlib, imported on first use
 
     import markdown  # type: ignore[import-untyped]  # noqa: PLC0415 - a dependency of mkdocs, only needed here
-    from markdown.extensions import toc  # type: ignore[import-untyped]  # noqa: PLC0415
-    from markdown.treeprocessors import Treeprocessor  # type: ignore[import-untyped]  # noqa: PLC0415
+    from markdown.extensions import toc  # type: ignore[import-untyped]  # noqa: PLC0415 - markdown is an optional extra
+    from markdown.treeprocessors import Treeprocessor  # type: ignore[import-untyped]  # noqa: PLC0415 - markdown is an optional extra
 
     class AuthorPolicy(Treeprocessor):  # type: ignore[misc]  # Python-Markdown is untyped
         """Shift headings (ids and permalinks when asked), then keep or neutralise every link and image."""

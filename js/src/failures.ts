@@ -5,12 +5,12 @@
 import { ANALYZER_VERSION } from "./analyzer.js";
 import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
-import { ReaderError, bad } from "./errors.js";
+import { ReaderError, bad, type Action } from "./errors.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
-import { nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
+import { leanHit, nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
 import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
-import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, encodeCursor, type Artifact, type Store } from "./store.js";
 
 // == arguments (catalog.ts, store.ts) ===============================================================
 export function notHttp(url: string): ReaderError {
@@ -70,9 +70,8 @@ export function noNodes(query: string): Json {
   return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
 }
 
-/** find_tool's answer when no tool matches the whole request (``_weak_answer``): the same hits, marked weak, when
- * at least half the query's content words (``_unknown_words``: as typed) are in no tool's text; else null. */
-export async function weak(searcher: Searcher, query: string, matches: Json[]): Promise<Json | null> {
+/** The query's words (as typed) no tool's text contains, and how many content words it has (``_unknown_words``). */
+export async function unknownWords(searcher: Searcher, query: string): Promise<[string[], number]> {
   const part = await searcher.part("tools");
   const space = part.spaces.find((s: Artifact) => s.name === "words");
   const tokens = unique(Array.from(query).slice(0, 1000).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
@@ -82,13 +81,59 @@ export async function weak(searcher: Searcher, query: string, matches: Json[]): 
     for (const term of searcher.words(token)) if ((await searcher.posting("tools", part, space, term)) !== null) known = true;
     if (!known) missing.push(token);
   }
-  if (missing.length < 0.5 * Math.max(1, tokens.length)) return null;
+  return [missing, Math.max(1, tokens.length)];
+}
+
+/** The missing words when an answer whose best hit scores ``best`` is weak, else null (``Searcher.weak_words``): every
+ * search says so with one rule, half the query's content words in no tool and the best under 0.35. */
+export async function weakWords(searcher: Searcher, query: string, best: number): Promise<string[] | null> {
+  if (!(best < 0.35)) return null;
+  const [missing, words] = await unknownWords(searcher, query);
+  return missing.length && missing.length >= 0.5 * words ? missing : null;
+}
+
+/** A search's answer when nothing matches the whole request (``_weak_answer``): the same hits under ``key``, marked
+ * weak, a note, and a way to browse ``browse`` (the root by default). */
+export function weakAnswer(query: string, hits: Json[], missing: string[], key = "matches", browse: string[] = []): Json {
   return {
-    matches,
+    [key]: hits,
     weak: true,
     hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
-    next_action: browseRoot(),
+    next_action: { op: "list", args: { path: browse.join("/") } },
   };
+}
+
+/** find_tool's weak answer (its best hit already scored under 0.35), else null. */
+export async function weak(searcher: Searcher, query: string, matches: Json[]): Promise<Json | null> {
+  const missing = await weakWords(searcher, query, 0);
+  return missing ? weakAnswer(query, matches, missing) : null;
+}
+
+/** search_nodes' answer: none found (``noNodes``), weak (most words in no tool, the best under 0.35), or the results. */
+export async function nodesAnswer(searcher: Searcher, query: string, results: Json[]): Promise<Json> {
+  if (!results.length) return noNodes(query);
+  const missing = await weakWords(searcher, query, (results[0] as Artifact).confidence);
+  return missing ? weakAnswer(query, results, missing, "results") : { results };
+}
+
+/** search_tool_by_category's answer (``Searcher.search_tool_by_category``): NO_MATCH_IN_CATEGORY when nothing is
+ * found or no word of the query is in any tool, weak when most are not (the best under 0.35), else the page. */
+export async function categoryAnswer(searcher: Searcher, query: string, path: string[], page: PointedHit[], key: string | false, offset: number, named: string | null): Promise<Json> {
+  if (!page.length && !offset) throw await noMatch(searcher, query, path);
+  const results = page.map(([pointer, score]) => leanHit(pointer, score));
+  const answer: Json = { category_path: path, results, next_cursor: key === false ? null : encodeCursor(offset + page.length, key) };
+  const missing = named || offset ? null : await weakWords(searcher, query, (page[0] as PointedHit)[1]);
+  if (!missing) return answer;
+  if (missing.length === (await unknownWords(searcher, query))[1]) throw await noMatch(searcher, query, path, false);
+  return { ...answer, ...weakAnswer(query, results, missing, "results", path) };
+}
+
+/** list(query=)'s note and way forward on a weak page (``spec.list_node``), or null. */
+export async function weakList(store: Store, query: string, where: string[], scores: Map<string, number>): Promise<[string, Action] | null> {
+  const missing = await weakWords(store.searcherRequired(), query, Math.max(0, ...scores.values()));
+  if (!missing) return null;
+  const hint = `No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse this category.`;
+  return [hint, { op: "list", args: { path: where.join("/") } }];
 }
 
 /** The pointer of a tool named exactly but not among the hits, when it is within ``scope`` (``searcher._spec_pointer``). */
@@ -366,8 +411,8 @@ export async function unknownCategory(searcher: Searcher, path: string[], query:
   });
 }
 /** NO_MATCH_IN_CATEGORY, with the categories where the query does match. */
-export async function noMatch(searcher: Searcher, query: string, path: string[]): Promise<ReaderError> {
-  const elsewhere = await searcher.topTools(query, 10);
+export async function noMatch(searcher: Searcher, query: string, path: string[], anywhere = true): Promise<ReaderError> {
+  const elsewhere = anywhere ? await searcher.topTools(query, 10) : [];
   const places: string[][] = [];
   for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
   const where = path.join("/");

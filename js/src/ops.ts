@@ -91,7 +91,9 @@ export async function listNode(store: Store, path: unknown, tags: unknown, query
   const tools = page.map((p) => publicPointer(p, confidences.size ? confidences.get(p.tool_id) : undefined));
   const hints: string[] = [];
   let next: Action | null;
-  if (tools.length) next = { op: "describe", args: { tool_id: tools[0]?.tool_id } };
+  const weak = searched && tools.length && !offset ? await (await import("./deferred.js")).weakList(store, query as string, where, confidences) : null;
+  if (weak) [hints[0], next] = weak;
+  else if (tools.length) next = { op: "describe", args: { tool_id: tools[0]?.tool_id } };
   else if (nodes.length) next = { op: "list", args: { path: nodes[0].path.join("/") } };
   else {
     const text = [searched ? (query as string) : "", ...wanted, able ?? "", ...where].filter(Boolean).join(" ");
@@ -100,6 +102,7 @@ export async function listNode(store: Store, path: unknown, tags: unknown, query
   }
   const out = dropEmpty({ path: where, title: shard.title ?? "", summary: shard.summary ?? "", tool_count: shard.tool_count ?? 0, nodes, tools, total_tools: total }, ["path", "nodes", "tools"]);
   out.next_cursor = more ? encodeCursor(offset + count) : null;
+  if (weak) out.weak = true;
   return ok(out, { help_path: where.join("/") || "root", hints, next_action: next });
 }
 

@@ -9,7 +9,7 @@ import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, t
 import { ReaderError } from "./errors.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket } from "./sha256.js";
-import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, encodeCursor, nodePath, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
@@ -625,7 +625,7 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    return noted(results.length ? { results } : (await failures()).noNodes(text), query);
+    return noted(await (await failures()).nodesAnswer(this, text, results), query);
   }
 
   async searchToolByCategory(query: unknown, categoryPath: unknown, limit: unknown = 5, cursor: unknown = null): Promise<Json> {
@@ -639,13 +639,9 @@ export class Searcher {
       const refs = candidates.map(([, ref]) => ref);
       const allowed = path.length ? await this.scoped(text, path, false, refs) : null;
       if (!path.length) await this.prefetchQuery("tools", text, refs);
-      const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
-      if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
-      return await noted({
-        category_path: path,
-        results: page.map(([pointer, score]) => leanHit(pointer, score)),
-        next_cursor: more ? encodeCursor(offset + page.length, key) : null,
-      }, query);
+      const [page, more, named] = await this.answerTools(text, count, offset, allowed, path, candidates);
+      // none, weak, or NO_MATCH_IN_CATEGORY when no word is known (failures.ts categoryAnswer)
+      return await noted(await (await failures()).categoryAnswer(this, text, path, page, more && key, offset, named), query);
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();
       throw err;

@@ -33,7 +33,7 @@ def test_exec_read_only_dry_run_answers_the_plan(example_build: Path):
     assert answer["would_run"]["allowed"] is False
     code, out = run(*args, str(example_build), "--read-only")
     assert code == 1
-    assert "NOT_AUTHORIZED" in out
+    assert "PERMISSION_DENIED" in out
 
 
 def test_list_unknown_path_points_to_a_search_not_back_to_the_root(example_build: Path):

@@ -97,8 +97,8 @@ class Script:
 
 @pytest.fixture(scope="module")
 def catalog(example_build: Path) -> Catalog:
-    """The example catalogue (lexical search, as the suite builds it)."""
-    return Catalog.open(example_build)
+    """The example catalogue (lexical search, as the suite builds it), its pinned tools asked for."""
+    return Catalog.open(example_build, pinned=True)
 
 
 # -- openai-agents ------------------------------------------------------------------------------------
@@ -281,6 +281,8 @@ def test_every_dialect_offers_its_discovery_tools_and_the_pinned_one(catalog: Ca
         assert all(t.parameters.get("type") == "object" for t in tools), dialect
     direct = Toolbox(catalog, "direct").tools()
     assert len(direct) == catalog.direct_tools()["count"]
+    unasked = Catalog.open(catalog.source.location)  # 001: without pinned=True the gateway offers its three tools
+    assert [t.name for t in Toolbox(unasked, "gateway").tools()] == ["tool_help", "tool_exec", "tool_batch"]
 
 
 def test_integrations_import_no_mcp_and_no_compiler(example_build: Path) -> None:

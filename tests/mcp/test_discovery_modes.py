@@ -44,11 +44,11 @@ def _stdio(build_dir: Path, dialect: str, sandbox: Path, *extra: str) -> StdioSe
 
 
 def test_gateway_lists_three_discovery_tools_and_pinned_ones_apart(example_build: Path, workspace: Path) -> None:
-    """tools/list of the gateway holds tool_help, tool_exec, tool_batch and the N pinned tools, marked pinned."""
+    """With --pinned, tools/list of the gateway holds tool_help, tool_exec, tool_batch and the N pinned tools, marked."""
     pinned = {t["alias"] for t in Catalog.open(example_build).always_loaded()}
 
     async def run() -> None:
-        async with connect(_stdio(example_build, "gateway", workspace), "auto") as client:
+        async with connect(_stdio(example_build, "gateway", workspace, "--pinned"), "auto") as client:
             tools = (await client.list_tools()).tools
             marked = {t.name for t in tools if (t.meta or {}).get(PINNED_META_KEY)}
             discovery = [t.name for t in tools if t.name not in marked]

@@ -113,12 +113,12 @@ def test_direct_call_runs_reader_validation_and_names_no_discovery_tool(example_
 
 
 def test_direct_call_of_a_write_tool_in_a_read_only_session_is_refused(example_build: Path) -> None:
-    """Read-only holds at call time too: a write tool called by alias answers NOT_AUTHORIZED."""
+    """Read-only holds at call time too: a write tool called by alias answers PERMISSION_DENIED."""
     answer = Catalog.open(example_build, read_only=True).tool_exec(
         "file_write", {"path": "x.txt", "content": "x"}, dialect="direct"
     )
     assert answer["ok"] is False
-    assert answer["error"]["code"] == "NOT_AUTHORIZED"
+    assert answer["error"]["code"] == "PERMISSION_DENIED"
 
 
 # -- per-domain discovery (002) -----------------------------------------------------------------------------

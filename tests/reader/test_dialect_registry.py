@@ -65,3 +65,22 @@ def test_input_help_is_a_call_of_the_same_dialect():
             target = discovery_tool(action["op"], name)
             assert target is not None, (tool.name, action)
             assert list(Draft202012Validator(target.input_schema).iter_errors(action["args"])) == []
+
+
+def test_every_dialect_declares_its_traits_and_is_served_exported_and_prompted(example_build):
+    """Each registered dialect has traits, a prompt template, an export and an MCP server that lists its tools."""
+    from toolcat.build.contributors.exports.definitions import export_dialect  # noqa: PLC0415 - the [build] extra
+    from toolcat.format.dialects import TRAITS  # noqa: PLC0415 - kept beside the one test that reads it
+    from toolcat.mcp.server import ServeOptions, make_server  # noqa: PLC0415 - the [mcp] extra
+
+    assert tuple(TRAITS) == DIALECT_NAMES, "declare the new dialect's traits in toolcat.format.dialects.TRAITS"
+    for name in DIALECT_NAMES:
+        assert (REPO / "templates" / "prompts" / "system" / f"{name}.md.j2").is_file(), name
+        expected = {t.name for t in dialect_tools(name)}
+        server = make_server(ServeOptions(location=str(example_build), dialect=name, transport="stdio"))
+        listed = {tool["name"] for tool in server.listed_tools()}
+        assert expected <= listed, name
+        assert bool(server.direct) == TRAITS[name].catalogue_tools, name
+        if not TRAITS[name].catalogue_tools:  # direct: the catalogue's own tools, exported by export_specs
+            exported = {v.split(":", 1)[-1] for v in export_dialect("openai", name).names.values()}
+            assert expected <= exported, name

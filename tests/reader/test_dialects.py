@@ -8,11 +8,11 @@ import pytest
 from jsonschema.validators import Draft202012Validator
 from support import REPO
 
-from toolcat.format.dialects import DIALECT_NAMES, DIALECTS, canonical_name, dialect_tools, discovery_tool
+from toolcat.format.dialects import DIALECT_NAMES, DISCOVERY_TOOLS, canonical_name, dialect_tools, discovery_tool
 from toolcat.reader import Catalog
 
 READER = REPO / "compiler" / "reader"
-ALL_TOOLS = [tool for name in DIALECT_NAMES for tool in DIALECTS[name]]
+ALL_TOOLS = [tool for name in DIALECT_NAMES for tool in DISCOVERY_TOOLS[name]]
 
 
 def test_dialects_have_the_designed_tools():

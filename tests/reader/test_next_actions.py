@@ -114,10 +114,10 @@ def test_read_only_allows_a_dry_run_and_still_refuses_the_call(example_build: Pa
     assert dry["ok"] is True, dry
     assert dry["dry_run"] is True
     assert dry["would_run"]["allowed"] is False
-    assert dry["would_run"]["refusal"]["code"] == "NOT_AUTHORIZED"
+    assert dry["would_run"]["refusal"]["code"] == "PERMISSION_DENIED"
     assert any("read-only" in w for w in dry["meta"]["warnings"])
     real = catalog.tool_exec("onto.task.update", args)
-    assert real["error"]["code"] == "NOT_AUTHORIZED"
+    assert real["error"]["code"] == "PERMISSION_DENIED"
     assert "read-only" in real["error"]["message"]
 
 

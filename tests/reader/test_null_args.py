@@ -111,3 +111,47 @@ def test_every_discovery_tool_accepts_null_for_each_optional_over_mcp(catalog: C
         assert list(Draft202012Validator(schema).iter_errors(arguments)) == [], tool.name
         answer = anyio.run(call_tool, catalog, tool, arguments)
         assert answer["ok"] is True, (tool.name, answer)
+
+
+def test_which_schemas_allow_null() -> None:
+    """allows_null reads type, enum, const, anyOf/oneOf/allOf and local $refs; a schema silent about null refuses it."""
+    from toolcat.format.schema_nulls import allows_null  # noqa: PLC0415
+
+    root = {"$defs": {"maybe": {"type": ["string", "null"]}, "never": {"type": "string"}}}
+    allowed = [
+        {"type": ["string", "null"]},
+        {"type": "null"},
+        {"enum": ["a", None]},
+        {"const": None},
+        {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        {"$ref": "#/$defs/maybe"},
+        {"allOf": [{"type": ["integer", "null"]}, {"type": ["null", "string"]}]},
+    ]
+    refused = [
+        {"type": "string"},
+        {"enum": ["a", "b"]},
+        {"type": ["string", "null"], "enum": ["a"]},
+        {"$ref": "#/$defs/never"},
+        {"$ref": "#/$defs/missing"},
+        {"description": "anything"},
+        {},
+        None,
+    ]
+    assert [allows_null(root, s) for s in allowed] == [True] * len(allowed)
+    assert [allows_null(root, s) for s in refused] == [False] * len(refused)
+    loop: dict[str, Any] = {"$defs": {"a": {"$ref": "#/$defs/a"}}}
+    assert allows_null(loop, {"$ref": "#/$defs/a"}) is False  # bounded, not a RecursionError
+
+
+def test_a_null_the_schema_allows_reaches_the_handler(catalog: Catalog) -> None:
+    """onto.task.update's own "Unassign" example: the nulls stay, the handler clears both fields."""
+    from toolcat.examples.onto_store import reset_store  # noqa: PLC0415
+
+    reset_store(seed=True)
+    try:
+        answer = catalog.tool_exec("onto.task.update", {"task_id": "T-0001", "assignee": None, "due_date": None})
+        assert answer["ok"] is True, answer
+        assert answer["result"]["assignee"] is None
+        assert answer["result"]["due_date"] is None
+    finally:
+        reset_store(seed=True)

@@ -58,7 +58,7 @@ def test_namespaced_lists_finds_and_loads_only_allowed_tools(onto_only: Catalog)
 
 
 def test_read_only_hides_write_tools_in_every_dialect(read_only: Catalog):
-    """A read-only session neither lists, finds nor describes kind=write tools; calling one stays NOT_AUTHORIZED."""
+    """A read-only session neither lists, finds nor describes kind=write tools; calling one is PERMISSION_DENIED."""
     assert all(t.get("kind") != "write" for t in read_only.tool_list()["tools"])
     assert all(t.get("kind") != "write" for t in read_only.list(path="files")["tools"])
     group = read_only.tool_help("onto.task")
@@ -71,7 +71,7 @@ def test_read_only_hides_write_tools_in_every_dialect(read_only: Catalog):
     assert read_only.tool_describe("onto_task_update")["error"]["code"] == "TOOL_NOT_FOUND"
     assert read_only.tool_help("onto.task.update")["error"]["code"] == "TOOL_NOT_FOUND"
     refused = read_only.tool_exec("onto.task.update", {"task_id": "T-0001", "status": "done"})
-    assert refused["error"]["code"] == "NOT_AUTHORIZED"
+    assert refused["error"]["code"] == "PERMISSION_DENIED"
 
 
 def test_an_open_session_still_sees_the_write_tools(example_build: Path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolcat import Catalog
-from toolcat.format.dialects import DIALECT_NAMES, dialect_tools
+from toolcat.format.dialects import DIALECT_NAMES, SESSIONLESS_CALL, dialect_tools
 
 #: `name(...)` in backticks: the calls a prompt tells the model to make.
 CALL = re.compile(r"`([a-z_]+)\(([^`]*)\)`")
@@ -30,6 +30,8 @@ def test_system_prompt_calls_are_operations_of_its_dialect(example_build: Path, 
     section = Catalog.open(example_build).prompt(f"system.{dialect}")
     assert section["ok"], section
     tools = {t.name: set(t.input_schema["properties"]) for t in dialect_tools(dialect)}
+    if dialect == "namespaced":  # served beside the dialect's tools to clients without a session (docs/mcp.md)
+        tools[SESSIONLESS_CALL.name] = set(SESSIONLESS_CALL.input_schema["properties"])
     calls = _calls(section["text"])
     if not tools:  # direct: no discovery tool to name (every tool is in the client's own list)
         assert calls == [], calls

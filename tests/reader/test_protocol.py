@@ -176,10 +176,10 @@ def proto_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @contextlib.asynccontextmanager
 async def session_for(build_dir: Path, mods: Path, dialect: str, notes: list[str]) -> AsyncIterator[ClientSession]:
-    """A client on ``toolcat serve --dialect DIALECT`` over stdio; server notifications go to ``notes``."""
+    """A client on ``toolcat serve --dialect DIALECT --pinned`` over stdio; server notifications go to ``notes``."""
     params = StdioServerParameters(
         command=TOOLCAT,
-        args=["serve", "--build", str(build_dir), "--dialect", dialect, "--poll", "0"],
+        args=["serve", "--build", str(build_dir), "--dialect", dialect, "--poll", "0", "--pinned"],
         cwd=str(REPO),
         env={"PYTHONPATH": str(mods)},
     )

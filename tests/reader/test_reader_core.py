@@ -459,9 +459,9 @@ def test_dry_run_runs_nothing(cat):
 
 
 def test_dry_run_of_http_tool_shows_the_url(cat, api):
-    """A dry run of an http tool shows the filled, URL-encoded URL and the query string the agent gave (no schema defaults)."""
+    """A dry run of an http tool shows the filled, URL-encoded URL and its query string, schema defaults included (001)."""
     out = cat.tool_exec("web.item.get", {"item_id": "a b/c"}, dry_run=True)
-    assert out["would_run"]["url"] == f"{api}/items/a%20b%2Fc"
+    assert out["would_run"]["url"] == f"{api}/items/a%20b%2Fc?verbose=false"
     out = cat.tool_exec("web.item.get", {"item_id": "a b/c", "verbose": True}, dry_run=True)
     assert out["would_run"]["url"] == f"{api}/items/a%20b%2Fc?verbose=true"
 
@@ -535,9 +535,9 @@ def test_http_handler_error_statuses(cat):
 
 
 def test_read_only_session_refuses_writes(built):
-    """read_only=True refuses kind=write tools with NOT_AUTHORIZED and still runs reads."""
+    """read_only=True refuses kind=write tools with PERMISSION_DENIED (001's code) and still runs reads."""
     catalog = Catalog.open(built, read_only=True)
-    assert catalog.tool_exec("demo.store.put", {"key": "a"})["error"]["code"] == "NOT_AUTHORIZED"
+    assert catalog.tool_exec("demo.store.put", {"key": "a"})["error"]["code"] == "PERMISSION_DENIED"
     assert catalog.tool_exec("demo.echo", {"text": "a"})["ok"]
 
 

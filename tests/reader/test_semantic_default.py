@@ -252,3 +252,100 @@ def test_malformed_vectors_fall_back_to_words_and_say_why(default_build: Path, c
     assert searcher.search_nodes("calendar events")["results"]
     reason = str(searcher._semantic.reason)
     assert "malformed" in reason or "dimensions" in reason, reason
+
+
+# -- partitioned vectors (issue 33: vectors a CDN can serve) ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def partitioned_build(default_tier_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with its tool vectors partitioned (the size threshold lowered to 0)."""
+    from toolcat.build.contributors import vectors  # noqa: PLC0415 - the build side, only for this fixture
+
+    root = tmp_path_factory.mktemp("partitioned")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(default_tier_build.parent / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
+    mp.setattr(vectors, "PARTITION_MIN", 0)
+    try:
+        build(EXAMPLE_SRC, root / "build")
+        build(EXAMPLE_SRC, root / "again")
+    finally:
+        mp.undo()
+    return root / "build"
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@needs_default
+def test_small_catalogues_keep_one_unpartitioned_part(default_build: Path) -> None:
+    """Under the size threshold the tool vectors are contiguous shards, as before (the example's answers unchanged)."""
+    meta = _open(default_build)
+    meta.find_tool("read a text file")
+    assert meta._semantic._partition is None
+    assert "partition" not in meta._semantic._meta["tools"]
+
+
+@needs_default
+def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_build: Path) -> None:
+    """Two partitioned builds of the same sources are byte-identical; a query reads only nprobe cluster shards."""
+    assert _tree(partitioned_build) == _tree(partitioned_build.parent / "again")
+    searcher = _open(partitioned_build)
+    answer = searcher.find_tool("read a text file")
+    tier = searcher._semantic
+    assert tier.available(), tier.reason
+    info = tier._meta["tools"]["partition"]
+    assert tier._meta["format"] == "toolcat-vectors-3"
+    assert info["clusters"] > 1
+    assert set(tier._clusters) == set(tier.probe("read a text file"))
+    assert len(tier._clusters) == min(info["nprobe"], info["clusters"]) < info["clusters"]
+    assert answer["matches"], answer
+
+
+@needs_default
+def test_partitioned_answers_stay_close_to_the_unpartitioned(default_build: Path, partitioned_build: Path) -> None:
+    """With every cluster probed the partitioned tier gives the unpartitioned answer (same ids in the same order)."""
+    saved = semantic.NPROBE
+    semantic.NPROBE = 10**6
+    try:
+        for query in ("read a text file", "send an email to a colleague", "calendar events next week"):
+            whole = [hit["name"] for hit in _open(default_build).find_tool(query)["matches"]]
+            parts = [hit["name"] for hit in _open(partitioned_build).find_tool(query)["matches"]]
+            assert parts == whole, query
+    finally:
+        semantic.NPROBE = saved
+
+
+PARTITION_MALFORMED: dict[str, Patch] = {
+    "ids missing": _shard(lambda o: o.pop("ids")),
+    "ids out of range": _shard(lambda o: o.update(ids=[10**6] * o["count"])),
+    "ids of another cluster": _shard(lambda o: o.update(cluster=o["cluster"] + 1)),
+    "cluster without its node rows": _shard(lambda o: o.pop("nodes")),
+    "cluster node rows cut": _shard(lambda o: o["nodes"].update(ids=o["nodes"]["ids"][:0], q="", scale=[])),
+    "cluster rows too short": _shard(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
+    "assign not base64": _meta(lambda o: o["tools"]["partition"].update(assign="!!")),
+    "assign too short": _meta(lambda o: o["tools"]["partition"].update(assign="AAA=")),
+    "centroids wrong size": _meta(
+        lambda o: o["tools"]["partition"]["centroids"].update(q=base64.b64encode(b"\x01" * 7).decode())
+    ),
+    "clusters zero": _meta(lambda o: o["tools"]["partition"].update(clusters=0)),
+    "nprobe garbage": _meta(lambda o: o["tools"]["partition"].update(nprobe="x")),
+    "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
+    "shards of other clusters": _meta(lambda o: o["tools"].update(shards=o["tools"]["shards"][::-1])),
+}
+
+
+@needs_default
+@pytest.mark.parametrize("case", sorted(PARTITION_MALFORMED))
+def test_malformed_partition_falls_back_to_words_and_says_why(partitioned_build: Path, case: str) -> None:
+    """A damaged partition (meta or cluster shard) gives the lexical answer, never INTERNAL, and says why."""
+    lexical = _open(partitioned_build, _meta(lambda o: o["model"].update(spec="not-allowed:x")))
+    expected = lexical.find_tool("read a text file")
+    searcher = _open(partitioned_build, PARTITION_MALFORMED[case])
+    answer = searcher.find_tool("read a text file")
+    assert "error" not in answer, answer
+    assert answer == expected
+    reason = str(searcher._semantic.reason)
+    assert "malformed" in reason, reason

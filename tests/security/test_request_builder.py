@@ -83,14 +83,14 @@ def _tools(host: str) -> dict[str, Any]:
                     "summary": "List items.",
                     "kind": "read",
                     "args_schema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": limit}},
-                    "handler": {"type": "http", "method": "GET", "url": f"{base}/items"},
+                    "handler": {"type": "http", "method": "GET", "url": f"{base}/items", "send_defaults": False},
                 },
                 {
                     "id": "api.list_all",
-                    "summary": "List items, sending the page size the API needs.",
+                    "summary": "List items, sending the page size the schema defaults to.",
                     "kind": "read",
                     "args_schema": {"type": "object", "properties": {"limit": limit}},
-                    "handler": {"type": "http", "method": "GET", "url": f"{base}/items", "send_defaults": True},
+                    "handler": {"type": "http", "method": "GET", "url": f"{base}/items"},
                 },
                 {
                     "id": "api.own_agent",
@@ -185,8 +185,8 @@ def _last(echo: Echo) -> dict[str, Any]:
     return echo.seen.pop()
 
 
-def test_omitted_optional_args_are_not_sent_as_schema_defaults(built: Path, echo: Echo) -> None:
-    """An omitted `limit` with default 50 is left to the server; `send_defaults: true` sends it for APIs that need it."""
+def test_schema_defaults_are_sent_unless_the_handler_leaves_them_to_the_server(built: Path, echo: Echo) -> None:
+    """An omitted `limit` with default 50 is sent (001: defaults applied); `send_defaults: false` leaves it to the server."""
     catalog = Catalog.open(built, allow_handlers={"http": [echo.host]})
     assert catalog.tool_exec("api.list", {"q": "x"})["ok"] is True
     assert _last(echo)["path"] == "/items?q=x"

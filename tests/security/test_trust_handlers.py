@@ -830,7 +830,7 @@ def test_the_key_store_is_bounded(hostile):
     blob = "x" * 5000
     for i in range(20_000):
         catalog.tool_exec("idem.op.count", {"blob": blob}, idempotency_key=f"bulk-{i}")
-    store = catalog._idempotency
+    store = catalog.session.idempotency
     assert store.bytes <= 32 * 1024 * 1024
     assert len(store) <= 10_000
     newest = catalog.tool_exec("idem.op.count", {"blob": blob}, idempotency_key="bulk-19999")

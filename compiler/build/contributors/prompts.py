@@ -364,6 +364,7 @@ def build_prompts(
                 counts=_counts_text(catalog),
                 groups=namespaces if dialect == "gateway" else categories,
                 namespaces=namespaces,
+                domains=_joined([f"discover_{d}_tools" for d in catalog.discover_domains]),
             ),
             "text/markdown",
         )

@@ -46,6 +46,31 @@ log = logging.getLogger(__name__)
 
 SHARD_ROWS = 1024
 VECTORS_FORMAT = "toolcat-vectors-2"
+#: The format of a build whose tool vectors are partitioned (:func:`partition`): one shard per cluster.
+PARTITIONED_FORMAT = "toolcat-vectors-3"
+#: Catalogues with more tools than this have their tool vectors partitioned into clusters (docs/search.md,
+#: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole (0 partitions every build). None (the
+#: default) takes ``$TOOLCAT_VECTOR_PARTITION``, and partitions nothing when it is unset: partitioning is opt-in,
+#: because it lost R@1 on the labelled sets (0.02-0.04 at the nprobe that fits the CDN budget).
+PARTITION_MIN: int | None = None
+
+
+def partition_min() -> int | None:
+    """How many tools a build must exceed to partition its tool vectors; None: never (the default)."""
+    if PARTITION_MIN is not None:
+        return PARTITION_MIN
+    raw = settings.get("TOOLCAT_VECTOR_PARTITION").strip()
+    try:
+        return max(0, int(raw)) if raw else None
+    except ValueError:
+        log.warning("TOOLCAT_VECTOR_PARTITION=%r is not a number of tools; tool vectors are not partitioned", raw)
+        return None
+
+
+#: The clusters a query reads, stored in the meta (the reader may read more): tuned on the train splits.
+NPROBE = 4
+#: Lloyd iterations of the build's k-means (spherical: on unit rows).
+KMEANS_ITERATIONS = 12
 VECTORS_DTYPE = "int4"
 
 
@@ -160,7 +185,7 @@ class VectorCache:
 
     def _load(self, path: Path) -> Any:
         """The records of one shard; None when it is not one of this model's (logged) or has gone."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         try:
             records = np.load(path, allow_pickle=False)
@@ -202,7 +227,7 @@ class VectorCache:
 
     def _migrate(self) -> None:
         """Turn the layout before (``keys.npy`` + ``rows.npy``, rewritten whole by the last build) into a shard."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys_file, rows_file = self.folder / "keys.npy", self.folder / "rows.npy"
         if not (keys_file.is_file() and rows_file.is_file()):
@@ -221,7 +246,7 @@ class VectorCache:
     # -- embedding -------------------------------------------------------------------------------
     def embed(self, texts: list[str], progress: Callable[[int], None] | None = None) -> Any:
         """Rows for ``texts``, embedding only those not cached; ``progress(n)`` after each chunk of embedded texts."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys = [text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self.rows))
@@ -257,7 +282,7 @@ class VectorCache:
 
     def _write_shard(self, rows: dict[bytes, Any]) -> str:
         """One shard of ``rows`` (sorted by key), written atomically under its content's name; returns the name."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys = sorted(rows)
         records = np.zeros(len(keys), dtype=self._dtype())
@@ -310,7 +335,7 @@ class VectorCache:
                     path.unlink()
 
     def _merge_small(self, keep: set[str]) -> None:
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         small = []
         for path in self._shards():
@@ -365,7 +390,7 @@ class VectorCache:
 
 def _with_holes(rows: Any, order: list[Any]) -> Any:
     """One row per doc id: the embedded rows in order, and zeros where a delta segment deleted the document."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     if all(item is not None for item in order):
         return rows
@@ -380,7 +405,7 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     int4 instead of int8 halves the bytes (10,000 MiniLM rows: 1.9 MB instead of 3.8 MB before base64) and kept
     R@5 within 0.003 on MetaTool and BFCL for both models (docs/search.md, "Vectors").
     """
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     scale = np.abs(rows).max(axis=1) if len(rows) else np.zeros(0)
     scale = np.asarray([round(float(s), 6) for s in scale], dtype=np.float64)
@@ -424,6 +449,87 @@ def _write_part(
     return {"n_docs": len(rows), "shards": shards}
 
 
+def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
+    """Each row's cluster (an int array) from a deterministic spherical k-means: same rows, same clusters.
+
+    Seeds are the rows at ``k`` evenly spaced positions of doc order; an emptied cluster is reseeded with the
+    row farthest from its own centroid. No randomness, so a build's bytes depend on its sources alone.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    n = len(rows)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    unit = (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+    centroids = unit[np.linspace(0, n - 1, k).round().astype(np.int64)].copy()
+    assign = np.zeros(n, dtype=np.int64)
+    for _ in range(iterations):
+        sims = unit @ centroids.T
+        assign = sims.argmax(axis=1)
+        best = sims[np.arange(n), assign]
+        sums = np.zeros_like(centroids)
+        np.add.at(sums, assign, unit)
+        counts = np.bincount(assign, minlength=k)
+        for empty in np.flatnonzero(counts == 0):
+            far = int(best.argmin())
+            sums[empty], best[far] = unit[far], 2.0
+        lengths = np.linalg.norm(sums, axis=1, keepdims=True)
+        centroids = (sums / np.where(lengths > 0, lengths, 1.0)).astype(np.float32)
+    return np.asarray((unit @ centroids.T).argmax(axis=1), dtype=np.int64)
+
+
+def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
+    """The tools part as one shard per cluster (doc ids listed), with the centroids and each doc's cluster in the meta.
+
+    The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
+    nearest in direction, and a document of a cluster it did not read is scored by its centroid's dot product
+    with the query (the mean cosine of the cluster's members). Each cluster shard carries the rows of its tools'
+    ancestor nodes too (the hierarchy term), so a query reads no node shard. Each doc's cluster is one byte
+    (two past 256 clusters), little-endian.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    n = len(rows)
+    k = max(1, round(n**0.5))
+    assign = kmeans(rows, k)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    unit = rows / np.where(norms > 0, norms, 1.0)
+    sums = np.zeros((k, rows.shape[1]), dtype=np.float64)
+    np.add.at(sums, assign, unit)
+    counts = np.bincount(assign, minlength=k)
+    centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
+    shards = []
+    for cluster in range(k):
+        ids = np.flatnonzero(assign == cluster)
+        data, scales = quantize(rows[ids])
+        homes = [ancestors[int(i)] for i in ids]
+        node_ids = sorted({node for row in homes for node in row})
+        node_data, node_scales = quantize(node_rows[node_ids]) if node_ids else (b"", [])
+        body: dict[str, Any] = {
+            "artifact": "vectors_shard",
+            "part": "tools",
+            "cluster": cluster,
+            "count": len(ids),
+            "ids": [int(i) for i in ids],
+            "q": base64.b64encode(data).decode("ascii"),
+            "scale": scales,
+            "ancestors": homes,
+            "nodes": {"ids": node_ids, "q": base64.b64encode(node_data).decode("ascii"), "scale": node_scales},
+        }
+        ref = artifacts.add_json("vectors", f"tools.c{cluster}", body)
+        shards.append({"cluster": cluster, "count": len(ids), "ref": ref})
+    data, scales = quantize(centroids)
+    return {
+        "n_docs": n,
+        "shards": shards,
+        "partition": {
+            "clusters": k,
+            "nprobe": min(NPROBE, k),
+            "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
+            "assign": base64.b64encode(assign.astype("u1" if k <= 256 else "<u2").tobytes()).decode("ascii"),
+        },
+    }
+
+
 class EmbedProgress:
     """The vectors phase's progress (:mod:`toolcat.build.progress`) in texts: those cached, then each chunk embedded.
 
@@ -456,13 +562,21 @@ def contributor(spec: str) -> Contributor:
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
         tally = EmbedProgress(cache, [*tool_texts, *node_texts])
         tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
-        parts = {"tools": _write_part(artifacts, "tools", tool_rows, ancestor_rows(tools, nodes))}
-        parts["nodes"] = _write_part(artifacts, "nodes", _with_holes(cache.embed(node_texts, tally.advance), nodes))
+        ancestors = ancestor_rows(tools, nodes)
+        node_rows = _with_holes(cache.embed(node_texts, tally.advance), nodes)
+        threshold = partition_min()
+        split = threshold is not None and len(tool_rows) > threshold
+        parts = {
+            "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows)
+            if split
+            else _write_part(artifacts, "tools", tool_rows, ancestors)
+        }
+        parts["nodes"] = _write_part(artifacts, "nodes", node_rows)
         cache.save()
         report("vectors", tally.total, tally.total)
         meta = {
             "artifact": "vectors_meta",
-            "format": VECTORS_FORMAT,
+            "format": PARTITIONED_FORMAT if split else VECTORS_FORMAT,
             "model": embedder.describe(),
             "encoding": {
                 "dtype": VECTORS_DTYPE,

@@ -425,9 +425,9 @@ def _check_always_load_names(tools: dict[str, Tool], diags: Diagnostics) -> dict
     Exports and the MCP server list it by its provider alias beside those tools, and a client
     cannot tell two tools of one name apart.
     """
-    from ...format.dialects import DIALECTS  # noqa: PLC0415 - the reader's table of discovery tools
+    from ...format.dialects import DISCOVERY_TOOLS  # noqa: PLC0415 - the reader's table of discovery tools
 
-    discovery = {tool.name: dialect for dialect, listed in DIALECTS.items() for tool in listed}
+    discovery = {tool.name: dialect for dialect, listed in DISCOVERY_TOOLS.items() for tool in listed}
     out = dict(tools)
     for tool_id, tool in tools.items():
         if not tool.always_load:

@@ -17,6 +17,7 @@ from ...format import json_paths, schemaguard
 from ...format.canonical import dumps
 from ...format.json_paths import child_path
 from ...format.names import ACTION, ENTITY, MAX_TOOL_ID, RULES, entity_action, tool_id_problem
+from ...format.schema_nulls import without_null_optionals
 from ..errors import Diagnostic, Severity
 from ..tokens import count_tokens
 from .parse import Parsed, parse_bytes
@@ -96,6 +97,37 @@ class _Checker:
 
     def warning(self, json_path: str, message: str, **kw: Any) -> None:
         self.add(Severity.WARNING, json_path, message, **kw)
+
+    def unrunnable_examples(
+        self, tool_id: str, args_schema: Any, handler: Any, examples: list[dict[str, Any]], path: str
+    ) -> None:
+        """A warning for each example the reader would refuse before running it (issue 34: examples are a contract).
+
+        After the reader's null rule and defaults (:func:`toolcat.format.schema_nulls.without_null_optionals`, the
+        top-level ``default`` s), an http handler's URL path parameters must all have a value; the examples test
+        (tests/test_examples_contract.py) runs every example through the reader itself.
+        """
+        needed = url_parameters(handler)
+        if not needed:
+            return
+        properties = args_schema.get("properties") if isinstance(args_schema, dict) else None
+        defaulted = {
+            str(name)
+            for name, sub in (properties.items() if isinstance(properties, dict) else ())
+            if isinstance(sub, dict) and "default" in sub
+        }
+        for index, example in enumerate(examples):
+            given = set(without_null_optionals(args_schema, example.get("args", {}))) | defaulted
+            missing = [name for name in needed if name not in given]
+            if missing:
+                self.warning(
+                    child_path(child_path(path, "examples"), index),
+                    f"example {index + 1} of {tool_id} cannot run: the handler's URL needs "
+                    f"{', '.join(missing)}, which neither the example nor a default in args_schema gives",
+                    code="example_unrunnable",
+                    hint="Give the argument in the example, or a default in args_schema; "
+                    "`toolcat exec --dry-run` shows the call.",
+                )
 
     def wrong_type(self, json_path: str, message: str, expected: str, got: str) -> None:
         """A ``wrong_type`` error: the value at ``json_path`` is not what ``expected`` says (``got`` shows it)."""
@@ -233,6 +265,8 @@ class _Checker:
             return None
         for key, check in LATE_FIELD_CHECKS:
             draft.record[key] = check(self, draft)
+        record = draft.record
+        self.unrunnable_examples(record["id"], record["args_schema"], record["handler"], record["examples"], path)
         line, _ = self.parsed.where(path)
         return {**{key: draft.record[key] for key in RECORD_FIELDS}, "line": line, "json_path": path}
 
@@ -610,3 +644,17 @@ def check_tools_file(rel: str, data: bytes) -> FileResult:
         if record is not None:
             result.tools.append(record)
     return result
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def url_parameters(handler: Any) -> list[str]:
+    """The arguments an http handler's URL path needs: its ``{placeholders}`` and its ``params`` with ``in: path``."""
+    if not isinstance(handler, dict) or handler.get("type") != "http":
+        return []
+    names = _PLACEHOLDER.findall(str(handler.get("url", "")))
+    params = handler.get("params")
+    if isinstance(params, dict):
+        names += [str(n) for n, spec in params.items() if isinstance(spec, dict) and spec.get("in") == "path"]
+    return list(dict.fromkeys(names))

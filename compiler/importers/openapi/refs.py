@@ -159,7 +159,7 @@ def _fetch_guarded(uri: str, what: str) -> bytes:
 
 def _checked_addresses(host: str, port: int, what: str, uri: str) -> list[tuple[Any, ...]]:
     """Every address ``host`` resolves to, each public (unless listed in REF_PRIVATE_HOSTS); else ImporterError."""
-    import socket  # noqa: PLC0415
+    import socket  # noqa: PLC0415 - stdlib, imported on first use
 
     from ...format.netguard import blocked_reason, ip_of  # noqa: PLC0415 - only when a $ref is remote
 
@@ -325,7 +325,7 @@ class Resolver:
 
     def lookup(self, ref: str, base: str, where: str) -> tuple[str, Any]:
         """The absolute URI of ``ref`` (relative to ``base``) and the value it names."""
-        from referencing.exceptions import Unresolvable  # noqa: PLC0415
+        from referencing.exceptions import Unresolvable  # noqa: PLC0415 - referencing is an optional extra
 
         target = urljoin(base, ref) if not ref.startswith("#") else urldefrag(base)[0] + ref
         if target in self._cache:

@@ -33,7 +33,7 @@ from ..checks import (
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import cannot_run, namespaces_of, unknown_path, visible_only, with_summaries
+from .shared import cannot_run, namespaces_of, sample_call, unknown_path, visible_only, with_summaries
 
 HELP_FORMATS = ("short", "full")
 
@@ -298,15 +298,12 @@ def _help_op(store: Store, session: Session, tool_id: str, fmt: str, *, examples
         out["policy"] = drop_empty(out["policy"])
         if not out["policy"]:
             del out["policy"]
-    example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
     refused = cannot_run(session, tool_id, spec)
     return ok(
         out,
         help_path=tool_id,
         hints=[] if refused is None else [f"This reader cannot run this operation here: {refused.message}."],
-        next_action={"op": "call", "args": {"tool_id": tool_id, "args": copy.deepcopy(example or {})}}
-        if refused is None
-        else None,
+        next_action=sample_call(tool_id, spec) if refused is None else None,
     )
 
 

@@ -232,7 +232,7 @@ def always_loaded(store: Any, visible: Callable[[str, Any], bool] | None = None)
     Each is ``{tool_id, alias, summary, description?, args_schema, kind?, annotations?}``; an entry whose
     spec cannot be read is left out (and logged), and so is one ``visible(tool_id, kind)`` refuses (a policy).
     """
-    from ...format.envelope import ReaderError  # noqa: PLC0415
+    from ...format.envelope import ReaderError  # noqa: PLC0415 - loaded on the one path that needs it
 
     entries = store.manifest.get("always_load")
     out: list[Json] = []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ...format.envelope import ReaderError, is_error
+from ...format.schema_nulls import local_ref, without_null_optionals
 from ...format.shapes import public_pointer
 from ...format.types import Json
 from ..checks import (
@@ -12,6 +14,7 @@ from ..checks import (
     close_names,
     shown,
 )
+from ..execution import arguments
 from ..execution.handlers import available, find_handler
 from ..session import Session
 
@@ -110,6 +113,93 @@ def namespaces_of(store: Any, session: Session) -> list[str]:
     names = [str(n) for n in store.manifest.get("namespaces", [])]
     allowed = session.allowed_namespaces
     return names if allowed is None else [n for n in names if n in allowed]
+
+
+#: How deep a sample value nests before a placeholder stands in.
+SAMPLE_DEPTH = 4
+#: A sample value for a string of a known ``format`` (what a describe's sample call sends when no example gives one).
+FORMAT_SAMPLES = {
+    "date": "2026-01-15",
+    "date-time": "2026-01-15T09:00:00Z",
+    "time": "09:00:00Z",
+    "email": "someone@example.com",
+    "uri": "https://example.com/",
+    "url": "https://example.com/",
+}
+
+
+def _typed_sample(name: str, schema: Json, kind: Any, root: Json, depth: int) -> Any:
+    """A value of JSON type ``kind`` for one argument: a number at its minimum, false, one item, the required keys."""
+    if kind in {"integer", "number"}:
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        return int(low) + (1 if "exclusiveMinimum" in schema else 0) if isinstance(low, (int, float)) else 1
+    if kind == "array":
+        count = schema.get("minItems")
+        return [_sample_value(name, schema.get("items"), root, depth + 1)] * (count if isinstance(count, int) else 1)
+    if kind == "object":
+        raw_props = schema.get("properties")
+        inner: Json = raw_props if isinstance(raw_props, dict) else {}
+        need = [n for n in schema.get("required") or [] if isinstance(n, str)]
+        return {n: _sample_value(n, inner.get(n), root, depth + 1) for n in need}
+    samples: dict[Any, Any] = {"boolean": False, "null": None}
+    if kind in samples:
+        return samples[kind]
+    fmt = schema.get("format")
+    return FORMAT_SAMPLES.get(fmt, f"<{name}>") if isinstance(fmt, str) else f"<{name}>"
+
+
+def _sample_value(name: str, schema: Any, root: Json, depth: int = 0) -> Any:
+    """A value for one argument from its schema: its examples, default, first enum value or const, else its type."""
+    if not isinstance(schema, dict) or depth > SAMPLE_DEPTH:
+        return f"<{name}>"
+    if isinstance(schema.get("$ref"), str):
+        return _sample_value(name, local_ref(root, schema["$ref"]), root, depth + 1)
+    given = next((schema[k] for k in ("examples", "enum") if isinstance(schema.get(k), list) and schema[k]), None)
+    if given is not None:
+        return copy.deepcopy(given[0])
+    for key in ("const", "default"):
+        if key in schema:
+            return copy.deepcopy(schema[key])
+    branches = next((schema[k] for k in ("anyOf", "oneOf") if isinstance(schema.get(k), list) and schema[k]), None)
+    if branches is not None:
+        return _sample_value(name, branches[0], root, depth + 1)
+    kinds = schema.get("type")
+    kind = next((k for k in kinds if k != "null"), "null") if isinstance(kinds, list) else kinds
+    return _typed_sample(name, schema, kind, root, depth)
+
+
+def sample_args(spec: Json) -> Json | None:
+    """The args of a describe's sample call; None when no call would pass validation.
+
+    The first example that passes the schema, else the required arguments filled from their schemas
+    (:func:`_sample_value`). A sample call that fails validation would send the agent back to the description it just read (issue 34:
+    no loops), so it is not offered.
+    """
+    raw = spec.get("args_schema")
+    schema: Json = raw if isinstance(raw, dict) else {}
+    candidates: list[Json] = [
+        copy.deepcopy(e["args"])
+        for e in spec.get("examples", [])
+        if isinstance(e, dict) and isinstance(e.get("args"), dict)
+    ]
+    raw_props = schema.get("properties")
+    props: Json = raw_props if isinstance(raw_props, dict) else {}
+    handler = spec.get("handler")
+    needed = [str(n) for n in schema.get("required") or []]
+    if isinstance(handler, dict):
+        needed += [str(n) for n in handler.get("requires") or [] if str(n) not in needed]
+    candidates.append({n: _sample_value(n, props.get(n), schema) for n in needed})
+    for args in candidates:
+        filled = arguments.apply_defaults(schema, without_null_optionals(schema, args))
+        if all(n in filled for n in needed) and not arguments.validate_args(schema, filled, []):
+            return args
+    return None
+
+
+def sample_call(tool_id: str, spec: Json) -> Json | None:
+    """The abstract ``call`` a description points to next (:func:`sample_args`), or None when none would pass."""
+    args = sample_args(spec)
+    return None if args is None else {"op": "call", "args": {"tool_id": tool_id, "args": args}}
 
 
 #: A search answer's one-line summary per hit is cut to this many characters (a model chooses among hits by it).

@@ -32,7 +32,15 @@ from ..execution import runners as execute
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
-from .shared import cannot_run, capped_summary, check_capability, delegate, has_capability, visible_only
+from .shared import (
+    cannot_run,
+    capped_summary,
+    check_capability,
+    delegate,
+    has_capability,
+    sample_call,
+    visible_only,
+)
 
 #: What an agent reads of a spec when it expands a tool (null and empty ones are left out; no provider
 #: alias lists, no token counts: the artifacts keep those).
@@ -142,8 +150,16 @@ def list_node(
     )
     tools = [public_pointer(p, confidences.get(p["tool_id"]) if confidences else None) for p in page]
     hints = []
-    if tools:
-        next_action: Json | None = {"op": "describe", "args": {"tool_id": tools[0]["tool_id"]}}
+    best = max(confidences.values(), default=0.0)
+    weak = store.searcher_required().weak_words(query, best) if searched and tools and not offset else None
+    if weak is not None:  # the ranked hits share only part of the request: say so, and browse instead
+        hints.append(
+            f"No good match for {query[:200]!r}: no tool mentions {', '.join(repr(w) for w in weak[:5])}, "
+            "so these match only part of it. Try other words for it, or browse this category."
+        )
+        next_action: Json | None = {"op": "list", "args": {"path": "/".join(where)}}
+    elif tools:
+        next_action = {"op": "describe", "args": {"tool_id": tools[0]["tool_id"]}}
     elif nodes:
         next_action = {"op": "list", "args": {"path": "/".join(nodes[0]["path"])}}
     else:
@@ -163,6 +179,8 @@ def list_node(
         ("path", "nodes", "tools"),
     )
     out["next_cursor"] = encode_cursor(offset + count) if more else None
+    if weak is not None:
+        out["weak"] = True
     return ok(out, help_path="/".join(where) or "root", hints=hints, next_action=next_action)
 
 
@@ -288,10 +306,7 @@ def describe(store: Store, session: Session, name: Any) -> Json:
             hints.append("Read a resource only when the instructions call for it (the resource argument).")
     if spec.get("deprecated"):
         hints.append(deprecation_note(spec))
-    example = next((e.get("args") for e in spec.get("examples", []) if isinstance(e, dict)), None)
-    next_action = (
-        {"op": "call", "args": {"tool_id": tool_id, "args": copy.deepcopy(example or {})}} if executable else None
-    )
+    next_action = sample_call(tool_id, spec) if executable else None
     out = drop_empty(out, ("tool_id", "args_schema", "executable"))
     return ok(out, help_path=tool_id, hints=hints, next_action=next_action)
 

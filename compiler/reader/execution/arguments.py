@@ -97,7 +97,7 @@ def _is_type(value: Any, name: str) -> bool:
 class FilledArgs(dict):  # type: ignore[type-arg]
     """Arguments with defaults filled in; ``defaulted`` names the top-level ones the agent did not give.
 
-    http handlers send only what the agent gave (:func:`toolcat.reader.execution.runners.sent_args`).
+    http handlers send them unless the handler says ``send_defaults: false`` (:func:`toolcat.reader.execution.runners.sent_args`).
     """
 
     __slots__ = ("defaulted",)
@@ -137,8 +137,8 @@ def apply_defaults(schema: Any, value: Any) -> Any:
 
 
 def _copied_default(name: str, default: Any) -> Any:
-    from ...format.json_paths import too_deep  # noqa: PLC0415
-    from ...format.schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT  # noqa: PLC0415
+    from ...format.json_paths import too_deep  # noqa: PLC0415 - loaded on the one path that needs it
+    from ...format.schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT  # noqa: PLC0415 - loaded on the one path that needs it
 
     if too_deep(default, MAX_ARGS_DEPTH) is not None:
         raise ReaderError(
@@ -160,9 +160,9 @@ def _compiled_validator(canonical_schema: str) -> Any:
     invalid. The validator runs regexes in RE2 and never retrieves anything.
     """
     import jsonschema  # noqa: PLC0415 - optional, only used when executing
-    from jsonschema import validators  # noqa: PLC0415
+    from jsonschema import validators  # noqa: PLC0415 - jsonschema is an optional extra
 
-    from ...format import schemaguard  # noqa: PLC0415
+    from ...format import schemaguard  # noqa: PLC0415 - loaded on the one path that needs it
 
     schema = json.loads(canonical_schema)
     errors = [p for p in schemaguard.analyse(schema, warnings=False) if p.severity == "error"]
@@ -189,9 +189,9 @@ def _compiled_validator(canonical_schema: str) -> Any:
 
 def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, Any]]:
     import jsonschema  # noqa: F401, PLC0415 - raises ImportError where it is absent, even with a warm cache
-    from referencing.exceptions import Unresolvable  # noqa: PLC0415
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415 - referencing is an optional extra
 
-    from ...format import json_paths, regex, schemaguard  # noqa: PLC0415
+    from ...format import json_paths, regex, schemaguard  # noqa: PLC0415 - loaded on the one path that needs it
 
     deep = json_paths.too_deep(schema, schemaguard.MAX_SCHEMA_DEPTH)
     if deep is not None:  # before json.dumps, which recurses once per level
@@ -264,8 +264,8 @@ def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> lis
 
     Arguments nested deeper than ``MAX_ARGS_DEPTH`` lists and objects are refused first.
     """
-    from ...format.json_paths import too_deep  # noqa: PLC0415
-    from ...format.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415
+    from ...format.json_paths import too_deep  # noqa: PLC0415 - loaded on the one path that needs it
+    from ...format.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - loaded on the one path that needs it
 
     deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH - 1) is not None]
     if deep:

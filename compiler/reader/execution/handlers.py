@@ -49,7 +49,7 @@ def _missing_module(kind: str) -> str | None:
     needed = EXTRAS.get(kind)
     if needed is None:
         return None
-    from importlib.util import find_spec  # noqa: PLC0415
+    from importlib.util import find_spec  # noqa: PLC0415 - stdlib, imported on first use
 
     try:
         return None if find_spec(needed[0]) is not None else needed[0]

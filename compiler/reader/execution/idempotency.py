@@ -66,6 +66,7 @@ def conflict(key: str, first_op: str, tool_id: str) -> ReaderError:
         details={"first_op": first_op},
         help_path=tool_id,
         hints=["Use a new key for a new operation; reuse a key only to retry the same call."],
+        next_action={"op": "help", "args": {"path": tool_id}},
     )
 
 

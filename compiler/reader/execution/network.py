@@ -53,7 +53,7 @@ def static_address_refusal(host: str, port: int, policy: HandlerPolicy) -> str |
 
 def http_static_refusal(tool_id: str, url: str, policy: HandlerPolicy) -> ReaderError | None:
     """The refusal of a filled http handler URL that needs no DNS lookup to decide (for dry runs), else None."""
-    from urllib.parse import urlsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
     try:
         parts = urlsplit(url)
@@ -84,7 +84,7 @@ def _refused(tool_id: str, host: str, port: int, why: str) -> ReaderError:
 
 def _resolve(tool_id: str, host: str, port: int, policy: HandlerPolicy) -> list[tuple[Any, ...]]:
     """The addresses to connect to: every one the name resolves to, each checked (unless the host lists it)."""
-    import socket  # noqa: PLC0415
+    import socket  # noqa: PLC0415 - stdlib, imported on first use
 
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
@@ -125,8 +125,8 @@ def checked_request(
     public (unless the host lists it); the connection goes to those checked addresses. ``timeout``
     bounds the whole exchange; a body over ``limit`` bytes stops the read (the caller reports it).
     """
-    import time  # noqa: PLC0415
-    from urllib.parse import urlsplit  # noqa: PLC0415
+    import time  # noqa: PLC0415 - stdlib, imported on first use
+    from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
     started = time.monotonic()
     try:

@@ -39,9 +39,13 @@ SHOWN_FIELDS = ("type", "target", "method", "url", "command", "tool", "cwd")
 
 
 def read_only_refusal(tool_id: str) -> ReaderError:
-    """NOT_AUTHORIZED for a ``kind: write`` tool in a read-only session (a dry run of it still answers: it runs nothing)."""
+    """PERMISSION_DENIED (001's code) for a ``kind: write`` tool in a read-only session.
+
+    A dry run of it still answers: it runs nothing. Every other refusal (namespaces, trust, sandbox,
+    ``require_expand``) stays ``NOT_AUTHORIZED``.
+    """
     return ReaderError(
-        "NOT_AUTHORIZED",
+        "PERMISSION_DENIED",
         f"{tool_id} writes, and this session is read-only",
         help_path=tool_id,
         hints=["Only kind=read tools run in a read-only session; ask the user to run this change."],
@@ -119,7 +123,7 @@ def _bad(message: str) -> ReaderError:
 
 def _host_port(text: str) -> tuple[str, int | None]:
     """``host``, ``host:port``, ``[v6]:port`` or a URL's authority as (lowercase host, port or None)."""
-    from urllib.parse import urlsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
     raw = text.strip()
     parts = urlsplit(raw if "://" in raw else "//" + raw)
@@ -254,7 +258,7 @@ class HandlerPolicy:
         """
         if self.secrets is None:
             return self.trusted
-        from urllib.parse import urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
         try:
             parts = urlsplit(url)
@@ -310,7 +314,7 @@ class HandlerPolicy:
 
         A host that is a placeholder the agent fills (``https://{host}/x``) is checked when the call runs.
         """
-        from urllib.parse import urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit  # noqa: PLC0415 - stdlib, imported on first use
 
         try:
             parts = urlsplit(url)

@@ -106,7 +106,12 @@ def map_exception(exc: BaseException, tool_id: str) -> ReaderError:
             hints=["The tool refused the operation (for example a path outside its sandbox)."],
         )
     if isinstance(exc, FileExistsError):
-        return ReaderError("CONFLICT", message, help_path=tool_id)
+        return ReaderError(
+            "CONFLICT",
+            message,
+            help_path=tool_id,
+            hints=["It already exists: pick another name, or the tool's argument that replaces it (see tool_help)."],
+        )
     if isinstance(exc, (FileNotFoundError, LookupError)):
         return ReaderError(
             "NOT_FOUND",
@@ -180,23 +185,28 @@ HTTP_STATUS_CODES = {
 
 
 def sent_args(args: dict[str, Any], handler: dict[str, Any]) -> dict[str, Any]:
-    """The arguments an http handler sends: what the agent gave, not the defaults the schema filled in.
+    """The arguments an http handler sends: the agent's, with the schema's defaults filled in (001 §9.1).
 
-    The server applies its own defaults; ``send_defaults: true`` (or a list of argument names) in the
-    handler sends filled-in defaults too, for an API that needs the client to send them.
+    Defaults reach the request like any argument (path, query, header, body) and show in a dry run. A handler
+    that leaves them to the server says ``send_defaults: false`` (or lists the defaulted names to send); a
+    default the URL path needs (``{calendar_id}``) is sent all the same, or the URL could not be built.
     """
     defaulted: frozenset[str] = getattr(args, "defaulted", frozenset())
-    wanted = handler.get("send_defaults")
+    wanted = handler.get("send_defaults", True)
     if not defaulted or wanted is True:
         return dict(args)
     keep = {str(n) for n in wanted} if isinstance(wanted, list) else set()
+    keep |= set(PLACEHOLDER.findall(str(handler.get("url", ""))))
+    params = handler.get("params")
+    if isinstance(params, dict):
+        keep |= {str(n) for n, p in params.items() if isinstance(p, dict) and p.get("in") == "path"}
     return {k: v for k, v in args.items() if k not in defaulted or k in keep}
 
 
 def _http_request(ctx: ExecContext, *, reveal_secrets: bool = True) -> tuple[str, str, bytes | None, dict[str, str]]:
-    from urllib.parse import quote, urlencode  # noqa: PLC0415
+    from urllib.parse import quote, urlencode  # noqa: PLC0415 - stdlib, imported on first use
 
-    from .http_handler import build_request, check_headers, checked_segment, is_extended, set_user_agent  # noqa: PLC0415
+    from .http_handler import build_request, check_headers, checked_segment, is_extended, set_user_agent  # noqa: PLC0415 - loaded on the one path that needs it
 
     handler = ctx.handler
     args = sent_args(ctx.args, handler)
@@ -268,7 +278,7 @@ def run_http(ctx: ExecContext) -> Any:
     addresses only (unless the host lists the host:port), no redirects, ``timeout`` for the whole call.
     Envelopes name the method and URL without its query, never a header value.
     """
-    import http.client  # noqa: PLC0415
+    import http.client  # noqa: PLC0415 - stdlib, imported on first use
 
     method, url, body, headers = _http_request(ctx)
     shown = f"{method} {url.split('?', 1)[0]}"
@@ -390,8 +400,8 @@ def read_resource(
     tool_id: str, skill: dict[str, Any], resource: Any, fetch_bytes: Callable[[dict[str, Any]], bytes]
 ) -> dict[str, Any]:
     """One bundled file of a skill: text when it decodes as UTF-8, else base64."""
-    import base64  # noqa: PLC0415
-    import difflib  # noqa: PLC0415
+    import base64  # noqa: PLC0415 - stdlib, imported on first use
+    import difflib  # noqa: PLC0415 - stdlib, imported on first use
 
     resources = {r.get("path"): r for r in skill.get("resources", []) if isinstance(r, dict)}
     if not isinstance(resource, str) or resource not in resources:
@@ -450,7 +460,7 @@ def describe_run(spec: dict[str, Any], args: dict[str, Any], policy: HandlerPoli
         method, url, body, headers = _http_request(ctx, reveal_secrets=False)
         refusal = http_static_refusal(tool_id, url, policy)
         if refusal is None:
-            from .http_handler import shown_body  # noqa: PLC0415
+            from .http_handler import shown_body  # noqa: PLC0415 - loaded on the one path that needs it
 
             plan.update(
                 method=method,

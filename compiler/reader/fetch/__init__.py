@@ -115,8 +115,8 @@ def open_source(
     text = str(path_or_url)
     if isinstance(path_or_url, str) and "://" in text:
         from .cache import default_cache_dir  # noqa: PLC0415 - only for URLs
-        from .http import HttpSource  # noqa: PLC0415
-        from .transport import origin  # noqa: PLC0415
+        from .http import HttpSource  # noqa: PLC0415 - loaded on the one path that needs it
+        from .transport import origin  # noqa: PLC0415 - loaded on the one path that needs it
 
         scheme = text.split("://", 1)[0].lower()
         if scheme not in ("http", "https") or origin(text) is None:

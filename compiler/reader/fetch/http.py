@@ -178,9 +178,9 @@ class HttpSource(Source):
         self, url: str, headers: dict[str, str], limit: int, deadline: float, why: str
     ) -> tuple[int, bytes, dict[str, str]]:
         """One attempt, all of it (redirects, headers, body) before ``deadline``; :class:`_Retry` when transient."""
-        import http.client  # noqa: PLC0415
-        import urllib.error  # noqa: PLC0415
-        import urllib.request  # noqa: PLC0415
+        import http.client  # noqa: PLC0415 - stdlib, imported on first use
+        import urllib.error  # noqa: PLC0415 - stdlib, imported on first use
+        import urllib.request  # noqa: PLC0415 - stdlib, imported on first use
 
         request = urllib.request.Request(  # noqa: S310 - http(s) checked at open; only http(s) handlers installed
             url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", **headers}

@@ -160,9 +160,9 @@ def transport() -> Any:
     trips it). Only http(s) handlers are installed (no ``file:``, ``ftp:`` or ``data:``), and
     redirects are followed within the base URL's origin only.
     """
-    import http.client  # noqa: PLC0415
-    import io  # noqa: PLC0415
-    import urllib.request  # noqa: PLC0415
+    import http.client  # noqa: PLC0415 - stdlib, imported on first use
+    import io  # noqa: PLC0415 - stdlib, imported on first use: keeps the module's import (and the reader's start) light
+    import urllib.request  # noqa: PLC0415 - stdlib, imported on first use
 
     class DeadlineReader(io.RawIOBase):
         """A socket stream that stops when the request's deadline passes, however slowly bytes arrive."""

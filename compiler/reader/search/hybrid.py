@@ -73,8 +73,12 @@ def fuse(
     limit: int,
     allowed: Callable[[int], bool] | None = None,
     params: tuple[float, float, float, float] = (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE),
+    pool: Sequence[float] | None = None,
 ) -> list[Hit]:
     """The best ``limit`` of the fused ranking; ``lexical`` is the lexical top (at least :data:`CANDIDATES`).
+
+    ``pool``, when given, is what the semantic top is drawn from instead of ``cosines`` (a partitioned build's:
+    the probed clusters' cosines, the rest below any floor); every candidate is still scored by ``cosines``.
 
     A hit whose semantic part outweighs its lexical part carries :data:`SEMANTIC_TERM` among its terms.
     """
@@ -82,7 +86,7 @@ def fuse(
     best_lexical = lexical[0][1] if lexical else 0.0
     a = weak if best_lexical < gate else strong
     lex = {doc: (score, terms) for doc, score, terms in lexical}
-    semantic = _semantic_top(cosines, allowed, min_cosine)
+    semantic = _semantic_top(cosines if pool is None else pool, allowed, min_cosine)
     docs = list(dict.fromkeys([*lex, *semantic]))
     # A numpy array (the tier's) gives every candidate's cosine in one take; a plain sequence one by one.
     take = getattr(cosines, "take", None)

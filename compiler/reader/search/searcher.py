@@ -106,7 +106,7 @@ class Searcher(IndexReader):
         if self._meta is None and "vectors" in self.manifest and semantic_wanted():
             self._prefetch([self.manifest.get("index"), self.manifest.get("vectors")])
         tier = self.semantic_tier() if "vectors" in self.manifest else None
-        more = tier.refs() if tier is not None and part_name not in tier._matrices else []  # noqa: SLF001
+        more = tier.refs(part_name, query) if tier is not None else []
         super()._prefetch_query(part_name, query, [*(extra or []), *more])
 
     def _ranked(
@@ -138,14 +138,17 @@ class Searcher(IndexReader):
                 return self._expanded(query, allowed, limit)
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
-        params = FUSION.get(str(tier._meta["model"].get("kind")), FUSION["sentence-transformers"])  # noqa: SLF001
+        params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         try:
+            if part_name == "tools":
+                tier.read_clusters_of([doc for doc, _, _ in lexical])
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
             if part_name != "tools":
                 return fuse(lexical, cosines, limit or 0, allowed, params)
-            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+            pool = tier.pool(part_name, query, cosines)  # a partitioned build: the probed clusters' tools alone
+            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params, pool)
             return self._name_boosted(query, fused)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
@@ -452,8 +455,8 @@ class Searcher(IndexReader):
             ]
         except ReaderError as err:
             return err.envelope()
-        missing, words = self._unknown_words(query) if matches and named is None else ([], 1)
-        if len(missing) >= WEAK_UNKNOWN_SHARE * words and matches[0]["relevance"] < WEAK_RELEVANCE:
+        missing = self.weak_words(query, matches[0]["relevance"]) if matches and named is None else None
+        if missing is not None:
             return _noted(_weak_answer(query, matches, missing), purpose)
         if matches:
             return _noted({"matches": matches}, purpose)
@@ -465,6 +468,18 @@ class Searcher(IndexReader):
             },
             purpose,
         )
+
+    def weak_words(self, query: str, best: float) -> list[str] | None:
+        """The query's words no tool mentions when an answer whose best hit scores ``best`` is *weak*, else None.
+
+        One rule for every search (find_tool, search_nodes, search_tool_by_category, list(query=)): at least
+        :data:`WEAK_UNKNOWN_SHARE` of the content words occur in no tool's text and the best hit scores under
+        :data:`WEAK_RELEVANCE`. A weak answer says so: ``"weak": true``, a hint naming the words, a way forward.
+        """
+        missing, words = self._unknown_words(query)
+        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < WEAK_RELEVANCE:
+            return missing
+        return None
 
     def _unknown_words(self, query: str) -> tuple[list[str], int]:
         """The query's words (as typed) that no tool's text contains, and how many content words it has."""
@@ -501,6 +516,9 @@ class Searcher(IndexReader):
             results = self._node_results(text, check_limit(limit, 5))
         except ReaderError as err:
             return err.envelope()
+        missing = self.weak_words(text, results[0]["confidence"]) if results else None
+        if missing is not None:
+            return _noted(_weak_answer(text, results, missing, key="results"), query)
         if results:
             return _noted({"results": results}, query)
         return _noted(
@@ -527,21 +545,23 @@ class Searcher(IndexReader):
             allowed = self._scoped(text, path, extra=refs) if path else None
             if not path:
                 self._prefetch_query("tools", text, [*refs])
-            page, more, _ = self._answer_tools(text, limit, offset, allowed, path, candidates)
-            if not page and offset == 0:
-                raise self._no_match(text, path)
+            page, more, named = self._answer_tools(text, limit, offset, allowed, path, candidates)
+            missing = self.weak_words(text, page[0][1]) if page and named is None and offset == 0 else None
+            nothing = missing is not None and len(missing) == self._unknown_words(text)[1]  # no word is known
+            if (not page and offset == 0) or nothing:
+                raise self._no_match(text, path, anywhere=not nothing)
             end = offset + len(page)
-            answer = {
-                "category_path": path,
-                "results": [lean_hit(pointer, score) for pointer, score, _ in page],
-                "next_cursor": encode_cursor(end, key) if more else None,
-            }
+            results = [lean_hit(pointer, score) for pointer, score, _ in page]
+            cursor_next = encode_cursor(end, key) if more else None
+            answer = {"category_path": path, "results": results, "next_cursor": cursor_next}
+            if missing is not None:
+                answer = {**answer, **_weak_answer(text, results, missing, key="results", browse=path)}
             return _noted(answer, query)
         except ReaderError as err:
             return err.envelope()
 
-    def _no_match(self, query: str, path: list[str]) -> ReaderError:
-        elsewhere, _ = self._top_tools(query, 10)
+    def _no_match(self, query: str, path: list[str], *, anywhere: bool = True) -> ReaderError:
+        elsewhere, _ = self._top_tools(query, 10) if anywhere else ([], False)
         places: list[list[str]] = []
         for pointer, _, _ in elsewhere:
             if pointer["path"] not in places:
@@ -562,11 +582,21 @@ class Searcher(IndexReader):
         )
 
 
-def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
-    """find_tool's answer when no tool matches the whole request: the same hits, marked weak, and a note saying so."""
+def _weak_answer(
+    query: str,
+    matches: list[dict[str, Any]],
+    missing: list[str],
+    *,
+    key: str = "matches",
+    browse: list[str] | None = None,
+) -> dict[str, Any]:
+    """A search's answer when nothing matches the whole request: the same hits, marked weak, a note, a way to browse.
+
+    ``key`` names the hits' field (``matches``, ``results``); ``browse`` the category to list (the root by default).
+    """
     shown = ", ".join(repr(word) for word in missing[:5])
     return {
-        "matches": matches,
+        key: matches,
         "weak": True,
         "hints": [
             (
@@ -574,7 +604,7 @@ def _weak_answer(query: str, matches: list[dict[str, Any]], missing: list[str]) 
                 " Try other words for it, or browse the categories."
             )
         ],
-        "next_action": {"op": "list", "args": {"path": ""}},
+        "next_action": {"op": "list", "args": {"path": "/".join(browse or [])}},
     }
 
 

@@ -39,6 +39,11 @@ _ALLOWED: set[str] = set()
 MAX_ANCESTORS = 32
 #: What a broken vector file raises while it is read or decoded (base64, numpy shapes, missing keys).
 VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
+#: The clusters a query of a partitioned build reads; None reads what the build's meta says (its ``nprobe``).
+NPROBE: int | None = None
+#: A partitioned build: also fetch the clusters of the lexical candidates outside the probed ones (one more round
+#: trip, in one concurrent fetch) and score them exactly, instead of by their centroid. Off: measured only.
+EXACT_CANDIDATES = False
 
 
 def allow_embedders(*specs: str) -> None:
@@ -76,6 +81,10 @@ class SemanticTier:
         self._matrices: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
         self._ancestors: list[list[int]] | None = None
+        #: A partitioned build's (centroids, each doc's cluster, nprobe), read from the meta (:meth:`_check_partition`).
+        self._partition: tuple[Any, Any, int] | None = None
+        #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
+        self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
 
     def available(self) -> bool:
         """Whether the tier can answer; when not, :attr:`reason` says why (checked once)."""
@@ -121,8 +130,11 @@ class SemanticTier:
                 ".allow_embedders)"
             )
         for part in ("tools", "nodes"):
+            if part == "tools" and "partition" in meta[part]:
+                continue
             for shard in meta[part]["shards"]:
                 int(shard["first"]), int(shard["count"]), dict(shard["ref"])
+        partition = self._check_partition(meta, dtype) if "partition" in meta["tools"] else None
         try:
             _, sha256 = model_identity(spec)  # the weights' hash from their files, before anything is loaded
             if sha256 != model.get("weights_sha256"):
@@ -135,8 +147,48 @@ class SemanticTier:
             return f"the build's embedder {spec!r} does not load here: {err}"
         if int(model.get("dim", -1)) != embedder.dim:
             return f"the build's vectors have {model.get('dim')} dimensions, the embedder {embedder.dim}"
+        if partition is not None and partition[0].shape[1] != embedder.dim:
+            return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
+        self._partition = partition
         return None
+
+    @staticmethod
+    def _check_partition(meta: dict[str, Any], dtype: str) -> tuple[Any, Any, int]:
+        """(centroids, each doc's cluster, nprobe) of a partitioned tools part.
+
+        Raises ValueError (or another of :data:`VECTOR_ERRORS`) when the partition is not what a build writes.
+        """
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        from ...format.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+
+        del dtype
+        part, dim = meta["tools"], int(meta["model"]["dim"])
+        info = part["partition"]
+        k, n_docs, nprobe = int(info["clusters"]), int(part["n_docs"]), int(info["nprobe"])
+        if not 1 <= k <= n_docs or not 1 <= nprobe <= k:
+            raise ValueError(f"partition of {k} clusters (nprobe {nprobe}) over {n_docs} tools")
+        cents = info["centroids"]
+        centroids = dequantize(base64.b64decode(cents["q"], validate=True), cents["scale"], dim, str(cents["dtype"]))
+        if centroids.shape != (k, dim):
+            raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
+        width = "u1" if k <= 256 else "<u2"
+        assign = np.frombuffer(base64.b64decode(info["assign"], validate=True), dtype=width).astype(np.int64)
+        if len(assign) != n_docs or (len(assign) and int(assign.max()) >= k):
+            raise ValueError(f"the cluster of {len(assign)} tools for {n_docs}, or a cluster past {k - 1}")
+        clusters = [int(shard["cluster"]) for shard in part["shards"]]
+        counts = [int(shard["count"]) for shard in part["shards"]]
+        if clusters != list(range(k)) or counts != np.bincount(assign, minlength=k).tolist():
+            raise ValueError("the cluster shards do not match the partition (one shard a cluster, in order)")
+        for shard in part["shards"]:
+            dict(shard["ref"])
+        return centroids, assign, nprobe
+
+    @property
+    def kind(self) -> str:
+        """The build's embedder kind (``onnx``, ``sentence-transformers``, ``model2vec``), which picks the fusion constants."""
+        return str(self._meta.get("model", {}).get("kind"))
 
     def fail(self, err: BaseException) -> None:
         """Turn the tier off for this reader after its vectors proved unreadable; :attr:`reason` says why."""
@@ -182,9 +234,134 @@ class SemanticTier:
                 self._ancestors = ancestors
         return self._matrices[part]
 
-    def refs(self) -> list[dict[str, Any]]:
-        """Every vector shard ref (so a caller can fetch them with the term shards)."""
-        return [shard["ref"] for part in ("tools", "nodes") for shard in self._meta.get(part, {}).get("shards", [])]
+    def refs(self, part: str = "tools", query: str | None = None) -> list[dict[str, Any]]:
+        """The vector shard refs a search of ``part`` for ``query`` still needs (to fetch them with the term shards).
+
+        Every shard of an unpartitioned build; of a partitioned one, the node shards and the shards of the
+        clusters the query probes (:meth:`probe`; the query is embedded here, before any shard arrives).
+        """
+        out = []
+        if "nodes" not in self._matrices and (part != "tools" or self._partition is None):
+            out += [shard["ref"] for shard in self._meta.get("nodes", {}).get("shards", [])]
+        if part != "tools":
+            return out
+        shards = self._meta.get("tools", {}).get("shards", [])
+        if self._partition is None:
+            return out + ([shard["ref"] for shard in shards] if "tools" not in self._matrices else [])
+        if query is None:
+            return out
+        return out + [shards[c]["ref"] for c in self.probe(query) if c not in self._clusters]
+
+    def probe(self, query: str) -> list[int]:
+        """The clusters of a partitioned build a query reads: the ``nprobe`` whose centroids are nearest in direction."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        centroids, _, nprobe = self._partition
+        key = "unit_centroids"
+        if key not in self._matrices:
+            lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
+            self._matrices[key] = centroids / np.where(lengths > 0, lengths, 1.0)
+        sims = np.einsum("ij,j->i", self._matrices[key], self.query_vector(query))
+        count = min(len(sims), NPROBE if NPROBE is not None else nprobe)
+        return sorted(int(c) for c in np.lexsort((np.arange(len(sims)), -sims))[:count])
+
+    def pool(self, part: str, query: str, cosines: Any) -> Any:
+        """The cosines the semantic top is drawn from: None for ``cosines`` themselves.
+
+        In a partitioned build: ``cosines`` with every tool outside the probed clusters (whose cosine is its centroid's estimate) at -2.
+        """
+        if part != "tools" or self._partition is None:
+            return None
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        out = np.full(len(cosines), -2.0, dtype=np.float32)
+        for cluster in self.probe(query):
+            ids = self._cluster(cluster)[0]
+            out[ids] = cosines[ids]
+        return out
+
+    def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]], tuple[Any, Any]]:
+        """(doc ids, float32 rows, ancestor rows, (node ids, node rows)) of one cluster of a partitioned build."""
+        if cluster not in self._clusters:
+            import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+            from ...format.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
+            shard = self._meta["tools"]["shards"][cluster]
+            data = self._fetch_json(shard["ref"])
+            self.bytes_read += int(shard["ref"].get("bytes", 0))
+            dim, count = int(self._meta["model"]["dim"]), int(shard["count"])
+            ids = np.asarray([int(i) for i in data["ids"]], dtype=np.int64)
+            block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+            ancestors = [[int(node) for node in row[:MAX_ANCESTORS]] for row in data.get("ancestors") or []]
+            nodes = data["nodes"]
+            node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
+            node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+            n_nodes = int(self._meta["nodes"]["n_docs"])
+            needed = {node for row in ancestors for node in row}
+            if (
+                node_block.shape != (len(node_ids), dim)
+                or (len(node_ids) and (int(node_ids.min()) < 0 or int(node_ids.max()) >= n_nodes))
+                or not needed <= set(node_ids.tolist())
+            ):
+                raise ValueError(f"vector shard {shard['ref'].get('path')} lacks its tools' ancestor node rows")
+            if (
+                int(data["cluster"]) != cluster
+                or block.shape != (count, dim)
+                or len(ids) != count
+                or (ancestors and len(ancestors) != count)
+                or (count and (int(ids.min()) < 0 or int(ids.max()) >= len(self._partition[1])))
+                or not bool((self._partition[1][ids] == cluster).all())
+            ):
+                raise ValueError(f"vector shard {shard['ref'].get('path')} is not cluster {cluster} of the partition")
+            self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
+        return self._clusters[cluster]
+
+    def read_clusters_of(self, docs: list[int]) -> None:
+        """Fetch (in one concurrent round) the clusters of ``docs`` not read yet (:data:`EXACT_CANDIDATES`)."""
+        if self._partition is None or not EXACT_CANDIDATES:
+            return
+        assign = self._partition[1]
+        wanted = sorted({int(assign[d]) for d in docs if 0 <= d < len(assign)} - set(self._clusters))
+        if self._prefetch is not None and wanted:
+            self._prefetch([self._meta["tools"]["shards"][c]["ref"] for c in wanted])
+        for cluster in wanted:
+            self._cluster(cluster)
+
+    def _partitioned_scores(self, query: str) -> Any:
+        """Every tool's cosine in a partitioned build.
+
+        Exact (with the hierarchy term) in the probed clusters; elsewhere the dot product of the query with the tool's cluster centroid (its members' mean cosine).
+        """
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        from ...format.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        centroids, assign, _ = self._partition
+        vector = self.query_vector(query)
+        out = np.einsum("ij,j->i", centroids, vector)[assign].astype(np.float32)
+        chosen = set(self.probe(query)) | (set(self._clusters) if EXACT_CANDIDATES else set())
+        probed = [self._cluster(c) for c in sorted(chosen)]
+        if not probed:
+            return out
+        ids = np.concatenate([p[0] for p in probed])
+        exact = np.einsum("ij,j->i", np.concatenate([p[1] for p in probed]), vector).astype(np.float32)
+        ancestors = [row for p in probed for row in p[2]]
+        if hybrid.HIERARCHY and len(ancestors) == len(ids):
+            n_nodes = int(self._meta["nodes"]["n_docs"])
+            nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the probed tools' ancestors, from their shards
+            for node_ids, node_block in (p[3] for p in probed):
+                nodes[node_ids] = np.einsum("ij,j->i", node_block, vector)
+            paths, rows = distinct_paths(ancestor_index(ancestors, n_nodes))
+            exact = with_ancestors(exact, nodes, paths, hybrid.HIERARCHY, rows)
+        out[ids] = exact
+        return out
 
     def query_vector(self, query: str) -> Any:
         """The query's embedding (cached for the last few queries)."""
@@ -201,6 +378,8 @@ class SemanticTier:
         fought torch's for the two cores and made each query embedding ten times slower (108 ms p50 on BFCL
         with MiniLM, 9.5 ms without).
         """
+        if part == "tools" and self._partition is not None:
+            return self._partitioned_scores(query)
         cosines = self._cosines(part, query)
         if part != "tools" or not hybrid.HIERARCHY or self._ancestors is None:
             return cosines

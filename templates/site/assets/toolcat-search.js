@@ -1218,7 +1218,7 @@
             if (err instanceof ReaderError) return err.envelope();
             throw err;
           }
-          return noted(results.length ? { results } : (await failures()).noNodes(text), query);
+          return noted(await (await failures()).nodesAnswer(this, text, results), query);
         }
         async searchToolByCategory(query, categoryPath, limit = 5, cursor = null) {
           try {
@@ -1231,13 +1231,8 @@
             const refs2 = candidates.map(([, ref]) => ref);
             const allowed = path.length ? await this.scoped(text, path, false, refs2) : null;
             if (!path.length) await this.prefetchQuery("tools", text, refs2);
-            const [page, more] = await this.answerTools(text, count, offset, allowed, path, candidates);
-            if (!page.length && offset === 0) throw await (await failures()).noMatch(this, text, path);
-            return await noted({
-              category_path: path,
-              results: page.map(([pointer, score]) => leanHit(pointer, score)),
-              next_cursor: more ? encodeCursor(offset + page.length, key) : null
-            }, query);
+            const [page, more, named] = await this.answerTools(text, count, offset, allowed, path, candidates);
+            return await noted(await (await failures()).categoryAnswer(this, text, path, page, more && key, offset, named), query);
           } catch (err) {
             if (err instanceof ReaderError) return err.envelope();
             throw err;
@@ -1286,7 +1281,7 @@
   function noNodes(query) {
     return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
   }
-  async function weak(searcher, query, matches) {
+  async function unknownWords(searcher, query) {
     const part = await searcher.part("tools");
     const space2 = part.spaces.find((s) => s.name === "words");
     const tokens = unique(Array.from(query).slice(0, 1e3).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
@@ -1296,13 +1291,44 @@
       for (const term of searcher.words(token)) if (await searcher.posting("tools", part, space2, term) !== null) known = true;
       if (!known) missing.push(token);
     }
-    if (missing.length < 0.5 * Math.max(1, tokens.length)) return null;
+    return [missing, Math.max(1, tokens.length)];
+  }
+  async function weakWords(searcher, query, best) {
+    if (!(best < 0.35)) return null;
+    const [missing, words2] = await unknownWords(searcher, query);
+    return missing.length && missing.length >= 0.5 * words2 ? missing : null;
+  }
+  function weakAnswer(query, hits, missing, key = "matches", browse = []) {
     return {
-      matches,
+      [key]: hits,
       weak: true,
       hints: [`No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse the categories.`],
-      next_action: browseRoot()
+      next_action: { op: "list", args: { path: browse.join("/") } }
     };
+  }
+  async function weak(searcher, query, matches) {
+    const missing = await weakWords(searcher, query, 0);
+    return missing ? weakAnswer(query, matches, missing) : null;
+  }
+  async function nodesAnswer(searcher, query, results) {
+    if (!results.length) return noNodes(query);
+    const missing = await weakWords(searcher, query, results[0].confidence);
+    return missing ? weakAnswer(query, results, missing, "results") : { results };
+  }
+  async function categoryAnswer(searcher, query, path, page, key, offset, named) {
+    if (!page.length && !offset) throw await noMatch(searcher, query, path);
+    const results = page.map(([pointer, score]) => leanHit(pointer, score));
+    const answer = { category_path: path, results, next_cursor: key === false ? null : encodeCursor(offset + page.length, key) };
+    const missing = named || offset ? null : await weakWords(searcher, query, page[0][1]);
+    if (!missing) return answer;
+    if (missing.length === (await unknownWords(searcher, query))[1]) throw await noMatch(searcher, query, path, false);
+    return { ...answer, ...weakAnswer(query, results, missing, "results", path) };
+  }
+  async function weakList(store, query, where, scores2) {
+    const missing = await weakWords(store.searcherRequired(), query, Math.max(0, ...scores2.values()));
+    if (!missing) return null;
+    const hint = `No good match for ${head200(query)}: no tool mentions ${missing.slice(0, 5).map(pyQuote).join(", ")}, so these match only part of it. Try other words for it, or browse this category.`;
+    return [hint, { op: "list", args: { path: where.join("/") } }];
   }
   async function specPointer(searcher, toolId, scope2) {
     const lookup = searcher.manifest.lookup;
@@ -1527,8 +1553,8 @@
       next_action: { op: "search_nodes", args: { query: query || path.join(" ") } }
     });
   }
-  async function noMatch(searcher, query, path) {
-    const elsewhere = await searcher.topTools(query, 10);
+  async function noMatch(searcher, query, path, anywhere = true) {
+    const elsewhere = anywhere ? await searcher.topTools(query, 10) : [];
     const places = [];
     for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
     const where = path.join("/");
@@ -1735,6 +1761,7 @@
     badExpand: () => badExpand,
     badPart: () => badPart,
     badPin: () => badPin,
+    categoryAnswer: () => categoryAnswer,
     checkLongQuery: () => checkLongQuery,
     closeNames: () => closeNames,
     encoding: () => encoding,
@@ -1748,6 +1775,7 @@
     noMatch: () => noMatch,
     noNodes: () => noNodes,
     noTools: () => noTools,
+    nodesAnswer: () => nodesAnswer,
     notAnEntry: () => notAnEntry,
     notHttp: () => notHttp,
     notModified: () => notModified,
@@ -1766,9 +1794,13 @@
     toolNotFound: () => toolNotFound,
     treeTooBig: () => treeTooBig,
     unknownCategory: () => unknownCategory,
+    unknownWords: () => unknownWords,
     unreachable: () => unreachable,
     versionNotPublished: () => versionNotPublished,
-    weak: () => weak
+    weak: () => weak,
+    weakAnswer: () => weakAnswer,
+    weakList: () => weakList,
+    weakWords: () => weakWords
   });
   var init_deferred = __esm({
     "src/deferred.ts"() {
@@ -2490,7 +2522,9 @@
     const tools = page.map((p) => publicPointer(p, confidences.size ? confidences.get(p.tool_id) : void 0));
     const hints = [];
     let next;
-    if (tools.length) next = { op: "describe", args: { tool_id: tools[0]?.tool_id } };
+    const weak2 = searched && tools.length && !offset ? await (await Promise.resolve().then(() => (init_deferred(), deferred_exports))).weakList(store, query, where, confidences) : null;
+    if (weak2) [hints[0], next] = weak2;
+    else if (tools.length) next = { op: "describe", args: { tool_id: tools[0]?.tool_id } };
     else if (nodes.length) next = { op: "list", args: { path: nodes[0].path.join("/") } };
     else {
       const text = [searched ? query : "", ...wanted, able ?? "", ...where].filter(Boolean).join(" ");
@@ -2499,6 +2533,7 @@
     }
     const out = dropEmpty({ path: where, title: shard.title ?? "", summary: shard.summary ?? "", tool_count: shard.tool_count ?? 0, nodes, tools, total_tools: total }, ["path", "nodes", "tools"]);
     out.next_cursor = more ? encodeCursor(offset + count) : null;
+    if (weak2) out.weak = true;
     return ok(out, { help_path: where.join("/") || "root", hints, next_action: next });
   }
   async function searchNodes(store, query, limit) {

@@ -67,8 +67,11 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
         entry[provider] = {"catalog": catalogue_ref, "dialects": dialects, "warnings": len(lost)}
     artifacts.manifest["providers"] = entry
     artifacts.manifest["dialects"] = dialect_counts(specs, domains)
-    if domains:
-        artifacts.manifest["discovery"] = {"domains": list(domains)}
+    discovery: dict[str, JSON] = {"domains": list(domains)} if domains else {}
+    if catalog.pin_tools:  # servers list the pinned tools beside the discovery tools (toolcat.yaml discovery.pinned)
+        discovery["pinned"] = True
+    if discovery:
+        artifacts.manifest["discovery"] = discovery
 
 
 def dialect_counts(specs: Mapping[str, tuple[dict[str, JSON], Ref]], domains: list[str]) -> dict[str, JSON]:

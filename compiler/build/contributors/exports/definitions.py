@@ -287,7 +287,7 @@ def _depth(node: JSON) -> int:
 def validate_definition(provider: str, item: Mapping[str, JSON]) -> list[str]:
     """Every way ``item`` breaks ``provider``'s documented constraints (empty when it is valid)."""
     from jsonschema.exceptions import SchemaError  # noqa: PLC0415 - only checks need jsonschema
-    from jsonschema.validators import Draft202012Validator  # noqa: PLC0415
+    from jsonschema.validators import Draft202012Validator  # noqa: PLC0415 - jsonschema is an optional extra
 
     problems: list[str] = []
     rule = PROVIDER_RULES[provider]

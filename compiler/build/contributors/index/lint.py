@@ -10,16 +10,16 @@ LINT_THRESHOLD = 0.8
 
 def confusable_pairs(src: Path, threshold: float = LINT_THRESHOLD) -> list[tuple[str, str, float]]:
     """Tool pairs whose index vectors (the combined word + character score) are at least ``threshold`` alike."""
-    from ....format.analyzer import ANALYZERS  # noqa: PLC0415
+    from ....format.analyzer import ANALYZERS  # noqa: PLC0415 - loaded on the one path that needs it
     from ...pipeline import compile_catalog  # noqa: PLC0415 - heavy
-    from .shards import SPACE_WEIGHTS  # noqa: PLC0415
-    from .texts import tool_order, tool_text  # noqa: PLC0415
+    from .shards import SPACE_WEIGHTS  # noqa: PLC0415 - loaded on the one path that needs it
+    from .texts import tool_order, tool_text  # noqa: PLC0415 - loaded on the one path that needs it
 
     catalog, _ = compile_catalog(src)
     order = tool_order(catalog)
     if len(order) < 2:
         return []
-    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415
+    from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: PLC0415 - sklearn is an optional extra
 
     texts = [tool_text(t, catalog) for t in order]
     combined = None

@@ -66,7 +66,7 @@ class TermModel:
 
     def doc_vectors(self, texts: list[str]) -> Any:
         """Each text's unit vector (a zero row for a text with no known term)."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         out = np.zeros((len(texts), self.dim))
         for row, text in enumerate(texts):
@@ -94,7 +94,7 @@ def load_model() -> TermModel:
 
 def expansion_entries(texts: list[str | None], model: TermModel) -> dict[str, dict[str, Any]]:
     """Term → ``{idf: u_t, docs: gaps, w: ints}`` over the documents (a None text: a deleted doc, no postings)."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     live = [i for i, text in enumerate(texts) if text is not None]
     vectors = model.doc_vectors([texts[i] or "" for i in live])
