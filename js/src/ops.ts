@@ -169,7 +169,7 @@ export async function findTool(store: Store, purpose: unknown, limit: unknown): 
   return summarized(delegate(await store.searcherRequired().findTool(purpose, count)));
 }
 
-/** A search answer with each hit's one line (issue 35: summary.ts, a chunk loaded by the first answer with hits). */
+/** A search answer with each hit's one line (issue 35: summary.ts, a chunk loaded by the first answer). */
 async function summarized(answer: Json): Promise<Json> {
   return answer.ok ? (await import("./summary.js")).summarized(answer) : answer;
 }
