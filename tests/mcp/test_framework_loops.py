@@ -9,8 +9,8 @@ model meets it: described tools join the list in the handshake era, ``tool_call`
 
 Eras: fastmcp and pydantic-ai in both (``mode="legacy"`` for the 2025-11-25 handshake); openai-agents 0.24
 negotiates 2026-07-28 only (its MCP client is built with ``mode="auto"``, not configurable). Transports: one
-HTTP server per dialect for the module; stdio where it differs (the namespaced dialect, whose per-client state
-keys on the process). The frameworks are installed from the [dev] extra; one that is absent is skipped.
+HTTP server per dialect for the module, and a stdio server per case for every dialect (the way a desktop client
+starts it). The frameworks are installed from the [dev] extra; one that is absent is skipped.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def _stdio(example_build: Path, dialect: str) -> tuple[str, list[str]]:
     return TOOLCAT, ["serve", "--build", str(example_build), "--dialect", dialect]
 
 
-CASES = [(d, "http") for d in ALL_DIALECTS] + [("namespaced", "stdio")]
+CASES = [(d, transport) for d in ALL_DIALECTS for transport in ("http", "stdio")]
 
 
 # -- fastmcp: a loop over its Client --------------------------------------------------------------
