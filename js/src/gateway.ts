@@ -133,7 +133,8 @@ async function helpSearch(store: Store, group: string, query: string, limit: num
   }
   let matches = ((found.matches as Json[]) ?? []).filter((m) => isObject(m) && typeof m.name === "string");
   if (group) matches = matches.filter((m) => (m.name as string).startsWith(group + "."));
-  const operations = matches.slice(0, limit).map((m) => dropEmpty({ op: m.name, summary: m.summary ?? null, relevance: m.relevance ?? null }));
+  const { withSummaries } = await import("./summary.js"); // each hit's one line, capped (issue 35)
+  const operations = withSummaries(matches.slice(0, limit), "name").map((m) => dropEmpty({ op: m.name, summary: m.summary ?? null, relevance: m.relevance ?? null }));
   const out = { path: group || "root", level: "search", query, operations };
   if (!operations.length) {
     const where = group ? ` under ${group}` : "";

@@ -121,7 +121,7 @@ export async function searchToolByCategory(store: Store, query: unknown, categor
     throw (await import("./deferred.js")).searchNearby(e, query);
   });
   const inside = where.join("/") || "root";
-  const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside);
+  const answer = await summarized(delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside));
   if (answer.error) (answer.error as Json).help_path = inside;
   const results = answer.results as Json[] | undefined;
   if (answer.ok && results?.length) answer.next_action = answer.next_action ?? { op: "describe", args: { tool_id: results[0]?.tool_id } };
@@ -166,5 +166,10 @@ export async function describe(store: Store, runs: Runs, name: unknown): Promise
 export async function findTool(store: Store, purpose: unknown, limit: unknown): Promise<Json> {
   await checkQuery(purpose, "purpose");
   const count = checkLimit(limit, 5);
-  return delegate(await store.searcherRequired().findTool(purpose, count));
+  return summarized(delegate(await store.searcherRequired().findTool(purpose, count)));
+}
+
+/** A search answer with each hit's one line (issue 35: summary.ts, a chunk loaded by the first answer). */
+async function summarized(answer: Json): Promise<Json> {
+  return answer.ok ? (await import("./summary.js")).summarized(answer) : answer;
 }

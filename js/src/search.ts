@@ -598,6 +598,7 @@ export class Searcher {
         name: pointer.tool_id,
         relevance: pyRound(Math.min(1, score), 4),
         reason: pointer.tool_id === named ? "exact name" : reason(pointer, terms),
+        ...(pointer.summary && { summary: pointer.summary }), // each hit's one line (issue 35)
       }));
     } catch (err) {
       if (err instanceof ReaderError) return err.envelope();

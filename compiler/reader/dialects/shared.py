@@ -220,8 +220,9 @@ def one_line(text: Any, limit: int = SUMMARY_CHARS) -> str | None:
 def with_summaries(store: Any, rows: list[Json], key: str) -> list[Json]:
     """Search hits (``rows``, naming a tool id by ``key``) each with its pointer's one-line ``summary`` (capped).
 
-    The summary comes from the tool's pointer (one namespace shard per namespace hit, cached by the store), so
-    a model can choose among the hits without describing each; a hit whose pointer has none keeps its fields.
+    The summary is the hit's own (``Searcher.find_tool`` copies it from the pointer in the doc shard it already
+    read), else the tool's pointer (one namespace shard per namespace hit, cached by the store), so a model can
+    choose among the hits without describing each; a hit whose pointer has none keeps its fields.
     """
     needed = {str(r[key]).split(".", 1)[0] for r in rows if isinstance(r.get(key), str) and not r.get("summary")}
     _prefetch_namespaces(store, needed)

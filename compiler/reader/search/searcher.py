@@ -434,7 +434,7 @@ class Searcher(IndexReader):
         return None
 
     def find_tool(self, purpose: str, limit: int = 5) -> dict[str, Any]:
-        """``{"matches": [{"name", "relevance", "reason"}]}`` for a free-text purpose or a tool's name.
+        """``{"matches": [{"name", "relevance", "reason", "summary"}]}`` for a free-text purpose or a tool's name.
 
         A tool named exactly comes first with relevance 1.0; hits that match poorly are left out, and when none
         is left the answer says so (empty ``matches``, a hint, and a next_action to browse the root).
@@ -448,6 +448,8 @@ class Searcher(IndexReader):
                     "name": pointer["tool_id"],
                     "relevance": round(min(1.0, score), 4),
                     "reason": "exact name" if pointer["tool_id"] == named else _reason(pointer, terms),
+                    # the pointer's summary, so the dialect's one line per hit reads no namespace shard (issue 35)
+                    **({"summary": pointer["summary"]} if pointer.get("summary") else {}),
                 }
                 for pointer, score, terms in page
             ]

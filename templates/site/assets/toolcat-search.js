@@ -1192,7 +1192,9 @@
             matches = page.map(([pointer, score, terms2]) => ({
               name: pointer.tool_id,
               relevance: pyRound(Math.min(1, score), 4),
-              reason: pointer.tool_id === named ? "exact name" : reason(pointer, terms2)
+              reason: pointer.tool_id === named ? "exact name" : reason(pointer, terms2),
+              ...pointer.summary && { summary: pointer.summary }
+              // each hit's one line (issue 35)
             }));
           } catch (err) {
             if (err instanceof ReaderError) return err.envelope();
@@ -2411,6 +2413,51 @@
     }
   });
 
+  // src/summary.ts
+  var summary_exports = {};
+  __export(summary_exports, {
+    oneLine: () => oneLine,
+    summarized: () => summarized,
+    withSummaries: () => withSummaries
+  });
+  function oneLine(text, limit = SUMMARY_CHARS) {
+    if (typeof text !== "string") return null;
+    const line = text.replace(LEAD, "").split(BREAK)[0].replace(SPACES, " ").replace(/ $/, "");
+    if (!line) return null;
+    const points = Array.from(line);
+    if (points.length <= limit) return line;
+    const head = points.slice(0, limit - 1).join("");
+    const cut = head.includes(" ") ? head.slice(0, head.lastIndexOf(" ")) : head;
+    return cut.replace(/[ ,;:]+$/, "") + "\u2026";
+  }
+  function withSummaries(rows, key) {
+    return rows.map((row) => {
+      const summary = isObject2(row) && typeof row[key] === "string" ? oneLine(row.summary) : null;
+      return summary ? { ...row, summary } : row;
+    });
+  }
+  function summarized(answer) {
+    if (Array.isArray(answer.matches)) {
+      const rows = withSummaries(answer.matches, "name");
+      answer.matches = rows.map((m, i) => i && isObject2(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== "reason")) : m);
+    } else if (Array.isArray(answer.results)) {
+      answer.results = answer.results.map((r) => isObject2(r) && typeof r.summary === "string" ? { ...r, summary: oneLine(r.summary) ?? r.summary } : r);
+    }
+    return answer;
+  }
+  var isObject2, SUMMARY_CHARS, WS, SPACES, LEAD, BREAK;
+  var init_summary = __esm({
+    "src/summary.ts"() {
+      "use strict";
+      isObject2 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+      SUMMARY_CHARS = 120;
+      WS = "\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+      SPACES = new RegExp(`[${WS}]+`, "g");
+      LEAD = new RegExp(`^[${WS}]+`);
+      BREAK = /[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/;
+    }
+  });
+
   // src/ops.ts
   function publicPointer(pointer, confidence) {
     const out = {};
@@ -2502,7 +2549,7 @@
       throw (await Promise.resolve().then(() => (init_deferred(), deferred_exports))).searchNearby(e, query);
     });
     const inside = where.join("/") || "root";
-    const answer = delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside);
+    const answer = await summarized2(delegate(await store.searcherRequired().searchToolByCategory(query, where, count, cursor ?? null), inside));
     if (answer.error) answer.error.help_path = inside;
     const results = answer.results;
     if (answer.ok && results?.length) answer.next_action = answer.next_action ?? { op: "describe", args: { tool_id: results[0]?.tool_id } };
@@ -2544,7 +2591,10 @@
   async function findTool(store, purpose, limit) {
     await checkQuery(purpose, "purpose");
     const count = checkLimit(limit, 5);
-    return delegate(await store.searcherRequired().findTool(purpose, count));
+    return summarized2(delegate(await store.searcherRequired().findTool(purpose, count)));
+  }
+  async function summarized2(answer) {
+    return answer.ok ? (await Promise.resolve().then(() => (init_summary(), summary_exports))).summarized(answer) : answer;
   }
   var HIDDEN_POINTER_KEYS, DESCRIBED_KEYS, clone, isBlank, roundTo4;
   var init_ops = __esm({
