@@ -45,8 +45,8 @@ from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
 from toolcat.build import build, compile_catalog
 from toolcat.build.contributors.index.texts import tool_order, tool_text
+from toolcat.engines.embedding import cache_dir as toolcat_cache_dir
 from toolcat.format import analyzer
-from toolcat.format.embedding import cache_dir as toolcat_cache_dir
 from toolcat.reader.search.searcher import Searcher
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "bench"
@@ -437,7 +437,7 @@ def build_cost(n: int, tmp: Path, tiers: list[str], rows: list[list[str]]) -> No
             continue
         load = ""
         if TIERS[tier]:  # the model loads once per process (a CLI build pays it once): shown apart
-            from toolcat.format.embedding import document_precision, load_embedder  # noqa: PLC0415
+            from toolcat.engines.embedding import document_precision, load_embedder  # noqa: PLC0415
 
             started = time.perf_counter()
             embedder = load_embedder(TIERS[tier])

@@ -40,7 +40,7 @@ from bench_search import open_build
 from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
 from toolcat.build import build
-from toolcat.format.embedding import DEFAULT_SPEC, load_embedder
+from toolcat.engines.embedding import DEFAULT_SPEC, load_embedder
 from toolcat.reader.search.searcher import Searcher
 
 #: The default tier's packages (numpy is shown apart: scikit-learn, and so every build, has it already).
@@ -137,7 +137,7 @@ def floor_rows(n_texts: int = 1000) -> list[list[str]]:
     from toolcat.build.contributors.index.texts import tool_embed_text, tool_order  # noqa: PLC0415
     from toolcat.build.contributors.vectors import VectorCache  # noqa: PLC0415
     from toolcat.build.pipeline import compile_catalog  # noqa: PLC0415
-    from toolcat.format.embedding import DOCUMENT_TOKENS  # noqa: PLC0415
+    from toolcat.engines.embedding import DOCUMENT_TOKENS  # noqa: PLC0415
 
     os.environ["TOOLCAT_EMBED_THREADS"] = "1"
     with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp_name:

@@ -174,7 +174,7 @@ def vocabulary(sets: dict[str, Set]) -> tuple[list[str], list[str]]:
 
 def minilm_init(reps: list[str], dim: int) -> np.ndarray:
     """Each spelling through all-MiniLM-L6-v2, PCA to ``dim``, rows normalised (model2vec's distillation, per word)."""
-    from toolcat.format.embedding import load_embedder  # noqa: PLC0415
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415
 
     embedder = load_embedder("minilm")
     started = time.time()

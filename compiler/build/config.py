@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..format.embedding import BUNDLED_MINILM, STATIC_MINILM
+from ..engines.embedding import BUNDLED_MINILM, STATIC_MINILM
 from ..format.json_paths import child_path
 from .errors import Diagnostic, Severity, SourceError
 from .sources.kinds import CONFIG_FILES

@@ -151,7 +151,7 @@ class VectorHeadStart:
             self.thread = None
 
     def _embed(self, catalog: CompiledCatalog) -> None:
-        from ..format.embedding import load_embedder  # noqa: PLC0415 - [semantic] extra, build only
+        from ..engines.embedding import load_embedder  # noqa: PLC0415 - [semantic] extra, build only
         from .contributors.index.texts import tool_embed_text, tool_order  # noqa: PLC0415 - build only
         from .contributors.vectors import VectorCache, node_embed_text, text_key  # noqa: PLC0415 - loaded on the one path that needs it
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 
-from ..format import schemaguard
+from ..engines import schemaguard
 from ..format.envelope import ReaderError
 from ..format.field_errors import json_path
 from ..format.refs import page_refs

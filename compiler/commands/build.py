@@ -65,7 +65,7 @@ def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
 def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedder: str | None) -> None:
     """Compile SRC (default catalog_src) into versioned artifacts in --out (default build)."""
     from ..build.pipeline import build as run_build  # noqa: PLC0415 - heavy imports only when building
-    from ..format.embedding import EmbedderError  # noqa: PLC0415 - loaded by the command that needs it
+    from ..engines.embedding import EmbedderError  # noqa: PLC0415 - loaded by the command that needs it
 
     with _progress(src) as progress:
         try:

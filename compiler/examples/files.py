@@ -230,7 +230,7 @@ def file_stat(args: JSONDict) -> JSONDict:
 
 def _search_regex(pattern: str, *, fixed: bool, ignore_case: bool) -> _Pattern:
     """The agent's pattern compiled in RE2 (linear time: no pattern can freeze the gateway)."""
-    from ..format import regex  # noqa: PLC0415 - imports google-re2 on the first search only
+    from ..engines import regex  # noqa: PLC0415 - imports google-re2 on the first search only
     from ..format.envelope import ReaderError  # noqa: PLC0415 - the example handlers load the reader's pieces only when a handler runs
 
     try:

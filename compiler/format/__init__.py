@@ -2,6 +2,7 @@
 
 Stdlib only at import time, and nothing of toolcat's other layers: canonical bytes and refs, hashing,
 buckets, shapes and their JSON schemas, the analyzer, the discovery-tool table, envelopes, schema text,
-field errors, the schema guard and safe regexes, provider aliases and the shared JSON types.
+field errors, provider aliases, settings and the shared JSON types. What *runs* things (the embedding models, the
+schema guard, linear-time regexes) is in ``toolcat.engines``, beside it.
 docs/format.md is its prose; a test keeps ``shapes.py`` and ``schemas/*.json`` in step.
 """

@@ -5,11 +5,11 @@ derive from it)::
 
     ToolcatError                       format/errors.py
     ├── ReaderError                    format/envelope.py: a reader failure, answered as an envelope
-    ├── PatternError (ValueError)      format/regex.py: a regex toolcat will not run
+    ├── PatternError (ValueError)      engines/regex.py: a regex toolcat will not run
     │   ├── InvalidPatternError
     │   └── UnsupportedPatternError
-    ├── EmbedderError                  format/embedding.py: an embedder that cannot be loaded
-    ├── EncoderError                   format/onnx_encoder.py: the default ONNX encoder cannot be built or run
+    ├── EmbedderError                  engines/embedding.py: an embedder that cannot be loaded
+    ├── EncoderError                   engines/onnx_encoder.py: the default ONNX encoder cannot be built or run
     ├── BuildReadError (ValueError)    reader/folder.py: a build folder the reader refuses
     ├── CorruptBody                    reader/fetch/transport.py: internal signals of one HTTP attempt
     ├── Retry                          reader/fetch/transport.py
@@ -21,6 +21,7 @@ derive from it)::
     ├── YAMLSyntaxError                build/sources/limits.py: PyYAML's error, located by JSON path
     ├── SourceFileError                build/sources/parse.py: a source file that is not read at all
     ├── MappingError                   build/sources/parse.py: duplicate keys, keys split off by a comma
+    ├── _OutOfTimeError                build/sources/git.py: skills_from's one deadline passed (caught there)
     ├── ExposureError (ValueError)     mcp/http_guard.py: serving beyond loopback without a guard
     ├── RestartPending                 mcp/upstream.py: an upstream waits out its restart backoff
     └── ImporterError                  importers/common.py: a source that cannot be imported

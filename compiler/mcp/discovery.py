@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..engines.schemaguard import MAX_ARGS_DEPTH
 from ..format.dialects import SESSIONLESS_CALL, DiscoveryTool, input_help, served_tools
 from ..format.envelope import error_envelope
 from ..format.field_errors import field_errors
 from ..format.json_paths import too_deep
-from ..format.schemaguard import MAX_ARGS_DEPTH
 from ..format.types import Json
 from ..reader.catalog import Catalog
 from . import fairness

@@ -103,7 +103,7 @@ def test_a_cached_row_whose_key_ends_in_nul_bytes_is_found_again(tmp_path: Path)
     import numpy as np  # noqa: PLC0415 - the default tier's dependency
 
     from toolcat.build.contributors.vectors import VectorCache  # noqa: PLC0415 - numpy
-    from toolcat.format.embedding import load_embedder  # noqa: PLC0415 - onnxruntime
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415 - onnxruntime
 
     embedder = load_embedder("minilm-onnx")
     cache = VectorCache(embedder, root=tmp_path)

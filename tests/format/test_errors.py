@@ -11,9 +11,9 @@ import click
 import toolcat
 import toolcat.format.errors as errors_module
 from toolcat.build.errors import SourceError
+from toolcat.engines.regex import UnsupportedPatternError
 from toolcat.format.envelope import ReaderError
 from toolcat.format.errors import ToolcatError
-from toolcat.format.regex import UnsupportedPatternError
 from toolcat.importers.common import ImporterError
 from toolcat.importers.mcp import McpImportError
 from toolcat.reader.folder import BuildReadError

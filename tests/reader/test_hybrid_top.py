@@ -33,7 +33,7 @@ def test_numpy_top_equals_the_scan(n: int, scoped: bool) -> None:
 
 def test_the_hierarchy_term_leaves_a_flat_catalogue_as_it_was() -> None:
     """Tools that all share one ancestor keep their cosines exactly (the term only ranks between branches)."""
-    from toolcat.format.embedding import with_ancestors  # noqa: PLC0415
+    from toolcat.engines.embedding import with_ancestors  # noqa: PLC0415
     from toolcat.reader.search.semantic import ancestor_index  # noqa: PLC0415
 
     cosines = np.array([0.3, 0.5, 0.1], dtype=np.float32)
@@ -43,7 +43,7 @@ def test_the_hierarchy_term_leaves_a_flat_catalogue_as_it_was() -> None:
 
 def test_the_hierarchy_term_favours_tools_under_the_best_matching_node() -> None:
     """A tool under a weakly matching node loses part of the gap; one under the best node, or with no node, keeps its cosine."""
-    from toolcat.format.embedding import with_ancestors  # noqa: PLC0415
+    from toolcat.engines.embedding import with_ancestors  # noqa: PLC0415
     from toolcat.reader.search.semantic import ancestor_index  # noqa: PLC0415
 
     cosines = np.array([0.50, 0.52, 0.40], dtype=np.float32)

@@ -40,7 +40,7 @@ def test_the_hierarchy_term_over_distinct_paths_equals_the_term_over_every_tool(
     """Taking each tool's best ancestor once per distinct home path changes no tool's fused cosine."""
     import numpy as np  # noqa: PLC0415
 
-    from toolcat.format.embedding import with_ancestors  # noqa: PLC0415
+    from toolcat.engines.embedding import with_ancestors  # noqa: PLC0415
     from toolcat.reader.search.semantic import ancestor_index, distinct_paths  # noqa: PLC0415
 
     rng = np.random.default_rng(3)
@@ -98,7 +98,7 @@ def test_a_build_without_vectors_searches_exactly_as_before(example_build, monke
 
 def test_an_unknown_embedder_is_a_clear_error(tmp_path):
     """A spec that names no model fails the build with what to write instead."""
-    from toolcat.format.embedding import EmbedderError, load_embedder  # noqa: PLC0415
+    from toolcat.engines.embedding import EmbedderError, load_embedder  # noqa: PLC0415
 
     with pytest.raises(EmbedderError, match="unknown embedder 'nope'") as err:
         load_embedder("nope")
@@ -208,7 +208,7 @@ def test_an_incremental_build_embeds_only_changed_texts(vector_build, tmp_path, 
     import shutil  # noqa: PLC0415
 
     from toolcat.build.contributors.vectors import VectorCache  # noqa: PLC0415
-    from toolcat.format.embedding import load_embedder  # noqa: PLC0415
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415
 
     _, cache = vector_build
     monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(cache))

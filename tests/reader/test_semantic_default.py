@@ -19,7 +19,7 @@ import yaml
 from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, write_tree
 
 from toolcat.build import build
-from toolcat.format import embedding
+from toolcat.engines import embedding
 from toolcat.reader.search import semantic
 from toolcat.reader.search.searcher import Searcher
 

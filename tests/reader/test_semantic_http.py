@@ -86,7 +86,7 @@ def test_a_model_that_does_not_load_falls_back_with_the_loader_s_reason(
     served: tuple[str, list[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When the build's embedder cannot load here (its package missing), search is lexical and the reason says so."""
-    from toolcat.format import embedding  # noqa: PLC0415
+    from toolcat.engines import embedding  # noqa: PLC0415
 
     def missing(spec: str) -> embedding.Embedder:
         raise embedding.EmbedderError(
@@ -108,7 +108,7 @@ def test_two_catalogues_share_one_model_and_each_fetches_its_vectors_once(
     served: tuple[str, list[str], Path],
 ) -> None:
     """The model loads once per process (one Embedder for every reader); each reader fetches each vector file once."""
-    from toolcat.format.embedding import load_embedder  # noqa: PLC0415
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415
 
     url, seen, root = served
     first = Catalog.open(url, cache_dir=root / "cache-one")

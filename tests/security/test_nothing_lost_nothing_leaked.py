@@ -172,7 +172,7 @@ def test_non_string_schema_and_id_are_diagnostics(tmp_path: Path, schema: dict[s
     result = CliRunner().invoke(main, ["build", str(tmp_path / "src"), "--out", str(tmp_path / "build")])
     assert result.exit_code == 1
     assert "must be a string" in result.output
-    from toolcat.format.schemaguard import analyse  # noqa: PLC0415
+    from toolcat.engines.schemaguard import analyse  # noqa: PLC0415
 
     assert any(p.code == "keyword_type" for p in analyse(schema))
 

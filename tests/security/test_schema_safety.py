@@ -25,7 +25,7 @@ from support import REPO, write_tree
 from toolcat.build import build
 from toolcat.build.sources import tools as check_tools
 from toolcat.cli import main
-from toolcat.format import regex, schemaguard
+from toolcat.engines import regex, schemaguard
 from toolcat.format.envelope import ReaderError
 from toolcat.reader.catalog import Catalog
 from toolcat.reader.execution import arguments

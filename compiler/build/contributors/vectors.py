@@ -25,8 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...format import settings
-from ...format.embedding import (
+from ...engines.embedding import (
     DEFAULT_INSTALL,
     DEFAULT_SPEC,
     Embedder,
@@ -35,6 +34,7 @@ from ...format.embedding import (
     document_precision,
     load_embedder,
 )
+from ...format import settings
 from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig

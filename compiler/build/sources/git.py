@@ -54,6 +54,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...format import settings
+from ...format.errors import ToolcatError
 from ...format.json_paths import child_path
 from ..errors import Diagnostic, Severity
 from .limits import SourceParseError
@@ -304,8 +305,8 @@ class _Deadline:
         return f"git ran out of time: every skills_from fetch of a build shares one {self.seconds:g} s limit"
 
 
-class _OutOfTimeError(Exception):
-    """The shared deadline passed (the git command was killed, with every process it started)."""
+class _OutOfTimeError(ToolcatError):
+    """The shared deadline passed (the git command was killed, with every process it started); caught in this module."""
 
 
 def _git(args: list[str], cwd: Path, deadline: _Deadline, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
-from ...format import schemaguard
+from ...engines import schemaguard
 from ...format.canonical import dumps
 from ...format.field_errors import json_path
 from ...format.json_paths import child_path

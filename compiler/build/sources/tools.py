@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...format import json_paths, schemaguard
+from ...engines import schemaguard
+from ...format import json_paths
 from ...format.canonical import dumps
 from ...format.json_paths import child_path
 from ...format.names import ACTION, ENTITY, MAX_TOOL_ID, RULES, entity_action, tool_id_problem

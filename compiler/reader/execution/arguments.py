@@ -113,7 +113,7 @@ def apply_defaults(schema: Any, value: Any) -> Any:
     Iterative and bounded: objects deeper than ``MAX_ARGS_DEPTH`` get no defaults (validation
     refuses such arguments anyway), so neither a deep schema nor cyclic args can exhaust the stack.
     """
-    from ...format.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - keeps the import block untouched
+    from ...engines.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - keeps the import block untouched
 
     if not isinstance(schema, dict) or not isinstance(value, dict):
         return value
@@ -137,8 +137,8 @@ def apply_defaults(schema: Any, value: Any) -> Any:
 
 
 def _copied_default(name: str, default: Any) -> Any:
+    from ...engines.schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT  # noqa: PLC0415 - loaded on the one path that needs it
     from ...format.json_paths import too_deep  # noqa: PLC0415 - loaded on the one path that needs it
-    from ...format.schemaguard import MAX_ARGS_DEPTH, REBUILD_HINT  # noqa: PLC0415 - loaded on the one path that needs it
 
     if too_deep(default, MAX_ARGS_DEPTH) is not None:
         raise ReaderError(
@@ -162,7 +162,7 @@ def _compiled_validator(canonical_schema: str) -> Any:
     import jsonschema  # noqa: PLC0415 - optional, only used when executing
     from jsonschema import validators  # noqa: PLC0415 - jsonschema is an optional extra
 
-    from ...format import schemaguard  # noqa: PLC0415 - loaded on the one path that needs it
+    from ...engines import schemaguard  # noqa: PLC0415 - loaded on the one path that needs it
 
     schema = json.loads(canonical_schema)
     errors = [p for p in schemaguard.analyse(schema, warnings=False) if p.severity == "error"]
@@ -191,7 +191,8 @@ def _jsonschema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[dic
     import jsonschema  # noqa: F401, PLC0415 - raises ImportError where it is absent, even with a warm cache
     from referencing.exceptions import Unresolvable  # noqa: PLC0415 - referencing is an optional extra
 
-    from ...format import json_paths, regex, schemaguard  # noqa: PLC0415 - loaded on the one path that needs it
+    from ...engines import regex, schemaguard  # noqa: PLC0415 - loaded on the one path that needs it
+    from ...format import json_paths  # noqa: PLC0415 - loaded on the one path that needs it
 
     deep = json_paths.too_deep(schema, schemaguard.MAX_SCHEMA_DEPTH)
     if deep is not None:  # before json.dumps, which recurses once per level
@@ -264,8 +265,8 @@ def validate_args(schema: Any, args: dict[str, Any], warnings: list[str]) -> lis
 
     Arguments nested deeper than ``MAX_ARGS_DEPTH`` lists and objects are refused first.
     """
+    from ...engines.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - loaded on the one path that needs it
     from ...format.json_paths import too_deep  # noqa: PLC0415 - loaded on the one path that needs it
-    from ...format.schemaguard import MAX_ARGS_DEPTH  # noqa: PLC0415 - loaded on the one path that needs it
 
     deep = [str(name) for name, value in args.items() if too_deep(value, MAX_ARGS_DEPTH - 1) is not None]
     if deep:

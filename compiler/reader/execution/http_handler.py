@@ -30,11 +30,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from ...engines.schemaguard import MAX_ARGS_DEPTH
 from ...format import settings
 from ...format.envelope import ReaderError
 from ...format.http_headers import has_control, header_name_problem
 from ...format.json_paths import too_deep
-from ...format.schemaguard import MAX_ARGS_DEPTH
 from ...format.version import __version__
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -113,6 +113,6 @@ def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | Non
             (doc for doc in range(len(cosines)) if cosines[doc] >= min_cosine and (allowed is None or allowed(doc))),
             key=lambda doc: (cosines[doc], -doc),
         )
-    from ...format.embedding import top_indices  # noqa: PLC0415 - numpy, only with the [semantic] extra (which made ``cosines``)
+    from ...engines.embedding import top_indices  # noqa: PLC0415 - numpy, only with the [semantic] extra (which made ``cosines``)
 
     return top_indices(cosines, allowed, min_cosine, CANDIDATES)

@@ -53,7 +53,7 @@ def allow_embedders(*specs: str) -> None:
 
 def host_allows(spec: str) -> bool:
     """Whether a reader here may load the model ``spec`` names: a built-in, or one the host allowed."""
-    from ...format.embedding import BUILTIN_SPECS  # noqa: PLC0415 - stdlib module; imported with the tier
+    from ...engines.embedding import BUILTIN_SPECS  # noqa: PLC0415 - stdlib module; imported with the tier
 
     env = {part.strip() for part in settings.get("TOOLCAT_EMBEDDERS").split(",") if part.strip()}
     return spec.strip().lower() in BUILTIN_SPECS or spec.strip() in _ALLOWED | env
@@ -101,7 +101,7 @@ class SemanticTier:
         ref = self._manifest.get("vectors")
         if not isinstance(ref, dict):
             return "this build has no vectors (build with --embedder to add the semantic tier)"
-        from ...format.embedding import DEFAULT_INSTALL  # noqa: PLC0415 - stdlib module; imported with the tier
+        from ...engines.embedding import DEFAULT_INSTALL  # noqa: PLC0415 - stdlib module; imported with the tier
 
         if importlib.util.find_spec("numpy") is None:
             return f"numpy is not installed, so the build's vectors are not used (to use them: {DEFAULT_INSTALL})"
@@ -116,7 +116,7 @@ class SemanticTier:
 
     def _check_meta(self, meta: dict[str, Any]) -> str | None:
         """The reason the tier cannot use this vectors meta, or None once its embedder is loaded."""
-        from ...format.embedding import ENCODINGS, EmbedderError, load_embedder, model_identity  # noqa: PLC0415 - lazily
+        from ...engines.embedding import ENCODINGS, EmbedderError, load_embedder, model_identity  # noqa: PLC0415 - lazily
 
         dtype = str((meta.get("encoding") or {}).get("dtype", "int8"))
         if dtype not in ENCODINGS:
@@ -161,7 +161,7 @@ class SemanticTier:
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-        from ...format.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+        from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
         del dtype
         part, dim = meta["tools"], int(meta["model"]["dim"])
@@ -199,7 +199,7 @@ class SemanticTier:
     def matrix(self, part: str) -> Any:
         """The part's vectors as a float32 ``(n_docs, dim)`` array (all shards, fetched together once)."""
         if part not in self._matrices:
-            from ...format.embedding import dequantize, stack_rows  # noqa: PLC0415 - numpy, lazily
+            from ...engines.embedding import dequantize, stack_rows  # noqa: PLC0415 - numpy, lazily
 
             shards = self._meta[part]["shards"]
             refs = [shard["ref"] for shard in shards]
@@ -287,7 +287,7 @@ class SemanticTier:
         if cluster not in self._clusters:
             import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-            from ...format.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+            from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
@@ -339,7 +339,7 @@ class SemanticTier:
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-        from ...format.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
+        from ...engines.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
 
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
@@ -383,7 +383,7 @@ class SemanticTier:
         cosines = self._cosines(part, query)
         if part != "tools" or not hybrid.HIERARCHY or self._ancestors is None:
             return cosines
-        from ...format.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
+        from ...engines.embedding import with_ancestors  # noqa: PLC0415 - numpy, lazily
 
         if "ancestor_index" not in self._matrices:
             n_nodes = int(self._meta["nodes"]["n_docs"])
@@ -395,7 +395,7 @@ class SemanticTier:
 
     def _cosines(self, part: str, query: str) -> Any:
         """The query's cosine with every document vector of ``part``."""
-        from ...format.embedding import matrix_times  # noqa: PLC0415 - numpy / torch, [semantic] extra
+        from ...engines.embedding import matrix_times  # noqa: PLC0415 - numpy / torch, [semantic] extra
 
         vector = self.query_vector(query)
         key = f"{self._embedder.kind}:{part}"

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import settings
-from .errors import ToolcatError
+from ..format import settings
+from ..format.errors import ToolcatError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,7 +18,7 @@ import importlib
 import re
 from typing import Any
 
-from .errors import ToolcatError
+from ..format.errors import ToolcatError
 
 #: Patterns longer than this are not analysed by :func:`backtracking_risk` (RE2 still runs them).
 ANALYSIS_LIMIT = 4000

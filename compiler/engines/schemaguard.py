@@ -21,8 +21,8 @@ from __future__ import annotations
 import functools
 from typing import Any, NamedTuple
 
+from ..format.json_paths import child_path, too_deep
 from . import regex
-from .json_paths import child_path, too_deep
 
 __all__ = [
     "MAX_ARGS_DEPTH",
