@@ -402,9 +402,8 @@ def test_catalog_tool_exec_sends_imported_operations_and_dry_runs_hide_secrets(
     assert ran["ok"] is True, ran
     assert ran["result"] == {"ok": True}
     got = seen.pop()
-    assert (
-        got["path"] == "/api/v2/stores/a/items?filter%5Bbrand%5D=b&tag=x"
-    )  # the default (limit=20) left to the server
+    # schema defaults reach the request (issue 34: what is sent is what a dry run shows)
+    assert got["path"] == "/api/v2/stores/a/items?filter%5Bbrand%5D=b&limit=20&tag=x"
     assert got["headers"]["Authorization"] == "Bearer tok-secret"
     bad = catalog.tool_exec("shop.list_items", {"store_id": "a", "limit": 500})
     assert bad["error"]["code"] == "VALIDATION_ERROR"
