@@ -129,7 +129,7 @@ def test_per_domain_discovery_over_stdio(domain_build: Path, workspace: Path) ->
 
 def test_per_domain_discovery_over_http(domain_build: Path, workspace: Path) -> None:
     """Over streamable HTTP (2026-07-28, stateless) the same flow completes."""
-    with http_serving(domain_build, "--dialect", "namespaced", "--sandbox", str(workspace)) as url:
+    with http_serving(domain_build, "--dialect", "namespaced", "--pinned", "--sandbox", str(workspace)) as url:
 
         async def run() -> None:
             async with connect(url, "auto") as client:
