@@ -131,9 +131,15 @@ def bfcl_source(root: Path) -> tuple[dict[str, str], Queries]:
                 definitions.setdefault(json.dumps(function, sort_keys=True), function)
             text = " ".join(m["content"] for m in row["question"][0] if m["role"] == "user")
             queries.append((text, {answers[row["id"]]}))
+    back = write_functions(root, definitions, "bfcl", "BFCL")
+    return back, queries
+
+
+def write_functions(root: Path, definitions: dict[str, dict[str, Any]], prefix: str, title: str) -> dict[str, str]:
+    """BFCL function definitions as one toolcat tools file under ``root``; returns tool id -> function name."""
     tools, back = [], {}
     for _, function in sorted(definitions.items()):
-        base = f"bfcl.{snake(function['name'])}"
+        base = f"{prefix}.{snake(function['name'])}"
         tool_id, n = base, 1
         while tool_id in back:
             n += 1
@@ -151,9 +157,9 @@ def bfcl_source(root: Path) -> tuple[dict[str, str], Queries]:
             }
         )
     (root / "functions").mkdir(parents=True, exist_ok=True)
-    (root / "_node.yaml").write_text(yaml.safe_dump({"title": "BFCL", "summary": "BFCL functions"}))
+    (root / "_node.yaml").write_text(yaml.safe_dump({"title": title, "summary": "BFCL functions"}))
     (root / "functions" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
-    return back, queries
+    return back
 
 
 def split(query: str) -> str:

@@ -43,7 +43,7 @@ import numpy as np
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from bench_search import CORPUS, bfcl_source, json_schema, metatool_source, snake, split  # noqa: E402
+from bench_search import CORPUS, bfcl_source, metatool_source, split, write_functions  # noqa: E402
 from bench_search_answers import example_source, github_source  # noqa: E402
 
 from toolcat.build import compile_catalog  # noqa: E402
@@ -57,8 +57,6 @@ Queries = list[tuple[str, set[str]]]
 
 def parallel_source(root: Path) -> tuple[dict[str, str], Queries]:
     """BFCL parallel_multiple (training only): its functions as one node, each query with its gold functions."""
-    import yaml  # noqa: PLC0415
-
     definitions: dict[str, dict[str, Any]] = {}
     queries: Queries = []
     answers = {}
@@ -72,28 +70,7 @@ def parallel_source(root: Path) -> tuple[dict[str, str], Queries]:
             definitions.setdefault(json.dumps(function, sort_keys=True), function)
         text = " ".join(m["content"] for m in row["question"][0] if m["role"] == "user")
         queries.append((text, answers[row["id"]]))
-    tools, back = [], {}
-    for _, function in sorted(definitions.items()):
-        base = f"pm.{snake(function['name'])}"
-        tool_id, n = base, 1
-        while tool_id in back:
-            n += 1
-            tool_id = f"{base}_v{n}"
-        back[tool_id] = function["name"]
-        schema = json_schema(function.get("parameters") or {"type": "object", "properties": {}})
-        schema["type"] = "object"
-        description = function.get("description") or function["name"]
-        tools.append(
-            {
-                "id": tool_id,
-                "summary": description.split(". ")[0][:200],
-                "description": description,
-                "args_schema": schema,
-            }
-        )
-    (root / "functions").mkdir(parents=True, exist_ok=True)
-    (root / "_node.yaml").write_text(yaml.safe_dump({"title": "BFCL parallel", "summary": "BFCL functions"}))
-    (root / "functions" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
+    back = write_functions(root, definitions, "pm", "BFCL parallel")
     return back, queries
 
 
