@@ -11,6 +11,7 @@ import contextlib
 import functools
 import importlib.util
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -93,3 +94,21 @@ def copy_build(build: Path, dest: Path) -> Path:
     """A private copy of a build folder (tests that tamper with files must not touch a shared build)."""
     shutil.copytree(build, dest)
     return dest
+
+
+#: A SKILL.md with the frontmatter the Agent Skills spec requires (the Git-skills tests commit these).
+SKILL_MD = "---\nname: {name}\ndescription: {description}\n---\n{body}\n"
+
+
+def git_in(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` with a fixed identity and no user configuration; its stdout, stripped."""
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "HOME": str(repo.parent),
+        "PATH": "/usr/bin:/bin",
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()

@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from support import write_tree
+from support import SKILL_MD, git_in, write_tree
 
 from toolcat.build import build, compile_catalog
 from toolcat.build.errors import SourceError
 from toolcat.reader import Catalog
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-SKILL = "---\nname: {name}\ndescription: {description}\n---\n{body}\n"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "HOME": str(repo.parent),
-        "PATH": "/usr/bin:/bin",
-    }
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 def _repo(root: Path, body: str = "Write the summary first.") -> tuple[Path, str]:
@@ -38,17 +22,17 @@ def _repo(root: Path, body: str = "Write the summary first.") -> tuple[Path, str
     write_tree(
         repo,
         {
-            "skills/brief-writer/SKILL.md": SKILL.format(
+            "skills/brief-writer/SKILL.md": SKILL_MD.format(
                 name="brief-writer", description="Writes one-page briefs. Use for summaries.", body=body
             ),
             "skills/brief-writer/references/style.md": "Short sentences.\n",
             "README.md": "# skills\n",
         },
     )
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "skills")
-    return repo, _git(repo, "rev-parse", "HEAD")
+    git_in(repo, "init", "-q", "-b", "main")
+    git_in(repo, "add", "-A")
+    git_in(repo, "commit", "-q", "-m", "skills")
+    return repo, git_in(repo, "rev-parse", "HEAD")
 
 
 def _catalogue(root: Path, entry: dict) -> Path:
@@ -99,9 +83,9 @@ def test_the_pin_holds_when_the_repository_moves_on(tmp_path: Path) -> None:
     """A new commit upstream changes nothing: the build serves the pinned commit's skill."""
     repo, commit = _repo(tmp_path)
     (repo / "skills/brief-writer/SKILL.md").write_text(
-        SKILL.format(name="brief-writer", description="Changed.", body="Changed body."), encoding="utf-8"
+        SKILL_MD.format(name="brief-writer", description="Changed.", body="Changed body."), encoding="utf-8"
     )
-    _git(repo, "commit", "-q", "-am", "later")
+    git_in(repo, "commit", "-q", "-am", "later")
     catalog, _ = compile_catalog(_catalogue(tmp_path, {"git": f"file://{repo}", "commit": commit, "path": "skills"}))
     assert catalog.tools["task.brief_writer"].skill.body == "Write the summary first.\n"
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import write_tree
+from support import SKILL_MD, git_in, write_tree
 
 from toolcat.build import build, compile_catalog
 from toolcat.build.errors import SourceError
@@ -19,31 +18,16 @@ from toolcat.build.sources import git as git_source
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
-SKILL = "---\nname: {name}\ndescription: {description}\n---\n{body}\n"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "HOME": str(repo.parent),
-        "PATH": "/usr/bin:/bin",
-    }
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
 
 def _skill(name: str, body: str = "Write the summary first.") -> str:
-    return SKILL.format(name=name, description=f"The {name} skill. Use for tests.", body=body)
+    return SKILL_MD.format(name=name, description=f"The {name} skill. Use for tests.", body=body)
 
 
 def _commit(repo: Path) -> str:
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "skills")
-    return _git(repo, "rev-parse", "HEAD")
+    git_in(repo, "init", "-q", "-b", "main")
+    git_in(repo, "add", "-A")
+    git_in(repo, "commit", "-q", "-m", "skills")
+    return git_in(repo, "rev-parse", "HEAD")
 
 
 def _catalogue(root: Path, *entries: dict) -> Path:
