@@ -11,6 +11,7 @@ import contextlib
 import functools
 import importlib.util
 import shutil
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -112,3 +113,10 @@ def git_in(repo: Path, *args: str) -> str:
     }
     done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
     return done.stdout.strip()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now (for a server a test starts)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

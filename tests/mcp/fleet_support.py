@@ -16,18 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from support import free_port
+
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
 REDIS = shutil.which("redis-server")
 HAPROXY = shutil.which("haproxy")
 MISSING = ", ".join(name for name, path in (("redis-server", REDIS), ("haproxy", HAPROXY)) if path is None)
 #: The reason the real-parts tests skip where `make fleet` could not install them.
 SKIP_REASON = f"{MISSING} not installed (make fleet installs Debian's redis-server and haproxy where apt can)"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_port(port: int, seconds: float = 20.0) -> None:

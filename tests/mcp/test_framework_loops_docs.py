@@ -19,8 +19,8 @@ from typing import Any
 import anyio
 import pytest
 from mcp import StdioServerParameters
-from support import REPO
-from test_mcp_clients import _free_port, call, connect
+from support import REPO, free_port
+from test_mcp_clients import call, connect
 
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
 MCP_DOC = REPO / "docs" / "mcp.md"
@@ -91,7 +91,7 @@ def test_claude_code_commands_run_as_pasted(example_build: Path, workspace: Path
     anyio.run(over_stdio)
     serve = next(c for c in commands if c.startswith("toolcat serve") and "--transport http" in c)
     added = next(c for c in commands if c.startswith("claude mcp add --transport http"))
-    port = str(_free_port())
+    port = str(free_port())
     argv = shlex.split(serve.rstrip("&").replace(" 8000", f" {port}"))
     argv = [TOOLCAT, *argv[1:]]
     argv[argv.index("--build") + 1] = str(example_build)

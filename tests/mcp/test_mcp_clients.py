@@ -28,6 +28,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 from pydantic import BaseModel, ConfigDict
+from support import free_port
 
 from toolcat.mcp.skills import EXTENSION_ID
 
@@ -54,18 +55,10 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _free_port() -> int:
-    import socket  # noqa: PLC0415 - only the HTTP runs need it
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def http_serving(build_dir: Path, *extra: str) -> Iterator[str]:
     """``toolcat serve --transport http`` on a free 127.0.0.1 port; yields its /mcp URL; stops it after."""
-    port = _free_port()
+    port = free_port()
     # a short drain: the tests stop servers whose abandoned calls still run (SIGTERM waits for calls in flight)
     argv = [
         TOOLCAT,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from support import REPO, TESTS, write_tree
+from support import REPO, TESTS, free_port, write_tree
 
 from toolcat.build import build
 from toolcat.format.dialects import dialect_tools
@@ -29,12 +28,6 @@ from toolcat.mcp.resources import SKILL_SCHEME, parse_skill_uri, skill_uri
 TOOLCAT = str(Path(sys.executable).parent / "toolcat")
 UPSTREAM = str(TESTS / "mcp" / "upstream_server.py")
 MATH_EVAL = "toolcat.examples.util:util_math_eval"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _mini_tree(extra_tool: bool = False) -> dict[str, Any]:
@@ -119,7 +112,7 @@ async def stdio_session(build_dir: Path, *extra: str) -> AsyncIterator[ClientSes
 @contextlib.contextmanager
 def http_server(build_dir: Path, *extra: str) -> Iterator[str]:
     """``toolcat serve --transport http`` on a free 127.0.0.1 port; yields the endpoint URL."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [TOOLCAT, "serve", "--build", str(build_dir), "--transport", "http", "--port", str(port), *extra],
         cwd=REPO,

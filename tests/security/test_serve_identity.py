@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
-from support import write_tree
+from support import free_port, write_tree
 
 from toolcat.build import build
 from toolcat.mcp.fairness import FairShares
@@ -84,16 +84,10 @@ def slow_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def serving(build_dir: Path, state_home: Path, *extra: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``toolcat serve --transport http`` on a free port with its own state folder; yields (URL, process)."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "XDG_STATE_HOME": str(state_home), "PYTHONPATH": str(build_dir.parent / "py")}
     argv = [TOOLCAT, "serve", "--build", str(build_dir), "--transport", "http", "--port", str(port)]
     argv += ["--drain-seconds", "1", *extra]
