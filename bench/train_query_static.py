@@ -113,7 +113,7 @@ def corpus_texts() -> list[str]:
             if "_meta" in path.parts:
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
-            match = re.match(r"---\s*\n(.*?)\n---", text, re.S)
+            match = re.match(r"---\s*\n(.*?)\n---", text, re.DOTALL)
             try:
                 front = yaml.safe_load(match.group(1)) if match else None
             except yaml.YAMLError:
@@ -147,8 +147,8 @@ def markdown_sentences(limit: int, seed: int) -> list[str]:
     for root in ("skills", "skills-scale", "skills-wild"):
         for path in sorted((SHARED / root).rglob("*.md")):
             text = path.read_text(encoding="utf-8", errors="replace")
-            for part in re.split(r"(?<=[.!?])\s+|\n+", text):
-                part = part.strip(" -*#>`|")
+            for raw in re.split(r"(?<=[.!?])\s+|\n+", text):
+                part = raw.strip(" -*#>`|")
                 if 4 <= len(part.split()) <= 40 and sum(c.isalpha() for c in part) > 0.7 * len(part):
                     out.add(part)
     ordered = sorted(out)
@@ -195,26 +195,37 @@ def embed_cached(encoder: Any, texts: list[str], cache: Path, max_tokens: int | 
     return np.asarray(rows)
 
 
-def token_init(encoder: Any, cache: Path) -> np.ndarray:
-    """Each vocabulary token alone (``[CLS] t [SEP]``) through MiniLM, mean-pooled, unit rows (model2vec's init)."""
+def token_init(encoder: Any, cache: Path, texts: list[str]) -> np.ndarray:
+    """model2vec's initialisation: each vocabulary token alone (``[CLS] t [SEP]``) through MiniLM, mean-pooled.
+
+    The rows' mean (what ``[CLS]``/``[SEP]`` put in every row) is removed, each row normalised and weighted by
+    SIF, ``1e-3 / (1e-3 + p(t))`` with ``p`` the token's frequency in the training texts (frequent tokens weigh less).
+    """
     path = cache.with_name(f"{cache.stem}-init.npy")
-    if path.is_file():
-        return np.load(path)
     tok = encoder.tokenizer
     size = max(tok.vocab.values()) + 1
-    session = encoder.session(1)
-    started = time.time()
-    rows = np.zeros((size, encoder.dim), dtype=np.float32)
-    for start in range(0, size, 256):
-        batch = [[tok.cls_id, t, tok.sep_id] for t in range(start, min(size, start + 256))]
-        rows[start : start + len(batch)] = encoder._forward(session, batch)  # noqa: SLF001
+    if path.is_file():
+        rows = np.load(path)
+    else:
+        session = encoder.session(1)
+        started = time.time()
+        rows = np.zeros((size, encoder.dim), dtype=np.float32)
+        for start in range(0, size, 256):
+            batch = [[tok.cls_id, t, tok.sep_id] for t in range(start, min(size, start + 256))]
+            rows[start : start + len(batch)] = encoder._forward(session, batch)  # noqa: SLF001
+        print(f"embedded {size} tokens alone in {time.time() - started:.0f}s", flush=True)
+        np.save(path, rows)
+    rows = rows - rows.mean(axis=0)
     rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
-    print(f"embedded {size} tokens alone in {time.time() - started:.0f}s", flush=True)
-    np.save(path, rows)
-    return rows
+    counts = np.zeros(size)
+    for text in texts:
+        for t in tok.encode(text)[1:-1]:
+            counts[t] += 1
+    weights = 1e-3 / (1e-3 + counts / max(1.0, counts.sum()))
+    return (rows * weights[:, None]).astype(np.float32)
 
 
-def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--epochs", type=int, default=12)
@@ -224,6 +235,8 @@ def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
     parser.add_argument("--contrastive-steps", type=int, default=300)
     parser.add_argument("--scale", type=float, default=20.0, help="InfoNCE logit scale")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reg", type=float, default=0.0, help="pull of each used row toward its initial row")
+    parser.add_argument("--resume", type=Path, default=None, help="start from this table instead of the init")
     parser.add_argument("--markdown", type=int, default=0, help="also this many sentences of skills' Markdown")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "toolcat-static-query-cache")
     args = parser.parse_args()
@@ -244,7 +257,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
     print(f"texts: {len(train)} train, {len(val)} validation", flush=True)
     y_train = torch.tensor(embed_cached(encoder, train, args.cache))
     y_val = torch.tensor(embed_cached(encoder, val, args.cache))
-    init = torch.tensor(token_init(encoder, args.cache))
+    init = torch.tensor(token_init(encoder, args.cache, train))
 
     def ids_of(texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
         flat, offsets = [], []
@@ -255,6 +268,10 @@ def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
 
     table = torch.nn.Parameter(init.clone())
     bias = torch.nn.Parameter(torch.zeros(init.shape[1]))
+    if args.resume is not None:  # start from a written table (its distillation done): e.g. --epochs 0 --contrastive W
+        with np.load(args.resume) as saved, torch.no_grad():
+            table.copy_(torch.tensor(saved["codes"].astype(np.float32) * saved["scale"][:, None]))
+            bias.copy_(torch.tensor(saved["bias"]))
 
     def embed(flat: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         summed = torch.nn.functional.embedding_bag(flat, table, offsets, mode="sum")
@@ -277,13 +294,12 @@ def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
         if name != "parallel"
     }
     labelled_val = {
-        name: [
-            (q, g)
-            for q, g, part in sets[name].queries
-            if part == "train" and (validation(q) or (set(g) & sets[name].val_tools))
-        ]
-        for name in docs
+        name: [(q, g) for q, g, part in sets[name].queries if part == "train" and validation(q)] for name in docs
     }
+    # BFCL's validation tools: tools the contrastive step never sees (as BFCL's held-out tools), all their queries
+    labelled_val["bfcl unseen tools"] = [
+        (q, g) for q, g, part in sets["bfcl"].queries if part == "train" and set(g) <= sets["bfcl"].val_tools
+    ]
 
     def val_recall() -> str:
         out = []
@@ -291,13 +307,13 @@ def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
             for name, rows in labelled_val.items():
                 if not rows:
                     continue
+                matrix = docs[name.split()[0]].T
                 flat, offsets = ids_of([q for q, _ in rows])
-                top = torch.topk(embed(flat, offsets) @ docs[name].T, 1, dim=1).indices[:, 0].tolist()
-                miniline = torch.topk(
-                    torch.tensor(embed_cached(encoder, [q for q, _ in rows], args.cache)) @ docs[name].T, 1, dim=1
-                ).indices[:, 0]
+                top = torch.topk(embed(flat, offsets) @ matrix, 1, dim=1).indices[:, 0].tolist()
+                teacher = torch.tensor(embed_cached(encoder, [q for q, _ in rows], args.cache)) @ matrix
+                first = torch.topk(teacher, 1, dim=1).indices[:, 0].tolist()
                 r1 = sum(t in g for t, (_, g) in zip(top, rows, strict=True)) / len(rows)
-                m1 = sum(int(t) in g for t, (_, g) in zip(miniline.tolist(), rows, strict=True)) / len(rows)
+                m1 = sum(t in g for t, (_, g) in zip(first, rows, strict=True)) / len(rows)
                 out.append(f"{name} R@1 {r1:.3f} (MiniLM {m1:.3f}, {len(rows)})")
         return "; ".join(out)
 
@@ -313,6 +329,9 @@ def main() -> None:  # noqa: C901, PLR0915 - one training run, step by step
         for flat, offsets, s in batches(shuffled, args.batch):
             optimiser.zero_grad()
             loss = 1 - (embed(flat, offsets) * targets[s]).sum(1).mean()
+            if args.reg:
+                used = torch.unique(flat)
+                loss = loss + args.reg * ((table[used] - init[used]) ** 2).sum(1).mean()
             loss.backward()
             optimiser.step()
         cos = val_cosine()
