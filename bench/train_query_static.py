@@ -1,6 +1,7 @@
 """Train the static query encoder (docs/search.md, "Static query encoder (issue 33)"): a research measurement.
 
-    python bench/train_query_static.py [--out /tmp/toolcat-static-query.npz] [--epochs 12] [--contrastive 0]
+    python bench/train_query_static.py [--out /tmp/toolcat-static-query.npz] [--epochs 4] [--reg 0.05]
+                                       [--markdown N] [--resume FILE] [--contrastive W]
 
 The documents keep the default build's vectors (all-MiniLM-L6-v2, int8 on onnxruntime, contextual); only the
 query is embedded by a table lookup: one vector per WordPiece token of MiniLM's vocabulary (30,522) in MiniLM's
@@ -15,8 +16,11 @@ each occurrence counted; ``b`` a learned bias, the part of the model no token ca
    the Docker MCP registry's tool descriptions). BFCL tools a held-out query asks for are left out (their texts
    and, in step 4, as positives and negatives), and no text equal to a held-out query is kept.
 2. Targets: each text's MiniLM query embedding, as the default tier's reader makes it (``minilm-onnx``).
-3. Initialisation (model2vec-style): each token alone (``[CLS] t [SEP]``) through the same MiniLM graph.
-4. Distillation (tokenlearn-style): Adam on ``1 - cos(static(text), MiniLM(text))``; then, with
+3. Initialisation (model2vec-style): each token alone (``[CLS] t [SEP]``) through the same MiniLM graph, the
+   rows' mean removed, each row normalised and SIF-weighted by its frequency in the training texts.
+4. Distillation (tokenlearn-style): Adam on ``1 - cos(static(text), MiniLM(text))`` plus ``--reg`` times the
+   squared distance of the batch's rows from their initial rows, the epoch with the best validation cosine
+   kept; then, with
    ``--contrastive W``, InfoNCE against the FIXED MiniLM tool vectors of each training catalogue (all its
    tools as negatives) plus the distillation loss, weight W on the InfoNCE part.
 5. Everything is chosen on a validation split carved from the training texts (sha256 of ``val:`` + text mod 5
@@ -228,14 +232,14 @@ def token_init(encoder: Any, cache: Path, texts: list[str]) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--lr", type=float, default=0.003)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--contrastive", type=float, default=0.0, help="weight of the InfoNCE step (0: distil only)")
     parser.add_argument("--contrastive-steps", type=int, default=300)
     parser.add_argument("--scale", type=float, default=20.0, help="InfoNCE logit scale")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reg", type=float, default=0.0, help="pull of each used row toward its initial row")
+    parser.add_argument("--reg", type=float, default=0.05, help="pull of each used row toward its initial row")
     parser.add_argument("--resume", type=Path, default=None, help="start from this table instead of the init")
     parser.add_argument("--markdown", type=int, default=0, help="also this many sentences of skills' Markdown")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "toolcat-static-query-cache")
