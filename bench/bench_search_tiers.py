@@ -12,7 +12,10 @@ the query mod 10 >= 7), the part nothing was tuned on.
 
 Tiers: ``lexical`` (``--embedder none``), ``minilm-onnx`` (the default: MiniLM int8 on onnxruntime),
 ``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the default
-tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read), each fused with the
+tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read), ``minilm-static-query``
+(the default tier's build, each query embedded by the static table ``--static-query`` instead of MiniLM:
+bench/train_query_static.py; it also prints the table's cosine with MiniLM's query vectors on the held-out split,
+and ``--static-fusion`` ranks it with other fusion constants), each fused with the
 lexical ranking; ``<tier> only`` is the cosine ranking alone. For each set the top-1 errors of the default tier
 are listed (query, expected, got), and which queries it fixes and breaks against ``lexical``.
 """
