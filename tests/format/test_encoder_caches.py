@@ -1,4 +1,4 @@
-"""The encoder's caches (issue 33, first query): remembered file hashes and onnxruntime's optimised graph copy."""
+"""The encoder's caches and load path (issue 33, first query): file hashes, the optimised graph, the vocabulary, int4 rows."""
 
 from __future__ import annotations
 
@@ -184,3 +184,78 @@ def test_a_copy_onnxruntime_cannot_load_is_logged_and_the_graph_runs(
     assert "does not load" in caplog.text
     assert encoder.run_path() == encoder.graph_path()
     assert not folder.exists()
+
+
+@pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="numpy is not installed")
+@pytest.mark.parametrize("dim", [384, 7])
+def test_int4_rows_read_through_the_table_equal_the_nibble_arithmetic(dim: int) -> None:
+    """dequantize's byte table gives the float32 values the nibble arithmetic gives, bit for bit (odd dims too)."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.engines.embedding import dequantize  # noqa: PLC0415
+
+    rng = np.random.default_rng(1)
+    rows, width = 50, (dim + 1) // 2
+    packed = rng.integers(0, 256, size=(rows, width), dtype=np.uint8)
+    scales = rng.random(rows).astype(np.float32).tolist()
+    nibbles = np.empty((rows, width * 2), dtype=np.int8)
+    nibbles[:, 0::2], nibbles[:, 1::2] = packed & 0x0F, packed >> 4
+    scale = np.asarray(scales, dtype=np.float32)[:, None]
+    expected = (nibbles[:, :dim].astype(np.float32) - 8.0) * (scale / 7.0)
+    got = dequantize(packed.tobytes(), scales, dim, "int4")
+    assert got.dtype == np.float32
+    assert got.shape == (rows, dim)
+    assert np.array_equal(got, expected)
+    q = rng.integers(-127, 128, size=(rows, dim), dtype=np.int8)
+    assert np.array_equal(dequantize(q.tobytes(), scales, dim, "int8"), q.astype(np.float32) * (scale / 127.0))
+
+
+def _tokenizer_folder(tmp_path: Path) -> Path:
+    """A folder with a small BERT WordPiece tokenizer.json (uncased)."""
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "upload", "a", "report", "to", "bucket", "##s", "é", "rep", "##ort"]
+    spec = {
+        "model": {"type": "WordPiece", "vocab": {token: i for i, token in enumerate(tokens)}},
+        "normalizer": {"type": "BertNormalizer", "lowercase": True},
+    }
+    (folder / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    return folder
+
+
+def test_the_compact_vocabulary_gives_the_tokenizer_json_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vocabulary copy is written once and read back into the same ids; a later load never parses the JSON."""
+    from toolcat.engines.onnx_encoder import VOCAB_DIR, WordPieceTokenizer  # noqa: PLC0415
+
+    folder, cache = _tokenizer_folder(tmp_path), tmp_path / "cache"
+    plain = WordPieceTokenizer.from_folder(folder, max_length=16)
+    made = WordPieceTokenizer.from_folder(folder, max_length=16, cache=cache)
+    assert (made.vocab, made.lowercase) == (plain.vocab, plain.lowercase)
+    assert len(list((cache / VOCAB_DIR).iterdir())) == 1
+
+    def refuse(path: Path) -> None:
+        raise AssertionError(f"{path} was parsed again")
+
+    monkeypatch.setattr(onnx_encoder, "_tokenizer_json_vocab", refuse)
+    onnx_encoder._MEMO.clear()
+    again = WordPieceTokenizer.from_folder(folder, max_length=16, cache=cache)
+    assert (again.vocab, again.lowercase) == (plain.vocab, plain.lowercase)
+    assert again.encode("Upload reports to a BUCKETS") == plain.encode("Upload reports to a BUCKETS")
+
+
+def test_a_damaged_vocabulary_copy_is_logged_and_written_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A copy whose body no longer matches its header's sha256 is ignored with a warning; the JSON is read again."""
+    from toolcat.engines.onnx_encoder import VOCAB_DIR, WordPieceTokenizer  # noqa: PLC0415
+
+    folder, cache = _tokenizer_folder(tmp_path), tmp_path / "cache"
+    plain = WordPieceTokenizer.from_folder(folder, max_length=16, cache=cache)
+    (copy,) = (cache / VOCAB_DIR).iterdir()
+    copy.write_bytes(copy.read_bytes().replace(b"bucket", b"bucked"))
+    onnx_encoder._MEMO.clear()
+    with caplog.at_level(logging.WARNING, logger="toolcat.engines.onnx_encoder"):
+        again = WordPieceTokenizer.from_folder(folder, max_length=16, cache=cache)
+    assert "ignoring the damaged vocabulary copy" in caplog.text
+    assert again.vocab == plain.vocab
+    assert b"bucked" not in copy.read_bytes()
