@@ -3,6 +3,8 @@
     python bench/bench_side_by_side.py [--baseline 6a6eaf1] [--ref WORKTREE] [--sets example,github,metatool,bfcl]
                                        [--scale 10000] [--no-cost] [--json FILE]
     make bench-search     (prints this first)
+    python bench/bench_side_by_side.py --baseline main --first-query BUILD [--first-runs 10]
+                          (only the first find_tool of new processes on a default-tier build, and warm p50)
 
 Each side is a git ref exported with ``git archive`` into ``$TMPDIR/toolcat-side-by-side/<commit>/`` (``--ref
 WORKTREE``, the default, is this checkout as it is, uncommitted changes included) and run in a subprocess of
@@ -19,7 +21,7 @@ CPU seconds, and the median CPU ms of a query (``Searcher.rank_tools(query, limi
 ranks). Cost, on a generated catalogue of ``--scale`` tools (``gen_catalog.generate``): ``toolcat build`` in a new
 process with an empty vector cache (CPU seconds of the process: imports, model load and all), ``find_tool`` CPU
 p50 (warm, 200 queries, ``Catalog.find_tool``), the first ``find_tool`` of a new process (import, open, first
-answer; wall and CPU, median of 3), and a cold ``find_tool`` from a gzip CDN (``bench_cdn.py``: round trips,
+answer; wall and CPU, median of 10, the side's bytecode compiled first as ``pip install`` does), and a cold ``find_tool`` from a gzip CDN (``bench_cdn.py``: round trips,
 requests and KB on the wire, p50 / max over 12 fresh readers). CPU times are user + system of the process and
 its children, so they do not depend on how busy the machine's other cores are.
 """

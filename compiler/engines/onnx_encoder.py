@@ -18,6 +18,12 @@ Both reproduce sentence-transformers' ``encode``: WordPiece (:class:`WordPieceTo
 ``precision="float32"`` MiniLM rows match sentence-transformers' to a cosine above 0.99999; the int8 graph is ~3x
 faster for a query, at a cosine of 0.994 (mean) to the float rows and the same retrieval quality.
 
+A new process pays little to start (docs/search.md, "The first query of a process"): the models cache also keeps
+the hash of each model's files by their stat (:func:`_hash_files`), onnxruntime's optimised copy of the graph with
+its weights in a file it maps (:func:`optimized_graph`), and a compact copy of the vocabulary
+(:func:`_compact_vocab`); each is written to a temporary name and renamed, and one found damaged is logged and made
+again.
+
 Stdlib at import (the format layer's rule): numpy and onnxruntime are imported inside the functions that use them.
 """
 
