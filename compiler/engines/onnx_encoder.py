@@ -923,9 +923,11 @@ def optimized_graph(graph: Path, cache: Path) -> Path | None:
     """
     try:
         return _optimized_copy(graph, cache)
+    except PermissionError as err:  # a read-only cache (a baked image, say): not a fault, the graph runs as before
+        log.info("no optimised copy of %s (%s); onnxruntime optimises the graph in each process", graph, _short(err))
     except Exception as err:  # onnxruntime's own exception types derive from Exception only
         log.warning("no optimised copy of %s (%s); onnxruntime optimises the graph in each process", graph, _short(err))
-        return None
+    return None
 
 
 def _optimized_copy(graph: Path, cache: Path) -> Path:

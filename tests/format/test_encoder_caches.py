@@ -259,3 +259,45 @@ def test_a_damaged_vocabulary_copy_is_logged_and_written_again(
     assert "ignoring the damaged vocabulary copy" in caplog.text
     assert again.vocab == plain.vocab
     assert b"bucked" not in copy.read_bytes()
+
+
+@needs_onnx
+def test_two_encoders_making_the_copy_at_once_leave_one_whole_copy(cache: Path) -> None:
+    """Two encoders (as two processes would) save the copy at the same time: each gets it, one folder, no temporary."""
+    import threading  # noqa: PLC0415
+
+    graph = MiniLMEncoder(cache_dir=cache).graph_path()
+    results: list[Path | None] = []
+    start = threading.Barrier(2)
+
+    def make() -> None:
+        start.wait()
+        results.append(onnx_encoder.optimized_graph(graph, cache))
+
+    threads = [threading.Thread(target=make) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 2
+    assert results[0] is not None
+    assert results[0] == results[1]
+    assert [p.name for p in (cache / OPTIMIZED_DIR).iterdir()] == [results[0].parent.name]
+    assert onnx_encoder._optimized_damage(results[0].parent, {}) is None
+
+
+@needs_onnx
+def test_a_read_only_cache_runs_the_graph(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the copy cannot be written (a read-only cache), the session runs the graph itself and answers the same."""
+    import numpy as np  # noqa: PLC0415
+
+    encoder = MiniLMEncoder(cache_dir=cache)
+    expected = np.stack(_plain(encoder))
+
+    def read_only(*args: object) -> None:
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr(onnx_encoder, "_save_optimized", read_only)
+    assert encoder.run_path() == encoder.graph_path()
+    rows = encoder.encode(TEXTS)
+    assert np.array_equal(rows, expected / np.maximum(np.linalg.norm(expected, axis=1, keepdims=True), 1e-12))
