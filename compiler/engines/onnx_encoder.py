@@ -919,7 +919,8 @@ def optimized_graph(graph: Path, cache: Path) -> Path | None:
     ``manifest.json`` (the graph's sha256, onnxruntime's version, each file's size). It is written in a temporary
     folder beside it and renamed into place whole, so a reader sees all of it or none. A folder whose manifest
     is missing or damaged, or whose files have other sizes, is logged, removed and made again; one onnxruntime
-    cannot load is logged and removed, and the graph itself is run (:meth:`_OrtEncoder.session`).
+    cannot load is logged and removed, and the graph itself is run (:meth:`_OrtEncoder.session`). Temporary folders
+    over an hour old (a process that died while saving) are removed when a copy is made.
     """
     try:
         return _optimized_copy(graph, cache)
@@ -975,6 +976,7 @@ def _save_optimized(ort: Any, graph: Path, folder: Path, manifest: dict[str, Any
     import tempfile  # noqa: PLC0415 - 3 ms of imports (shutil, lzma) a reader that finds its caches never needs
 
     folder.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(folder.parent)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{folder.name}-", dir=folder.parent))
     try:
         options = _session_options(ort, 1, ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
@@ -996,6 +998,25 @@ def _save_optimized(ort: Any, graph: Path, folder: Path, manifest: dict[str, Any
                 raise
     finally:
         _discard(tmp)
+
+
+#: A temporary or set-aside folder older than this was left by a process that died: it is removed.
+STALE_SECONDS = 3600
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the ``.tmp-*`` and ``.del-*`` folders under ``parent`` older than :data:`STALE_SECONDS` (58 MB each)."""
+    import shutil  # noqa: PLC0415 - 3 ms of imports (lzma, bz2) a reader that finds its caches never needs
+    import time  # noqa: PLC0415 - only when a copy is written
+
+    cutoff = time.time() - STALE_SECONDS
+    for entry in parent.iterdir():
+        try:
+            if entry.name.startswith((".tmp-", ".del-")) and entry.stat().st_mtime < cutoff:
+                log.info("removing %s, left by a process that stopped while writing it", entry)
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _discard(folder: Path) -> None:

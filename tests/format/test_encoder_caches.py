@@ -301,3 +301,19 @@ def test_a_read_only_cache_runs_the_graph(cache: Path, monkeypatch: pytest.Monke
     assert encoder.run_path() == encoder.graph_path()
     rows = encoder.encode(TEXTS)
     assert np.array_equal(rows, expected / np.maximum(np.linalg.norm(expected, axis=1, keepdims=True), 1e-12))
+
+
+@needs_onnx
+def test_a_temporary_folder_left_by_a_dead_process_is_removed(cache: Path) -> None:
+    """Making a copy removes the temporary folders over an hour old (a process that died mid-save), not fresh ones."""
+    import os  # noqa: PLC0415
+
+    parent = cache / OPTIMIZED_DIR
+    old, fresh = parent / ".tmp-old-1", parent / ".tmp-fresh-2"
+    for folder in (old, fresh):
+        folder.mkdir(parents=True)
+        (folder / "model.onnx.data").write_bytes(b"partial")
+    os.utime(old, (1_000_000, 1_000_000))
+    assert MiniLMEncoder(cache_dir=cache).run_path().parent.parent == parent
+    assert not old.exists()
+    assert fresh.exists()
