@@ -16,6 +16,7 @@ class Tokens:
     """A tokenizer stand-in: each word's id is its length, between [CLS] (101) and [SEP] (102)."""
 
     def encode(self, text: str) -> list[int]:
+        """[CLS], each word's length, [SEP]."""
         return [101, *(len(word) for word in text.split()), 102]
 
 
@@ -71,5 +72,5 @@ def test_the_semantic_tier_takes_its_query_vector_from_the_hook(monkeypatch: pyt
     """With QUERY_ENCODER set, query_vector is the encoder's vector, not the build's model's."""
     encoder = StaticQueryEncoder(*table(), Tokens())
     monkeypatch.setattr(semantic, "QUERY_ENCODER", encoder.embed)
-    tier = semantic.SemanticTier({}, lambda ref: {})
+    tier = semantic.SemanticTier({}, lambda _ref: {})
     assert np.array_equal(tier.query_vector("a bb"), encoder.embed("a bb"))
