@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import random
 import re
@@ -240,6 +241,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=20.0, help="InfoNCE logit scale")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reg", type=float, default=0.05, help="pull of each used row toward its initial row")
+    parser.add_argument("--bigrams", type=int, default=0, help="also this many hashed rows for adjacent token pairs")
     parser.add_argument("--resume", type=Path, default=None, help="start from this table instead of the init")
     parser.add_argument("--markdown", type=int, default=0, help="also this many sentences of skills' Markdown")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "toolcat-static-query-cache")
@@ -263,18 +265,26 @@ def main() -> None:
     y_val = torch.tensor(embed_cached(encoder, val, args.cache))
     init = torch.tensor(token_init(encoder, args.cache, train))
 
+    vocab = len(init)
+
     def ids_of(texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
         flat, offsets = [], []
         for text in texts:
             offsets.append(len(flat))
-            flat += tok.encode(text)[1:-1]
+            ids = tok.encode(text)[1:-1]
+            flat += ids
+            if args.bigrams:  # each adjacent pair's hashed bucket, rows past the vocabulary's
+                flat += [vocab + (a * 1_000_003 + b) % args.bigrams for a, b in itertools.pairwise(ids)]
         return torch.tensor(flat, dtype=torch.long), torch.tensor(offsets, dtype=torch.long)
 
+    if args.bigrams:
+        init = torch.cat([init, torch.zeros(args.bigrams, init.shape[1])])
     table = torch.nn.Parameter(init.clone())
     bias = torch.nn.Parameter(torch.zeros(init.shape[1]))
     if args.resume is not None:  # start from a written table (its distillation done): e.g. --epochs 0 --contrastive W
         with np.load(args.resume) as saved, torch.no_grad():
-            table.copy_(torch.tensor(saved["codes"].astype(np.float32) * saved["scale"][:, None]))
+            rows = torch.tensor(saved["codes"].astype(np.float32) * saved["scale"][:, None])
+            table[: len(rows)] = rows
             bias.copy_(torch.tensor(saved["bias"]))
 
     def embed(flat: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
