@@ -1,7 +1,7 @@
 """Train the static query encoder (docs/search.md, "Static query encoder (issue 33)"): a research measurement.
 
     python bench/train_query_static.py [--out /tmp/toolcat-static-query.npz] [--epochs 4] [--reg 0.05]
-                                       [--markdown N] [--resume FILE] [--contrastive W]
+                                       [--markdown N] [--resume FILE] [--contrastive W] [--bigrams B]
 
 The documents keep the default build's vectors (all-MiniLM-L6-v2, int8 on onnxruntime, contextual); only the
 query is embedded by a table lookup: one vector per WordPiece token of MiniLM's vocabulary (30,522) in MiniLM's
