@@ -241,6 +241,8 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=20.0, help="InfoNCE logit scale")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reg", type=float, default=0.05, help="pull of each used row toward its initial row")
+    parser.add_argument("--rank", type=float, default=0.0, help="weight of the listwise rank distillation")
+    parser.add_argument("--pool", type=int, default=0, help="training texts added to the rank distillation's tools")
     parser.add_argument("--bigrams", type=int, default=0, help="also this many hashed rows for adjacent token pairs")
     parser.add_argument("--resume", type=Path, default=None, help="start from this table instead of the init")
     parser.add_argument("--markdown", type=int, default=0, help="also this many sentences of skills' Markdown")
@@ -331,10 +333,31 @@ def main() -> None:
                 out.append(f"{name} R@1 {r1:.3f} (MiniLM {m1:.3f}, {len(rows)})")
         return "; ".join(out)
 
-    print(f"init: validation cosine {val_cosine():.4f}; cosine-only {val_recall()}", flush=True)
+    # every training catalogue's tools (BFCL's held-out and validation tools left out): the rank distillation's docs
+    pooled = torch.cat(
+        [d[[i for i in range(len(d)) if i not in sets[n].masked | sets[n].val_tools]] for n, d in docs.items()]
+    )
+
+    # the rank distillation's list: the tools, plus --pool training texts' MiniLM vectors as more documents
+    extra = random.Random(args.seed).sample(range(len(train)), min(args.pool, len(train)))
+    ranked_docs = torch.cat([pooled, y_train[extra]]) if extra else pooled
+
+    def val_agree() -> float:
+        """The share of validation texts whose nearest pooled tool is MiniLM's nearest."""
+        with torch.no_grad():
+            hits = sum(
+                int(((embed(f, o) @ pooled.T).argmax(1) == (y_val[s] @ pooled.T).argmax(1)).sum())
+                for f, o, s in val_batches
+            )
+        return hits / len(val)
+
+    def score() -> float:
+        return val_agree() if args.rank else val_cosine()
+
+    print(f"init: validation cosine {val_cosine():.4f}, top-1 agreement {val_agree():.4f}; cosine-only {val_recall()}")
     optimiser = torch.optim.Adam([table, bias], lr=args.lr)
     order = list(range(len(train)))
-    best = (val_cosine(), table.detach().clone(), bias.detach().clone())
+    best = (score(), table.detach().clone(), bias.detach().clone())
     started = time.time()
     for epoch in range(args.epochs):
         random.shuffle(order)
@@ -342,20 +365,27 @@ def main() -> None:
         targets = y_train[order]
         for flat, offsets, s in batches(shuffled, args.batch):
             optimiser.zero_grad()
-            loss = 1 - (embed(flat, offsets) * targets[s]).sum(1).mean()
+            vectors = embed(flat, offsets)
+            loss = 1 - (vectors * targets[s]).sum(1).mean()
+            if args.rank:  # listwise: the static query's softmax over the pooled tools toward MiniLM's
+                teacher = torch.softmax(targets[s] @ ranked_docs.T * args.scale, dim=1)
+                student = torch.log_softmax(vectors @ ranked_docs.T * args.scale, dim=1)
+                loss = loss + args.rank * torch.nn.functional.kl_div(student, teacher, reduction="batchmean")
             if args.reg:
                 used = torch.unique(flat)
                 loss = loss + args.reg * ((table[used] - init[used]) ** 2).sum(1).mean()
             loss.backward()
             optimiser.step()
-        cos = val_cosine()
-        print(f"epoch {epoch}: loss {loss.item():.4f} validation cosine {cos:.4f} ({time.time() - started:.0f}s)")
-        if cos > best[0]:
-            best = (cos, table.detach().clone(), bias.detach().clone())
+        cos, agree = val_cosine(), val_agree()
+        print(
+            f"epoch {epoch}: loss {loss.item():.4f} validation cosine {cos:.4f}, top-1 agreement {agree:.4f} ({time.time() - started:.0f}s)"
+        )
+        if (agree if args.rank else cos) > best[0]:
+            best = (agree if args.rank else cos, table.detach().clone(), bias.detach().clone())
     with torch.no_grad():
         table.copy_(best[1])
         bias.copy_(best[2])
-    print(f"distilled: validation cosine {val_cosine():.4f}; cosine-only {val_recall()}", flush=True)
+    print(f"distilled: validation cosine {val_cosine():.4f}, top-1 agreement {val_agree():.4f}; {val_recall()}")
 
     if args.contrastive > 0:
         train_q = {
