@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -49,25 +50,19 @@ def call_timeout_envelope(name: str, seconds: float) -> Json:
     )
 
 
+@dataclass(frozen=True, slots=True)
 class ToolCalls:
     """Answers ``tools/call`` for one server: runs the named tool within the bounds and shapes its answer."""
 
-    def __init__(
-        self,
-        catalog: Catalog,
-        tools: DialectTools,
-        *,
-        namespace: str,
-        call_seconds: float,
-        shares: fairness.FairShares,
-        gate: fleet.VersionGate,
-    ) -> None:
-        self.catalog = catalog
-        self.tools = tools
-        self.namespace = namespace
-        self.call_seconds = call_seconds
-        self.shares = shares
-        self.gate = gate
+    catalog: Catalog
+    tools: DialectTools
+    #: the server's state namespace, which every client's identity starts with
+    namespace: str
+    #: the global bound on calls in flight, with each identity's share (issue 36)
+    shares: fairness.FairShares
+    #: fleet (docs/deploy.md): no reload inside one answer
+    gate: fleet.VersionGate
+    call_seconds: float
 
     async def call_tool(
         self,

@@ -30,16 +30,6 @@ class CatalogContent:
         self.catalog = catalog
         self.dialect = dialect
 
-    def handlers(self) -> dict[str, Any]:
-        """The low-level server's constructor handlers this part answers (``on_list_prompts=`` …)."""
-        return {
-            "on_list_prompts": self.list_prompts,
-            "on_get_prompt": self.get_prompt,
-            "on_list_resources": self.list_resources,
-            "on_list_resource_templates": self.list_templates,
-            "on_read_resource": self.read_resource_request,
-        }
-
     def add_skills_extension(self, server: Server[Any]) -> None:
         """Serve the Skills extension's methods on ``server`` and announce the extension."""
         server.add_request_handler("skills/list", skills.SkillsListParams, self.list_skills)

@@ -190,9 +190,7 @@ class CatalogServer:
         self.toolset = DialectTools(catalog, dialect, self.namespace, working_sets)
         #: the global bound on calls in flight, with each identity's share (issue 36)
         shares = fairness.FairShares(max_calls, client_calls)
-        self.calls = ToolCalls(
-            catalog, self.toolset, namespace=self.namespace, call_seconds=call_seconds, shares=shares, gate=self.gate
-        )
+        self.calls = ToolCalls(catalog, self.toolset, self.namespace, shares, self.gate, call_seconds)
         self.content = CatalogContent(catalog, dialect)
         self.watcher = ChangeWatcher(
             catalog, self.gate, self.toolset.load, watch_path=watch_path, poll_seconds=poll_seconds
@@ -206,8 +204,12 @@ class CatalogServer:
             cache_hints={"server/discover": CacheHint(LIST_TTL_MS, "public")},
             on_list_tools=self.toolset.list_tools,
             on_call_tool=self.calls.call_tool,
+            on_list_prompts=self.content.list_prompts,
+            on_get_prompt=self.content.get_prompt,
+            on_list_resources=self.content.list_resources,
+            on_list_resource_templates=self.content.list_templates,
+            on_read_resource=self.content.read_resource_request,
             on_subscriptions_listen=ListenHandler(self.watcher.bus),
-            **self.content.handlers(),
         )
         self.server.middleware.append(self.watcher.track_sessions)
         self.content.add_skills_extension(self.server)

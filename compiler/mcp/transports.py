@@ -18,17 +18,7 @@ from typing import Any
 
 from mcp.server.lowlevel import NotificationOptions, Server
 
-from . import fleet
-from .http_guard import (
-    HEADER_SECONDS,
-    SESSION_IDLE_SECONDS,
-    BearerToken,
-    ClientIdentity,
-    ReadDeadline,
-    SessionBound,
-    exposure,
-    guarded_protocol,
-)
+from . import fleet, http_guard
 
 __all__ = ["SESSION_SLACK", "HttpGuard", "http_app", "initialization_options", "run_http", "run_stdio"]
 
@@ -49,7 +39,7 @@ class HttpGuard:
     #: Networks whose X-Forwarded-For (and X-Forwarded-Proto) names the client (``--trusted-proxy CIDR``); none by default.
     trusted_proxies: tuple[str, ...] = ()
     #: Seconds a connection has to send a request's headers, and connections served at once (None: see http_guard).
-    header_seconds: float = HEADER_SECONDS
+    header_seconds: float = http_guard.HEADER_SECONDS
     connection_limit: int | None = None
 
 
@@ -73,7 +63,7 @@ def http_app(server: Server[Any], host: str = "127.0.0.1", guard: HttpGuard | No
     from mcp.server.transport_security import TransportSecuritySettings  # noqa: PLC0415 - mcp is an optional extra
 
     guard = guard or HttpGuard()
-    seen = exposure(host, guard.allowed_hosts, guard.allowed_origins, token=guard.token is not None)
+    seen = http_guard.exposure(host, guard.allowed_hosts, guard.allowed_origins, token=guard.token is not None)
     for warning in seen.warnings:
         log.warning("%s", warning)
     security = TransportSecuritySettings(
@@ -83,7 +73,7 @@ def http_app(server: Server[Any], host: str = "127.0.0.1", guard: HttpGuard | No
     )
     # mcp 2.2 added the SDK's own idle timeout and session cap; before it, SessionBound alone bounds sessions
     bounds: dict[str, Any] = {
-        "session_idle_timeout": SESSION_IDLE_SECONDS,
+        "session_idle_timeout": http_guard.SESSION_IDLE_SECONDS,
         "max_sessions": guard.max_sessions + SESSION_SLACK,
     }
     accepted = inspect.signature(server.streamable_http_app).parameters
@@ -94,8 +84,8 @@ def http_app(server: Server[Any], host: str = "127.0.0.1", guard: HttpGuard | No
         transport_security=security,
         **{name: value for name, value in bounds.items() if name in accepted},
     )
-    app = ReadDeadline(ClientIdentity(SessionBound(app, guard.max_sessions)))
-    return BearerToken(app, guard.token) if guard.token is not None else app
+    app = http_guard.ReadDeadline(http_guard.ClientIdentity(http_guard.SessionBound(app, guard.max_sessions)))
+    return http_guard.BearerToken(app, guard.token) if guard.token is not None else app
 
 
 async def run_http(
@@ -123,7 +113,7 @@ async def run_http(
         lifespan="on",
         timeout_graceful_shutdown=2,
         # a time limit on request headers, a bound on connections (issue 36: slowloris)
-        http=guarded_protocol(guard.header_seconds, guard.connection_limit),
+        http=http_guard.guarded_protocol(guard.header_seconds, guard.connection_limit),
         proxy_headers=bool(proxies),  # X-Forwarded-For only from a proxy the host named (issue 36)
         forwarded_allow_ips=proxies or None,
     )

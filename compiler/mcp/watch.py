@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,32 +47,29 @@ MAX_TRACKED_SESSIONS = 10_000
 Stamp = tuple[int, int] | None
 
 
+@dataclass
 class ChangeWatcher:
     """Polls one catalogue for new registry versions and announces them to every client."""
 
-    def __init__(
-        self,
-        catalog: Catalog,
-        gate: fleet.VersionGate,
-        on_change: Callable[[], None],
-        *,
-        watch_path: Path | None = None,
-        poll_seconds: float | None = None,
-    ) -> None:
-        self.catalog = catalog
-        self.gate = gate
-        #: what the server reads again for a new version (its tools), before clients are told
-        self.on_change = on_change
-        self.watch_path = watch_path
-        self.poll_seconds = (
-            poll_seconds
-            if poll_seconds is not None
-            else (FOLDER_POLL_SECONDS if watch_path is not None else URL_POLL_SECONDS)
-        )
-        self.bus = InMemorySubscriptionBus()
-        self._sessions: dict[int, ServerSession] = {}
-        #: new versions swapped in so far
-        self.changes = 0
+    catalog: Catalog
+    gate: fleet.VersionGate
+    #: what the server reads again for a new version (its tools), before clients are told
+    on_change: Callable[[], None]
+    #: the folder whose catalog.json is watched; None for a URL (each poll is ``Catalog.refresh()``)
+    watch_path: Path | None = None
+    #: seconds between polls (0: none); None: :data:`FOLDER_POLL_SECONDS` for a folder, else :data:`URL_POLL_SECONDS`
+    poll_seconds: float | None = None
+    bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
+    #: the handshake-era sessions to notify, by id (at most :data:`MAX_TRACKED_SESSIONS`)
+    _sessions: dict[int, ServerSession] = field(default_factory=dict)
+    #: new versions swapped in so far
+    changes: int = 0
+    #: the seconds between polls in effect (``poll_seconds``, or its default for a folder or a URL)
+    interval: float = field(init=False, default=0.0)
+
+    def __post_init__(self) -> None:
+        default = FOLDER_POLL_SECONDS if self.watch_path is not None else URL_POLL_SECONDS
+        self.interval = default if self.poll_seconds is None else self.poll_seconds
 
     async def track_sessions(
         self,
@@ -136,7 +134,7 @@ class ChangeWatcher:
         """Poll for new registry versions until cancelled."""
         last = self._stamp()
         while True:
-            await anyio.sleep(self.poll_seconds)
+            await anyio.sleep(self.interval)
             try:
                 _, last = await self.check_for_update(last)
             except Exception:
@@ -146,7 +144,7 @@ class ChangeWatcher:
     async def lifespan(self, _server: Server[Any]) -> AsyncIterator[Json]:
         """The server's lifespan: the watcher polls while the server runs (not at all when ``poll_seconds`` is 0)."""
         async with anyio.create_task_group() as group:
-            if self.poll_seconds > 0:
+            if self.interval > 0:
                 group.start_soon(self.watch)
             yield {}
             group.cancel_scope.cancel()
