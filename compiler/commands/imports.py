@@ -72,37 +72,18 @@ def _run(importer: Callable[..., object], *args: Any, **kwargs: Any) -> None:
 @click.option("--timeout", default=60.0, show_default=True, help="Seconds a live import may take in all.")
 @_FORCE
 def import_mcp(
-    command: str | None,
-    url: str | None,
-    file: Path | None,
-    namespace: str | None,
-    out: Path | None,
-    server_command: str | None,
-    server_url: str | None,
-    env_pairs: tuple[str, ...],
-    timeout: float,
-    force: bool,
+    command: str | None, url: str | None, file: Path | None, env_pairs: tuple[str, ...], **options: Any
 ) -> None:
     """Write catalogue sources for the tools of an MCP server, each with an mcp handler."""
+    # the other flags (--namespace, --out, --server-command, --server-url, --timeout, --force) are the importer's
+    # parameters of the same names
     from ..importers.mcp import import_mcp as run_import  # noqa: PLC0415 - the importer loads yaml and the SDK
 
     if sum(x is not None for x in (command, url, file)) != 1:
         raise click.UsageError("give exactly one of --command, --url or --file")
     # KEY is the server's variable, VAR this environment's
     env = key_values(env_pairs, "--env", "KEY=VAR", "GITHUB_TOKEN=MY_GITHUB_TOKEN", value_required=True)
-    _run(
-        run_import,
-        command=command,
-        url=url,
-        file=file,
-        namespace=namespace,
-        out=out,
-        server_command=server_command,
-        server_url=server_url,
-        env=env,
-        force=force,
-        timeout=timeout,
-    )
+    _run(run_import, command=command, url=url, file=file, env=env, **options)
 
 
 @import_group.command(name="openapi")
@@ -125,33 +106,16 @@ def import_mcp(
     "A value for a server variable (repeatable); others take their default.",
 )
 @_FORCE
-def import_openapi(
-    spec: str,
-    namespace: str | None,
-    out: Path | None,
-    allow_remote_refs: bool,
-    server: str | None,
-    server_vars: tuple[str, ...],
-    force: bool,
-    ref_root: Path | None,
-) -> None:
+def import_openapi(spec: str, server: str | None, server_vars: tuple[str, ...], **options: Any) -> None:
     """Write catalogue sources for every operation of an OpenAPI 3.0/3.1 or Swagger 2.0 SPEC (file or URL)."""
+    # the other flags (--namespace, --out, --allow-remote-refs, --ref-root, --force) are the importer's parameters
+    # of the same names
     from ..importers.openapi.operations import import_openapi as run_import  # noqa: PLC0415 - loads yaml, referencing
 
     variables = key_values(server_vars, "--server-var", "NAME=VALUE", "version=v1")
     if server is not None and not server.startswith(("http://", "https://")):
         raise click.UsageError(f"--server {server!r}: expected an http(s) URL")
-    _run(
-        run_import,
-        spec,
-        namespace=namespace,
-        out=out,
-        allow_remote_refs=allow_remote_refs,
-        server=server,
-        server_vars=variables,
-        force=force,
-        ref_root=ref_root,
-    )
+    _run(run_import, spec, server=server, server_vars=variables, **options)
 
 
 @import_group.command(name="functions")
