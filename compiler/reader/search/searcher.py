@@ -141,7 +141,7 @@ class Searcher(IndexReader):
         params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         try:
             if part_name == "tools":
-                tier.read_clusters_of([doc for doc, _, _ in lexical])
+                tier.read_rows_of(query, [doc for doc, _, _ in lexical])
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")
