@@ -1,6 +1,7 @@
 """A cold find_tool from a CDN: round trips, requests and bytes on the wire at 10,000 and 100,000 tools.
 
     python bench/bench_cdn.py [--sizes 10000,100000] [--tiers default,lexical] [--queries 12] [--latency-ms 30]
+                              [--partition N]
     make bench-cdn
 
 For each size a generated catalogue (``gen_catalog.generate``) is built as a user builds it (``default``:
@@ -188,7 +189,8 @@ def built(n: int, tier: str, work: Path, *, fresh: bool = False) -> tuple[Path, 
         shutil.rmtree(src, ignore_errors=True)
     if not (src / "_node.yaml").is_file():
         generate(src, n)
-    out = work / f"build{n}-{tier}"
+    partition = os.environ.get("TOOLCAT_VECTOR_PARTITION", "").strip()
+    out = work / f"build{n}-{tier}{f'-p{partition}' if partition else ''}"
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     started = cpu_seconds()
@@ -222,6 +224,7 @@ def cold_find(url: str, query: str, log: HostLog) -> dict[str, Any]:
         "host_bytes": sum(size for _, _, size, _ in seen),
         "host_waves": waves(seen),
         "vector_bytes": sum(size for _, _, size, path in seen if path.startswith("vectors/")),
+        "row_bytes": sum(size for _, _, size, path in seen if path.startswith("vectors/tools.rows")),
         "wall_ms": (done - searched) * 1000,
         "open_round_trips": opened["round_trips"],
         "open_bytes": opened["bytes_downloaded"],
@@ -241,7 +244,16 @@ def measure(folder: Path, texts: list[str], latency: float) -> list[dict[str, An
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """p50 and max of each figure over the queries."""
     out: dict[str, Any] = {"queries": len(runs), "failed": sum(not r["ok"] for r in runs), "tier": runs[0]["tier"]}
-    keys = ("round_trips", "requests", "bytes", "host_requests", "host_bytes", "host_waves", "vector_bytes")
+    keys = (
+        "round_trips",
+        "requests",
+        "bytes",
+        "host_requests",
+        "host_bytes",
+        "host_waves",
+        "vector_bytes",
+        "row_bytes",
+    )
     for key in (*keys, "open_round_trips", "open_bytes", "total_round_trips", "total_bytes"):
         values = [r[key] for r in runs]
         out[key] = (statistics.median(values), max(values))
@@ -273,6 +285,7 @@ def row(label: str, n: int, s: dict[str, Any]) -> list[str]:
         pair("bytes", 1000, 1),
         pair("host_bytes", 1000, 1),
         pair("vector_bytes", 1000, 1),
+        pair("row_bytes", 1000, 1),
         pair("wall_ms"),
         f"{pair('total_round_trips')} rt, {pair('total_bytes', 1000, 1)} KB",
         verdict(n, s["round_trips"][1], s["bytes"][1] / 1000),
@@ -287,6 +300,7 @@ HEADER = [
     "KB on the wire p50 / max",
     "KB sent (host)",
     "of which vectors/ KB",
+    "of which the row table KB",
     "wall ms p50 / max",
     "open + find_tool: round trips, KB (p50 / max)",
     "find_tool's target (max over the queries)",
@@ -310,11 +324,18 @@ def main() -> None:
     )
     parser.add_argument("--queries", type=int, default=12, help="queries per size, each through a fresh reader")
     parser.add_argument("--latency-ms", type=float, default=30.0, help="each response held this long (a CDN edge)")
+    parser.add_argument(
+        "--partition",
+        default=None,
+        help="partition the tool vectors of builds of more than this many tools ($TOOLCAT_VECTOR_PARTITION)",
+    )
     parser.add_argument("--fresh", action="store_true", help="rebuild from scratch instead of reusing $TMPDIR builds")
     parser.add_argument("--work", type=Path, default=WORK, help="where the builds and their vector cache are kept")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TOOLCAT_CACHE_DIR", str(args.work / "cache"))
+    if args.partition is not None:
+        os.environ["TOOLCAT_VECTOR_PARTITION"] = args.partition
     texts = queries(args.queries)
     for n in (int(size) for size in args.sizes.split(",") if size.strip()):
         rows = []

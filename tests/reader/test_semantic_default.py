@@ -324,7 +324,8 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     assert set(tier._clusters) == set(tier.probe("read a text file"))
     assert len(tier._clusters) == min(info["nprobe"], info["clusters"]) < info["clusters"]
     probed = {int(i) for c in tier._clusters for i in tier._clusters[c][0]}
-    assert tier._rows and not set(tier._rows) & probed  # lexical candidates elsewhere: their own rows, read
+    assert tier._rows  # lexical candidates elsewhere: their own rows, read
+    assert not set(tier._rows) & probed
     assert answer["matches"], answer
 
 
@@ -344,7 +345,8 @@ def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
     for doc in tier._rows:
         assert abs(float(got[doc]) - float(exact[doc])) < 1e-5, doc
     unread = set(range(len(got))) - set(tier._rows) - {int(i) for c in tier._clusters for i in tier._clusters[c][0]}
-    assert unread and all(float(got[doc]) == -2.0 for doc in unread)  # no candidate: below any cosine floor
+    assert unread
+    assert all(float(got[doc]) == -2.0 for doc in unread)  # no candidate: below any cosine floor
 
 
 @needs_default
@@ -352,7 +354,8 @@ def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partit
     """A toolcat-vectors-3 partition (each doc's cluster in the meta) is not read: lexical answers, 'rebuild'."""
     searcher = _open(partitioned_build, _meta(lambda o: o.update(format="toolcat-vectors-3")))
     answer = searcher.find_tool("read a text file")
-    assert "error" not in answer and answer["matches"], answer
+    assert "error" not in answer, answer
+    assert answer["matches"], answer
     assert searcher.semantic_tier() is None
     assert "rebuild" in str(searcher._semantic.reason)
 

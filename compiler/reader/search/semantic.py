@@ -337,42 +337,83 @@ class SemanticTier:
         return self._clusters[cluster]
 
     def read_rows_of(self, query: str, docs: list[int]) -> None:
-        """Fetch, in one concurrent round, the rows of ``docs`` (a query's lexical candidates) outside the probed clusters.
+        """Fetch (in one concurrent round) and read the rows of ``docs`` outside the probed clusters (:meth:`row_refs`)."""
+        refs = self.row_refs(query, docs)
+        if self._prefetch is not None and refs:
+            self._prefetch(refs)
+        self.read_rows(query)
 
-        A partitioned build only. Each row is a file of the build's row table, fetched by path together with its
-        page (when that page was not read yet) and checked against the page's sha256 before use; it then gets its
-        exact cosine (:meth:`_partitioned_scores`). A doc of a probed cluster needs none.
+    def row_refs(self, query: str, docs: list[int]) -> list[dict[str, Any]]:
+        """The files to fetch for the rows of ``docs`` (a query's lexical candidates) outside the probed clusters.
+
+        A partitioned build only (else none). Each row is a file of the build's row table, fetched by path together
+        with its page (when that page was not read yet) and checked against the page's sha256 before use
+        (:meth:`read_rows`); it then gets its exact cosine (:meth:`_partitioned_scores`). A doc of a probed cluster
+        needs none.
         """
         if self._partition is None:
-            return
+            return []
         table = self._partition[2]
         n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
         probed = {int(i) for c in self.probe(query) for i in self._cluster(c)[0]}
         needed = {int(d) for d in docs if 0 <= int(d) < n_docs} - probed
         self._scored = (query, needed)
         wanted = sorted(needed - set(self._rows))
-        if not wanted:
-            return
         if len(self._rows) + len(wanted) > MAX_ROWS:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
-        refs: list[dict[str, Any]] = []
-        for number in sorted({doc // per_page for doc in wanted} - set(self._pages)):
-            refs.append(table["pages"][number])
+        refs: list[dict[str, Any]] = [
+            table["pages"][n] for n in sorted({d // per_page for d in wanted} - set(self._pages))
+        ]
         for doc in wanted:
             page = self._pages.get(doc // per_page)
             if page is None:
                 refs.append({"path": f"{table['folder']}/{table['prefix']}{doc}.json", "max_bytes": table["max_bytes"]})
             else:
                 refs.append(page_refs(page)[doc - int(page["first"])])
-        if self._prefetch is not None:
-            self._prefetch(refs)
-        for doc in wanted:
+        return refs
+
+    def read_rows(self, query: str) -> None:
+        """Read the rows :meth:`row_refs` named for ``query`` (fetched by then, or fetched one by one here)."""
+        if self._partition is None or self._scored[0] != query:
+            return
+        for doc in sorted(self._scored[1] - set(self._rows)):
             self._rows[doc] = self._row(doc)
+
+    def head_guess(
+        self,
+        query: str,
+        lexical: list[tuple[int, float, list[str]]],
+        depth: int,
+        allowed: Callable[[int], bool] | None,
+        params: tuple[float, float, float, float],
+    ) -> list[int]:
+        """The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read.
+
+        The union of the top ``depth`` with those candidates' cosines unknown (none) and with each at the best
+        probed cosine: a searcher fetches their doc shards in the same round as the rows (:meth:`row_refs`), so an
+        answer costs no round more; a doc it missed is fetched after.
+        """
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            return []
+        known = self._partitioned_scores(query)
+        pool = self.pool("tools", query, known)
+        guesses: list[int] = []
+        for fill in (None, float(known.max()) if len(known) else 0.0):
+            cosines = known
+            if fill is not None:
+                cosines = known.copy()
+                unknown = np.asarray([doc for doc, _, _ in lexical if known[doc] == -2.0], dtype=np.int64)
+                cosines[unknown] = fill
+            guesses += [doc for doc, _, _ in hybrid.fuse(lexical, cosines, depth, allowed, params, pool)]
+        return list(dict.fromkeys(guesses))
 
     def _page(self, number: int) -> dict[str, Any]:
         """Page ``number`` of the row table (checked: it lists its files in the table's folder, from its first)."""
         if number not in self._pages:
-            assert self._partition is not None
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
             table = self._partition[2]
             ref = table["pages"][number]
             page = self._fetch_json(ref)
@@ -394,7 +435,8 @@ class SemanticTier:
 
         from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
-        assert self._partition is not None
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
         page = self._page(doc // int(self._partition[2]["per_page"]))
         ref = page_refs(page)[doc - int(page["first"])]
         data = self._fetch_json(ref)
