@@ -329,6 +329,9 @@ def main() -> None:
         default=None,
         help="partition the tool vectors of builds of more than this many tools ($TOOLCAT_VECTOR_PARTITION)",
     )
+    parser.add_argument(
+        "--nprobe", default="", help="clusters a partitioned build's queries read, e.g. 1,2,4 (default: the meta's)"
+    )
     parser.add_argument("--fresh", action="store_true", help="rebuild from scratch instead of reusing $TMPDIR builds")
     parser.add_argument("--work", type=Path, default=WORK, help="where the builds and their vector cache are kept")
     args = parser.parse_args()
@@ -337,6 +340,8 @@ def main() -> None:
     if args.partition is not None:
         os.environ["TOOLCAT_VECTOR_PARTITION"] = args.partition
     texts = queries(args.queries)
+    from toolcat.reader.search import semantic  # noqa: PLC0415 - the tree under test (the side-by-side bench sets it)
+
     for n in (int(size) for size in args.sizes.split(",") if size.strip()):
         rows = []
         for tier in (t for t in args.tiers.split(",") if t):
@@ -344,9 +349,13 @@ def main() -> None:
             folder, cpu = built(n, tier, args.work, fresh=args.fresh)
             took = time.perf_counter() - started
             made = f"built in {took:.0f}s, CPU {cpu:.0f}s" if cpu is not None else "kept from an earlier run"
-            s = summary(measure(folder, texts, args.latency_ms / 1000))
-            failed = f", {s['failed']} FAILED" if s["failed"] else ""
-            rows.append(row(f"{tier} ({s['tier'] or 'no search'}; {made}{failed})", n, s))
+            for nprobe in [int(p) for p in args.nprobe.split(",") if p.strip()] or [None]:
+                semantic.NPROBE = nprobe
+                s = summary(measure(folder, texts, args.latency_ms / 1000))
+                failed = f", {s['failed']} FAILED" if s["failed"] else ""
+                probe = "" if nprobe is None else f", nprobe {nprobe}"
+                rows.append(row(f"{tier} ({s['tier'] or 'no search'}{probe}; {made}{failed})", n, s))
+            semantic.NPROBE = None
         print_table(
             f"### Cold find_tool from a gzip CDN, {n:,} tools ({len(texts)} queries, a fresh reader each, "
             f"{args.latency_ms:.0f} ms per response; find_tool after Catalog.open, then both)",

@@ -498,8 +498,10 @@ def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], n
     """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
 
     ``<folder>/r<doc>.json``; the folder is named by the hash of every file's hash, and pages (``index_pages``,
-    the index's paged-table layout) hold the files' sha256 and size, so a reader fetches a row file by path
-    together with its page and checks it against the page before use (:meth:`toolcat.reader.store.Store.prefetch`).
+    the index's paged-table layout) hold the files' sha256 and size; one more page, the directory, holds the
+    pages' (the meta's ``pages`` is its ref). A reader fetches a row file by path together with its page and the
+    directory, in one round, and checks each against the one above before use
+    (:meth:`toolcat.reader.store.Store.prefetch`).
     """
     dim = rows.shape[1]
     width = (dim + 1) // 2
@@ -540,14 +542,30 @@ def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], n
                 first : first + per_page
             ],
         }
-        pages.append(artifacts.add_json("vectors", f"tools.rows.p{first // per_page}", page))
+        pages.append(dumps(page))
+    # the pages' own hashes in one more page (the directory): the meta holds its ref alone, so a query that needs
+    # no row pays nothing for the table, and one that does fetches the directory, its pages and rows in one round
+    page_digests = [sha256_hex(data) for data in pages]
+    page_folder = f"vectors/tools.rowpages.{sha256_hex(''.join(page_digests).encode())[:16]}"
+    for number, data in enumerate(pages):
+        artifacts.files[f"{page_folder}/p{number}.json"] = data
+    directory = {
+        "artifact": "index_pages",
+        "part": "tools",
+        "folder": page_folder,
+        "prefix": "p",
+        "first": 0,
+        "files": [[digest, len(data)] for digest, data in zip(page_digests, pages, strict=True)],
+    }
     return {
         "folder": folder,
         "prefix": "r",
         "files": len(files),
         "per_page": per_page,
         "max_bytes": max((len(data) for data in files), default=0),
-        "pages": pages,
+        "page_folder": page_folder,
+        "page_max_bytes": max((len(data) for data in pages), default=0),
+        "pages": artifacts.add_json("vectors", "tools.rowpages", directory),
     }
 
 

@@ -148,6 +148,8 @@ class Searcher(IndexReader):
                     self._pending_pages = []
                     doc_refs = [self._doc_ref(part, doc, fetch_page=False) for doc in guess]
                     self._prefetch([*refs, *self._pending_pages, *doc_refs])
+                    for doc in guess:  # read now: their files were fetched by path, and are checked here
+                        self._doc(part, doc)
                 tier.read_rows(query)
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:

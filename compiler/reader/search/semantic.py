@@ -89,6 +89,8 @@ class SemanticTier:
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
         #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
         self._scored: tuple[str, set[int]] = ("", set())
+        #: The row table's directory (the page listing its pages), once read.
+        self._directory: dict[str, Any] | None = None
         #: The row table's pages read so far (page number -> page).
         self._pages: dict[int, dict[str, Any]] = {}
         #: Single rows read from a partitioned build's row table: doc id -> (float32 row, ancestors, (node ids, rows)).
@@ -191,12 +193,10 @@ class SemanticTier:
         for shard in part["shards"]:
             dict(shard["ref"])
         table = dict(part["rows"])
-        files, per_page, pages = int(table["files"]), int(table["per_page"]), list(table["pages"])
-        if files != n_docs or per_page < 1 or len(pages) != -(-files // per_page) or int(table["max_bytes"]) < 0:
-            raise ValueError(f"a row table of {files} files, {len(pages)} pages of {per_page}, for {n_docs} tools")
-        str(table["folder"]), str(table["prefix"])
-        for page in pages:
-            dict(page)
+        files, per_page = int(table["files"]), int(table["per_page"])
+        if files != n_docs or per_page < 1 or int(table["max_bytes"]) < 0 or int(table["page_max_bytes"]) < 0:
+            raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
+        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(dict(table["pages"])["sha256"])
         return centroids, nprobe, table
 
     @property
@@ -361,9 +361,13 @@ class SemanticTier:
         wanted = sorted(needed - set(self._rows))
         if len(self._rows) + len(wanted) > MAX_ROWS:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
-        refs: list[dict[str, Any]] = [
-            table["pages"][n] for n in sorted({d // per_page for d in wanted} - set(self._pages))
-        ]
+        directory = self._directory
+        refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
+        for number in sorted({doc // per_page for doc in wanted} - set(self._pages)):
+            if directory is None:  # fetched by path with the directory, checked against it when read
+                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+            else:
+                refs.append(page_refs(directory)[number])
         for doc in wanted:
             page = self._pages.get(doc // per_page)
             if page is None:
@@ -409,13 +413,31 @@ class SemanticTier:
             guesses += [doc for doc, _, _ in hybrid.fuse(lexical, cosines, depth, allowed, params, pool)]
         return list(dict.fromkeys(guesses))
 
+    def _read_directory(self) -> dict[str, Any]:
+        """The row table's directory: the page that lists its pages (read once)."""
+        if self._directory is None:
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
+            table = self._partition[2]
+            ref = table["pages"]
+            directory = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            if (
+                int(directory["first"]) != 0
+                or directory.get("folder") != table["page_folder"]
+                or len(directory["files"]) != -(-int(table["files"]) // int(table["per_page"]))
+            ):
+                raise ValueError(f"the row table's directory {ref.get('path')} does not list its pages")
+            self._directory = directory
+        return self._directory
+
     def _page(self, number: int) -> dict[str, Any]:
         """Page ``number`` of the row table (checked: it lists its files in the table's folder, from its first)."""
         if number not in self._pages:
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
             table = self._partition[2]
-            ref = table["pages"][number]
+            ref = page_refs(self._read_directory())[number]
             page = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
