@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, write_tree
+from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, serve_folder, write_tree
 
 from toolcat.build import build
 from toolcat.engines import embedding
@@ -415,3 +415,31 @@ def test_malformed_partition_falls_back_to_words_and_says_why(partitioned_build:
     assert answer == expected
     reason = str(searcher._semantic.reason)
     assert "malformed" in reason, reason
+
+
+@needs_default
+def test_over_http_the_rows_come_with_the_doc_shards_and_cost_no_round_trip(
+    default_build: Path, partitioned_build: Path, tmp_path: Path
+) -> None:
+    """Over HTTP a partitioned build answers as in process, its candidates' rows fetched by path and checked, in no more rounds."""
+    from toolcat.reader import Catalog  # noqa: PLC0415 - the HTTP reader, only for this test
+
+    query = "read a text file"
+    expected = [hit["name"] for hit in _open(partitioned_build).find_tool(query)["matches"]]
+    cost = {}
+    for name, folder in (("whole", default_build), ("parts", partitioned_build)):
+        seen: list[str] = []
+        with serve_folder(folder, seen) as url:
+            catalog = Catalog.open(url, cache_dir=tmp_path / name)
+            opened = catalog.stats()["round_trips"]
+            seen.clear()
+            answer = catalog.find_tool(query)
+            cost[name] = catalog.stats()["round_trips"] - opened
+        assert answer["ok"], answer
+        assert catalog.stats()["search_tier"].startswith("hybrid"), catalog.stats()["search_tier"]
+        if name == "parts":
+            assert [hit["name"] for hit in answer["matches"]] == expected
+            rows = [path for path in seen if path.startswith("vectors/tools.rows.")]
+            assert rows, "the lexical candidates' rows came over HTTP"
+            assert len(seen) == len(set(seen)), "each file once"
+    assert cost["parts"] <= cost["whole"], cost
