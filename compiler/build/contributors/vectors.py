@@ -57,7 +57,7 @@ PARTITIONED_FORMAT = "toolcat-vectors-4"
 #: Catalogues with more tools than this have their tool vectors partitioned into clusters (docs/search.md,
 #: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole (0 partitions every build). None (the
 #: default) takes ``$TOOLCAT_VECTOR_PARTITION``, and partitions nothing when it is unset: partitioning is opt-in,
-#: because it lost R@1 on the labelled sets (0.02-0.04 at the nprobe that fits the CDN budget).
+#: because it fails the quality gate on MetaTool (R@5 -0.013, -0.018 held out, at nprobe 4; the other sets equal).
 PARTITION_MIN: int | None = None
 
 

@@ -118,7 +118,7 @@ class SemanticTier:
         try:
             meta = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
-            return self._check_meta(meta)
+            return _old_partition(meta) or self._check_meta(meta)
         except ReaderError as err:
             return f"the build's vectors meta could not be read ({err.code}: {err.message})"
         except VECTOR_ERRORS as err:
@@ -138,11 +138,6 @@ class SemanticTier:
                 f"the build names the embedder {spec!r}, which this host has not allowed (a reader loads only the"
                 " built-in models, and those the host lists in TOOLCAT_EMBEDDERS or toolcat.reader.search.semantic"
                 ".allow_embedders)"
-            )
-        if "partition" in meta["tools"] and meta.get("format") != PARTITIONED_FORMAT:
-            return (
-                f"the build's tool vectors are partitioned in format {meta.get('format')!r}, which this reader does"
-                f" not read (it reads {PARTITIONED_FORMAT}); rebuild the catalogue"
             )
         for part in ("tools", "nodes"):
             if part == "tools" and "partition" in meta[part]:
@@ -551,6 +546,16 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def _old_partition(meta: dict[str, Any]) -> str | None:
+    """Why the tier cannot read a partition of another format than :data:`PARTITIONED_FORMAT` (None: not one)."""
+    if "partition" not in meta["tools"] or meta.get("format") == PARTITIONED_FORMAT:
+        return None
+    return (
+        f"the build's tool vectors are partitioned in format {meta.get('format')!r}, which this reader does not read"
+        f" (it reads {PARTITIONED_FORMAT}); rebuild the catalogue"
+    )
 
 
 def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
