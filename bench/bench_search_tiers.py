@@ -280,14 +280,10 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                 variants.append((f"{tier}, fusion {params} (train {t1:.3f} / {t5:.3f} / {tm:.3f})", got))
             hybrid.FUSION["onnx"] = saved_fusion
         if tier == "ivf":
-            for nprobe in NPROBE_GRID:
+            for nprobe in NPROBE_GRID:  # the lexical candidates outside the probed clusters: their own rows
                 semantic.NPROBE = nprobe
                 variants.append((f"{tier}, nprobe {nprobe}", rank(out, queries, back)[0]))
-            semantic.EXACT_CANDIDATES = True
-            for nprobe in NPROBE_GRID:
-                semantic.NPROBE = nprobe
-                variants.append((f"{tier}, nprobe {nprobe}, lexical candidates exact", rank(out, queries, back)[0]))
-            semantic.NPROBE, semantic.EXACT_CANDIDATES = None, False
+            semantic.NPROBE = None
         stack.close()
         for label_tier, result in variants:
             a1, a5, am = metrics(result, queries, every)
