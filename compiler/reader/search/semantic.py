@@ -46,6 +46,10 @@ NPROBE: int | None = None
 MAX_ROWS = 4096
 #: The partitioned format this reader reads (``toolcat-vectors-4``: clusters, centroids and a row table).
 PARTITIONED_FORMAT = "toolcat-vectors-4"
+#: Where query vectors come from instead of the build's model, when set: ``fn(query) -> unit vector`` in the
+#: model's space (the static query encoder of :mod:`toolcat.reader.search.static_query`; a measurement switch the
+#: tiers bench sets, off by default).
+QUERY_ENCODER: Callable[[str], Any] | None = None
 
 
 def allow_embedders(*specs: str) -> None:
@@ -512,7 +516,8 @@ class SemanticTier:
         if query not in self._queries:
             if len(self._queries) >= _QUERY_CACHE_SIZE:
                 self._queries.pop(next(iter(self._queries)))
-            self._queries[query] = self._embedder.embed([query])[0]
+            encoder = QUERY_ENCODER
+            self._queries[query] = encoder(query) if encoder is not None else self._embedder.embed([query])[0]
         return self._queries[query]
 
     def scores(self, part: str, query: str) -> Any:
