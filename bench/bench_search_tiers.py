@@ -76,7 +76,8 @@ STATIC_QUERY = [Path(tempfile.gettempdir()) / "toolcat-static-query.npz"]
 #: Other fusion constants (WEIGHT_WEAK, WEIGHT_STRONG, GATE, MIN_COSINE) to rank the static-query tier with
 #: (``--static-fusion``), each reported with its train-split figures too (to choose on the train split).
 STATIC_FUSION: list[tuple[float, float, float, float]] = []
-DEFAULT = "terms"
+#: The tier whose top-1 errors are listed: the default one (`toolcat build` with no flags).
+DEFAULT = "minilm-onnx"
 #: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
 HIERARCHY_GRID: list[float] = []
 #: The clusters a partitioned (``ivf``) build's queries read (``--nprobe``), beside what its meta says.
