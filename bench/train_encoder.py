@@ -322,6 +322,22 @@ def main() -> None:
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda step: min(1.0, (step + 1) / 20) * max(0.0, 1 - step / args.steps)
     )
+
+    def save(best: tuple[float, int, dict[str, Any]]) -> None:
+        """Write the best adapter so far (also during training: a run cut short keeps it)."""
+        tensors = {}
+        for key, (a, b) in best[2].items():
+            tensors[f"{key}.lora_A"] = a.numpy()
+            tensors[f"{key}.lora_B"] = (b * (args.alpha / args.rank)).numpy()  # the scale folded into B
+        meta = {
+            "base": "all-MiniLM-L6-v2",
+            "rank": str(args.rank),
+            "layers": args.layers,
+            "step": str(best[1]),
+            "trainer": "bench/train_encoder.py",
+        }
+        write_adapter(args.out, tensors, meta)
+
     got = validate()
     best = (summary(got), -1, {k: (m.A.detach().clone(), m.B.detach().clone()) for k, m in wrapped.items()})
     print(f"step -1 validation R@1 {summary(got):.3f} " + " ".join(f"{k} {v:.3f}" for k, v in got.items()), flush=True)
@@ -366,19 +382,9 @@ def main() -> None:
                     step,
                     {k: (m.A.detach().clone(), m.B.detach().clone()) for k, m in wrapped.items()},
                 )
+                save(best)
     print(f"kept step {best[1]} (validation R@1 {best[0]:.3f})", flush=True)
-    tensors = {}
-    for key, (a, b) in best[2].items():
-        tensors[f"{key}.lora_A"] = a.numpy()
-        tensors[f"{key}.lora_B"] = (b * (args.alpha / args.rank)).numpy()  # the scale folded into B
-    meta = {
-        "base": "all-MiniLM-L6-v2",
-        "rank": str(args.rank),
-        "layers": args.layers,
-        "step": str(best[1]),
-        "trainer": "bench/train_encoder.py",
-    }
-    write_adapter(args.out, tensors, meta)
+    save(best)
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
 
 

@@ -83,13 +83,13 @@ def test_an_adapter_for_another_model_shape_is_refused(tmp_path: Path) -> None:
 
 
 @needs_numpy
-def test_the_shipped_adapter_reads_and_adapts_every_layer() -> None:
-    """The committed minilm-tools adapter is small, float16, and adapts each projection of the 6 layers."""
+def test_the_shipped_adapter_reads_and_adapts_the_top_layers() -> None:
+    """The committed minilm-tools adapter is small, float16, and adapts each projection of layers 4 and 5 of 6."""
     from toolcat.engines.adapter import SHIPPED, TARGETS, read_adapter  # noqa: PLC0415
 
     pairs = read_adapter(SHIPPED)
     assert SHIPPED.stat().st_size < 3_000_000
-    assert set(pairs) == {f"encoder.layer.{i}.{t}.weight" for i in range(6) for t in TARGETS}
+    assert set(pairs) == {f"encoder.layer.{i}.{t}.weight" for i in (4, 5) for t in TARGETS}
 
 
 @needs_onnx
