@@ -3,6 +3,8 @@
     python bench/bench_side_by_side.py [--baseline 6a6eaf1] [--ref WORKTREE] [--sets example,github,metatool,bfcl]
                                        [--scale 10000] [--no-cost] [--json FILE]
     make bench-search     (prints this first)
+    python bench/bench_side_by_side.py --baseline main --first-query BUILD [--first-runs 10]
+                          (only the first find_tool of new processes on a default-tier build, and warm p50)
 
 Each side is a git ref exported with ``git archive`` into ``$TMPDIR/toolcat-side-by-side/<commit>/`` (``--ref
 WORKTREE``, the default, is this checkout as it is, uncommitted changes included) and run in a subprocess of
@@ -19,7 +21,7 @@ CPU seconds, and the median CPU ms of a query (``Searcher.rank_tools(query, limi
 ranks). Cost, on a generated catalogue of ``--scale`` tools (``gen_catalog.generate``): ``toolcat build`` in a new
 process with an empty vector cache (CPU seconds of the process: imports, model load and all), ``find_tool`` CPU
 p50 (warm, 200 queries, ``Catalog.find_tool``), the first ``find_tool`` of a new process (import, open, first
-answer; wall and CPU, median of 3), and a cold ``find_tool`` from a gzip CDN (``bench_cdn.py``: round trips,
+answer; wall and CPU, median of 10, the side's bytecode compiled first as ``pip install`` does), and a cold ``find_tool`` from a gzip CDN (``bench_cdn.py``: round trips,
 requests and KB on the wire, p50 / max over 12 fresh readers). CPU times are user + system of the process and
 its children, so they do not depend on how busy the machine's other cores are.
 """
@@ -37,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +161,80 @@ def cpu_name() -> str:
     return f"{model}, {os.cpu_count()} cores ({flags or 'no AVX-512'}); load average {os.getloadavg()[0]:.1f}"
 
 
+WARM_QUERIES = """
+import hashlib, json, statistics, sys, time
+from toolcat.reader import Catalog
+catalog = Catalog.open(sys.argv[1])
+texts = json.loads(sys.argv[2])
+catalog.find_tool(texts[0])
+cpus, answers = [], hashlib.sha256()
+for text in texts[1:]:
+    before = time.process_time()
+    answer = catalog.find_tool(text)
+    cpus.append((time.process_time() - before) * 1000)
+    answers.update(json.dumps([[m["name"], m["relevance"]] for m in answer["matches"]]).encode())
+print(json.dumps([statistics.median(cpus), sorted(cpus)[int(0.95 * len(cpus))], answers.hexdigest()]))
+"""
+
+
+def first_query_side_by_side(args: argparse.Namespace) -> None:
+    """``--first-query BUILD``: the first ``find_tool`` of new processes, both sides alternating, and warm p50.
+
+    Both sides read the same build and the same cache home (``$TOOLCAT_CACHE_DIR`` or the default), with their
+    bytecode compiled (:func:`compile_tree`). One unmeasured process per side goes first (it makes what a side
+    keeps in the cache once per machine); then ``--first-runs`` rounds, each starting one process per side, the
+    order alternating, so both sides meet the same load. Warm: one process per side answers 200 queries; the
+    sha256 of every answer's ranked names and relevance says whether the two sides answered the same.
+    """
+    import bench_cdn  # noqa: PLC0415 - this checkout's bench code
+
+    build_dir = args.first_query.resolve()
+    sides = []
+    for ref in (args.baseline, args.ref):
+        pp, label = tree_of(ref)
+        compile_tree((pp / "toolcat").resolve())
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pp), str(BENCH)]), "OMP_NUM_THREADS": "1"}
+        sides.append((label, env))
+    texts = bench_cdn.queries(201, seed=2)
+    once = [first_query(build_dir, texts[0], env) for _, env in sides]
+    runs: list[list[tuple[float, float]]] = [[], []]
+    for i in range(args.first_runs):
+        order = (0, 1) if i % 2 == 0 else (1, 0)
+        for side in order:
+            runs[side].append(first_query(build_dir, texts[1 + i % 200], sides[side][1]))
+    warm = []
+    for _, env in sides:
+        done = subprocess.run(
+            [sys.executable, "-c", WARM_QUERIES, str(build_dir), json.dumps(texts)],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        warm.append(json.loads(done.stdout))
+    print(f"### First query of a new process: {build_dir} ({args.first_runs} rounds, alternating)\n")
+    print(f"| measure | {sides[0][0]} | {sides[1][0]} |\n|---|---|---|")
+    for what, pick in (("CPU ms", 1), ("wall ms", 0)):
+        cells = []
+        for side in runs:
+            values = sorted(v[pick] for v in side)
+            cells.append(f"p50 {statistics.median(values):.0f} (min {values[0]:.0f}, max {values[-1]:.0f})")
+        print(f"| first find_tool of a new process, {what} | " + " | ".join(cells) + " |")
+    print(
+        "| the side's first process of this run, CPU / wall ms | "
+        + " | ".join(f"{c:.0f} / {w:.0f}" for w, c in once)
+        + " |"
+    )
+    print(
+        "| find_tool CPU p50 / p95, warm (200 queries) | "
+        + " | ".join(f"{w[0]:.2f} / {w[1]:.2f} ms" for w in warm)
+        + " |"
+    )
+    same = "the same" if warm[0][2] == warm[1][2] else "DIFFERENT"
+    print(f"\nThe 200 warm answers (ranked names and relevance) are {same} on both sides.")
+    print(f"CPU: {cpu_name()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", default=DEFAULT_BASELINE, help="the git ref to compare against (main before v3)")
@@ -176,10 +253,23 @@ def main() -> None:
         default=None,
         help="take the baseline side from an earlier run's --json file instead of running it again (said in the table)",
     )
+    parser.add_argument(
+        "--first-query",
+        type=Path,
+        default=None,
+        metavar="BUILD",
+        help="only the first find_tool of new processes (and warm p50) on this default-tier build, sides alternating",
+    )
+    parser.add_argument(
+        "--first-runs", type=int, default=FIRST_RUNS, help="rounds of --first-query (one process a side)"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args)
+        return
+    if args.first_query:
+        first_query_side_by_side(args)
         return
     from bench_search import CORPUS  # noqa: PLC0415 - the corpus check only
 
@@ -280,6 +370,35 @@ print(took * 1000, (usage.ru_utime + usage.ru_stime) * 1000)
 """
 
 
+#: Fresh processes the first-query row takes the median of.
+FIRST_RUNS = 10
+
+
+def toolcat_tree() -> str:
+    """The folder of the ``toolcat`` package this process imports (the side's ``compiler/``)."""
+    import toolcat  # noqa: PLC0415 - the side's toolcat
+
+    return str(Path(toolcat.__file__).resolve().parent)
+
+
+def compile_tree(tree: Path) -> None:
+    """Write the bytecode of a side's ``compiler/`` (``compileall``), as ``pip install`` does for a user.
+
+    Without it, a process started under ``PYTHONDONTWRITEBYTECODE=1`` (or from a read-only tree) compiles every
+    toolcat module it imports from source: 100-130 ms of CPU of the first query that no installed copy pays.
+    """
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True, capture_output=True)
+
+
+def first_query(out: Path, text: str, env: Mapping[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one new process importing toolcat, opening ``out`` and answering one ``find_tool``."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_QUERY, str(out), text], check=True, capture_output=True, text=True, env=env
+    )
+    wall, cpu_ms = (float(v) for v in done.stdout.split())
+    return wall, cpu_ms
+
+
 def cost(n: int, work: Path, warm: Path, embedder: str | None = None) -> dict[str, str]:
     """The cost rows of a generated ``n``-tool catalogue."""
     import bench_cdn  # noqa: PLC0415 - this checkout's bench code
@@ -324,15 +443,11 @@ def cost(n: int, work: Path, warm: Path, embedder: str | None = None) -> dict[st
     rows[f"find_tool CPU p50 / p95, warm, {n:,} tools"] = (
         f"{statistics.median(cpus):.2f} / {sorted(cpus)[int(0.95 * len(cpus))]:.2f} ms"
     )
-    firsts = []
-    for text in texts[1:4]:
-        done = subprocess.run(
-            [sys.executable, "-c", FIRST_QUERY, str(out), text], check=True, capture_output=True, text=True
-        )
-        wall, cpu_ms = (float(v) for v in done.stdout.split())
-        firsts.append((wall, cpu_ms))
+    compile_tree(Path(toolcat_tree()))
+    firsts = [first_query(out, texts[1 + i % 200], os.environ) for i in range(FIRST_RUNS)]
     rows[f"first find_tool of a new process (import + open + answer), {n:,} tools"] = (
         f"{statistics.median(w for w, _ in firsts):.0f} ms wall, CPU {statistics.median(c for _, c in firsts):.0f} ms"
+        f" (p50 of {FIRST_RUNS})"
     )
     s = bench_cdn.summary(bench_cdn.measure(out, bench_cdn.queries(12), 0.03))
     rows[f"cold find_tool from a gzip CDN, {n:,} tools: round trips (reader / host) p50 / max"] = (

@@ -238,12 +238,13 @@ def test_readme_build_summary_gives_the_file_counts_of_a_fresh_build(
 def test_readme_export_sample_gives_four_tools_and_says_which_are_strict(workspace: tuple[Path, str]) -> None:
     """The README's gateway export is 4 tools (3 discovery + the always-loaded file.read), strict as it says."""
     done = _run(
-        [sys.executable, "-m", "toolcat.cli", "export", "--provider", "openai", "--dialect", "gateway"], workspace[0]
+        [sys.executable, "-m", "toolcat.cli", "export", "--provider", "openai", "--dialect", "gateway", "--pinned"],
+        workspace[0],
     )
     assert done.returncode == 0, done.stderr
     tools = {entry["function"]["name"]: entry["function"].get("strict") for entry in json.loads(done.stdout)}
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "the 3 gateway tools and the always-loaded file.read (4)" in readme
+    assert "--dialect gateway --pinned   # the 3 gateway tools and the pinned file.read (4)" in readme
     assert tools == {"tool_help": True, "tool_exec": False, "tool_batch": False, "file_read": True}
     assert (
         "`tool_help` and `file_read` are strict; `tool_exec` and `tool_batch` are\nexported with `strict: false`"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,14 @@ class BuildConfig:
     per_domain: bool | tuple[tuple[str, int | None, int | None], ...] = False
     #: ``discovery.pinned``: servers list the pinned (always_load) tools beside the discovery tools by default
     pinned: bool = False
+    #: ``skills_from`` as written (None: absent); :mod:`toolcat.build.sources.git` checks its entries
+    skills_from: Any = None
+    #: the parsed settings file (for the line and column of a JSON path), None without one
+    parsed: Parsed | None = field(default=None, compare=False, repr=False)
+
+    def where(self, json_path: str) -> tuple[int | None, int | None]:
+        """Line and column of ``json_path`` in the settings file ((None, None) when unknown)."""
+        return self.parsed.where(json_path) if self.parsed is not None else (None, None)
 
     def discovery_domains(self, namespaces: list[str]) -> tuple[tuple[str, ...], list[Diagnostic]]:
         """The namespaces that get a ``discover_<namespace>_tools`` tool, and an error for each named one absent."""
@@ -191,7 +199,7 @@ def _check(rel: str, parsed: Parsed) -> BuildConfig:
     report = _Report(rel, parsed)
     data = parsed.data
     if data is None:
-        return BuildConfig(file=rel)
+        return BuildConfig(file=rel, parsed=parsed)
     if not isinstance(data, dict):
         report.add(
             Severity.ERROR,
@@ -226,6 +234,8 @@ def _check(rel: str, parsed: Parsed) -> BuildConfig:
         diagnostics=tuple(report.items),
         per_domain=per_domain,
         pinned=pinned,
+        skills_from=data.get("skills_from"),
+        parsed=parsed,
     )
 
 

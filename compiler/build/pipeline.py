@@ -241,7 +241,7 @@ def compile_catalog(
     :func:`toolcat.build.progress.reporting`, when one is active.
     """
     config = config if config is not None else read_config(src)
-    loaded = load(src, cache)
+    loaded = load(src, cache, config)
     catalog, diags = assemble(loaded)
     diags.extend(list(config.diagnostics))
     domains, unknown = config.discovery_domains(sorted({t.namespace for t in catalog.tools.values()}))

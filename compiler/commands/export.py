@@ -50,7 +50,13 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--dialect",
     type=click.Choice(DIALECT_NAMES),
-    help="Export this dialect's discovery tools (and pinned tools) instead of catalogue tools; direct: every tool.",
+    help="Export this dialect's discovery tools instead of catalogue tools; direct: every tool.",
+)
+@click.option(
+    "--pinned/--no-pinned",
+    default=None,
+    help="With --dialect: append the catalogue's pinned (always_load) tools, as an MCP server lists them "
+    "(default: the catalogue's discovery.pinned setting, else only the discovery tools, seed 001).",
 )
 @click.option(
     "--tools",
@@ -66,6 +72,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 def export(
     provider: str,
     dialect: str | None,
+    pinned: bool | None,
     tool_names: tuple[str, ...],
     namespace: str | None,
     build_dir: str,
@@ -87,8 +94,8 @@ def export(
         dialect = None
     if dialect and (tool_names or namespace):
         raise click.UsageError("--dialect exports the discovery tools; it cannot be combined with --tools/--namespace")
-    if dialect:  # the discovery tools, and the build's always-loaded tools
-        result = _dialect_export(provider, dialect, url or build_dir, cache_dir)
+    if dialect:  # the discovery tools, and the build's pinned tools when asked (as `toolcat serve` lists them)
+        result = _dialect_export(provider, dialect, url or build_dir, cache_dir, pinned)
     else:
         folder = _open(build_dir, url, cache_dir)
         specs = folder.specs()
@@ -132,8 +139,11 @@ def export(
         raise click.ClickException("--strict: adaptations lost meaning (toolcat -v export ... lists each one)")
 
 
-def _dialect_export(provider: str, dialect: str, location: str, cache_dir: str | None) -> Export:
-    """A dialect's discovery tools, then the build's pinned tools; exits 1 without a build (it would leave them out)."""
+def _dialect_export(provider: str, dialect: str, location: str, cache_dir: str | None, pinned: bool | None) -> Export:
+    """A dialect's discovery tools, then the build's pinned tools when ``pinned`` (None: ``discovery.pinned``).
+
+    Exits 1 without a build: the per-domain tools and the pinned setting are the build's.
+    """
     from ..build.contributors.exports.definitions import export_dialect  # noqa: PLC0415 - keeps --help fast
 
     if not is_url(location) and not (Path(location) / "catalog.json").is_file():
@@ -143,12 +153,14 @@ def _dialect_export(provider: str, dialect: str, location: str, cache_dir: str |
             "--build DIR|URL."
         )
     folder = _open(location, cache_dir=cache_dir)
-    always = folder.always_loaded_specs()
     declared = folder.manifest.get("discovery")
+    if pinned is None:  # what `toolcat serve` and Catalog.open(pinned=None) list: the catalogue's setting
+        pinned = isinstance(declared, dict) and declared.get("pinned") is True
+    always = folder.always_loaded_specs() if pinned else []
     domains = declared.get("domains", []) if isinstance(declared, dict) else []
     result = export_dialect(provider, dialect, always, domains)
-    pinned = f" + {len(always)} pinned (always_load)" if always else ""
-    click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{pinned}", err=True)
+    shown = f" + {len(always)} pinned (always_load)" if always else ""
+    click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{shown}", err=True)
     return result
 
 

@@ -10,17 +10,12 @@ import click
 from ..build.contributors.index.lint import LINT_THRESHOLD, confusable_pairs
 from ..build.errors import CatalogError
 from ..build.evals import EVAL_DEPTH, run_evals
+from .flags import path_option
 
 
 @click.command("eval")
 @click.argument("src", default="catalog_src", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option(
-    "--build",
-    "build_dir",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Score this build (default: build SRC into a temporary folder first).",
-)
+@path_option("--build", "build_dir", "Score this build (default: build SRC into a temporary folder first).")
 @click.option("-v", "--verbose", is_flag=True, help="List every missed query.")
 def eval_command(src: Path, build_dir: Path | None, verbose: bool) -> None:
     """Run the labelled queries in SRC/evals/*.yaml; exit 1 when recall@k or MRR is under the file's threshold."""

@@ -10,9 +10,11 @@ the host allows (``--allow-http``, ``--allow-mcp``, ``--allow-python``; ``--sand
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +22,54 @@ import click
 
 from ..format import settings
 from ..format.types import Json
+from .flags import SECONDS, bounded, key_value, key_values, repeatable
 from .output import emit, location_options, open_catalog
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class CatalogSource:
+    """Where a reader command's catalogue comes from: ``--build`` (or ``--url``), ``--cache-dir``, ``--version``, ``--pin``."""
+
+    build_dir: str
+    url: str | None
+    cache_dir: str | None
+    version: str | None
+    pin: str | None
+
+    def open(self, **policy: Any) -> Any:
+        """``Catalog.open`` of this source with the command's ``policy``; a clean error (exit 1) when it cannot."""
+        return open_catalog(self.url or self.build_dir, self.cache_dir, version=self.version, pin=self.pin, **policy)
+
+
 def _source_options(fn: Callable[..., None]) -> Callable[..., None]:
-    fn = click.option("--json", "as_json", is_flag=True, help="Print the reader's JSON envelope.")(fn)
-    fn = click.option(
+    """The source flags and ``--json``: the command gets ``source`` (a :class:`CatalogSource`) and ``as_json``."""
+
+    @functools.wraps(fn)
+    def command(
+        *args: Any,
+        build_dir: str,
+        url: str | None,
+        cache_dir: str | None,
+        version: str | None,
+        pin: str | None,
+        **kw: Any,
+    ) -> None:
+        fn(*args, source=CatalogSource(build_dir, url, cache_dir, version, pin), **kw)
+
+    decorated: Callable[..., None] = click.option(
+        "--json", "as_json", is_flag=True, help="Print the reader's JSON envelope."
+    )(command)
+    decorated = click.option(
         "--pin",
         default=None,
         metavar="sha256:HEX",
         help="Refuse (INTEGRITY) unless the catalogue's manifest file has this sha256 "
         "(the sha256 of the manifest ref in catalog.json).",
-    )(fn)
-    fn = click.option("--version", "version", default=None, help="Pin a published registry_version.")(fn)
-    return location_options(fn)
+    )(decorated)
+    decorated = click.option("--version", "version", default=None, help="Pin a published registry_version.")(decorated)
+    return location_options(decorated)
 
 
 def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
@@ -46,29 +80,26 @@ def handler_options(fn: Callable[..., None]) -> Callable[..., None]:
         type=click.Path(file_okay=False, exists=True),
         help="Folder the file.* tools work in (else $TOOLCAT_SANDBOX; without either they refuse).",
     )(fn)
-    fn = click.option(
+    fn = repeatable(
         "--allow-python",
         "allow_python",
-        multiple=True,
-        metavar="PREFIX",
-        help="Run python handlers from modules with this prefix, e.g. mypkg. (repeatable; "
+        "PREFIX",
+        "Run python handlers from modules with this prefix, e.g. mypkg. (repeatable; "
         "a --url catalogue runs none by default).",
     )(fn)
-    fn = click.option(
+    fn = repeatable(
         "--allow-mcp",
         "allow_mcp",
-        multiple=True,
-        metavar="COMMAND|URL|JSON",
-        help="Run mcp handlers that start exactly this command line, call this URL, or match "
+        "COMMAND|URL|JSON",
+        "Run mcp handlers that start exactly this command line, call this URL, or match "
         """'{"command": [...], "env": {...}, "cwd": "..."}' (repeatable; """
         "a --url catalogue runs none by default).",
     )(fn)
-    return click.option(
+    return repeatable(
         "--allow-http",
         "allow_http",
-        multiple=True,
-        metavar="HOST[:PORT]",
-        help="Let http handlers call this host (repeatable; needed for a --url catalogue, and for "
+        "HOST[:PORT]",
+        "Let http handlers call this host (repeatable; needed for a --url catalogue, and for "
         "loopback or private addresses).",
     )(fn)
 
@@ -113,15 +144,6 @@ def context_option(fn: Callable[..., None]) -> Callable[..., None]:
     )(fn)
 
 
-def _pair(pair: str, hint: str) -> tuple[str, str]:
-    key, sep, value = pair.partition("=")
-    if not sep or not key.strip():
-        raise click.BadParameter(
-            f"{pair.split('=', maxsplit=1)[0][:40]!r} is not KEY=VALUE, e.g. project_id=P-0001", param_hint=hint
-        )
-    return key.strip(), value
-
-
 def context_from(pairs: tuple[str, ...]) -> dict[str, str] | None:
     """The host's context: ``--context-file`` lines, then ``--context-env``, then ``--context`` (None when none).
 
@@ -138,19 +160,17 @@ def context_from(pairs: tuple[str, ...]) -> dict[str, str] | None:
             raise click.BadParameter(f"cannot read {file}: {exc}", param_hint="--context-file") from None
         for number, line in enumerate(lines, 1):
             if line.strip() and not line.lstrip().startswith("#"):
-                key, value = _pair(line, f"--context-file (line {number})")
+                key, value = key_value(line, f"--context-file (line {number})")
                 context[key] = value
     for pair in meta.get("toolcat.context.env") or ():
-        key, variable = _pair(pair, "--context-env")
+        key, variable = key_value(pair, "--context-env", "KEY=VAR", "api_key=MY_API_KEY")
         found = settings.named_variables().get(variable.strip())
         if found is None:
             raise click.BadParameter(
                 f"environment variable {variable.strip()!r} is not set", param_hint="--context-env"
             )
         context[key] = found
-    for pair in pairs:
-        key, value = _pair(pair, "--context")
-        context[key] = value
+    context.update(key_values(pairs, "--context", "KEY=VALUE", "project_id=P-0001"))
     return context or None
 
 
@@ -175,12 +195,6 @@ def allow_handlers_from(
                 entries.append(text)
         allow["mcp"] = entries
     return allow or None
-
-
-def _open(
-    build_dir: str, url: str | None, cache_dir: str | None, version: str | None, pin: str | None = None, **policy: Any
-) -> Any:
-    return open_catalog(url or build_dir, cache_dir, version=version, pin=pin, **policy)
 
 
 def _render_spec(spec: Json) -> str:
@@ -275,15 +289,11 @@ def _render_exec(out: Json) -> str:
 @_source_options
 def show(
     tool_id: str,
-    build_dir: str,
-    url: str | None,
-    cache_dir: str | None,
-    version: str | None,
-    pin: str | None,
+    source: CatalogSource,
     as_json: bool,
 ) -> None:
     """Print the full spec of TOOL_ID (canonical id, provider alias or skill name)."""
-    catalog = _open(build_dir, url, cache_dir, version, pin)
+    catalog = source.open()
     emit(catalog.tool_describe(tool_id), as_json, _render_spec)
 
 
@@ -296,15 +306,11 @@ def help_(
     path: str,
     full: bool,
     schemas: bool,
-    build_dir: str,
-    url: str | None,
-    cache_dir: str | None,
-    version: str | None,
-    pin: str | None,
+    source: CatalogSource,
     as_json: bool,
 ) -> None:
     """Gateway help for PATH: root, a group (onto, onto.task) or an operation (onto.task.update)."""
-    catalog = _open(build_dir, url, cache_dir, version, pin)
+    catalog = source.open()
     emit(catalog.tool_help(path, format="full" if full else "short", include_schemas=schemas), as_json, _render_help)
 
 
@@ -313,19 +319,12 @@ def help_(
 @click.option("--args", "args_json", default="{}", show_default=True, help="Arguments as a JSON object.")
 @click.option("--dry-run", is_flag=True, help="Validate and show what would run; run nothing.")
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind write.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1, max=3600),
-    default=10.0,
-    show_default=True,
-    help="Seconds the handler (an upstream MCP server, an http endpoint) has for the call.",
-)
-@click.option(
+@bounded("--timeout", SECONDS, 10.0, "Seconds the handler (an upstream MCP server, an http endpoint) has for the call.")
+@repeatable(
     "--allow-secret",
     "allow_secret",
-    multiple=True,
-    metavar="HOST=VAR",
-    help="Let http handlers that call HOST send the environment variable VAR (repeatable; without any, a "
+    "HOST=VAR",
+    "Let http handlers that call HOST send the environment variable VAR (repeatable; without any, a "
     "folder's handlers may send every variable they name and a --url catalogue's none).",
 )
 @context_option
@@ -342,11 +341,7 @@ def exec_(
     allow_mcp: tuple[str, ...],
     allow_python: tuple[str, ...],
     sandbox: str | None,
-    build_dir: str,
-    url: str | None,
-    cache_dir: str | None,
-    version: str | None,
-    pin: str | None,
+    source: CatalogSource,
     as_json: bool,
     context_pairs: tuple[str, ...] = (),
 ) -> None:
@@ -356,12 +351,7 @@ def exec_(
     except ValueError as exc:
         msg = f'--args is not valid JSON: {exc}. Example: --args \'{{"path": "README.md"}}\''
         raise click.BadParameter(msg, param_hint="--args") from None
-    catalog = _open(
-        build_dir,
-        url,
-        cache_dir,
-        version,
-        pin,
+    catalog = source.open(
         read_only=read_only,
         sandbox=sandbox,
         timeout=timeout,
@@ -376,11 +366,7 @@ def _allow_secrets(pairs: tuple[str, ...]) -> dict[str, list[str]] | None:
     """``--allow-secret HOST=VAR`` flags as ``allow_secrets`` (None when none was given)."""
     table: dict[str, list[str]] = {}
     for pair in pairs:
-        host, sep, var = pair.partition("=")
-        if not sep or not host or not var:
-            raise click.BadParameter(
-                f"{pair!r}: expected HOST=VAR, e.g. api.github.com=GITHUB_TOKEN", param_hint="--allow-secret"
-            )
+        host, var = key_value(pair, "--allow-secret", "HOST=VAR", "api.github.com=GITHUB_TOKEN", value_required=True)
         table.setdefault(host, []).append(var)
     return table or None
 
@@ -398,15 +384,11 @@ def list_(
     query: str | None,
     limit: int,
     cursor: str | None,
-    build_dir: str,
-    url: str | None,
-    cache_dir: str | None,
-    version: str | None,
-    pin: str | None,
+    source: CatalogSource,
     as_json: bool,
 ) -> None:
     """List the child nodes and tools at PATH (coding/refactoring; default the root)."""
-    catalog = _open(build_dir, url, cache_dir, version, pin)
+    catalog = source.open()
     emit(catalog.list(path, tags=list(tags) or None, query=query, limit=limit, cursor=cursor), as_json, _render_list)
 
 

@@ -8,17 +8,12 @@ from pathlib import Path
 import click
 
 from ..format.dialects import DIALECT_NAMES, traits
+from .flags import SECONDS, bounded, path_option, repeatable
 from .reader import allow_handlers_from, context_from, context_option, handler_options
 
 
 @click.command()
-@click.option(
-    "--build",
-    "build_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Build folder to serve (default: build).",
-)
+@path_option("--build", "build_dir", "Build folder to serve (default: build).", kind="folder")
 @click.option("--url", default=None, help="Base URL of a published catalogue (instead of --build).")
 @click.option(
     "--dialect",
@@ -35,20 +30,9 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     help="stdio for a client that starts the server; http for streamable HTTP at /mcp.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
-@click.option(
-    "--port",
-    default=8000,
-    show_default=True,
-    type=click.IntRange(0, 65535),
-    help="HTTP port (0 picks a free one and prints it).",
-)
+@bounded("--port", click.IntRange(0, 65535), 8000, "HTTP port (0 picks a free one and prints it).")
 @click.option("--read-only", is_flag=True, help="Refuse tools of kind=write (PERMISSION_DENIED).")
-@click.option(
-    "--audit",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="Append one JSON line per operation to this file.",
-)
+@path_option("--audit", "audit", "Append one JSON line per operation to this file.", kind="file")
 @click.option(
     "--poll",
     "poll_seconds",
@@ -56,32 +40,20 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     default=None,
     help="Seconds between checks for a new registry_version (default 1 for a folder, 30 for a URL; 0 off).",
 )
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="On-disk cache for a URL catalogue.",
-)
+@path_option("--cache-dir", "cache_dir", "On-disk cache for a URL catalogue.", kind="folder")
 @click.option(
     "--pin",
     default=None,
     metavar="sha256:HEX",
     help="Serve only the catalogue whose manifest file has this sha256 (kept across refreshes).",
 )
-@click.option(
+@repeatable(
     "--allow-namespace",
     "allow_namespaces",
-    multiple=True,
-    metavar="NS",
-    help="Show and run only tools of this namespace (repeatable; default: all). Others are not listed.",
+    "NS",
+    "Show and run only tools of this namespace (repeatable; default: all). Others are not listed.",
 )
-@click.option(
-    "--deny-namespace",
-    "deny_namespaces",
-    multiple=True,
-    metavar="NS",
-    help="Hide this namespace's tools from the agent (repeatable).",
-)
+@repeatable("--deny-namespace", "deny_namespaces", "NS", "Hide this namespace's tools from the agent (repeatable).")
 @click.option("--require-expand", is_flag=True, help="Run a tool only after the agent read its spec.")
 @click.option(
     "--pinned/--no-pinned",
@@ -89,68 +61,55 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     help="List the catalogue's pinned (always_load) tools that can run here beside the discovery tools "
     "(default: the catalogue's discovery.pinned setting, else only the discovery tools).",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1, max=3600),
-    default=10.0,
-    show_default=True,
-    help="Seconds a handler (an upstream MCP server, an http endpoint) has per call.",
-)
-@click.option(
+@bounded("--timeout", SECONDS, 10.0, "Seconds a handler (an upstream MCP server, an http endpoint) has per call.")
+@bounded(
     "--call-timeout",
-    type=click.FloatRange(min=0.1, max=3600),
-    default=60.0,
-    show_default=True,
-    help="Seconds one tools/call (a tool_batch included) may take before the client gets UNAVAILABLE.",
+    SECONDS,
+    60.0,
+    "Seconds one tools/call (a tool_batch included) may take before the client gets UNAVAILABLE.",
 )
-@click.option(
+@bounded(
     "--client-calls",
-    type=click.IntRange(1, 64),
-    default=4,
-    show_default=True,
-    help="Calls one client may run at once; more wait their turn, other clients are not slowed.",
+    click.IntRange(1, 64),
+    4,
+    "Calls one client may run at once; more wait their turn, other clients are not slowed.",
 )
-@click.option(
+@bounded(
     "--max-calls",
-    type=click.IntRange(1, 1024),
-    default=32,
-    show_default=True,
-    help="Calls the whole server runs at once; a free slot goes to the client running the fewest.",
+    click.IntRange(1, 1024),
+    32,
+    "Calls the whole server runs at once; a free slot goes to the client running the fewest.",
 )
-@click.option(
+@repeatable(
     "--trusted-proxy",
     "trusted_proxies",
-    multiple=True,
-    metavar="CIDR",
-    help="HTTP: believe X-Forwarded-For from this proxy address or network (repeatable; default: none).",
+    "CIDR",
+    "HTTP: believe X-Forwarded-For from this proxy address or network (repeatable; default: none).",
 )
-@click.option(
+@bounded(
     "--header-timeout",
-    type=click.FloatRange(min=0.5, max=600),
-    default=10.0,
-    show_default=True,
-    help="HTTP: seconds a connection has to send a request's headers before it is closed.",
+    click.FloatRange(min=0.5, max=600),
+    10.0,
+    "HTTP: seconds a connection has to send a request's headers before it is closed.",
 )
-@click.option(
+@bounded(
     "--max-connections",
-    type=click.IntRange(8, 65_536),
-    default=None,
-    help="HTTP: connections served at once (default 512, or half the open-file limit); past it the oldest "
+    click.IntRange(8, 65_536),
+    None,
+    "HTTP: connections served at once (default 512, or half the open-file limit); past it the oldest "
     "connection that has not sent its headers is closed.",
 )
-@click.option(
+@repeatable(
     "--allowed-host",
     "allowed_hosts",
-    multiple=True,
-    metavar="HOST[:PORT]",
-    help="HTTP: a Host header to accept (repeatable); needed with --allowed-origin to serve beyond loopback.",
+    "HOST[:PORT]",
+    "HTTP: a Host header to accept (repeatable); needed with --allowed-origin to serve beyond loopback.",
 )
-@click.option(
+@repeatable(
     "--allowed-origin",
     "allowed_origins",
-    multiple=True,
-    metavar="URL",
-    help="HTTP: a browser Origin to accept, e.g. https://app.example.com (repeatable).",
+    "URL",
+    "HTTP: a browser Origin to accept, e.g. https://app.example.com (repeatable).",
 )
 @click.option(
     "--token-env",
@@ -158,12 +117,11 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     metavar="NAME",
     help="HTTP: require 'Authorization: Bearer <token>', the token read from environment variable NAME.",
 )
-@click.option(
+@bounded(
     "--max-sessions",
-    type=click.IntRange(1, 100_000),
-    default=1000,
-    show_default=True,
-    help="HTTP: handshake-era sessions kept; a new one ends the one idle for longest.",
+    click.IntRange(1, 100_000),
+    1000,
+    "HTTP: handshake-era sessions kept; a new one ends the one idle for longest.",
 )
 # fleet (docs/deploy.md): where serve's state lives, OTLP export, the drain on SIGTERM (docs/deploy.md)
 @click.option(
@@ -180,12 +138,11 @@ from .reader import allow_handlers_from, context_from, context_option, handler_o
     "redis://). Stateless clients get no list_changed notifications.",
 )
 @click.option("--otlp-endpoint", default=None, help="Export traces and metrics over OTLP/HTTP here (the [otel] extra).")
-@click.option(
+@bounded(
     "--drain-seconds",
-    type=click.FloatRange(0, 3600),
-    default=20.0,
-    show_default=True,
-    help="On SIGTERM, how long to let calls in flight finish while refusing new ones.",
+    click.FloatRange(0, 3600),
+    20.0,
+    "On SIGTERM, how long to let calls in flight finish while refusing new ones.",
 )
 @context_option
 @handler_options

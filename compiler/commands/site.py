@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from .flags import path_option
 from .progress import PhaseDisplay, wanted
 
 log = logging.getLogger(__name__)
@@ -32,28 +33,9 @@ def _large(build_dir: Path) -> bool:
 
 
 @click.command("site")
-@click.option(
-    "--build",
-    "build_dir",
-    default="build",
-    show_default=True,
-    type=click.Path(path_type=Path),
-    help="The build folder to read (what `toolcat build` wrote).",
-)
-@click.option(
-    "--out",
-    "out",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Where the HTML site goes [default: BUILD/site].",
-)
-@click.option(
-    "--project",
-    "project_dir",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Also keep the generated mkdocs project (mkdocs.yml + docs/) in this folder.",
-)
+@path_option("--build", "build_dir", "The build folder to read (what `toolcat build` wrote).", default="build")
+@path_option("--out", "out", "Where the HTML site goes [default: BUILD/site].")
+@path_option("--project", "project_dir", "Also keep the generated mkdocs project (mkdocs.yml + docs/) in this folder.")
 @click.option("--serve", is_flag=True, help="Serve the site on 127.0.0.1 after building it (Ctrl-C stops).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port for --serve.")
 def site(build_dir: Path, out: Path | None, project_dir: Path | None, serve: bool, port: int) -> None:

@@ -18,6 +18,12 @@ Both reproduce sentence-transformers' ``encode``: WordPiece (:class:`WordPieceTo
 ``precision="float32"`` MiniLM rows match sentence-transformers' to a cosine above 0.99999; the int8 graph is ~3x
 faster for a query, at a cosine of 0.994 (mean) to the float rows and the same retrieval quality.
 
+A new process pays little to start (docs/search.md, "The first query of a process"): the models cache also keeps
+the hash of each model's files by their stat (:func:`_hash_files`), onnxruntime's optimised copy of the graph with
+its weights in a file it maps (:func:`optimized_graph`), and a compact copy of the vocabulary
+(:func:`_compact_vocab`); each is written to a temporary name and renamed, and one found damaged is logged and made
+again.
+
 Stdlib at import (the format layer's rule): numpy and onnxruntime are imported inside the functions that use them.
 """
 
@@ -25,20 +31,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import struct
-import tempfile
 import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..format import settings
 from ..format.errors import ToolcatError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,13 +121,14 @@ def default_cache_dir() -> Path:
     return settings.cache_home() / "models"
 
 
-def model_sha256(folder: Path, adapter: Path | None = None) -> str:
+def model_sha256(folder: Path, cache: Path | None = None, adapter: Path | None = None) -> str:
     """sha256 over the model's identity files (each name, a NUL, then its bytes), in name order.
 
-    With an ``adapter`` (:mod:`toolcat.engines.adapter`), the sha256 of that hash and the adapter file's, so a
-    model with an adapter never shares vectors or a cached graph with the model without it (or with another one).
+    Remembered by the files' stat in ``cache`` (the models cache; :func:`_hash_files`). With an ``adapter``
+    (:mod:`toolcat.engines.adapter`), the sha256 of that hash and the adapter file's, so a model with an adapter
+    never shares vectors or a cached graph with the model without it (or with another one).
     """
-    base = _hash_files(folder, _IDENTITY_FILES)
+    base = _hash_files(folder, _IDENTITY_FILES, cache)
     if adapter is None:
         return base
     from .adapter import adapter_sha256  # noqa: PLC0415 - only a tuned model needs it
@@ -452,6 +460,8 @@ class _BertGraph:
 
 
 def _atomic_write(target: Path, data: bytes) -> None:
+    import tempfile  # noqa: PLC0415 - 3 ms of imports (shutil, lzma) a reader that finds its caches never needs
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
     try:
@@ -472,7 +482,7 @@ def ensure_graph(
     of the model's files (:func:`model_sha256`, the ``adapter``'s included) and by the builder's version. An
     ``adapter`` is merged into the safetensors weights before the graph is written (:func:`toolcat.engines.adapter.merge`).
     """
-    sha256 = sha256 or model_sha256(folder, adapter)
+    sha256 = sha256 or model_sha256(folder, adapter=adapter)
     target = cache / f"minilm-onnx-v{GRAPH_VERSION}-{sha256[:16]}" / f"model.{precision}.onnx"
     if not target.is_file():
         weights = read_safetensors(folder / "model.safetensors")
@@ -526,15 +536,16 @@ class WordPieceTokenizer:
         self._pieces: dict[str, tuple[int, ...]] = {}
 
     @classmethod
-    def from_folder(cls, folder: Path, *, max_length: int) -> WordPieceTokenizer:
-        """Read ``tokenizer.json`` (a BERT WordPiece one) or, without it, ``vocab.txt``."""
+    def from_folder(cls, folder: Path, *, max_length: int, cache: Path | None = None) -> WordPieceTokenizer:
+        """Read ``tokenizer.json`` (a BERT WordPiece one) or, without it, ``vocab.txt``.
+
+        ``cache`` (a models cache): keep the vocabulary of a ``tokenizer.json`` there as a compact list
+        (:func:`_compact_vocab`) and read that in later processes: half the CPU of parsing the JSON.
+        """
         path = folder / "tokenizer.json"
         if path.is_file():
-            spec = json.loads(path.read_text(encoding="utf-8"))
-            model, normalizer = spec.get("model") or {}, spec.get("normalizer") or {}
-            if model.get("type") != "WordPiece" or normalizer.get("type") != "BertNormalizer":
-                raise EncoderError(f"{path} is not a BERT WordPiece tokenizer", "use a BERT model folder")
-            return cls(dict(model["vocab"]), max_length=max_length, lowercase=bool(normalizer.get("lowercase")))
+            vocab, lowercase = _tokenizer_json_vocab(path) if cache is None else _compact_vocab(path, cache)
+            return cls(vocab, max_length=max_length, lowercase=lowercase)
         lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
         return cls({token: i for i, token in enumerate(lines)}, max_length=max_length)
 
@@ -612,21 +623,136 @@ class WordPieceTokenizer:
         return ids
 
 
+def _tokenizer_json_vocab(path: Path) -> tuple[dict[str, int], bool]:
+    """The vocabulary and lowercase flag of a BERT WordPiece ``tokenizer.json``."""
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    model, normalizer = spec.get("model") or {}, spec.get("normalizer") or {}
+    if model.get("type") != "WordPiece" or normalizer.get("type") != "BertNormalizer":
+        raise EncoderError(f"{path} is not a BERT WordPiece tokenizer", "use a BERT model folder")
+    return dict(model["vocab"]), bool(normalizer.get("lowercase"))
+
+
+#: The folder below the models cache holding compact vocabularies (:func:`_compact_vocab`).
+VOCAB_DIR = "vocab-v1"
+
+
+def _compact_vocab(path: Path, cache: Path) -> tuple[dict[str, int], bool]:
+    """A ``tokenizer.json``'s vocabulary and lowercase flag, from its compact copy in ``cache`` (made once).
+
+    The copy is ``<cache>/vocab-v1/<sha256 of tokenizer.json, 32 hex>.txt``: a header line ``toolcat-vocab-1
+    <lowercase 0/1> <tokens> <sha256 of the rest>``, then the tokens in id order, one a line. A copy whose header or
+    body hash does not match is logged and written again; a vocabulary whose ids are not 0..n-1, or with a token
+    holding a line break, gets no copy.
+    """
+    key = _hash_files(path.parent, [path.name], cache)[:32]
+    target = cache / VOCAB_DIR / f"{key}.txt"
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        data = None
+    except OSError as err:
+        log.warning("ignoring the vocabulary copy %s (%s); reading %s", target, err, path)
+        data = None
+    if data is not None:
+        head, _, body = data.partition(b"\n")
+        fields = head.decode("ascii", "replace").split(" ")
+        tokens = body.decode("utf-8", "replace").split("\n") if body else []
+        if (
+            len(fields) == 4
+            and fields[0] == "toolcat-vocab-1"
+            and fields[1] in ("0", "1")
+            and fields[2] == str(len(tokens))
+            and fields[3] == hashlib.sha256(body).hexdigest()
+        ):
+            return dict(zip(tokens, range(len(tokens)), strict=True)), fields[1] == "1"
+        log.warning("ignoring the damaged vocabulary copy %s; reading %s and writing it again", target, path)
+    vocab, lowercase = _tokenizer_json_vocab(path)
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    if [vocab[token] for token in tokens] != list(range(len(tokens))) or any(
+        "\n" in token or "\r" in token for token in tokens
+    ):
+        return vocab, lowercase
+    body = "\n".join(tokens).encode()
+    head = f"toolcat-vocab-1 {int(lowercase)} {len(tokens)} {hashlib.sha256(body).hexdigest()}\n".encode()
+    try:
+        _atomic_write(target, head + body)
+    except OSError as err:
+        log.debug("the vocabulary copy %s cannot be written: %s", target, err)
+    return vocab, lowercase
+
+
 # --------------------------------------------------------------------------------------------------- the encoders
 
 
-def _hash_files(folder: Path, names: Iterable[str]) -> str:
-    """sha256 over the named files of ``folder`` that exist (each name, a NUL, then its bytes), in name order."""
-    digest = hashlib.sha256()
-    for name in sorted(names):
-        path = folder / name
-        if not path.is_file():
-            continue
-        digest.update(name.encode() + b"\0")
-        with path.open("rb") as handle:
-            while block := handle.read(1 << 20):
-                digest.update(block)
-    return digest.hexdigest()
+#: The folder below the models cache that remembers file hashes (:func:`_hash_files`), one small JSON file a key.
+SHA256_MEMO = "sha256-memo-v1"
+_MEMO: dict[str, str] = {}
+_MEMO_LOCK = threading.Lock()
+
+
+def _hash_files(folder: Path, names: Iterable[str], cache: Path | None = None) -> str:
+    """sha256 over the named files of ``folder`` that exist (each name, a NUL, then its bytes), in name order.
+
+    Remembered by the files' stat (size, mtime and ctime in ns, inode, device) and the folder's path, in this
+    process and in ``<cache>/sha256-memo-v1/<key>.json`` (``cache``: the models cache, :func:`default_cache_dir` by
+    default): hashing MiniLM's 90 MB of weights took 50 ms of CPU, twice in each new reader (the build's record is
+    checked before the model loads, and the model states its hash). A file rewritten in any way gets a new ctime,
+    so a new key. A memo file that does not parse or names other files is ignored (logged), and rewritten.
+    """
+    present = [name for name in sorted(names) if (folder / name).is_file()]
+    signature = _stat_signature(folder, present)
+    key = hashlib.sha256(json.dumps(signature).encode()).hexdigest()[:32]
+    with _MEMO_LOCK:
+        known = _MEMO.get(key)
+    if known is not None:
+        return known
+    memo = (cache if cache is not None else default_cache_dir()) / SHA256_MEMO / f"{key}.json"
+    digest = _read_memo(memo, signature)
+    if digest is None:
+        hasher = hashlib.sha256()
+        for name in present:
+            hasher.update(name.encode() + b"\0")
+            with (folder / name).open("rb") as handle:
+                while block := handle.read(1 << 20):
+                    hasher.update(block)
+        digest = hasher.hexdigest()
+        if _stat_signature(folder, present) != signature:
+            return digest  # a file changed while it was read: this hash is not remembered
+        try:
+            _atomic_write(memo, json.dumps({"files": signature, "sha256": digest}).encode())
+        except OSError as err:  # a read-only cache: the hash is remembered in this process only
+            log.debug("the file hash memo %s cannot be written: %s", memo, err)
+    with _MEMO_LOCK:
+        _MEMO[key] = digest
+    return digest
+
+
+def _stat_signature(folder: Path, names: list[str]) -> list[Any]:
+    """The folder's absolute path and each file's (name, size, mtime_ns, ctime_ns, inode, device)."""
+    files = []
+    for name in names:
+        st = (folder / name).stat()
+        files.append([name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev])
+    return [str(folder.absolute()), files]
+
+
+def _read_memo(memo: Path, signature: list[Any]) -> str | None:
+    """The hash a memo file holds for ``signature``; None when absent, or (logged) when damaged or another's."""
+    try:
+        data = json.loads(memo.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        log.warning("ignoring the damaged file hash memo %s (%s); hashing the files again", memo, err)
+        return None
+    digest = data.get("sha256") if isinstance(data, dict) else None
+    if not isinstance(digest, str) or len(digest) != 64 or digest.strip("0123456789abcdef"):
+        log.warning("ignoring the damaged file hash memo %s (no sha256 in it); hashing the files again", memo)
+        return None
+    if data.get("files") != signature:
+        log.warning("ignoring the file hash memo %s (it names other files); hashing the files again", memo)
+        return None
+    return digest
 
 
 class _OrtEncoder:
@@ -639,20 +765,41 @@ class _OrtEncoder:
     def __init__(self) -> None:
         self._sessions: dict[int, Any] = {}
         self._lock = threading.Lock()
+        self._run: Path | None = None
 
     def graph_path(self) -> Path:
         """The ONNX file this encoder runs."""
         raise NotImplementedError
 
+    def optimized_cache(self) -> Path | None:
+        """Where onnxruntime's optimised copy of the graph is kept (:func:`optimized_graph`); None: no copy."""
+        return None
+
+    def run_path(self) -> Path:
+        """The file sessions load: the graph's optimised copy when there is one, else the graph."""
+        graph = self.graph_path()
+        with self._lock:
+            if self._run is None:
+                cache = self.optimized_cache()
+                self._run = (optimized_graph(graph, cache) if cache is not None else None) or graph
+            return self._run
+
     def session(self, threads: int = 1) -> Any:
         """The onnxruntime session running on ``threads`` intra-op threads (made once per count)."""
         threads = max(1, int(threads))
-        graph = self.graph_path()
+        graph, run = self.graph_path(), self.run_path()
         with self._lock:
             session = self._sessions.get(threads)
+            if session is None and run != graph:
+                try:
+                    session = _ort_session(run, threads)
+                except Exception as err:  # onnxruntime's own exception types derive from Exception only
+                    log.warning("the optimised graph %s does not load (%s); running %s", run, _short(err), graph)
+                    _discard(run.parent)
+                    self._run = graph
             if session is None:
                 session = _ort_session(graph, threads)
-                self._sessions[threads] = session
+            self._sessions[threads] = session
             return session
 
     def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
@@ -692,6 +839,8 @@ class _OrtEncoder:
             for i, row in enumerate(ids):
                 out[i] = self._forward(session, [row])[0]
         else:
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - a build's; a query runs one text
+
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="toolcat-embed") as pool:
                 for i, pooled in enumerate(pool.map(lambda row: self._forward(session, [row])[0], ids)):
                     out[i] = pooled
@@ -724,29 +873,182 @@ class _OrtEncoder:
         return np.asarray((output * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9), dtype=np.float32)
 
 
-def _ort_session(graph: Path, threads: int) -> Any:
-    """An onnxruntime CPU session over ``graph`` with ``threads`` intra-op threads."""
+#: Bumped whenever the way :func:`optimized_graph` saves a graph changes (its options, level or files).
+OPTIMIZED_VERSION = 1
+#: The folder below the models cache holding onnxruntime's optimised copies of graphs (:func:`optimized_graph`).
+OPTIMIZED_DIR = f"ort-optimized-v{OPTIMIZED_VERSION}"
+_OPTIMIZED_FILES = ("model.onnx", "model.onnx.data")
+#: onnxruntime's fused SkipLayerNormalization kernel is slower here than Add + LayerNormalization
+#: (22% of a document batch against 14%: 107 against 128 documents a second on one core)
+_DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
+
+
+def _onnxruntime() -> Any:
     try:
         import onnxruntime as ort  # noqa: PLC0415 - the default search tier's extra
     except ImportError as err:
         raise EncoderError(
             "onnxruntime is not installed", "pip install 'toolcat[search]' (or the pins in requirements-search.lock)"
         ) from err
+    return ort
+
+
+def _session_options(ort: Any, threads: int, level: Any) -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.graph_optimization_level = level
     options.log_severity_level = 3
     # a waiting pool thread sleeps instead of spinning for a core: on a shared machine spinning took the core the
     # other thread (or another process) needed, and two threads embedded 48 documents a second against 83 without
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    # onnxruntime's fused SkipLayerNormalization kernel is slower here than Add + LayerNormalization
-    # (22% of a document batch against 14%: 107 against 128 documents a second on one core)
+    return options
+
+
+def _ort_session(graph: Path, threads: int) -> Any:
+    """An onnxruntime CPU session over ``graph`` with ``threads`` intra-op threads."""
+    ort = _onnxruntime()
     return ort.InferenceSession(
-        str(graph), options, providers=["CPUExecutionProvider"], disabled_optimizers=["SkipLayerNormFusion"]
+        str(graph),
+        _session_options(ort, threads, ort.GraphOptimizationLevel.ORT_ENABLE_ALL),
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=_DISABLED_OPTIMIZERS,
     )
+
+
+def optimized_graph(graph: Path, cache: Path) -> Path | None:
+    """onnxruntime's optimised copy of ``graph`` in ``cache`` (made once), or None when it cannot be had.
+
+    Loading the 58 MB MiniLM graph took 60-65 ms of CPU in every new process: onnxruntime parsed the protobuf and
+    copied each weight out of it (its graph optimisations cost under 5 ms of that). The copy is the graph after
+    onnxruntime's hardware-independent passes (``ORT_ENABLE_EXTENDED``, the same disabled fusions), its weights
+    in a file of their own (``model.onnx.data``) that onnxruntime maps into memory instead of copying: a session
+    over it takes 13-14 ms. Sessions load it at ``ORT_ENABLE_ALL`` (the machine-specific passes still run) and
+    answer the same bytes as over ``graph`` (``tests/format/test_encoder_caches.py``).
+
+    The copy is ``<cache>/ort-optimized-v1/<graph sha256[:32]>-ort<onnxruntime version>/`` (content-addressed:
+    another graph or another onnxruntime gets another folder), holding ``model.onnx``, ``model.onnx.data`` and
+    ``manifest.json`` (the graph's sha256, onnxruntime's version, each file's size). It is written in a temporary
+    folder beside it and renamed into place whole, so a reader sees all of it or none. A folder whose manifest
+    is missing or damaged, or whose files have other sizes, is logged, removed and made again; one onnxruntime
+    cannot load is logged and removed, and the graph itself is run (:meth:`_OrtEncoder.session`). Temporary folders
+    over an hour old (a process that died while saving) are removed when a copy is made.
+    """
+    try:
+        return _optimized_copy(graph, cache)
+    except PermissionError as err:  # a read-only cache (a baked image, say): not a fault, the graph runs as before
+        log.info("no optimised copy of %s (%s); onnxruntime optimises the graph in each process", graph, _short(err))
+    except Exception as err:  # onnxruntime's own exception types derive from Exception only
+        log.warning("no optimised copy of %s (%s); onnxruntime optimises the graph in each process", graph, _short(err))
+    return None
+
+
+def _optimized_copy(graph: Path, cache: Path) -> Path:
+    """:func:`optimized_graph`'s work; raises when the copy cannot be made."""
+    ort = _onnxruntime()
+    graph_sha256 = _hash_files(graph.parent, [graph.name], cache)
+    version = str(ort.__version__)
+    folder = cache / OPTIMIZED_DIR / f"{graph_sha256[:32]}-ort{version}"
+    manifest = {"graph_sha256": graph_sha256, "onnxruntime": version}
+    if folder.exists():
+        damage = _optimized_damage(folder, manifest)
+        if damage is None:
+            return folder / _OPTIMIZED_FILES[0]
+        log.warning("ignoring the optimised graph %s (%s); making it again", folder, damage)
+        _discard(folder)
+    _save_optimized(ort, graph, folder, manifest)
+    damage = _optimized_damage(folder, manifest)
+    if damage is not None:
+        raise OSError(f"the copy just written is damaged: {damage}")
+    return folder / _OPTIMIZED_FILES[0]
+
+
+def _optimized_damage(folder: Path, manifest: dict[str, Any]) -> str | None:
+    """What is wrong with an optimised graph's folder, or None when its manifest and files are as written."""
+    try:
+        written = json.loads((folder / "manifest.json").read_bytes())
+    except FileNotFoundError:
+        return "no manifest.json"
+    except (OSError, ValueError) as err:
+        return f"manifest.json does not parse: {_short(err)}"
+    if not isinstance(written, dict) or not isinstance(written.get("files"), dict):
+        return "manifest.json is not an object with files"
+    if {k: written.get(k) for k in manifest} != manifest:
+        return "manifest.json names another graph or onnxruntime"
+    for name in _OPTIMIZED_FILES:
+        path = folder / name
+        size = path.stat().st_size if path.is_file() else None
+        if size != written["files"].get(name):
+            return f"{name} holds {size} bytes, the manifest says {written['files'].get(name)}"
+    return None
+
+
+def _save_optimized(ort: Any, graph: Path, folder: Path, manifest: dict[str, Any]) -> None:
+    """Have onnxruntime write its optimised copy of ``graph`` into a temporary folder, then rename that to ``folder``."""
+    import tempfile  # noqa: PLC0415 - 3 ms of imports (shutil, lzma) a reader that finds its caches never needs
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(folder.parent)
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{folder.name}-", dir=folder.parent))
+    try:
+        options = _session_options(ort, 1, ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
+        options.optimized_model_filepath = str(tmp / _OPTIMIZED_FILES[0])
+        options.add_session_config_entry("session.optimized_model_external_initializers_file_name", _OPTIMIZED_FILES[1])
+        options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+        ort.InferenceSession(
+            str(graph), options, providers=["CPUExecutionProvider"], disabled_optimizers=_DISABLED_OPTIMIZERS
+        )
+        sizes = {name: (tmp / name).stat().st_size for name in _OPTIMIZED_FILES}
+        (tmp / "manifest.json").write_text(json.dumps({**manifest, "files": sizes}, sort_keys=True), encoding="utf-8")
+        for name in (*_OPTIMIZED_FILES, "manifest.json"):
+            with (tmp / name).open("rb") as handle:
+                os.fsync(handle.fileno())
+        try:
+            tmp.rename(folder)
+        except OSError:
+            if not folder.is_dir():  # another process renamed its copy in first: that one is used
+                raise
+    finally:
+        _discard(tmp)
+
+
+#: A temporary or set-aside folder older than this was left by a process that died: it is removed.
+STALE_SECONDS = 3600
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the ``.tmp-*`` and ``.del-*`` folders under ``parent`` older than :data:`STALE_SECONDS` (58 MB each)."""
+    import shutil  # noqa: PLC0415 - 3 ms of imports (lzma, bz2) a reader that finds its caches never needs
+    import time  # noqa: PLC0415 - only when a copy is written
+
+    cutoff = time.time() - STALE_SECONDS
+    for entry in parent.iterdir():
+        try:
+            if entry.name.startswith((".tmp-", ".del-")) and entry.stat().st_mtime < cutoff:
+                log.info("removing %s, left by a process that stopped while writing it", entry)
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def _discard(folder: Path) -> None:
+    """Remove a folder of ours (renamed aside first, so no reader lists a half-removed one); errors are ignored."""
+    import shutil  # noqa: PLC0415 - 3 ms of imports (lzma, bz2) a reader that finds its caches never needs
+
+    if not folder.exists():
+        return
+    aside = folder.with_name(f".del-{folder.name}-{os.getpid()}-{threading.get_ident()}")
+    try:
+        folder.rename(aside)
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _short(err: BaseException) -> str:
+    return f"{type(err).__name__}: {str(err).splitlines()[0][:160] if str(err) else ''}"
 
 
 class MiniLMEncoder(_OrtEncoder):
@@ -782,9 +1084,11 @@ class MiniLMEncoder(_OrtEncoder):
         #: A low-rank adapter merged into the weights (:mod:`toolcat.engines.adapter`), or None.
         self.adapter = adapter
         #: sha256 of the weight, tokenizer and config files (and the adapter): the identity a build records.
-        self.weights_sha256 = model_sha256(self.model_dir, adapter)
+        self.weights_sha256 = model_sha256(self.model_dir, self.cache_dir, adapter)
         self.dim = self.config.hidden_size
-        self.tokenizer = WordPieceTokenizer.from_folder(self.model_dir, max_length=self.config.max_seq_length)
+        self.tokenizer = WordPieceTokenizer.from_folder(
+            self.model_dir, max_length=self.config.max_seq_length, cache=self.cache_dir
+        )
         self._graph_path: Path | None = None
 
     def graph_path(self) -> Path:
@@ -795,6 +1099,10 @@ class MiniLMEncoder(_OrtEncoder):
                     self.model_dir, self.cache_dir, self.precision, self.weights_sha256, self.adapter
                 )
             return self._graph_path
+
+    def optimized_cache(self) -> Path:
+        """The graph's optimised copy is kept beside it, in the models cache."""
+        return self.cache_dir
 
 
 #: The files that identify an ONNX model folder (with every ``*.onnx`` file in it): :func:`onnx_folder_sha256`.

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,14 @@ SKIP_DIRS = frozenset(
 
 #: A lowercase word, for term counting (task search, salient summaries).
 WORD = re.compile(r"[a-z0-9]+")
+
+
+def term_score(terms: list[str], title: str, body: str, labels: Iterable[str] = ()) -> float:
+    """How well a record matches query ``terms``: 3 per hit in its title, 2 per term among its labels, 1 per body hit."""
+    in_title = Counter(WORD.findall(title.lower()))
+    in_body = Counter(WORD.findall(body.lower()))
+    tags = {label.lower() for label in labels}
+    return sum(3.0 * in_title[term] + 2.0 * (term in tags) + 1.0 * in_body[term] for term in terms)
 
 
 def words(text: str) -> frozenset[str]:

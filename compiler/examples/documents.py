@@ -11,9 +11,7 @@ documents are the ones it links with a ``documented_by`` edge. An unknown id rai
 
 from __future__ import annotations
 
-from collections import Counter
-
-from ._shared import WORD, JSONDict
+from ._shared import WORD, JSONDict, term_score
 from .onto_store import STORE, entity, now, public, require_project, writable_project
 
 __all__ = [
@@ -100,9 +98,7 @@ def onto_document_search(args: JSONDict) -> JSONDict:
             continue
         if args.get("type") and document["type"] != args["type"]:
             continue
-        title = Counter(WORD.findall(document["title"].lower()))
-        body = Counter(WORD.findall(document["body"].lower()))
-        score = sum(3.0 * title[term] + body[term] for term in terms)
+        score = term_score(terms, document["title"], document["body"])
         if score > 0:
             scored.append((score, document["id"], document))
     scored.sort(key=lambda item: (-item[0], item[1]))

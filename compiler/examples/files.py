@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -325,73 +326,86 @@ def file_search(args: JSONDict) -> JSONDict:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _Transfer:
+    """A move or copy inside the sandbox: the existing ``source``, the ``destination``, and their names as given."""
+
+    root: Path
+    source: Path
+    destination: Path
+    src_shown: str
+    dst_shown: str
+
+    @classmethod
+    def of(cls, args: JSONDict) -> _Transfer:
+        """Both paths of ``args`` resolved inside the sandbox; FileNotFoundError unless the source exists."""
+        root = sandbox_root()
+        src_shown, dst_shown = str(args["source"]), str(args["destination"])
+        transfer = cls(
+            root, resolve_in_sandbox(src_shown, root), resolve_in_sandbox(dst_shown, root), src_shown, dst_shown
+        )
+        require_exists(transfer.source, src_shown)
+        return transfer
+
+    def may_replace(self, args: JSONDict) -> bool:
+        """Whether the destination exists and ``overwrite`` allows replacing it; FileExistsError if it does not."""
+        if not self.destination.exists():
+            return False
+        if not args.get("overwrite", False):
+            raise FileExistsError(f"{self.dst_shown!r} already exists (pass overwrite: true to replace it)")
+        return True
+
+    def answer(self, **facts: object) -> JSONDict:
+        """The handler's answer: both paths relative to the sandbox, then ``facts``."""
+        return {
+            "source": relative(self.source, self.root),
+            "destination": relative(self.destination, self.root),
+            **facts,
+        }
+
+
 def file_move(args: JSONDict) -> JSONDict:
     """``file.move``: move or rename a file or directory inside the sandbox."""
-    root = sandbox_root()
-    src_shown, dst_shown = str(args["source"]), str(args["destination"])
-    source = resolve_in_sandbox(src_shown, root)
-    destination = resolve_in_sandbox(dst_shown, root)
-    require_exists(source, src_shown)
-    if source == root:
+    move = _Transfer.of(args)
+    source, destination = move.source, move.destination
+    if source == move.root:
         raise PermissionError("refusing to move the sandbox root")
     if source == destination:
         raise ValueError("source and destination are the same path")
     if source.is_dir() and source in destination.parents:
-        raise ValueError(f"cannot move directory {src_shown!r} into itself")
-    overwritten = False
-    if destination.exists():
-        if not args.get("overwrite", False):
-            raise FileExistsError(f"{dst_shown!r} already exists (pass overwrite: true to replace it)")
+        raise ValueError(f"cannot move directory {move.src_shown!r} into itself")
+    overwritten = move.may_replace(args)
+    if overwritten:
         if destination.is_dir():
-            raise IsADirectoryError(f"refusing to overwrite directory {dst_shown!r}")
+            raise IsADirectoryError(f"refusing to overwrite directory {move.dst_shown!r}")
         destination.unlink()
-        overwritten = True
     if not destination.parent.exists():
         if not args.get("create_parents", True):
-            raise FileNotFoundError(f"parent directory of {dst_shown!r} does not exist")
+            raise FileNotFoundError(f"parent directory of {move.dst_shown!r} does not exist")
         destination.parent.mkdir(parents=True, exist_ok=True)
     kind = "directory" if source.is_dir() else "file"
     shutil.move(str(source), str(destination))
-    return {
-        "source": relative(source, root),
-        "destination": relative(destination, root),
-        "type": kind,
-        "overwritten": overwritten,
-    }
+    return move.answer(type=kind, overwritten=overwritten)
 
 
 def file_copy(args: JSONDict) -> JSONDict:
     """``file.copy``: copy a file, or a directory tree with ``recursive: true``."""
-    root = sandbox_root()
-    src_shown, dst_shown = str(args["source"]), str(args["destination"])
-    source = resolve_in_sandbox(src_shown, root)
-    destination = resolve_in_sandbox(dst_shown, root)
-    require_exists(source, src_shown)
-    if destination.exists() and not args.get("overwrite", False):
-        raise FileExistsError(f"{dst_shown!r} already exists (pass overwrite: true to replace it)")
+    copy = _Transfer.of(args)
+    source, destination = copy.source, copy.destination
+    copy.may_replace(args)
     destination.parent.mkdir(parents=True, exist_ok=True)
     if source.is_dir():
         if not args.get("recursive", False):
-            raise IsADirectoryError(f"{src_shown!r} is a directory; pass recursive: true to copy it")
+            raise IsADirectoryError(f"{copy.src_shown!r} is a directory; pass recursive: true to copy it")
         if source in destination.parents or source == destination:
-            raise ValueError(f"cannot copy directory {src_shown!r} into itself")
+            raise ValueError(f"cannot copy directory {copy.src_shown!r} into itself")
         shutil.copytree(source, destination, dirs_exist_ok=True, symlinks=True)
         files = [p for p in destination.rglob("*") if p.is_file()]
-        return {
-            "source": relative(source, root),
-            "destination": relative(destination, root),
-            "files_copied": len(files),
-            "bytes_copied": sum(p.stat().st_size for p in files),
-        }
+        return copy.answer(files_copied=len(files), bytes_copied=sum(p.stat().st_size for p in files))
     if destination.is_dir():
-        raise IsADirectoryError(f"destination {dst_shown!r} is a directory; name the target file")
+        raise IsADirectoryError(f"destination {copy.dst_shown!r} is a directory; name the target file")
     shutil.copy2(source, destination)
-    return {
-        "source": relative(source, root),
-        "destination": relative(destination, root),
-        "files_copied": 1,
-        "bytes_copied": destination.stat().st_size,
-    }
+    return copy.answer(files_copied=1, bytes_copied=destination.stat().st_size)
 
 
 def file_delete(args: JSONDict) -> JSONDict:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ._shared import WORD, JSONDict
+from ._shared import WORD, JSONDict, term_score
 from .onto_store import STORE, entity, now
 
 __all__ = [
@@ -136,12 +135,7 @@ def onto_task_search(args: JSONDict) -> JSONDict:
         if task["id"].lower() == query.lower():
             scored.append((100.0, task["id"], task))
             continue
-        title = Counter(WORD.findall(task["title"].lower()))
-        body = Counter(WORD.findall(task["description"].lower()))
-        labels = {label.lower() for label in task["labels"]}
-        score = 0.0
-        for term in terms:
-            score += 3.0 * title[term] + 2.0 * (term in labels) + 1.0 * body[term]
+        score = term_score(terms, task["title"], task["description"], task["labels"])
         if score > 0:
             scored.append((score, task["id"], task))
     scored.sort(key=lambda item: (-item[0], item[1]))
@@ -310,9 +304,7 @@ def onto_project_search(args: JSONDict) -> JSONDict:
     for project in STORE.projects.values():
         if status != "all" and project["status"] != status:
             continue
-        title = Counter(WORD.findall(f"{project['key']} {project['name']}".lower()))
-        body = Counter(WORD.findall(project["description"].lower()))
-        score = sum(3.0 * title[term] + body[term] for term in terms)
+        score = term_score(terms, f"{project['key']} {project['name']}", project["description"])
         if score > 0:
             scored.append((score, project["id"], project))
     scored.sort(key=lambda item: (-item[0], item[1]))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ._shared import JSONDict
@@ -136,6 +137,28 @@ def reset_store(seed: bool = False) -> None:
         seed_demo_data()
 
 
+#: The fields every seeded record gets the seed's time in.
+_STAMPS = ("created_at", "updated_at")
+
+
+def _seed(prefix: str, fields: str, rows: Iterable[Sequence[object]], stamp: str, **fixed: object) -> list[str]:
+    """Add one demo record per row to the table of ``prefix`` (a new id each); returns the ids in order.
+
+    ``fields`` names the record's keys in order after ``id``: ``created_at`` and ``updated_at`` get ``stamp``,
+    a key given in ``fixed`` its value, and the others the row's values, in order.
+    """
+    names = fields.split()
+    given = [name for name in names if name not in fixed and name not in _STAMPS]
+    table: dict[str, JSONDict] = getattr(STORE, ENTITY_PREFIXES[prefix] + "s")
+    ids = []
+    for row in rows:
+        values = {**dict(zip(given, row, strict=True)), **fixed, **dict.fromkeys(_STAMPS, stamp)}
+        rid = STORE.next_id(prefix)
+        table[rid] = {"id": rid, **{name: values[name] for name in names}}
+        ids.append(rid)
+    return ids
+
+
 def seed_demo_data() -> None:
     """Add the demo projects, tasks and comments the catalogue's examples refer to."""
     stamp = "2026-11-02T09:00:00+00:00"
@@ -165,20 +188,13 @@ def seed_demo_data() -> None:
             None,
         ),
     ]
-    for key, name, description, owner, status, target in projects:
-        pid = STORE.next_id("P")
-        STORE.projects[pid] = {
-            "id": pid,
-            "key": key,
-            "name": name,
-            "description": description,
-            "owner": owner,
-            "status": status,
-            "target_date": target,
-            "created_at": stamp,
-            "updated_at": stamp,
-            "archived_at": None,
-        }
+    _seed(
+        "P",
+        "key name description owner status target_date created_at updated_at archived_at",
+        projects,
+        stamp,
+        archived_at=None,
+    )
     tasks = [
         (
             "P-0001",
@@ -244,23 +260,8 @@ def seed_demo_data() -> None:
             None,
         ),
     ]
-    for project_id, title, description, status, priority, assignee, labels, due in tasks:
-        tid = STORE.next_id("T")
-        STORE.tasks[tid] = {
-            "id": tid,
-            "project_id": project_id,
-            "title": title,
-            "description": description,
-            "status": status,
-            "priority": priority,
-            "assignee": assignee,
-            "labels": labels,
-            "due_date": due,
-            "plan_id": None,
-            "milestone_id": None,
-            "created_at": stamp,
-            "updated_at": stamp,
-        }
+    task_fields = "project_id title description status priority assignee labels due_date plan_id milestone_id"
+    _seed("T", f"{task_fields} created_at updated_at", tasks, stamp, plan_id=None, milestone_id=None)
     cid = STORE.next_id("C")
     STORE.comments[cid] = {
         "id": cid,
@@ -308,19 +309,7 @@ def _seed_plans(stamp: str) -> None:
             "li.wei@acme.example",
         ),
     ]
-    for project_id, title, description, status, target, owner in goals:
-        gid = STORE.next_id("G")
-        STORE.goals[gid] = {
-            "id": gid,
-            "project_id": project_id,
-            "title": title,
-            "description": description,
-            "status": status,
-            "target_date": target,
-            "owner": owner,
-            "created_at": stamp,
-            "updated_at": stamp,
-        }
+    _seed("G", "project_id title description status target_date owner created_at updated_at", goals, stamp)
     documents = [
         (
             "P-0001",
@@ -411,18 +400,6 @@ def _seed_plans(stamp: str) -> None:
         }
 
 
-#: The descriptions of the demo risks and requirements, by id.
-_NOTES = {
-    "R-0001": "Retrying every failed capture within minutes may trip the acquirer's rate limit and fail healthy ones.",
-    "R-0002": "The acquirer changed the CSV columns twice in 2026; the nightly job would stop matching silently.",
-    "R-0003": "German and French copy was due 2026-11-20 and has not arrived; the launch date depends on it.",
-    "RQ-0001": "Counted per capture; after the last attempt the capture is marked failed and on-call is alerted.",
-    "RQ-0002": "Every retry reuses the capture's idempotency key; verified by a test that replays a timeout.",
-    "RQ-0003": "Measured from the file's arrival in the SFTP drop to the report in #payments-ops.",
-    "RQ-0004": "Checked with axe in CI and a manual screen-reader pass before launch.",
-}
-
-
 def _seed_planning(stamp: str) -> None:
     """Plans with their milestones (and the tasks filed in them), risks and requirements of the demo data."""
     plans = [
@@ -453,41 +430,28 @@ def _seed_planning(stamp: str) -> None:
             ],
         ),
     ]
-    for project_id, title, description, status, goal_id, start, end, milestones in plans:
-        plid = STORE.next_id("PL")
-        STORE.plans[plid] = {
-            "id": plid,
-            "project_id": project_id,
-            "title": title,
-            "description": description,
-            "status": status,
-            "goal_id": goal_id,
-            "start_date": start,
-            "end_date": end,
-            "created_at": stamp,
-            "updated_at": stamp,
-        }
-        for ms_title, ms_status, due in milestones:
-            mid = STORE.next_id("M")
-            STORE.milestones[mid] = {
-                "id": mid,
-                "plan_id": plid,
-                "project_id": project_id,
-                "title": ms_title,
-                "description": "",
-                "status": ms_status,
-                "due_date": due,
-                "created_at": stamp,
-                "updated_at": stamp,
-            }
+    plan_fields = "project_id title description status goal_id start_date end_date created_at updated_at"
+    plan_ids = _seed("PL", plan_fields, [plan[:-1] for plan in plans], stamp)
+    for plid, plan in zip(plan_ids, plans, strict=True):
+        milestone_fields = "plan_id project_id title description status due_date created_at updated_at"
+        _seed("M", milestone_fields, plan[-1], stamp, plan_id=plid, project_id=plan[0], description="")
     filed = {"T-0001": "M-0001", "T-0003": "M-0001", "T-0002": "M-0002", "T-0004": "M-0003", "T-0005": "M-0004"}
     for task_id, milestone_id in filed.items():
         STORE.tasks[task_id].update(milestone_id=milestone_id, plan_id=STORE.milestones[milestone_id]["plan_id"])
     risks = [
-        ("P-0001", "Acquirer rate-limits retried captures", "high", "medium", "identified", "dev.patel@acme.example"),
+        (
+            "P-0001",
+            "Acquirer rate-limits retried captures",
+            "Retrying every failed capture within minutes may trip the acquirer's rate limit and fail healthy ones.",
+            "high",
+            "medium",
+            "identified",
+            "dev.patel@acme.example",
+        ),
         (
             "P-0001",
             "Settlement file format changes without notice",
+            "The acquirer changed the CSV columns twice in 2026; the nightly job would stop matching silently.",
             "medium",
             "low",
             "identified",
@@ -496,51 +460,49 @@ def _seed_planning(stamp: str) -> None:
         (
             "P-0002",
             "Translation vendor delivers after the launch date",
+            "German and French copy was due 2026-11-20 and has not arrived; the launch date depends on it.",
             "high",
             "high",
             "occurred",
             "sam.okafor@acme.example",
         ),
     ]
-    for project_id, title, impact, likelihood, status, owner in risks:
-        rid = STORE.next_id("R")
-        STORE.risks[rid] = {
-            "id": rid,
-            "project_id": project_id,
-            "title": title,
-            "description": _NOTES.get(rid, ""),
-            "impact": impact,
-            "likelihood": likelihood,
-            "status": status,
-            "owner": owner,
-            "created_at": stamp,
-            "updated_at": stamp,
-        }
+    _seed("R", "project_id title description impact likelihood status owner created_at updated_at", risks, stamp)
     requirements = [
-        ("P-0001", "Captures are retried at most 5 times within 10 minutes", "functional", "must", "accepted"),
-        ("P-0001", "A retried capture never charges the card twice", "functional", "must", "accepted"),
+        (
+            "P-0001",
+            "Captures are retried at most 5 times within 10 minutes",
+            "Counted per capture; after the last attempt the capture is marked failed and on-call is alerted.",
+            "functional",
+            "must",
+            "accepted",
+        ),
+        (
+            "P-0001",
+            "A retried capture never charges the card twice",
+            "Every retry reuses the capture's idempotency key; verified by a test that replays a timeout.",
+            "functional",
+            "must",
+            "accepted",
+        ),
         (
             "P-0001",
             "Mismatches are reported within 2 hours of the settlement file",
+            "Measured from the file's arrival in the SFTP drop to the report in #payments-ops.",
             "non_functional",
             "should",
             "proposed",
         ),
-        ("P-0002", "Every page meets WCAG 2.2 AA", "constraint", "must", "accepted"),
+        (
+            "P-0002",
+            "Every page meets WCAG 2.2 AA",
+            "Checked with axe in CI and a manual screen-reader pass before launch.",
+            "constraint",
+            "must",
+            "accepted",
+        ),
     ]
-    for project_id, title, req_type, priority, status in requirements:
-        rqid = STORE.next_id("RQ")
-        STORE.requirements[rqid] = {
-            "id": rqid,
-            "project_id": project_id,
-            "title": title,
-            "description": _NOTES.get(rqid, ""),
-            "type": req_type,
-            "priority": priority,
-            "status": status,
-            "created_at": stamp,
-            "updated_at": stamp,
-        }
+    _seed("RQ", "project_id title description type priority status created_at updated_at", requirements, stamp)
 
 
 reset_store(seed=True)

@@ -34,77 +34,69 @@ __all__ = [
 ]
 
 
+def _choice(values: list[str], description: str) -> JSONDict:
+    """A string field that takes one of ``values`` (as ``util.schema.field_info`` lists it)."""
+    return {"type": "string", "values": values, "description": description}
+
+
 #: What ``util.schema.field_info`` answers: each entity type's fields, their type and allowed values.
 ENTITY_FIELDS: dict[str, dict[str, JSONDict]] = {
     "project": {
         "key": {"type": "string", "description": "Short uppercase key used in task references (PAY)."},
         "name": {"type": "string", "description": "Display name."},
         "owner": {"type": "string (email)", "description": "Who is accountable for the project."},
-        "status": {"type": "string", "values": ["active", "on_hold", "archived"], "description": "Lifecycle."},
+        "status": _choice(["active", "on_hold", "archived"], "Lifecycle."),
         "target_date": {"type": "date or null", "description": "Planned completion date."},
     },
     "task": {
         "title": {"type": "string", "description": "One-line title."},
-        "status": {
-            "type": "string",
-            "values": ["todo", "in_progress", "blocked", "in_review", "done", "cancelled"],
-            "description": "Workflow status; done and cancelled are closed.",
-        },
-        "priority": {"type": "string", "values": ["urgent", "high", "medium", "low"], "description": "Priority."},
+        "status": _choice(
+            ["todo", "in_progress", "blocked", "in_review", "done", "cancelled"],
+            "Workflow status; done and cancelled are closed.",
+        ),
+        "priority": _choice(["urgent", "high", "medium", "low"], "Priority."),
         "assignee": {"type": "string (email) or null", "description": "Who works on it."},
         "labels": {"type": "array of strings", "description": "Free labels."},
         "due_date": {"type": "date or null", "description": "When it is due."},
     },
     "goal": {
         "title": {"type": "string", "description": "The measurable outcome."},
-        "status": {
-            "type": "string",
-            "values": ["on_track", "at_risk", "off_track", "achieved"],
-            "description": "Health.",
-        },
+        "status": _choice(["on_track", "at_risk", "off_track", "achieved"], "Health."),
         "target_date": {"type": "date or null", "description": "When the outcome is due."},
         "owner": {"type": "string (email)", "description": "Who reports on it."},
     },
     "document": {
         "title": {"type": "string", "description": "Document title."},
-        "type": {"type": "string", "values": ["spec", "plan", "runbook", "proposal", "notes"], "description": "Kind."},
+        "type": _choice(["spec", "plan", "runbook", "proposal", "notes"], "Kind."),
         "parent_id": {"type": "string or null", "description": "The document it is filed under (a tree)."},
         "body": {"type": "string (Markdown)", "description": "The content."},
         "position": {"type": "integer", "description": "Place among the documents filed under the same parent."},
     },
     "plan": {
         "title": {"type": "string", "description": "A workstream or phase, e.g. Capture reliability Q1."},
-        "status": {"type": "string", "values": ["draft", "active", "completed"], "description": "Lifecycle."},
+        "status": _choice(["draft", "active", "completed"], "Lifecycle."),
         "goal_id": {"type": "string or null", "description": "The goal the plan serves."},
         "start_date": {"type": "date or null", "description": "When work starts."},
         "end_date": {"type": "date or null", "description": "When the plan should be done."},
     },
     "milestone": {
         "title": {"type": "string", "description": "A checkpoint of a plan."},
-        "status": {
-            "type": "string",
-            "values": ["pending", "in_progress", "completed", "missed"],
-            "description": "Progress.",
-        },
+        "status": _choice(["pending", "in_progress", "completed", "missed"], "Progress."),
         "due_date": {"type": "date or null", "description": "When it should be reached."},
         "plan_id": {"type": "string", "description": "The plan it belongs to."},
     },
     "risk": {
         "title": {"type": "string", "description": "What could go wrong."},
-        "impact": {"type": "string", "values": ["low", "medium", "high", "critical"], "description": "Damage."},
-        "likelihood": {"type": "string", "values": ["low", "medium", "high"], "description": "Chance."},
-        "status": {
-            "type": "string",
-            "values": ["identified", "mitigated", "occurred", "closed"],
-            "description": "Where it stands.",
-        },
+        "impact": _choice(["low", "medium", "high", "critical"], "Damage."),
+        "likelihood": _choice(["low", "medium", "high"], "Chance."),
+        "status": _choice(["identified", "mitigated", "occurred", "closed"], "Where it stands."),
         "owner": {"type": "string (email)", "description": "Who watches it."},
     },
     "requirement": {
         "title": {"type": "string", "description": "What must be true, stated so it can be checked."},
-        "type": {"type": "string", "values": ["functional", "non_functional", "constraint"], "description": "Kind."},
-        "priority": {"type": "string", "values": ["must", "should", "could", "wont"], "description": "MoSCoW."},
-        "status": {"type": "string", "values": ["proposed", "accepted", "met", "dropped"], "description": "State."},
+        "type": _choice(["functional", "non_functional", "constraint"], "Kind."),
+        "priority": _choice(["must", "should", "could", "wont"], "MoSCoW."),
+        "status": _choice(["proposed", "accepted", "met", "dropped"], "State."),
     },
 }
 

@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict, Unpack
 
 from ..format.names import entity_action
 
@@ -27,20 +27,23 @@ log = logging.getLogger(__name__)
 TARGET_LIMIT = 300
 
 
+class AuditFields(TypedDict):
+    """What a session says about one operation, the same for every sink: the record's fields but its stamps."""
+
+    op: str
+    target: Any
+    outcome: str
+    latency_ms: float
+    trace_id: str
+    registry_version: str
+    #: labels of a tool call (:func:`tool_labels`); names only, never a context value
+    extra: NotRequired[dict[str, Any] | None]
+
+
 class AuditSink(Protocol):
     """Where a session's audit records go: an :class:`AuditLog` file, or a host's store (``toolcat serve --state``)."""
 
-    def record(
-        self,
-        *,
-        op: str,
-        target: Any,
-        outcome: str,
-        latency_ms: float,
-        trace_id: str,
-        registry_version: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
+    def record(self, **fields: Unpack[AuditFields]) -> None:
         """Keep one record; never raises."""
         ...
 
@@ -54,29 +57,9 @@ class AuditLog:
         self._lock = threading.Lock()
         self._warned = False
 
-    def record(
-        self,
-        *,
-        op: str,
-        target: Any,
-        outcome: str,
-        latency_ms: float,
-        trace_id: str,
-        registry_version: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
+    def record(self, **fields: Unpack[AuditFields]) -> None:
         """Append one record; a write failure is logged, never raised."""
-        line = audit_line(
-            self.session_id,
-            op=op,
-            target=target,
-            outcome=outcome,
-            latency_ms=latency_ms,
-            trace_id=trace_id,
-            registry_version=registry_version,
-            extra=extra,
-        )
-        line += "\n"
+        line = audit_line(self.session_id, **fields) + "\n"
         with self._lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,33 +71,24 @@ class AuditLog:
                     self._warned = True
 
 
-def audit_line(
-    session_id: str,
-    *,
-    op: str,
-    target: Any,
-    outcome: str,
-    latency_ms: float,
-    trace_id: str,
-    registry_version: str,
-    extra: dict[str, Any] | None = None,
-) -> str:
+def audit_line(session_id: str, **fields: Unpack[AuditFields]) -> str:
     """One audit record as JSON text, the same for the log file and for serve's shared stores.
 
     ASCII JSON, so no line separator an agent sends (U+2028, NEL) can split a line; the target is cut at
     :data:`TARGET_LIMIT` characters.
     """
+    target = fields["target"]
     text = target if isinstance(target, str) else json.dumps(target, ensure_ascii=False, default=repr)
     record = {
         "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
-        "trace_id": trace_id,
+        "trace_id": fields["trace_id"],
         "session_id": session_id,
-        "op": op,
+        "op": fields["op"],
         "target": text[:TARGET_LIMIT],
-        "outcome": outcome,
-        "latency_ms": round(latency_ms, 3),
-        "registry_version": registry_version,
-        **(extra or {}),
+        "outcome": fields["outcome"],
+        "latency_ms": round(fields["latency_ms"], 3),
+        "registry_version": fields["registry_version"],
+        **(fields.get("extra") or {}),
     }
     return json.dumps(record, ensure_ascii=True, sort_keys=True, default=repr)
 

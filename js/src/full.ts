@@ -40,15 +40,24 @@ export class Catalog extends CoreCatalog {
     return alwaysLoaded(this.store);
   }
 
-  /** A dialect's discovery tools in a provider's format, as the build wrote them (``providers/<p>/<dialect>``). */
-  async dialectTools(dialect: Dialect, provider: Provider = "openai"): Promise<Json[]> {
+  /** A dialect's discovery tools in a provider's format, as the build wrote them (``providers/<p>/<dialect>``), then
+   * the pinned (always_load) tools when ``pinned`` (default: the catalogue's ``discovery.pinned``): what an MCP server
+   * lists and ``toolcat export --dialect`` writes. */
+  async dialectTools(dialect: Dialect, provider: Provider = "openai", pinned?: boolean): Promise<Json[]> {
     const providers = this.store.manifest.providers;
     const ref = isObject(providers) && isObject(providers[provider]) && isObject((providers[provider] as Json).dialects) ? ((providers[provider] as Json).dialects as Json)[dialect] : null;
     if (!isObject(ref)) {
       throw new ReaderError("UNAVAILABLE", `this build has no ${provider} definitions of the ${dialect} dialect (manifest.providers)`, { hints: ["Rebuild the catalogue with a toolcat that writes the exports stage."] });
     }
     const artifact = await this.store.fetchJson(ref);
-    return Array.isArray(artifact.tools) ? artifact.tools : [];
+    const tools: Json[] = Array.isArray(artifact.tools) ? artifact.tools : [];
+    const discovery = this.store.manifest.discovery;
+    const pin = pinned ?? (isObject(discovery) && discovery.pinned === true);
+    const count = isObject(artifact.counts) ? artifact.counts.discovery : undefined;
+    if (pin || typeof count !== "number") return tools;
+    const only = tools.length === 1 ? tools[0] : null; // Gemini: one {functionDeclarations: [...]}
+    if (isObject(only) && Array.isArray(only.functionDeclarations)) return [{ ...only, functionDeclarations: only.functionDeclarations.slice(0, count) }];
+    return tools.slice(0, count);
   }
 }
 

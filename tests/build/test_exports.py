@@ -291,7 +291,7 @@ def test_cli_export_gates_tools(example_build, tmp_path):
 
 
 def test_cli_export_dialect_and_errors(example_build, tmp_path):
-    """`--dialect gateway` gives its three tools, then the build's always-loaded ones; no build and an unknown tool are clean errors."""
+    """`--dialect gateway` gives its three tools (seed 001), the pinned ones only with --pinned; errors are clean."""
     runner = CliRunner()
     no_build = ["--build", str(tmp_path / "no-build")]  # never the working directory's build/, which may exist
     result = runner.invoke(main, ["export", "--provider", "gemini", "--dialect", "gateway", *no_build])
@@ -301,9 +301,12 @@ def test_cli_export_dialect_and_errors(example_build, tmp_path):
     assert not result.stdout.lstrip().startswith("[")
     always = [e["alias"] for e in BuildFolder(example_build).manifest.get("always_load", [])]
     assert always, "the example catalogue has always-loaded tools"
-    result = runner.invoke(
-        main, ["export", "--provider", "gemini", "--dialect", "gateway", "--build", str(example_build)]
-    )
+    gateway = ["export", "--provider", "gemini", "--dialect", "gateway", "--build", str(example_build)]
+    result = runner.invoke(main, gateway)
+    assert result.exit_code == 0
+    declarations = json.loads(result.stdout)[0]["functionDeclarations"]
+    assert [d["name"] for d in declarations] == ["tool_help", "tool_exec", "tool_batch"], "as MCP lists them"
+    result = runner.invoke(main, [*gateway, "--pinned"])
     assert result.exit_code == 0
     declarations = json.loads(result.stdout)[0]["functionDeclarations"]
     assert [d["name"] for d in declarations][:3] == ["tool_help", "tool_exec", "tool_batch"]

@@ -166,3 +166,27 @@ def test_skills_from_is_a_known_setting(tmp_path):
     assert [d.code for d in config.diagnostics] == []
     (tmp_path / "toolcat.yaml").write_text("skill_from: []\n", encoding="utf-8")
     assert [d.code for d in read_config(tmp_path).diagnostics] == ["unknown_setting"]
+
+
+def test_the_settings_file_is_read_once_under_the_source_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build with ``skills_from`` reads toolcat.yaml once (through the limited reader), and git.py takes the parsed list."""
+    from toolcat.build.sources import parse  # noqa: PLC0415 - the module whose reader is counted
+
+    repo, commit = _repo(tmp_path)
+    src = _catalogue(tmp_path, {"git": str(repo), "commit": commit, "path": "skills/", "into": "skills/community"})
+    reads: list[str] = []
+    real = parse.read_source
+
+    def counted(path: Path, limit: int, root: Path) -> bytes:
+        reads.append(Path(path).name)
+        return real(path, limit, root)
+
+    monkeypatch.setattr(parse, "read_source", counted)
+    catalog, _ = compile_catalog(src)
+    assert "task.brief_writer" in catalog.tools
+    assert reads.count("toolcat.yaml") == 1
+    source = (Path(__file__).parents[2] / "compiler" / "build" / "sources" / "git.py").read_text(encoding="utf-8")
+    assert 'toolcat.yaml"' not in source
+    assert "read_source" not in source

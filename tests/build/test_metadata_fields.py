@@ -137,13 +137,13 @@ def test_bad_task_id_is_a_located_error(tmp_path: Path) -> None:
 
 
 def test_always_load_in_manifest_api_and_exports(meta_build: Path) -> None:
-    """always_load: true lands in the manifest, Catalog.always_loaded() and every dialect export after the discovery tools."""
+    """always_load: true lands in the manifest, Catalog.always_loaded() and every --pinned dialect export, last."""
     cat = Catalog.open(meta_build)
     assert [e["tool_id"] for e in cat.manifest["always_load"]] == ["file.read"]
     assert [s["tool_id"] for s in cat.always_loaded()] == ["file.read"]
     for dialect in ("spec", "gateway", "namespaced"):
         out = CliRunner().invoke(
-            main, ["export", "--provider", "anthropic", "--dialect", dialect, "--build", str(meta_build)]
+            main, ["export", "--provider", "anthropic", "--dialect", dialect, "--pinned", "--build", str(meta_build)]
         )
         assert out.exit_code == 0, out.output
         names = [t["name"] for t in json.loads(out.stdout)]

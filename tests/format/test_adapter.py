@@ -101,13 +101,13 @@ def test_the_identity_changes_with_the_adapter_and_a_missing_one_is_named(tmp_pa
 
     folder = bundled_model_dir()
     plain = model_sha256(folder)
-    one = model_sha256(folder, _write(tmp_path / "one.safetensors", seed=1))
-    two = model_sha256(folder, _write(tmp_path / "two.safetensors", seed=2))
+    one = model_sha256(folder, adapter=_write(tmp_path / "one.safetensors", seed=1))
+    two = model_sha256(folder, adapter=_write(tmp_path / "two.safetensors", seed=2))
     assert len({plain, one, two}) == 3
     assert model_identity("minilm-onnx")[1] == plain
     assert model_identity("minilm-tools")[1] not in {plain, one, two}
     with pytest.raises(AdapterError, match=r"gone\.safetensors"):
-        model_sha256(folder, tmp_path / "gone.safetensors")
+        model_sha256(folder, adapter=tmp_path / "gone.safetensors")
 
 
 @needs_onnx

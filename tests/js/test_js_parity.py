@@ -374,18 +374,22 @@ def test_prompts_and_always_loaded_tools_agree(example, tmp_path):
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 @pytest.mark.parametrize("dialect", ["spec", "gateway", "namespaced"])
-def test_dialect_tool_definitions_are_the_cli_exports(example, provider, dialect):
-    """Catalog.dialectTools(dialect, provider) is what `toolcat export --dialect` writes for the same build."""
+@pytest.mark.parametrize("pinned", [False, True])
+def test_dialect_tool_definitions_are_the_cli_exports(example, provider, dialect, pinned):
+    """Catalog.dialectTools(dialect, provider, pinned) is what `toolcat export --dialect [--pinned]` writes."""
     url, build_dir = example
     toolcat = Path(sys.executable).parent / "toolcat"
+    flag = ["--pinned"] if pinned else []
     done = subprocess.run(
-        [str(toolcat), "export", "--provider", provider, "--dialect", dialect, "--build", str(build_dir)],
+        [str(toolcat), "export", "--provider", provider, "--dialect", dialect, *flag, "--build", str(build_dir)],
         capture_output=True,
         text=True,
         check=True,
     )
-    got = run_js(url, [["dialectTools", dialect, provider]])["answers"][0]
+    call = ["dialectTools", dialect, provider, True] if pinned else ["dialectTools", dialect, provider]
+    got = run_js(url, [call])["answers"][0]
     assert _required_sorted(got) == _required_sorted(json.loads(done.stdout))
+    assert ('"file_read"' in json.dumps(got)) is pinned, "the example's pinned tool is listed only when asked"
 
 
 def _required_sorted(value: Any) -> Any:

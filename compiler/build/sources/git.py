@@ -30,8 +30,8 @@ Every folder holding a ``SKILL.md`` under ``path`` is then checked as a local sk
 located at ``<url>@<commit12>/<file>``. The build records each entry (url, commit, path, into, the skills
 it gave) in ``manifest["sources"]["git"]``; the reader never fetches from Git.
 
-The key is read here from the raw ``toolcat.yaml`` mapping; ``compiler/build/config.py``'s
-``BuildConfig`` is expected to grow a ``skills_from`` field holding the same list.
+The settings file is read once, by :func:`toolcat.build.config.read_config` (under the source limits); this
+module takes the list as written from ``BuildConfig.skills_from`` and locates its errors with that one parse.
 """
 
 from __future__ import annotations
@@ -50,16 +50,19 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ...format import settings
 from ...format.errors import ToolcatError
 from ...format.json_paths import child_path
 from ..errors import Diagnostic, Severity
-from .limits import SourceParseError
-from .parse import MAX_SOURCE_BYTES, MappingError, Parsed, SourceFileError, parse_text, read_source
+from .kinds import CONFIG_FILES
+from .parse import Parsed
 from .skills import SkillResult, check_skill
+
+if TYPE_CHECKING:  # build/config.py imports this package's parse and kinds modules: no import at run time
+    from ..config import BuildConfig
 
 __all__ = [
     "CONFIG_KEY",
@@ -122,7 +125,7 @@ class GitSkills:
     provenance: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: The config file the entries came from (``toolcat.yaml`` or ``toolcat.yml``).
-    config: str = "toolcat.yaml"
+    config: str = CONFIG_FILES[0]
 
 
 def cache_root() -> Path:
@@ -130,14 +133,6 @@ def cache_root() -> Path:
     if configured := settings.get("TOOLCAT_GIT_CACHE"):
         return Path(configured)
     return settings.cache_home() / "git"
-
-
-def _config(src: Path) -> tuple[Parsed, str] | None:
-    for name in ("toolcat.yaml", "toolcat.yml"):
-        if os.path.lexists(src / name):
-            data = read_source(src / name, MAX_SOURCE_BYTES, src).decode("utf-8")
-            return parse_text(data, is_json=False), name
-    return None
 
 
 def _shown(url: str) -> str:
@@ -266,15 +261,11 @@ class _Entries:
         return GitSource(url, commit, path, into)
 
 
-def git_sources(src: Path, out: GitSkills) -> list[GitSource]:
-    """The checked ``skills_from`` entries of ``SRC/toolcat.yaml`` (errors go to ``out.diagnostics``)."""
-    try:
-        found = _config(src)
-    except (SourceFileError, SourceParseError, MappingError, UnicodeDecodeError):
-        return []  # the config file's own problems are reported where it is read for the build's settings
-    if found is None or not isinstance(found[0].data, dict) or found[0].data.get(CONFIG_KEY) is None:
-        return []
-    parsed, rel = found
+def git_sources(config: BuildConfig, out: GitSkills) -> list[GitSource]:
+    """The checked ``skills_from`` entries of the build's settings (errors go to ``out.diagnostics``)."""
+    if config.skills_from is None or config.parsed is None or config.file is None:
+        return []  # no entries (a settings file with errors is reported where it is read: build/config.py)
+    parsed, rel = config.parsed, config.file
     out.config = rel
     entries = _Entries(parsed, rel, out)
     raw = parsed.data[CONFIG_KEY]
@@ -595,24 +586,20 @@ def _link_error(at_file: str, link: str, json_path: str | None = None, line: int
     )
 
 
-def parsed_where(src: Path, rel: str, json_path: str) -> tuple[int | None, int | None]:
-    """Line and column of ``json_path`` in the config file (read again: only on the rare fetch failure)."""
-    try:
-        return parse_text((src / rel).read_text(encoding="utf-8"), is_json=False).where(json_path)
-    except (OSError, SourceParseError, MappingError, UnicodeDecodeError):
-        return None, None
+def load_git_skills(config: BuildConfig) -> GitSkills:
+    """Fetch (or reuse) every ``skills_from`` entry of the build's settings and check the skills it holds.
 
-
-def load_git_skills(src: Path) -> GitSkills:
-    """Fetch (or reuse) every ``skills_from`` entry of ``SRC/toolcat.yaml`` and check the skills it holds."""
+    ``config`` is :func:`toolcat.build.config.read_config`'s answer: the settings file is read once, under the
+    source limits, and its entries' lines come from that one parse.
+    """
     out = GitSkills()
-    sources = git_sources(src, out)
+    sources = git_sources(config, out)
     deadline = _Deadline(GIT_TIMEOUT_SECONDS)
     for index, source in enumerate(sources):
         fetched = checkout(source, cache_root(), deadline)
         if isinstance(fetched, str):
             at = f"$.{CONFIG_KEY}[{index}].commit"
-            line, column = parsed_where(src, out.config, at)
+            line, column = config.where(at)
             out.diagnostics.append(
                 Diagnostic(
                     Severity.ERROR,
@@ -628,7 +615,7 @@ def load_git_skills(src: Path) -> GitSkills:
             continue
         if (link := _link_in(fetched, source.path)) is not None:
             at = f"$.{CONFIG_KEY}[{index}].path"
-            out.diagnostics.append(_link_error(out.config, link, at, parsed_where(src, out.config, at)[0]))
+            out.diagnostics.append(_link_error(out.config, link, at, config.where(at)[0]))
             continue
         folders, links = _skill_folders(fetched, fetched / source.path)
         if links:

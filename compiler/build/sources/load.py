@@ -24,6 +24,7 @@ from typing import Any
 
 from ...format.canonical import sha256
 from ...format.json_paths import child_path
+from ..config import BuildConfig, read_config
 from ..errors import CatalogError, Diagnostics
 from ..progress import report
 from .git import load_git_skills
@@ -295,7 +296,7 @@ class Walk:
             yield Entry(item, rel, path, item.is_dir())
 
 
-def load(root: Path, cache: dict[str, Any] | None = None) -> Loaded:
+def load(root: Path, cache: dict[str, Any] | None = None, config: BuildConfig | None = None) -> Loaded:
     """Read and check every source under ``root``; ``cache`` maps file hash → checked result.
 
     Each entry goes to the source kind that claims it (:mod:`toolcat.build.sources.kinds`). Reports the
@@ -316,14 +317,14 @@ def load(root: Path, cache: dict[str, Any] | None = None) -> Loaded:
     for rel, result in _check_all(walk.pending).items():
         out.tool_files[rel] = result
         cache[walk.digests[rel]] = (rel, result)
-    _add_git_skills(root, out)
+    _add_git_skills(config if config is not None else read_config(root), out)
     out.nodes.sort(key=lambda n: n.path)
     return out
 
 
-def _add_git_skills(root: Path, out: Loaded) -> None:
-    """The skills ``skills_from`` pins in ``toolcat.yaml`` (:mod:`toolcat.build.sources.git`), and their nodes."""
-    fetched = load_git_skills(root)
+def _add_git_skills(config: BuildConfig, out: Loaded) -> None:
+    """The skills ``skills_from`` pins in the settings (:mod:`toolcat.build.sources.git`), and their nodes."""
+    fetched = load_git_skills(config)
     out.skills.extend(fetched.skills)
     out.diagnostics.extend(fetched.diagnostics)
     out.git_sources = fetched.provenance
