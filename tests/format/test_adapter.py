@@ -127,3 +127,31 @@ def test_the_tuned_graph_embeds_differently_and_is_cached_apart(tmp_path: Path) 
     assert not np.allclose(rows, tuned_rows, atol=1e-3)
     again = MiniLMEncoder(cache_dir=tmp_path / "again", adapter=SHIPPED)
     assert again.graph_path().read_bytes() == tuned.graph_path().read_bytes()
+
+
+@needs_onnx
+def test_a_minilm_tools_build_records_the_tuned_identity_and_a_reader_uses_it(tmp_path: Path) -> None:
+    """--embedder minilm-tools: the vectors meta records the adapted hash, and a reader loads it (a built-in spec)."""
+    import json  # noqa: PLC0415
+
+    from support import EXAMPLE_SRC  # noqa: PLC0415 - the tests' own helpers
+
+    from toolcat.build import build  # noqa: PLC0415
+    from toolcat.engines.embedding import model_identity  # noqa: PLC0415
+    from toolcat.reader.search import semantic  # noqa: PLC0415
+    from toolcat.reader.search.searcher import Searcher  # noqa: PLC0415
+
+    out = tmp_path / "build"
+    build(EXAMPLE_SRC, out, embedder="minilm-tools")
+
+    def fetch(ref: dict[str, str]) -> object:
+        return json.loads((out / ref["path"]).read_bytes())
+
+    manifest = json.loads((out / "catalog.json").read_text())["manifest"]
+    meta = json.loads((out / fetch(manifest)["vectors"]["path"]).read_text())  # type: ignore[index]
+    assert meta["model"]["spec"] == "minilm-tools"
+    assert meta["model"]["weights_sha256"] == model_identity("minilm-tools")[1] != model_identity("minilm-onnx")[1]
+    assert semantic.host_allows("minilm-tools")
+    searcher = Searcher(fetch(manifest), fetch)  # type: ignore[arg-type]
+    assert searcher.semantic_tier() is not None
+    assert searcher.rank_tools("open an issue in a repository", limit=5)
