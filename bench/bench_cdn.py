@@ -1,6 +1,7 @@
 """A cold find_tool from a CDN: round trips, requests and bytes on the wire at 10,000 and 100,000 tools.
 
     python bench/bench_cdn.py [--sizes 10000,100000] [--tiers default,lexical] [--queries 12] [--latency-ms 30]
+                              [--partition N]
     make bench-cdn
 
 For each size a generated catalogue (``gen_catalog.generate``) is built as a user builds it (``default``:
@@ -188,7 +189,8 @@ def built(n: int, tier: str, work: Path, *, fresh: bool = False) -> tuple[Path, 
         shutil.rmtree(src, ignore_errors=True)
     if not (src / "_node.yaml").is_file():
         generate(src, n)
-    out = work / f"build{n}-{tier}"
+    partition = os.environ.get("TOOLCAT_VECTOR_PARTITION", "").strip()
+    out = work / f"build{n}-{tier}{f'-p{partition}' if partition else ''}"
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     started = cpu_seconds()
@@ -222,6 +224,7 @@ def cold_find(url: str, query: str, log: HostLog) -> dict[str, Any]:
         "host_bytes": sum(size for _, _, size, _ in seen),
         "host_waves": waves(seen),
         "vector_bytes": sum(size for _, _, size, path in seen if path.startswith("vectors/")),
+        "row_bytes": sum(size for _, _, size, path in seen if path.startswith("vectors/tools.rows")),
         "wall_ms": (done - searched) * 1000,
         "open_round_trips": opened["round_trips"],
         "open_bytes": opened["bytes_downloaded"],
@@ -241,7 +244,16 @@ def measure(folder: Path, texts: list[str], latency: float) -> list[dict[str, An
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """p50 and max of each figure over the queries."""
     out: dict[str, Any] = {"queries": len(runs), "failed": sum(not r["ok"] for r in runs), "tier": runs[0]["tier"]}
-    keys = ("round_trips", "requests", "bytes", "host_requests", "host_bytes", "host_waves", "vector_bytes")
+    keys = (
+        "round_trips",
+        "requests",
+        "bytes",
+        "host_requests",
+        "host_bytes",
+        "host_waves",
+        "vector_bytes",
+        "row_bytes",
+    )
     for key in (*keys, "open_round_trips", "open_bytes", "total_round_trips", "total_bytes"):
         values = [r[key] for r in runs]
         out[key] = (statistics.median(values), max(values))
@@ -273,6 +285,7 @@ def row(label: str, n: int, s: dict[str, Any]) -> list[str]:
         pair("bytes", 1000, 1),
         pair("host_bytes", 1000, 1),
         pair("vector_bytes", 1000, 1),
+        pair("row_bytes", 1000, 1),
         pair("wall_ms"),
         f"{pair('total_round_trips')} rt, {pair('total_bytes', 1000, 1)} KB",
         verdict(n, s["round_trips"][1], s["bytes"][1] / 1000),
@@ -287,6 +300,7 @@ HEADER = [
     "KB on the wire p50 / max",
     "KB sent (host)",
     "of which vectors/ KB",
+    "of which the row table KB",
     "wall ms p50 / max",
     "open + find_tool: round trips, KB (p50 / max)",
     "find_tool's target (max over the queries)",
@@ -310,12 +324,24 @@ def main() -> None:
     )
     parser.add_argument("--queries", type=int, default=12, help="queries per size, each through a fresh reader")
     parser.add_argument("--latency-ms", type=float, default=30.0, help="each response held this long (a CDN edge)")
+    parser.add_argument(
+        "--partition",
+        default=None,
+        help="partition the tool vectors of builds of more than this many tools ($TOOLCAT_VECTOR_PARTITION)",
+    )
+    parser.add_argument(
+        "--nprobe", default="", help="clusters a partitioned build's queries read, e.g. 1,2,4 (default: the meta's)"
+    )
     parser.add_argument("--fresh", action="store_true", help="rebuild from scratch instead of reusing $TMPDIR builds")
     parser.add_argument("--work", type=Path, default=WORK, help="where the builds and their vector cache are kept")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TOOLCAT_CACHE_DIR", str(args.work / "cache"))
+    if args.partition is not None:
+        os.environ["TOOLCAT_VECTOR_PARTITION"] = args.partition
     texts = queries(args.queries)
+    from toolcat.reader.search import semantic  # noqa: PLC0415 - the tree under test (the side-by-side bench sets it)
+
     for n in (int(size) for size in args.sizes.split(",") if size.strip()):
         rows = []
         for tier in (t for t in args.tiers.split(",") if t):
@@ -323,9 +349,13 @@ def main() -> None:
             folder, cpu = built(n, tier, args.work, fresh=args.fresh)
             took = time.perf_counter() - started
             made = f"built in {took:.0f}s, CPU {cpu:.0f}s" if cpu is not None else "kept from an earlier run"
-            s = summary(measure(folder, texts, args.latency_ms / 1000))
-            failed = f", {s['failed']} FAILED" if s["failed"] else ""
-            rows.append(row(f"{tier} ({s['tier'] or 'no search'}; {made}{failed})", n, s))
+            for nprobe in [int(p) for p in args.nprobe.split(",") if p.strip()] or [None]:
+                semantic.NPROBE = nprobe
+                s = summary(measure(folder, texts, args.latency_ms / 1000))
+                failed = f", {s['failed']} FAILED" if s["failed"] else ""
+                probe = "" if nprobe is None else f", nprobe {nprobe}"
+                rows.append(row(f"{tier} ({s['tier'] or 'no search'}{probe}; {made}{failed})", n, s))
+            semantic.NPROBE = None
         print_table(
             f"### Cold find_tool from a gzip CDN, {n:,} tools ({len(texts)} queries, a fresh reader each, "
             f"{args.latency_ms:.0f} ms per response; find_tool after Catalog.open, then both)",

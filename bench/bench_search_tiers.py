@@ -217,14 +217,10 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                 variants.append((f"{tier}, hierarchy {weight}", rank(out, queries, back)[0]))
             hybrid.HIERARCHY = saved
         if tier == "ivf":
-            for nprobe in NPROBE_GRID:
+            for nprobe in NPROBE_GRID:  # the lexical candidates outside the probed clusters: their own rows
                 semantic.NPROBE = nprobe
                 variants.append((f"{tier}, nprobe {nprobe}", rank(out, queries, back)[0]))
-            semantic.EXACT_CANDIDATES = True
-            for nprobe in NPROBE_GRID:
-                semantic.NPROBE = nprobe
-                variants.append((f"{tier}, nprobe {nprobe}, lexical candidates exact", rank(out, queries, back)[0]))
-            semantic.NPROBE, semantic.EXACT_CANDIDATES = None, False
+            semantic.NPROBE = None
         for label_tier, result in variants:
             a1, a5, am = metrics(result, queries, every)
             h1, h5, hm = metrics(result, queries, held)

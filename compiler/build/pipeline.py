@@ -333,6 +333,7 @@ def _build_locked(
         "analyzer": ANALYZER_VERSION,
         "code": code_fingerprint(),
         **({"embedder": embedder} if embedder else {}),
+        **_partition_setting(),
     }
     if (
         not force
@@ -387,6 +388,14 @@ def _build_locked(
         shutil.rmtree(stage, ignore_errors=True)  # files staged past the memory budget (linked into the build)
     warnings = [d for d in diagnostics if d.severity is Severity.WARNING]
     return BuildResult(planned.registry_version, False, counts, warnings, written, time.perf_counter() - started)
+
+
+def _partition_setting() -> dict[str, int]:
+    """The vector partition threshold when one is set (it changes a big build's vectors): part of the build's settings."""
+    from .contributors.vectors import partition_min  # noqa: PLC0415 - the build side of the vectors, build only
+
+    threshold = partition_min()
+    return {} if threshold is None else {"vector_partition": threshold}
 
 
 #: The progress phase of each default contributor, by module (:mod:`toolcat.build.progress`).

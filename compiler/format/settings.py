@@ -95,8 +95,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "TOOLCAT_VECTOR_PARTITION",
         "unset",
-        "A number N: builds of more than N tools partition their tool vectors into clusters a query reads a few of"
-        ' (opt-in: it costs R@1, docs/search.md "Vectors a CDN can serve").',
+        "A number N: builds of more than N tools partition their tool vectors into clusters a query reads a few of,"
+        " with a row table for its lexical candidates (opt-in: it costs MetaTool R@5, docs/search.md"
+        ' "Vectors a CDN can serve").',
     ),
     Setting("TOOLCAT_BUILD_WORKERS", "unset", "`1`: a build never forks a worker process beside the main one."),
     Setting(

@@ -38,8 +38,8 @@ def _export(args: list[str]) -> list[dict]:
 
 @pytest.mark.parametrize("dialect", [d for d in DIALECT_NAMES if dialect_tools(d)])
 def test_dialect_export_loads_into_openai_responses_type(example_build: Path, dialect: str) -> None:
-    """`--provider openai-responses --dialect D` validates as Responses FunctionToolParams, pinned tools included."""
-    tools = _export(["--provider", OPENAI_RESPONSES, "--dialect", dialect, "--build", str(example_build)])
+    """`--provider openai-responses --dialect D --pinned` validates as Responses FunctionToolParams, pinned included."""
+    tools = _export(["--provider", OPENAI_RESPONSES, "--dialect", dialect, "--pinned", "--build", str(example_build)])
     RESPONSES.validate_python(tools)
     pinned = {e["alias"] for e in BuildFolder(example_build).manifest.get("always_load", [])}
     names = {t["name"] for t in tools}
@@ -88,7 +88,7 @@ def test_other_providers_load_into_their_sdk_types(
 ) -> None:
     """Anthropic's ToolParam and Gemini's FunctionDeclaration accept the exports, where those SDKs are installed."""
     sdk = pytest.importorskip(module, reason=f"{module} is not installed in this environment")
-    tools = _export(["--provider", provider, "--dialect", "gateway", "--build", str(example_build)])
+    tools = _export(["--provider", provider, "--dialect", "gateway", "--pinned", "--build", str(example_build)])
     items = tools[0]["functionDeclarations"] if provider == "gemini" else tools
     kind = getattr(sdk, type_name)
     adapter = TypeAdapter(list[kind]) if provider == "gemini" else TypeAdapter(list[kind], config=_STRICT)

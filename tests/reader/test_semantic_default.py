@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, write_tree
+from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, serve_folder, write_tree
 
 from toolcat.build import build
 from toolcat.engines import embedding
@@ -38,7 +38,8 @@ def _open(out: Path, patch: Patch | None = None) -> Searcher:
         data = (out / ref["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == ref["sha256"]
         obj = json.loads(data)
-        if patch is not None and str(obj.get("artifact", "")).startswith("vectors"):
+        vectors_page = obj.get("artifact") == "index_pages" and str(obj.get("folder", "")).startswith("vectors/")
+        if patch is not None and (str(obj.get("artifact", "")).startswith("vectors") or vectors_page):
             patch(obj)
         return obj
 
@@ -221,6 +222,26 @@ def _meta(change: Callable[[dict[str, Any]], None]) -> Patch:
     return patch
 
 
+def _row(change: Callable[[dict[str, Any]], None]) -> Patch:
+    """A change to each row file of a partitioned build's row table (a one-row tools shard)."""
+
+    def patch(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_shard" and obj["part"] == "tools" and obj.get("count") == 1 and "first" in obj:
+            change(obj)
+
+    return patch
+
+
+def _page(change: Callable[[dict[str, Any]], None]) -> Patch:
+    """A change to each page of a partitioned build's row table."""
+
+    def patch(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "index_pages":
+            change(obj)
+
+    return patch
+
+
 MALFORMED: dict[str, Patch] = {
     "q is not base64": _shard(lambda o: o.update(q="not base64 at all!")),
     "q too short": _shard(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
@@ -297,11 +318,46 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-3"
+    assert tier._meta["format"] == "toolcat-vectors-4"
+    assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
     assert len(tier._clusters) == min(info["nprobe"], info["clusters"]) < info["clusters"]
+    probed = {int(i) for c in tier._clusters for i in tier._clusters[c][0]}
+    assert tier._rows  # lexical candidates elsewhere: their own rows, read
+    assert not set(tier._rows) & probed
     assert answer["matches"], answer
+
+
+@needs_default
+def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
+    default_build: Path, partitioned_build: Path
+) -> None:
+    """A row read from the row table scores exactly what the unpartitioned tier scores for that tool (int4 both)."""
+    query = "read a text file"
+    whole, parts = _open(default_build), _open(partitioned_build)
+    whole.find_tool(query)
+    parts.find_tool(query)
+    tier = parts._semantic
+    exact = whole._semantic.scores("tools", query)
+    got = tier.scores("tools", query)
+    assert tier._rows
+    for doc in tier._rows:
+        assert abs(float(got[doc]) - float(exact[doc])) < 1e-5, doc
+    unread = set(range(len(got))) - set(tier._rows) - {int(i) for c in tier._clusters for i in tier._clusters[c][0]}
+    assert unread
+    assert all(float(got[doc]) == -2.0 for doc in unread)  # no candidate: below any cosine floor
+
+
+@needs_default
+def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
+    """A toolcat-vectors-3 partition (each doc's cluster in the meta) is not read: lexical answers, 'rebuild'."""
+    searcher = _open(partitioned_build, _meta(lambda o: o.update(format="toolcat-vectors-3")))
+    answer = searcher.find_tool("read a text file")
+    assert "error" not in answer, answer
+    assert answer["matches"], answer
+    assert searcher.semantic_tier() is None
+    assert "rebuild" in str(searcher._semantic.reason)
 
 
 @needs_default
@@ -325,8 +381,18 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "cluster without its node rows": _shard(lambda o: o.pop("nodes")),
     "cluster node rows cut": _shard(lambda o: o["nodes"].update(ids=o["nodes"]["ids"][:0], q="", scale=[])),
     "cluster rows too short": _shard(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
-    "assign not base64": _meta(lambda o: o["tools"]["partition"].update(assign="!!")),
-    "assign too short": _meta(lambda o: o["tools"]["partition"].update(assign="AAA=")),
+    "cluster ids repeated": _shard(lambda o: o.update(ids=[o["ids"][0]] * o["count"]) if "ids" in o else None),
+    "row of another tool": _row(lambda o: o.update(first=o["first"] + 1)),
+    "row without its node rows": _row(lambda o: o["nodes"].update(ids=[], q="", scale=[])),
+    "row too short": _row(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
+    "row ancestors garbage": _row(lambda o: o.update(ancestors="x")),
+    "row page of another folder": _page(lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "r" else None),
+    "row page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "r" else None),
+    "row table pages garbage": _meta(lambda o: o["tools"]["rows"].update(pages=[1, 2])),
+    "row directory short of pages": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "p" else None),
+    "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
+    "row table of other files": _meta(lambda o: o["tools"]["rows"].update(files=o["tools"]["rows"]["files"] + 1)),
+    "row table missing": _meta(lambda o: o["tools"].pop("rows")),
     "centroids wrong size": _meta(
         lambda o: o["tools"]["partition"]["centroids"].update(q=base64.b64encode(b"\x01" * 7).decode())
     ),
@@ -349,3 +415,31 @@ def test_malformed_partition_falls_back_to_words_and_says_why(partitioned_build:
     assert answer == expected
     reason = str(searcher._semantic.reason)
     assert "malformed" in reason, reason
+
+
+@needs_default
+def test_over_http_the_rows_come_with_the_doc_shards_and_cost_no_round_trip(
+    default_build: Path, partitioned_build: Path, tmp_path: Path
+) -> None:
+    """Over HTTP a partitioned build answers as in process, its candidates' rows fetched by path and checked, in no more rounds."""
+    from toolcat.reader import Catalog  # noqa: PLC0415 - the HTTP reader, only for this test
+
+    query = "read a text file"
+    expected = [hit["name"] for hit in _open(partitioned_build).find_tool(query)["matches"]]
+    cost = {}
+    for name, folder in (("whole", default_build), ("parts", partitioned_build)):
+        seen: list[str] = []
+        with serve_folder(folder, seen) as url:
+            catalog = Catalog.open(url, cache_dir=tmp_path / name)
+            opened = catalog.stats()["round_trips"]
+            seen.clear()
+            answer = catalog.find_tool(query)
+            cost[name] = catalog.stats()["round_trips"] - opened
+        assert answer["ok"], answer
+        assert catalog.stats()["search_tier"].startswith("hybrid"), catalog.stats()["search_tier"]
+        if name == "parts":
+            assert [hit["name"] for hit in answer["matches"]] == expected
+            rows = [path for path in seen if path.startswith("vectors/tools.rows.")]
+            assert rows, "the lexical candidates' rows came over HTTP"
+            assert len(seen) == len(set(seen)), "each file once"
+    assert cost["parts"] <= cost["whole"], cost

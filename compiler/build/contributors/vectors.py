@@ -18,6 +18,7 @@ import base64
 import contextlib
 import hashlib
 import logging
+import math
 import os
 import threading
 import time
@@ -35,6 +36,8 @@ from ...engines.embedding import (
     load_embedder,
 )
 from ...format import settings
+from ...format.canonical import dumps
+from ...format.canonical import sha256 as sha256_hex
 from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
@@ -46,12 +49,15 @@ log = logging.getLogger(__name__)
 
 SHARD_ROWS = 1024
 VECTORS_FORMAT = "toolcat-vectors-2"
-#: The format of a build whose tool vectors are partitioned (:func:`partition`): one shard per cluster.
-PARTITIONED_FORMAT = "toolcat-vectors-3"
+#: The format of a build whose tool vectors are partitioned (:func:`_write_partitioned`): one shard per cluster, and
+#: each tool's row again in a paged table of one file a tool (``rows``), so a lexical candidate of a cluster the query
+#: did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
+#: meta instead and scored such a candidate by its cluster's centroid.)
+PARTITIONED_FORMAT = "toolcat-vectors-4"
 #: Catalogues with more tools than this have their tool vectors partitioned into clusters (docs/search.md,
 #: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole (0 partitions every build). None (the
 #: default) takes ``$TOOLCAT_VECTOR_PARTITION``, and partitions nothing when it is unset: partitioning is opt-in,
-#: because it lost R@1 on the labelled sets (0.02-0.04 at the nprobe that fits the CDN budget).
+#: because it fails the quality gate on MetaTool (R@5 -0.013, -0.018 held out, at nprobe 4; the other sets equal).
 PARTITION_MIN: int | None = None
 
 
@@ -477,14 +483,99 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
     return np.asarray((unit @ centroids.T).argmax(axis=1), dtype=np.int64)
 
 
+#: The row table's page size: about sqrt(tools / ROW_PAGE_DIVISOR) row files a page, within these bounds. A query
+#: reads one page per lexical candidate it needs a row of (the candidates are spread over the doc ids) and the
+#: meta holds one ref a page, so the page size balances the two (docs/search.md, "Vectors a CDN can serve").
+ROW_PAGE_MIN, ROW_PAGE_MAX, ROW_PAGE_DIVISOR = 16, 128, 16
+
+
+def row_page_size(n_docs: int) -> int:
+    """Row files per page of the row table of a partitioned build of ``n_docs`` tools."""
+    return max(ROW_PAGE_MIN, min(ROW_PAGE_MAX, round(math.sqrt(n_docs / ROW_PAGE_DIVISOR))))
+
+
+def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
+    """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
+
+    ``<folder>/r<doc>.json``; the folder is named by the hash of every file's hash, and pages (``index_pages``,
+    the index's paged-table layout) hold the files' sha256 and size; one more page, the directory, holds the
+    pages' (the meta's ``pages`` is its ref). A reader fetches a row file by path together with its page and the
+    directory, in one round, and checks each against the one above before use
+    (:meth:`toolcat.reader.store.Store.prefetch`).
+    """
+    dim = rows.shape[1]
+    width = (dim + 1) // 2
+    packed, scales = quantize(rows)
+    node_packed, node_scales = quantize(node_rows) if len(node_rows) else (b"", [])
+    files = []
+    for doc in range(len(rows)):
+        nodes = sorted(set(ancestors[doc]))
+        body: dict[str, Any] = {
+            "artifact": "vectors_shard",
+            "part": "tools",
+            "first": doc,
+            "count": 1,
+            "q": base64.b64encode(packed[doc * width : (doc + 1) * width]).decode("ascii"),
+            "scale": [scales[doc]],
+            "ancestors": [ancestors[doc]],
+            "nodes": {
+                "ids": nodes,
+                "q": base64.b64encode(b"".join(node_packed[i * width : (i + 1) * width] for i in nodes)).decode(),
+                "scale": [node_scales[i] for i in nodes],
+            },
+        }
+        files.append(dumps(body))
+    digests = [sha256_hex(data) for data in files]
+    folder = f"vectors/tools.rows.{sha256_hex(''.join(digests).encode())[:16]}"
+    for doc, data in enumerate(files):
+        artifacts.files[f"{folder}/r{doc}.json"] = data
+    per_page = row_page_size(len(files))
+    pages = []
+    for first in range(0, len(files), per_page):
+        page = {
+            "artifact": "index_pages",
+            "part": "tools",
+            "folder": folder,
+            "prefix": "r",
+            "first": first,
+            "files": [[digest, len(data)] for digest, data in zip(digests, files, strict=True)][
+                first : first + per_page
+            ],
+        }
+        pages.append(dumps(page))
+    # the pages' own hashes in one more page (the directory): the meta holds its ref alone, so a query that needs
+    # no row pays nothing for the table, and one that does fetches the directory, its pages and rows in one round
+    page_digests = [sha256_hex(data) for data in pages]
+    page_folder = f"vectors/tools.rowpages.{sha256_hex(''.join(page_digests).encode())[:16]}"
+    for number, data in enumerate(pages):
+        artifacts.files[f"{page_folder}/p{number}.json"] = data
+    directory = {
+        "artifact": "index_pages",
+        "part": "tools",
+        "folder": page_folder,
+        "prefix": "p",
+        "first": 0,
+        "files": [[digest, len(data)] for digest, data in zip(page_digests, pages, strict=True)],
+    }
+    return {
+        "folder": folder,
+        "prefix": "r",
+        "files": len(files),
+        "per_page": per_page,
+        "max_bytes": max((len(data) for data in files), default=0),
+        "page_folder": page_folder,
+        "page_max_bytes": max((len(data) for data in pages), default=0),
+        "pages": artifacts.add_json("vectors", "tools.rowpages", directory),
+    }
+
+
 def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
-    """The tools part as one shard per cluster (doc ids listed), with the centroids and each doc's cluster in the meta.
+    """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
     The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
-    nearest in direction, and a document of a cluster it did not read is scored by its centroid's dot product
-    with the query (the mean cosine of the cluster's members). Each cluster shard carries the rows of its tools'
-    ancestor nodes too (the hierarchy term), so a query reads no node shard. Each doc's cluster is one byte
-    (two past 256 clusters), little-endian.
+    nearest in direction. Each cluster shard carries the rows of its tools' ancestor nodes too (the hierarchy
+    term), so a query reads no node shard. A lexical candidate outside the probed clusters is scored by its own
+    row, from the row table (:func:`_write_rows`), fetched with the candidates' doc shards.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
@@ -525,8 +616,8 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "clusters": k,
             "nprobe": min(NPROBE, k),
             "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
-            "assign": base64.b64encode(assign.astype("u1" if k <= 256 else "<u2").tobytes()).decode("ascii"),
         },
+        "rows": _write_rows(artifacts, rows, ancestors, node_rows),
     }
 
 

@@ -217,7 +217,8 @@ class IndexReader:
 
     def _prefetch(self, refs: list[dict[str, Any] | None]) -> None:
         if self._prefetch_fn is not None:
-            missing = [ref for ref in refs if isinstance(ref, dict) and ref.get("sha256") not in self._cache]
+            wanted = {str(r.get("sha256") or r.get("path")): r for r in refs if isinstance(r, dict)}  # each file once
+            missing = [ref for ref in wanted.values() if ref.get("sha256") not in self._cache]
             if len(missing) > 1:
                 self._prefetch_fn(missing)
 
@@ -245,6 +246,10 @@ class IndexReader:
             unknown_grams = [gram for word in unknown for gram in word_ngrams(word)]
             refs = [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in unknown_grams]
             self._prefetch([*self._pending_pages, *refs])
+            for gram in dict.fromkeys(unknown_grams):  # read what came by path now: a later call fetches none again
+                ref = self._shard_ref(part, spaces["chars"], gram)
+                if ref is not None:
+                    self._fetch(ref)
 
     def _docs(self, part_name: str, hits: list[tuple[int, float, list[str]]]) -> list[dict[str, Any]]:
         """The stored documents of ``hits``, in order (over HTTP their doc shards are fetched together)."""

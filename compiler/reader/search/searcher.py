@@ -140,8 +140,17 @@ class Searcher(IndexReader):
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         try:
-            if part_name == "tools":
-                tier.read_clusters_of([doc for doc, _, _ in lexical])
+            if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
+                refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
+                if refs:
+                    guess = tier.head_guess(query, lexical, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+                    part = self._part("tools")
+                    self._pending_pages = []
+                    doc_refs = [self._doc_ref(part, doc, fetch_page=False) for doc in guess]
+                    self._prefetch([*refs, *self._pending_pages, *doc_refs])
+                    for doc in guess:  # read now: their files were fetched by path, and are checked here
+                        self._doc(part, doc)
+                tier.read_rows(query)
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")

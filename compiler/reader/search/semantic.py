@@ -28,6 +28,7 @@ from typing import Any
 
 from ...format import settings
 from ...format.envelope import ReaderError
+from ...format.refs import page_refs
 from . import hybrid
 
 log = logging.getLogger(__name__)
@@ -41,9 +42,10 @@ MAX_ANCESTORS = 32
 VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
 #: The clusters a query of a partitioned build reads; None reads what the build's meta says (its ``nprobe``).
 NPROBE: int | None = None
-#: A partitioned build: also fetch the clusters of the lexical candidates outside the probed ones (one more round
-#: trip, in one concurrent fetch) and score them exactly, instead of by their centroid. Off: measured only.
-EXACT_CANDIDATES = False
+#: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
+MAX_ROWS = 4096
+#: The partitioned format this reader reads (``toolcat-vectors-4``: clusters, centroids and a row table).
+PARTITIONED_FORMAT = "toolcat-vectors-4"
 
 
 def allow_embedders(*specs: str) -> None:
@@ -81,10 +83,18 @@ class SemanticTier:
         self._matrices: dict[str, Any] = {}
         self._queries: dict[str, Any] = {}
         self._ancestors: list[list[int]] | None = None
-        #: A partitioned build's (centroids, each doc's cluster, nprobe), read from the meta (:meth:`_check_partition`).
-        self._partition: tuple[Any, Any, int] | None = None
+        #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
+        self._partition: tuple[Any, int, dict[str, Any]] | None = None
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
+        #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
+        self._scored: tuple[str, set[int]] = ("", set())
+        #: The row table's directory (the page listing its pages), once read.
+        self._directory: dict[str, Any] | None = None
+        #: The row table's pages read so far (page number -> page).
+        self._pages: dict[int, dict[str, Any]] = {}
+        #: Single rows read from a partitioned build's row table: doc id -> (float32 row, ancestors, (node ids, rows)).
+        self._rows: dict[int, tuple[Any, list[int], tuple[Any, Any]]] = {}
 
     def available(self) -> bool:
         """Whether the tier can answer; when not, :attr:`reason` says why (checked once)."""
@@ -108,7 +118,7 @@ class SemanticTier:
         try:
             meta = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
-            return self._check_meta(meta)
+            return _old_partition(meta) or self._check_meta(meta)
         except ReaderError as err:
             return f"the build's vectors meta could not be read ({err.code}: {err.message})"
         except VECTOR_ERRORS as err:
@@ -154,13 +164,11 @@ class SemanticTier:
         return None
 
     @staticmethod
-    def _check_partition(meta: dict[str, Any], dtype: str) -> tuple[Any, Any, int]:
-        """(centroids, each doc's cluster, nprobe) of a partitioned tools part.
+    def _check_partition(meta: dict[str, Any], dtype: str) -> tuple[Any, int, dict[str, Any]]:
+        """(centroids, nprobe, row table) of a partitioned tools part.
 
         Raises ValueError (or another of :data:`VECTOR_ERRORS`) when the partition is not what a build writes.
         """
-        import numpy as np  # noqa: PLC0415 - numpy, lazily
-
         from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
         del dtype
@@ -173,17 +181,18 @@ class SemanticTier:
         centroids = dequantize(base64.b64decode(cents["q"], validate=True), cents["scale"], dim, str(cents["dtype"]))
         if centroids.shape != (k, dim):
             raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
-        width = "u1" if k <= 256 else "<u2"
-        assign = np.frombuffer(base64.b64decode(info["assign"], validate=True), dtype=width).astype(np.int64)
-        if len(assign) != n_docs or (len(assign) and int(assign.max()) >= k):
-            raise ValueError(f"the cluster of {len(assign)} tools for {n_docs}, or a cluster past {k - 1}")
         clusters = [int(shard["cluster"]) for shard in part["shards"]]
         counts = [int(shard["count"]) for shard in part["shards"]]
-        if clusters != list(range(k)) or counts != np.bincount(assign, minlength=k).tolist():
+        if clusters != list(range(k)) or min(counts) < 0 or sum(counts) != n_docs:
             raise ValueError("the cluster shards do not match the partition (one shard a cluster, in order)")
         for shard in part["shards"]:
             dict(shard["ref"])
-        return centroids, assign, nprobe
+        table = dict(part["rows"])
+        files, per_page = int(table["files"]), int(table["per_page"])
+        if files != n_docs or per_page < 1 or int(table["max_bytes"]) < 0 or int(table["page_max_bytes"]) < 0:
+            raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
+        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(dict(table["pages"])["sha256"])
+        return centroids, nprobe, table
 
     @property
     def kind(self) -> str:
@@ -258,7 +267,7 @@ class SemanticTier:
 
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
-        centroids, _, nprobe = self._partition
+        centroids, nprobe, _ = self._partition
         key = "unit_centroids"
         if key not in self._matrices:
             lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
@@ -309,33 +318,167 @@ class SemanticTier:
                 or not needed <= set(node_ids.tolist())
             ):
                 raise ValueError(f"vector shard {shard['ref'].get('path')} lacks its tools' ancestor node rows")
+            n_docs = int(self._meta["tools"]["n_docs"])
             if (
                 int(data["cluster"]) != cluster
                 or block.shape != (count, dim)
                 or len(ids) != count
                 or (ancestors and len(ancestors) != count)
-                or (count and (int(ids.min()) < 0 or int(ids.max()) >= len(self._partition[1])))
-                or not bool((self._partition[1][ids] == cluster).all())
+                or (count and (int(ids.min()) < 0 or int(ids.max()) >= n_docs))
+                or len(np.unique(ids)) != count
             ):
                 raise ValueError(f"vector shard {shard['ref'].get('path')} is not cluster {cluster} of the partition")
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
-    def read_clusters_of(self, docs: list[int]) -> None:
-        """Fetch (in one concurrent round) the clusters of ``docs`` not read yet (:data:`EXACT_CANDIDATES`)."""
-        if self._partition is None or not EXACT_CANDIDATES:
+    def read_rows_of(self, query: str, docs: list[int]) -> None:
+        """Fetch (in one concurrent round) and read the rows of ``docs`` outside the probed clusters (:meth:`row_refs`)."""
+        refs = self.row_refs(query, docs)
+        if self._prefetch is not None and refs:
+            self._prefetch(refs)
+        self.read_rows(query)
+
+    def row_refs(self, query: str, docs: list[int]) -> list[dict[str, Any]]:
+        """The files to fetch for the rows of ``docs`` (a query's lexical candidates) outside the probed clusters.
+
+        A partitioned build only (else none). Each row is a file of the build's row table, fetched by path together
+        with its page (when that page was not read yet) and checked against the page's sha256 before use
+        (:meth:`read_rows`); it then gets its exact cosine (:meth:`_partitioned_scores`). A doc of a probed cluster
+        needs none.
+        """
+        if self._partition is None:
+            return []
+        table = self._partition[2]
+        n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
+        probed = {int(i) for c in self.probe(query) for i in self._cluster(c)[0]}
+        needed = {int(d) for d in docs if 0 <= int(d) < n_docs} - probed
+        self._scored = (query, needed)
+        wanted = sorted(needed - set(self._rows))
+        if len(self._rows) + len(wanted) > MAX_ROWS:
+            self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
+        directory = self._directory
+        refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
+        for number in sorted({doc // per_page for doc in wanted} - set(self._pages)):
+            if directory is None:  # fetched by path with the directory, checked against it when read
+                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+            else:
+                refs.append(page_refs(directory)[number])
+        for doc in wanted:
+            page = self._pages.get(doc // per_page)
+            if page is None:
+                refs.append({"path": f"{table['folder']}/{table['prefix']}{doc}.json", "max_bytes": table["max_bytes"]})
+            else:
+                refs.append(page_refs(page)[doc - int(page["first"])])
+        return refs
+
+    def read_rows(self, query: str) -> None:
+        """Read the rows :meth:`row_refs` named for ``query`` (fetched by then, or fetched one by one here)."""
+        if self._partition is None or self._scored[0] != query:
             return
-        assign = self._partition[1]
-        wanted = sorted({int(assign[d]) for d in docs if 0 <= d < len(assign)} - set(self._clusters))
-        if self._prefetch is not None and wanted:
-            self._prefetch([self._meta["tools"]["shards"][c]["ref"] for c in wanted])
-        for cluster in wanted:
-            self._cluster(cluster)
+        for doc in sorted(self._scored[1] - set(self._rows)):
+            self._rows[doc] = self._row(doc)
+
+    def head_guess(
+        self,
+        query: str,
+        lexical: list[tuple[int, float, list[str]]],
+        depth: int,
+        allowed: Callable[[int], bool] | None,
+        params: tuple[float, float, float, float],
+    ) -> list[int]:
+        """The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read.
+
+        The union of the top ``depth`` with those candidates' cosines unknown (none) and with each at the best
+        probed cosine: a searcher fetches their doc shards in the same round as the rows (:meth:`row_refs`), so an
+        answer costs no round more; a doc it missed is fetched after.
+        """
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            return []
+        known = self._partitioned_scores(query)
+        pool = self.pool("tools", query, known)
+        guesses: list[int] = []
+        for fill in (None, float(known.max()) if len(known) else 0.0):
+            cosines = known
+            if fill is not None:
+                cosines = known.copy()
+                unknown = np.asarray([doc for doc, _, _ in lexical if known[doc] == -2.0], dtype=np.int64)
+                cosines[unknown] = fill
+            guesses += [doc for doc, _, _ in hybrid.fuse(lexical, cosines, depth, allowed, params, pool)]
+        return list(dict.fromkeys(guesses))
+
+    def _read_directory(self) -> dict[str, Any]:
+        """The row table's directory: the page that lists its pages (read once)."""
+        if self._directory is None:
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
+            table = self._partition[2]
+            ref = table["pages"]
+            directory = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            if (
+                int(directory["first"]) != 0
+                or directory.get("folder") != table["page_folder"]
+                or len(directory["files"]) != -(-int(table["files"]) // int(table["per_page"]))
+            ):
+                raise ValueError(f"the row table's directory {ref.get('path')} does not list its pages")
+            self._directory = directory
+        return self._directory
+
+    def _page(self, number: int) -> dict[str, Any]:
+        """Page ``number`` of the row table (checked: it lists its files in the table's folder, from its first)."""
+        if number not in self._pages:
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
+            table = self._partition[2]
+            ref = page_refs(self._read_directory())[number]
+            page = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            per_page, files = int(table["per_page"]), int(table["files"])
+            if (
+                page.get("folder") != table["folder"]
+                or page.get("prefix") != table["prefix"]
+                or int(page["first"]) != number * per_page
+                or len(page["files"]) != min(per_page, files - number * per_page)
+            ):
+                raise ValueError(f"row page {ref.get('path')} is not page {number} of the row table")
+            self._pages[number] = page
+        return self._pages[number]
+
+    def _row(self, doc: int) -> tuple[Any, list[int], tuple[Any, Any]]:
+        """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its file in the row table."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        page = self._page(doc // int(self._partition[2]["per_page"]))
+        ref = page_refs(page)[doc - int(page["first"])]
+        data = self._fetch_json(ref)
+        self.bytes_read += int(ref.get("bytes", 0))
+        dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
+        row = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+        ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
+        nodes = data["nodes"]
+        node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
+        node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+        if (
+            (int(data["first"]), int(data["count"])) != (doc, 1)
+            or row.shape != (1, dim)
+            or node_block.shape != (len(node_ids), dim)
+            or (len(node_ids) and (int(node_ids.min()) < 0 or int(node_ids.max()) >= n_nodes))
+            or not set(ancestors) <= set(node_ids.tolist())
+        ):
+            raise ValueError(f"row file {ref.get('path')} is not tool {doc}'s row with its ancestor nodes")
+        return row[0], ancestors, (node_ids, node_block)
 
     def _partitioned_scores(self, query: str) -> Any:
-        """Every tool's cosine in a partitioned build.
+        """Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2.
 
-        Exact (with the hierarchy term) in the probed clusters; elsewhere the dot product of the query with the tool's cluster centroid (its members' mean cosine).
+        The rows read are the probed clusters' and the lexical candidates' (:meth:`read_rows_of`); a tool with
+        neither is no candidate of the fusion, whose cosine floor counts -2 as none.
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -343,23 +486,24 @@ class SemanticTier:
 
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
-        centroids, assign, _ = self._partition
         vector = self.query_vector(query)
-        out = np.einsum("ij,j->i", centroids, vector)[assign].astype(np.float32)
-        chosen = set(self.probe(query)) | (set(self._clusters) if EXACT_CANDIDATES else set())
-        probed = [self._cluster(c) for c in sorted(chosen)]
-        if not probed:
+        out = np.full(int(self._meta["tools"]["n_docs"]), -2.0, dtype=np.float32)
+        probed = [self._cluster(c) for c in self.probe(query)]
+        singles = sorted(self._scored[1] & set(self._rows)) if self._scored[0] == query else []
+        ids = np.concatenate([*(p[0] for p in probed), np.asarray(singles, dtype=np.int64)])
+        rows = [p[1] for p in probed] + ([np.stack([self._rows[d][0] for d in singles])] if singles else [])
+        if not len(ids):
             return out
-        ids = np.concatenate([p[0] for p in probed])
-        exact = np.einsum("ij,j->i", np.concatenate([p[1] for p in probed]), vector).astype(np.float32)
-        ancestors = [row for p in probed for row in p[2]]
+        exact = np.einsum("ij,j->i", np.concatenate(rows), vector).astype(np.float32)
+        ancestors = [row for p in probed for row in p[2]] + [self._rows[d][1] for d in singles]
         if hybrid.HIERARCHY and len(ancestors) == len(ids):
             n_nodes = int(self._meta["nodes"]["n_docs"])
-            nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the probed tools' ancestors, from their shards
-            for node_ids, node_block in (p[3] for p in probed):
-                nodes[node_ids] = np.einsum("ij,j->i", node_block, vector)
-            paths, rows = distinct_paths(ancestor_index(ancestors, n_nodes))
-            exact = with_ancestors(exact, nodes, paths, hybrid.HIERARCHY, rows)
+            nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the scored tools' ancestors, from their files
+            for node_ids, node_block in [*(p[3] for p in probed), *(self._rows[d][2] for d in singles)]:
+                if len(node_ids):
+                    nodes[node_ids] = np.einsum("ij,j->i", node_block, vector)
+            paths, index = distinct_paths(ancestor_index(ancestors, n_nodes))
+            exact = with_ancestors(exact, nodes, paths, hybrid.HIERARCHY, index)
         out[ids] = exact
         return out
 
@@ -402,6 +546,16 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def _old_partition(meta: dict[str, Any]) -> str | None:
+    """Why the tier cannot read a partition of another format than :data:`PARTITIONED_FORMAT` (None: not one)."""
+    if "partition" not in meta["tools"] or meta.get("format") == PARTITIONED_FORMAT:
+        return None
+    return (
+        f"the build's tool vectors are partitioned in format {meta.get('format')!r}, which this reader does not read"
+        f" (it reads {PARTITIONED_FORMAT}); rebuild the catalogue"
+    )
 
 
 def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
