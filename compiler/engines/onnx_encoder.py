@@ -121,12 +121,19 @@ def default_cache_dir() -> Path:
     return settings.cache_home() / "models"
 
 
-def model_sha256(folder: Path, cache: Path | None = None) -> str:
+def model_sha256(folder: Path, cache: Path | None = None, adapter: Path | None = None) -> str:
     """sha256 over the model's identity files (each name, a NUL, then its bytes), in name order.
 
-    Remembered by the files' stat in ``cache`` (the models cache; :func:`_hash_files`).
+    Remembered by the files' stat in ``cache`` (the models cache; :func:`_hash_files`). With an ``adapter``
+    (:mod:`toolcat.engines.adapter`), the sha256 of that hash and the adapter file's, so a model with an adapter
+    never shares vectors or a cached graph with the model without it (or with another one).
     """
-    return _hash_files(folder, _IDENTITY_FILES, cache)
+    base = _hash_files(folder, _IDENTITY_FILES, cache)
+    if adapter is None:
+        return base
+    from .adapter import adapter_sha256  # noqa: PLC0415 - only a tuned model needs it
+
+    return hashlib.sha256(f"{base}\0adapter\0{adapter_sha256(adapter)}".encode()).hexdigest()
 
 
 def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
@@ -466,16 +473,23 @@ def _atomic_write(target: Path, data: bytes) -> None:
         raise
 
 
-def ensure_graph(folder: Path, cache: Path, precision: Precision, sha256: str | None = None) -> Path:
+def ensure_graph(
+    folder: Path, cache: Path, precision: Precision, sha256: str | None = None, adapter: Path | None = None
+) -> Path:
     """The cached ONNX graph of the model in ``folder`` at ``precision``, built when absent.
 
     The file is ``<cache>/minilm-onnx-v<GRAPH_VERSION>-<sha256[:16]>/model.<precision>.onnx``, keyed by the sha256
-    of the model's files (:func:`model_sha256`) and by the builder's version.
+    of the model's files (:func:`model_sha256`, the ``adapter``'s included) and by the builder's version. An
+    ``adapter`` is merged into the safetensors weights before the graph is written (:func:`toolcat.engines.adapter.merge`).
     """
-    sha256 = sha256 or model_sha256(folder)
+    sha256 = sha256 or model_sha256(folder, adapter=adapter)
     target = cache / f"minilm-onnx-v{GRAPH_VERSION}-{sha256[:16]}" / f"model.{precision}.onnx"
     if not target.is_file():
         weights = read_safetensors(folder / "model.safetensors")
+        if adapter is not None:
+            from .adapter import merge  # noqa: PLC0415 - only a tuned model needs it
+
+            weights = merge(weights, adapter)
         _atomic_write(target, build_bert_onnx(weights, BertConfig.from_folder(folder), precision=precision))
     return target
 
@@ -1046,6 +1060,8 @@ class MiniLMEncoder(_OrtEncoder):
         cache_dir: where built graphs are kept (:func:`default_cache_dir` by default).
         precision: ``"int8"`` (default: weights quantized, 2-3x faster) or ``"float32"`` (sentence-transformers'
             vectors to a cosine above 0.99999).
+        adapter: a low-rank adapter file merged into the weights before the graph is written
+            (:mod:`toolcat.engines.adapter`; ``--embedder minilm-tools`` names the shipped one).
 
     One instance is safe to share between threads; onnxruntime sessions are made lazily, one per thread count.
     """
@@ -1056,6 +1072,7 @@ class MiniLMEncoder(_OrtEncoder):
         *,
         cache_dir: Path | str | None = None,
         precision: Precision = "int8",
+        adapter: Path | None = None,
     ) -> None:
         super().__init__()
         if precision not in ("int8", "float32"):
@@ -1064,8 +1081,10 @@ class MiniLMEncoder(_OrtEncoder):
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.precision: Precision = precision
         self.config = BertConfig.from_folder(self.model_dir)
-        #: sha256 of the weight, tokenizer and config files: the identity a build records for its vectors.
-        self.weights_sha256 = model_sha256(self.model_dir, self.cache_dir)
+        #: A low-rank adapter merged into the weights (:mod:`toolcat.engines.adapter`), or None.
+        self.adapter = adapter
+        #: sha256 of the weight, tokenizer and config files (and the adapter): the identity a build records.
+        self.weights_sha256 = model_sha256(self.model_dir, self.cache_dir, adapter)
         self.dim = self.config.hidden_size
         self.tokenizer = WordPieceTokenizer.from_folder(
             self.model_dir, max_length=self.config.max_seq_length, cache=self.cache_dir
@@ -1076,7 +1095,9 @@ class MiniLMEncoder(_OrtEncoder):
         """The ONNX file this encoder runs, built into the cache folder on first call."""
         with self._lock:
             if self._graph_path is None:
-                self._graph_path = ensure_graph(self.model_dir, self.cache_dir, self.precision, self.weights_sha256)
+                self._graph_path = ensure_graph(
+                    self.model_dir, self.cache_dir, self.precision, self.weights_sha256, self.adapter
+                )
             return self._graph_path
 
     def optimized_cache(self) -> Path:

