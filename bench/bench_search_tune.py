@@ -36,21 +36,24 @@ from toolcat.reader.search.ranking import IndexReader  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
 
 GRID = {
-    "weak": (0.5, 0.6, 0.7, 0.8),
-    "strong": (0.4, 0.5, 0.6, 0.7, 0.8),
+    "weak": (0.5, 0.6, 0.7, 0.8, 0.9),
+    "strong": (0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
     "gate": (0.15, 0.25),
     "floor": (0.1, 0.2),
 }
 
 
+EMBEDDER = ["minilm-onnx"]
+
+
 def prepare(name: str, tmp: Path) -> dict[str, Any]:
-    """One set built with the default embedder: queries, labels, each query's lexical top 50 and cosines."""
+    """One set built with ``--embedder`` (the default's): queries, labels, each query's lexical top 50 and cosines."""
     maker, sample = SETS[name]
     back, queries = maker(tmp / f"{name}-src")
     if sample is not None and len(queries) > sample:
         queries = random.Random(0).sample(queries, sample)
     out = tmp / f"{name}-build"
-    build(tmp / f"{name}-src", out, embedder="minilm-onnx")
+    build(tmp / f"{name}-src", out, embedder=EMBEDDER[0])
     manifest, fetch = open_build(out)
     searcher = Searcher(manifest, fetch)
     tier = searcher.semantic_tier()
@@ -150,6 +153,7 @@ def main() -> None:
     parser.add_argument("--sets", default="metatool,bfcl")
     parser.add_argument("--fields", default=None, help="texts.EMBED_FIELDS for this run, comma-separated")
     parser.add_argument("--top", type=int, default=8)
+    parser.add_argument("--embedder", default="minilm-onnx", help="the tier to tune (minilm-tools: the tuned MiniLM)")
     parser.add_argument("--terms", action="store_true", help="tune the learned expansion's fusion")
     parser.add_argument("--keep", type=Path, default=None, help="--terms: keep (and reuse) the builds here")
     parser.add_argument(
@@ -167,6 +171,7 @@ def main() -> None:
     if args.terms:
         tune_terms([s for s in args.sets.split(",") if s], args.top, args.keep)
         return
+    EMBEDDER[0] = args.embedder
     if args.fields:
         texts.EMBED_FIELDS = tuple(f for f in args.fields.split(",") if f)
     print(f"embedded fields: {', '.join(texts.EMBED_FIELDS)}; shipped fusion: {hybrid.FUSION.get('onnx')}\n")
