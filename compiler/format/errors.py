@@ -10,6 +10,7 @@ derive from it)::
     │   └── UnsupportedPatternError
     ├── EmbedderError                  engines/embedding.py: an embedder that cannot be loaded
     ├── EncoderError                   engines/onnx_encoder.py: the default ONNX encoder cannot be built or run
+    ├── AdapterError                   engines/adapter.py: a model adapter file that is missing, damaged or mis-shaped
     ├── BuildReadError (ValueError)    reader/folder.py: a build folder the reader refuses
     ├── CorruptBody                    reader/fetch/transport.py: internal signals of one HTTP attempt
     ├── Retry                          reader/fetch/transport.py
