@@ -23,7 +23,6 @@ import importlib.metadata
 import inspect
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -37,26 +36,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # one thread: the read
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, bfcl_source, metatool_source  # noqa: E402
+from bench_search_scale import cpu_name  # noqa: E402
 
 from toolcat.engines import onnx_encoder  # noqa: E402
 from toolcat.engines.onnx_encoder import WordPieceTokenizer, bundled_model_dir, ensure_graph  # noqa: E402
 
 MAX_TOKENS = 128
-
-
-def cpu_name() -> str:
-    """The CPU's model name and its AVX-512/VNNI flags (speed figures depend on them)."""
-    name, flags = platform.processor() or "unknown CPU", set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name") and name in ("", "unknown CPU", "x86_64"):
-                name = line.split(":", 1)[1].strip()
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    wanted = [f for f in ("avx512f", "avx512_vnni", "avx_vnni") if f in flags]
-    return f"{name}, {os.cpu_count()} cores, {' '.join(wanted) or 'no AVX-512/VNNI'}"
 
 
 def corpus_texts(limit: int) -> list[str]:
