@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..build.contributors.exports.definitions import EXPORT_FORMATS
-from ..format.dialects import DIALECT_NAMES, traits
+from ..format.dialects import DIALECT_NAMES, manifest_discovery, traits
 from .output import is_url, location_options, open_catalog, render_error
 
 if TYPE_CHECKING:
@@ -153,11 +153,9 @@ def _dialect_export(provider: str, dialect: str, location: str, cache_dir: str |
             "--build DIR|URL."
         )
     folder = _open(location, cache_dir=cache_dir)
-    declared = folder.manifest.get("discovery")
-    if pinned is None:  # what `toolcat serve` and Catalog.open(pinned=None) list: the catalogue's setting
-        pinned = isinstance(declared, dict) and declared.get("pinned") is True
-    always = folder.always_loaded_specs() if pinned else []
-    domains = declared.get("domains", []) if isinstance(declared, dict) else []
+    pins, domains = manifest_discovery(folder.manifest)
+    # what `toolcat serve` and Catalog.open(pinned=None) list: --pinned, else the catalogue's setting
+    always = folder.always_loaded_specs() if (pins if pinned is None else pinned) else []
     result = export_dialect(provider, dialect, always, domains)
     shown = f" + {len(always)} pinned (always_load)" if always else ""
     click.echo(f"{dialect}: {len(result.definitions) - len(always)} discovery tools{shown}", err=True)

@@ -467,6 +467,19 @@ def traits(dialect: str | None) -> DialectTraits:
     return TRAITS.get(dialect or "", DialectTraits())
 
 
+def manifest_discovery(manifest: dict[str, Any]) -> tuple[bool, list[str]]:
+    """The build's ``discovery`` section (``toolcat.yaml``'s, recorded in the manifest), read one way everywhere.
+
+    Whether the catalogue lists its pinned (``always_load``) tools beside the discovery tools by default
+    (``discovery.pinned``), and the namespaces it declares per-domain discovery tools for (``discovery.domains``).
+    """
+    raw = manifest.get("discovery")
+    if not isinstance(raw, dict):
+        return False, []
+    domains = raw.get("domains")
+    return raw.get("pinned") is True, [d for d in (domains if isinstance(domains, list) else []) if isinstance(d, str)]
+
+
 #: The dialect per-domain discovery tools sit in: they sit beside its ``tool_list(namespace)`` (seed 002).
 DOMAIN_DIALECT = next(name for name, t in TRAITS.items() if t.domain_discovery)
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format import settings
+from ..format.dialects import manifest_discovery
 from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
@@ -569,14 +570,8 @@ class Catalog:
 
         Only those the session may see (``allowed_namespaces``); empty when the catalogue declares none.
         """
-        raw = self.manifest.get("discovery")
-        domains = raw.get("domains") if isinstance(raw, dict) else None
         allowed = self.session.allowed_namespaces
-        return [
-            str(d)
-            for d in (domains if isinstance(domains, list) else [])
-            if isinstance(d, str) and (allowed is None or d in allowed)
-        ]
+        return [d for d in manifest_discovery(self.manifest)[1] if allowed is None or d in allowed]
 
     # == direct dialect (no discovery) =============================================================
     def direct_tools(self) -> Json:
@@ -618,8 +613,7 @@ class Catalog:
         """
         if self.session.pinned is not None:
             return self.session.pinned
-        raw = self.manifest.get("discovery")
-        return isinstance(raw, dict) and raw.get("pinned") is True
+        return manifest_discovery(self.manifest)[0]
 
     def pinned_tools(self) -> builtins.list[Json]:
         """The tools to list beside the discovery tools, when :attr:`pins_tools`, that this session can run.
