@@ -28,8 +28,6 @@ are kept under ``$TMPDIR/toolcat-bench-cdn`` and reused when nothing changed (``
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
 import os
 import random
 import resource
@@ -42,11 +40,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_reader import StaticHandler
 from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
 WORK = Path(tempfile.gettempdir()) / "toolcat-bench-cdn"
@@ -71,49 +70,15 @@ class HostLog:
         return out
 
 
-class CdnHandler(BaseHTTPRequestHandler):
-    """A static host that gzips JSON for clients that accept it (as CDNs do), ETag + 304 on catalog.json."""
+class CdnHandler(StaticHandler):
+    """bench_reader's static host as a CDN: gzip for clients that accept it, each request logged in ``log``."""
 
-    directory: Path
-    latency = 0.0
+    compress = True
     log: HostLog
     protocol_version = "HTTP/1.0"
 
-    def log_message(self, *args: object) -> None:
-        """Silence the access log."""
-
-    def do_GET(self) -> None:
-        """Serve one file of the build folder, after the edge's latency."""
-        arrived = time.perf_counter()
-        if self.latency:
-            time.sleep(self.latency)
-        path = self.path.split("?", 1)[0].lstrip("/")
-        file = (self.directory / path).resolve()
-        if not file.is_file() or not file.is_relative_to(self.directory):
-            self.send_error(404)
-            self._logged(arrived, 0, path)
-            return
-        data = file.read_bytes()
-        etag = '"' + hashlib.sha256(data).hexdigest()[:20] + '"'
-        if file.name == "catalog.json" and self.headers.get("If-None-Match") == etag:
-            self.send_response(304)
-            self.end_headers()
-            self._logged(arrived, 0, path)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        if "gzip" in self.headers.get("Accept-Encoding", ""):
-            data = gzip.compress(data, compresslevel=6, mtime=0)
-            self.send_header("Content-Encoding", "gzip")
-        if file.name == "catalog.json":
-            self.send_header("ETag", etag)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
-        self._logged(arrived, len(data), path)
-
-    def _logged(self, arrived: float, size: int, path: str) -> None:
+    def served(self, arrived: float, size: int, path: str) -> None:
+        """Log the request: when it arrived and was answered, its body bytes and path."""
         with self.log.lock:
             self.log.requests.append((arrived, time.perf_counter(), size, path))
 
@@ -122,7 +87,7 @@ class CdnHandler(BaseHTTPRequestHandler):
 def cdn(folder: Path, latency: float) -> Iterator[tuple[str, HostLog]]:
     """Serve ``folder`` on 127.0.0.1 as a gzip CDN; yields (base URL, the host's log)."""
     log = HostLog()
-    handler = type("Handler", (CdnHandler,), {"directory": folder.resolve(), "latency": latency, "log": log})
+    handler = type("Handler", (CdnHandler,), {"directory": folder.resolve(), "delay": latency, "log": log})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)

@@ -45,7 +45,10 @@ SIZES = [int(n) for n in os.environ.get("TOOLCAT_BENCH_SIZES", "10000,100000").s
 
 
 class StaticHandler(BaseHTTPRequestHandler):
-    """A static host: ETag + 304 on catalog.json; with ``compress``, gzip for clients that accept it (as CDNs do)."""
+    """A static host: ETag + 304 on catalog.json; with ``compress``, gzip for clients that accept it (as CDNs do).
+
+    Only files inside ``directory`` are served; each answer, 404s and 304s included, goes to :meth:`served`.
+    """
 
     directory: Path
     compress = False
@@ -54,19 +57,26 @@ class StaticHandler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         """Silence the access log."""
 
+    def served(self, arrived: float, size: int, path: str) -> None:
+        """One request answered (``size`` body bytes on the wire): a hook for hosts that count (bench_cdn.py)."""
+
     def do_GET(self) -> None:
-        """Serve one file of the build folder."""
+        """Serve one file of the build folder, after ``delay`` (the host's latency)."""
+        arrived = time.perf_counter()
         if self.delay:
             time.sleep(self.delay)
-        file = self.directory / self.path.lstrip("/").split("?", 1)[0]
-        if not file.is_file():
+        path = self.path.split("?", 1)[0].lstrip("/")
+        file = (self.directory / path).resolve()
+        if not file.is_file() or not file.is_relative_to(self.directory.resolve()):
             self.send_error(404)
+            self.served(arrived, 0, path)
             return
         data = file.read_bytes()
         etag = '"' + hashlib.sha256(data).hexdigest()[:20] + '"'
         if file.name == "catalog.json" and self.headers.get("If-None-Match") == etag:
             self.send_response(304)
             self.end_headers()
+            self.served(arrived, 0, path)
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -78,6 +88,8 @@ class StaticHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+        self.wfile.flush()
+        self.served(arrived, len(data), path)
 
 
 def serve(folder: Path, *, compress: bool, delay: float = 0.0) -> tuple[ThreadingHTTPServer, str]:
