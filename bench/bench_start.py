@@ -49,6 +49,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+#: The client's first message, in the handshake era (2025-11-25), over stdio and HTTP alike.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
+
+
 def first_answers(argv: list[str]) -> tuple[float, float, float, float]:
     """(CPU at initialize, CPU at tools/list, wall at initialize, wall at tools/list) of one fresh server."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -59,17 +68,7 @@ def first_answers(argv: list[str]) -> tuple[float, float, float, float]:
     assert proc.stdin is not None
     assert proc.stdout is not None
     try:
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        }
-        proc.stdin.write(json.dumps(init) + "\n")
+        proc.stdin.write(json.dumps(INITIALIZE) + "\n")
         proc.stdin.flush()
         answer = json.loads(proc.stdout.readline())
         assert "result" in answer, answer
@@ -109,17 +108,7 @@ def first_answers_http(argv: list[str]) -> tuple[float, float, float, float]:
             if not line:
                 raise RuntimeError("the server exited before listening")
             url = next((word for word in line.split() if word.startswith("http://")), "")
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        }
-        answer, session = _post(url, init, None)
+        answer, session = _post(url, INITIALIZE, None)
         assert "result" in answer, answer
         cpu_init, wall_init = cpu_seconds(proc.pid), time.perf_counter() - started
         _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
