@@ -68,7 +68,7 @@ class CrossEncoder:
         model_dir = str(_bundled_minilm())
         from transformers.utils import logging as hf_logging  # noqa: PLC0415 - same extra
 
-        hf_logging.set_verbosity_error()  # its load report lists the pooler's unused position ids
+        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call,unused-ignore]  # its load report: noise
         self._torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
         bert = AutoModel.from_pretrained(model_dir)
