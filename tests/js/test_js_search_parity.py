@@ -98,7 +98,7 @@ def _github(root: Path) -> list[str]:
 
 
 def _bfcl(root: Path) -> list[str]:
-    """Every 4th BFCL definition (about 390 tools) and 150 of the questions asking for one of them."""
+    """Every 4th BFCL definition (about 390 tools) and 80 of the questions asking for one of them."""
     full = root.parent / "bfcl_full"
     full.mkdir(parents=True)
     back, queries = _bench().bfcl_source(full)
@@ -109,7 +109,7 @@ def _bfcl(root: Path) -> list[str]:
     (root / "functions" / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True))
     asked = sorted({q for q, expect in queries if expect & kept})
     rng = random.Random("bfcl")  # noqa: S311 - a seeded sample, no secret
-    return rng.sample(asked, min(150, len(asked)))
+    return rng.sample(asked, min(80, len(asked)))
 
 
 def _edit(src: Path) -> None:
