@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+from support import HAVE_DEFAULT_TIER
 
 from toolcat.format.analyzer import analyze_words
 from toolcat.reader.search import fusion_model, hybrid
@@ -127,7 +128,9 @@ def test_the_committed_weights_load_with_a_model_for_the_default_tier(monkeypatc
     assert models["minilm-onnx"].default
     assert models["minilm-onnx"].sha256
     assert not models["lexical"].semantic
-    assert model_for("minilm-onnx") is models["minilm-onnx"]
+    found = model_for("minilm-onnx")
+    assert found is not None
+    assert found.weights == models["minilm-onnx"].weights
 
 
 def test_learned_fuse_keeps_the_candidates_the_scope_and_the_semantic_term():
@@ -147,8 +150,8 @@ def test_learned_fuse_keeps_the_candidates_the_scope_and_the_semantic_term():
     assert 2 not in [h[0] for h in scoped]
     ones = Model(LEXICAL_FEATURES, [1.0] * len(LEXICAL_FEATURES), 0.0, None)
     lexical_only = fusion_model.fuse("open", lexical, None, 1, ones)
-    assert [h[0] for h in lexical_only] == [0]
-    assert hybrid.SEMANTIC_TERM not in lexical_only[0][2]
+    assert lexical_only == [(1, lexical_only[0][1], ["open"])]  # it matched the query's one word: coverage 1
+    assert 0.5 < lexical_only[0][1] < 1.0
 
 
 def test_the_name_weights_lift_a_head_hit_whose_id_is_the_query():
@@ -156,10 +159,12 @@ def test_the_name_weights_lift_a_head_hit_whose_id_is_the_query():
     model = Model(LEXICAL_FEATURES, [0.0] * len(LEXICAL_FEATURES), 0.0, None, name=(1.0, 2.0))
     hits = [(0, 0.6, ["list"]), (1, 0.5, ["list", "star"]), (2, 0.4, [])]
     ids = ["github.list_issues", "github.list_starred_repositories"]  # the third is outside the head given
-    out = fusion_model.name_rescored(hits, ids, {"list", "star", "repositori"}, model, analyze_words)
+    terms = set(analyze_words("list starred repositories"))
+    out = fusion_model.name_rescored(hits, ids, terms, model, analyze_words)
     assert [h[0] for h in out] == [1, 0, 2]
     assert math.isclose(out[0][1], 1 / (1 + math.exp(-(fusion_model.logit(0.5) + 3.0))))
-    assert out[1][1] == 0.6
+    # list_issues shares one of its two words with the query's three: match 1/6, under NAME_MIN (no step)
+    assert math.isclose(out[1][1], 1 / (1 + math.exp(-(fusion_model.logit(0.6) + 1 / 6))))
     assert out[2] == hits[2]
     assert math.isclose(fusion_model.logit(0.5), 0.0)
     assert math.isfinite(fusion_model.logit(1.0))
@@ -171,9 +176,8 @@ def test_the_searcher_ranks_a_lexical_build_with_the_opt_in_model(example_build:
     monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
     plain = _open(example_build).rank_tools(query, limit=5)
     searcher = _open(example_build)
-    assert [s for _, s, _ in plain] == [
-        s for _, s, _ in super(type(searcher), searcher)._ranked("tools", query, None, 5)
-    ]
+    lexical = super(type(searcher), searcher)._ranked("tools", query, None, 5)
+    assert [round(s, 6) for _, s, _ in plain] == [round(s, 6) for _, s, _ in lexical]
     monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
     learned = _open(example_build).rank_tools(query, limit=5)
     model = fusion_model.model_for("lexical")
@@ -182,3 +186,20 @@ def test_the_searcher_ranks_a_lexical_build_with_the_opt_in_model(example_build:
     assert all(0.0 < s < 1.0 for _, s, _ in learned)
     assert [s for _, s, _ in learned] != [s for _, s, _ in plain]
     assert [s for _, s, _ in learned] == sorted((s for _, s, _ in learned), reverse=True)
+
+
+@pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="the default tier (numpy, onnxruntime, MiniLM) is not installed")
+def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(default_tier_build: Path, monkeypatch):
+    """A default build is ranked by the learned model; its name weights lift git.status for 'git status'."""
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    learned = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
+    assert next(iter(learned)) == "git.status"
+    model = fusion_model.model_for("minilm-onnx")
+    assert model is not None
+    assert any(model.name)
+    monkeypatch.setattr(model, "name", (0.0, 0.0))
+    nameless = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
+    assert nameless["git.status"] < learned["git.status"] <= 1.0
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    hand = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
+    assert hand != learned

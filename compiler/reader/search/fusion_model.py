@@ -84,9 +84,9 @@ class Model:
         #: Whether the reader uses it unasked (else only with ``TOOLCAT_LEARNED_FUSION=all``).
         self.default = bool(default)
         #: What the name match adds to the logit of a head hit: ``name[0] · match + name[1] · (match >= NAME_MIN)``.
-        self.name = (float(name[0]), float(name[1]))
-        if len(name) != 2 or not all(math.isfinite(v) for v in self.name):
+        if len(name) != 2 or not all(math.isfinite(float(v)) for v in name):
             raise ValueError(f"a fusion model's name weights are two finite numbers, not {list(name)}")
+        self.name = (float(name[0]), float(name[1]))
         if not all(math.isfinite(v) for v in (*self.weights, self.bias)):
             raise ValueError("a fusion model with a weight that is not finite")
 
