@@ -120,14 +120,15 @@ def test_an_opt_in_model_applies_only_when_asked(tmp_path: Path, monkeypatch):
     assert model_for("lexical", path=path) is not None
 
 
-def test_the_committed_weights_load_with_a_model_for_the_default_tier(monkeypatch):
-    """fusion_weights.json beside the reader parses, and the default embedder (minilm-onnx) has a default model."""
+def test_the_committed_weights_load_with_opt_in_models_for_both_tiers(monkeypatch):
+    """fusion_weights.json beside the reader parses: opt-in models for minilm-onnx (held to its sha256) and lexical."""
     monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
     models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
     assert models["minilm-onnx"].semantic
-    assert models["minilm-onnx"].default
     assert models["minilm-onnx"].sha256
     assert not models["lexical"].semantic
+    assert model_for("minilm-onnx") is None  # opt-in (docs/search.md, "Learned fusion")
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
     found = model_for("minilm-onnx")
     assert found is not None
     assert found.weights == models["minilm-onnx"].weights
@@ -190,8 +191,8 @@ def test_the_searcher_ranks_a_lexical_build_with_the_opt_in_model(example_build:
 
 @pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="the default tier (numpy, onnxruntime, MiniLM) is not installed")
 def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(default_tier_build: Path, monkeypatch):
-    """A default build is ranked by the learned model; its name weights lift git.status for 'git status'."""
-    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    """A default build is ranked by the learned model when asked; its name weights lift git.status for 'git status'."""
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
     learned = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
     assert next(iter(learned)) == "git.status"
     model = fusion_model.model_for("minilm-onnx")

@@ -145,8 +145,7 @@ def test_the_name_match_lifts_a_close_second_but_no_tool_far_behind() -> None:
 
 
 def test_the_default_tier_ranks_with_the_name_match(default_example: Catalog, monkeypatch) -> None:
-    """'git status' names git.status: with the hand-tuned fusion its fused score gains NAME_BOOST over the boost-off one."""
-    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")  # the learned fusion's name weights: test_fusion_model.py
+    """'git status' names git.status: with vectors its fused score gains NAME_BOOST over the boost-off ranking."""
     searcher = default_example.searcher()
     with_name = {p["tool_id"]: s for p, s, _ in searcher.rank_tools("git status", limit=5)}
     monkeypatch.setattr(hybrid, "NAME_BOOST", 0.0)
