@@ -134,15 +134,7 @@ class Searcher(IndexReader):
         """
         tier = None if limit is None else self.semantic_tier()
         if tier is None:
-            if limit is not None and part_name == "tools" and self._part(part_name).expand is not None:
-                return self._expanded(query, allowed, limit)
-            learned = fusion_model.model_for("lexical") if limit is not None and part_name == "tools" else None
-            if learned is not None and limit is not None:  # the opt-in learned order of the lexical top
-                lexical = super()._ranked(part_name, query, allowed, max(limit, CANDIDATES))
-                depth, known = max(limit, hybrid.NAME_DEPTH), self.known_share(query)
-                fused = fusion_model.fuse(query, lexical, None, depth, learned, known=known)
-                return self._name_boosted(query, fused, learned)[:limit]
-            return super()._ranked(part_name, query, allowed, limit)
+            return self._without_vectors(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         # the learned fusion (docs/search.md, "Learned fusion") where a model was trained for this embedder
@@ -176,6 +168,26 @@ class Searcher(IndexReader):
             tier.fail(err)
             log.warning("search: %s", tier.reason)
             return lexical[:limit]
+
+    def _without_vectors(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None, limit: int | None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The first stage without the semantic tier: the learned expansion, the opt-in learned fusion, or words alone.
+
+        The learned lexical model (``TOOLCAT_LEARNED_FUSION=all``; docs/search.md, "Learned fusion") reorders the
+        lexical top :data:`~toolcat.reader.search.hybrid.CANDIDATES` of a tools search with a limit.
+        """
+        if limit is None or part_name != "tools":
+            return super()._ranked(part_name, query, allowed, limit)
+        if self._part(part_name).expand is not None:
+            return self._expanded(query, allowed, limit)
+        learned = fusion_model.model_for("lexical")
+        if learned is None:
+            return super()._ranked(part_name, query, allowed, limit)
+        lexical = super()._ranked(part_name, query, allowed, max(limit, CANDIDATES))
+        depth, known = max(limit, hybrid.NAME_DEPTH), self.known_share(query)
+        fused = fusion_model.fuse(query, lexical, None, depth, learned, known=known)
+        return self._name_boosted(query, fused, learned)[:limit]
 
     def _expanded(
         self, query: str, allowed: Callable[[int], bool] | None, limit: int
