@@ -89,6 +89,8 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
+        #: A partitioned build's cluster sizes and ``probe_rows`` (None: probe ``nprobe`` clusters).
+        self._probe_rows: tuple[list[int], int | None] = ([], None)
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
         #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
@@ -165,6 +167,12 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
+        if partition is not None:
+            info = meta["tools"]["partition"]
+            rows = int(info["probe_rows"]) if "probe_rows" in info else None
+            if rows is not None and rows < 1:
+                raise ValueError(f"probe_rows {rows} is not a positive number of tools")
+            self._probe_rows = ([int(shard["count"]) for shard in meta["tools"]["shards"]], rows)
         return None
 
     @staticmethod
@@ -266,7 +274,11 @@ class SemanticTier:
         return out + [shards[c]["ref"] for c in self.probe(query) if c not in self._clusters]
 
     def probe(self, query: str) -> list[int]:
-        """The clusters of a partitioned build a query reads: the ``nprobe`` whose centroids are nearest in direction."""
+        """The clusters of a partitioned build a query reads, nearest centroid (in direction) first.
+
+        As many as hold the meta's ``probe_rows`` tools (a build that names none: its ``nprobe``); :data:`NPROBE`,
+        when set, reads that many instead.
+        """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         if self._partition is None:
@@ -277,8 +289,16 @@ class SemanticTier:
             lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
             self._matrices[key] = centroids / np.where(lengths > 0, lengths, 1.0)
         sims = np.einsum("ij,j->i", self._matrices[key], self.query_vector(query))
-        count = min(len(sims), NPROBE if NPROBE is not None else nprobe)
-        return sorted(int(c) for c in np.lexsort((np.arange(len(sims)), -sims))[:count])
+        order = [int(c) for c in np.lexsort((np.arange(len(sims)), -sims))]
+        counts, rows = self._probe_rows
+        if NPROBE is None and rows is not None:  # the nearest clusters until they hold probe_rows tools
+            held = 0
+            for count, cluster in enumerate(order, 1):
+                held += counts[cluster]
+                if held >= rows:
+                    return sorted(order[:count])
+            return sorted(order)
+        return sorted(order[: min(len(sims), NPROBE if NPROBE is not None else nprobe)])
 
     def pool(self, part: str, query: str, cosines: Any) -> Any:
         """The cosines the semantic top is drawn from: None for ``cosines`` themselves.
