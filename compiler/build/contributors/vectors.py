@@ -71,10 +71,10 @@ def partition_min() -> int | None:
     """
     if PARTITION_MIN is not None:
         return PARTITION_MIN
-    raw = settings.get("TOOLCAT_VECTOR_PARTITION").strip().lower()
+    raw = settings.get("TOOLCAT_VECTOR_PARTITION")
     if not raw:
         return DEFAULT_PARTITION_MIN
-    if raw in {"0", "off", "none", "no", "false"}:
+    if raw == "0" or settings.flag_off("TOOLCAT_VECTOR_PARTITION"):
         return None
     try:
         return max(1, int(raw))

@@ -42,6 +42,14 @@ MAX_ANCESTORS = 32
 VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
 #: The clusters a query of a partitioned build reads; None reads what the build's meta says (its ``nprobe``).
 NPROBE: int | None = None
+#: How much a cluster's spread (``sqrt(1 - |centroid|^2)``, its centroid being the mean of unit rows) adds to its
+#: centroid's cosine when clusters are ranked for a probe: a wide cluster's best tool lies farther from its centroid
+#: than a tight one's, so by the centroid alone wide clusters (a catalogue's varied tools among many alike) are
+#: probed too rarely.
+SPREAD = 1.0
+#: The tools a query's probed clusters hold at least; None reads the build's meta (its ``probe_rows``). A
+#: measurement switch (benches); :data:`NPROBE`, when set, wins.
+PROBE_ROWS: int | None = None
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
 #: The partitioned format this reader reads (``toolcat-vectors-4``: clusters, centroids and a row table).
@@ -288,9 +296,14 @@ class SemanticTier:
         if key not in self._matrices:
             lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
             self._matrices[key] = centroids / np.where(lengths > 0, lengths, 1.0)
+            # a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread
+            self._matrices["spread"] = np.sqrt(np.clip(1.0 - lengths[:, 0] ** 2, 0.0, 1.0))
         sims = np.einsum("ij,j->i", self._matrices[key], self.query_vector(query))
+        if SPREAD:
+            sims = sims + SPREAD * self._matrices["spread"]
         order = [int(c) for c in np.lexsort((np.arange(len(sims)), -sims))]
         counts, rows = self._probe_rows
+        rows = PROBE_ROWS if PROBE_ROWS is not None else rows
         if NPROBE is None and rows is not None:  # the nearest clusters until they hold probe_rows tools
             held = 0
             for count, cluster in enumerate(order, 1):
