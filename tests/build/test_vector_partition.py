@@ -51,7 +51,9 @@ def test_balanced_kmeans_caps_every_cluster_and_is_deterministic() -> None:
     assign = vectors.kmeans(rows, 8, cap=cap)
     counts = np.bincount(assign, minlength=8)
     assert plain.max() > cap  # the blob would overfill a cluster without the cap
-    assert counts.max() <= cap and counts.sum() == 400 and assign.min() >= 0
+    assert counts.max() <= cap
+    assert counts.sum() == 400
+    assert assign.min() >= 0
     assert (vectors.kmeans(rows, 8, cap=cap) == assign).all()
 
 
