@@ -1,8 +1,12 @@
 """A cold find_tool from a CDN: round trips, requests and bytes on the wire at 10,000 and 100,000 tools.
 
     python bench/bench_cdn.py [--sizes 10000,100000] [--tiers default,lexical] [--queries 12] [--latency-ms 30]
-                              [--partition N]
+                              [--partition N] [--nprobe 2,4] [--reuse] [--work DIR]
     make bench-cdn
+
+The default build partitions the tool vectors of catalogues of more than 2,000 tools (docs/search.md, "Vectors a
+CDN can serve"; ``--partition N`` sets ``$TOOLCAT_VECTOR_PARTITION``, ``off`` for whole vectors). A 100,000-tool
+build takes about 20 minutes: ``--reuse`` measures a build already in ``--work`` as it is.
 
 For each size a generated catalogue (``gen_catalog.generate``) is built as a user builds it (``default``:
 ``toolcat.build.build`` with no embedder named, the default search tier; ``lexical``: ``embedder="none"``), and
@@ -21,7 +25,8 @@ beside it) is counted twice:
 
 The model load of the default tier is paid once per process, before the timed queries (a warm-up query on its own
 reader); its bytes are not in the figures. Prints one table per size against the issue's targets for the find_tool
-(issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the worst query. Builds and their vector cache
+(issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the worst query, then where the bytes went by kind of file (:data:`KINDS`: index meta, term and doc
+shards, vectors meta, cluster shards, the row table's pages and files). Builds and their vector cache
 are kept under ``$TMPDIR/toolcat-bench-cdn`` and reused when nothing changed (``--fresh`` rebuilds).
 """
 
