@@ -175,12 +175,7 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
-        if partition is not None:
-            info = meta["tools"]["partition"]
-            rows = int(info["probe_rows"]) if "probe_rows" in info else None
-            if rows is not None and rows < 1:
-                raise ValueError(f"probe_rows {rows} is not a positive number of tools")
-            self._probe_rows = ([int(shard["count"]) for shard in meta["tools"]["shards"]], rows)
+        self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
 
     @staticmethod
@@ -584,6 +579,18 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
+    """A partitioned build's cluster sizes and ``probe_rows`` (None when its meta names none: probe ``nprobe``).
+
+    Raises ValueError when ``probe_rows`` is not a positive number of tools.
+    """
+    info = meta["tools"]["partition"]
+    rows = int(info["probe_rows"]) if "probe_rows" in info else None
+    if rows is not None and rows < 1:
+        raise ValueError(f"probe_rows {rows} is not a positive number of tools")
+    return [int(shard["count"]) for shard in meta["tools"]["shards"]], rows
 
 
 def _old_partition(meta: dict[str, Any]) -> str | None:
