@@ -286,15 +286,16 @@ def main() -> None:
         "                   HTTP <= 3 round trips (requests fetched together count once), <= 100 KB at 10k, <= 150 KB at 100k"
     )
     lookup = {(r[0], r[1], r[2]): r for r in rows}
+    folder_checks = [
+        ("folder import+open+root list, new process (10k)", "import + open + root list (new process)", 50.0, "ms"),
+        ("folder cold open+root list (10k)", "open + root list (cold)", 50.0, "ms"),
+        ("folder warm expand (10k)", "expand_tool (warm)", 1.0, "ms"),
+    ]
+    # the folder targets are the 10k catalogue's: with TOOLCAT_BENCH_SIZES naming no 10000, there is none to check
     checks = [
-        (
-            "folder import+open+root list, new process (10k)",
-            float(lookup["10k", "folder", "import + open + root list (new process)"][3]),
-            50.0,
-            "ms",
-        ),
-        ("folder cold open+root list (10k)", float(lookup["10k", "folder", "open + root list (cold)"][3]), 50.0, "ms"),
-        ("folder warm expand (10k)", float(lookup["10k", "folder", "expand_tool (warm)"][3]), 1.0, "ms"),
+        (label, float(lookup["10k", "folder", op][3]), target, unit)
+        for label, op, target, unit in folder_checks
+        if ("10k", "folder", op) in lookup
     ]
     # bytes count from a host that compresses (issue 16's decision); a plain host's are shown in the table only
     for size, limit in (("10k", 100), ("100k", 150)):

@@ -29,6 +29,7 @@ Stdlib at import (the format layer's rule): numpy and onnxruntime are imported i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -934,7 +935,8 @@ def optimized_graph(graph: Path, cache: Path) -> Path | None:
     folder beside it and renamed into place whole, so a reader sees all of it or none. A folder whose manifest
     is missing or damaged, or whose files have other sizes, is logged, removed and made again; one onnxruntime
     cannot load is logged and removed, and the graph itself is run (:meth:`_OrtEncoder.session`). Temporary folders
-    over an hour old (a process that died while saving) are removed when a copy is made.
+    over an hour old (a process that died while saving), and copies no process loaded for 30 days (an older
+    onnxruntime's or graph's: :func:`_remove_unused`), are removed when a copy is made.
     """
     try:
         return _optimized_copy(graph, cache)
@@ -955,6 +957,7 @@ def _optimized_copy(graph: Path, cache: Path) -> Path:
     if folder.exists():
         damage = _optimized_damage(folder, manifest)
         if damage is None:
+            _mark_used(folder)
             return folder / _OPTIMIZED_FILES[0]
         log.warning("ignoring the optimised graph %s (%s); making it again", folder, damage)
         _discard(folder)
@@ -991,6 +994,7 @@ def _save_optimized(ort: Any, graph: Path, folder: Path, manifest: dict[str, Any
 
     folder.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(folder.parent)
+    _remove_unused(folder.parent)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{folder.name}-", dir=folder.parent))
     try:
         options = _session_options(ort, 1, ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
@@ -1031,6 +1035,36 @@ def _remove_stale(parent: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
         except OSError:
             continue
+
+
+#: A copy no process has loaded for this long (another onnxruntime's, an older graph's) is removed when a copy is made.
+UNUSED_SECONDS = 30 * 86400
+
+
+def _mark_used(folder: Path) -> None:
+    """Note that a process loads ``folder``'s copy now (its manifest's mtime: :func:`_remove_unused` reads it)."""
+    with contextlib.suppress(OSError):  # a read-only cache: the copy is never pruned, which is the safe side
+        os.utime(folder / "manifest.json")
+
+
+def _remove_unused(parent: Path) -> None:
+    """Remove the copies under ``parent`` that no process loaded for :data:`UNUSED_SECONDS` (58 MB each).
+
+    After an upgrade of onnxruntime or of the graph, the old copy is never loaded again; two installs sharing one
+    cache (two virtual environments, say) each keep loading their own, so neither removes the other's. Only
+    folders holding a copy's ``manifest.json`` (which this module wrote) are removed.
+    """
+    import time  # noqa: PLC0415 - only when a copy is written
+
+    cutoff = time.time() - UNUSED_SECONDS
+    for entry in parent.iterdir():
+        try:
+            used = (entry / "manifest.json").stat().st_mtime
+        except OSError:
+            continue
+        if not entry.name.startswith(".") and used < cutoff:
+            log.info("removing %s: no process loaded this optimised graph for %d days", entry, UNUSED_SECONDS // 86400)
+            _discard(entry)
 
 
 def _discard(folder: Path) -> None:

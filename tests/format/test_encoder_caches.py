@@ -317,3 +317,41 @@ def test_a_temporary_folder_left_by_a_dead_process_is_removed(cache: Path) -> No
     assert MiniLMEncoder(cache_dir=cache).run_path().parent.parent == parent
     assert not old.exists()
     assert fresh.exists()
+
+
+@needs_onnx
+def test_a_copy_no_process_loaded_for_30_days_is_removed_when_a_copy_is_made(cache: Path) -> None:
+    """Another onnxruntime's copy, unused for 31 days, goes; one used yesterday stays, and so do files not ours."""
+    import os  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    parent = cache / OPTIMIZED_DIR
+    old, recent, foreign = parent / "abc-ort1.0.0", parent / "abc-ort1.1.0", parent / "notes"
+    for folder in (old, recent, foreign):
+        folder.mkdir(parents=True)
+    for folder in (old, recent):
+        (folder / "manifest.json").write_text("{}", encoding="utf-8")
+    (foreign / "readme.txt").write_text("mine", encoding="utf-8")
+    now = time.time()
+    os.utime(old / "manifest.json", (now - 31 * 86400, now - 31 * 86400))
+    os.utime(recent / "manifest.json", (now - 86400, now - 86400))
+    os.utime(foreign, (now - 400 * 86400, now - 400 * 86400))
+    run = MiniLMEncoder(cache_dir=cache).run_path()
+    assert run.parent.parent == parent
+    assert not old.exists()
+    assert recent.exists()
+    assert (foreign / "readme.txt").read_text(encoding="utf-8") == "mine"
+
+
+@needs_onnx
+def test_loading_a_copy_marks_it_used(cache: Path) -> None:
+    """A process that loads the copy sets its manifest's time to now, so a copy in use is never pruned."""
+    import os  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    MiniLMEncoder(cache_dir=cache).run_path()
+    manifest = _copy(cache) / "manifest.json"
+    os.utime(manifest, (1_000_000, 1_000_000))
+    onnx_encoder._MEMO.clear()
+    MiniLMEncoder(cache_dir=cache).run_path()
+    assert manifest.stat().st_mtime > time.time() - 3600
