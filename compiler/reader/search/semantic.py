@@ -210,6 +210,11 @@ class SemanticTier:
         return centroids, nprobe, table
 
     @property
+    def partitioned(self) -> bool:
+        """Whether the build's tool vectors are partitioned into clusters (a query reads a few)."""
+        return self._partition is not None
+
+    @property
     def kind(self) -> str:
         """The build's embedder kind (``onnx``, ``sentence-transformers``, ``model2vec``), which picks the fusion constants."""
         return str(self._meta.get("model", {}).get("kind"))
