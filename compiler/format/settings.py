@@ -84,6 +84,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "TOOLCAT_SEMANTIC", "on", "`0`, `off`, `no` or `false`: readers ignore a build's vectors (lexical answers)."
     ),
+    Setting(
+        "TOOLCAT_LEARNED_FUSION",
+        "on",
+        "`0`, `off`, `no` or `false`: readers fuse the lexical and semantic scores with the hand-tuned constants instead"
+        ' of the learned model (docs/search.md, "Learned fusion"); `all`: the opt-in learned models (the lexical'
+        " tier's) apply too.",
+    ),
     Setting("TOOLCAT_QUERY_THREADS", "1", "Threads a query embedding runs on (a reader shares the host's cores)."),
     Setting("TOOLCAT_EMBED_THREADS", "every core", "Threads a build embeds documents on."),
     Setting("TOOLCAT_EMBED_BF16", "1", "`0`: a sentence-transformers build embeds in float32 instead of bf16."),

@@ -116,3 +116,7 @@ def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | Non
     from ...engines.embedding import top_indices  # noqa: PLC0415 - numpy, only with the [semantic] extra (which made ``cosines``)
 
     return top_indices(cosines, allowed, min_cosine, CANDIDATES)
+
+
+#: The semantic top of :func:`fuse` (the learned fusion, :mod:`toolcat.reader.search.fusion_model`, draws the same).
+semantic_top = _semantic_top

@@ -27,7 +27,7 @@ from ...format.analyzer import (
 from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
 from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
-from . import expansion, hybrid, rerank
+from . import expansion, fusion_model, hybrid, rerank
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
 from .semantic import VECTOR_ERRORS
@@ -134,11 +134,11 @@ class Searcher(IndexReader):
         """
         tier = None if limit is None else self.semantic_tier()
         if tier is None:
-            if limit is not None and part_name == "tools" and self._part(part_name).expand is not None:
-                return self._expanded(query, allowed, limit)
-            return super()._ranked(part_name, query, allowed, limit)
+            return self._without_vectors(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
+        # the learned fusion (docs/search.md, "Learned fusion") where a model was trained for this embedder
+        model = fusion_model.model_for(str(tier.model), _weights_sha256(tier)) if part_name == "tools" else None
         try:
             if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
@@ -157,12 +157,37 @@ class Searcher(IndexReader):
             if part_name != "tools":
                 return fuse(lexical, cosines, limit or 0, allowed, params)
             pool = tier.pool(part_name, query, cosines)  # a partitioned build: the probed clusters' tools alone
-            fused = fuse(lexical, cosines, max(limit or 0, hybrid.NAME_DEPTH), allowed, params, pool)
-            return self._name_boosted(query, fused)[:limit]
+            depth = max(limit or 0, hybrid.NAME_DEPTH)
+            if model is not None:
+                known = self.known_share(query)
+                fused = fusion_model.fuse(query, lexical, cosines, depth, model, allowed, params, pool, known)
+            else:
+                fused = fuse(lexical, cosines, depth, allowed, params, pool)
+            return self._name_boosted(query, fused, model)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
             log.warning("search: %s", tier.reason)
             return lexical[:limit]
+
+    def _without_vectors(
+        self, part_name: str, query: str, allowed: Callable[[int], bool] | None, limit: int | None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The first stage without the semantic tier: the learned expansion, the opt-in learned fusion, or words alone.
+
+        The learned lexical model (``TOOLCAT_LEARNED_FUSION=all``; docs/search.md, "Learned fusion") reorders the
+        lexical top :data:`~toolcat.reader.search.hybrid.CANDIDATES` of a tools search with a limit.
+        """
+        if limit is None or part_name != "tools":
+            return super()._ranked(part_name, query, allowed, limit)
+        if self._part(part_name).expand is not None:
+            return self._expanded(query, allowed, limit)
+        learned = fusion_model.model_for("lexical")
+        if learned is None:
+            return super()._ranked(part_name, query, allowed, limit)
+        lexical = super()._ranked(part_name, query, allowed, max(limit, CANDIDATES))
+        depth, known = max(limit, hybrid.NAME_DEPTH), self.known_share(query)
+        fused = fusion_model.fuse(query, lexical, None, depth, learned, known=known)
+        return self._name_boosted(query, fused, learned)[:limit]
 
     def _expanded(
         self, query: str, allowed: Callable[[int], bool] | None, limit: int
@@ -185,13 +210,32 @@ class Searcher(IndexReader):
         fused = expansion.fuse(lexical, scores, max(limit, hybrid.NAME_DEPTH), fusion, allowed)
         return self._name_boosted(query, fused)[:limit]
 
-    def _name_boosted(self, query: str, hits: list[tuple[int, float, list[str]]]) -> list[tuple[int, float, list[str]]]:
-        """The fused ``hits`` with the name match applied to their top :data:`~toolcat.reader.search.hybrid.NAME_DEPTH`."""
+    def known_share(self, query: str) -> float:
+        """The share of the query's word terms that some tool's text has (1 for a query without content words).
+
+        Read from the postings the lexical ranking already decoded (cached), so it costs no fetch.
+        """
         terms = set(analyze_words(query))
-        if not terms or hybrid.NAME_BOOST <= 0:
+        if not terms:
+            return 1.0
+        part = self._part("tools")
+        words = next(space for space in part.spaces if space["name"] == "words")
+        return sum(self._posting("tools", part, words, term) is not None for term in terms) / len(terms)
+
+    def _name_boosted(
+        self, query: str, hits: list[tuple[int, float, list[str]]], model: fusion_model.Model | None = None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The fused ``hits`` with the name match applied to their top :data:`~toolcat.reader.search.hybrid.NAME_DEPTH`.
+
+        With a learned ``model``, by its name weights (:func:`toolcat.reader.search.fusion_model.name_rescored`).
+        """
+        terms = set(analyze_words(query))
+        if not terms or (hybrid.NAME_BOOST <= 0 if model is None else not any(model.name)):
             return hits
         head = hits[: hybrid.NAME_DEPTH]
         ids = [str(doc["pointer"]["tool_id"]) for doc in self._docs("tools", head)]
+        if model is not None:
+            return fusion_model.name_rescored(hits, ids, terms, model, analyze_words)
         return hybrid.name_boosted(hits, ids, terms, analyze_words)
 
     # -- scoping -----------------------------------------------------------------------------
@@ -589,6 +633,13 @@ class Searcher(IndexReader):
             hints=hints,
             next_action=action,
         )
+
+
+def _weights_sha256(tier: Any) -> str | None:
+    """The sha256 of the weights a semantic tier's vectors were built with (what its check held the model to)."""
+    model = (getattr(tier, "_meta", None) or {}).get("model") or {}
+    sha = model.get("weights_sha256")
+    return str(sha) if sha else None
 
 
 def _weak_answer(

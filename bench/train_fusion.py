@@ -1,0 +1,541 @@
+"""Learn how to combine the evidence the reader already has (learning to rank over cheap features), and measure it.
+
+    OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python bench/train_fusion.py [--sets example,github,metatool,bfcl]
+        [--keep /tmp/toolcat-fusion-builds] [--write] [--report-only]
+
+Each labelled set (bench_search_tiers' sources: the example's evals, GitHub MCP, 2,000 sampled MetaTool queries,
+every BFCL query) is built once with the default embedder (``minilm-onnx``). For every query the script keeps what
+the reader computes: the lexical top 50, the semantic top 50 and every candidate's cosine, and turns them into the
+features of :func:`toolcat.reader.search.fusion_model.features` (the reader's own code). Two models are trained,
+on the TRAIN split only (``bench_search.split``: sha256 of the query mod 10 under 7):
+
+* ``minilm-onnx``: lexical and semantic features, over the lexical top 50 and the semantic top 50;
+* ``lexical``: the lexical features alone, over the lexical top 50 (the ``--embedder none`` tier).
+
+Models: a pointwise logistic regression (each query's positives and negatives weighted to one each) and a pairwise
+one (the right tool against every other candidate, RankNet-style), each for a grid of C and of per-set weighting
+(each set's train queries weighing the same, or each query the same). Then the name stage: what the name match
+(``hybrid.name_match``; the reader reads only the top 10's ids) adds to the logit of each of the top 10, two
+weights >= 0 fitted pairwise on each train query's top 10, the first stage fixed. Last, both are rescaled (order
+kept) so that ``sigmoid(a · s + c)`` fits main's relevance on each query's top 10 (least squares): find_tool's cut
+and weak rule, chosen on main's scale, keep their meaning. The grid point is chosen by 5-fold cross-validation over
+the train queries (a fold is a slice of the query's sha256, so a query is never in both parts): the point whose
+worst set gains most R@1 over main on the train queries (the shipping gate is "not lower on any set"), then the
+mean R@1, then MRR. The chosen point is refitted on every train query and evaluated on the held-out
+split; ``--write`` saves it to ``compiler/reader/search/fusion_weights.json`` (``--report-only`` ranks with the
+committed file, no training).
+
+The report then ranks every query through the reader itself (``Searcher.rank_tools(query, limit=10)``, as
+bench_search_tiers does) with the learned fusion on and off (``TOOLCAT_LEARNED_FUSION=0``: main's hand-tuned
+fusion), alternately query by query in one run, for both tiers: R@1 / R@5 / MRR on every query and held out, the
+no-shared-word split (``bench_search_tiers.no_shared_word``) and the warm p50 per query. The builds and each query's
+candidates are kept in ``--keep`` (reused while the reader's feature code is unchanged). Deterministic: fixed sample
+seed, fixed folds, lbfgs and L-BFGS-B on fixed data (the weights file is written with 6 decimals).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import inspect
+import json
+import math
+import os
+import pickle
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from bench_search import CORPUS, open_build, split  # noqa: E402
+from bench_search_tiers import SETS, metrics, no_shared_word  # noqa: E402
+
+from toolcat.build import build  # noqa: E402
+from toolcat.format.analyzer import analyze_words  # noqa: E402
+from toolcat.reader.search import fusion_model, hybrid  # noqa: E402
+from toolcat.reader.search.ranking import IndexReader  # noqa: E402
+from toolcat.reader.search.searcher import Searcher  # noqa: E402
+
+EMBEDDER = "minilm-onnx"
+#: The tiers whose learned model a reader uses unasked (the rest need TOOLCAT_LEARNED_FUSION=all). None yet: the
+#: minilm-onnx model passes the figures' gate but changes two pinned behaviours (docs/search.md, "Learned fusion"),
+#: and the lexical one loses MetaTool R@1 and would part the Python reader from the TypeScript one.
+DEFAULT_MODELS: tuple[str, ...] = ()
+GRID_C = (0.001, 0.01, 0.1, 1.0, 10.0)
+FOLDS = 5
+OUT = Path(__file__).resolve().parent.parent / "compiler" / "reader" / "search" / "fusion_weights.json"
+
+
+def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
+    """One set built with the default embedder; per query the candidates, both feature rows, gold flags, name match."""
+    maker, sample = SETS[name]
+    src = tmp / f"{name}-src"
+    back, queries = maker(src)
+    if sample is not None and len(queries) > sample:
+        queries = random.Random(0).sample(queries, sample)
+    out = keep / f"{name}-{EMBEDDER}"
+    if not (out / "catalog.json").is_file():
+        build(src, out, embedder=EMBEDDER)
+    if not (keep / f"{name}-none" / "catalog.json").is_file():  # the lexical tier's build, for the report
+        build(src, keep / f"{name}-none", embedder="none")
+    manifest, fetch = open_build(out)
+    searcher = Searcher(manifest, fetch)
+    tier = searcher.semantic_tier()
+    assert tier is not None, searcher._semantic.reason  # noqa: SLF001
+    n = searcher._part("tools").n_docs  # noqa: SLF001
+    docs = searcher._docs("tools", [(i, 0.0, []) for i in range(n)])  # noqa: SLF001
+    ids = [str(d["pointer"]["tool_id"]) for d in docs]
+    names = [back.get(i, i) for i in ids]
+    _, _, gate, min_cosine = hybrid.FUSION["onnx"]
+    rows = []
+    for query, gold in queries:
+        lexical = IndexReader._ranked(searcher, "tools", query, None, hybrid.CANDIDATES)  # noqa: SLF001
+        cosines = tier.scores("tools", query)
+        semantic = hybrid.semantic_top(cosines, None, min_cosine)
+        cands = list(dict.fromkeys([*(doc for doc, _, _ in lexical), *semantic]))
+        values = [float(cosines[doc]) for doc in cands]
+        known = searcher.known_share(query)
+        x_sem = fusion_model.features(query, lexical, cands, values, semantic, gate, known)
+        lex_docs = [doc for doc, _, _ in lexical]
+        x_lex = fusion_model.features(query, lexical, lex_docs, None, [], gate, known)
+        terms = set(analyze_words(query))
+        rows.append(
+            {
+                "query": query,
+                "gold": gold,
+                "part": split(query),
+                "sem": (cands, x_sem, [names[d] in gold for d in cands]),
+                "lex": (lex_docs, x_lex, [names[d] in gold for d in lex_docs]),
+                "match": {d: hybrid.name_match(terms, ids[d], analyze_words) for d in cands} if terms else {},
+                "hand": [(doc, s) for doc, s, _ in hybrid.fuse(lexical, cosines, 10, None, hybrid.FUSION["onnx"])],
+            }
+        )
+    apart = set(no_shared_word(src, queries, back))
+    print(f"{name}: {n} tools, {len(queries)} queries, {len(apart)} share no word", flush=True)
+    return {
+        "name": name,
+        "rows": rows,
+        "names": names,
+        "ids": ids,
+        "apart": apart,
+        "out": out,
+        "back": back,
+        "queries": queries,
+    }
+
+
+def head_of(row: dict[str, Any], kind: str, scores: list[float]) -> list[tuple[int, float]]:
+    """The first hybrid.NAME_DEPTH candidates by ``scores`` (ties by doc id, as the reader sorts): (doc, score)."""
+    cands = row[kind][0]
+    order = sorted(range(len(cands)), key=lambda i: (-scores[i], cands[i]))
+    return [(cands[i], scores[i]) for i in order[: hybrid.NAME_DEPTH]]
+
+
+def ranked_by(
+    row: dict[str, Any], kind: str, scores: list[float], names: list[str], name: tuple[float, float]
+) -> list[str]:
+    """The top 10 names of one query by ``scores`` with the learned name weights on the head (as the reader does)."""
+    head = []
+    for doc, score in head_of(row, kind, scores):
+        m = row["match"].get(doc, 0.0)
+        lift = name[0] * m + (name[1] if m >= hybrid.NAME_MIN else 0.0)
+        head.append((doc, 1.0 / (1.0 + math.exp(-(fusion_model.logit(score) + lift))) if lift else score))
+    head.sort(key=lambda h: (-h[1], h[0]))
+    return [names[doc] for doc, _ in head]
+
+
+def hand_scores(row: dict[str, Any], kind: str) -> list[float]:
+    """Main's relevance of each candidate (hybrid.fuse with FUSION["onnx"]; the lexical score alone for ``lex``)."""
+    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    lex, cos = names.index("lex"), names.index("cos") if kind == "sem" else -1
+    weak, strong, gate, floor = hybrid.FUSION["onnx"]
+    out = []
+    for x in row[kind][1]:
+        if kind == "lex":
+            out.append(x[lex])
+            continue
+        a = weak if x[names.index("lex_best")] < gate else strong
+        out.append(min(1.0, (1 - a) * x[lex] + (a * x[cos] if x[cos] >= floor else 0.0)))
+    return out
+
+
+def calibrate(
+    rows: list[tuple[dict[str, Any], float]], kind: str, weights: list[float], bias: float
+) -> tuple[list[float], float, float]:
+    """The model rescaled so its relevance is on main's scale: ``sigmoid(a · s + c)`` fitted to main's relevance.
+
+    Returns the rescaled (weights, bias) and ``a`` (what the name weights, fitted on the model's own scale, are
+    multiplied by).
+
+    Least squares over each train query's first hybrid.NAME_DEPTH candidates by the model, ``a > 0`` (the order is
+    kept). find_tool's cut (MIN_RELEVANCE, MIN_RELATIVE) and its weak rule (WEAK_RELEVANCE) were chosen on main's
+    scale, so they keep their meaning.
+    """
+    import numpy as np  # noqa: PLC0415
+    from scipy.optimize import minimize  # noqa: PLC0415 - scikit-learn's own dependency
+
+    ss, ts, ws = [], [], []
+    for r, qw in rows:
+        x = np.asarray(r[kind][1], dtype=np.float64)
+        if not len(x):
+            continue
+        s = x @ np.asarray(weights) + bias
+        top = np.argsort(-s, kind="stable")[: hybrid.NAME_DEPTH]
+        ss.append(s[top])
+        ts.append(np.asarray(hand_scores(r, kind))[top])
+        ws.append(np.full(len(top), qw / len(top)))
+    s_all, t_all, w_all = np.concatenate(ss), np.concatenate(ts), np.concatenate(ws)
+    mean, std = float(s_all.mean()), float(s_all.std()) or 1.0
+    u = (s_all - mean) / std  # standardised, so the sigmoid does not start saturated
+    target = np.clip(t_all, 0.01, 0.99)
+    slope, intercept = np.polyfit(u, np.log(target / (1 - target)), 1, w=np.sqrt(w_all))  # a first guess
+
+    def loss(v: Any) -> float:
+        p = 1.0 / (1.0 + np.exp(-np.clip(v[0] * u + v[1], -50, 50)))
+        return float((w_all * (p - t_all) ** 2).sum())
+
+    start = np.asarray([max(float(slope), 0.01), float(intercept)])
+    found = minimize(loss, start, method="L-BFGS-B", bounds=[(1e-3, 50.0), (-50.0, 50.0)])
+    a, c = float(found.x[0]) / std, float(found.x[1]) - float(found.x[0]) * mean / std
+    return [a * v for v in weights], a * bias + c, a
+
+
+def hand_ranked(row: dict[str, Any], names: list[str]) -> list[str]:
+    """Main's ranking of one query: the hand-tuned fusion's top 10 with its name boost (hybrid.name_boosted)."""
+    head = []
+    for doc, score in row["hand"]:
+        m = row["match"].get(doc, 0.0)
+        head.append((doc, min(1.0, score + hybrid.NAME_BOOST * m) if m >= hybrid.NAME_MIN else score))
+    head.sort(key=lambda h: (-h[1], h[0]))
+    return [names[doc] for doc, _ in head]
+
+
+def fit_name(
+    rows: list[tuple[dict[str, Any], float]], kind: str, weights: list[float], bias: float
+) -> tuple[float, float]:
+    """The name weights (both >= 0): a pairwise logistic fit over each train query's head, the stage-1 logit fixed."""
+    import numpy as np  # noqa: PLC0415
+    from scipy.optimize import minimize  # noqa: PLC0415 - scikit-learn's own dependency
+
+    base, feats, qws = [], [], []
+    for (r, qw), scores in zip(rows, score_rows([r for r, _ in rows], kind, weights, bias), strict=True):
+        head = head_of(r, kind, scores)
+        gold = {d for d, g in zip(r[kind][0], r[kind][2], strict=True) if g}
+        if not gold & {d for d, _ in head}:
+            continue
+        z = np.asarray([fusion_model.logit(s) for _, s in head])
+        m = np.asarray([r["match"].get(d, 0.0) for d, _ in head])
+        f = np.stack([m, (m >= hybrid.NAME_MIN).astype(float)], axis=1)
+        y = np.asarray([d in gold for d, _ in head])
+        if y.all():
+            continue
+        dz = (z[y][:, None] - z[~y][None, :]).reshape(-1)
+        df = (f[y][:, None, :] - f[~y][None, :, :]).reshape(-1, 2)
+        base.append(dz)
+        feats.append(df)
+        qws.append(np.full(len(dz), qw / len(dz)))
+    if not base:
+        return 0.0, 0.0
+    dz_all, df_all, w_all = np.concatenate(base), np.concatenate(feats), np.concatenate(qws)
+
+    def loss(v: Any) -> tuple[float, Any]:
+        t = dz_all + df_all @ v
+        p = 1.0 / (1.0 + np.exp(np.clip(t, -50, 50)))  # = 1 - sigmoid(t)
+        value = float((w_all * np.logaddexp(0.0, -t)).sum() + 0.01 * (v @ v))
+        grad = -(w_all * p) @ df_all + 0.02 * v
+        return value, grad
+
+    found = minimize(loss, np.zeros(2), jac=True, method="L-BFGS-B", bounds=[(0.0, 20.0), (0.0, 20.0)])
+    return float(found.x[0]), float(found.x[1])
+
+
+def fit(rows: list[tuple[dict[str, Any], float]], kind: str, style: str, c: float) -> tuple[list[float], float]:
+    """(weights, bias) in raw feature units, trained on ``rows`` (row, query weight) of candidates ``kind``."""
+    import numpy as np  # noqa: PLC0415
+    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415
+
+    xs = np.concatenate([np.asarray(r[kind][1], dtype=np.float64) for r, _ in rows if r[kind][1]])
+    mean, std = xs.mean(axis=0), xs.std(axis=0)
+    std[std == 0] = 1.0
+
+    def z(r: dict[str, Any]) -> Any:
+        return (np.asarray(r[kind][1], dtype=np.float64) - mean) / std
+
+    if style == "point":
+        xs_, ys, ws = [], [], []
+        for r, qw in rows:
+            y = np.asarray(r[kind][2], dtype=bool)
+            if not y.any() or y.all():
+                continue
+            xs_.append(z(r))
+            ys.append(y)
+            ws.append(np.where(y, qw / y.sum(), qw / (~y).sum()))
+        model = LogisticRegression(C=c, max_iter=2000)
+        model.fit(np.concatenate(xs_), np.concatenate(ys), sample_weight=np.concatenate(ws))
+        w, b = model.coef_[0], float(model.intercept_[0])
+    else:
+        diffs, ws = [], []
+        for r, qw in rows:
+            y = np.asarray(r[kind][2], dtype=bool)
+            if not y.any() or y.all():
+                continue
+            x = z(r)
+            pos, neg = x[y], x[~y]
+            d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x.shape[1])
+            diffs.append(d)
+            ws.append(np.full(len(d), qw / len(d)))
+        d = np.concatenate(diffs)
+        wts = np.concatenate(ws)
+        model = LogisticRegression(C=c, max_iter=2000, fit_intercept=False)
+        model.fit(np.concatenate([d, -d]), np.r_[np.ones(len(d)), np.zeros(len(d))], sample_weight=np.r_[wts, wts])
+        w = model.coef_[0]
+        w, b = model.coef_[0], 0.0
+    raw = w / std
+    return [float(v) for v in raw], float(b - (raw * mean).sum())
+
+
+def score_rows(rows: list[dict[str, Any]], kind: str, weights: list[float], bias: float) -> list[list[float]]:
+    """The learned relevance of every candidate of every row (the reader's formula)."""
+    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    model = fusion_model.Model(names, weights, bias, None)
+    return [[model.score(x) for x in r[kind][1]] for r in rows]
+
+
+def set_weights(data: list[dict[str, Any]], balanced: bool) -> dict[str, float]:
+    """Each set's weight per query: 1, or (``balanced``) each set's train queries summing to one share."""
+    out = {}
+    for d in data:
+        n = sum(1 for r in d["rows"] if r["part"] == "train")
+        out[d["name"]] = 1.0 / max(1, n) * 1000 if balanced else 1.0
+    return out
+
+
+def fold_of(query: str) -> int:
+    """A train query's cross-validation fold (sha256 of the query, another slice than the split's)."""
+    return int(hashlib.sha256(query.encode("utf-8")).hexdigest()[8:16], 16) % FOLDS
+
+
+def staged(
+    rows: list[tuple[dict[str, Any], float]], kind: str, style: str, c: float
+) -> tuple[list[float], float, tuple[float, float]]:
+    """The first stage, its name weights (both on the model's own logit scale), then both rescaled to main's scale."""
+    w, b = fit(rows, kind, style, c)
+    name = fit_name(rows, kind, w, b)
+    w, b, a = calibrate(rows, kind, w, b)
+    return w, b, (a * name[0], a * name[1])
+
+
+def cross_validate(
+    data: list[dict[str, Any]], kind: str, style: str, c: float, balanced: bool
+) -> tuple[list[float], list[float]]:
+    """Each set's CV R@1 and MRR (train queries only, 5 folds)."""
+    weights = set_weights(data, balanced)
+    got: dict[str, list[tuple[list[str], set[str]]]] = {d["name"]: [] for d in data}
+    for fold in range(FOLDS):
+        train = [
+            (r, weights[d["name"]])
+            for d in data
+            for r in d["rows"]
+            if r["part"] == "train" and fold_of(r["query"]) != fold
+        ]
+        w, b, name = staged(train, kind, style, c)
+        for d in data:
+            rows = [r for r in d["rows"] if r["part"] == "train" and fold_of(r["query"]) == fold]
+            for r, scores in zip(rows, score_rows(rows, kind, w, b), strict=True):
+                got[d["name"]].append((ranked_by(r, kind, scores, d["names"], name), r["gold"]))
+    r1s, mrrs = [], []
+    for pairs in got.values():
+        queries = [("", gold) for _, gold in pairs]
+        r1, _, mrr = metrics([ranked for ranked, _ in pairs], queries, list(range(len(pairs))))
+        r1s.append(r1)
+        mrrs.append(mrr)
+    return r1s, mrrs
+
+
+def main_on_train(data: list[dict[str, Any]], kind: str) -> list[float]:
+    """Main's R@1 on each set's train queries: its hand-tuned fusion (``sem``) or the lexical ranking (``lex``)."""
+    out = []
+    for d in data:
+        rows = [r for r in d["rows"] if r["part"] == "train"]
+        queries = [(r["query"], r["gold"]) for r in rows]
+        if kind == "sem":
+            ranked = [hand_ranked(r, d["names"]) for r in rows]
+        else:
+            ranked = [[d["names"][doc] for doc in r["lex"][0][:10]] for r in rows]
+        out.append(metrics(ranked, queries, list(range(len(queries))))[0])
+    return out
+
+
+def train(data: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    """The grid point whose worst set gains most over main in CV R@1 (then mean R@1, MRR), refitted on all train.
+
+    The gate for shipping is "R@1 not lower on any set", so the choice is max-min over the sets, not the mean.
+    """
+    base = main_on_train(data, kind)
+    print(f"  main on the train queries ({kind}): R@1 " + ", ".join(f"{v:.4f}" for v in base), flush=True)
+    results = []
+    for style in ("point", "pair"):
+        for c in GRID_C:
+            for balanced in (False, True):
+                r1s, mrrs = cross_validate(data, kind, style, c, balanced)
+                worst = min(r - b for r, b in zip(r1s, base, strict=True))
+                key = (round(worst, 6), statistics.mean(r1s), statistics.mean(mrrs))
+                results.append((key, style, c, balanced))
+                print(
+                    f"  {kind} {style} C={c} balanced={balanced}: CV R@1 "
+                    + ", ".join(f"{v:.4f}" for v in r1s)
+                    + f" (worst gain {worst:+.4f}, mean {key[1]:.4f}, MRR {key[2]:.4f})",
+                    flush=True,
+                )
+    key, style, c, balanced = max(results, key=lambda item: item[0])
+    weights = set_weights(data, balanced)
+    rows = [(r, weights[d["name"]]) for d in data for r in d["rows"] if r["part"] == "train"]
+    w, b, name = staged(rows, kind, style, c)
+    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    print(f"  chosen {kind}: {style} C={c} balanced={balanced} {key}", flush=True)
+    return {
+        "features": list(names),
+        "weights": [round(v, 6) for v in w],
+        "bias": round(b, 6),
+        "name": [round(name[0], 6), round(name[1], 6)],
+        "trained": {
+            "style": style,
+            "C": c,
+            "balanced_sets": balanced,
+            "cv_worst_gain_r1": round(key[0], 4),
+            "cv_r1": round(key[1], 4),
+            "cv_mrr": round(key[2], 4),
+        },
+    }
+
+
+def offline(data: list[dict[str, Any]], kind: str, entry: dict[str, Any]) -> None:
+    """The learned model's held-out figures from the kept candidates, beside the hand-tuned fusion's."""
+    for d in data:
+        held = [i for i, r in enumerate(d["rows"]) if r["part"] == "test"]
+        scored = score_rows(d["rows"], kind, entry["weights"], entry["bias"])
+        name = (entry["name"][0], entry["name"][1])
+        learned = [ranked_by(r, kind, s, d["names"], name) for r, s in zip(d["rows"], scored, strict=True)]
+        queries = [(r["query"], r["gold"]) for r in d["rows"]]
+        a = metrics(learned, queries, held)
+        line = f"  {d['name']}: learned {kind} held out R@1 {a[0]:.3f} R@5 {a[1]:.3f} MRR {a[2]:.3f}"
+        if kind == "sem":
+            h = metrics([hand_ranked(r, d["names"]) for r in d["rows"]], queries, held)
+            line += f" | main's fusion R@1 {h[0]:.3f} R@5 {h[1]:.3f} MRR {h[2]:.3f}"
+        print(line, flush=True)
+
+
+def through_reader(d: dict[str, Any], build_dir: Path) -> list[tuple[list[list[str]], list[float]]]:
+    """Every query's top 10 by ``Searcher.rank_tools(limit=10)`` and its warm ms: main's fusion, then the learned one.
+
+    ``TOOLCAT_LEARNED_FUSION=0`` for main's, ``all`` for the learned (the lexical model is opt-in); one searcher
+    each, queried alternately.
+    """
+    manifest, fetch = open_build(build_dir)
+    out: list[tuple[list[list[str]], list[float]]] = [([], []), ([], [])]
+    searchers = [Searcher(manifest, fetch), Searcher(manifest, fetch)]
+    try:
+        for flag, searcher in zip(("0", "all"), searchers, strict=True):
+            os.environ["TOOLCAT_LEARNED_FUSION"] = flag
+            searcher.rank_tools(d["queries"][0][0], limit=10)  # the model and vectors loaded before timing
+        for text, _ in d["queries"]:
+            for (ranked, times), flag, searcher in zip(out, ("0", "all"), searchers, strict=True):
+                os.environ["TOOLCAT_LEARNED_FUSION"] = flag
+                started = time.perf_counter()
+                hits = searcher.rank_tools(text, limit=10)
+                times.append((time.perf_counter() - started) * 1000)
+                ranked.append([d["back"].get(p["tool_id"], p["tool_id"]) for p, _, _ in hits])
+    finally:
+        os.environ.pop("TOOLCAT_LEARNED_FUSION", None)
+    return out
+
+
+def report(data: list[dict[str, Any]], keep: Path) -> None:
+    """The reader's figures with the learned fusion and with main's, per tier and set, in one run.
+
+    Each (tier, set) is ranked with main's fusion and the learned one alternately, query by query, so both see the
+    same machine load; the warm p50 is per query, after one query that loads the model and vectors.
+    """
+    header = [
+        "set (queries, held out, no shared word all / held out)",
+        "tier",
+        "fusion",
+        "R@1 / R@5 / MRR (all)",
+        "R@1 / R@5 / MRR (held out)",
+        "no shared word R@1 / R@5 (all)",
+        "no shared word R@1 / R@5 (held out)",
+        "warm ms p50",
+    ]
+    print("\n| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for d in data:
+        queries = d["queries"]
+        every = list(range(len(queries)))
+        held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
+        apart_all = sorted(d["apart"])
+        apart = [i for i in held if i in d["apart"]]
+        label = f"{d['name']} ({len(queries)}, {len(held)}, {len(apart_all)} / {len(apart)})"
+        for tier, build_dir in (("minilm-onnx", d["out"]), ("lexical", keep / f"{d['name']}-none")):
+            for learned, (ranked, times) in zip((False, True), through_reader(d, build_dir), strict=True):
+                a, h = metrics(ranked, queries, every), metrics(ranked, queries, held)
+                na, nh = metrics(ranked, queries, apart_all), metrics(ranked, queries, apart)
+                print(
+                    f"| {label} | {tier} | {'learned' if learned else 'main (hand)'} |"
+                    f" {a[0]:.3f} / {a[1]:.3f} / {a[2]:.3f} | {h[0]:.3f} / {h[1]:.3f} / {h[2]:.3f} |"
+                    f" {na[0]:.3f} / {na[1]:.3f} | {nh[0]:.3f} / {nh[1]:.3f} | {statistics.median(times):.2f} |",
+                    flush=True,
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "toolcat-fusion-builds")
+    parser.add_argument("--write", action="store_true", help=f"save the trained weights to {OUT}")
+    parser.add_argument("--no-report", action="store_true", help="skip ranking through the reader")
+    parser.add_argument(
+        "--report-only", action="store_true", help="no training: rank through the reader with the committed weights"
+    )
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"skipped: the corpus is not at {CORPUS}")
+        return
+    args.keep.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("TOOLCAT_CACHE_DIR", str(args.keep / "cache"))
+    with tempfile.TemporaryDirectory(prefix="train-fusion-") as tmp_name:
+        # the kept candidates, reused while the reader's feature code and the sets asked for are the same
+        code = Path(fusion_model.__file__).read_bytes() + inspect.getsource(prepare).encode()
+        key = hashlib.sha256(code + args.sets.encode()).hexdigest()[:16]
+        cached = args.keep / f"prepared-{key}.pkl"
+        if cached.is_file():
+            data = pickle.loads(cached.read_bytes())  # noqa: S301 - our own file, written below
+        else:
+            data = [prepare(name, Path(tmp_name), args.keep) for name in args.sets.split(",") if name]
+            cached.write_bytes(pickle.dumps(data))
+        if args.report_only:
+            report(data, args.keep)
+            return
+        models = {}
+        for kind, tier in (("sem", EMBEDDER), ("lex", "lexical")):
+            entry = train(data, kind)
+            offline(data, kind, entry)
+            models[tier] = {**entry, "default": tier in DEFAULT_MODELS}
+        if args.write:
+            from toolcat.engines.embedding import model_identity  # noqa: PLC0415
+
+            models[EMBEDDER]["weights_sha256"] = model_identity(EMBEDDER)[1]
+            doc = {"format": fusion_model.FORMAT, "trained_by": "bench/train_fusion.py", "models": models}
+            OUT.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            fusion_model._models.cache_clear()  # noqa: SLF001
+            print(f"wrote {OUT}")
+        if not args.no_report:
+            report(data, args.keep)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""The learned fusion (search/fusion_model.py): its features, its scoring in 0-1, its weights file and the fallback."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from support import HAVE_DEFAULT_TIER
+
+from toolcat.format.analyzer import analyze_words
+from toolcat.reader.search import fusion_model, hybrid
+from toolcat.reader.search.fusion_model import LEXICAL_FEATURES, SEMANTIC_FEATURES, Model, features, model_for, parse
+from toolcat.reader.search.searcher import Searcher
+
+
+def _open(out: Path) -> Searcher:
+    def fetch(ref: dict[str, object]) -> object:
+        return json.loads((out / str(ref["path"])).read_bytes())
+
+    manifest = fetch(json.loads((out / "catalog.json").read_text())["manifest"])
+    assert isinstance(manifest, dict)
+    return Searcher(manifest, fetch)
+
+
+def _doc(models: dict[str, dict[str, object]]) -> dict[str, object]:
+    return {"format": fusion_model.FORMAT, "models": models}
+
+
+def _entry(names: tuple[str, ...], **extra: object) -> dict[str, object]:
+    return {"features": list(names), "weights": [0.5] * len(names), "bias": -1.0, **extra}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    fusion_model._models.cache_clear()
+    yield
+    fusion_model._models.cache_clear()
+
+
+def test_features_read_the_lexical_and_semantic_evidence():
+    """Each candidate's row holds its lexical score, rank, share of the best, coverage, cosine, gap and semantic rank."""
+    lexical = [(3, 0.4, ["issu", "open"]), (1, 0.2, ["issu"])]
+    rows = features("open an issue", lexical, [3, 1, 7], [0.5, 0.3, 0.7], [7, 3], gate=0.15)
+    assert len(rows) == 3
+    assert all(len(r) == len(SEMANTIC_FEATURES) for r in rows)
+    first, second, third = (dict(zip(SEMANTIC_FEATURES, r, strict=True)) for r in rows)
+    assert (first["lex"], first["lex_in"], first["lex_rank"], first["lex_share"]) == (0.4, 1.0, 1.0, 1.0)
+    assert first["coverage"] == 1.0
+    assert second["coverage"] == 0.5
+    assert second["lex_rank"] == 0.5
+    assert second["lex_share"] == 0.5
+    assert (third["lex"], third["lex_in"], third["coverage"]) == (0.0, 0.0, 0.0)
+    assert third["sem_rank"] == 1.0
+    assert first["sem_rank"] == 0.5
+    assert second["sem_rank"] == 0.0
+    assert math.isclose(first["cos_gap"], -0.2)
+    assert third["cos_gap"] == 0.0
+    assert first["cos_x_weak"] == 0.0  # the best lexical score 0.4 is over the gate
+    assert first["known"] == 1.0
+    assert first["cos_x_unknown"] == 0.0
+    half = dict(zip(SEMANTIC_FEATURES, features("open an issue", lexical, [7], [0.7], [7], known=0.5)[0], strict=True))
+    assert half["known"] == 0.5
+    assert math.isclose(half["cos_x_unknown"], 0.35)
+    lexical_only = features("open an issue", lexical, [3, 1], None, [])
+    assert all(len(r) == len(LEXICAL_FEATURES) for r in lexical_only)
+
+
+def test_the_relevance_is_a_sigmoid_in_0_1_and_grows_with_a_positive_weight():
+    """Model.score is sigmoid(bias + w·x): in 0-1, 0.5 at zero, monotone in a feature of positive weight."""
+    model = Model(LEXICAL_FEATURES, [1.0] + [0.0] * (len(LEXICAL_FEATURES) - 1), 0.0, None)
+    zero = [0.0] * len(LEXICAL_FEATURES)
+    assert model.score(zero) == 0.5
+    low, high = model.score([0.1, *zero[1:]]), model.score([0.9, *zero[1:]])
+    assert 0.5 < low < high < 1.0
+    n = len(LEXICAL_FEATURES)
+    assert Model(LEXICAL_FEATURES, [-1000.0] * n, 0.0, None).score([1.0] * n) == 0.0
+
+
+def test_a_malformed_weights_document_is_refused():
+    """Another format, unknown features, a missing or non-finite weight: parse raises, naming what is wrong."""
+    with pytest.raises(ValueError, match="toolcat-fusion-1"):
+        parse({"format": "other", "models": {}})
+    with pytest.raises(ValueError, match="a fusion model over"):
+        parse(_doc({"lexical": {"features": ["lex"], "weights": [1.0], "bias": 0.0}}))
+    with pytest.raises(ValueError, match="not finite"):
+        parse(_doc({"lexical": {**_entry(LEXICAL_FEATURES), "bias": float("nan")}}))
+    with pytest.raises(ValueError, match="name weights"):
+        parse(_doc({"lexical": {**_entry(LEXICAL_FEATURES), "name": [1.0]}}))
+    with pytest.raises(KeyError):
+        parse(_doc({"lexical": {"features": list(LEXICAL_FEATURES), "bias": 0.0}}))
+
+
+def test_model_for_falls_back_when_the_file_is_absent_malformed_or_for_other_weights(tmp_path: Path, monkeypatch):
+    """No file, a broken file, another model's sha256, or TOOLCAT_LEARNED_FUSION=0: no model (the hand-tuned fuse)."""
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    assert model_for("minilm-onnx", path=tmp_path / "absent.json") is None
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert model_for("minilm-onnx", path=broken) is None
+    good = tmp_path / "good.json"
+    doc = _doc({"minilm-onnx": _entry(SEMANTIC_FEATURES, weights_sha256="abc"), "lexical": _entry(LEXICAL_FEATURES)})
+    good.write_text(json.dumps(doc))
+    assert model_for("minilm-onnx", "abc", path=good) is not None
+    assert model_for("minilm-onnx", "def", path=good) is None
+    assert model_for("minilm-st", "abc", path=good) is None
+    assert model_for("lexical", path=good) is not None
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    assert model_for("minilm-onnx", "abc", path=good) is None
+
+
+def test_an_opt_in_model_applies_only_when_asked(tmp_path: Path, monkeypatch):
+    """A model marked "default": false is used only with TOOLCAT_LEARNED_FUSION=all."""
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(_doc({"lexical": _entry(LEXICAL_FEATURES, default=False)})))
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    assert model_for("lexical", path=path) is None
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    assert model_for("lexical", path=path) is not None
+
+
+def test_the_committed_weights_load_with_opt_in_models_for_both_tiers(monkeypatch):
+    """fusion_weights.json beside the reader parses: opt-in models for minilm-onnx (held to its sha256) and lexical."""
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
+    assert models["minilm-onnx"].semantic
+    assert models["minilm-onnx"].sha256
+    assert not models["lexical"].semantic
+    assert model_for("minilm-onnx") is None  # opt-in (docs/search.md, "Learned fusion")
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    found = model_for("minilm-onnx")
+    assert found is not None
+    assert found.weights == models["minilm-onnx"].weights
+
+
+def test_learned_fuse_keeps_the_candidates_the_scope_and_the_semantic_term():
+    """The learned fuse ranks the lexical top and semantic top only, in scope, in 0-1, marking meaning-led hits."""
+    model = Model(SEMANTIC_FEATURES, [1.0 if n in ("lex", "cos") else 0.0 for n in SEMANTIC_FEATURES], -2.0, None)
+    lexical = [(0, 0.12, ["issu"]), (1, 0.10, ["open"])]
+    cosines = [0.30, 0.05, 0.85, 0.10, 0.15]
+    hits = fusion_model.fuse("open an issue", lexical, cosines, 5, model, params=(0.6, 0.6, 0.15, 0.2))
+    assert [h[0] for h in hits] == [2, 0, 1]  # 3 and 4 are under the cosine floor and no lexical hit
+    assert hybrid.SEMANTIC_TERM in hits[0][2]
+    assert hybrid.SEMANTIC_TERM in hits[1][2]
+    assert hits[2][2] == ["open"]
+    assert all(0.0 < score < 1.0 for _, score, _ in hits)
+    scoped = fusion_model.fuse(
+        "open", lexical[1:], cosines, 5, model, allowed=lambda d: d != 2, params=(0.6, 0.6, 0.15, 0.2)
+    )
+    assert 2 not in [h[0] for h in scoped]
+    ones = Model(LEXICAL_FEATURES, [1.0] * len(LEXICAL_FEATURES), 0.0, None)
+    lexical_only = fusion_model.fuse("open", lexical, None, 1, ones)
+    assert lexical_only == [(1, lexical_only[0][1], ["open"])]  # it matched the query's one word: coverage 1
+    assert 0.5 < lexical_only[0][1] < 1.0
+
+
+def test_the_name_weights_lift_a_head_hit_whose_id_is_the_query():
+    """name_rescored adds the learned name weights to the logit of the head hits whose id matches, and re-sorts."""
+    model = Model(LEXICAL_FEATURES, [0.0] * len(LEXICAL_FEATURES), 0.0, None, name=(1.0, 2.0))
+    hits = [(0, 0.6, ["list"]), (1, 0.5, ["list", "star"]), (2, 0.4, [])]
+    ids = ["github.list_issues", "github.list_starred_repositories"]  # the third is outside the head given
+    terms = set(analyze_words("list starred repositories"))
+    out = fusion_model.name_rescored(hits, ids, terms, model, analyze_words)
+    assert [h[0] for h in out] == [1, 0, 2]
+    assert math.isclose(out[0][1], 1 / (1 + math.exp(-(fusion_model.logit(0.5) + 3.0))))
+    # list_issues shares one of its two words with the query's three: match 1/6, under NAME_MIN (no step)
+    assert math.isclose(out[1][1], 1 / (1 + math.exp(-(fusion_model.logit(0.6) + 1 / 6))))
+    assert out[2] == hits[2]
+    assert math.isclose(fusion_model.logit(0.5), 0.0)
+    assert math.isfinite(fusion_model.logit(1.0))
+
+
+def test_the_searcher_ranks_a_lexical_build_with_the_opt_in_model(example_build: Path, monkeypatch):
+    """A build without vectors: hand-tuned (lexical) by default, the learned lexical model with TOOLCAT_LEARNED_FUSION=all."""
+    query = "send a message to a channel"
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    plain = _open(example_build).rank_tools(query, limit=5)
+    searcher = _open(example_build)
+    lexical = super(type(searcher), searcher)._ranked("tools", query, None, 5)
+    assert [round(s, 6) for _, s, _ in plain] == [round(s, 6) for _, s, _ in lexical]
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    learned = _open(example_build).rank_tools(query, limit=5)
+    model = fusion_model.model_for("lexical")
+    assert model is not None
+    assert len(learned) == 5
+    assert all(0.0 < s < 1.0 for _, s, _ in learned)
+    assert [s for _, s, _ in learned] != [s for _, s, _ in plain]
+    assert [s for _, s, _ in learned] == sorted((s for _, s, _ in learned), reverse=True)
+
+
+@pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="the default tier (numpy, onnxruntime, MiniLM) is not installed")
+def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(default_tier_build: Path, monkeypatch):
+    """A default build is ranked by the learned model when asked; its name weights lift git.status for 'git status'."""
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    learned = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
+    assert next(iter(learned)) == "git.status"
+    model = fusion_model.model_for("minilm-onnx")
+    assert model is not None
+    assert any(model.name)
+    monkeypatch.setattr(model, "name", (0.0, 0.0))
+    nameless = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
+    assert nameless["git.status"] < learned["git.status"] <= 1.0
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    hand = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
+    assert hand != learned
