@@ -1,8 +1,12 @@
 """A cold find_tool from a CDN: round trips, requests and bytes on the wire at 10,000 and 100,000 tools.
 
     python bench/bench_cdn.py [--sizes 10000,100000] [--tiers default,lexical] [--queries 12] [--latency-ms 30]
-                              [--partition N]
+                              [--partition N] [--nprobe 2,4] [--reuse] [--work DIR]
     make bench-cdn
+
+The default build partitions the tool vectors of catalogues of more than 2,000 tools (docs/search.md, "Vectors a
+CDN can serve"; ``--partition N`` sets ``$TOOLCAT_VECTOR_PARTITION``, ``off`` for whole vectors). A 100,000-tool
+build takes about 20 minutes: ``--reuse`` measures a build already in ``--work`` as it is.
 
 For each size a generated catalogue (``gen_catalog.generate``) is built as a user builds it (``default``:
 ``toolcat.build.build`` with no embedder named, the default search tier; ``lexical``: ``embedder="none"``), and
@@ -21,7 +25,8 @@ beside it) is counted twice:
 
 The model load of the default tier is paid once per process, before the timed queries (a warm-up query on its own
 reader); its bytes are not in the figures. Prints one table per size against the issue's targets for the find_tool
-(issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the worst query. Builds and their vector cache
+(issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the worst query, then where the bytes went by kind of file (:data:`KINDS`: index meta, term and doc
+shards, vectors meta, cluster shards, the row table's pages and files). Builds and their vector cache
 are kept under ``$TMPDIR/toolcat-bench-cdn`` and reused when nothing changed (``--fresh`` rebuilds).
 """
 
@@ -30,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -142,10 +148,12 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def built(n: int, tier: str, work: Path, *, fresh: bool = False) -> tuple[Path, float | None]:
+def built(n: int, tier: str, work: Path, *, fresh: bool = False, reuse: bool = False) -> tuple[Path, float | None]:
     """The build of a generated ``n``-tool catalogue for ``tier`` (made or brought up to date), and its CPU seconds.
 
-    The CPU seconds are None when the build was already up to date (kept from an earlier run).
+    The CPU seconds are None when the build was already up to date (kept from an earlier run), or, with ``reuse``
+    (``--reuse``), when a build is there at all: it is measured as it is, not brought up to date (a 100,000-tool
+    build of the same sources still compiles them all to find that out).
     """
     from toolcat.build import build  # noqa: PLC0415 - the tree under test (the side-by-side bench sets it)
 
@@ -158,9 +166,34 @@ def built(n: int, tier: str, work: Path, *, fresh: bool = False) -> tuple[Path, 
     out = work / f"build{n}-{tier}{f'-p{partition}' if partition else ''}"
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
+    if reuse and (out / "catalog.json").is_file():
+        return out, None
     started = cpu_seconds()
     result = build(src, out, embedder=TIERS.get(tier, tier))
     return out, None if result.up_to_date else cpu_seconds() - started
+
+
+#: What each file a find_tool fetched is, by its path in the build (the first pattern that matches): the byte
+#: breakdown the bench prints per kind.
+KINDS = (
+    ("index meta", re.compile(r"index/meta\.")),
+    ("term shards", re.compile(r"index/\w+\.(words|chars)")),
+    ("doc shards", re.compile(r"index/\w+\.(docs|d\d)")),
+    ("other index files", re.compile(r"index/")),
+    ("vectors meta", re.compile(r"vectors/meta\.")),
+    ("cluster shards", re.compile(r"vectors/tools\.c\d")),
+    ("row pages", re.compile(r"vectors/tools\.rowpages")),
+    ("row files", re.compile(r"vectors/tools\.rows\.")),
+    ("node vectors", re.compile(r"vectors/nodes")),
+    ("other vectors", re.compile(r"vectors/")),
+    ("other", re.compile(r"")),
+)
+
+
+def kind_of(path: str) -> str:
+    """The kind of a fetched file (:data:`KINDS`) from its path."""
+    path = path.lstrip("/")
+    return next(name for name, pattern in KINDS if pattern.match(path))
 
 
 def cold_find(url: str, query: str, log: HostLog) -> dict[str, Any]:
@@ -189,7 +222,9 @@ def cold_find(url: str, query: str, log: HostLog) -> dict[str, Any]:
         "host_bytes": sum(size for _, _, size, _ in seen),
         "host_waves": waves(seen),
         "vector_bytes": sum(size for _, _, size, path in seen if path.startswith("vectors/")),
-        "row_bytes": sum(size for _, _, size, path in seen if path.startswith("vectors/tools.rows")),
+        "row_bytes": sum(size for _, _, size, path in seen if path.lstrip("/").startswith("vectors/tools.row")),
+        "kinds": {name: sum(size for _, _, size, path in seen if kind_of(path) == name) for name, _ in KINDS},
+        "kind_files": {name: sum(kind_of(path) == name for _, _, _, path in seen) for name, _ in KINDS},
         "wall_ms": (done - searched) * 1000,
         "open_round_trips": opened["round_trips"],
         "open_bytes": opened["bytes_downloaded"],
@@ -223,6 +258,14 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         values = [r[key] for r in runs]
         out[key] = (statistics.median(values), max(values))
     out["wall_ms"] = (statistics.median(r["wall_ms"] for r in runs), max(r["wall_ms"] for r in runs))
+    out["kinds"] = {
+        name: (
+            statistics.mean(r["kinds"][name] for r in runs),
+            max(r["kinds"][name] for r in runs),
+            statistics.mean(r["kind_files"][name] for r in runs),
+        )
+        for name, _ in KINDS
+    }
     return out
 
 
@@ -281,6 +324,23 @@ def print_table(title: str, rows: list[list[str]]) -> None:
         print("| " + " | ".join(r) + " |")
 
 
+def print_kinds(title: str, labelled: list[tuple[str, dict[str, Any]]]) -> None:
+    """Where a find_tool's bytes went: KB on the wire per kind of file (mean / max over the queries, files)."""
+    print(f"\n{title}\n")
+    print("| kind of file | " + " | ".join(label for label, _ in labelled) + " |")
+    print("|---|" + "---|" * len(labelled))
+    for name, _ in KINDS:
+        cells = [s["kinds"][name] for _, s in labelled]
+        if any(top for _, top, _ in cells):
+            print(
+                f"| {name} | "
+                + " | ".join(f"{mean / 1000:.1f} / {top / 1000:.1f} ({files:.1f})" for mean, top, files in cells)
+                + " |"
+            )
+    totals = [statistics.mean([sum(s["kinds"][n][0] for n, _ in KINDS)]) for _, s in labelled]
+    print("| total (mean) | " + " | ".join(f"{t / 1000:.1f}" for t in totals) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000", help="tools in the generated catalogues")
@@ -298,6 +358,11 @@ def main() -> None:
         "--nprobe", default="", help="clusters a partitioned build's queries read, e.g. 1,2,4 (default: the meta's)"
     )
     parser.add_argument("--fresh", action="store_true", help="rebuild from scratch instead of reusing $TMPDIR builds")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure a build already in --work as it is, without bringing it up to date",
+    )
     parser.add_argument("--work", type=Path, default=WORK, help="where the builds and their vector cache are kept")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -308,10 +373,10 @@ def main() -> None:
     from toolcat.reader.search import semantic  # noqa: PLC0415 - the tree under test (the side-by-side bench sets it)
 
     for n in (int(size) for size in args.sizes.split(",") if size.strip()):
-        rows = []
+        rows, kinds = [], []
         for tier in (t for t in args.tiers.split(",") if t):
             started = time.perf_counter()
-            folder, cpu = built(n, tier, args.work, fresh=args.fresh)
+            folder, cpu = built(n, tier, args.work, fresh=args.fresh, reuse=args.reuse)
             took = time.perf_counter() - started
             made = f"built in {took:.0f}s, CPU {cpu:.0f}s" if cpu is not None else "kept from an earlier run"
             for nprobe in [int(p) for p in args.nprobe.split(",") if p.strip()] or [None]:
@@ -320,11 +385,16 @@ def main() -> None:
                 failed = f", {s['failed']} FAILED" if s["failed"] else ""
                 probe = "" if nprobe is None else f", nprobe {nprobe}"
                 rows.append(row(f"{tier} ({s['tier'] or 'no search'}{probe}; {made}{failed})", n, s))
+                kinds.append((f"{tier}{probe}", s))
             semantic.NPROBE = None
         print_table(
             f"### Cold find_tool from a gzip CDN, {n:,} tools ({len(texts)} queries, a fresh reader each, "
             f"{args.latency_ms:.0f} ms per response; find_tool after Catalog.open, then both)",
             rows,
+        )
+        print_kinds(
+            f"Where the find_tool's bytes went, {n:,} tools: KB on the wire, mean / max over the queries (files a query)",
+            kinds,
         )
 
 

@@ -101,9 +101,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "TOOLCAT_VECTOR_PARTITION",
-        "unset",
+        "2000",
         "A number N: builds of more than N tools partition their tool vectors into clusters a query reads a few of,"
-        " with a row table for its lexical candidates (opt-in: it costs MetaTool R@5, docs/search.md"
+        " with a row table for its lexical candidates; `0` or `off`: no build partitions (docs/search.md"
         ' "Vectors a CDN can serve").',
     ),
     Setting("TOOLCAT_BUILD_WORKERS", "unset", "`1`: a build never forks a worker process beside the main one."),

@@ -280,7 +280,7 @@ def test_malformed_vectors_fall_back_to_words_and_say_why(default_build: Path, c
 
 @pytest.fixture(scope="module")
 def partitioned_build(default_tier_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalogue built with its tool vectors partitioned (the size threshold lowered to 0)."""
+    """The example catalogue built with its tool vectors partitioned (the size threshold lowered to 0, probe_rows to 24)."""
     from toolcat.build.contributors import vectors  # noqa: PLC0415 - the build side, only for this fixture
 
     root = tmp_path_factory.mktemp("partitioned")
@@ -288,6 +288,7 @@ def partitioned_build(default_tier_build: Path, tmp_path_factory: pytest.TempPat
     mp.setenv("TOOLCAT_CACHE_DIR", str(default_tier_build.parent / "cache"))
     mp.delenv("TOOLCAT_EMBEDDER", raising=False)
     mp.setattr(vectors, "PARTITION_MIN", 0)
+    mp.setattr(vectors, "PROBE_ROWS", 24)  # 116 tools: a query probes a few of the 11 clusters, not all
     try:
         build(EXAMPLE_SRC, root / "build")
         build(EXAMPLE_SRC, root / "again")
@@ -311,7 +312,7 @@ def test_small_catalogues_keep_one_unpartitioned_part(default_build: Path) -> No
 
 @needs_default
 def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_build: Path) -> None:
-    """Two partitioned builds of the same sources are byte-identical; a query reads only nprobe cluster shards."""
+    """Two partitioned builds of the same sources are byte-identical; a query reads the nearest clusters holding probe_rows tools."""
     assert _tree(partitioned_build) == _tree(partitioned_build.parent / "again")
     searcher = _open(partitioned_build)
     answer = searcher.find_tool("read a text file")
@@ -322,7 +323,10 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
-    assert len(tier._clusters) == min(info["nprobe"], info["clusters"]) < info["clusters"]
+    sizes = [int(shard["count"]) for shard in tier._meta["tools"]["shards"]]
+    assert max(sizes) <= -(-3 * sum(sizes) // (2 * len(sizes)))  # balanced: no cluster over 1.5 times the mean
+    assert sum(sizes[c] for c in tier._clusters) >= info["probe_rows"]  # the nearest clusters holding probe_rows
+    assert len(tier._clusters) < info["clusters"]
     probed = {int(i) for c in tier._clusters for i in tier._clusters[c][0]}
     assert tier._rows  # lexical candidates elsewhere: their own rows, read
     assert not set(tier._rows) & probed
@@ -398,6 +402,8 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     ),
     "clusters zero": _meta(lambda o: o["tools"]["partition"].update(clusters=0)),
     "nprobe garbage": _meta(lambda o: o["tools"]["partition"].update(nprobe="x")),
+    "probe_rows zero": _meta(lambda o: o["tools"]["partition"].update(probe_rows=0)),
+    "probe_rows garbage": _meta(lambda o: o["tools"]["partition"].update(probe_rows="many")),
     "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
     "shards of other clusters": _meta(lambda o: o["tools"].update(shards=o["tools"]["shards"][::-1])),
 }

@@ -54,27 +54,45 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 #: did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
 #: meta instead and scored such a candidate by its cluster's centroid.)
 PARTITIONED_FORMAT = "toolcat-vectors-4"
-#: Catalogues with more tools than this have their tool vectors partitioned into clusters (docs/search.md,
-#: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole (0 partitions every build). None (the
-#: default) takes ``$TOOLCAT_VECTOR_PARTITION``, and partitions nothing when it is unset: partitioning is opt-in,
-#: because it fails the quality gate on MetaTool (R@5 -0.013, -0.018 held out, at nprobe 4; the other sets equal).
+#: Catalogues with more tools than this have their tool vectors partitioned into clusters by default (docs/search.md,
+#: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole. Below it the whole vectors cost at
+#: most ~0.4 MB gzipped and every query keeps the unpartitioned tier's exact answers; above it a cold query reads a
+#: few clusters (10,000 tools: ~0.18 MB instead of 1.87 MB). ``$TOOLCAT_VECTOR_PARTITION`` overrides it.
+DEFAULT_PARTITION_MIN = 2000
+#: Set (tests, benches): the threshold itself, whatever the environment says (0 partitions every build).
 PARTITION_MIN: int | None = None
 
 
 def partition_min() -> int | None:
-    """How many tools a build must exceed to partition its tool vectors; None: never (the default)."""
+    """How many tools a build must exceed to partition its tool vectors; None: never.
+
+    :data:`PARTITION_MIN` when set; else ``$TOOLCAT_VECTOR_PARTITION``: a number of tools, or ``0`` / ``off`` (never
+    partition); else :data:`DEFAULT_PARTITION_MIN`.
+    """
     if PARTITION_MIN is not None:
         return PARTITION_MIN
-    raw = settings.get("TOOLCAT_VECTOR_PARTITION").strip()
-    try:
-        return max(0, int(raw)) if raw else None
-    except ValueError:
-        log.warning("TOOLCAT_VECTOR_PARTITION=%r is not a number of tools; tool vectors are not partitioned", raw)
+    raw = settings.get("TOOLCAT_VECTOR_PARTITION")
+    if not raw:
+        return DEFAULT_PARTITION_MIN
+    if raw == "0" or settings.flag_off("TOOLCAT_VECTOR_PARTITION"):
         return None
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        log.warning(
+            "TOOLCAT_VECTOR_PARTITION=%r is not a number of tools (nor 0 or off); builds of more than %d tools are"
+            " partitioned (the default)",
+            raw,
+            DEFAULT_PARTITION_MIN,
+        )
+        return DEFAULT_PARTITION_MIN
 
 
-#: The clusters a query reads, stored in the meta (the reader may read more): tuned on the train splits.
+#: The clusters a query reads, stored in the meta, for a reader that does not know ``probe_rows``.
 NPROBE = 4
+#: The tools a query's probed clusters hold at least, stored in the meta (``probe_rows``): a reader probes the
+#: nearest clusters until they hold this many tools (docs/search.md, "Vectors a CDN can serve").
+PROBE_ROWS = 320
 #: Lloyd iterations of the build's k-means (spherical: on unit rows).
 KMEANS_ITERATIONS = 12
 VECTORS_DTYPE = "int4"
@@ -455,11 +473,12 @@ def _write_part(
     return {"n_docs": len(rows), "shards": shards}
 
 
-def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
+def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | None = None) -> Any:
     """Each row's cluster (an int array) from a deterministic spherical k-means: same rows, same clusters.
 
     Seeds are the rows at ``k`` evenly spaced positions of doc order; an emptied cluster is reseeded with the
-    row farthest from its own centroid. No randomness, so a build's bytes depend on its sources alone.
+    row farthest from its own centroid. No randomness, so a build's bytes depend on its sources alone. With
+    ``cap``, the last assignment is balanced (:func:`balanced_assign`): no cluster holds more than ``cap`` rows.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
@@ -470,7 +489,7 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
     assign = np.zeros(n, dtype=np.int64)
     for _ in range(iterations):
         sims = unit @ centroids.T
-        assign = sims.argmax(axis=1)
+        assign = sims.argmax(axis=1) if cap is None else balanced_assign(sims, cap)
         best = sims[np.arange(n), assign]
         sums = np.zeros_like(centroids)
         np.add.at(sums, assign, unit)
@@ -480,7 +499,42 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS) -> Any:
             sums[empty], best[far] = unit[far], 2.0
         lengths = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = (sums / np.where(lengths > 0, lengths, 1.0)).astype(np.float32)
-    return np.asarray((unit @ centroids.T).argmax(axis=1), dtype=np.int64)
+    sims = unit @ centroids.T
+    return np.asarray(sims.argmax(axis=1) if cap is None else balanced_assign(sims, cap), dtype=np.int64)
+
+
+#: A balanced partition's largest cluster, as a multiple of the mean cluster size (:func:`balanced_assign`).
+CLUSTER_CAP = 1.5
+#: How many of its nearest clusters a row may go to before it takes the nearest one with room.
+BALANCE_CHOICES = 8
+
+
+def balanced_assign(sims: Any, cap: int) -> Any:
+    """Each row's cluster: the nearest with room, no cluster over ``cap`` rows.
+
+    Pairs (row, one of its :data:`BALANCE_CHOICES` nearest clusters) are taken best cosine first while the cluster holds fewer than ``cap`` rows; a row left over goes to the
+    nearest cluster with room. Deterministic (ties by row, then cluster), and no cluster exceeds ``cap``.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    n, k = sims.shape
+    choices = min(BALANCE_CHOICES, k)
+    near = np.argsort(-sims, axis=1, kind="stable")[:, :choices]
+    values = np.take_along_axis(sims, near, axis=1).reshape(-1)
+    order = np.lexsort((near.reshape(-1), np.repeat(np.arange(n), choices), -values))
+    assign = np.full(n, -1, dtype=np.int64)
+    counts = np.zeros(k, dtype=np.int64)
+    flat_rows, flat_clusters = np.repeat(np.arange(n), choices)[order], near.reshape(-1)[order]
+    for row, cluster in zip(flat_rows.tolist(), flat_clusters.tolist(), strict=True):
+        if assign[row] < 0 and counts[cluster] < cap:
+            assign[row] = cluster
+            counts[cluster] += 1
+    for row in np.flatnonzero(assign < 0).tolist():
+        room = np.flatnonzero(counts < cap)
+        cluster = int(room[np.argmax(sims[row, room])])
+        assign[row] = cluster
+        counts[cluster] += 1
+    return assign
 
 
 #: The row table's page size: about sqrt(tools / ROW_PAGE_DIVISOR) row files a page, within these bounds. A query
@@ -581,7 +635,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
 
     n = len(rows)
     k = max(1, round(n**0.5))
-    assign = kmeans(rows, k)
+    assign = kmeans(rows, k, cap=math.ceil(CLUSTER_CAP * n / k))
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)
     sums = np.zeros((k, rows.shape[1]), dtype=np.float64)
@@ -615,6 +669,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
         "partition": {
             "clusters": k,
             "nprobe": min(NPROBE, k),
+            "probe_rows": PROBE_ROWS,
             "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
         },
         "rows": _write_rows(artifacts, rows, ancestors, node_rows),

@@ -142,7 +142,7 @@ class Searcher(IndexReader):
         try:
             if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
-                if refs:
+                if refs or tier.partitioned:  # no row to read: the head is known, its doc shards fetched in one round
                     guess = tier.head_guess(query, lexical, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
                     part = self._part("tools")
                     self._pending_pages = []

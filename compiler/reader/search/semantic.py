@@ -42,6 +42,14 @@ MAX_ANCESTORS = 32
 VECTOR_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error)
 #: The clusters a query of a partitioned build reads; None reads what the build's meta says (its ``nprobe``).
 NPROBE: int | None = None
+#: How much a cluster's spread (``sqrt(1 - |centroid|^2)``, its centroid being the mean of unit rows) adds to its
+#: centroid's cosine when clusters are ranked for a probe: a wide cluster's best tool lies farther from its centroid
+#: than a tight one's, so by the centroid alone wide clusters (a catalogue's varied tools among many alike) are
+#: probed too rarely.
+SPREAD = 1.0
+#: The tools a query's probed clusters hold at least; None reads the build's meta (its ``probe_rows``). A
+#: measurement switch (benches); :data:`NPROBE`, when set, wins.
+PROBE_ROWS: int | None = None
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
 #: The partitioned format this reader reads (``toolcat-vectors-4``: clusters, centroids and a row table).
@@ -89,6 +97,8 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
+        #: A partitioned build's cluster sizes and ``probe_rows`` (None: probe ``nprobe`` clusters).
+        self._probe_rows: tuple[list[int], int | None] = ([], None)
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
         #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
@@ -165,6 +175,7 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
+        self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
 
     @staticmethod
@@ -197,6 +208,11 @@ class SemanticTier:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
         str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(dict(table["pages"])["sha256"])
         return centroids, nprobe, table
+
+    @property
+    def partitioned(self) -> bool:
+        """Whether the build's tool vectors are partitioned into clusters (a query reads a few)."""
+        return self._partition is not None
 
     @property
     def kind(self) -> str:
@@ -266,7 +282,11 @@ class SemanticTier:
         return out + [shards[c]["ref"] for c in self.probe(query) if c not in self._clusters]
 
     def probe(self, query: str) -> list[int]:
-        """The clusters of a partitioned build a query reads: the ``nprobe`` whose centroids are nearest in direction."""
+        """The clusters of a partitioned build a query reads, nearest centroid (in direction) first.
+
+        As many as hold the meta's ``probe_rows`` tools (a build that names none: its ``nprobe``); :data:`NPROBE`,
+        when set, reads that many instead.
+        """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         if self._partition is None:
@@ -276,9 +296,22 @@ class SemanticTier:
         if key not in self._matrices:
             lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
             self._matrices[key] = centroids / np.where(lengths > 0, lengths, 1.0)
+            # a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread
+            self._matrices["spread"] = np.sqrt(np.clip(1.0 - lengths[:, 0] ** 2, 0.0, 1.0))
         sims = np.einsum("ij,j->i", self._matrices[key], self.query_vector(query))
-        count = min(len(sims), NPROBE if NPROBE is not None else nprobe)
-        return sorted(int(c) for c in np.lexsort((np.arange(len(sims)), -sims))[:count])
+        if SPREAD:
+            sims = sims + SPREAD * self._matrices["spread"]
+        order = [int(c) for c in np.lexsort((np.arange(len(sims)), -sims))]
+        counts, rows = self._probe_rows
+        rows = PROBE_ROWS if PROBE_ROWS is not None else rows
+        if NPROBE is None and rows is not None:  # the nearest clusters until they hold probe_rows tools
+            held = 0
+            for count, cluster in enumerate(order, 1):
+                held += counts[cluster]
+                if held >= rows:
+                    return sorted(order[:count])
+            return sorted(order)
+        return sorted(order[: min(len(sims), NPROBE if NPROBE is not None else nprobe)])
 
     def pool(self, part: str, query: str, cosines: Any) -> Any:
         """The cosines the semantic top is drawn from: None for ``cosines`` themselves.
@@ -551,6 +584,18 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
+    """A partitioned build's cluster sizes and ``probe_rows`` (None when its meta names none: probe ``nprobe``).
+
+    Raises ValueError when ``probe_rows`` is not a positive number of tools.
+    """
+    info = meta["tools"]["partition"]
+    rows = int(info["probe_rows"]) if "probe_rows" in info else None
+    if rows is not None and rows < 1:
+        raise ValueError(f"probe_rows {rows} is not a positive number of tools")
+    return [int(shard["count"]) for shard in meta["tools"]["shards"]], rows
 
 
 def _old_partition(meta: dict[str, Any]) -> str | None:

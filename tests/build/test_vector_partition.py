@@ -1,0 +1,64 @@
+"""Partitioned tool vectors (issue 33): the size threshold and its setting, and the balanced clusters."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from toolcat.build.contributors import vectors
+
+np = pytest.importorskip("numpy")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("", vectors.DEFAULT_PARTITION_MIN), ("500", 500), ("0", None), ("off", None), ("no", None), ("-3", 1)],
+)
+def test_the_partition_setting_names_a_size_or_turns_it_off(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: int | None
+) -> None:
+    """Unset: the default threshold; a number: that threshold; 0 or off: no build partitions."""
+    monkeypatch.setattr(vectors, "PARTITION_MIN", None)
+    monkeypatch.setenv("TOOLCAT_VECTOR_PARTITION", value)
+    assert vectors.partition_min() == expected
+
+
+def test_a_bad_partition_setting_keeps_the_default_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A value that is no number of tools logs which setting is wrong and keeps the default threshold."""
+    monkeypatch.setattr(vectors, "PARTITION_MIN", None)
+    monkeypatch.setenv("TOOLCAT_VECTOR_PARTITION", "lots")
+    with caplog.at_level(logging.WARNING):
+        assert vectors.partition_min() == vectors.DEFAULT_PARTITION_MIN
+    assert "TOOLCAT_VECTOR_PARTITION='lots'" in caplog.text
+
+
+def _rows(n: int, dim: int = 16, seed: int = 3) -> object:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(4, dim))
+    # one dense blob of most rows and three small ones: plain k-means gives one cluster most of the rows
+    which = np.where(rng.random(n) < 0.7, 0, rng.integers(1, 4, n))
+    return (centres[which] + 0.3 * rng.normal(size=(n, dim))).astype(np.float32)
+
+
+def test_balanced_kmeans_caps_every_cluster_and_is_deterministic() -> None:
+    """With a cap, no cluster holds more rows than it, every row has a cluster, and the same rows give the same clusters."""
+    rows = _rows(400)
+    plain = np.bincount(vectors.kmeans(rows, 8), minlength=8)
+    cap = 75  # 1.5 times the mean of 50
+    assign = vectors.kmeans(rows, 8, cap=cap)
+    counts = np.bincount(assign, minlength=8)
+    assert plain.max() > cap  # the blob would overfill a cluster without the cap
+    assert counts.max() <= cap
+    assert counts.sum() == 400
+    assert assign.min() >= 0
+    assert (vectors.kmeans(rows, 8, cap=cap) == assign).all()
+
+
+def test_balanced_assignment_prefers_the_nearest_cluster_with_room() -> None:
+    """A row goes to its nearest cluster unless that one is full; then to the nearest with room."""
+    sims = np.asarray([[0.9, 0.1, 0.0], [0.8, 0.7, 0.0], [0.7, 0.2, 0.6]], dtype=np.float32)
+    assert vectors.balanced_assign(sims, 1).tolist() == [0, 1, 2]
+    assert vectors.balanced_assign(sims, 3).tolist() == [0, 0, 0]
