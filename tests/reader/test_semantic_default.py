@@ -431,8 +431,8 @@ def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
     known = np.asarray([-2.0, -2.0, -2.0, 0.9, 0.5, 0.95], dtype=np.float32)  # docs 0-2: rows not read yet
     tier = object.__new__(semantic.SemanticTier)
     tier._partition = (None, 1, {})
-    monkeypatch.setattr(tier, "_partitioned_scores", lambda query: known, raising=False)
-    monkeypatch.setattr(tier, "pool", lambda part, query, cosines: known, raising=False)
+    monkeypatch.setattr(tier, "_partitioned_scores", lambda *_: known, raising=False)
+    monkeypatch.setattr(tier, "pool", lambda *_: known, raising=False)
     lexical = [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
     guess = tier.head_guess("q", lexical, 2, None, (0.5, 0.5, 0.0, -1.0))
     # the true head when doc 2's row scores 0.9 and docs 0 and 1 score 0: docs 2 and 3
