@@ -423,6 +423,46 @@ def test_malformed_partition_falls_back_to_words_and_says_why(partitioned_build:
     assert "malformed" in reason, reason
 
 
+def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three candidates of unknown cosine at the best probed one: the guess keeps all that reach the sure head, not two."""
+    np = pytest.importorskip("numpy")
+    known = np.asarray([-2.0, -2.0, -2.0, 0.9, 0.5, 0.95], dtype=np.float32)  # docs 0-2: rows not read yet
+    tier = object.__new__(semantic.SemanticTier)
+    tier._partition = (None, 1, {})
+    monkeypatch.setattr(tier, "_partitioned_scores", lambda *_: known, raising=False)
+    monkeypatch.setattr(tier, "pool", lambda *_: known, raising=False)
+    lexical = [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
+    guess = tier.head_guess("q", lexical, 2, None, (0.5, 0.5, 0.0, -1.0))
+    # the true head when doc 2's row scores 0.9 and docs 0 and 1 score 0: docs 2 and 3
+    assert {2, 3} <= set(guess)
+    assert {3, 5} <= set(guess)  # the head with the unknown cosines as none
+
+
+@needs_default
+@pytest.mark.parametrize("query", ["read a text file", "send a message to a channel", "list my open issues"])
+def test_the_head_guess_holds_the_fused_head_before_any_row_is_read(partitioned_build: Path, query: str) -> None:
+    """The guessed head holds every doc of the fused head whose row, read after, scores at most the best probed cosine."""
+    from toolcat.reader.search import hybrid  # noqa: PLC0415 - the fusion the guess mirrors
+    from toolcat.reader.search.ranking import IndexReader  # noqa: PLC0415 - the lexical stage alone
+
+    searcher = _open(partitioned_build)
+    tier = searcher.semantic_tier()
+    lexical = IndexReader._ranked(searcher, "tools", query, None, hybrid.CANDIDATES)
+    params = hybrid.FUSION.get(tier.kind, hybrid.FUSION["sentence-transformers"])
+    tier.row_refs(query, [doc for doc, _, _ in lexical])
+    before = tier._partitioned_scores(query)
+    unknown = {doc for doc, _, _ in lexical if before[doc] == -2.0}
+    guess = set(tier.head_guess(query, lexical, hybrid.NAME_DEPTH, None, params))
+    tier.read_rows(query)
+    exact = tier.scores("tools", query)
+    head = hybrid.fuse(lexical, exact, hybrid.NAME_DEPTH, None, params, tier.pool("tools", query, exact))
+    assert unknown, "some candidate's row is read only after the guess"
+    ceiling = float(before.max())
+    assert {doc for doc, _, _ in head if doc not in unknown or exact[doc] <= ceiling} <= guess
+
+
 @needs_default
 def test_over_http_the_rows_come_with_the_doc_shards_and_cost_no_round_trip(
     default_build: Path, partitioned_build: Path, tmp_path: Path

@@ -291,16 +291,8 @@ class SemanticTier:
 
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
-        centroids, nprobe, _ = self._partition
-        key = "unit_centroids"
-        if key not in self._matrices:
-            lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
-            self._matrices[key] = centroids / np.where(lengths > 0, lengths, 1.0)
-            # a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread
-            self._matrices["spread"] = np.sqrt(np.clip(1.0 - lengths[:, 0] ** 2, 0.0, 1.0))
-        sims = np.einsum("ij,j->i", self._matrices[key], self.query_vector(query))
-        if SPREAD:
-            sims = sims + SPREAD * self._matrices["spread"]
+        nprobe = self._partition[1]
+        sims = self._nearness(query)
         order = [int(c) for c in np.lexsort((np.arange(len(sims)), -sims))]
         counts, rows = self._probe_rows
         rows = PROBE_ROWS if PROBE_ROWS is not None else rows
@@ -312,6 +304,24 @@ class SemanticTier:
                     return sorted(order[:count])
             return sorted(order)
         return sorted(order[: min(len(sims), NPROBE if NPROBE is not None else nprobe)])
+
+    def _nearness(self, query: str) -> Any:
+        """How near each cluster of a partitioned build is to the query: its centroid's cosine plus its spread."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        key = "unit_centroids"
+        if key not in self._matrices:
+            centroids = self._partition[0]
+            lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
+            self._matrices[key] = centroids / np.where(lengths > 0, lengths, 1.0)
+            # a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread
+            self._matrices["spread"] = np.sqrt(np.clip(1.0 - lengths[:, 0] ** 2, 0.0, 1.0))
+        sims = np.einsum("ij,j->i", self._matrices[key], self.query_vector(query))
+        if SPREAD:
+            sims = sims + SPREAD * self._matrices["spread"]
+        return sims
 
     def pool(self, part: str, query: str, cosines: Any) -> Any:
         """The cosines the semantic top is drawn from: None for ``cosines`` themselves.
@@ -425,9 +435,12 @@ class SemanticTier:
     ) -> list[int]:
         """The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read.
 
-        The union of the top ``depth`` with those candidates' cosines unknown (none) and with each at the best
-        probed cosine: a searcher fetches their doc shards in the same round as the rows (:meth:`row_refs`), so an
-        answer costs no round more; a doc it missed is fetched after.
+        The fused top ``depth`` with those candidates' cosines unknown (none): a fused score only grows with the
+        cosine, so every doc of the true top that has a known cosine is in it, and no doc of the true top scores
+        under its last score. Then each candidate of unknown cosine that would reach that score at the best probed
+        cosine (its likely ceiling: the probed clusters are the query's nearest). A searcher fetches their doc
+        shards in the same round as the rows (:meth:`row_refs`), so an answer costs no round more; a doc it
+        missed (a row above every probed cosine) is fetched after.
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -435,15 +448,17 @@ class SemanticTier:
             return []
         known = self._partitioned_scores(query)
         pool = self.pool("tools", query, known)
-        guesses: list[int] = []
-        for fill in (None, float(known.max()) if len(known) else 0.0):
-            cosines = known
-            if fill is not None:
-                cosines = known.copy()
-                unknown = np.asarray([doc for doc, _, _ in lexical if known[doc] == -2.0], dtype=np.int64)
-                cosines[unknown] = fill
-            guesses += [doc for doc, _, _ in hybrid.fuse(lexical, cosines, depth, allowed, params, pool)]
-        return list(dict.fromkeys(guesses))
+        sure = hybrid.fuse(lexical, known, depth, allowed, params, pool)
+        unknown = np.asarray([doc for doc, _, _ in lexical if known[doc] == -2.0], dtype=np.int64)
+        if not len(unknown):
+            return [doc for doc, _, _ in sure]
+        floor = sure[-1][1] if len(sure) >= depth else -1.0
+        ceiling = known.copy()
+        ceiling[unknown] = float(known.max())
+        width = len(lexical) + hybrid.CANDIDATES  # every candidate the fusion scores
+        raised = hybrid.fuse(lexical, ceiling, width, allowed, params, pool)
+        reach = [doc for doc, score, _ in raised if score >= floor and known[doc] == -2.0]
+        return list(dict.fromkeys([*(doc for doc, _, _ in sure), *reach]))
 
     def _read_directory(self) -> dict[str, Any]:
         """The row table's directory: the page that lists its pages (read once)."""
