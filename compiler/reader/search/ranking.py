@@ -16,7 +16,7 @@ from typing import Any
 
 from ...format.analyzer import ANALYZER_VERSION, ANALYZERS, analyze_chars, analyze_words, word_ngrams
 from ...format.envelope import ReaderError
-from ...format.refs import page_refs
+from ...format.refs import page_ref
 
 FetchJSON = Callable[[dict[str, Any]], Any]
 Prefetch = Callable[[list[dict[str, Any]]], None]
@@ -199,13 +199,13 @@ class IndexReader:
         The file is then fetched by path in the same round as its page (noted in ``_pending_pages``), and
         checked against the page's sha256 before it is used (:meth:`toolcat.reader.store.Store.prefetch`).
         """
-        page_ref = pages["pages"][number // int(pages["per_page"])]
-        if not fetch_page and page_ref["sha256"] not in self._cache:
-            self._pending_pages.append(page_ref)
+        listing = pages["pages"][number // int(pages["per_page"])]
+        if not fetch_page and listing["sha256"] not in self._cache:
+            self._pending_pages.append(listing)
             path = f"{pages['folder']}/{pages['prefix']}{number}.json"
             return {"path": path, "max_bytes": int(pages["max_bytes"])}, None
-        page = self._fetch(page_ref)
-        return page_refs(page)[number - int(page["first"])], page
+        page = self._fetch(listing)
+        return page_ref(page, number - int(page["first"])), page
 
     def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
         """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
