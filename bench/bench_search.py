@@ -565,10 +565,15 @@ def main() -> None:
         "build",
         "vectors",
     ]
+    print_table(header, rows)
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    """A markdown table: the header, its rule, then each row (cut to the header's width)."""
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
-        print("| " + " | ".join(row) + " |")
+        print("| " + " | ".join(row[: len(header)]) + " |")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from bench_search import CORPUS, bfcl_source, metatool_source, open_build, split  # noqa: E402
+from bench_search import CORPUS, bfcl_source, metatool_source, open_build, print_table, split  # noqa: E402
 from bench_search_answers import example_source, github_source  # noqa: E402
 
 from toolcat.build import build, compile_catalog  # noqa: E402
@@ -327,10 +327,7 @@ def report(sets: list[str], tiers: list[str], errors: int, keep: Path | None = N
         "build",
         "no shared word R@1 / R@5",
     ]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row[: len(header)]) + " |")
+    print_table(header, rows)
     print("\n".join(reports))
 
 

@@ -24,7 +24,7 @@ import yaml
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from bench_search import CORPUS, bfcl_source, metatool_source, split  # noqa: E402
+from bench_search import CORPUS, bfcl_source, metatool_source, print_table, split  # noqa: E402
 from bench_search_tiers import rank  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
@@ -107,10 +107,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             rows.append(measure(name, Path(tmp), args.cosine))
     print(f"Default tier, held-out top-1 errors whose first tool is a near-twin (description cosine >= {args.cosine})")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(header, rows)
 
 
 if __name__ == "__main__":

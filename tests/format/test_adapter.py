@@ -206,13 +206,8 @@ def _fake_corpus(root: Path) -> Path:
     return root
 
 
-@needs_numpy
-def test_self_supervised_pairs_read_only_unlabelled_catalogues_and_are_deterministic(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The pair builder reads no evaluation file, drops templated skills and repeats, and gives the same pairs twice."""
-    trainer = _trainer()
-    root = _fake_corpus(tmp_path / "corpus")
+def _recorded_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The paths ``Path.read_text`` reads from now on (the list fills as they are read)."""
     read: list[Path] = []
     original = Path.read_text
 
@@ -221,6 +216,17 @@ def test_self_supervised_pairs_read_only_unlabelled_catalogues_and_are_determini
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_text", recording)
+    return read
+
+
+@needs_numpy
+def test_self_supervised_pairs_read_only_unlabelled_catalogues_and_are_deterministic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pair builder reads no evaluation file, drops templated skills and repeats, and gives the same pairs twice."""
+    trainer = _trainer()
+    root = _fake_corpus(tmp_path / "corpus")
+    read = _recorded_reads(monkeypatch)
     first = trainer.self_supervised_pairs(root)
     allowed = [root / part for part in trainer.SELF_SUPERVISED_SOURCES]
     assert read
@@ -244,14 +250,7 @@ def test_self_supervised_pairs_read_only_unlabelled_catalogues_and_are_determini
 def test_self_supervised_pairs_on_the_corpus_never_touch_an_evaluation_set(monkeypatch: pytest.MonkeyPatch) -> None:
     """On the real corpus: hundreds of pairs from each source, none read from bench/ or the GitHub MCP list, stable."""
     trainer = _trainer()
-    read: list[Path] = []
-    original = Path.read_text
-
-    def recording(self: Path, *args: Any, **kwargs: Any) -> str:
-        read.append(self)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "read_text", recording)
+    read = _recorded_reads(monkeypatch)
     pairs = trainer.self_supervised_pairs(CORPUS)
     assert {k: len(v) >= 300 for k, v in pairs.items()} == dict.fromkeys(pairs, True)
     assert not any("bench" in p.parts or "github-mcp-server" in p.parts for p in read)
