@@ -46,6 +46,17 @@ GRID = {
 EMBEDDER = ["minilm-onnx"]
 
 
+def open_semantic(out: Path) -> tuple[Searcher, Any, list[str]]:
+    """A build's searcher, its semantic tier (asserted present) and every tool id by doc number."""
+    manifest, fetch = open_build(out)
+    searcher = Searcher(manifest, fetch)
+    tier = searcher.semantic_tier()
+    assert tier is not None, searcher._semantic.reason  # noqa: SLF001
+    n = searcher._part("tools").n_docs  # noqa: SLF001
+    docs = searcher._docs("tools", [(i, 0.0, []) for i in range(n)])  # noqa: SLF001
+    return searcher, tier, [str(d["pointer"]["tool_id"]) for d in docs]
+
+
 def prepare(name: str, tmp: Path) -> dict[str, Any]:
     """One set built with ``--embedder`` (the default's): queries, labels, each query's lexical top 50 and cosines."""
     maker, sample = SETS[name]
@@ -54,13 +65,8 @@ def prepare(name: str, tmp: Path) -> dict[str, Any]:
         queries = random.Random(0).sample(queries, sample)
     out = tmp / f"{name}-build"
     build(tmp / f"{name}-src", out, embedder=EMBEDDER[0])
-    manifest, fetch = open_build(out)
-    searcher = Searcher(manifest, fetch)
-    tier = searcher.semantic_tier()
-    assert tier is not None, searcher._semantic.reason  # noqa: SLF001
-    n = searcher._part("tools").n_docs  # noqa: SLF001
-    docs = searcher._docs("tools", [(i, 0.0, []) for i in range(n)])  # noqa: SLF001
-    names = [back.get(d["pointer"]["tool_id"], d["pointer"]["tool_id"]) for d in docs]
+    searcher, tier, ids = open_semantic(out)
+    names = [back.get(i, i) for i in ids]
     lexical = [IndexReader._ranked(searcher, "tools", q, None, hybrid.CANDIDATES) for q, _ in queries]  # noqa: SLF001
     cosines = [tier.scores("tools", q) for q, _ in queries]
     return {"queries": queries, "names": names, "lexical": lexical, "cosines": cosines}

@@ -54,6 +54,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, open_build, split  # noqa: E402
 from bench_search_tiers import SETS, metrics, no_shared_word  # noqa: E402
+from bench_search_tune import open_semantic  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
 from toolcat.format.analyzer import analyze_words  # noqa: E402
@@ -83,13 +84,8 @@ def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
         build(src, out, embedder=EMBEDDER)
     if not (keep / f"{name}-none" / "catalog.json").is_file():  # the lexical tier's build, for the report
         build(src, keep / f"{name}-none", embedder="none")
-    manifest, fetch = open_build(out)
-    searcher = Searcher(manifest, fetch)
-    tier = searcher.semantic_tier()
-    assert tier is not None, searcher._semantic.reason  # noqa: SLF001
-    n = searcher._part("tools").n_docs  # noqa: SLF001
-    docs = searcher._docs("tools", [(i, 0.0, []) for i in range(n)])  # noqa: SLF001
-    ids = [str(d["pointer"]["tool_id"]) for d in docs]
+    searcher, tier, ids = open_semantic(out)
+    n = len(ids)
     names = [back.get(i, i) for i in ids]
     _, _, gate, min_cosine = hybrid.FUSION["onnx"]
     rows = []
