@@ -592,8 +592,9 @@ def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], n
             "folder": folder,
             "prefix": "r",
             "first": first,
-            "files": [[digest, len(data)] for digest, data in zip(digests, files, strict=True)][
-                first : first + per_page
+            "files": [
+                [digest, len(data)]
+                for digest, data in zip(digests[first : first + per_page], files[first : first + per_page], strict=True)
             ],
         }
         pages.append(dumps(page))
