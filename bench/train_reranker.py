@@ -1,7 +1,7 @@
 """A cross-encoder re-ranker over the first stage's top 20 (issue 33): trained, measured, and its cost.
 
     python bench/train_reranker.py collect        # build the four sets (default tier), rank every query's top 20
-    python bench/train_reranker.py train [--minutes 38] [--layers 3] [--out $TMPDIR/toolcat-rerank/rerank.safetensors]
+    python bench/train_reranker.py train [--minutes 38 | --steps N --eval-every K] [--layers 3] [--out $TMPDIR/toolcat-rerank/rerank.safetensors]
     python bench/train_reranker.py measure [--adapter PATH]   # held-out table, reranker off / on, and CPU per query
 
 Needs the ``[semantic]`` extra (torch, transformers, the bundled all-MiniLM-L6-v2). Work files go to
@@ -323,7 +323,7 @@ def train(args: argparse.Namespace) -> None:
     step = 0
     next_eval = started + args.eval_minutes * 60
     model.bert.train()
-    while time.time() - started < args.minutes * 60:
+    while (step < args.steps) if args.steps else (time.time() - started < args.minutes * 60):
         batch = [rng.choice(by_set[n]) for n in rng.choices(names, weights=[share[n] for n in names], k=args.batch)]
         queries = [q for _, q, ts in batch for _ in ts]
         texts = [t for _, _, ts in batch for t in ts]
@@ -344,7 +344,7 @@ def train(args: argparse.Namespace) -> None:
         if step % 20 == 0:
             log(f"step {step} loss {loss.item():.3f} ({time.time() - started:.0f}s)")
         step += 1
-        if time.time() > next_eval:
+        if (step % args.eval_every == 0) if args.eval_every else (time.time() > next_eval):
             r1 = validate(step)
             if r1 > best[0]:
                 best = (r1, step, model.state())
@@ -483,6 +483,13 @@ def main() -> None:
     parser.add_argument("--adapter", type=Path, default=OUT)
     parser.add_argument("--minutes", type=float, default=30.0, help="training wall time")
     parser.add_argument("--eval-minutes", type=float, default=10.0)
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=0,
+        help="train this many steps instead of --minutes (seeded, one thread: a run no clock decides)",
+    )
+    parser.add_argument("--eval-every", type=int, default=0, help="validate every N steps instead of --eval-minutes")
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--rank", type=int, default=16)
     parser.add_argument("--alpha", type=float, default=32.0)
