@@ -51,10 +51,9 @@ import yaml
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, split  # noqa: E402
-from train_terms import SOURCES  # noqa: E402
+from train_terms import SOURCES, compile_labelled  # noqa: E402
 
-from toolcat.build import compile_catalog  # noqa: E402
-from toolcat.build.contributors.index.texts import tool_embed_text, tool_order  # noqa: E402
+from toolcat.build.contributors.index.texts import tool_embed_text  # noqa: E402
 
 SHARED = CORPUS.parent
 OUT = Path(tempfile.gettempdir()) / "toolcat-static-query.npz"
@@ -84,18 +83,8 @@ def load_sets(tmp: Path) -> dict[str, Set]:
     """Every labelled catalogue compiled by toolcat, its tools' embedded texts, its queries as tool indices."""
     sets = {}
     for name, make in SOURCES.items():
-        src = tmp / name
-        back, queries = make(src)
-        catalog, _ = compile_catalog(src)
-        order = tool_order(catalog)
-        ids = [t.id for t in order]
-        index = {back.get(tool_id, tool_id): i for i, tool_id in enumerate(ids)}
-        labelled = []
-        for text, gold in queries:
-            golds = sorted(index[g] for g in gold if g in index)
-            if golds:
-                labelled.append((text, golds, split(text)))
-        sets[name] = Set(name, [tool_embed_text(t, catalog) for t in order], ids, labelled)
+        texts, ids, labelled = compile_labelled(tmp / name, make, tool_embed_text)
+        sets[name] = Set(name, texts, ids, labelled)
     bfcl, par = sets["bfcl"], sets["parallel"]
     bfcl.masked = {g for _, golds, part in bfcl.queries if part == "test" for g in golds}
     names = {bfcl.ids[g].split(".", 1)[1].rsplit("_v", 1)[0] for g in bfcl.masked}

@@ -36,6 +36,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,22 +91,32 @@ class Set:
         self.name, self.texts, self.ids, self.queries = name, texts, ids, queries
 
 
+def compile_labelled(
+    src: Path, make: Callable[[Path], tuple[dict[str, str], Queries]], text_of: Callable[[Any, Any], str]
+) -> tuple[list[str], list[str], list[tuple[str, list[int], str]]]:
+    """One source written under ``src`` by ``make`` and compiled: texts, ids, labelled queries.
+
+    The tools' texts (``text_of(tool, catalog)``) and ids in doc order, and the queries with their gold as tool
+    indices and their split (a query with no gold tool in the catalogue is dropped).
+    """
+    back, queries = make(src)
+    catalog, _ = compile_catalog(src)
+    order = tool_order(catalog)
+    ids = [t.id for t in order]
+    index = {back.get(tool_id, tool_id): i for i, tool_id in enumerate(ids)}
+    labelled = []
+    for text, gold in queries:
+        golds = sorted(index[g] for g in gold if g in index)
+        if golds:
+            labelled.append((text, golds, split(text)))
+    return [text_of(t, catalog) for t in order], ids, labelled
+
+
 def load_sets(tmp: Path) -> dict[str, Set]:
     """Every catalogue compiled by toolcat, its tools' embedded texts, its queries mapped to tool indices."""
     sets = {}
     for name, make in SOURCES.items():
-        src = tmp / name
-        back, queries = make(src)
-        catalog, _ = compile_catalog(src)
-        order = tool_order(catalog)
-        ids = [t.id for t in order]
-        texts = [doc_terms_text(t, catalog) for t in order]
-        index = {back.get(tool_id, tool_id): i for i, tool_id in enumerate(ids)}
-        labelled = []
-        for text, gold in queries:
-            golds = sorted(index[g] for g in gold if g in index)
-            if golds:
-                labelled.append((text, golds, split(text)))
+        texts, ids, labelled = compile_labelled(tmp / name, make, doc_terms_text)
         sets[name] = Set(name, texts, ids, labelled)
         print(f"{name}: {len(ids)} tools, {len(labelled)} queries", flush=True)
     # BFCL's held-out tools are never trained on: drop them from the training catalogue (see the module doc).
