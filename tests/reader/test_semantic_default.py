@@ -206,40 +206,29 @@ def test_only_built_in_and_allowed_specs_may_load(monkeypatch: pytest.MonkeyPatc
 # -- malformed vectors (issue 23, item 19) ------------------------------------------------------
 
 
-def _shard(change: Callable[[dict[str, Any]], None]) -> Patch:
-    def patch(obj: dict[str, Any]) -> None:
-        if obj["artifact"] == "vectors_shard" and obj["part"] == "tools":
-            change(obj)
+def _where(match: Callable[[dict[str, Any]], bool]) -> Callable[[Callable[[dict[str, Any]], None]], Patch]:
+    """Patches that apply a change to each artifact ``match`` picks."""
 
-    return patch
+    def patches(change: Callable[[dict[str, Any]], None]) -> Patch:
+        def patch(obj: dict[str, Any]) -> None:
+            if match(obj):
+                change(obj)
 
+        return patch
 
-def _meta(change: Callable[[dict[str, Any]], None]) -> Patch:
-    def patch(obj: dict[str, Any]) -> None:
-        if obj["artifact"] == "vectors_meta":
-            change(obj)
-
-    return patch
+    return patches
 
 
-def _row(change: Callable[[dict[str, Any]], None]) -> Patch:
-    """A change to each row file of a partitioned build's row table (a one-row tools shard)."""
-
-    def patch(obj: dict[str, Any]) -> None:
-        if obj["artifact"] == "vectors_shard" and obj["part"] == "tools" and obj.get("count") == 1 and "first" in obj:
-            change(obj)
-
-    return patch
-
-
-def _page(change: Callable[[dict[str, Any]], None]) -> Patch:
-    """A change to each page of a partitioned build's row table."""
-
-    def patch(obj: dict[str, Any]) -> None:
-        if obj["artifact"] == "index_pages":
-            change(obj)
-
-    return patch
+_shard = _where(lambda obj: obj["artifact"] == "vectors_shard" and obj["part"] == "tools")
+_meta = _where(lambda obj: obj["artifact"] == "vectors_meta")
+#: each row file of a partitioned build's row table (a one-row tools shard)
+_row = _where(
+    lambda obj: (
+        obj["artifact"] == "vectors_shard" and obj["part"] == "tools" and obj.get("count") == 1 and "first" in obj
+    )
+)
+#: each page of a partitioned build's row table
+_page = _where(lambda obj: obj["artifact"] == "index_pages")
 
 
 MALFORMED: dict[str, Patch] = {
