@@ -138,7 +138,7 @@ class Searcher(IndexReader):
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         # the learned fusion (docs/search.md, "Learned fusion") where a model was trained for this embedder
-        model = fusion_model.model_for(str(tier.model), _weights_sha256(tier)) if part_name == "tools" else None
+        model = fusion_model.model_for(str(tier.model), tier.weights_sha256) if part_name == "tools" else None
         try:
             if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
@@ -633,13 +633,6 @@ class Searcher(IndexReader):
             hints=hints,
             next_action=action,
         )
-
-
-def _weights_sha256(tier: Any) -> str | None:
-    """The sha256 of the weights a semantic tier's vectors were built with (what its check held the model to)."""
-    model = (getattr(tier, "_meta", None) or {}).get("model") or {}
-    sha = model.get("weights_sha256")
-    return str(sha) if sha else None
 
 
 def _weak_answer(

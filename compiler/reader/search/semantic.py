@@ -221,6 +221,12 @@ class SemanticTier:
         """The build's embedder kind (``onnx``, ``sentence-transformers``, ``model2vec``), which picks the fusion constants."""
         return str(self._meta.get("model", {}).get("kind"))
 
+    @property
+    def weights_sha256(self) -> str | None:
+        """The sha256 of the weights the build's vectors were made with (checked equal to this reader's model's)."""
+        sha = self._meta.get("model", {}).get("weights_sha256")
+        return str(sha) if sha else None
+
     def fail(self, err: BaseException) -> None:
         """Turn the tier off for this reader after its vectors proved unreadable; :attr:`reason` says why."""
         self._checked = True
