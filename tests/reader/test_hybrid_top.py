@@ -27,8 +27,8 @@ def test_numpy_top_equals_the_scan(n: int, scoped: bool) -> None:
         (d for d in range(n) if cosines[d] >= 0.2 and (keep is None or keep(d))),
         key=lambda d: (cosines[d], -d),
     )
-    assert hybrid._semantic_top(cosines, keep, 0.2) == expected
-    assert hybrid._semantic_top(list(map(float, cosines)), keep, 0.2) == expected
+    assert hybrid.semantic_top(cosines, keep, 0.2) == expected
+    assert hybrid.semantic_top(list(map(float, cosines)), keep, 0.2) == expected
 
 
 def test_the_hierarchy_term_leaves_a_flat_catalogue_as_it_was() -> None:

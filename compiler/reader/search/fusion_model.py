@@ -212,18 +212,14 @@ def fuse(
     Without ``cosines`` (a lexical-only model) the candidates are the lexical top alone; ``known`` as for
     :func:`features`.
     """
-    weak, strong, gate, min_cosine = params
-    best = lexical[0][1] if lexical else 0.0
-    a = weak if best < gate else strong
+    _, _, gate, min_cosine = params
+    a = hybrid.semantic_weight(lexical, params)
     semantic: list[int] = []
     values: list[float] | None = None
     if cosines is None:
         docs = [doc for doc, _, _ in lexical]
     else:
-        semantic = hybrid.semantic_top(cosines if pool is None else pool, allowed, min_cosine)
-        docs = list(dict.fromkeys([*(doc for doc, _, _ in lexical), *semantic]))
-        take = getattr(cosines, "take", None)
-        values = take(docs).tolist() if take is not None else [float(cosines[doc]) for doc in docs]
+        semantic, docs, values = hybrid.candidates(lexical, cosines, allowed, min_cosine, pool)
     rows = features(query, lexical, docs, values, semantic, gate, known)
     lex = {doc: (score, terms) for doc, score, terms in lexical}
     fused: list[Hit] = []

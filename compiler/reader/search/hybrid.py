@@ -82,15 +82,10 @@ def fuse(
 
     A hit whose semantic part outweighs its lexical part carries :data:`SEMANTIC_TERM` among its terms.
     """
-    weak, strong, gate, min_cosine = params
-    best_lexical = lexical[0][1] if lexical else 0.0
-    a = weak if best_lexical < gate else strong
+    _, _, _, min_cosine = params
+    a = semantic_weight(lexical, params)
     lex = {doc: (score, terms) for doc, score, terms in lexical}
-    semantic = _semantic_top(cosines if pool is None else pool, allowed, min_cosine)
-    docs = list(dict.fromkeys([*lex, *semantic]))
-    # A numpy array (the tier's) gives every candidate's cosine in one take; a plain sequence one by one.
-    take = getattr(cosines, "take", None)
-    values = take(docs).tolist() if take is not None else [float(cosines[doc]) for doc in docs]
+    _, docs, values = candidates(lexical, cosines, allowed, min_cosine, pool)
     fused: list[Hit] = []
     for doc, cosine in zip(docs, values, strict=True):
         score, terms = lex.get(doc, (0.0, []))
@@ -101,7 +96,32 @@ def fuse(
     return fused[:limit]
 
 
-def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | None, min_cosine: float) -> list[int]:
+def semantic_weight(lexical: list[Hit], params: tuple[float, float, float, float]) -> float:
+    """The cosine's weight ``a`` of :func:`fuse`: ``WEIGHT_WEAK`` when the best lexical score is under ``GATE``."""
+    weak, strong, gate, _ = params
+    return weak if (lexical[0][1] if lexical else 0.0) < gate else strong
+
+
+def candidates(
+    lexical: list[Hit],
+    cosines: Sequence[float],
+    allowed: Callable[[int], bool] | None,
+    min_cosine: float,
+    pool: Sequence[float] | None = None,
+) -> tuple[list[int], list[int], list[float]]:
+    """(the semantic top, the candidates: the lexical top then the semantic top's others, each candidate's cosine).
+
+    The semantic top is drawn from ``pool`` when given (:func:`fuse`), else from ``cosines``.
+    """
+    semantic = semantic_top(cosines if pool is None else pool, allowed, min_cosine)
+    docs = list(dict.fromkeys([*(doc for doc, _, _ in lexical), *semantic]))
+    # A numpy array (the tier's) gives every candidate's cosine in one take; a plain sequence one by one.
+    take = getattr(cosines, "take", None)
+    values = take(docs).tolist() if take is not None else [float(cosines[doc]) for doc in docs]
+    return semantic, docs, values
+
+
+def semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | None, min_cosine: float) -> list[int]:
     """The :data:`CANDIDATES` docs of highest cosine (at least ``min_cosine``, ``allowed``), ties by doc id.
 
     A numpy array (the semantic tier's) is cut with ``numpy.partition`` first
@@ -116,7 +136,3 @@ def _semantic_top(cosines: Sequence[float], allowed: Callable[[int], bool] | Non
     from ...engines.embedding import top_indices  # noqa: PLC0415 - numpy, only with the [semantic] extra (which made ``cosines``)
 
     return top_indices(cosines, allowed, min_cosine, CANDIDATES)
-
-
-#: The semantic top of :func:`fuse` (the learned fusion, :mod:`toolcat.reader.search.fusion_model`, draws the same).
-semantic_top = _semantic_top
