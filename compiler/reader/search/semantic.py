@@ -556,8 +556,8 @@ class SemanticTier:
         if not len(ids):
             return out
         exact = np.einsum("ij,j->i", np.concatenate(rows), vector).astype(np.float32)
-        ancestors = [row for p in probed for row in p[2]] + [self._rows[d][1] for d in singles]
-        if hybrid.HIERARCHY and len(ancestors) == len(ids):
+        # every tool scored has its ancestor row (a cluster's may list none: then no hierarchy term)
+        if hybrid.HIERARCHY and sum(len(p[2]) for p in probed) + len(singles) == len(ids):
             n_nodes = int(self._meta["nodes"]["n_docs"])
             nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the scored tools' ancestors, from their files
             for node_ids, node_block in [*(p[3] for p in probed), *(self._rows[d][2] for d in singles)]:
