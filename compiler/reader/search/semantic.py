@@ -101,6 +101,8 @@ class SemanticTier:
         self._probe_rows: tuple[list[int], int | None] = ([], None)
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
+        #: The last query's probe (:meth:`probe`): ((query, NPROBE, PROBE_ROWS, SPREAD), its clusters).
+        self._probed: tuple[tuple[Any, ...], list[int]] = ((), [])
         #: Each cluster read's :func:`ancestor_index` (made once: per query it cost 0.8 ms at 10,000 tools).
         self._cluster_paths: dict[int, Any] = {}
         #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
@@ -290,16 +292,23 @@ class SemanticTier:
         return out + [shards[c]["ref"] for c in self.probe(query) if c not in self._clusters]
 
     def probe(self, query: str) -> list[int]:
-        """The clusters of a partitioned build a query reads, nearest centroid (in direction) first.
+        """The clusters of a partitioned build a query reads (in cluster order): the nearest (:meth:`_nearness`).
 
         As many as hold the meta's ``probe_rows`` tools (a build that names none: its ``nprobe``); :data:`NPROBE`,
-        when set, reads that many instead.
+        when set, reads that many instead. Worked out once per query and settings: a query asks four times (its
+        prefetch, its rows, the head guess and its scores).
         """
-        import numpy as np  # noqa: PLC0415 - numpy, lazily
-
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
-        nprobe = self._partition[1]
+        key = (query, NPROBE, PROBE_ROWS, SPREAD)
+        if self._probed[0] != key:
+            self._probed = (key, self._probe(query, self._partition[1]))
+        return list(self._probed[1])
+
+    def _probe(self, query: str, nprobe: int) -> list[int]:
+        """:meth:`probe`'s work (``nprobe``: the build's, for a meta without ``probe_rows``)."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
         sims = self._nearness(query)
         order = [int(c) for c in np.lexsort((np.arange(len(sims)), -sims))]
         counts, rows = self._probe_rows
@@ -385,13 +394,6 @@ class SemanticTier:
                 raise ValueError(f"vector shard {shard['ref'].get('path')} is not cluster {cluster} of the partition")
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
-
-    def read_rows_of(self, query: str, docs: list[int]) -> None:
-        """Fetch (in one concurrent round) and read the rows of ``docs`` outside the probed clusters (:meth:`row_refs`)."""
-        refs = self.row_refs(query, docs)
-        if self._prefetch is not None and refs:
-            self._prefetch(refs)
-        self.read_rows(query)
 
     def row_refs(self, query: str, docs: list[int]) -> list[dict[str, Any]]:
         """The files to fetch for the rows of ``docs`` (a query's lexical candidates) outside the probed clusters.
@@ -537,7 +539,7 @@ class SemanticTier:
     def _partitioned_scores(self, query: str) -> Any:
         """Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2.
 
-        The rows read are the probed clusters' and the lexical candidates' (:meth:`read_rows_of`); a tool with
+        The rows read are the probed clusters' and the lexical candidates' (:meth:`row_refs`, :meth:`read_rows`); a tool with
         neither is no candidate of the fusion, whose cosine floor counts -2 as none.
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
