@@ -37,12 +37,12 @@ from ...engines.embedding import (
 )
 from ...format import settings
 from ...format.canonical import dumps
-from ...format.canonical import sha256 as sha256_hex
 from ...format.types import Ref
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
 from ..progress import report
+from .index.shards import paged_files
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts
 
 log = logging.getLogger(__name__)
@@ -579,39 +579,12 @@ def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], n
             },
         }
         files.append(dumps(body))
-    digests = [sha256_hex(data) for data in files]
-    folder = f"vectors/tools.rows.{sha256_hex(''.join(digests).encode())[:16]}"
-    for doc, data in enumerate(files):
-        artifacts.files[f"{folder}/r{doc}.json"] = data
     per_page = row_page_size(len(files))
-    pages = []
-    for first in range(0, len(files), per_page):
-        page = {
-            "artifact": "index_pages",
-            "part": "tools",
-            "folder": folder,
-            "prefix": "r",
-            "first": first,
-            "files": [
-                [digest, len(data)]
-                for digest, data in zip(digests[first : first + per_page], files[first : first + per_page], strict=True)
-            ],
-        }
-        pages.append(dumps(page))
+    folder, listing = paged_files(artifacts, "vectors", "tools.rows", "tools", "r", files, per_page)
+    pages = [dumps(page) for page in listing]
     # the pages' own hashes in one more page (the directory): the meta holds its ref alone, so a query that needs
     # no row pays nothing for the table, and one that does fetches the directory, its pages and rows in one round
-    page_digests = [sha256_hex(data) for data in pages]
-    page_folder = f"vectors/tools.rowpages.{sha256_hex(''.join(page_digests).encode())[:16]}"
-    for number, data in enumerate(pages):
-        artifacts.files[f"{page_folder}/p{number}.json"] = data
-    directory = {
-        "artifact": "index_pages",
-        "part": "tools",
-        "folder": page_folder,
-        "prefix": "p",
-        "first": 0,
-        "files": [[digest, len(data)] for digest, data in zip(page_digests, pages, strict=True)],
-    }
+    page_folder, (directory,) = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, len(pages))
     return {
         "folder": folder,
         "prefix": "r",

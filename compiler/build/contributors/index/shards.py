@@ -98,6 +98,35 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
     return {"doc_shards": out}
 
 
+def paged_files(
+    artifacts: ArtifactSet, root: str, stem: str, part: str, prefix: str, files: list[bytes], per_page: int
+) -> tuple[str, list[dict[str, Any]]]:
+    """``files`` as ``<root>/<stem>.<h>/<prefix><i>.json`` and the ``index_pages`` objects that list them.
+
+    The folder is named by the hash of every file's hash, so its files never change once published; each page
+    lists ``per_page`` files (their sha256 and size) from its ``first``. The caller writes the pages.
+    """
+    digests = [sha256(data) for data in files]
+    folder = f"{root}/{stem}.{sha256(''.join(digests).encode())[:16]}"
+    for number, data in enumerate(files):
+        artifacts.files[f"{folder}/{prefix}{number}.json"] = data
+    pages = [
+        {
+            "artifact": "index_pages",
+            "part": part,
+            "folder": folder,
+            "prefix": prefix,
+            "first": first,
+            "files": [
+                [digest, len(data)]
+                for digest, data in zip(digests[first : first + per_page], files[first : first + per_page], strict=True)
+            ],
+        }
+        for first in range(0, len(files), per_page)
+    ]
+    return folder, pages
+
+
 def _write_pages(
     artifacts: ArtifactSet, part: str, stem: str, prefix: str, files: list[bytes], lasts: list[str] | None = None
 ) -> dict[str, Any]:
@@ -108,25 +137,12 @@ def _write_pages(
     published; a reader fetches a file together with its page and checks it against the page before use.
     ``lasts`` (term shards): each file's last term, kept in its page.
     """
-    digests = [sha256(data) for data in files]
-    folder = f"index/{stem}.{sha256(''.join(digests).encode())[:16]}"
-    for number, data in enumerate(files):
-        artifacts.files[f"{folder}/{prefix}{number}.json"] = data
+    folder, listing = paged_files(artifacts, "index", stem, part, prefix, files, PAGE_SIZE)
     pages = []
-    for first in range(0, len(files), PAGE_SIZE):
-        page: dict[str, Any] = {
-            "artifact": "index_pages",
-            "part": part,
-            "folder": folder,
-            "prefix": prefix,
-            "first": first,
-            "files": [[digest, len(data)] for digest, data in zip(digests, files, strict=True)][
-                first : first + PAGE_SIZE
-            ],
-        }
+    for number, page in enumerate(listing):
         if lasts is not None:
-            page["last"] = lasts[first : first + PAGE_SIZE]
-        pages.append(artifacts.add_json("index", f"{stem}.p{first // PAGE_SIZE}", page))
+            page["last"] = lasts[page["first"] : page["first"] + PAGE_SIZE]
+        pages.append(artifacts.add_json("index", f"{stem}.p{number}", page))
     return {
         "folder": folder,
         "prefix": prefix,
