@@ -73,8 +73,11 @@ def write_adapter(path: Path, tensors: Mapping[str, Any], metadata: Mapping[str,
     path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def _tensors(data: bytes) -> dict[str, npt.NDArray[Any]]:
-    """The float16 tensors of a safetensors file's bytes, as float64; ValueError / KeyError / TypeError when damaged."""
+def _tensors(data: bytes) -> tuple[Any, dict[str, npt.NDArray[Any]]]:
+    """(the header, the float16 tensors as float64) of a safetensors file's bytes.
+
+    ValueError / KeyError / TypeError when damaged.
+    """
     import numpy as np  # noqa: PLC0415 - stdlib at import
 
     (size,) = struct.unpack("<Q", data[:8])
@@ -88,21 +91,31 @@ def _tensors(data: bytes) -> dict[str, npt.NDArray[Any]]:
         if info["dtype"] != "F16" or not 0 <= start <= end <= len(body):
             raise ValueError(f"tensor {name!r} is not float16 inside the file")
         arrays[name] = np.frombuffer(body[start:end], dtype="<f2").reshape(info["shape"]).astype(np.float64)
-    return arrays
+    return header, arrays
 
 
-def read_adapter(path: Path) -> dict[str, tuple[npt.NDArray[Any], npt.NDArray[Any]]]:
-    """``{weight name: (A, B)}`` as float64, checked: a damaged or incomplete file is an :class:`AdapterError`."""
-    import numpy as np  # noqa: PLC0415 - stdlib at import
+def read_tensors(path: Path) -> tuple[bytes, Any, dict[str, npt.NDArray[Any]]]:
+    """(the file's bytes, its safetensors header, its tensors as float64), read once.
 
+    An :class:`AdapterError` when the file cannot be read or is damaged.
+    """
     try:
         data = path.read_bytes()
     except OSError as err:
         raise AdapterError(path, f"cannot be read ({err.strerror or err})") from err
     try:
-        arrays = _tensors(data)
+        header, arrays = _tensors(data)
     except (struct.error, ValueError, KeyError, TypeError) as err:
         raise AdapterError(path, f"is not a readable safetensors adapter ({err})") from err
+    return data, header, arrays
+
+
+def lora_pairs(
+    path: Path, arrays: Mapping[str, npt.NDArray[Any]]
+) -> dict[str, tuple[npt.NDArray[Any], npt.NDArray[Any]]]:
+    """``{weight name: (A, B)}`` of an adapter's tensors, checked: an incomplete pair is an :class:`AdapterError`."""
+    import numpy as np  # noqa: PLC0415 - stdlib at import
+
     pairs = {}
     for name in sorted(arrays):
         if name.endswith(".lora_A"):
@@ -117,6 +130,11 @@ def read_adapter(path: Path) -> dict[str, tuple[npt.NDArray[Any], npt.NDArray[An
     if not pairs:
         raise AdapterError(path, "holds no lora_A / lora_B pair")
     return pairs
+
+
+def read_adapter(path: Path) -> dict[str, tuple[npt.NDArray[Any], npt.NDArray[Any]]]:
+    """``{weight name: (A, B)}`` as float64, checked: a damaged or incomplete file is an :class:`AdapterError`."""
+    return lora_pairs(path, read_tensors(path)[2])
 
 
 def merge(weights: Mapping[str, npt.NDArray[Any]], path: Path) -> dict[str, npt.NDArray[Any]]:

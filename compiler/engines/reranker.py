@@ -12,29 +12,33 @@ alone on onnxruntime, the head in numpy. Stdlib at import.
 
 from __future__ import annotations
 
-import json
 import math
-import struct
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .adapter import AdapterError, _tensors, read_adapter
+from .adapter import AdapterError, lora_pairs, read_tensors
 
 
-def _metadata(path: Path) -> dict[str, str]:
-    """The adapter file's ``__metadata__`` (an :class:`AdapterError` when it has none)."""
-    try:
-        data = path.read_bytes()
-        (size,) = struct.unpack("<Q", data[:8])
-        meta = json.loads(data[8 : 8 + size]).get("__metadata__")
-    except OSError as err:
-        raise AdapterError(path, f"cannot be read ({err.strerror or err})") from err
-    except (struct.error, ValueError, AttributeError) as err:
-        raise AdapterError(path, f"is not a readable safetensors adapter ({err})") from err
+def _read(path: Path) -> tuple[bytes, int, int, dict[str, Any], Any, Any]:
+    """A re-ranker adapter, read once: (its bytes, layers, max tokens, its tensors, head weight, head bias).
+
+    An :class:`AdapterError` names what is wrong: no ``__metadata__`` naming the layers, or no head.
+    """
+    data, header, arrays = read_tensors(path)
+    if not isinstance(header, dict):
+        raise AdapterError(path, "is not a readable safetensors adapter (its header is not a JSON object)")
+    meta = header.get("__metadata__")
     if not isinstance(meta, dict):
         raise AdapterError(path, "has no __metadata__ (a re-ranker adapter names its layers)")
-    return {str(k): str(v) for k, v in meta.items()}
+    try:
+        layers, max_tokens = int(meta["layers"]), int(meta.get("max_tokens", "128"))
+    except (KeyError, ValueError) as err:
+        raise AdapterError(path, f"__metadata__ has no usable 'layers' ({err})") from err
+    head_w, head_b = arrays.get("head.weight"), arrays.get("head.bias")
+    if head_w is None or head_b is None:
+        raise AdapterError(path, "holds no head.weight / head.bias (is it a bi-encoder adapter?)")
+    return data, layers, max_tokens, arrays, head_w, head_b
 
 
 class CrossEncoder:
@@ -53,16 +57,8 @@ class CrossEncoder:
                 f"the re-ranker needs torch and transformers ({err.name} is not installed)",
                 "pip install 'toolcat[semantic]'",
             ) from err
-        meta = _metadata(path)
-        try:
-            layers, max_tokens = int(meta["layers"]), int(meta.get("max_tokens", "128"))
-        except (KeyError, ValueError) as err:
-            raise AdapterError(path, f"__metadata__ has no usable 'layers' ({err})") from err
-        pairs = read_adapter(path)
-        arrays = _tensors(path.read_bytes())
-        head_w, head_b = arrays.get("head.weight"), arrays.get("head.bias")
-        if head_w is None or head_b is None:
-            raise AdapterError(path, "holds no head.weight / head.bias (is it a bi-encoder adapter?)")
+        _, layers, max_tokens, arrays, head_w, head_b = _read(path)
+        pairs = lora_pairs(path, arrays)
         if threads is not None:
             torch.set_num_threads(threads)
         model_dir = str(_bundled_minilm())
@@ -138,17 +134,9 @@ class OnnxCrossEncoder:
         from . import onnx_encoder as ox  # noqa: PLC0415 - same
         from .adapter import merge  # noqa: PLC0415 - same
 
-        meta = _metadata(path)
-        try:
-            layers, max_tokens = int(meta["layers"]), int(meta.get("max_tokens", "128"))
-        except (KeyError, ValueError) as err:
-            raise AdapterError(path, f"__metadata__ has no usable 'layers' ({err})") from err
-        arrays = _tensors(path.read_bytes())
-        head_w, head_b = arrays.get("head.weight"), arrays.get("head.bias")
-        if head_w is None or head_b is None:
-            raise AdapterError(path, "holds no head.weight / head.bias (is it a bi-encoder adapter?)")
+        data, layers, max_tokens, _, head_w, head_b = _read(path)
         folder = ox.bundled_model_dir()
-        key = hashlib.sha256(ox.model_sha256(folder).encode() + path.read_bytes()).hexdigest()[:16]
+        key = hashlib.sha256(ox.model_sha256(folder).encode() + data).hexdigest()[:16]
         graph = (cache or ox.default_cache_dir()) / f"minilm-rerank-v{ox.GRAPH_VERSION}-{key}" / "model.int8.onnx"
         base = ox.BertConfig.from_folder(folder)
         if not 1 <= layers <= base.num_layers:
