@@ -11,11 +11,7 @@ from .envelope import ReaderError
 
 def page_refs(page: dict[str, Any]) -> list[dict[str, Any]]:
     """The refs of the files an ``index_pages`` file lists (``<folder>/<prefix><i>.json``, sha256, bytes)."""
-    folder, prefix, first = page["folder"], page["prefix"], int(page["first"])
-    return [
-        {"path": f"{folder}/{prefix}{first + i}.json", "sha256": digest, "bytes": size}
-        for i, (digest, size) in enumerate(page["files"])
-    ]
+    return [page_ref(page, number) for number in range(len(page["files"]))]
 
 
 def page_ref(page: dict[str, Any], number: int) -> dict[str, Any]:
