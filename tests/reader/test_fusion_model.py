@@ -11,6 +11,7 @@ from support import HAVE_DEFAULT_TIER
 
 from toolcat.format.analyzer import analyze_words
 from toolcat.reader.search import fusion_model, hybrid
+from toolcat.reader.search import searcher as searcher_module
 from toolcat.reader.search.fusion_model import LEXICAL_FEATURES, SEMANTIC_FEATURES, Model, features, model_for, parse
 from toolcat.reader.search.searcher import Searcher
 
@@ -204,3 +205,36 @@ def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(defa
     monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
     hand = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
     assert hand != learned
+
+
+def test_a_model_carries_its_weak_bar_and_refuses_a_non_finite_one():
+    """parse reads "weak_relevance" (absent: None, the reader's WEAK_RELEVANCE applies); NaN is refused."""
+    assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES)}))["lexical"].weak is None
+    assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3)}))["lexical"].weak == 0.3
+    with pytest.raises(ValueError, match="not finite"):
+        parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=float("nan"))}))
+
+
+def test_the_committed_models_carry_a_weak_bar_chosen_on_their_scale():
+    """Both committed models have a weak bar in 0-1 (bench/train_fusion.py chose it on the learned relevance)."""
+    models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
+    for tier in ("minilm-onnx", "lexical"):
+        weak = models[tier].weak
+        assert weak is not None
+        assert 0.0 < weak < 1.0
+
+
+def test_the_weak_rule_reads_the_bar_of_the_fusion_that_ranked(example_build: Path, monkeypatch):
+    """find_tool's weak bar is the learned model's own when it ranks the tools, else WEAK_RELEVANCE (nodes: always)."""
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    assert _open(example_build).weak_bar() == searcher_module.WEAK_RELEVANCE
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    model = fusion_model.model_for("lexical")
+    assert model is not None
+    searcher = _open(example_build)
+    assert searcher.weak_bar() == model.weak
+    assert searcher.weak_bar("nodes") == searcher_module.WEAK_RELEVANCE
+    monkeypatch.setattr(model, "weak", 0.99)  # every hit under it: "zip the reports" (one word unknown) is weak
+    assert _open(example_build).find_tool("zip the reports").get("weak") is True
+    monkeypatch.setattr(model, "weak", 0.0)  # none under it: not weak, whatever the unknown words
+    assert "weak" not in _open(example_build).find_tool("zip the reports")
