@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,22 @@ def test_the_weak_rule_reads_the_bar_of_the_fusion_that_ranked(example_build: Pa
     assert _open(example_build).find_tool("zip the reports").get("weak") is True
     monkeypatch.setattr(model, "weak", 0.0)  # none under it: not weak, whatever the unknown words
     assert "weak" not in _open(example_build).find_tool("zip the reports")
+
+
+def test_the_weak_bar_is_chosen_between_answered_and_unanswerable_train_requests():
+    """bench/train_fusion.choose_weak: a bar that calls no right-first train answer weak and every foreign one weak.
+
+    Held-out requests do not move it; a request with most words known is never weak, whatever its relevance.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import train_fusion  # noqa: PLC0415 - a benchmark script, imported for its chooser
+
+    def outcome(best: float | None, labelled: bool, part: str = "train", unknown: bool = True) -> dict[str, object]:
+        return {"best": best, "labelled": labelled, "top1": labelled, "part": part, "unknown": unknown}
+
+    outs = [outcome(b, True) for b in (0.5, 0.6, 0.7)] + [outcome(b, False) for b in (0.1, 0.2, 0.3, None)]
+    bar, cost = train_fusion.choose_weak([*outs, outcome(0.9, False, part="test"), outcome(0.05, True, part="test")])
+    assert 0.3 < bar < 0.5
+    assert cost == 0.0
+    assert train_fusion.said_so(outcome(None, False), bar)  # nothing shown says so by itself
+    assert not train_fusion.said_so(outcome(0.1, True, unknown=False), bar)
