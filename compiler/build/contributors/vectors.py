@@ -52,8 +52,18 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 #: The format of a build whose tool vectors are partitioned (:func:`_write_partitioned`): one shard per cluster, and
 #: each tool's row again in a paged table of one file a tool (``rows``), so a lexical candidate of a cluster the query
 #: did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
-#: meta instead and scored such a candidate by its cluster's centroid.)
-PARTITIONED_FORMAT = "toolcat-vectors-4"
+#: meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the rows as int4
+#: with a scale each, where ``-5`` stores each row's residual from a centroid, one character a value: :func:`residual_codes`.)
+PARTITIONED_FORMAT = "toolcat-vectors-5"
+#: A partitioned build's residual codes (:func:`residual_codes`): character ``n`` of this alphabet (base64url's) means
+#: ``(n - RESIDUAL_ZERO) * step``, added to the row's reference centroid.
+RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+RESIDUAL_ZERO = 32
+#: The residual step as a multiple of the int4 step a typical row would have (the median over tool rows of
+#: ``max|x| / 7``): under 1, each value is coded finer than in the int4 rows of ``toolcat-vectors-4``, while the
+#: residual (a row less its cluster's centroid) spans a narrower range, so it takes fewer bits once gzipped
+#: (docs/search.md, "Vectors a CDN can serve").
+RESIDUAL_STEP = 0.9
 #: Catalogues with more tools than this have their tool vectors partitioned into clusters by default (docs/search.md,
 #: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole. Below it the whole vectors cost at
 #: most ~0.4 MB gzipped and every query keeps the unpartitioned tier's exact answers; above it a cold query reads a
@@ -441,6 +451,42 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     return packed.tobytes(), [float(s) for s in scale]
 
 
+def residual_step(rows: Any) -> float:
+    """The residual step of a partitioned build: :data:`RESIDUAL_STEP` times the median row's int4 step, 6 digits."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    typical = float(np.median(np.abs(rows).max(axis=1))) / 7 if len(rows) else 0.0
+    step = float(f"{RESIDUAL_STEP * typical:.6g}")
+    return step if step > 0 else 1.0
+
+
+def residual_codes(rows: Any, references: Any, step: float) -> str:
+    """Each row less its reference row (a centroid as the reader decodes it), one character a value.
+
+    The value ``v`` is coded as character ``n = clip(round(v / step), -31, 31) + 32`` of :data:`RESIDUAL_ALPHABET`
+    (row-major, ``dim`` characters a row); a reader's row is ``reference + (n - 32) * step``. One character a value,
+    not packed bits: gzip's Huffman codes then take about the entropy of the codes, which a residual keeps small.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    if not len(rows):
+        return ""
+    residual = np.asarray(rows, dtype=np.float64) - np.asarray(references, dtype=np.float64)
+    codes = (np.clip(np.rint(residual / step), -31, 31) + RESIDUAL_ZERO).astype(np.uint8)
+    return np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)[codes].tobytes().decode("ascii")
+
+
+def nearest_centroids(rows: Any, centroids: Any) -> Any:
+    """Each row's reference for :func:`residual_codes`: the centroid of greatest cosine (the first of equals)."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64)
+    lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
+    unit = centroids / np.where(lengths > 0, lengths, 1.0)
+    return np.asarray((np.asarray(rows, dtype=np.float64) @ unit.T).argmax(axis=1), dtype=np.int64)
+
+
 def ancestor_rows(tools: list[Tool | None], nodes: list[Any]) -> list[list[int]]:
     """Per tool row, the node rows of its home path's nodes below the root (the hierarchy the reader fuses)."""
     row_of = {tuple(path): i for i, path in enumerate(nodes) if path is not None}
@@ -548,35 +594,51 @@ def row_page_size(n_docs: int) -> int:
     return max(ROW_PAGE_MIN, min(ROW_PAGE_MAX, round(math.sqrt(n_docs / ROW_PAGE_DIVISOR))))
 
 
-def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
+class _Residuals:
+    """A partitioned build's coding of rows (:func:`residual_codes`): the decoded centroids, the step, node references."""
+
+    def __init__(self, centroids: Any, step: float, node_rows: Any) -> None:
+        self.centroids, self.step, self.dim = centroids, step, centroids.shape[1]
+        self.node_rows = node_rows
+        self.node_ref = nearest_centroids(node_rows, centroids)
+
+    def rows(self, rows: Any, cluster: int | Any) -> str:
+        """``rows`` coded against centroid ``cluster`` (one for all, or one a row)."""
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        refs = self.centroids[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(rows),))]
+        return residual_codes(rows, refs, self.step)
+
+    def nodes(self, ids: list[int]) -> dict[str, Any]:
+        """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their codes."""
+        clusters = [int(self.node_ref[i]) for i in ids]
+        return {"ids": ids, "clusters": clusters, "codes": self.rows(self.node_rows[ids], clusters) if ids else ""}
+
+
+def _write_rows(
+    artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], assign: Any, coder: _Residuals
+) -> dict[str, Any]:
     """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
 
-    ``<folder>/r<doc>.json``; the folder is named by the hash of every file's hash, and pages (``index_pages``,
-    the index's paged-table layout) hold the files' sha256 and size; one more page, the directory, holds the
-    pages' (the meta's ``pages`` is its ref). A reader fetches a row file by path together with its page and the
-    directory, in one round, and checks each against the one above before use
+    ``<folder>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``, :func:`residual_codes`), as
+    in its cluster shard (a reader gets the same row from either); the folder is named by the hash of every file's
+    hash, and pages (``index_pages``, the index's paged-table layout) hold the files' sha256 and size; one more page,
+    the directory, holds the pages' (the meta's ``pages`` is its ref). A reader fetches a row file by path together
+    with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
-    dim = rows.shape[1]
-    width = (dim + 1) // 2
-    packed, scales = quantize(rows)
-    node_packed, node_scales = quantize(node_rows) if len(node_rows) else (b"", [])
     files = []
     for doc in range(len(rows)):
-        nodes = sorted(set(ancestors[doc]))
+        cluster = int(assign[doc])
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
             "part": "tools",
             "first": doc,
             "count": 1,
-            "q": base64.b64encode(packed[doc * width : (doc + 1) * width]).decode("ascii"),
-            "scale": [scales[doc]],
+            "cluster": cluster,
+            "codes": coder.rows(rows[doc : doc + 1], cluster),
             "ancestors": [ancestors[doc]],
-            "nodes": {
-                "ids": nodes,
-                "q": base64.b64encode(b"".join(node_packed[i * width : (i + 1) * width] for i in nodes)).decode(),
-                "scale": [node_scales[i] for i in nodes],
-            },
+            "nodes": coder.nodes(sorted(set(ancestors[doc]))),
         }
         files.append(dumps(body))
     per_page = row_page_size(len(files))
@@ -601,11 +663,15 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
     The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
-    nearest in direction. Each cluster shard carries the rows of its tools' ancestor nodes too (the hierarchy
-    term), so a query reads no node shard. A lexical candidate outside the probed clusters is scored by its own
-    row, from the row table (:func:`_write_rows`), fetched with the candidates' doc shards.
+    nearest in direction. Each row is stored as its residual from its cluster's centroid as a reader decodes it
+    (:func:`residual_codes`; a node row from its nearest centroid). Each cluster shard carries the rows of its
+    tools' ancestor nodes too (the hierarchy term), so a query reads no node shard. A lexical candidate outside the
+    probed clusters is scored by its own row, from the row table (:func:`_write_rows`), fetched with the
+    candidates' doc shards.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, the [search] extra
 
     n = len(rows)
     k = max(1, round(n**0.5))
@@ -616,27 +682,25 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     np.add.at(sums, assign, unit)
     counts = np.bincount(assign, minlength=k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
+    data, scales = quantize(centroids)
+    step = residual_step(rows)
+    coder = _Residuals(dequantize(data, scales, rows.shape[1], "int4"), step, node_rows)
     shards = []
     for cluster in range(k):
         ids = np.flatnonzero(assign == cluster)
-        data, scales = quantize(rows[ids])
         homes = [ancestors[int(i)] for i in ids]
-        node_ids = sorted({node for row in homes for node in row})
-        node_data, node_scales = quantize(node_rows[node_ids]) if node_ids else (b"", [])
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
             "part": "tools",
             "cluster": cluster,
             "count": len(ids),
             "ids": [int(i) for i in ids],
-            "q": base64.b64encode(data).decode("ascii"),
-            "scale": scales,
+            "codes": coder.rows(rows[ids], cluster),
             "ancestors": homes,
-            "nodes": {"ids": node_ids, "q": base64.b64encode(node_data).decode("ascii"), "scale": node_scales},
+            "nodes": coder.nodes(sorted({node for row in homes for node in row})),
         }
         ref = artifacts.add_json("vectors", f"tools.c{cluster}", body)
         shards.append({"cluster": cluster, "count": len(ids), "ref": ref})
-    data, scales = quantize(centroids)
     return {
         "n_docs": n,
         "shards": shards,
@@ -645,8 +709,13 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "nprobe": min(NPROBE, k),
             "probe_rows": PROBE_ROWS,
             "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
+            "residual": {
+                "step": step,
+                "codes": "one character a value, row-major: character n of A-Za-z0-9-_ means (n - 32) * step,"
+                " added to the centroid the shard names (cluster; a node row: nodes.clusters)",
+            },
         },
-        "rows": _write_rows(artifacts, rows, ancestors, node_rows),
+        "rows": _write_rows(artifacts, rows, ancestors, assign, coder),
     }
 
 

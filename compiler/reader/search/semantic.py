@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import importlib.util
 import logging
 from collections.abc import Callable
@@ -52,8 +53,11 @@ SPREAD = 1.0
 PROBE_ROWS: int | None = None
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
-#: The partitioned format this reader reads (``toolcat-vectors-4``: clusters, centroids and a row table).
-PARTITIONED_FORMAT = "toolcat-vectors-4"
+#: The partitioned format this reader reads (``toolcat-vectors-5``: clusters, centroids and a row table, each row
+#: coded as its residual from a centroid, one character a value: :func:`residual_rows`).
+PARTITIONED_FORMAT = "toolcat-vectors-5"
+#: The characters of a residual code, in order: character ``n`` means ``(n - 32) * step`` (base64url's alphabet).
+RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 #: Where query vectors come from instead of the build's model, when set: ``fn(query) -> unit vector`` in the
 #: model's space (the static query encoder of :mod:`toolcat.reader.search.static_query`; a measurement switch the
 #: tiers bench sets, off by default).
@@ -97,6 +101,8 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
+        #: A partitioned build's residual step (:func:`residual_rows`).
+        self._step = 0.0
         #: A partitioned build's cluster sizes and ``probe_rows`` (None: probe ``nprobe`` clusters).
         self._probe_rows: tuple[list[int], int | None] = ([], None)
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
@@ -179,6 +185,7 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
+        self._step = residual_step(meta) if partition is not None else 0.0
         self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
 
@@ -355,12 +362,32 @@ class SemanticTier:
             out[ids] = cosines[ids]
         return out
 
+    def _residuals(self, codes: Any, clusters: list[int]) -> Any:
+        """float32 rows from residual codes, one row a cluster in ``clusters`` (its reference centroid)."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        centroids = self._partition[0]
+        refs = np.asarray(clusters, dtype=np.int64)
+        if len(refs) and (int(refs.min()) < 0 or int(refs.max()) >= len(centroids)):
+            raise ValueError(f"a residual refers to a cluster outside 0..{len(centroids) - 1}")
+        return residual_rows(codes, centroids[refs], self._step)
+
+    def _node_rows(self, nodes: dict[str, Any]) -> tuple[Any, Any]:
+        """(node ids, float32 node rows) of a shard's ``nodes`` entry (ids, each one's centroid, codes)."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
+        clusters = [int(c) for c in nodes["clusters"]]
+        if len(clusters) != len(node_ids):
+            raise ValueError(f"{len(clusters)} node centroids for {len(node_ids)} node rows")
+        return node_ids, self._residuals(nodes["codes"], clusters)
+
     def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]], tuple[Any, Any]]:
         """(doc ids, float32 rows, ancestor rows, (node ids, node rows)) of one cluster of a partitioned build."""
         if cluster not in self._clusters:
             import numpy as np  # noqa: PLC0415 - numpy, lazily
-
-            from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
@@ -369,11 +396,9 @@ class SemanticTier:
             self.bytes_read += int(shard["ref"].get("bytes", 0))
             dim, count = int(self._meta["model"]["dim"]), int(shard["count"])
             ids = np.asarray([int(i) for i in data["ids"]], dtype=np.int64)
-            block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+            block = self._residuals(data["codes"], [cluster] * count)
             ancestors = [[int(node) for node in row[:MAX_ANCESTORS]] for row in data.get("ancestors") or []]
-            nodes = data["nodes"]
-            node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
-            node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+            node_ids, node_block = self._node_rows(data["nodes"])
             n_nodes = int(self._meta["nodes"]["n_docs"])
             needed = {node for row in ancestors for node in row}
             if (
@@ -510,10 +535,6 @@ class SemanticTier:
 
     def _row(self, doc: int) -> tuple[Any, list[int], tuple[Any, Any]]:
         """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its file in the row table."""
-        import numpy as np  # noqa: PLC0415 - numpy, lazily
-
-        from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
-
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
         page = self._page(doc // int(self._partition[2]["per_page"]))
@@ -521,11 +542,9 @@ class SemanticTier:
         data = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
         dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
-        row = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+        row = self._residuals(data["codes"], [int(data["cluster"])])
         ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
-        nodes = data["nodes"]
-        node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
-        node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+        node_ids, node_block = self._node_rows(data["nodes"])
         if (
             (int(data["first"]), int(data["count"])) != (doc, 1)
             or row.shape != (1, dim)
@@ -639,6 +658,47 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
     if rows is not None and rows < 1:
         raise ValueError(f"probe_rows {rows} is not a positive number of tools")
     return [int(shard["count"]) for shard in meta["tools"]["shards"]], rows
+
+
+def residual_step(meta: dict[str, Any]) -> float:
+    """A partitioned build's residual step (``tools.partition.residual.step``); ValueError unless a positive number."""
+    import math  # noqa: PLC0415 - stdlib; only a partitioned build needs it
+
+    step = float(meta["tools"]["partition"]["residual"]["step"])
+    if not math.isfinite(step) or step <= 0:
+        raise ValueError(f"residual step {step} is not a positive number")
+    return step
+
+
+def residual_rows(codes: Any, references: Any, step: float) -> Any:
+    """float32 rows ``references + (n - 32) * step``, ``n`` each character's place in :data:`RESIDUAL_ALPHABET`.
+
+    ``codes`` holds ``len(references) * dim`` characters, row-major (written by
+    :func:`toolcat.build.contributors.vectors.residual_codes`). ValueError on a character outside the alphabet or a
+    wrong length.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    if not isinstance(codes, str):
+        raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
+    data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
+    n_rows, dim = references.shape
+    if len(data) != n_rows * dim:
+        raise ValueError(f"{len(data)} residual codes for {n_rows} rows of {dim}")
+    values = _residual_table()[data]
+    if n_rows and bool(np.isnan(values).any()):
+        raise ValueError("a residual code outside A-Za-z0-9-_")
+    return (references + values.reshape(n_rows, dim) * np.float32(step)).astype(np.float32, copy=False)
+
+
+@functools.cache
+def _residual_table() -> Any:
+    """``(256,)`` float32: a byte's residual value in steps (``n - 32``), NaN for a byte outside the alphabet."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    table = np.full(256, np.nan, dtype=np.float32)
+    table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - 32
+    return table
 
 
 def _old_partition(meta: dict[str, Any]) -> str | None:
