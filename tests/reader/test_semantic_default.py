@@ -326,10 +326,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
 def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
     default_build: Path, partitioned_build: Path
 ) -> None:
-    """A row read from the row table scores what the unpartitioned tier scores for that tool, within the coding's error.
-
-    The unpartitioned rows are int4, the partitioned ones residuals from a centroid, coded finer (0.9 of the step).
-    """
+    """A row read from the row table scores exactly what the unpartitioned tier scores for that tool (int4 both)."""
     query = "read a text file"
     whole, parts = _open(default_build), _open(partitioned_build)
     whole.find_tool(query)
@@ -339,7 +336,7 @@ def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
     got = tier.scores("tools", query)
     assert tier._rows
     for doc in tier._rows:
-        assert abs(float(got[doc]) - float(exact[doc])) < 0.03, doc
+        assert abs(float(got[doc]) - float(exact[doc])) < 1e-5, doc
     unread = set(range(len(got))) - set(tier._rows) - {int(i) for c in tier._clusters for i in tier._clusters[c][0]}
     assert unread
     assert all(float(got[doc]) == -2.0 for doc in unread)  # no candidate: below any cosine floor
@@ -382,6 +379,11 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "cluster codes not ascii": _shard(lambda o: o.update(codes="é" + o["codes"][1:])),
     "cluster codes a number": _shard(lambda o: o.update(codes=7)),
     "cluster codes missing": _shard(lambda o: o.pop("codes")),
+    "cluster codes beyond int4": _shard(lambda o: o.update(codes="_" * len(o["codes"]))),
+    "cluster factors short": _shard(lambda o: o.update(k=o["k"][1:])),
+    "cluster factors garbage": _shard(lambda o: o.update(k=["x"] * len(o["k"]))),
+    "cluster factor huge": _shard(lambda o: o.update(k=[10**9] * len(o["k"]))),
+    "cluster scales short": _shard(lambda o: o.update(scale=o["scale"][1:])),
     "cluster node centroid out of range": _shard(
         lambda o: o["nodes"].update(clusters=[10**6] * len(o["nodes"]["ids"])) if o["nodes"]["ids"] else o.pop("ids")
     ),
@@ -392,6 +394,8 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row of another tool": _row(lambda o: o.update(first=o["first"] + 1)),
     "row without its node rows": _row(lambda o: o["nodes"].update(ids=[], clusters=[], codes="")),
     "row too short": _row(lambda o: o.update(codes=o["codes"][:10])),
+    "row factor missing": _row(lambda o: o.pop("k")),
+    "row node factors garbage": _row(lambda o: o["nodes"].update(k=None)),
     "row of a cluster out of range": _row(lambda o: o.update(cluster=-1)),
     "row cluster missing": _row(lambda o: o.pop("cluster")),
     "row ancestors garbage": _row(lambda o: o.update(ancestors="x")),
@@ -409,9 +413,9 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "nprobe garbage": _meta(lambda o: o["tools"]["partition"].update(nprobe="x")),
     "probe_rows zero": _meta(lambda o: o["tools"]["partition"].update(probe_rows=0)),
     "probe_rows garbage": _meta(lambda o: o["tools"]["partition"].update(probe_rows="many")),
-    "residual step zero": _meta(lambda o: o["tools"]["partition"]["residual"].update(step=0)),
-    "residual step garbage": _meta(lambda o: o["tools"]["partition"]["residual"].update(step="fine")),
-    "residual step not finite": _meta(lambda o: o["tools"]["partition"]["residual"].update(step=float("nan"))),
+    "residual denominator zero": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator=0)),
+    "residual denominator garbage": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator="8")),
+    "residual denominator a float": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator=8.5)),
     "residual missing": _meta(lambda o: o["tools"]["partition"].pop("residual")),
     "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
     "shards of other clusters": _meta(lambda o: o["tools"].update(shards=o["tools"]["shards"][::-1])),

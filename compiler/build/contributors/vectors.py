@@ -52,18 +52,17 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 #: The format of a build whose tool vectors are partitioned (:func:`_write_partitioned`): one shard per cluster, and
 #: each tool's row again in a paged table of one file a tool (``rows``), so a lexical candidate of a cluster the query
 #: did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
-#: meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the rows as int4
-#: with a scale each, where ``-5`` stores each row's residual from a centroid, one character a value: :func:`residual_codes`.)
+#: meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the int4 codes
+#: packed two a byte, where ``-5`` stores the same codes as their differences from a prediction by a centroid's codes,
+#: one character a value: :func:`residual_codes`.)
 PARTITIONED_FORMAT = "toolcat-vectors-5"
-#: A partitioned build's residual codes (:func:`residual_codes`): character ``n`` of this alphabet (base64url's) means
-#: ``(n - RESIDUAL_ZERO) * step``, added to the row's reference centroid.
+#: A partitioned build's residual codes (:func:`residual_codes`): character ``n`` of this alphabet (base64url's) is the
+#: difference ``n - RESIDUAL_ZERO`` between a row's int4 code and the one predicted from its centroid's.
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 RESIDUAL_ZERO = 32
-#: The residual step as a multiple of the int4 step a typical row would have (the median over tool rows of
-#: ``max|x| / 7``): under 1, each value is coded finer than in the int4 rows of ``toolcat-vectors-4``, while the
-#: residual (a row less its cluster's centroid) spans a narrower range, so it takes fewer bits once gzipped
-#: (docs/search.md, "Vectors a CDN can serve").
-RESIDUAL_STEP = 0.9
+#: The prediction's factor is ``k / RESIDUAL_DENOMINATOR`` (``k`` an integer per row, so the prediction is integer
+#: arithmetic that every reader computes alike).
+RESIDUAL_DENOMINATOR = 8
 #: Catalogues with more tools than this have their tool vectors partitioned into clusters by default (docs/search.md,
 #: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole. Below it the whole vectors cost at
 #: most ~0.4 MB gzipped and every query keeps the unpartitioned tier's exact answers; above it a cold query reads a
@@ -451,29 +450,39 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     return packed.tobytes(), [float(s) for s in scale]
 
 
-def residual_step(rows: Any) -> float:
-    """The residual step of a partitioned build: :data:`RESIDUAL_STEP` times the median row's int4 step, 6 digits."""
+def int4_codes(rows: Any) -> tuple[Any, list[float]]:
+    """The int4 codes ``n - 8`` (in -7..7, an int array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``."""
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    typical = float(np.median(np.abs(rows).max(axis=1))) / 7 if len(rows) else 0.0
-    step = float(f"{RESIDUAL_STEP * typical:.6g}")
-    return step if step > 0 else 1.0
+    data, scales = quantize(rows)
+    packed = np.frombuffer(data, dtype=np.uint8).reshape(len(rows), -1)
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=2).reshape(len(rows), -1)[:, : rows.shape[1]]
+    return codes.astype(np.int64) - 8, scales
 
 
-def residual_codes(rows: Any, references: Any, step: float) -> str:
-    """Each row less its reference row (a centroid as the reader decodes it), one character a value.
+def residual_codes(codes: Any, references: Any) -> tuple[list[int], str]:
+    """Rows' int4 codes as (per row ``k``, one character a value) against their reference rows' int4 codes.
 
-    The value ``v`` is coded as character ``n = clip(round(v / step), -31, 31) + 32`` of :data:`RESIDUAL_ALPHABET`
-    (row-major, ``dim`` characters a row); a reader's row is ``reference + (n - 32) * step``. One character a value,
-    not packed bits: gzip's Huffman codes then take about the entropy of the codes, which a residual keeps small.
+    The prediction of code ``n`` from the reference's code ``c`` is ``floor((c * k + 4) / 8)``, ``k`` the row's
+    least-squares factor in eighths; character ``d + 32`` of :data:`RESIDUAL_ALPHABET` holds the difference ``d = n -
+    prediction`` (row-major, ``dim`` characters a row). Lossless: a reader gets the row's int4 codes back exactly, so
+    its row is the one :func:`quantize` gives (the unpartitioned tier's), with about a bit less a value once gzipped
+    (a row is near its centroid: docs/search.md, "Vectors a CDN can serve"). One character a value, not packed bits:
+    gzip's Huffman codes then take about the codes' entropy.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    if not len(rows):
-        return ""
-    residual = np.asarray(rows, dtype=np.float64) - np.asarray(references, dtype=np.float64)
-    codes = (np.clip(np.rint(residual / step), -31, 31) + RESIDUAL_ZERO).astype(np.uint8)
-    return np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)[codes].tobytes().decode("ascii")
+    if not len(codes):
+        return [], ""
+    refs = np.asarray(references, dtype=np.int64)
+    den = RESIDUAL_DENOMINATOR
+    dots, norms = (codes * refs).sum(axis=1), (refs * refs).sum(axis=1)
+    k = np.clip(np.rint(den * dots / np.maximum(norms, 1)), -2 * den, 2 * den).astype(np.int64)
+    diff = codes - (refs * k[:, None] + den // 2) // den
+    if int(np.abs(diff).max()) > RESIDUAL_ZERO - 1:  # |n| <= 7 and |prediction| <= 14: never
+        raise ValueError("a residual code out of range")
+    chars = np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)[diff + RESIDUAL_ZERO]
+    return [int(v) for v in k], chars.tobytes().decode("ascii")
 
 
 def nearest_centroids(rows: Any, centroids: Any) -> Any:
@@ -595,24 +604,27 @@ def row_page_size(n_docs: int) -> int:
 
 
 class _Residuals:
-    """A partitioned build's coding of rows (:func:`residual_codes`): the decoded centroids, the step, node references."""
+    """A partitioned build's coding of rows (:func:`residual_codes`) against its centroids' int4 codes."""
 
-    def __init__(self, centroids: Any, step: float, node_rows: Any) -> None:
-        self.centroids, self.step, self.dim = centroids, step, centroids.shape[1]
+    def __init__(self, centroid_codes: Any, centroids: Any, node_rows: Any) -> None:
+        self.centroid_codes = centroid_codes
         self.node_rows = node_rows
         self.node_ref = nearest_centroids(node_rows, centroids)
 
-    def rows(self, rows: Any, cluster: int | Any) -> str:
-        """``rows`` coded against centroid ``cluster`` (one for all, or one a row)."""
+    def rows(self, rows: Any, cluster: int | Any) -> dict[str, Any]:
+        """``rows`` coded against centroid ``cluster`` (one for all, or one a row): ``scale``, ``k`` and ``codes``."""
         import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-        refs = self.centroids[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(rows),))]
-        return residual_codes(rows, refs, self.step)
+        codes, scales = int4_codes(rows)
+        refs = self.centroid_codes[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(rows),))]
+        k, text = residual_codes(codes, refs)
+        return {"scale": scales, "k": k, "codes": text}
 
     def nodes(self, ids: list[int]) -> dict[str, Any]:
-        """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their codes."""
+        """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their rows' codes."""
         clusters = [int(self.node_ref[i]) for i in ids]
-        return {"ids": ids, "clusters": clusters, "codes": self.rows(self.node_rows[ids], clusters) if ids else ""}
+        coded = self.rows(self.node_rows[ids], clusters) if ids else {"scale": [], "k": [], "codes": ""}
+        return {"ids": ids, "clusters": clusters, **coded}
 
 
 def _write_rows(
@@ -636,7 +648,7 @@ def _write_rows(
             "first": doc,
             "count": 1,
             "cluster": cluster,
-            "codes": coder.rows(rows[doc : doc + 1], cluster),
+            **coder.rows(rows[doc : doc + 1], cluster),
             "ancestors": [ancestors[doc]],
             "nodes": coder.nodes(sorted(set(ancestors[doc]))),
         }
@@ -683,8 +695,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     counts = np.bincount(assign, minlength=k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
-    step = residual_step(rows)
-    coder = _Residuals(dequantize(data, scales, rows.shape[1], "int4"), step, node_rows)
+    coder = _Residuals(int4_codes(centroids)[0], dequantize(data, scales, rows.shape[1], "int4"), node_rows)
     shards = []
     for cluster in range(k):
         ids = np.flatnonzero(assign == cluster)
@@ -695,7 +706,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "cluster": cluster,
             "count": len(ids),
             "ids": [int(i) for i in ids],
-            "codes": coder.rows(rows[ids], cluster),
+            **coder.rows(rows[ids], cluster),
             "ancestors": homes,
             "nodes": coder.nodes(sorted({node for row in homes for node in row})),
         }
@@ -710,9 +721,10 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "probe_rows": PROBE_ROWS,
             "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
             "residual": {
-                "step": step,
-                "codes": "one character a value, row-major: character n of A-Za-z0-9-_ means (n - 32) * step,"
-                " added to the centroid the shard names (cluster; a node row: nodes.clusters)",
+                "denominator": RESIDUAL_DENOMINATOR,
+                "codes": "a row's int4 codes, one character a value, row-major: character d + 32 of A-Za-z0-9-_"
+                " for the code n = floor((c * k + denominator / 2) / denominator) + d, c the code of its centroid"
+                " (cluster; a node row: nodes.clusters) and k the row's; the value is n / 7 * scale",
             },
         },
         "rows": _write_rows(artifacts, rows, ancestors, assign, coder),

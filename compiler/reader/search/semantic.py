@@ -53,10 +53,10 @@ SPREAD = 1.0
 PROBE_ROWS: int | None = None
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
-#: The partitioned format this reader reads (``toolcat-vectors-5``: clusters, centroids and a row table, each row
-#: coded as its residual from a centroid, one character a value: :func:`residual_rows`).
+#: The partitioned format this reader reads (``toolcat-vectors-5``: clusters, centroids and a row table, each row's
+#: int4 codes stored as differences from a prediction by a centroid's codes, one character a value: :func:`residual_rows`).
 PARTITIONED_FORMAT = "toolcat-vectors-5"
-#: The characters of a residual code, in order: character ``n`` means ``(n - 32) * step`` (base64url's alphabet).
+#: The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (base64url's alphabet).
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 #: Where query vectors come from instead of the build's model, when set: ``fn(query) -> unit vector`` in the
 #: model's space (the static query encoder of :mod:`toolcat.reader.search.static_query`; a measurement switch the
@@ -101,8 +101,8 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
-        #: A partitioned build's residual step (:func:`residual_rows`).
-        self._step = 0.0
+        #: A partitioned build's centroids' int4 codes and its prediction's denominator (:func:`residual_rows`).
+        self._residual: tuple[Any, int] = (None, 1)
         #: A partitioned build's cluster sizes and ``probe_rows`` (None: probe ``nprobe`` clusters).
         self._probe_rows: tuple[list[int], int | None] = ([], None)
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
@@ -185,7 +185,7 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
-        self._step = residual_step(meta) if partition is not None else 0.0
+        self._residual = residual_settings(meta) if partition is not None else (None, 1)
         self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
 
@@ -362,27 +362,27 @@ class SemanticTier:
             out[ids] = cosines[ids]
         return out
 
-    def _residuals(self, codes: Any, clusters: list[int]) -> Any:
-        """float32 rows from residual codes, one row a cluster in ``clusters`` (its reference centroid)."""
+    def _residuals(self, coded: dict[str, Any], clusters: list[int]) -> Any:
+        """float32 rows from a shard's ``scale``, ``k`` and ``codes``, one row a cluster in ``clusters`` (its reference)."""
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-        if self._partition is None:
+        centroid_codes, denominator = self._residual
+        if self._partition is None or centroid_codes is None:
             raise ValueError("this build's tool vectors are not partitioned")
-        centroids = self._partition[0]
         refs = np.asarray(clusters, dtype=np.int64)
-        if len(refs) and (int(refs.min()) < 0 or int(refs.max()) >= len(centroids)):
-            raise ValueError(f"a residual refers to a cluster outside 0..{len(centroids) - 1}")
-        return residual_rows(codes, centroids[refs], self._step)
+        if len(refs) and (int(refs.min()) < 0 or int(refs.max()) >= len(centroid_codes)):
+            raise ValueError(f"a residual refers to a cluster outside 0..{len(centroid_codes) - 1}")
+        return residual_rows(coded["codes"], coded["k"], coded["scale"], centroid_codes[refs], denominator)
 
     def _node_rows(self, nodes: dict[str, Any]) -> tuple[Any, Any]:
-        """(node ids, float32 node rows) of a shard's ``nodes`` entry (ids, each one's centroid, codes)."""
+        """(node ids, float32 node rows) of a shard's ``nodes`` entry (ids, each one's centroid, their coded rows)."""
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
         clusters = [int(c) for c in nodes["clusters"]]
         if len(clusters) != len(node_ids):
             raise ValueError(f"{len(clusters)} node centroids for {len(node_ids)} node rows")
-        return node_ids, self._residuals(nodes["codes"], clusters)
+        return node_ids, self._residuals(nodes, clusters)
 
     def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]], tuple[Any, Any]]:
         """(doc ids, float32 rows, ancestor rows, (node ids, node rows)) of one cluster of a partitioned build."""
@@ -396,7 +396,7 @@ class SemanticTier:
             self.bytes_read += int(shard["ref"].get("bytes", 0))
             dim, count = int(self._meta["model"]["dim"]), int(shard["count"])
             ids = np.asarray([int(i) for i in data["ids"]], dtype=np.int64)
-            block = self._residuals(data["codes"], [cluster] * count)
+            block = self._residuals(data, [cluster] * count)
             ancestors = [[int(node) for node in row[:MAX_ANCESTORS]] for row in data.get("ancestors") or []]
             node_ids, node_block = self._node_rows(data["nodes"])
             n_nodes = int(self._meta["nodes"]["n_docs"])
@@ -542,7 +542,7 @@ class SemanticTier:
         data = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
         dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
-        row = self._residuals(data["codes"], [int(data["cluster"])])
+        row = self._residuals(data, [int(data["cluster"])])
         ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
         node_ids, node_block = self._node_rows(data["nodes"])
         if (
@@ -660,43 +660,66 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
     return [int(shard["count"]) for shard in meta["tools"]["shards"]], rows
 
 
-def residual_step(meta: dict[str, Any]) -> float:
-    """A partitioned build's residual step (``tools.partition.residual.step``); ValueError unless a positive number."""
-    import math  # noqa: PLC0415 - stdlib; only a partitioned build needs it
+def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
+    """A partitioned build's centroids' int4 codes (``n - 8``, an int array) and its prediction's denominator.
 
-    step = float(meta["tools"]["partition"]["residual"]["step"])
-    if not math.isfinite(step) or step <= 0:
-        raise ValueError(f"residual step {step} is not a positive number")
-    return step
-
-
-def residual_rows(codes: Any, references: Any, step: float) -> Any:
-    """float32 rows ``references + (n - 32) * step``, ``n`` each character's place in :data:`RESIDUAL_ALPHABET`.
-
-    ``codes`` holds ``len(references) * dim`` characters, row-major (written by
-    :func:`toolcat.build.contributors.vectors.residual_codes`). ValueError on a character outside the alphabet or a
-    wrong length.
+    ValueError unless the denominator is a whole number in 1..1024.
     """
     import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    info = meta["tools"]["partition"]
+    denominator = info["residual"]["denominator"]
+    if not isinstance(denominator, int) or isinstance(denominator, bool) or not 1 <= denominator <= 1024:
+        raise ValueError(f"residual denominator {denominator!r} is not a whole number in 1..1024")
+    dim, k = int(meta["model"]["dim"]), int(info["clusters"])
+    packed = np.frombuffer(base64.b64decode(info["centroids"]["q"], validate=True), dtype=np.uint8)
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(k, -1)[:, :dim].astype(np.int64) - 8
+    return codes, denominator
+
+
+def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int) -> Any:
+    """float32 rows from residual codes: exactly the int4 rows :func:`toolcat.engines.embedding.dequantize` gives.
+
+    Row ``i``'s int4 code of value ``j`` is ``floor((c * k + denominator // 2) / denominator) + d``: ``c`` the
+    reference's code (``references[i, j]``), ``k`` = ``factors[i]``, and ``d + 32`` the place of the row's ``j``-th
+    character of ``codes`` in :data:`RESIDUAL_ALPHABET` (``len(references) * dim`` characters, row-major; written by
+    :func:`toolcat.build.contributors.vectors.residual_codes`); the value is ``code / 7 * scale``. ValueError on a
+    character outside the alphabet, a code outside -7..7 or a wrong length.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
     if not isinstance(codes, str):
         raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
     data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
     n_rows, dim = references.shape
-    if len(data) != n_rows * dim:
-        raise ValueError(f"{len(data)} residual codes for {n_rows} rows of {dim}")
-    values = _residual_table()[data]
-    if n_rows and bool(np.isnan(values).any()):
+    k = np.asarray([int(v) for v in factors], dtype=np.int64)
+    if len(data) != n_rows * dim or len(k) != n_rows or len(scales) != n_rows:
+        raise ValueError(
+            f"{len(data)} residual codes, {len(k)} factors, {len(scales)} scales for {n_rows} rows of {dim}"
+        )
+    if len(k) and int(np.abs(k).max()) > 64 * denominator:
+        raise ValueError("a residual factor out of range")
+    diff = _residual_table()[data].reshape(n_rows, dim)
+    if n_rows and int(diff.min()) < -32:
         raise ValueError("a residual code outside A-Za-z0-9-_")
-    return (references + values.reshape(n_rows, dim) * np.float32(step)).astype(np.float32, copy=False)
+    values = (references * k[:, None] + denominator // 2) // denominator + diff
+    if n_rows and int(np.abs(values).max()) > 7:
+        raise ValueError("a residual code gives an int4 code outside -7..7")
+    nibbles = (values + 8).astype(np.uint8)
+    if dim % 2:
+        nibbles = np.concatenate([nibbles, np.full((n_rows, 1), 8, dtype=np.uint8)], axis=1)
+    packed = nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
+    return dequantize(packed.tobytes(), [float(s) for s in scales], dim, "int4")
 
 
 @functools.cache
 def _residual_table() -> Any:
-    """``(256,)`` float32: a byte's residual value in steps (``n - 32``), NaN for a byte outside the alphabet."""
+    """``(256,)`` ints: a byte's difference (``n - 32``, its place ``n`` in the alphabet), -1000 outside it."""
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-    table = np.full(256, np.nan, dtype=np.float32)
+    table = np.full(256, -1000, dtype=np.int64)
     table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - 32
     return table
 
