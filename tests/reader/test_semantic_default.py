@@ -406,17 +406,8 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
     "row table of other files": _meta(lambda o: o["tools"]["rows"].update(files=o["tools"]["rows"]["files"] + 1)),
     "row table missing": _meta(lambda o: o["tools"].pop("rows")),
-    "centroids wrong size": _meta(lambda o: o["tools"]["partition"]["centroids"].update(codes="g" * 7)),
-    "centroids' mean wrong size": _meta(
-        lambda o: o["tools"]["partition"]["centroids"]["mean"].update(q=base64.b64encode(b"\x01" * 7).decode())
-    ),
-    "centroids' mean missing": _meta(lambda o: o["tools"]["partition"]["centroids"].pop("mean")),
-    "centroid factors short": _meta(lambda o: o["tools"]["partition"]["centroids"].update(k=[1])),
-    "centroid scales short": _meta(lambda o: o["tools"]["partition"]["centroids"].update(scale=[1.0])),
-    "centroid codes beyond int4": _meta(
-        lambda o: o["tools"]["partition"]["centroids"].update(
-            codes="_" * len(o["tools"]["partition"]["centroids"]["codes"])
-        )
+    "centroids wrong size": _meta(
+        lambda o: o["tools"]["partition"]["centroids"].update(q=base64.b64encode(b"\x01" * 7).decode())
     ),
     "clusters zero": _meta(lambda o: o["tools"]["partition"].update(clusters=0)),
     "nprobe garbage": _meta(lambda o: o["tools"]["partition"].update(nprobe="x")),

@@ -695,12 +695,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     counts = np.bincount(assign, minlength=k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
-    centroid_codes = int4_codes(centroids)[0]
-    coder = _Residuals(centroid_codes, dequantize(data, scales, rows.shape[1], "int4"), node_rows)
-    # the centroids are coded as the rows are, against their mean (an int4 row): a reader gets the same int4 codes
-    mean_data, mean_scale = quantize(centroids.mean(axis=0, keepdims=True))
-    mean_codes = int4_codes(centroids.mean(axis=0, keepdims=True))[0]
-    factors, codes = residual_codes(centroid_codes, np.repeat(mean_codes, k, axis=0))
+    coder = _Residuals(int4_codes(centroids)[0], dequantize(data, scales, rows.shape[1], "int4"), node_rows)
     shards = []
     for cluster in range(k):
         ids = np.flatnonzero(assign == cluster)
@@ -724,13 +719,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "clusters": k,
             "nprobe": min(NPROBE, k),
             "probe_rows": PROBE_ROWS,
-            "centroids": {
-                "dtype": "int4",
-                "mean": {"q": base64.b64encode(mean_data).decode("ascii"), "scale": mean_scale},
-                "scale": scales,
-                "k": factors,
-                "codes": codes,
-            },
+            "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
             "residual": {
                 "denominator": RESIDUAL_DENOMINATOR,
                 "codes": "a row's int4 codes, one character a value, row-major: character d + 32 of A-Za-z0-9-_"

@@ -195,13 +195,16 @@ class SemanticTier:
 
         Raises ValueError (or another of :data:`VECTOR_ERRORS`) when the partition is not what a build writes.
         """
+        from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+
         del dtype
         part, dim = meta["tools"], int(meta["model"]["dim"])
         info = part["partition"]
         k, n_docs, nprobe = int(info["clusters"]), int(part["n_docs"]), int(info["nprobe"])
         if not 1 <= k <= n_docs or not 1 <= nprobe <= k:
             raise ValueError(f"partition of {k} clusters (nprobe {nprobe}) over {n_docs} tools")
-        centroids = int4_rows(residual_settings(meta)[0], info["centroids"]["scale"])
+        cents = info["centroids"]
+        centroids = dequantize(base64.b64decode(cents["q"], validate=True), cents["scale"], dim, str(cents["dtype"]))
         if centroids.shape != (k, dim):
             raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
         clusters = [int(shard["cluster"]) for shard in part["shards"]]
@@ -660,52 +663,42 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
 def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
     """A partitioned build's centroids' int4 codes (``n - 8``, an int array) and its prediction's denominator.
 
-    The centroids are coded as the rows are (:func:`residual_codes`), against one reference: ``centroids.mean``, an
-    int4 row (``q``, ``scale``). ValueError (or another of :data:`VECTOR_ERRORS`) when they are not what a build writes.
+    ValueError unless the denominator is a whole number in 1..1024.
     """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
     info = meta["tools"]["partition"]
     denominator = info["residual"]["denominator"]
     if not isinstance(denominator, int) or isinstance(denominator, bool) or not 1 <= denominator <= 1024:
         raise ValueError(f"residual denominator {denominator!r} is not a whole number in 1..1024")
     dim, k = int(meta["model"]["dim"]), int(info["clusters"])
-    cents = info["centroids"]
-    mean = unpack_int4(base64.b64decode(cents["mean"]["q"], validate=True), 1, dim)
-    if len(cents["mean"]["scale"]) != 1:
-        raise ValueError("the centroids' mean is not one row")
-    codes = residual_ints(cents["codes"], cents["k"], mean.repeat(k, axis=0), denominator)
-    if len(cents["scale"]) != k:
-        raise ValueError(f"{len(cents['scale'])} centroid scales for {k} clusters")
+    packed = np.frombuffer(base64.b64decode(info["centroids"]["q"], validate=True), dtype=np.uint8)
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(k, -1)[:, :dim].astype(np.int64) - 8
     return codes, denominator
 
 
-def unpack_int4(data: bytes, n_rows: int, dim: int) -> Any:
-    """int4 codes ``n - 8`` (an int array ``(n_rows, dim)``) from packed bytes (two a byte, the first in the low nibble)."""
-    import numpy as np  # noqa: PLC0415 - numpy, lazily
+def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int) -> Any:
+    """float32 rows from residual codes: exactly the int4 rows :func:`toolcat.engines.embedding.dequantize` gives.
 
-    packed = np.frombuffer(data, dtype=np.uint8)
-    if len(packed) != n_rows * ((dim + 1) // 2):
-        raise ValueError(f"{len(packed)} bytes of int4 codes for {n_rows} rows of {dim}")
-    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(n_rows, -1)[:, :dim]
-    return codes.astype(np.int64) - 8
-
-
-def residual_ints(codes: Any, factors: Any, references: Any, denominator: int) -> Any:
-    """int4 codes ``n - 8`` from residual codes: ``floor((c * k + denominator // 2) / denominator) + d``.
-
-    ``c`` is the reference's code (``references[i, j]``), ``k`` = ``factors[i]``, and ``d + 32`` the place of the
-    row's ``j``-th character of ``codes`` in :data:`RESIDUAL_ALPHABET` (``len(references) * dim`` characters,
-    row-major; written by :func:`toolcat.build.contributors.vectors.residual_codes`). ValueError on a character
-    outside the alphabet, a code outside -7..7, a factor out of range or a wrong length.
+    Row ``i``'s int4 code of value ``j`` is ``floor((c * k + denominator // 2) / denominator) + d``: ``c`` the
+    reference's code (``references[i, j]``), ``k`` = ``factors[i]``, and ``d + 32`` the place of the row's ``j``-th
+    character of ``codes`` in :data:`RESIDUAL_ALPHABET` (``len(references) * dim`` characters, row-major; written by
+    :func:`toolcat.build.contributors.vectors.residual_codes`); the value is ``code / 7 * scale``. ValueError on a
+    character outside the alphabet, a code outside -7..7 or a wrong length.
     """
     import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
     if not isinstance(codes, str):
         raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
     data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
     n_rows, dim = references.shape
     k = np.asarray([int(v) for v in factors], dtype=np.int64)
-    if len(data) != n_rows * dim or len(k) != n_rows:
-        raise ValueError(f"{len(data)} residual codes and {len(k)} factors for {n_rows} rows of {dim}")
+    if len(data) != n_rows * dim or len(k) != n_rows or len(scales) != n_rows:
+        raise ValueError(
+            f"{len(data)} residual codes, {len(k)} factors, {len(scales)} scales for {n_rows} rows of {dim}"
+        )
     if len(k) and int(np.abs(k).max()) > 64 * denominator:
         raise ValueError("a residual factor out of range")
     diff = _residual_table()[data].reshape(n_rows, dim)
@@ -714,28 +707,11 @@ def residual_ints(codes: Any, factors: Any, references: Any, denominator: int) -
     values = (references * k[:, None] + denominator // 2) // denominator + diff
     if n_rows and int(np.abs(values).max()) > 7:
         raise ValueError("a residual code gives an int4 code outside -7..7")
-    return values
-
-
-def int4_rows(codes: Any, scales: Any) -> Any:
-    """float32 rows from int4 codes ``n - 8`` and a scale a row: what :func:`toolcat.engines.embedding.dequantize` gives."""
-    import numpy as np  # noqa: PLC0415 - numpy, lazily
-
-    from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
-
-    n_rows, dim = codes.shape
-    if len(scales) != n_rows:
-        raise ValueError(f"{len(scales)} scales for {n_rows} rows")
-    nibbles = (codes + 8).astype(np.uint8)
+    nibbles = (values + 8).astype(np.uint8)
     if dim % 2:
         nibbles = np.concatenate([nibbles, np.full((n_rows, 1), 8, dtype=np.uint8)], axis=1)
     packed = nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
     return dequantize(packed.tobytes(), [float(s) for s in scales], dim, "int4")
-
-
-def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int) -> Any:
-    """float32 rows from residual codes (:func:`residual_ints`) and a scale a row: exactly the int4 rows of -4."""
-    return int4_rows(residual_ints(codes, factors, references, denominator), scales)
 
 
 @functools.cache
