@@ -592,15 +592,17 @@ def balanced_assign(sims: Any, cap: int) -> Any:
     return assign
 
 
-#: The row table's page size: about sqrt(tools / ROW_PAGE_DIVISOR) row files a page, within these bounds. A query
-#: reads one page per lexical candidate it needs a row of (the candidates are spread over the doc ids) and the
-#: meta holds one ref a page, so the page size balances the two (docs/search.md, "Vectors a CDN can serve").
-ROW_PAGE_MIN, ROW_PAGE_MAX, ROW_PAGE_DIVISOR = 16, 128, 16
+#: The row table's fan-out: a page lists about (tools / ROW_FANOUT_DIVISOR)^(1/3) row files, a group as many pages, and
+#: the directory every group. A query fetches, by path in one round, the directory, then for each lexical candidate
+#: it needs a row of its group, its page and its file: the directory's entries are paid once and a group's and a
+#: page's per candidate, so with about 8-16 distinct pages a query, three levels of about the cube root list the
+#: fewest hashes (10,000 tools: 11 a page and a group, 83 groups; two levels listed 25 a page, 400 pages).
+ROW_FANOUT_MIN, ROW_FANOUT_DIVISOR = 4, 8
 
 
 def row_page_size(n_docs: int) -> int:
-    """Row files per page of the row table of a partitioned build of ``n_docs`` tools."""
-    return max(ROW_PAGE_MIN, min(ROW_PAGE_MAX, round(math.sqrt(n_docs / ROW_PAGE_DIVISOR))))
+    """Row files per page, and pages per group, of the row table of a partitioned build of ``n_docs`` tools."""
+    return max(ROW_FANOUT_MIN, round((n_docs / ROW_FANOUT_DIVISOR) ** (1 / 3)))
 
 
 class _Residuals:
@@ -634,8 +636,9 @@ def _write_rows(
 
     ``<folder>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``, :func:`residual_codes`), as
     in its cluster shard (a reader gets the same row from either); the folder is named by the hash of every file's
-    hash, and pages (``index_pages``, the index's paged-table layout) hold the files' sha256 and size; one more page,
-    the directory, holds the pages' (the meta's ``pages`` is its ref). A reader fetches a row file by path together
+    hash, and pages (``index_pages``, the index's paged-table layout, ``<page_folder>/p<i>.json``) hold the files'
+    sha256 and size; groups (``<group_folder>/g<j>.json``) hold the pages', ``per_group`` a group; one more page,
+    the directory, holds the groups' (the meta's ``pages`` is its ref). A reader fetches a row file by path together
     with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
@@ -656,9 +659,14 @@ def _write_rows(
     per_page = row_page_size(len(files))
     folder, listing = paged_files(artifacts, "vectors", "tools.rows", "tools", "r", files, per_page)
     pages = [dumps(page) for page in listing]
-    # the pages' own hashes in one more page (the directory): the meta holds its ref alone, so a query that needs
-    # no row pays nothing for the table, and one that does fetches the directory, its pages and rows in one round
-    page_folder, (directory,) = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, len(pages))
+    # the pages' hashes in groups of per_page, and the groups' in one more page (the directory): the meta holds its
+    # ref alone, so a query that needs no row pays nothing for the table, and one that does fetches the directory,
+    # its groups, pages and rows in one round
+    page_folder, group_listing = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, per_page)
+    groups = [dumps(group) for group in group_listing]
+    group_folder, (directory,) = paged_files(
+        artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1)
+    )
     return {
         "folder": folder,
         "prefix": "r",
@@ -667,7 +675,10 @@ def _write_rows(
         "max_bytes": max((len(data) for data in files), default=0),
         "page_folder": page_folder,
         "page_max_bytes": max((len(data) for data in pages), default=0),
-        "pages": artifacts.add_json("vectors", "tools.rowpages", directory),
+        "group_folder": group_folder,
+        "per_group": per_page,
+        "group_max_bytes": max((len(data) for data in groups), default=0),
+        "pages": artifacts.add_json("vectors", "tools.rowgroups", directory),
     }
 
 

@@ -115,6 +115,8 @@ class SemanticTier:
         self._scored: tuple[str, set[int]] = ("", set())
         #: The row table's directory (the page listing its pages), once read.
         self._directory: dict[str, Any] | None = None
+        #: The row table's groups of pages read so far (group number -> the group: a page listing pages).
+        self._groups: dict[int, dict[str, Any]] = {}
         #: The row table's pages read so far (page number -> page).
         self._pages: dict[int, dict[str, Any]] = {}
         #: Single rows read from a partitioned build's row table: doc id -> (float32 row, ancestors, (node ids, rows)).
@@ -214,10 +216,12 @@ class SemanticTier:
         for shard in part["shards"]:
             dict(shard["ref"])
         table = dict(part["rows"])
-        files, per_page = int(table["files"]), int(table["per_page"])
-        if files != n_docs or per_page < 1 or int(table["max_bytes"]) < 0 or int(table["page_max_bytes"]) < 0:
+        files, per_page, per_group = int(table["files"]), int(table["per_page"]), int(table["per_group"])
+        sizes = (int(table["max_bytes"]), int(table["page_max_bytes"]), int(table["group_max_bytes"]))
+        if files != n_docs or per_page < 1 or per_group < 1 or min(sizes) < 0:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
-        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(dict(table["pages"])["sha256"])
+        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(table["group_folder"])
+        str(dict(table["pages"])["sha256"])
         return centroids, nprobe, table
 
     @property
@@ -432,6 +436,7 @@ class SemanticTier:
             return []
         table = self._partition[2]
         n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
+        per_group = int(table["per_group"])
         probed = {int(i) for c in self.probe(query) for i in self._cluster(c)[0]}
         needed = {int(d) for d in docs if 0 <= int(d) < n_docs} - probed
         self._scored = (query, needed)
@@ -440,11 +445,18 @@ class SemanticTier:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
         directory = self._directory
         refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
-        for number in sorted({doc // per_page for doc in wanted} - set(self._pages)):
+        pages = sorted({doc // per_page for doc in wanted} - set(self._pages))
+        for number in sorted({page // per_group for page in pages} - set(self._groups)):
             if directory is None:  # fetched by path with the directory, checked against it when read
-                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+                refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
             else:
                 refs.append(page_ref(directory, number))
+        for number in pages:
+            group = self._groups.get(number // per_group)
+            if group is None:  # fetched by path with its group, checked against it when read
+                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+            else:
+                refs.append(page_ref(group, number - int(group["first"])))
         for doc in wanted:
             page = self._pages.get(doc // per_page)
             if page is None:
@@ -496,7 +508,7 @@ class SemanticTier:
         return list(dict.fromkeys([*(doc for doc, _, _ in sure), *reach]))
 
     def _read_directory(self) -> dict[str, Any]:
-        """The row table's directory: the page that lists its pages (read once)."""
+        """The row table's directory: the page that lists its groups (read once)."""
         if self._directory is None:
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
@@ -504,14 +516,36 @@ class SemanticTier:
             ref = table["pages"]
             directory = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
+            pages = -(-int(table["files"]) // int(table["per_page"]))
             if (
                 int(directory["first"]) != 0
-                or directory.get("folder") != table["page_folder"]
-                or len(directory["files"]) != -(-int(table["files"]) // int(table["per_page"]))
+                or directory.get("folder") != table["group_folder"]
+                or directory.get("prefix") != "g"
+                or len(directory["files"]) != -(-pages // int(table["per_group"]))
             ):
-                raise ValueError(f"the row table's directory {ref.get('path')} does not list its pages")
+                raise ValueError(f"the row table's directory {ref.get('path')} does not list its groups")
             self._directory = directory
         return self._directory
+
+    def _group(self, number: int) -> dict[str, Any]:
+        """Group ``number`` of the row table's pages (checked: it lists its pages in the table's page folder)."""
+        if number not in self._groups:
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
+            table = self._partition[2]
+            ref = page_ref(self._read_directory(), number)
+            group = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            per_group, pages = int(table["per_group"]), -(-int(table["files"]) // int(table["per_page"]))
+            if (
+                group.get("folder") != table["page_folder"]
+                or group.get("prefix") != "p"
+                or int(group["first"]) != number * per_group
+                or len(group["files"]) != min(per_group, pages - number * per_group)
+            ):
+                raise ValueError(f"row group {ref.get('path')} is not group {number} of the row table's pages")
+            self._groups[number] = group
+        return self._groups[number]
 
     def _page(self, number: int) -> dict[str, Any]:
         """Page ``number`` of the row table (checked: it lists its files in the table's folder, from its first)."""
@@ -519,7 +553,9 @@ class SemanticTier:
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
             table = self._partition[2]
-            ref = page_ref(self._read_directory(), number)
+            per_group = int(table["per_group"])
+            group = self._group(number // per_group)
+            ref = page_ref(group, number - int(group["first"]))
             page = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
