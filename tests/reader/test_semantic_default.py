@@ -403,7 +403,9 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "r" else None),
     "row table pages garbage": _meta(lambda o: o["tools"]["rows"].update(pages=[1, 2])),
     "row group short of pages": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "p" else None),
-    "row group of another folder": _page(lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "p" else None),
+    "row group of another folder": _page(
+        lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "p" else None
+    ),
     "row group of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "p" else None),
     "row directory short of groups": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "g" else None),
     "row directory of other files": _page(lambda o: o.update(prefix="p") if o["prefix"] == "g" else None),

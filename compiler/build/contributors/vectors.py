@@ -602,7 +602,7 @@ ROW_FANOUT_MIN, ROW_FANOUT_DIVISOR = 4, 8
 
 def row_page_size(n_docs: int) -> int:
     """Row files per page, and pages per group, of the row table of a partitioned build of ``n_docs`` tools."""
-    return max(ROW_FANOUT_MIN, round((n_docs / ROW_FANOUT_DIVISOR) ** (1 / 3)))
+    return max(ROW_FANOUT_MIN, round(math.pow(n_docs / ROW_FANOUT_DIVISOR, 1 / 3)))
 
 
 class _Residuals:
