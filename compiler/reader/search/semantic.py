@@ -709,7 +709,7 @@ def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
         raise ValueError(f"residual denominator {denominator!r} is not a whole number in 1..1024")
     dim, k = int(meta["model"]["dim"]), int(info["clusters"])
     packed = np.frombuffer(base64.b64decode(info["centroids"]["q"], validate=True), dtype=np.uint8)
-    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(k, -1)[:, :dim].astype(np.int64) - 8
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(k, -1)[:, :dim].astype(np.int32) - 8
     return codes, denominator
 
 
@@ -724,30 +724,28 @@ def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denomi
     """
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-    from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
-
     if not isinstance(codes, str):
         raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
     data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
     n_rows, dim = references.shape
-    k = np.asarray([int(v) for v in factors], dtype=np.int64)
-    if len(data) != n_rows * dim or len(k) != n_rows or len(scales) != n_rows:
+    k = np.asarray([int(v) for v in factors], dtype=np.int32)
+    scale = np.asarray([float(s) for s in scales], dtype=np.float32)[:, None]
+    if len(data) != n_rows * dim or len(k) != n_rows or len(scale) != n_rows:
         raise ValueError(
-            f"{len(data)} residual codes, {len(k)} factors, {len(scales)} scales for {n_rows} rows of {dim}"
+            f"{len(data)} residual codes, {len(k)} factors, {len(scale)} scales for {n_rows} rows of {dim}"
         )
-    if len(k) and int(np.abs(k).max()) > 64 * denominator:
+    if not n_rows:
+        return np.zeros((0, dim), dtype=np.float32)
+    if int(np.abs(k).max()) > 64 * denominator:
         raise ValueError("a residual factor out of range")
     diff = _residual_table()[data].reshape(n_rows, dim)
-    if n_rows and int(diff.min()) < -32:
+    if int(diff.min()) < -32:
         raise ValueError("a residual code outside A-Za-z0-9-_")
     values = (references * k[:, None] + denominator // 2) // denominator + diff
-    if n_rows and int(np.abs(values).max()) > 7:
+    if int(np.abs(values).max()) > 7:
         raise ValueError("a residual code gives an int4 code outside -7..7")
-    nibbles = (values + 8).astype(np.uint8)
-    if dim % 2:
-        nibbles = np.concatenate([nibbles, np.full((n_rows, 1), 8, dtype=np.uint8)], axis=1)
-    packed = nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
-    return dequantize(packed.tobytes(), [float(s) for s in scales], dim, "int4")
+    # as dequantize computes an int4 row: the code as float32 times float32(scale) / 7, the same float32 values
+    return np.multiply(values.astype(np.float32), scale / 7.0)
 
 
 @functools.cache
@@ -755,7 +753,7 @@ def _residual_table() -> Any:
     """``(256,)`` ints: a byte's difference (``n - 32``, its place ``n`` in the alphabet), -1000 outside it."""
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-    table = np.full(256, -1000, dtype=np.int64)
+    table = np.full(256, -1000, dtype=np.int32)
     table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - 32
     return table
 
