@@ -21,7 +21,7 @@ QUERY = "uplaod a report to a bukcet"
 @pytest.fixture(scope="module")
 def sharded(tmp_path_factory: pytest.TempPathFactory):
     """The example catalogue built lexically with tiny index shards, served over HTTP."""
-    import toolcat.build.contributors.index.shards as shards  # noqa: PLC0415 - patched for this build only
+    from toolcat.build.contributors.index import shards  # noqa: PLC0415 - patched for this build only
 
     tmp = tmp_path_factory.mktemp("filter")
     with pytest.MonkeyPatch.context() as patch:
@@ -52,7 +52,7 @@ def test_the_filter_holds_every_word_and_few_others(sharded):
     server, _ = sharded
     meta = _meta(server.root)
     assert meta["format"] == INDEX_FORMAT
-    rng = random.Random(7)
+    rng = random.Random(7)  # noqa: S311 - seeded test words
     for part in ("tools", "nodes"):
         space = next(s for s in meta[part]["spaces"] if s["name"] == "words")
         held = WordFilter(space["filter"])
@@ -65,7 +65,8 @@ def test_the_filter_holds_every_word_and_few_others(sharded):
         )
         for path in paths:
             words |= set(json.loads((server.root / path).read_text())["terms"])
-        assert words and all(held.may_hold(word) for word in words)
+        assert words
+        assert all(held.may_hold(word) for word in words)
         others = {"".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(3, 9))) for _ in range(5000)} - words
         passed = sum(held.may_hold(word) for word in others)
         assert passed < 0.04 * len(others), (part, passed, len(others))
@@ -75,7 +76,8 @@ def test_a_word_the_index_lacks_costs_no_round_of_its_own(sharded):
     """A query with misspelt words is answered in three rounds (meta; term and n-gram shards; doc shards)."""
     server, tmp = sharded
     out, rounds = _cold(server, tmp / "cache-a")
-    assert out["ok"] and out["matches"], out
+    assert out["ok"], out
+    assert out["matches"], out
     assert rounds == 3
     one_by_one = Catalog.open(server.url, cache_dir=tmp / "cache-s", max_parallel=1)
     assert one_by_one.find_tool(QUERY) == out
@@ -85,7 +87,7 @@ def test_a_false_positive_costs_a_round_never_an_answer(sharded, monkeypatch):
     """A filter that lets every word through (all false positives) gives the same answer, a round later."""
     server, tmp = sharded
     out, rounds = _cold(server, tmp / "cache-b")
-    monkeypatch.setattr(WordFilter, "may_hold", lambda self, word: True)
+    monkeypatch.setattr(WordFilter, "may_hold", lambda *_: True)
     late, late_rounds = _cold(server, tmp / "cache-c")
     assert late == out
     assert late_rounds == rounds + 1
@@ -93,7 +95,7 @@ def test_a_false_positive_costs_a_round_never_an_answer(sharded, monkeypatch):
 
 def test_an_index_of_another_format_asks_for_a_rebuild(sharded, monkeypatch):
     """A build whose index meta is of another format is answered UNAVAILABLE, saying to rebuild, not a traceback."""
-    import toolcat.reader.search.ranking as ranking  # noqa: PLC0415 - the reader's expected format, patched
+    from toolcat.reader.search import ranking  # noqa: PLC0415 - the reader's expected format, patched
 
     server, tmp = sharded
     monkeypatch.setattr(ranking, "INDEX_FORMAT", "toolcat-index-99")
