@@ -1,7 +1,8 @@
 // The minified ESM files of the package (<script type="module">; the size budget), one per entry point:
 //   dist/min/toolcat-reader.js (main: the core loop), dist/min/toolcat-reader-full.js (every operation),
 //   dist/min/toolcat-reader-adapters.js (the OpenAI and Vercel AI SDK discovery loop),
-// sharing chunks (dist/min/chunks/); what only a rare path needs (the sha256 fallback, the suggestions of a failed
+// sharing chunks (dist/min/chunks/; onnxruntime stays outside: the semantic chunk imports it, or the host passes it);
+// what only a rare path needs (the sha256 fallback, the suggestions of a failed
 // lookup) is a chunk loaded on first use. dist/min/sizes.json lists, for each entry, the files it loads before its
 // first call (itself and the chunks it imports statically) and those it may load later: bench/bench_js.py and
 // tests/js/test_js_size.py read it. `--outdir DIR` writes them elsewhere.
@@ -30,7 +31,7 @@ const outputs = {};
 for (const [name, src] of Object.entries(entries)) { // one build per entry: no entry waits for a chunk it shares with another
   const { metafile } = await build({
     entryPoints: { [name]: `${root}src/${src}.ts` }, bundle: true, splitting: true, minify: true, format: "esm", target: "es2022",
-    outdir, chunkNames: "chunks/[hash]", metafile: true, logLevel: "warning", mangleProps: new RegExp(`^(${INTERNAL.replaceAll(" ", "|")})$`),
+    outdir, chunkNames: "chunks/[hash]", metafile: true, external: ["onnxruntime-node", "onnxruntime-web"], logLevel: "warning", mangleProps: new RegExp(`^(${INTERNAL.replaceAll(" ", "|")})$`),
   });
   for (const [path, out] of Object.entries(metafile.outputs)) outputs[relative(outdir, path)] = out;
 }

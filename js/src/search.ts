@@ -8,7 +8,7 @@
 import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, type Thesaurus } from "./analyzer.js";
 import { ReaderError } from "./errors.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
-import { lookupBucket } from "./sha256.js";
+import { lookupBucket, sha256 } from "./sha256.js";
 import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
@@ -28,6 +28,10 @@ const LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|
 const failures = () => import("./deferred.js");
 /** The default tier's learned expansion (expand.ts), loaded by the first search of a build that has one. */
 const expansion = () => import("./expand.js");
+/** The semantic tier (semantic.ts, with onnxruntime), loaded by the first search of a build with vectors when the host gave a model. */
+const semantic = () => import("./semantic.js");
+/** ``OpenOptions.model``: where the semantic tier's model is (semantic.ts ``ModelOptions``). */
+export type ModelOptions = import("./semantic.js").ModelOptions;
 
 type Ref = Artifact;
 type Allowed = ((docId: number) => boolean) | null;
@@ -146,9 +150,9 @@ async function noted(answer: Json, asked: unknown): Promise<Json> {
 
 /** Which matched terms appear in which shown field, and a note when the learned expansion put the hit in (``searcher._reason``). */
 function reason(pointer: Artifact, all: string[]): string {
-  const terms = all.filter((t) => t !== "~expanded");
-  const note = terms.length < all.length ? ["related words (learned expansion)"] : [];
-  if (!terms.length) return note[0] ?? "similar spelling (character n-grams)";
+  const terms = all.filter((t) => t !== "~expanded" && t !== "~semantic");
+  const note = [["~semantic", "similar meaning (semantic tier)"], ["~expanded", "related words (learned expansion)"]].filter(([t]) => all.includes(t as string)).map(([, n]) => n as string);
+  if (!terms.length) return note.length ? note.join("; ") : "similar spelling (character n-grams)";
   const fields: [string, Set<string>][] = [
     ["id", new Set(analyzeWords(pointer.tool_id))],
     ["summary", new Set(analyzeWords(pointer.summary))],
@@ -172,18 +176,30 @@ export class Searcher {
   private pendingPages: Ref[] = [];
   private thesaurus: Thesaurus | undefined;
   private readonly concurrent: boolean;
+  private tier: Promise<import("./semantic.js").SemanticTier> | null = null;
+  private tierNow: import("./semantic.js").SemanticTier | null = null;
 
-  constructor(private readonly store: Store) {
+  constructor(private readonly store: Store, private readonly model: ModelOptions | null = null) {
     this.manifest = store.manifest;
     this.concurrent = store.source.concurrent;
   }
 
-  /** The tier that answers (``Catalog.stats``): the learned expansion once read, else why the reader answers lexically. */
+  /** The tier that answers (``Catalog.stats``): the semantic tier or the learned expansion once read, else why the reader answers lexically. */
   get searchTier(): string {
     const expand = this.parts.get("tools")?.meta.expand;
+    const tier = this.tierNow;
+    if (tier) return tier.reason === null ? `hybrid (${tier.model}; ${tier.runtime})` : `lexical: the build has vectors, but ${tier.reason}`;
     return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
-      ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)"
+      ? "lexical: the build has vectors, but the reader was given no embedding model (Catalog.open's model option: js/README.md)"
       : "lexical: the build has no vectors";
+  }
+
+  /** The semantic tier when the build has vectors and the host gave a model that loads, else null (``stats`` says why). */
+  private async semanticTier(): Promise<import("./semantic.js").SemanticTier | null> {
+    if (this.model === null || !isObject(this.manifest.vectors)) return null;
+    this.tier ??= semantic().then((m) => m.SemanticTier.open(this, this.model as ModelOptions, this.store.source.baseUrl, sha256));
+    this.tierNow = await this.tier;
+    return this.tierNow.reason === null ? this.tierNow : null;
   }
 
   // -- fetching -------------------------------------------------------------------------------
@@ -411,6 +427,8 @@ export class Searcher {
 
   async ranked(partName: string, query: string, allowed: Allowed = null, limit: number | null = null): Promise<Hit[]> {
     if (limit !== null) {
+      const tier = await this.semanticTier();
+      if (tier !== null) return tier.ranked(this, partName, query, allowed, limit);
       const part = await this.part(partName);
       return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
     }
