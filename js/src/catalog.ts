@@ -74,8 +74,7 @@ export class Catalog {
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const store = new Store(source, options.version ?? null, digest);
-    const model = options.model ? { ...options.model, fetch: options.model.fetch ?? options.fetch } : null;
-    store.searcherFactory = (s) => new Searcher(s, model);
+    store.searcherFactory = (s) => new Searcher(s, options.model ? { fetch: options.fetch, ...options.model } : null);
     await store.load(await store.readEntry());
     return new this(store, options.runs ?? (() => false)) as C["prototype"];
   }

@@ -6,8 +6,8 @@ import { ANALYZER_VERSION } from "./analyzer.js";
 import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad, type Action } from "./errors.js";
-import { cmp, isObject, shown, unique, type Json } from "./py.js";
-import { leanHit, nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
+import { cmp, isObject, pyRound, shown, unique, type Json } from "./py.js";
+import { MIN_RELATIVE, MIN_RELEVANCE, nameKey, pyQuote, scope, type Hit, type PointedHit, type Searcher } from "./search.js";
 import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, encodeCursor, type Artifact, type Store } from "./store.js";
@@ -410,9 +410,31 @@ export async function unknownCategory(searcher: Searcher, path: string[], query:
     next_action: { op: "search_nodes", args: { query: query || path.join(" ") } },
   });
 }
+/** A ranked pointer as a model reads it (here, not in search.ts: only these answers need it): no provider alias, no empty or false field, its confidence. */
+export function leanHit(pointer: Artifact, score: number): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(pointer)) {
+    if (key === "alias" || isEmpty(value) || ((key === "optional" || key === "deprecated") && value === false)) continue;
+    out[key] = value;
+  }
+  out.confidence = pyRound(Math.min(1, score), 4);
+  return out;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length) || (isObject(value) && !Object.keys(value).length);
+}
+
+/** The best tools for ``query`` above find_tool's floor (here, not in search.ts: only a failure needs it). */
+async function topTools(searcher: Searcher, query: string, limit: number): Promise<PointedHit[]> {
+  const hits = await searcher.ranked("tools", query, null, limit + 1);
+  const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
+  return searcher.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
+}
+
 /** NO_MATCH_IN_CATEGORY, with the categories where the query does match. */
 export async function noMatch(searcher: Searcher, query: string, path: string[], anywhere = true): Promise<ReaderError> {
-  const elsewhere = anywhere ? await searcher.topTools(query, 10) : [];
+  const elsewhere = anywhere ? await topTools(searcher, query, 10) : [];
   const places: string[][] = [];
   for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
   const where = path.join("/");

@@ -28,7 +28,7 @@ const LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|
 const failures = () => import("./deferred.js");
 /** The default tier's learned expansion (expand.ts), loaded by the first search of a build that has one. */
 const expansion = () => import("./expand.js");
-/** The semantic tier (semantic.ts, with onnxruntime), loaded by the first search of a build with vectors when the host gave a model. */
+/** The semantic tier (semantic.ts; it imports onnxruntime), loaded by the first search of a build with vectors when the host gave a model. */
 const semantic = () => import("./semantic.js");
 /** ``OpenOptions.model``: where the semantic tier's model is (semantic.ts ``ModelOptions``). */
 export type ModelOptions = import("./semantic.js").ModelOptions;
@@ -126,21 +126,6 @@ export function nameLike(query: string, stopWords: Set<string>): boolean {
   return parts.length <= NAME_SHORT_PARTS || (parts.length <= NAME_MAX_PARTS && !parts.some((p) => stopWords.has(p)));
 }
 
-/** A ranked pointer as a model reads it: no provider alias, no empty or false field, its confidence. */
-export function leanHit(pointer: Artifact, score: number): Json {
-  const out: Json = {};
-  for (const [key, value] of Object.entries(pointer)) {
-    if (key === "alias" || isEmpty(value) || ((key === "optional" || key === "deprecated") && value === false)) continue;
-    out[key] = value;
-  }
-  out.confidence = pyRound(Math.min(1, score), 4);
-  return out;
-}
-
-function isEmpty(value: unknown): boolean {
-  return value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length) || (isObject(value) && !Object.keys(value).length);
-}
-
 /** ``answer`` with the note that the query was cut (``searcher._noted``), when it was. */
 async function noted(answer: Json, asked: unknown): Promise<Json> {
   const note = typeof asked === "string" && asked.length > MAX_QUERY_CHARS ? (await failures()).queryNote(asked) : null;
@@ -148,11 +133,12 @@ async function noted(answer: Json, asked: unknown): Promise<Json> {
   return answer;
 }
 
-/** Which matched terms appear in which shown field, and a note when the learned expansion put the hit in (``searcher._reason``). */
+/** Which matched terms appear in which shown field, and a note when a tier put the hit in (``searcher._reason``): a
+ * tier marks such a hit with its note after a ``~`` (expand.ts ``EXPANDED_TERM``, semantic.ts ``SEMANTIC_TERM``). */
 function reason(pointer: Artifact, all: string[]): string {
-  const terms = all.filter((t) => t !== "~expanded" && t !== "~semantic");
-  const note = [["~semantic", "similar meaning (semantic tier)"], ["~expanded", "related words (learned expansion)"]].filter(([t]) => all.includes(t as string)).map(([, n]) => n as string);
-  if (!terms.length) return note.length ? note.join("; ") : "similar spelling (character n-grams)";
+  const terms = all.filter((t) => t[0] !== "~");
+  const note = all.filter((t) => t[0] === "~").map((t) => t.slice(1));
+  if (!terms.length) return note[0] ?? "similar spelling (character n-grams)";
   const fields: [string, Set<string>][] = [
     ["id", new Set(analyzeWords(pointer.tool_id))],
     ["summary", new Set(analyzeWords(pointer.summary))],
@@ -176,10 +162,10 @@ export class Searcher {
   private pendingPages: Ref[] = [];
   private thesaurus: Thesaurus | undefined;
   private readonly concurrent: boolean;
-  private tier: Promise<import("./semantic.js").SemanticTier> | null = null;
-  private tierNow: import("./semantic.js").SemanticTier | null = null;
+  private tierLoad: Promise<import("./semantic.js").SemanticTier | null> | null | undefined;
+  private tierNow: import("./semantic.js").SemanticTier | null | undefined;
 
-  constructor(private readonly store: Store, private readonly model: ModelOptions | null = null) {
+  constructor(private readonly store: Store, private readonly modelOptions: ModelOptions | null = null) {
     this.manifest = store.manifest;
     this.concurrent = store.source.concurrent;
   }
@@ -187,19 +173,15 @@ export class Searcher {
   /** The tier that answers (``Catalog.stats``): the semantic tier or the learned expansion once read, else why the reader answers lexically. */
   get searchTier(): string {
     const expand = this.parts.get("tools")?.meta.expand;
-    const tier = this.tierNow;
-    if (tier) return tier.reason === null ? `hybrid (${tier.model}; ${tier.runtime})` : `lexical: the build has vectors, but ${tier.reason}`;
-    return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
-      ? "lexical: the build has vectors, but the reader was given no embedding model (Catalog.open's model option: js/README.md)"
+    return this.tierNow ? this.tierNow.tier() : expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
+      ? "lexical: the build has vectors, but the reader was given no embedding model (js/README.md)"
       : "lexical: the build has no vectors";
   }
 
-  /** The semantic tier when the build has vectors and the host gave a model that loads, else null (``stats`` says why). */
-  private async semanticTier(): Promise<import("./semantic.js").SemanticTier | null> {
-    if (this.model === null || !isObject(this.manifest.vectors)) return null;
-    this.tier ??= semantic().then((m) => m.SemanticTier.open(this, this.model as ModelOptions, this.store.source.baseUrl, sha256));
-    this.tierNow = await this.tier;
-    return this.tierNow.reason === null ? this.tierNow : null;
+  /** The semantic tier when the build has vectors and the host gave a model (semantic.ts; its ``reason`` says why it cannot answer). */
+  private async semanticTier(): Promise<import("./semantic.js").SemanticTier | null | undefined> {
+    this.tierLoad ??= this.modelOptions && isObject(this.manifest.vectors) ? semantic().then((m) => m.SemanticTier.open(this, this.modelOptions as ModelOptions, this.store.source.baseUrl, sha256)) : null;
+    return (this.tierNow = await this.tierLoad);
   }
 
   // -- fetching -------------------------------------------------------------------------------
@@ -428,7 +410,7 @@ export class Searcher {
   async ranked(partName: string, query: string, allowed: Allowed = null, limit: number | null = null): Promise<Hit[]> {
     if (limit !== null) {
       const tier = await this.semanticTier();
-      if (tier !== null) return tier.ranked(this, partName, query, allowed, limit);
+      if (tier?.reason === null) return tier.ranked(this, partName, query, allowed, limit);
       const part = await this.part(partName);
       return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
     }
@@ -543,13 +525,6 @@ export class Searcher {
     const allowed = within.length ? await this.scoped(query, within) : null;
     const hits = await this.ranked("tools", query, allowed);
     return [await this.pointed(hits.slice(offset, offset + limit), 6), hits.length];
-  }
-
-  /** The best tools for ``query`` above find_tool's floor. */
-  async topTools(query: string, limit: number): Promise<PointedHit[]> {
-    const hits = await this.ranked("tools", query, null, limit + 1);
-    const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
-    return this.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
   }
 
   private async nameCandidates(query: string): Promise<[string, Ref][]> {

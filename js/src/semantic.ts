@@ -42,12 +42,17 @@ export const FUSION: Record<string, Params> = {
 };
 export const CANDIDATES = 50;
 export const HIERARCHY = 0.2;
-export const SEMANTIC_TERM = "~semantic";
+/** The term a hit carries when its semantic part outweighs its lexical part: ``~`` and the note its ``reason`` shows. */
+export const SEMANTIC_TERM = "~similar meaning (semantic tier)";
 const NAME_BOOST = 0.1;
 const NAME_MIN = 0.7;
 const NAME_DEPTH = 10;
 const MAX_ANCESTORS = 32;
 const MODEL_FORMAT = "toolcat-model-1";
+/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``). */
+const PARTITIONED_FORMAT = "toolcat-vectors-4";
+/** What a cluster's spread adds to its centroid's cosine when clusters are ranked for a probe (``semantic.SPREAD``). */
+const SPREAD = 1.0;
 const FUSION_FORMAT = "toolcat-fusion-1";
 const ENCODINGS = ["int8", "int4"];
 const LEXICAL_FEATURES = ["lex", "lex_in", "lex_rank", "lex_share", "lex_best", "coverage", "matched", "query_terms", "known", "lex_x_len"];
@@ -141,19 +146,20 @@ function semanticTop(cosines: Float32Array, allowed: Allowed, minCosine: number)
   return docs.slice(0, CANDIDATES);
 }
 
-/** (the semantic top, the candidates: the lexical top then the semantic top's others, each candidate's cosine). */
-function candidates(lexical: Hit[], cosines: Float32Array, allowed: Allowed, minCosine: number): [number[], number[], number[]] {
-  const semantic = semanticTop(cosines, allowed, minCosine);
+/** (the semantic top, the candidates: the lexical top then the semantic top's others, each candidate's cosine); the
+ * semantic top is drawn from ``pool`` when given (a partitioned build's probed clusters), else from ``cosines``. */
+function candidates(lexical: Hit[], cosines: Float32Array, allowed: Allowed, minCosine: number, pool: Float32Array | null): [number[], number[], number[]] {
+  const semantic = semanticTop(pool ?? cosines, allowed, minCosine);
   const docs = [...new Set([...lexical.map(([doc]) => doc), ...semantic])];
   return [semantic, docs, docs.map((doc) => cosines[doc] as number)];
 }
 
 /** The best ``limit`` of the hand-tuned fusion (``hybrid.fuse``). */
-export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allowed: Allowed, params: Params): Hit[] {
+export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allowed: Allowed, params: Params, pool: Float32Array | null = null): Hit[] {
   const minCosine = params[3];
   const a = semanticWeight(lexical, params);
   const lex = new Map(lexical.map(([doc, score, terms]) => [doc, [score, terms] as [number, string[]]]));
-  const [, docs, values] = candidates(lexical, cosines, allowed, minCosine);
+  const [, docs, values] = candidates(lexical, cosines, allowed, minCosine, pool);
   const fused: Hit[] = docs.map((doc, i) => {
     const [score, terms] = lex.get(doc) ?? [0, []];
     const cosine = values[i] as number;
@@ -166,10 +172,10 @@ export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allow
 }
 
 /** The learned fusion (``fusion_model.fuse``): ``sigmoid(b + w · x)`` over the same candidates. */
-export function learnedFuse(queryTerms: Set<string>, lexical: Hit[], cosines: Float32Array, limit: number, model: LinearModel, allowed: Allowed, params: Params, known: number): Hit[] {
+export function learnedFuse(queryTerms: Set<string>, lexical: Hit[], cosines: Float32Array, limit: number, model: LinearModel, allowed: Allowed, params: Params, known: number, pool: Float32Array | null): Hit[] {
   const [, , gate, minCosine] = params;
   const a = semanticWeight(lexical, params);
-  const [semantic, docs, values] = candidates(lexical, cosines, allowed, minCosine);
+  const [semantic, docs, values] = candidates(lexical, cosines, allowed, minCosine, pool);
   const nTerms = Math.max(1, queryTerms.size);
   const best = lexical.length ? (lexical[0] as Hit)[1] : 0;
   const lexRank = new Map(lexical.map(([doc, score, terms], rank) => [doc, [rank, score, terms] as [number, number, string[]]]));
@@ -217,6 +223,68 @@ export function withAncestors(cosines: Float32Array, nodes: Float32Array, ancest
   if (!has.length) return cosines;
   const top = Math.max(...has);
   return cosines.map((cos, i) => ((best[i] as number) > -2 ? f32(cos + f32(weight * f32((best[i] as number) - top))) : cos));
+}
+
+/** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
+function int(value: unknown): number {
+  const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n)) throw new TypeError(`${JSON.stringify(value)?.slice(0, 40)} is not a number`);
+  return Math.trunc(n);
+}
+
+/** A partitioned build's centroids, their unit rows and spreads, ``nprobe``, cluster sizes, ``probe_rows`` and row table. */
+interface Partition {
+  unit: Float32Array[];
+  spread: number[];
+  nprobe: number;
+  counts: number[];
+  probeRows: number | null;
+  table: Artifact;
+}
+
+/** One cluster's (or one row file's) doc ids, rows, ancestor node rows and the rows of those nodes. */
+interface Block {
+  ids: number[];
+  rows: Float32Array[];
+  ancestors: number[][];
+  nodeIds: number[];
+  nodeRows: Float32Array[];
+}
+
+/** The partition of a ``toolcat-vectors-4`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
+ * throws when it is not what a build writes. */
+function checkPartition(meta: Artifact, dim: number): Partition {
+  const part = meta.tools;
+  const info = part.partition;
+  const k = int(info.clusters), nDocs = int(part.n_docs), nprobe = int(info.nprobe);
+  if (!(k >= 1 && k <= nDocs) || !(nprobe >= 1 && nprobe <= k)) throw new RangeError(`partition of ${k} clusters (nprobe ${nprobe}) over ${nDocs} tools`);
+  const cents = info.centroids;
+  const centroids = dequantize(base64(cents.q), cents.scale.map(Number), dim, String(cents.dtype));
+  if (centroids.length !== k) throw new RangeError(`${centroids.length} centroids, not ${k}`);
+  const clusters = part.shards.map((shard: Artifact) => int(shard.cluster));
+  const counts: number[] = part.shards.map((shard: Artifact) => int(shard.count));
+  if (clusters.some((c: number, i: number) => c !== i) || clusters.length !== k || Math.min(...counts) < 0 || counts.reduce((a, b) => a + b, 0) !== nDocs) {
+    throw new RangeError("the cluster shards do not match the partition (one shard a cluster, in order)");
+  }
+  for (const shard of part.shards) if (typeof shard.ref?.path !== "string") throw new TypeError("a cluster shard without its ref");
+  const table = part.rows;
+  const files = int(table.files), perPage = int(table.per_page);
+  if (files !== nDocs || perPage < 1 || int(table.max_bytes) < 0 || int(table.page_max_bytes) < 0) throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
+  if (![table.folder, table.prefix, table.page_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
+  if (probeRows !== null && probeRows < 1) throw new RangeError(`probe_rows ${probeRows} is not a positive number of tools`);
+  // a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread (``_nearness``)
+  const lengths = centroids.map((c) => f32(Math.sqrt(c.reduce((sum, x) => sum + x * x, 0))));
+  const unit = centroids.map((c, i) => c.map((x) => f32(x / ((lengths[i] as number) > 0 ? (lengths[i] as number) : 1))));
+  const spread = lengths.map((l) => f32(Math.sqrt(Math.min(Math.max(f32(1 - f32(l * l)), 0), 1))));
+  return { unit, spread, nprobe, counts, probeRows, table };
+}
+
+/** The ref of the ``number``-th file an ``index_pages`` file lists (``refs.page_ref``). */
+function pageRef(page: Artifact, number: number): Artifact {
+  const entry = page.files[number];
+  if (!Array.isArray(entry)) throw new RangeError(`page ${page.folder} has no file ${number}`);
+  return { path: `${page.folder}/${page.prefix}${int(page.first) + number}.json`, sha256: entry[0], bytes: entry[1] };
 }
 
 /** The published model: its tokenizer and an onnxruntime session over the graph. */
@@ -268,8 +336,20 @@ export class SemanticTier {
   private matrices = new Map<string, Float32Array[]>();
   private ancestors: number[][] | null = null;
   private queries = new Map<string, Float32Array>();
+  private partition: Partition | null = null;
+  private clusters = new Map<number, Block>();
+  private singles = new Map<number, Block>();
+  private probed: [string, number[]] = ["", []];
+  private scored: [string, Set<number>] = ["", new Set()];
+  private directory: Artifact = null;
+  private pages = new Map<number, Artifact>();
 
   private constructor() {}
+
+  /** ``stats().search_tier``: ``hybrid (<model>; <runtime>)``, or why the reader answers by words. */
+  tier(): string {
+    return this.reason === null ? `hybrid (${this.model}; ${this.runtime})` : `lexical: the build has vectors, but ${this.reason}`;
+  }
 
   /** The tier for ``searcher``'s build, with the model ``options`` name; ``reason`` says why it cannot answer. */
   static async open(searcher: Searcher, options: ModelOptions, base: string, hash: (data: Uint8Array) => Promise<string>): Promise<SemanticTier> {
@@ -289,8 +369,8 @@ export class SemanticTier {
     } catch (err) {
       return `the build's vectors meta could not be read (${(err as Artifact)?.code ?? "ERROR"}: ${(err as Error)?.message})`;
     }
-    if (meta?.tools?.partition !== undefined) {
-      return "the build's tool vectors are partitioned (a catalogue of more than 2,000 tools), which the TypeScript reader does not read yet";
+    if (meta?.tools?.partition !== undefined && meta.format !== PARTITIONED_FORMAT) {
+      return `the build's tool vectors are partitioned in format '${meta.format}', which this reader does not read (it reads ${PARTITIONED_FORMAT}); rebuild the catalogue`;
     }
     const dtype = String(meta?.encoding?.dtype ?? "int8");
     if (!ENCODINGS.includes(dtype)) return `the build's vectors are ${dtype}, which this reader does not know (upgrade the reader)`;
@@ -315,6 +395,14 @@ export class SemanticTier {
     }
     const dim = Number(model.dim);
     if (Number(info.dim) !== dim) return `the build's vectors have ${model.dim} dimensions, the model ${info.dim}`;
+    try {
+      for (const part of meta.tools.partition === undefined ? ["tools", "nodes"] : ["nodes"]) {
+        for (const shard of meta[part].shards) if (int(shard.first) < 0 || int(shard.count) < 0 || typeof shard.ref?.path !== "string") throw new TypeError(`a ${part} shard without its ref`);
+      }
+      this.partition = meta.tools.partition === undefined ? null : checkPartition(meta, dim);
+    } catch (err) {
+      return `the build's vectors meta is malformed (${(err as Error).name}: ${String((err as Error).message).slice(0, 80)})`;
+    }
     const [graph, vocab] = await Promise.all([
       read(new URL(info.graph.path, modelUrl), String(info.graph.sha256), Number(info.graph.bytes)),
       read(new URL(info.vocab.path, modelUrl), String(info.vocab.sha256), Number(info.vocab.bytes)),
@@ -376,6 +464,133 @@ export class SemanticTier {
     return withAncestors(cosines, Float32Array.from(nodeRows, (row) => dot(row, vector)), this.ancestors, HIERARCHY);
   }
 
+  /** The clusters of a partitioned build a query reads, in cluster order: the nearest (centroid cosine plus
+   * spread) until they hold ``probe_rows`` tools, or ``nprobe`` of them (``SemanticTier.probe``). */
+  private async probe(query: string): Promise<number[]> {
+    if (this.probed[0] !== query || !this.probed[1].length) {
+      const { unit, spread, nprobe, counts, probeRows } = this.partition as Partition;
+      const vector = await this.queryVector(query);
+      const sims = unit.map((row, i) => f32(dot(row, vector) + SPREAD * (spread[i] as number)));
+      const order = sims.map((_, i) => i).sort((a, b) => (sims[b] as number) - (sims[a] as number) || a - b);
+      let count = Math.min(sims.length, nprobe);
+      if (probeRows !== null) {
+        let held = 0;
+        count = order.length;
+        for (let i = 0; i < order.length; i++) {
+          held += counts[order[i] as number] as number;
+          if (held >= probeRows) {
+            count = i + 1;
+            break;
+          }
+        }
+      }
+      this.probed = [query, order.slice(0, count).sort((a, b) => a - b)];
+    }
+    return this.probed[1];
+  }
+
+  /** A row block of a vectors file: ids, rows, ancestors and node rows, checked against the build's sizes. */
+  private block(data: Artifact, count: number, where: string): Block {
+    const dim = Number(this.meta.model.dim), nNodes = int(this.meta.nodes.n_docs), nDocs = int(this.meta.tools.n_docs);
+    const ids: number[] = (data.ids ?? [int(data.first)]).map(int);
+    const rows = dequantize(base64(data.q), data.scale.map(Number), dim, this.dtype);
+    const ancestors: number[][] = (data.ancestors ?? []).map((row: unknown[]) => row.slice(0, MAX_ANCESTORS).map(int));
+    const nodeIds: number[] = data.nodes.ids.map(int);
+    const nodeRows = dequantize(base64(data.nodes.q), data.nodes.scale.map(Number), dim, this.dtype);
+    const known = new Set(nodeIds);
+    if (nodeRows.length !== nodeIds.length || nodeIds.some((n) => n < 0 || n >= nNodes) || !ancestors.every((row) => row.every((n) => known.has(n)))) {
+      throw new RangeError(`vector file ${where} lacks its tools' ancestor node rows`);
+    }
+    if (rows.length !== count || ids.length !== count || (ancestors.length && ancestors.length !== count) || ids.some((d) => d < 0 || d >= nDocs) || new Set(ids).size !== count) {
+      throw new RangeError(`vector file ${where} does not hold the rows its ref names`);
+    }
+    return { ids, rows, ancestors, nodeIds, nodeRows };
+  }
+
+  /** One cluster of a partitioned build (``SemanticTier._cluster``). */
+  private async cluster(searcher: Searcher, cluster: number): Promise<Block> {
+    let block = this.clusters.get(cluster);
+    if (!block) {
+      const shard = this.meta.tools.shards[cluster];
+      const data = await searcher.fetch(shard.ref);
+      if (int(data.cluster) !== cluster) throw new RangeError(`vector shard ${shard.ref.path} is not cluster ${cluster} of the partition`);
+      block = this.block(data, int(shard.count), shard.ref.path);
+      this.clusters.set(cluster, block);
+    }
+    return block;
+  }
+
+  /** Page ``number`` of the row table, through its directory (``SemanticTier._page``), checked. */
+  private async page(searcher: Searcher, number: number): Promise<Artifact> {
+    const { table } = this.partition as Partition;
+    const perPage = int(table.per_page), files = int(table.files);
+    if (this.directory === null) {
+      const directory = await searcher.fetch(table.pages);
+      if (int(directory.first) !== 0 || directory.folder !== table.page_folder || directory.files.length !== Math.ceil(files / perPage)) {
+        throw new RangeError(`the row table's directory ${table.pages.path} does not list its pages`);
+      }
+      this.directory = directory;
+    }
+    let page = this.pages.get(number);
+    if (!page) {
+      const ref = pageRef(this.directory, number);
+      page = await searcher.fetch(ref);
+      if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+        throw new RangeError(`row page ${ref.path} is not page ${number} of the row table`);
+      }
+      this.pages.set(number, page);
+    }
+    return page;
+  }
+
+  /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``). */
+  private async single(searcher: Searcher, doc: number): Promise<Block> {
+    const page = await this.page(searcher, Math.floor(doc / int((this.partition as Partition).table.per_page)));
+    const ref = pageRef(page, doc - int(page.first));
+    const data = await searcher.fetch(ref);
+    if (int(data.first) !== doc || int(data.count) !== 1) throw new RangeError(`row file ${ref.path} is not tool ${doc}'s row`);
+    return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, ref.path);
+  }
+
+  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``). */
+  private async readRows(searcher: Searcher, query: string, docs: number[]): Promise<void> {
+    const nDocs = int(this.meta.tools.n_docs);
+    const probed = new Set((await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)))).flatMap((b) => b.ids));
+    const needed = new Set(docs.filter((d) => d >= 0 && d < nDocs && !probed.has(d)));
+    this.scored = [query, needed];
+    const wanted = [...needed].filter((d) => !this.singles.has(d)).sort((a, b) => a - b);
+    const perPage = int((this.partition as Partition).table.per_page);
+    for (const number of new Set(wanted.map((d) => Math.floor(d / perPage)))) await this.page(searcher, number);
+    const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
+    wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
+  }
+
+  /** Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2. */
+  private async partitionedScores(searcher: Searcher, query: string): Promise<Float32Array> {
+    const vector = await this.queryVector(query);
+    const out = new Float32Array(int(this.meta.tools.n_docs)).fill(-2);
+    const probed = await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)));
+    const singles = this.scored[0] === query ? [...this.scored[1]].filter((d) => this.singles.has(d)).sort((a, b) => a - b).map((d) => this.singles.get(d) as Block) : [];
+    const blocks = [...probed, ...singles];
+    const ids = blocks.flatMap((b) => b.ids);
+    if (!ids.length) return out;
+    let exact: Float32Array = Float32Array.from(blocks.flatMap((b) => b.rows), (row) => dot(row, vector));
+    if (HIERARCHY && probed.reduce((n, b) => n + b.ancestors.length, 0) + singles.length === ids.length) {
+      const nodes = new Float32Array(int(this.meta.nodes.n_docs)).fill(-2);
+      for (const b of blocks) b.nodeIds.forEach((node, i) => (nodes[node] = dot(b.nodeRows[i] as Float32Array, vector)));
+      exact = withAncestors(exact, nodes, blocks.flatMap((b) => (b.ancestors.length ? b.ancestors : b.ids.map(() => []))), HIERARCHY);
+    }
+    ids.forEach((id, i) => (out[id] = exact[i] as number));
+    return out;
+  }
+
+  /** The cosines the semantic top is drawn from in a partitioned build: the probed clusters' tools alone. */
+  private async pool(searcher: Searcher, query: string, cosines: Float32Array): Promise<Float32Array> {
+    const out = new Float32Array(cosines.length).fill(-2);
+    for (const c of await this.probe(query)) for (const id of (await this.cluster(searcher, c)).ids) out[id] = cosines[id] as number;
+    return out;
+  }
+
   /** The fused top ``limit`` (``Searcher._first_stage`` with the tier); on broken vectors the lexical top, and the
    * tier turns itself off with the reason. */
   async ranked(searcher: Searcher, partName: string, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
@@ -383,13 +598,16 @@ export class SemanticTier {
     const params = FUSION[String(this.meta.model.kind)] ?? (FUSION["sentence-transformers"] as Params);
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
     try {
-      const cosines = await this.scores(searcher, partName, query);
+      const partitioned = partName === "tools" && this.partition !== null;
+      if (partitioned) await this.readRows(searcher, query, lexical.map(([doc]) => doc));
+      const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
+      const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
       const part = await searcher.part(partName);
       if (cosines.length < part.nDocs) throw new RangeError(`${cosines.length} ${partName} vectors for ${part.nDocs} documents`);
       if (partName !== "tools") return fuse(lexical, cosines, limit, allowed, params);
       const depth = Math.max(limit, NAME_DEPTH);
       const terms = new Set(searcher.words(query));
-      const fused = model !== null ? learnedFuse(terms, lexical, cosines, depth, model, allowed, params, await knownShare(searcher, terms)) : fuse(lexical, cosines, depth, allowed, params);
+      const fused = model !== null ? learnedFuse(terms, lexical, cosines, depth, model, allowed, params, await knownShare(searcher, terms), pool) : fuse(lexical, cosines, depth, allowed, params, pool);
       if (!terms.size || (model === null ? NAME_BOOST <= 0 : !model.name.some(Boolean))) return fused.slice(0, limit);
       const head = fused.slice(0, NAME_DEPTH);
       const ids = (await searcher.docs("tools", head)).map((doc) => String(doc.pointer.tool_id));
