@@ -41,6 +41,7 @@ from support import CHROMIUM, CHROMIUM_ARGS, CORPUS, EXAMPLE_SRC, REPO, serve_fo
 from toolcat import Catalog
 from toolcat.build import build
 from toolcat.build.published_model import publish_build_model
+from toolcat.build.contributors import vectors
 from toolcat.build.contributors.index import shards
 from toolcat.engines.embedding import BUNDLED_MINILM, DEFAULT_SPEC, ONNX_MINILM
 from toolcat.format.analyzer import STOP_WORDS
@@ -126,7 +127,9 @@ def _edit(src: Path) -> None:
 
 
 #: name → writes its sources under the given folder, returns its labelled queries.
-CATALOGUES = {"example": _example, "github": _github, "bfcl": _bfcl, "segments": _example}
+CATALOGUES = {"example": _example, "github": _github, "bfcl": _bfcl, "segments": _example, "partitioned": _example}
+#: Built with its tool vectors partitioned into clusters (as a catalogue of over 2,000 tools is): only vectors differ.
+PARTITIONED = {"partitioned"}
 NEEDS_CORPUS = {"github": CORPUS / "tools" / "mcp" / "github-mcp-server", "bfcl": CORPUS / "bench" / "bfcl"}
 
 
@@ -140,7 +143,13 @@ def _built(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
         os.environ["TOOLCAT_CACHE_DIR"] = str(Path(root) / "cache")
     embedder = EMBEDDERS[tier]
     try:
-        if name == "segments":  # paged tables (as 10,000 tools have) and an edit: a base and a delta segment
+        if name in PARTITIONED:  # every build partitioned (toolcat-vectors-4), the example's 124 tools in a few clusters
+            saved_min, vectors.PARTITION_MIN = vectors.PARTITION_MIN, 0
+            try:
+                build(base / "src", base / "build", embedder=embedder)
+            finally:
+                vectors.PARTITION_MIN = saved_min
+        elif name == "segments":  # paged tables (as 10,000 tools have) and an edit: a base and a delta segment
             saved_pages = shards.PAGES_FROM, shards.PAGE_SIZE
             shards.PAGES_FROM, shards.PAGE_SIZE = 1, 2
             try:
@@ -174,8 +183,10 @@ def catalogue(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     the others skip with the reason.
     """
     _require_node()
+    if name in PARTITIONED and tier != "default":
+        pytest.skip("without vectors the partitioned build is the example's: checked there")
     everything = os.environ.get("TOOLCAT_PARITY_ALL") == "1"
-    if tier == "default" and name != VECTOR_CHECKED and DEFAULT_SPEC in VECTOR_SPECS and not everything:
+    if tier == "default" and name not in {VECTOR_CHECKED, *PARTITIONED} and DEFAULT_SPEC in VECTOR_SPECS and not everything:
         pytest.skip(
             f"a MiniLM build of {name} costs about a minute of CI: the semantic tier's parity is checked on the"
             f" {VECTOR_CHECKED} catalogue (TOOLCAT_PARITY_ALL=1 checks every catalogue)"
@@ -275,11 +286,21 @@ def node_answers(url: str, calls: list[list[Any]], options: dict[str, Any] | Non
     return answers
 
 
+def _manifest(build_dir: Path) -> dict[str, Any]:
+    entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
+    manifest: dict[str, Any] = json.loads((build_dir / entry["manifest"]["path"]).read_text(encoding="utf-8"))
+    return manifest
+
+
 def has_vectors(build_dir: Path) -> bool:
     """Whether the build's manifest points to vectors (the semantic tier)."""
-    entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
-    manifest = json.loads((build_dir / entry["manifest"]["path"]).read_text(encoding="utf-8"))
-    return "vectors" in manifest
+    return "vectors" in _manifest(build_dir)
+
+
+def partitioned(build_dir: Path) -> bool:
+    """Whether the build's tool vectors are partitioned into clusters (``toolcat-vectors-4``)."""
+    meta = json.loads((build_dir / _manifest(build_dir)["vectors"]["path"]).read_text(encoding="utf-8"))
+    return "partition" in meta["tools"]
 
 
 # == comparison ===================================================================================
@@ -362,6 +383,7 @@ def test_node_gives_the_python_top_5(name: str, tier: str, builds_root: str) -> 
     report(f"node {name} {tier} ({got['stats'].get('search_tier')})", table)
     if has_vectors(build_dir):  # the semantic tier answers, on onnxruntime-node
         assert got["stats"]["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", got["stats"]
+        assert partitioned(build_dir) == (name in PARTITIONED)
     raw_calls = [["$ranked", part, q, None, 10] for q in dict.fromkeys(queries) for part in ("tools", "nodes")]
     with serve_folder(build_dir) as url:
         raw_js = node_answers(url, raw_calls, options)
