@@ -365,7 +365,8 @@ export class SemanticTier {
   private async check(searcher: Searcher, options: ModelOptions, base: string, hash: (data: Uint8Array) => Promise<string>): Promise<string | null> {
     let meta: Artifact;
     try {
-      meta = await searcher.fetch(searcher.manifest.vectors);
+      // with the index meta, in one round (``Searcher._prefetch_query``); the index's own failure is reported by its search
+      [meta] = await Promise.all([searcher.fetch(searcher.manifest.vectors), searcher.part("tools").catch(() => null)]);
     } catch (err) {
       return `the build's vectors meta could not be read (${(err as Artifact)?.code ?? "ERROR"}: ${(err as Error)?.message})`;
     }
@@ -462,6 +463,17 @@ export class SemanticTier {
     const cosines = Float32Array.from(rows, (row) => dot(row, vector));
     if (part !== "tools" || !HIERARCHY || this.ancestors === null) return cosines;
     return withAncestors(cosines, Float32Array.from(nodeRows, (row) => dot(row, vector)), this.ancestors, HIERARCHY);
+  }
+
+  /** The vector shards a search of ``part`` for ``query`` still needs (``SemanticTier.refs``): the node shards, and
+   * every tool shard, or in a partitioned build those of the clusters the query probes. */
+  private async refs(part: string, query: string): Promise<Artifact[]> {
+    const out: Artifact[] = [];
+    if (!this.matrices.has("nodes") && (part !== "tools" || this.partition === null)) out.push(...this.meta.nodes.shards.map((s: Artifact) => s.ref));
+    if (part !== "tools") return out;
+    const shards: Artifact[] = this.meta.tools.shards;
+    if (this.partition === null) return this.matrices.has("tools") ? out : [...out, ...shards.map((s) => s.ref)];
+    return [...out, ...(await this.probe(query)).filter((c) => !this.clusters.has(c)).map((c) => (shards[c] as Artifact).ref)];
   }
 
   /** The clusters of a partitioned build a query reads, in cluster order: the nearest (centroid cosine plus
@@ -594,6 +606,11 @@ export class SemanticTier {
   /** The fused top ``limit`` (``Searcher._first_stage`` with the tier); on broken vectors the lexical top, and the
    * tier turns itself off with the reason. */
   async ranked(searcher: Searcher, partName: string, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
+    try {
+      await searcher.prefetchQuery(partName, query, await this.refs(partName, query)); // the vector shards with the term shards
+    } catch {
+      // a shard that fails is read (and its failure reported) where it is used
+    }
     const lexical = await searcher.topK(partName, query, Math.max(limit, CANDIDATES), allowed);
     const params = FUSION[String(this.meta.model.kind)] ?? (FUSION["sentence-transformers"] as Params);
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
