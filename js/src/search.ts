@@ -257,6 +257,8 @@ export class Searcher {
 
   async prefetchQuery(partName: string, query: string, extra: (Ref | null)[] = []): Promise<void> {
     if (!this.concurrent) return;
+    const tier = await this.semanticTier(); // its vectors meta with the index meta, its shards with the term shards
+    if (tier?.reason === null) extra = [...extra, ...(await tier.refs(partName, query))];
     const part = await this.part(partName);
     const spaces = new Map(part.spaces.map((s) => [s.name, s]));
     const words = unique(this.words(query));
@@ -659,9 +661,4 @@ function kthHitScore(total: Map<number, number>, wordDocs: Set<number>, k: numbe
   for (const [d, s] of total) if (wordDocs.has(d) || s >= MIN_CHAR_ONLY_SCORE) scores.push(s);
   if (scores.length < k) return -1;
   return scores.sort((a, b) => b - a)[k - 1] as number;
-}
-
-/** ``repr(str)`` as Python writes it in an f-string's ``!r``. */
-export function pyQuote(text: string): string {
-  return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
 }

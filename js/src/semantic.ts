@@ -11,7 +11,7 @@
  * ``stats().search_tier`` says why (as the Python reader does). docs/search.md, "The semantic tier in TypeScript". */
 // Only types come from the entry's modules (search.ts passes what it needs), as in expand.ts.
 import type { Hit, Searcher } from "./search.js";
-import type { Artifact } from "./store.js";
+import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
 import { WEIGHTS } from "./fusionWeights.js";
 import { WordPiece } from "./wordpiece.js";
@@ -365,8 +365,10 @@ export class SemanticTier {
   private async check(searcher: Searcher, options: ModelOptions, base: string, hash: (data: Uint8Array) => Promise<string>): Promise<string | null> {
     let meta: Artifact;
     try {
-      // with the index meta, in one round (``Searcher._prefetch_query``); the index's own failure is reported by its search
-      [meta] = await Promise.all([searcher.fetch(searcher.manifest.vectors), searcher.part("tools").catch(() => null)]);
+      // with the index meta, in one round (``Searcher._prefetch_query``), through the searcher's store (verified,
+      // kept by sha256); the index's own failure is reported by its search
+      await (searcher as unknown as { store: Store }).store.prefetch([searcher.manifest.index, searcher.manifest.vectors]).catch(() => null);
+      meta = await searcher.fetch(searcher.manifest.vectors);
     } catch (err) {
       return `the build's vectors meta could not be read (${(err as Artifact)?.code ?? "ERROR"}: ${(err as Error)?.message})`;
     }
@@ -467,7 +469,7 @@ export class SemanticTier {
 
   /** The vector shards a search of ``part`` for ``query`` still needs (``SemanticTier.refs``): the node shards, and
    * every tool shard, or in a partitioned build those of the clusters the query probes. */
-  private async refs(part: string, query: string): Promise<Artifact[]> {
+  async refs(part: string, query: string): Promise<Artifact[]> {
     const out: Artifact[] = [];
     if (!this.matrices.has("nodes") && (part !== "tools" || this.partition === null)) out.push(...this.meta.nodes.shards.map((s: Artifact) => s.ref));
     if (part !== "tools") return out;
@@ -606,11 +608,6 @@ export class SemanticTier {
   /** The fused top ``limit`` (``Searcher._first_stage`` with the tier); on broken vectors the lexical top, and the
    * tier turns itself off with the reason. */
   async ranked(searcher: Searcher, partName: string, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
-    try {
-      await searcher.prefetchQuery(partName, query, await this.refs(partName, query)); // the vector shards with the term shards
-    } catch {
-      // a shard that fails is read (and its failure reported) where it is used
-    }
     const lexical = await searcher.topK(partName, query, Math.max(limit, CANDIDATES), allowed);
     const params = FUSION[String(this.meta.model.kind)] ?? (FUSION["sentence-transformers"] as Params);
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;

@@ -205,3 +205,23 @@ def test_the_model_option_gives_the_semantic_tier(site: Path) -> None:
     assert tier == "hybrid (minilm-onnx; onnxruntime-node)", tier
     assert answer["matches"][0]["name"] == "storage.put_object"
     assert "similar meaning (semantic tier)" in answer["matches"][0]["reason"]
+
+
+def test_a_cold_find_tool_makes_the_python_requests_with_the_semantic_tier(site: Path, tmp_path: Path) -> None:
+    """Cold, per query, on the default build over HTTP: the Python reader's round trips, requests and bytes.
+
+    (The vectors meta comes with the index meta, the vector shards with the term shards; the model is not counted:
+    it is no catalogue file.)
+    """
+    _require_node()
+    from toolcat import Catalog  # noqa: PLC0415 - the Python reader, side by side
+
+    with serve_folder(site) as url:
+        for i, query in enumerate(["upload a report to a bucket", "send an email with an attachment", "list open issues"]):
+            catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
+            catalog.find_tool(query, 5)
+            py = catalog.stats()
+            js = node_run(url, [["findTool", query, 5]], {"model": {"url": "model/model.json"}})["stats"]
+            assert js["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", js
+            for key in ("round_trips", "requests", "bytes_decoded"):
+                assert js[key] == py[key], (query, key, py, js)
