@@ -53,6 +53,8 @@ const site = option("--site-out");
 if (site) {
   await build({
     entryPoints: [`${root}src/site.ts`], bundle: true, minify: false, format: "iife", target: "es2020", outfile: site, logLevel: "warning", legalComments: "none",
+    // the site's search gives the reader no model: the semantic tier (and onnxruntime) stays out of the file
+    plugins: [{ name: "no-semantic-tier", setup: (b) => b.onResolve({ filter: /\/semantic\.js$/ }, (args) => ({ path: args.path, external: true })) }],
     banner: { js: "/* toolcat search in the browser: built from js/src/site.ts and the toolcat reader package (`npm run site` in js/); do not edit. */" },
   });
 }

@@ -225,6 +225,31 @@ export function withAncestors(cosines: Float32Array, nodes: Float32Array, ancest
   return cosines.map((cos, i) => ((best[i] as number) > -2 ? f32(cos + f32(weight * f32((best[i] as number) - top))) : cos));
 }
 
+/** The most bytes of model.json read; the graph and vocabulary are read up to the size model.json gives them. */
+const MODEL_JSON_BYTES = 1 << 20;
+/** A file model.json lists: a plain name in its own folder (``graph.<sha256[:16]>.onnx``, ``vocab.<...>.txt``). */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more). */
+async function capped(response: Response, limit: number, where: string): Promise<Uint8Array> {
+  const reader = response.body?.getReader();
+  const chunks: Uint8Array[] = reader ? [] : [new Uint8Array(await response.arrayBuffer())];
+  let total = chunks[0]?.length ?? 0;
+  for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
+    total += next.value.length;
+    if (total > limit) break;
+    chunks.push(next.value);
+  }
+  if (total > limit) {
+    await reader?.cancel();
+    throw new Error(`${where} holds more than the ${limit} bytes it may`);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) out.set(chunk, (at += chunk.length) - chunk.length);
+  return out;
+}
+
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
 function int(value: unknown): number {
   const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
@@ -380,10 +405,11 @@ export class SemanticTier {
     const model = meta.model ?? {};
     const fetchFn = options.fetch ?? globalThis.fetch;
     const modelUrl = new URL(String(options.url), base);
+    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256
     const read = async (url: URL, digest: string | null, size: number | null): Promise<Uint8Array> => {
       const response = await fetchFn(url.href);
       if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
-      const data = new Uint8Array(await response.arrayBuffer());
+      const data = await capped(response, size ?? MODEL_JSON_BYTES, url.href);
       if (digest !== null) {
         const got = await hash(data);
         if (got !== digest || (size !== null && data.length !== size)) throw new Error(`${url.href} has sha256 ${got.slice(0, 12)} (${data.length} bytes), not ${digest.slice(0, 12)} (${size} bytes)`);
@@ -398,6 +424,11 @@ export class SemanticTier {
     }
     const dim = Number(model.dim);
     if (Number(info.dim) !== dim) return `the build's vectors have ${model.dim} dimensions, the model ${info.dim}`;
+    for (const file of [info.graph, info.vocab]) {
+      if (typeof file?.path !== "string" || !FILE_NAME.test(file.path) || !/^[0-9a-f]{64}$/.test(file.sha256) || !Number.isInteger(file.bytes) || file.bytes < 0) {
+        return `${modelUrl.href} lists a file that is not a name in its folder with a sha256 and a size (${JSON.stringify(file)?.slice(0, 120)})`;
+      }
+    }
     try {
       for (const part of meta.tools.partition === undefined ? ["tools", "nodes"] : ["nodes"]) {
         for (const shard of meta[part].shards) if (int(shard.first) < 0 || int(shard.count) < 0 || typeof shard.ref?.path !== "string") throw new TypeError(`a ${part} shard without its ref`);

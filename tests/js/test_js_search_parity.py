@@ -40,9 +40,9 @@ from support import CHROMIUM, CHROMIUM_ARGS, CORPUS, EXAMPLE_SRC, REPO, serve_fo
 
 from toolcat import Catalog
 from toolcat.build import build
-from toolcat.build.published_model import publish_build_model
 from toolcat.build.contributors import vectors
 from toolcat.build.contributors.index import shards
+from toolcat.build.published_model import publish_build_model
 from toolcat.engines.embedding import BUNDLED_MINILM, DEFAULT_SPEC, ONNX_MINILM
 from toolcat.format.analyzer import STOP_WORDS
 
@@ -143,7 +143,9 @@ def _built(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
         os.environ["TOOLCAT_CACHE_DIR"] = str(Path(root) / "cache")
     embedder = EMBEDDERS[tier]
     try:
-        if name in PARTITIONED:  # every build partitioned (toolcat-vectors-4), the example's 124 tools in a few clusters
+        if (
+            name in PARTITIONED
+        ):  # every build partitioned (toolcat-vectors-4), the example's 124 tools in a few clusters
             saved_min, vectors.PARTITION_MIN = vectors.PARTITION_MIN, 0
             try:
                 build(base / "src", base / "build", embedder=embedder)
@@ -186,7 +188,12 @@ def catalogue(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     if name in PARTITIONED and tier != "default":
         pytest.skip("without vectors the partitioned build is the example's: checked there")
     everything = os.environ.get("TOOLCAT_PARITY_ALL") == "1"
-    if tier == "default" and name not in {VECTOR_CHECKED, *PARTITIONED} and DEFAULT_SPEC in VECTOR_SPECS and not everything:
+    if (
+        tier == "default"
+        and name not in {VECTOR_CHECKED, *PARTITIONED}
+        and DEFAULT_SPEC in VECTOR_SPECS
+        and not everything
+    ):
         pytest.skip(
             f"a MiniLM build of {name} costs about a minute of CI: the semantic tier's parity is checked on the"
             f" {VECTOR_CHECKED} catalogue (TOOLCAT_PARITY_ALL=1 checks every catalogue)"

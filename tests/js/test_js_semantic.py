@@ -45,13 +45,13 @@ TRICKY = [
     "東京の天気 weather 中文 한국어 日本語テキスト",
     "tab\there\nnew line\r\x0bvertical\x0cform\x1cfile\x1dgroup\x85next\u00a0nbsp\u2003em\u3000ideographic",
     "zero\u200bwidth\u200djoiner\ufeffbom\x00nul\ufffdreplacement\x07bell",
-    "İstanbul ΣΊΣΥΦΟΣ ὈΔΥΣΣΕΎΣ ﬁnance ＦＵＬＬＷＩＤＴＨ ǅungla",
+    "İstanbul ΣΊΣΥΦΟΣ ὈΔΥΣΣΕΎΣ ﬁnance \uff26\uff35\uff2c\uff2c\uff37\uff29\uff24\uff34\uff28 ǅungla",
     "a" * 99,
     "b" * 100,
     "c" * 101,
     "supercalifragilisticexpialidocious antidisestablishmentarianism",
     " ".join(["word"] * 400),
-    "¿Qué? ¡Sí! «quoted» „low“ ‘single’ … · • ¶ § © ® ™ ° ± × ÷",
+    "¿Qué? ¡Sí! «quoted» „low“ \u2018single\u2019 … · • ¶ § © ® ™ ° ± \u00d7 ÷",
     "e\u0301 o\u0308 n\u0303 combining marks, and Ⅻ roman, ½ ⅓ fractions, ² ³ superscripts",
     "",
     "   ",
@@ -72,11 +72,15 @@ def _queries() -> list[str]:
 def test_the_wordpiece_port_gives_the_python_token_ids() -> None:
     """js/src/wordpiece.ts gives the ids of the Python reader's tokenizer for every text, accents and scripts included."""
     _require_node()
-    from toolcat.engines.onnx_encoder import WordPieceTokenizer, bundled_model_dir  # noqa: PLC0415 - the default tier
+    from toolcat.engines.onnx_encoder import (  # noqa: PLC0415 - the default tier
+        EncoderError,
+        WordPieceTokenizer,
+        bundled_model_dir,
+    )
 
     try:
         folder = bundled_model_dir()
-    except Exception as err:  # noqa: BLE001 - any reason the model is absent is a skip
+    except EncoderError as err:
         pytest.skip(f"the MiniLM model is not installed ({err})")
     tokenizer = WordPieceTokenizer.from_folder(folder, max_length=256)
     vocab = tokenizer.vocab
@@ -101,14 +105,15 @@ def test_the_wordpiece_port_gives_the_python_token_ids() -> None:
     want = [tokenizer.encode(text) for text in texts]
     wrong = [(text[:60], a[:12], b[:12]) for text, a, b in zip(texts, want, got, strict=True) if a != b]
     assert not wrong, wrong[:5]
-    assert len(texts) > 30 and any(tokenizer.unk_id in ids for ids in want)  # the texts reach [UNK] too
+    assert len(texts) > 30
+    assert any(tokenizer.unk_id in ids for ids in want)  # the texts reach [UNK] too
     assert max(len(ids) for ids in want) == 256  # and the truncation
 
 
 def test_the_chunk_carries_the_python_readers_fusion_weights() -> None:
     """js/src/fusionWeights.ts holds fusion_weights.json (`npm run fusion-weights` in js/ writes it again)."""
     text = (JS / "src" / "fusionWeights.ts").read_text(encoding="utf-8")
-    found = re.search(r"export const WEIGHTS: unknown = (\{.*\});\n", text, re.S)
+    found = re.search(r"export const WEIGHTS: unknown = (\{.*\});\n", text, re.DOTALL)
     assert found is not None
     python = REPO / "compiler" / "reader" / "search" / "fusion_weights.json"
     assert json.loads(found.group(1)) == json.loads(python.read_text(encoding="utf-8"))
@@ -174,7 +179,8 @@ def test_without_a_model_the_reader_answers_by_words_and_says_so(site: Path) -> 
     _require_node()
     tier, answer = _tier(site, None)
     assert tier.startswith("lexical: the build has vectors, but the reader was given no embedding model"), tier
-    assert answer["matches"] and all("semantic" not in m.get("reason", "") for m in answer["matches"])
+    assert answer["matches"]
+    assert all("semantic" not in m.get("reason", "") for m in answer["matches"])
 
 
 def test_a_tampered_or_foreign_model_is_refused(site: Path, tmp_path: Path) -> None:
@@ -188,13 +194,23 @@ def test_a_tampered_or_foreign_model_is_refused(site: Path, tmp_path: Path) -> N
     (bad / "model" / info["graph"]["path"]).write_bytes(bytes(graph))
     tier, answer = _tier(bad, {"model": {"url": "model/model.json"}})
     assert tier.startswith("lexical: the build has vectors, but the model could not be loaded"), tier
-    assert "sha256" in tier and info["graph"]["path"] in tier
+    assert "sha256" in tier
+    assert info["graph"]["path"] in tier
     assert answer["matches"]
     (bad / "model" / "model.json").write_text(json.dumps({**info, "weights_sha256": "0" * 64}), encoding="utf-8")
     tier, _ = _tier(bad, {"model": {"url": "model/model.json"}})
     assert "the build's vectors were made with minilm-onnx" in tier, tier
+    outside = {**info, "graph": {**info["graph"], "path": "../catalog.json"}}  # a file outside the model's folder
+    (bad / "model" / "model.json").write_text(json.dumps(outside), encoding="utf-8")
+    tier, _ = _tier(bad, {"model": {"url": "model/model.json"}})
+    assert "lists a file that is not a name in its folder" in tier, tier
+    small = {**info, "vocab": {**info["vocab"], "bytes": 10}}  # a host sending more than model.json promises
+    (bad / "model" / "model.json").write_text(json.dumps(small), encoding="utf-8")
+    tier, _ = _tier(bad, {"model": {"url": "model/model.json"}})
+    assert "holds more than the 10 bytes it may" in tier, tier
     tier, _ = _tier(site, {"model": {"url": "model/model.json", "sha256": "sha256:" + "1" * 64}})
-    assert "could not be loaded" in tier and "model.json has sha256" in tier, tier
+    assert "could not be loaded" in tier, tier
+    assert "model.json has sha256" in tier, tier
 
 
 def test_the_model_option_gives_the_semantic_tier(site: Path) -> None:
@@ -217,7 +233,9 @@ def test_a_cold_find_tool_makes_the_python_requests_with_the_semantic_tier(site:
     from toolcat import Catalog  # noqa: PLC0415 - the Python reader, side by side
 
     with serve_folder(site) as url:
-        for i, query in enumerate(["upload a report to a bucket", "send an email with an attachment", "list open issues"]):
+        for i, query in enumerate(
+            ["upload a report to a bucket", "send an email with an attachment", "list open issues"]
+        ):
             catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
             catalog.find_tool(query, 5)
             py = catalog.stats()
