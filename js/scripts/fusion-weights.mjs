@@ -10,3 +10,12 @@ writeFileSync(
     " * `npm run fusion-weights` in js/; tests/js/test_js_semantic.py checks it equals that file. */\n" +
     `export const WEIGHTS: unknown = ${JSON.stringify(data)};\n`,
 );
+// Whether the lexical tier's learned model is used by default: a constant of the main entry (esbuild drops the
+// branch it guards while it is false), the model itself in the semantic chunk.
+const lexical = data?.models?.lexical;
+writeFileSync(
+  new URL("src/fusionDefault.ts", root),
+  "/** Whether fusion_weights.json's lexical model is used by default (``fusion_model.model_for(\"lexical\")``), written by\n" +
+    " * `npm run fusion-weights` with src/fusionWeights.ts; tests/js/test_js_semantic.py checks it. */\n" +
+    `export const LEXICAL_LEARNED: boolean = ${(lexical?.default ?? true) === true && Array.isArray(lexical?.features)};\n`,
+);

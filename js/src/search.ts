@@ -7,6 +7,7 @@
  */
 import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, type Thesaurus } from "./analyzer.js";
 import { ReaderError } from "./errors.js";
+import { LEXICAL_LEARNED } from "./fusionDefault.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket, sha256 } from "./sha256.js";
 import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
@@ -414,7 +415,9 @@ export class Searcher {
       const tier = await this.semanticTier();
       if (tier?.reason === null) return tier.ranked(this, partName, query, allowed, limit);
       const part = await this.part(partName);
-      return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
+      if (part.meta.expand) return (await expansion()).ranked(this, part, query, allowed, limit, queryWeights);
+      // the learned lexical fusion, when fusion_weights.json makes it the default (``Searcher._without_vectors``)
+      return LEXICAL_LEARNED && partName === "tools" ? (await semantic()).lexicalRanked(this, query, allowed, limit) : this.topK(partName, query, limit, allowed);
     }
     const [total, matched] = await this.scores(partName, query);
     const hits: Hit[] = [];

@@ -172,28 +172,27 @@ export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allow
 }
 
 /** The learned fusion (``fusion_model.fuse``): ``sigmoid(b + w · x)`` over the same candidates. */
-export function learnedFuse(queryTerms: Set<string>, lexical: Hit[], cosines: Float32Array, limit: number, model: LinearModel, allowed: Allowed, params: Params, known: number, pool: Float32Array | null): Hit[] {
+export function learnedFuse(queryTerms: Set<string>, lexical: Hit[], cosines: Float32Array | null, limit: number, model: LinearModel, allowed: Allowed, params: Params, known: number, pool: Float32Array | null): Hit[] {
   const [, , gate, minCosine] = params;
   const a = semanticWeight(lexical, params);
-  const [semantic, docs, values] = candidates(lexical, cosines, allowed, minCosine, pool);
+  // without cosines (the lexical model) the candidates are the lexical top alone
+  const [semantic, docs, values] = cosines === null ? [[], lexical.map(([doc]) => doc), null] : candidates(lexical, cosines, allowed, minCosine, pool);
   const nTerms = Math.max(1, queryTerms.size);
   const best = lexical.length ? (lexical[0] as Hit)[1] : 0;
   const lexRank = new Map(lexical.map(([doc, score, terms], rank) => [doc, [rank, score, terms] as [number, number, string[]]]));
   const semRank = new Map(semantic.map((doc, rank) => [doc, rank]));
-  const topCos = values.length ? Math.max(...values) : 0;
+  const topCos = values?.length ? Math.max(...values) : 0;
   const weak = best < gate ? 1 : 0;
   const lenTerms = Math.log1p(queryTerms.size);
   const fused: Hit[] = docs.map((doc, i) => {
     const [rank, score, terms] = lexRank.get(doc) ?? [-1, 0, []];
     const matched = new Set(terms.filter((t) => queryTerms.has(t))).size;
-    const cos = values[i] as number;
+    const cos = values === null ? 0 : (values[i] as number);
     const sRank = semRank.get(doc) ?? -1;
-    const row = [
-      score, rank >= 0 ? 1 : 0, rank >= 0 ? 1 / (1 + rank) : 0, best > 0 ? score / best : 0, best, matched / nTerms, Math.log1p(matched), lenTerms, known, score * lenTerms,
-      cos, cos - topCos, sRank >= 0 ? 1 / (1 + sRank) : 0, cos * weak, score * cos, cos * (1 - known), cos * lenTerms,
-    ];
+    const row = [score, rank >= 0 ? 1 : 0, rank >= 0 ? 1 / (1 + rank) : 0, best > 0 ? score / best : 0, best, matched / nTerms, Math.log1p(matched), lenTerms, known, score * lenTerms];
+    if (values !== null) row.push(cos, cos - topCos, sRank >= 0 ? 1 / (1 + sRank) : 0, cos * weak, score * cos, cos * (1 - known), cos * lenTerms);
     const meaning = cos >= minCosine ? a * cos : 0;
-    return [doc, model.score(row), meaning > (1 - a) * score ? [...terms, SEMANTIC_TERM] : [...terms]];
+    return [doc, model.score(row), values !== null && meaning > (1 - a) * score ? [...terms, SEMANTIC_TERM] : [...terms]];
   });
   fused.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
   return fused.slice(0, limit);
@@ -663,6 +662,19 @@ export class SemanticTier {
       return lexical.slice(0, limit);
     }
   }
+}
+
+/** The top ``limit`` tools of a build without vectors or expansion by the learned lexical model (``Searcher._without_vectors``
+ * with ``fusion_model.model_for("lexical")``): the lexical top 50 rescored, then the model's name stage. */
+export async function lexicalRanked(searcher: Searcher, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
+  const model = modelFor("lexical", null);
+  const lexical = await searcher.topK("tools", query, Math.max(limit, model === null ? limit : CANDIDATES), allowed);
+  if (model === null) return lexical.slice(0, limit);
+  const terms = new Set(searcher.words(query));
+  const fused = learnedFuse(terms, lexical, null, Math.max(limit, NAME_DEPTH), model, null, FUSION.onnx as Params, await knownShare(searcher, terms), null);
+  if (!terms.size || !model.name.some(Boolean)) return fused.slice(0, limit);
+  const ids = (await searcher.docs("tools", fused.slice(0, NAME_DEPTH))).map((doc) => String(doc.pointer.tool_id));
+  return nameApplied(fused, ids, terms, (text) => searcher.words(text), model).slice(0, limit);
 }
 
 /** The share of the query's word terms some tool's text has (``Searcher.known_share``), from postings already read. */

@@ -111,12 +111,17 @@ def test_the_wordpiece_port_gives_the_python_token_ids() -> None:
 
 
 def test_the_chunk_carries_the_python_readers_fusion_weights() -> None:
-    """js/src/fusionWeights.ts holds fusion_weights.json (`npm run fusion-weights` in js/ writes it again)."""
+    """js/src/fusionWeights.ts holds fusion_weights.json, fusionDefault.ts its lexical default (`npm run fusion-weights`)."""
     text = (JS / "src" / "fusionWeights.ts").read_text(encoding="utf-8")
     found = re.search(r"export const WEIGHTS: unknown = (\{.*\});\n", text, re.DOTALL)
     assert found is not None
     python = REPO / "compiler" / "reader" / "search" / "fusion_weights.json"
-    assert json.loads(found.group(1)) == json.loads(python.read_text(encoding="utf-8"))
+    weights = json.loads(python.read_text(encoding="utf-8"))
+    assert json.loads(found.group(1)) == weights
+    # the main entry's flag for the learned lexical fusion says what the weights file says (fusion_model.model_for)
+    flag = (JS / "src" / "fusionDefault.ts").read_text(encoding="utf-8")
+    default = weights["models"].get("lexical", {}).get("default", True) is True
+    assert f"export const LEXICAL_LEARNED: boolean = {str(default).lower()};" in flag
 
 
 @pytest.fixture(scope="module")

@@ -567,6 +567,15 @@
     }
   });
 
+  // src/fusionDefault.ts
+  var LEXICAL_LEARNED;
+  var init_fusionDefault = __esm({
+    "src/fusionDefault.ts"() {
+      "use strict";
+      LEXICAL_LEARNED = false;
+    }
+  });
+
   // src/expand.ts
   var expand_exports = {};
   __export(expand_exports, {
@@ -750,6 +759,7 @@
       "use strict";
       init_analyzer();
       init_errors();
+      init_fusionDefault();
       init_py();
       init_sha256();
       init_store();
@@ -1051,7 +1061,8 @@
             const tier = await this.semanticTier();
             if (tier?.reason === null) return tier.ranked(this, partName, query, allowed, limit);
             const part = await this.part(partName);
-            return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
+            if (part.meta.expand) return (await expansion()).ranked(this, part, query, allowed, limit, queryWeights);
+            return LEXICAL_LEARNED && partName === "tools" ? (await semantic()).lexicalRanked(this, query, allowed, limit) : this.topK(partName, query, limit, allowed);
           }
           const [total, matched] = await this.scores(partName, query);
           const hits = [];
