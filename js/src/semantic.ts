@@ -402,6 +402,7 @@ export class SemanticTier {
     const dtype = String(meta?.encoding?.dtype ?? "int8");
     if (!ENCODINGS.includes(dtype)) return `the build's vectors are ${dtype}, which this reader does not know (upgrade the reader)`;
     const model = meta.model ?? {};
+    if (typeof options.url !== "string" && !(options.url instanceof URL)) return `the model option names no url (model: {url: "<model.json's URL>"}, js/README.md)`;
     const fetchFn = options.fetch ?? globalThis.fetch;
     const modelUrl = new URL(String(options.url), base);
     // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256

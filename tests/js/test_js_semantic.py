@@ -184,6 +184,8 @@ def test_without_a_model_the_reader_answers_by_words_and_says_so(site: Path) -> 
     _require_node()
     tier, answer = _tier(site, None)
     assert tier.startswith("lexical: the build has vectors, but the reader was given no embedding model"), tier
+    tier, _ = _tier(site, {"model": {"sha256": "sha256:" + "0" * 64}})  # a model option without its url
+    assert "the model option names no url" in tier, tier
     assert answer["matches"]
     assert all("semantic" not in m.get("reason", "") for m in answer["matches"])
 
