@@ -48,6 +48,8 @@ const NAME_BOOST = 0.1;
 const NAME_MIN = 0.7;
 const NAME_DEPTH = 10;
 const MAX_ANCESTORS = 32;
+/** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
+const MAX_ROWS = 4096;
 const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``). */
 const PARTITIONED_FORMAT = "toolcat-vectors-4";
@@ -604,6 +606,7 @@ export class SemanticTier {
     const needed = new Set(docs.filter((d) => d >= 0 && d < nDocs && !probed.has(d)));
     this.scored = [query, needed];
     const wanted = [...needed].filter((d) => !this.singles.has(d)).sort((a, b) => a - b);
+    if (this.singles.size + wanted.length > MAX_ROWS) this.singles = new Map([...this.singles].filter(([d]) => needed.has(d)));
     const perPage = int((this.partition as Partition).table.per_page);
     for (const number of new Set(wanted.map((d) => Math.floor(d / perPage)))) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
