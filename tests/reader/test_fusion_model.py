@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from support import HAVE_DEFAULT_TIER
 
 from toolcat.format.analyzer import analyze_words
 from toolcat.reader.search import fusion_model, hybrid
+from toolcat.reader.search import searcher as searcher_module
 from toolcat.reader.search.fusion_model import LEXICAL_FEATURES, SEMANTIC_FEATURES, Model, features, model_for, parse
 from toolcat.reader.search.searcher import Searcher
 
@@ -204,3 +206,55 @@ def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(defa
     monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
     hand = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
     assert hand != learned
+
+
+def test_a_model_carries_its_weak_bar_and_refuses_a_non_finite_one():
+    """parse reads "weak_relevance" (absent: None, the reader's WEAK_RELEVANCE applies); NaN is refused."""
+    assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES)}))["lexical"].weak is None
+    assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3)}))["lexical"].weak == 0.3
+    with pytest.raises(ValueError, match="not finite"):
+        parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=float("nan"))}))
+
+
+def test_the_committed_models_carry_a_weak_bar_chosen_on_their_scale():
+    """Both committed models have a weak bar in 0-1 (bench/train_fusion.py chose it on the learned relevance)."""
+    models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
+    for tier in ("minilm-onnx", "lexical"):
+        weak = models[tier].weak
+        assert weak is not None
+        assert 0.0 < weak < 1.0
+
+
+def test_the_weak_rule_reads_the_bar_of_the_fusion_that_ranked(example_build: Path, monkeypatch):
+    """find_tool's weak bar is the learned model's own when it ranks the tools, else WEAK_RELEVANCE (nodes: always)."""
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    assert _open(example_build).weak_bar() == searcher_module.WEAK_RELEVANCE
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    model = fusion_model.model_for("lexical")
+    assert model is not None
+    searcher = _open(example_build)
+    assert searcher.weak_bar() == model.weak
+    assert searcher.weak_bar("nodes") == searcher_module.WEAK_RELEVANCE
+    monkeypatch.setattr(model, "weak", 0.99)  # every hit under it: "zip the reports" (one word unknown) is weak
+    assert _open(example_build).find_tool("zip the reports").get("weak") is True
+    monkeypatch.setattr(model, "weak", 0.0)  # none under it: not weak, whatever the unknown words
+    assert "weak" not in _open(example_build).find_tool("zip the reports")
+
+
+def test_the_weak_bar_is_chosen_between_answered_and_unanswerable_train_requests():
+    """bench/train_fusion.choose_weak: a bar that calls no right-first train answer weak and every foreign one weak.
+
+    Held-out requests do not move it; a request with most words known is never weak, whatever its relevance.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import train_fusion  # noqa: PLC0415 - a benchmark script, imported for its chooser
+
+    def outcome(best: float | None, labelled: bool, part: str = "train", unknown: bool = True) -> dict[str, object]:
+        return {"best": best, "labelled": labelled, "top1": labelled, "part": part, "unknown": unknown}
+
+    outs = [outcome(b, True) for b in (0.5, 0.6, 0.7)] + [outcome(b, False) for b in (0.1, 0.2, 0.3, None)]
+    bar, cost = train_fusion.choose_weak([*outs, outcome(0.9, False, part="test"), outcome(0.05, True, part="test")])
+    assert 0.3 < bar < 0.5
+    assert cost == 0.0
+    assert train_fusion.said_so(outcome(None, False), bar)  # nothing shown says so by itself
+    assert not train_fusion.said_so(outcome(0.1, True, unknown=False), bar)

@@ -74,6 +74,7 @@ class Model:
         *,
         default: bool = True,
         name: Sequence[float] = (0.0, 0.0),
+        weak: float | None = None,
     ) -> None:
         if list(names) not in (list(LEXICAL_FEATURES), list(SEMANTIC_FEATURES)) or len(weights) != len(names):
             raise ValueError(f"a fusion model over {list(names)} with {len(weights)} weights")
@@ -87,7 +88,9 @@ class Model:
         if len(name) != 2 or not all(math.isfinite(float(v)) for v in name):
             raise ValueError(f"a fusion model's name weights are two finite numbers, not {list(name)}")
         self.name = (float(name[0]), float(name[1]))
-        if not all(math.isfinite(v) for v in (*self.weights, self.bias)):
+        #: find_tool's weak bar on this model's scale (None: the reader's ``WEAK_RELEVANCE``, the hand fusion's).
+        self.weak = None if weak is None else float(weak)
+        if not all(math.isfinite(v) for v in (*self.weights, self.bias, self.weak or 0.0)):
             raise ValueError("a fusion model with a weight that is not finite")
 
     @property
@@ -113,6 +116,7 @@ def parse(data: Any) -> dict[str, Model]:
             entry.get("weights_sha256"),
             default=entry.get("default", True) is True,
             name=entry.get("name", (0.0, 0.0)),
+            weak=entry.get("weak_relevance"),
         )
         for tier, entry in dict(data["models"]).items()
     }

@@ -46,7 +46,9 @@ MIN_RELATIVE = 0.25
 #: find_tool's answer is *weak* when at least :data:`WEAK_UNKNOWN_SHARE` of the query's content words occur in no
 #: tool's text and its best hit scores under :data:`WEAK_RELEVANCE`: the hits then share only part of the request
 #: ("zip the reports": only "report"). The answer keeps its hits and says so: ``"weak": true``, a hint naming the
-#: missing words, and a next_action to browse (docs/search.md, "A search that finds nothing good says so").
+#: missing words, and a next_action to browse (docs/search.md, "A search that finds nothing good says so"). This is
+#: the bar on the hand-tuned fusion's scale (and the lexical score's); a learned fusion carries its own
+#: (``Model.weak``, chosen by ``bench/train_fusion.py``; :meth:`Searcher.weak_bar`).
 WEAK_RELEVANCE = 0.35
 WEAK_UNKNOWN_SHARE = 0.5
 #: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
@@ -522,17 +524,32 @@ class Searcher(IndexReader):
             purpose,
         )
 
-    def weak_words(self, query: str, best: float) -> list[str] | None:
+    def weak_words(self, query: str, best: float, part_name: str = "tools") -> list[str] | None:
         """The query's words no tool mentions when an answer whose best hit scores ``best`` is *weak*, else None.
 
         One rule for every search (find_tool, search_nodes, search_tool_by_category, list(query=)): at least
         :data:`WEAK_UNKNOWN_SHARE` of the content words occur in no tool's text and the best hit scores under
-        :data:`WEAK_RELEVANCE`. A weak answer says so: ``"weak": true``, a hint naming the words, a way forward.
+        :meth:`weak_bar` of the part searched. A weak answer says so: ``"weak": true``, a hint naming the words, a
+        way forward.
         """
         missing, words = self._unknown_words(query)
-        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < WEAK_RELEVANCE:
+        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < self.weak_bar(part_name):
             return missing
         return None
+
+    def weak_bar(self, part_name: str = "tools") -> float:
+        """The weak bar on the scale of what ranks ``part_name``: a learned fusion's own, else :data:`WEAK_RELEVANCE`."""
+        model = self._tools_model() if part_name == "tools" else None
+        return WEAK_RELEVANCE if model is None or model.weak is None else model.weak
+
+    def _tools_model(self) -> fusion_model.Model | None:
+        """The learned fusion a tools search with a limit is ranked by now (as :meth:`_ranked` picks it), or None."""
+        tier = self.semantic_tier() if "vectors" in self.manifest else None
+        if tier is not None:
+            return fusion_model.model_for(str(tier.model), tier.weights_sha256)
+        if self._part("tools").expand is not None:
+            return None
+        return fusion_model.model_for("lexical")
 
     def _unknown_words(self, query: str) -> tuple[list[str], int]:
         """The query's words (as typed) that no tool's text contains, and how many content words it has."""
@@ -569,7 +586,7 @@ class Searcher(IndexReader):
             results = self._node_results(text, check_limit(limit, 5))
         except ReaderError as err:
             return err.envelope()
-        missing = self.weak_words(text, results[0]["confidence"]) if results else None
+        missing = self.weak_words(text, results[0]["confidence"], "nodes") if results else None
         if missing is not None:
             return _noted(_weak_answer(text, results, missing, key="results"), query)
         if results:
