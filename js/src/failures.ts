@@ -86,9 +86,10 @@ export async function unknownWords(searcher: Searcher, query: string): Promise<[
 }
 
 /** The missing words when an answer whose best hit scores ``best`` is weak, else null (``Searcher.weak_words``): every
- * search says so with one rule, half the query's content words in no tool and the best under 0.35. */
-export async function weakWords(searcher: Searcher, query: string, best: number): Promise<string[] | null> {
-  if (!(best < 0.35)) return null;
+ * search says so with one rule, half the query's content words in no tool and the best under the weak bar (0.35 for
+ * nodes; for tools the searcher's, a learned fusion's own when one ranks them). */
+export async function weakWords(searcher: Searcher, query: string, best: number, part = "tools"): Promise<string[] | null> {
+  if (!(best < (part === "tools" ? searcher.weakBar : 0.35))) return null;
   const [missing, words] = await unknownWords(searcher, query);
   return missing.length && missing.length >= 0.5 * words ? missing : null;
 }
@@ -113,7 +114,7 @@ export async function weak(searcher: Searcher, query: string, matches: Json[]): 
 /** search_nodes' answer: none found (``noNodes``), weak (most words in no tool, the best under 0.35), or the results. */
 export async function nodesAnswer(searcher: Searcher, query: string, results: Json[]): Promise<Json> {
   if (!results.length) return noNodes(query);
-  const missing = await weakWords(searcher, query, (results[0] as Artifact).confidence);
+  const missing = await weakWords(searcher, query, (results[0] as Artifact).confidence, "nodes");
   return missing ? weakAnswer(query, results, missing, "results") : { results };
 }
 

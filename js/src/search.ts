@@ -163,6 +163,8 @@ export class Searcher {
   private pendingPages: Ref[] = [];
   private thesaurus: Thesaurus | undefined;
   private readonly concurrent: boolean;
+  /** find_tool's weak bar on the scale of what ranks tools (``Searcher.weak_bar``): 0.35, or a learned fusion's own (semantic.ts sets it). */
+  weakBar = 0.35;
   private tierLoad: Promise<import("./semantic.js").SemanticTier | null> | null | undefined;
   private tierNow: import("./semantic.js").SemanticTier | null | undefined;
 
@@ -602,8 +604,8 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    // weak (``_weak_answer``): the best hit scores under 0.35 and half the query's words are in no tool (failures.ts)
-    const weak = named === null && (matches[0] as Artifact)?.relevance < 0.35 && (await (await failures()).weak(this, query, matches));
+    // weak (``_weak_answer``): the best hit scores under the weak bar and half the query's words are in no tool (failures.ts)
+    const weak = named === null && (matches[0] as Artifact)?.relevance < this.weakBar && (await (await failures()).weak(this, query, matches));
     return noted(weak || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
   }
 

@@ -99,10 +99,10 @@ function dot(row: Float32Array, vector: Float32Array): number {
 
 /** One trained linear model of fusion_weights.json (``fusion_model.Model``). */
 class LinearModel {
-  constructor(readonly names: string[], readonly weights: number[], readonly bias: number, readonly sha256: string | null, readonly isDefault: boolean, readonly name: [number, number]) {
+  constructor(readonly names: string[], readonly weights: number[], readonly bias: number, readonly sha256: string | null, readonly isDefault: boolean, readonly name: [number, number], readonly weak: number | null = null) {
     const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
     if (!(same(names, LEXICAL_FEATURES) || same(names, SEMANTIC_FEATURES)) || weights.length !== names.length) throw new TypeError("fusion model features");
-    if (![...weights, bias, ...name].every(Number.isFinite)) throw new TypeError("a fusion model with a weight that is not finite");
+    if (![...weights, bias, ...name, weak ?? 0].every(Number.isFinite)) throw new TypeError("a fusion model with a weight that is not finite");
   }
   get semantic(): boolean {
     return this.names.length === SEMANTIC_FEATURES.length;
@@ -123,7 +123,7 @@ export function modelFor(tier: string, sha256: string | null): LinearModel | nul
     models = new Map(
       Object.entries(data.models).map(([name, e]: [string, Artifact]) => [
         name,
-        new LinearModel(e.features, e.weights.map(Number), Number(e.bias), e.weights_sha256 ?? null, e.default ?? true, (e.name ?? [0, 0]).map(Number)),
+        new LinearModel(e.features, e.weights.map(Number), Number(e.bias), e.weights_sha256 ?? null, e.default ?? true, (e.name ?? [0, 0]).map(Number), e.weak_relevance == null ? null : Number(e.weak_relevance)),
       ]),
     );
   } catch {
@@ -452,6 +452,7 @@ export class SemanticTier {
     this.dtype = dtype;
     this.model = String(model.spec);
     this.runtime = runtime;
+    searcher.weakBar = modelFor(this.model, model.weights_sha256 ?? null)?.weak ?? 0.35; // ``Searcher.weak_bar``
     return null;
   }
 
@@ -672,6 +673,7 @@ export class SemanticTier {
  * with ``fusion_model.model_for("lexical")``): the lexical top 50 rescored, then the model's name stage. */
 export async function lexicalRanked(searcher: Searcher, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
   const model = modelFor("lexical", null);
+  searcher.weakBar = model?.weak ?? 0.35; // find_tool's weak bar on this model's scale (``Searcher.weak_bar``)
   const lexical = await searcher.topK("tools", query, Math.max(limit, model === null ? limit : CANDIDATES), allowed);
   if (model === null) return lexical.slice(0, limit);
   const terms = new Set(searcher.words(query));

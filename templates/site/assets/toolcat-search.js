@@ -836,6 +836,8 @@
           this.meta = null;
           this.parts = /* @__PURE__ */ new Map();
           this.pendingPages = [];
+          /** find_tool's weak bar on the scale of what ranks tools (``Searcher.weak_bar``): 0.35, or a learned fusion's own (semantic.ts sets it). */
+          this.weakBar = 0.35;
           this.manifest = store.manifest;
           this.concurrent = store.source.concurrent;
         }
@@ -1237,7 +1239,7 @@
             if (err instanceof ReaderError) return err.envelope();
             throw err;
           }
-          const weak2 = named === null && matches[0]?.relevance < 0.35 && await (await failures()).weak(this, query, matches);
+          const weak2 = named === null && matches[0]?.relevance < this.weakBar && await (await failures()).weak(this, query, matches);
           return noted(weak2 || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
         }
         async nodeResults(query, limit) {
@@ -1330,8 +1332,8 @@
     }
     return [missing, Math.max(1, tokens.length)];
   }
-  async function weakWords(searcher, query, best) {
-    if (!(best < 0.35)) return null;
+  async function weakWords(searcher, query, best, part = "tools") {
+    if (!(best < (part === "tools" ? searcher.weakBar : 0.35))) return null;
     const [missing, words2] = await unknownWords(searcher, query);
     return missing.length && missing.length >= 0.5 * words2 ? missing : null;
   }
@@ -1349,7 +1351,7 @@
   }
   async function nodesAnswer(searcher, query, results) {
     if (!results.length) return noNodes(query);
-    const missing = await weakWords(searcher, query, results[0].confidence);
+    const missing = await weakWords(searcher, query, results[0].confidence, "nodes");
     return missing ? weakAnswer(query, results, missing, "results") : { results };
   }
   async function categoryAnswer(searcher, query, path, page, key, offset, named) {
