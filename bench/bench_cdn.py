@@ -26,7 +26,7 @@ beside it) is counted twice:
 The model load of the default tier is paid once per process, before the timed queries (a warm-up query on its own
 reader); its bytes are not in the figures. Prints one table per size against the issue's targets for the find_tool
 (issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the worst query, then where the bytes went by kind of file (:data:`KINDS`: index meta, term and doc
-shards, vectors meta, cluster shards, the row table's pages and files). Builds and their vector cache
+shards, vectors meta, cluster shards, the row table's directory, groups, pages and files). Builds and their vector cache
 are kept under ``$TMPDIR/toolcat-bench-cdn`` and reused when nothing changed (``--fresh`` rebuilds).
 """
 
@@ -182,6 +182,7 @@ KINDS = (
     ("other index files", re.compile(r"index/")),
     ("vectors meta", re.compile(r"vectors/meta\.")),
     ("cluster shards", re.compile(r"vectors/tools\.c\d")),
+    ("row directory and groups", re.compile(r"vectors/tools\.rowgroups")),
     ("row pages", re.compile(r"vectors/tools\.rowpages")),
     ("row files", re.compile(r"vectors/tools\.rows\.")),
     ("node vectors", re.compile(r"vectors/nodes")),

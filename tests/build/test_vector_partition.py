@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 
 import pytest
 
@@ -62,3 +63,50 @@ def test_balanced_assignment_prefers_the_nearest_cluster_with_room() -> None:
     sims = np.asarray([[0.9, 0.1, 0.0], [0.8, 0.7, 0.0], [0.7, 0.2, 0.6]], dtype=np.float32)
     assert vectors.balanced_assign(sims, 1).tolist() == [0, 1, 2]
     assert vectors.balanced_assign(sims, 3).tolist() == [0, 0, 0]
+
+
+def test_residual_codes_give_back_the_int4_rows_exactly() -> None:
+    """Rows coded against their centroids' int4 codes decode to the very rows quantize/dequantize give (lossless)."""
+    from toolcat.engines.embedding import dequantize  # noqa: PLC0415 - the reference decoding
+    from toolcat.reader.search.semantic import residual_rows  # noqa: PLC0415 - the reader's decoding
+
+    rows = _rows(300)
+    rows[7] = 0.0  # a zero row (a deleted doc's)
+    centroids = rows[::30] + 0.01
+    refs = np.arange(300) % len(centroids)
+    data, scales = vectors.quantize(rows)
+    codes, same_scales = vectors.int4_codes(rows)
+    assert same_scales == scales
+    assert codes.min() >= -7
+    assert codes.max() <= 7
+    centroid_codes = vectors.int4_codes(centroids)[0]
+    factors, text = vectors.residual_codes(codes, centroid_codes[refs])
+    assert len(text) == codes.size
+    assert set(text) <= set(vectors.RESIDUAL_ALPHABET)
+    got = residual_rows(text, factors, scales, centroid_codes[refs], vectors.RESIDUAL_DENOMINATOR)
+    assert got.dtype == np.float32
+    assert (got == dequantize(data, scales, rows.shape[1], "int4")).all()
+
+
+def test_residual_codes_are_smaller_once_gzipped_than_packed_int4() -> None:
+    """Rows near their centroid take fewer gzipped bytes as residual codes than as base64 of packed nibbles."""
+    import base64  # noqa: PLC0415 - only here
+    import gzip  # noqa: PLC0415 - only here
+
+    rng = np.random.default_rng(3)
+    centre = rng.normal(size=384)
+    rows = centre + 0.7 * rng.normal(size=(200, 384))
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    codes, _ = vectors.int4_codes(rows)
+    mean = vectors.int4_codes(rows.mean(axis=0, keepdims=True))[0]
+    _, text = vectors.residual_codes(codes, np.repeat(mean, len(rows), axis=0))
+    packed = base64.b64encode(vectors.quantize(rows)[0])
+    assert len(gzip.compress(text.encode(), 6)) < 0.9 * len(gzip.compress(packed, 6))
+
+
+@pytest.mark.parametrize(("n", "per_page", "groups"), [(2001, 6, 56), (10_000, 11, 83), (100_000, 23, 190)])
+def test_the_row_table_has_three_levels_of_about_the_cube_root(n: int, per_page: int, groups: int) -> None:
+    """A row table of n tools: pages of per_page files, groups of as many pages, and a directory of the groups."""
+    assert vectors.row_page_size(n) == per_page
+    pages = math.ceil(n / per_page)
+    assert math.ceil(pages / per_page) == groups

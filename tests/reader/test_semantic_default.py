@@ -308,7 +308,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-4"
+    assert tier._meta["format"] == "toolcat-vectors-5"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
@@ -344,13 +344,14 @@ def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
 
 @needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
-    """A toolcat-vectors-3 partition (each doc's cluster in the meta) is not read: lexical answers, 'rebuild'."""
-    searcher = _open(partitioned_build, _meta(lambda o: o.update(format="toolcat-vectors-3")))
-    answer = searcher.find_tool("read a text file")
-    assert "error" not in answer, answer
-    assert answer["matches"], answer
-    assert searcher.semantic_tier() is None
-    assert "rebuild" in str(searcher._semantic.reason)
+    """A toolcat-vectors-3 or -4 partition (int4 rows) is not read: lexical answers, 'rebuild'."""
+    for old in ("toolcat-vectors-3", "toolcat-vectors-4"):
+        searcher = _open(partitioned_build, _meta(lambda o, old=old: o.update(format=old)))
+        answer = searcher.find_tool("read a text file")
+        assert "error" not in answer, answer
+        assert answer["matches"], answer
+        assert searcher.semantic_tier() is None
+        assert "rebuild" in str(searcher._semantic.reason)
 
 
 @needs_default
@@ -372,18 +373,47 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "ids out of range": _shard(lambda o: o.update(ids=[10**6] * o["count"])),
     "ids of another cluster": _shard(lambda o: o.update(cluster=o["cluster"] + 1)),
     "cluster without its node rows": _shard(lambda o: o.pop("nodes")),
-    "cluster node rows cut": _shard(lambda o: o["nodes"].update(ids=o["nodes"]["ids"][:0], q="", scale=[])),
-    "cluster rows too short": _shard(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
+    "cluster node rows cut": _shard(lambda o: o["nodes"].update(ids=o["nodes"]["ids"][:0], clusters=[], codes="")),
+    "cluster rows too short": _shard(lambda o: o.update(codes=o["codes"][:-1])),
+    "cluster codes outside the alphabet": _shard(lambda o: o.update(codes="*" + o["codes"][1:])),
+    "cluster codes not ascii": _shard(lambda o: o.update(codes="é" + o["codes"][1:])),
+    "cluster codes a number": _shard(lambda o: o.update(codes=7)),
+    "cluster codes missing": _shard(lambda o: o.pop("codes")),
+    "cluster codes beyond int4": _shard(lambda o: o.update(codes="_" * len(o["codes"]))),
+    "cluster factors short": _shard(lambda o: o.update(k=o["k"][1:])),
+    "cluster factors garbage": _shard(lambda o: o.update(k=["x"] * len(o["k"]))),
+    "cluster factor huge": _shard(lambda o: o.update(k=[10**9] * len(o["k"]))),
+    "cluster scales short": _shard(lambda o: o.update(scale=o["scale"][1:])),
+    "cluster node centroid out of range": _shard(
+        lambda o: o["nodes"].update(clusters=[10**6] * len(o["nodes"]["ids"])) if o["nodes"]["ids"] else o.pop("ids")
+    ),
+    "cluster node centroids short": _shard(
+        lambda o: o["nodes"].update(clusters=o["nodes"]["clusters"][1:]) if o["nodes"]["ids"] else o.pop("ids")
+    ),
     "cluster ids repeated": _shard(lambda o: o.update(ids=[o["ids"][0]] * o["count"]) if "ids" in o else None),
     "row of another tool": _row(lambda o: o.update(first=o["first"] + 1)),
-    "row without its node rows": _row(lambda o: o["nodes"].update(ids=[], q="", scale=[])),
-    "row too short": _row(lambda o: o.update(q=base64.b64encode(b"\x88" * 10).decode())),
+    "row without its node rows": _row(lambda o: o["nodes"].update(ids=[], clusters=[], codes="")),
+    "row too short": _row(lambda o: o.update(codes=o["codes"][:10])),
+    "row factor missing": _row(lambda o: o.pop("k")),
+    "row node factors garbage": _row(lambda o: o["nodes"].update(k=None)),
+    "row of a cluster out of range": _row(lambda o: o.update(cluster=-1)),
+    "row cluster missing": _row(lambda o: o.pop("cluster")),
     "row ancestors garbage": _row(lambda o: o.update(ancestors="x")),
     "row page of another folder": _page(lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "r" else None),
     "row page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "r" else None),
     "row table pages garbage": _meta(lambda o: o["tools"]["rows"].update(pages=[1, 2])),
-    "row directory short of pages": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "p" else None),
-    "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
+    "row group short of pages": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "p" else None),
+    "row group of another folder": _page(
+        lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "p" else None
+    ),
+    "row group of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "p" else None),
+    "row directory short of groups": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "g" else None),
+    "row directory of other files": _page(lambda o: o.update(prefix="p") if o["prefix"] == "g" else None),
+    "row table per_group zero": _meta(lambda o: o["tools"]["rows"].update(per_group=0)),
+    "row table per_group garbage": _meta(lambda o: o["tools"]["rows"].update(per_group="x")),
+    "row table group folder missing": _meta(lambda o: o["tools"]["rows"].pop("group_folder")),
+    "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(group_folder="vectors/x")),
+    "row groups of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
     "row table of other files": _meta(lambda o: o["tools"]["rows"].update(files=o["tools"]["rows"]["files"] + 1)),
     "row table missing": _meta(lambda o: o["tools"].pop("rows")),
     "centroids wrong size": _meta(
@@ -393,6 +423,10 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "nprobe garbage": _meta(lambda o: o["tools"]["partition"].update(nprobe="x")),
     "probe_rows zero": _meta(lambda o: o["tools"]["partition"].update(probe_rows=0)),
     "probe_rows garbage": _meta(lambda o: o["tools"]["partition"].update(probe_rows="many")),
+    "residual denominator zero": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator=0)),
+    "residual denominator garbage": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator="8")),
+    "residual denominator a float": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator=8.5)),
+    "residual missing": _meta(lambda o: o["tools"]["partition"].pop("residual")),
     "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
     "shards of other clusters": _meta(lambda o: o["tools"].update(shards=o["tools"]["shards"][::-1])),
 }

@@ -52,8 +52,17 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 #: The format of a build whose tool vectors are partitioned (:func:`_write_partitioned`): one shard per cluster, and
 #: each tool's row again in a paged table of one file a tool (``rows``), so a lexical candidate of a cluster the query
 #: did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
-#: meta instead and scored such a candidate by its cluster's centroid.)
-PARTITIONED_FORMAT = "toolcat-vectors-4"
+#: meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the int4 codes
+#: packed two a byte, where ``-5`` stores the same codes as their differences from a prediction by a centroid's codes,
+#: one character a value: :func:`residual_codes`.)
+PARTITIONED_FORMAT = "toolcat-vectors-5"
+#: A partitioned build's residual codes (:func:`residual_codes`): character ``n`` of this alphabet (base64url's) is the
+#: difference ``n - RESIDUAL_ZERO`` between a row's int4 code and the one predicted from its centroid's.
+RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+RESIDUAL_ZERO = 32
+#: The prediction's factor is ``k / RESIDUAL_DENOMINATOR`` (``k`` an integer per row, so the prediction is integer
+#: arithmetic that every reader computes alike).
+RESIDUAL_DENOMINATOR = 8
 #: Catalogues with more tools than this have their tool vectors partitioned into clusters by default (docs/search.md,
 #: "Vectors a CDN can serve"); smaller ones keep contiguous shards, read whole. Below it the whole vectors cost at
 #: most ~0.4 MB gzipped and every query keeps the unpartitioned tier's exact answers; above it a cold query reads a
@@ -441,6 +450,52 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     return packed.tobytes(), [float(s) for s in scale]
 
 
+def int4_codes(rows: Any) -> tuple[Any, list[float]]:
+    """The int4 codes ``n - 8`` (in -7..7, an int array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    data, scales = quantize(rows)
+    packed = np.frombuffer(data, dtype=np.uint8).reshape(len(rows), -1)
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=2).reshape(len(rows), -1)[:, : rows.shape[1]]
+    return codes.astype(np.int64) - 8, scales
+
+
+def residual_codes(codes: Any, references: Any) -> tuple[list[int], str]:
+    """Rows' int4 codes as (per row ``k``, one character a value) against their reference rows' int4 codes.
+
+    The prediction of code ``n`` from the reference's code ``c`` is ``floor((c * k + 4) / 8)``, ``k`` the row's
+    least-squares factor in eighths; character ``d + 32`` of :data:`RESIDUAL_ALPHABET` holds the difference ``d = n -
+    prediction`` (row-major, ``dim`` characters a row). Lossless: a reader gets the row's int4 codes back exactly, so
+    its row is the one :func:`quantize` gives (the unpartitioned tier's), with about a bit less a value once gzipped
+    (a row is near its centroid: docs/search.md, "Vectors a CDN can serve"). One character a value, not packed bits:
+    gzip's Huffman codes then take about the codes' entropy.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    if not len(codes):
+        return [], ""
+    refs = np.asarray(references, dtype=np.int64)
+    den = RESIDUAL_DENOMINATOR
+    dots, norms = (codes * refs).sum(axis=1), (refs * refs).sum(axis=1)
+    k = np.clip(np.rint(den * dots / np.maximum(norms, 1)), -2 * den, 2 * den).astype(np.int64)
+    diff = codes - (refs * k[:, None] + den // 2) // den
+    if int(np.abs(diff).max()) > RESIDUAL_ZERO - 1:  # |n| <= 7 and |prediction| <= 14: never
+        raise ValueError("a residual code out of range")
+    chars = np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)[diff + RESIDUAL_ZERO]
+    return [int(v) for v in k], chars.tobytes().decode("ascii")
+
+
+def nearest_centroids(rows: Any, centroids: Any) -> Any:
+    """Each row's reference for :func:`residual_codes`: the centroid of greatest cosine (the first of equals)."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64)
+    lengths = np.linalg.norm(centroids, axis=1, keepdims=True)
+    unit = centroids / np.where(lengths > 0, lengths, 1.0)
+    return np.asarray((np.asarray(rows, dtype=np.float64) @ unit.T).argmax(axis=1), dtype=np.int64)
+
+
 def ancestor_rows(tools: list[Tool | None], nodes: list[Any]) -> list[list[int]]:
     """Per tool row, the node rows of its home path's nodes below the root (the hierarchy the reader fuses)."""
     row_of = {tuple(path): i for i, path in enumerate(nodes) if path is not None}
@@ -537,54 +592,81 @@ def balanced_assign(sims: Any, cap: int) -> Any:
     return assign
 
 
-#: The row table's page size: about sqrt(tools / ROW_PAGE_DIVISOR) row files a page, within these bounds. A query
-#: reads one page per lexical candidate it needs a row of (the candidates are spread over the doc ids) and the
-#: meta holds one ref a page, so the page size balances the two (docs/search.md, "Vectors a CDN can serve").
-ROW_PAGE_MIN, ROW_PAGE_MAX, ROW_PAGE_DIVISOR = 16, 128, 16
+#: The row table's fan-out: a page lists about (tools / ROW_FANOUT_DIVISOR)^(1/3) row files, a group as many pages, and
+#: the directory every group. A query fetches, by path in one round, the directory, then for each lexical candidate
+#: it needs a row of its group, its page and its file: the directory's entries are paid once and a group's and a
+#: page's per candidate, so with about 8-16 distinct pages a query, three levels of about the cube root list the
+#: fewest hashes (10,000 tools: 11 a page and a group, 83 groups; two levels listed 25 a page, 400 pages).
+ROW_FANOUT_MIN, ROW_FANOUT_DIVISOR = 4, 8
 
 
 def row_page_size(n_docs: int) -> int:
-    """Row files per page of the row table of a partitioned build of ``n_docs`` tools."""
-    return max(ROW_PAGE_MIN, min(ROW_PAGE_MAX, round(math.sqrt(n_docs / ROW_PAGE_DIVISOR))))
+    """Row files per page, and pages per group, of the row table of a partitioned build of ``n_docs`` tools."""
+    return max(ROW_FANOUT_MIN, round(math.pow(n_docs / ROW_FANOUT_DIVISOR, 1 / 3)))
 
 
-def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
+class _Residuals:
+    """A partitioned build's coding of rows (:func:`residual_codes`) against its centroids' int4 codes."""
+
+    def __init__(self, centroid_codes: Any, centroids: Any, node_rows: Any) -> None:
+        self.centroid_codes = centroid_codes
+        self.node_rows = node_rows
+        self.node_ref = nearest_centroids(node_rows, centroids)
+
+    def rows(self, rows: Any, cluster: int | Any) -> dict[str, Any]:
+        """``rows`` coded against centroid ``cluster`` (one for all, or one a row): ``scale``, ``k`` and ``codes``."""
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        codes, scales = int4_codes(rows)
+        refs = self.centroid_codes[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(rows),))]
+        k, text = residual_codes(codes, refs)
+        return {"scale": scales, "k": k, "codes": text}
+
+    def nodes(self, ids: list[int]) -> dict[str, Any]:
+        """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their rows' codes."""
+        clusters = [int(self.node_ref[i]) for i in ids]
+        coded = self.rows(self.node_rows[ids], clusters) if ids else {"scale": [], "k": [], "codes": ""}
+        return {"ids": ids, "clusters": clusters, **coded}
+
+
+def _write_rows(
+    artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], assign: Any, coder: _Residuals
+) -> dict[str, Any]:
     """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
 
-    ``<folder>/r<doc>.json``; the folder is named by the hash of every file's hash, and pages (``index_pages``,
-    the index's paged-table layout) hold the files' sha256 and size; one more page, the directory, holds the
-    pages' (the meta's ``pages`` is its ref). A reader fetches a row file by path together with its page and the
-    directory, in one round, and checks each against the one above before use
+    ``<folder>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``, :func:`residual_codes`), as
+    in its cluster shard (a reader gets the same row from either); the folder is named by the hash of every file's
+    hash, and pages (``index_pages``, the index's paged-table layout, ``<page_folder>/p<i>.json``) hold the files'
+    sha256 and size; groups (``<group_folder>/g<j>.json``) hold the pages', ``per_group`` a group; one more page,
+    the directory, holds the groups' (the meta's ``pages`` is its ref). A reader fetches a row file by path together
+    with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
-    dim = rows.shape[1]
-    width = (dim + 1) // 2
-    packed, scales = quantize(rows)
-    node_packed, node_scales = quantize(node_rows) if len(node_rows) else (b"", [])
     files = []
     for doc in range(len(rows)):
-        nodes = sorted(set(ancestors[doc]))
+        cluster = int(assign[doc])
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
             "part": "tools",
             "first": doc,
             "count": 1,
-            "q": base64.b64encode(packed[doc * width : (doc + 1) * width]).decode("ascii"),
-            "scale": [scales[doc]],
+            "cluster": cluster,
+            **coder.rows(rows[doc : doc + 1], cluster),
             "ancestors": [ancestors[doc]],
-            "nodes": {
-                "ids": nodes,
-                "q": base64.b64encode(b"".join(node_packed[i * width : (i + 1) * width] for i in nodes)).decode(),
-                "scale": [node_scales[i] for i in nodes],
-            },
+            "nodes": coder.nodes(sorted(set(ancestors[doc]))),
         }
         files.append(dumps(body))
     per_page = row_page_size(len(files))
     folder, listing = paged_files(artifacts, "vectors", "tools.rows", "tools", "r", files, per_page)
     pages = [dumps(page) for page in listing]
-    # the pages' own hashes in one more page (the directory): the meta holds its ref alone, so a query that needs
-    # no row pays nothing for the table, and one that does fetches the directory, its pages and rows in one round
-    page_folder, (directory,) = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, len(pages))
+    # the pages' hashes in groups of per_page, and the groups' in one more page (the directory): the meta holds its
+    # ref alone, so a query that needs no row pays nothing for the table, and one that does fetches the directory,
+    # its groups, pages and rows in one round
+    page_folder, group_listing = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, per_page)
+    groups = [dumps(group) for group in group_listing]
+    group_folder, (directory,) = paged_files(
+        artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1)
+    )
     return {
         "folder": folder,
         "prefix": "r",
@@ -593,7 +675,10 @@ def _write_rows(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], n
         "max_bytes": max((len(data) for data in files), default=0),
         "page_folder": page_folder,
         "page_max_bytes": max((len(data) for data in pages), default=0),
-        "pages": artifacts.add_json("vectors", "tools.rowpages", directory),
+        "group_folder": group_folder,
+        "per_group": per_page,
+        "group_max_bytes": max((len(data) for data in groups), default=0),
+        "pages": artifacts.add_json("vectors", "tools.rowgroups", directory),
     }
 
 
@@ -601,11 +686,15 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
     The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
-    nearest in direction. Each cluster shard carries the rows of its tools' ancestor nodes too (the hierarchy
-    term), so a query reads no node shard. A lexical candidate outside the probed clusters is scored by its own
-    row, from the row table (:func:`_write_rows`), fetched with the candidates' doc shards.
+    nearest in direction. Each row is stored as its residual from its cluster's centroid as a reader decodes it
+    (:func:`residual_codes`; a node row from its nearest centroid). Each cluster shard carries the rows of its
+    tools' ancestor nodes too (the hierarchy term), so a query reads no node shard. A lexical candidate outside the
+    probed clusters is scored by its own row, from the row table (:func:`_write_rows`), fetched with the
+    candidates' doc shards.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, the [search] extra
 
     n = len(rows)
     k = max(1, round(n**0.5))
@@ -616,27 +705,24 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     np.add.at(sums, assign, unit)
     counts = np.bincount(assign, minlength=k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
+    data, scales = quantize(centroids)
+    coder = _Residuals(int4_codes(centroids)[0], dequantize(data, scales, rows.shape[1], "int4"), node_rows)
     shards = []
     for cluster in range(k):
         ids = np.flatnonzero(assign == cluster)
-        data, scales = quantize(rows[ids])
         homes = [ancestors[int(i)] for i in ids]
-        node_ids = sorted({node for row in homes for node in row})
-        node_data, node_scales = quantize(node_rows[node_ids]) if node_ids else (b"", [])
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
             "part": "tools",
             "cluster": cluster,
             "count": len(ids),
             "ids": [int(i) for i in ids],
-            "q": base64.b64encode(data).decode("ascii"),
-            "scale": scales,
+            **coder.rows(rows[ids], cluster),
             "ancestors": homes,
-            "nodes": {"ids": node_ids, "q": base64.b64encode(node_data).decode("ascii"), "scale": node_scales},
+            "nodes": coder.nodes(sorted({node for row in homes for node in row})),
         }
         ref = artifacts.add_json("vectors", f"tools.c{cluster}", body)
         shards.append({"cluster": cluster, "count": len(ids), "ref": ref})
-    data, scales = quantize(centroids)
     return {
         "n_docs": n,
         "shards": shards,
@@ -645,8 +731,14 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "nprobe": min(NPROBE, k),
             "probe_rows": PROBE_ROWS,
             "centroids": {"dtype": "int4", "q": base64.b64encode(data).decode("ascii"), "scale": scales},
+            "residual": {
+                "denominator": RESIDUAL_DENOMINATOR,
+                "codes": "a row's int4 codes, one character a value, row-major: character d + 32 of A-Za-z0-9-_"
+                " for the code n = floor((c * k + denominator / 2) / denominator) + d, c the code of its centroid"
+                " (cluster; a node row: nodes.clusters) and k the row's; the value is n / 7 * scale",
+            },
         },
-        "rows": _write_rows(artifacts, rows, ancestors, node_rows),
+        "rows": _write_rows(artifacts, rows, ancestors, assign, coder),
     }
 
 

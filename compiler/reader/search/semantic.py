@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import importlib.util
 import logging
 from collections.abc import Callable
@@ -52,8 +53,11 @@ SPREAD = 1.0
 PROBE_ROWS: int | None = None
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
-#: The partitioned format this reader reads (``toolcat-vectors-4``: clusters, centroids and a row table).
-PARTITIONED_FORMAT = "toolcat-vectors-4"
+#: The partitioned format this reader reads (``toolcat-vectors-5``: clusters, centroids and a row table, each row's
+#: int4 codes stored as differences from a prediction by a centroid's codes, one character a value: :func:`residual_rows`).
+PARTITIONED_FORMAT = "toolcat-vectors-5"
+#: The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (base64url's alphabet).
+RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 #: Where query vectors come from instead of the build's model, when set: ``fn(query) -> unit vector`` in the
 #: model's space (the static query encoder of :mod:`toolcat.reader.search.static_query`; a measurement switch the
 #: tiers bench sets, off by default).
@@ -97,6 +101,8 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
+        #: A partitioned build's centroids' int4 codes and its prediction's denominator (:func:`residual_rows`).
+        self._residual: tuple[Any, int] = (None, 1)
         #: A partitioned build's cluster sizes and ``probe_rows`` (None: probe ``nprobe`` clusters).
         self._probe_rows: tuple[list[int], int | None] = ([], None)
         #: The clusters read so far: cluster -> (doc ids, float32 rows, ancestor rows, (node ids, node rows)).
@@ -109,6 +115,8 @@ class SemanticTier:
         self._scored: tuple[str, set[int]] = ("", set())
         #: The row table's directory (the page listing its pages), once read.
         self._directory: dict[str, Any] | None = None
+        #: The row table's groups of pages read so far (group number -> the group: a page listing pages).
+        self._groups: dict[int, dict[str, Any]] = {}
         #: The row table's pages read so far (page number -> page).
         self._pages: dict[int, dict[str, Any]] = {}
         #: Single rows read from a partitioned build's row table: doc id -> (float32 row, ancestors, (node ids, rows)).
@@ -179,6 +187,7 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
+        self._residual = residual_settings(meta) if partition is not None else (None, 1)
         self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
 
@@ -207,10 +216,12 @@ class SemanticTier:
         for shard in part["shards"]:
             dict(shard["ref"])
         table = dict(part["rows"])
-        files, per_page = int(table["files"]), int(table["per_page"])
-        if files != n_docs or per_page < 1 or int(table["max_bytes"]) < 0 or int(table["page_max_bytes"]) < 0:
+        files, per_page, per_group = int(table["files"]), int(table["per_page"]), int(table["per_group"])
+        sizes = (int(table["max_bytes"]), int(table["page_max_bytes"]), int(table["group_max_bytes"]))
+        if files != n_docs or per_page < 1 or per_group < 1 or min(sizes) < 0:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
-        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(dict(table["pages"])["sha256"])
+        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(table["group_folder"])
+        str(dict(table["pages"])["sha256"])
         return centroids, nprobe, table
 
     @property
@@ -355,12 +366,32 @@ class SemanticTier:
             out[ids] = cosines[ids]
         return out
 
+    def _residuals(self, coded: dict[str, Any], clusters: list[int]) -> Any:
+        """float32 rows from a shard's ``scale``, ``k`` and ``codes``, one row a cluster in ``clusters`` (its reference)."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        centroid_codes, denominator = self._residual
+        if self._partition is None or centroid_codes is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        refs = np.asarray(clusters, dtype=np.int64)
+        if len(refs) and (int(refs.min()) < 0 or int(refs.max()) >= len(centroid_codes)):
+            raise ValueError(f"a residual refers to a cluster outside 0..{len(centroid_codes) - 1}")
+        return residual_rows(coded["codes"], coded["k"], coded["scale"], centroid_codes[refs], denominator)
+
+    def _node_rows(self, nodes: dict[str, Any]) -> tuple[Any, Any]:
+        """(node ids, float32 node rows) of a shard's ``nodes`` entry (ids, each one's centroid, their coded rows)."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
+        clusters = [int(c) for c in nodes["clusters"]]
+        if len(clusters) != len(node_ids):
+            raise ValueError(f"{len(clusters)} node centroids for {len(node_ids)} node rows")
+        return node_ids, self._residuals(nodes, clusters)
+
     def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]], tuple[Any, Any]]:
         """(doc ids, float32 rows, ancestor rows, (node ids, node rows)) of one cluster of a partitioned build."""
         if cluster not in self._clusters:
             import numpy as np  # noqa: PLC0415 - numpy, lazily
-
-            from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
 
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
@@ -369,11 +400,9 @@ class SemanticTier:
             self.bytes_read += int(shard["ref"].get("bytes", 0))
             dim, count = int(self._meta["model"]["dim"]), int(shard["count"])
             ids = np.asarray([int(i) for i in data["ids"]], dtype=np.int64)
-            block = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+            block = self._residuals(data, [cluster] * count)
             ancestors = [[int(node) for node in row[:MAX_ANCESTORS]] for row in data.get("ancestors") or []]
-            nodes = data["nodes"]
-            node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
-            node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+            node_ids, node_block = self._node_rows(data["nodes"])
             n_nodes = int(self._meta["nodes"]["n_docs"])
             needed = {node for row in ancestors for node in row}
             if (
@@ -407,6 +436,7 @@ class SemanticTier:
             return []
         table = self._partition[2]
         n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
+        per_group = int(table["per_group"])
         probed = {int(i) for c in self.probe(query) for i in self._cluster(c)[0]}
         needed = {int(d) for d in docs if 0 <= int(d) < n_docs} - probed
         self._scored = (query, needed)
@@ -415,11 +445,18 @@ class SemanticTier:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
         directory = self._directory
         refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
-        for number in sorted({doc // per_page for doc in wanted} - set(self._pages)):
+        pages = sorted({doc // per_page for doc in wanted} - set(self._pages))
+        for number in sorted({page // per_group for page in pages} - set(self._groups)):
             if directory is None:  # fetched by path with the directory, checked against it when read
-                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+                refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
             else:
                 refs.append(page_ref(directory, number))
+        for number in pages:
+            group = self._groups.get(number // per_group)
+            if group is None:  # fetched by path with its group, checked against it when read
+                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+            else:
+                refs.append(page_ref(group, number - int(group["first"])))
         for doc in wanted:
             page = self._pages.get(doc // per_page)
             if page is None:
@@ -471,7 +508,7 @@ class SemanticTier:
         return list(dict.fromkeys([*(doc for doc, _, _ in sure), *reach]))
 
     def _read_directory(self) -> dict[str, Any]:
-        """The row table's directory: the page that lists its pages (read once)."""
+        """The row table's directory: the page that lists its groups (read once)."""
         if self._directory is None:
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
@@ -479,14 +516,36 @@ class SemanticTier:
             ref = table["pages"]
             directory = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
+            pages = -(-int(table["files"]) // int(table["per_page"]))
             if (
                 int(directory["first"]) != 0
-                or directory.get("folder") != table["page_folder"]
-                or len(directory["files"]) != -(-int(table["files"]) // int(table["per_page"]))
+                or directory.get("folder") != table["group_folder"]
+                or directory.get("prefix") != "g"
+                or len(directory["files"]) != -(-pages // int(table["per_group"]))
             ):
-                raise ValueError(f"the row table's directory {ref.get('path')} does not list its pages")
+                raise ValueError(f"the row table's directory {ref.get('path')} does not list its groups")
             self._directory = directory
         return self._directory
+
+    def _group(self, number: int) -> dict[str, Any]:
+        """Group ``number`` of the row table's pages (checked: it lists its pages in the table's page folder)."""
+        if number not in self._groups:
+            if self._partition is None:
+                raise ValueError("this build's tool vectors are not partitioned")
+            table = self._partition[2]
+            ref = page_ref(self._read_directory(), number)
+            group = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            per_group, pages = int(table["per_group"]), -(-int(table["files"]) // int(table["per_page"]))
+            if (
+                group.get("folder") != table["page_folder"]
+                or group.get("prefix") != "p"
+                or int(group["first"]) != number * per_group
+                or len(group["files"]) != min(per_group, pages - number * per_group)
+            ):
+                raise ValueError(f"row group {ref.get('path')} is not group {number} of the row table's pages")
+            self._groups[number] = group
+        return self._groups[number]
 
     def _page(self, number: int) -> dict[str, Any]:
         """Page ``number`` of the row table (checked: it lists its files in the table's folder, from its first)."""
@@ -494,7 +553,9 @@ class SemanticTier:
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
             table = self._partition[2]
-            ref = page_ref(self._read_directory(), number)
+            per_group = int(table["per_group"])
+            group = self._group(number // per_group)
+            ref = page_ref(group, number - int(group["first"]))
             page = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
@@ -510,10 +571,6 @@ class SemanticTier:
 
     def _row(self, doc: int) -> tuple[Any, list[int], tuple[Any, Any]]:
         """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its file in the row table."""
-        import numpy as np  # noqa: PLC0415 - numpy, lazily
-
-        from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
-
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
         page = self._page(doc // int(self._partition[2]["per_page"]))
@@ -521,11 +578,9 @@ class SemanticTier:
         data = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
         dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
-        row = dequantize(base64.b64decode(data["q"], validate=True), data["scale"], dim, self._dtype)
+        row = self._residuals(data, [int(data["cluster"])])
         ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
-        nodes = data["nodes"]
-        node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
-        node_block = dequantize(base64.b64decode(nodes["q"], validate=True), nodes["scale"], dim, self._dtype)
+        node_ids, node_block = self._node_rows(data["nodes"])
         if (
             (int(data["first"]), int(data["count"])) != (doc, 1)
             or row.shape != (1, dim)
@@ -639,6 +694,68 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
     if rows is not None and rows < 1:
         raise ValueError(f"probe_rows {rows} is not a positive number of tools")
     return [int(shard["count"]) for shard in meta["tools"]["shards"]], rows
+
+
+def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
+    """A partitioned build's centroids' int4 codes (``n - 8``, an int array) and its prediction's denominator.
+
+    ValueError unless the denominator is a whole number in 1..1024.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    info = meta["tools"]["partition"]
+    denominator = info["residual"]["denominator"]
+    if not isinstance(denominator, int) or isinstance(denominator, bool) or not 1 <= denominator <= 1024:
+        raise ValueError(f"residual denominator {denominator!r} is not a whole number in 1..1024")
+    dim, k = int(meta["model"]["dim"]), int(info["clusters"])
+    packed = np.frombuffer(base64.b64decode(info["centroids"]["q"], validate=True), dtype=np.uint8)
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(k, -1)[:, :dim].astype(np.int32) - 8
+    return codes, denominator
+
+
+def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int) -> Any:
+    """float32 rows from residual codes: exactly the int4 rows :func:`toolcat.engines.embedding.dequantize` gives.
+
+    Row ``i``'s int4 code of value ``j`` is ``floor((c * k + denominator // 2) / denominator) + d``: ``c`` the
+    reference's code (``references[i, j]``), ``k`` = ``factors[i]``, and ``d + 32`` the place of the row's ``j``-th
+    character of ``codes`` in :data:`RESIDUAL_ALPHABET` (``len(references) * dim`` characters, row-major; written by
+    :func:`toolcat.build.contributors.vectors.residual_codes`); the value is ``code / 7 * scale``. ValueError on a
+    character outside the alphabet, a code outside -7..7 or a wrong length.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    if not isinstance(codes, str):
+        raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
+    data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
+    n_rows, dim = references.shape
+    k = np.asarray([int(v) for v in factors], dtype=np.int32)
+    scale = np.asarray([float(s) for s in scales], dtype=np.float32)[:, None]
+    if len(data) != n_rows * dim or len(k) != n_rows or len(scale) != n_rows:
+        raise ValueError(
+            f"{len(data)} residual codes, {len(k)} factors, {len(scale)} scales for {n_rows} rows of {dim}"
+        )
+    if not n_rows:
+        return np.zeros((0, dim), dtype=np.float32)
+    if int(np.abs(k).max()) > 64 * denominator:
+        raise ValueError("a residual factor out of range")
+    diff = _residual_table()[data].reshape(n_rows, dim)
+    if int(diff.min()) < -32:
+        raise ValueError("a residual code outside A-Za-z0-9-_")
+    values = (references * k[:, None] + denominator // 2) // denominator + diff
+    if int(np.abs(values).max()) > 7:
+        raise ValueError("a residual code gives an int4 code outside -7..7")
+    # as dequantize computes an int4 row: the code as float32 times float32(scale) / 7, the same float32 values
+    return np.multiply(values.astype(np.float32), scale / 7.0)
+
+
+@functools.cache
+def _residual_table() -> Any:
+    """``(256,)`` ints: a byte's difference (``n - 32``, its place ``n`` in the alphabet), -1000 outside it."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    table = np.full(256, -1000, dtype=np.int32)
+    table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - 32
+    return table
 
 
 def _old_partition(meta: dict[str, Any]) -> str | None:
