@@ -51,8 +51,11 @@ const MAX_ANCESTORS = 32;
 /** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
 const MAX_ROWS = 4096;
 const MODEL_FORMAT = "toolcat-model-1";
-/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``). */
-const PARTITIONED_FORMAT = "toolcat-vectors-4";
+/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids, a row
+ * table of three levels, rows as residual codes against a centroid's int4 codes). */
+const PARTITIONED_FORMAT = "toolcat-vectors-5";
+/** The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (``RESIDUAL_ALPHABET``). */
+const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** What a cluster's spread adds to its centroid's cosine when clusters are ranked for a probe (``semantic.SPREAD``). */
 const SPREAD = 1.0;
 const FUSION_FORMAT = "toolcat-fusion-1";
@@ -260,6 +263,9 @@ function int(value: unknown): number {
 
 /** A partitioned build's centroids, their unit rows and spreads, ``nprobe``, cluster sizes, ``probe_rows`` and row table. */
 interface Partition {
+  /** Each centroid's int4 codes (``n - 8``) and the prediction's denominator (``residual_settings``). */
+  codes: Int8Array[];
+  denominator: number;
   unit: Float32Array[];
   spread: number[];
   nprobe: number;
@@ -294,16 +300,50 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   }
   for (const shard of part.shards) if (typeof shard.ref?.path !== "string") throw new TypeError("a cluster shard without its ref");
   const table = part.rows;
-  const files = int(table.files), perPage = int(table.per_page);
-  if (files !== nDocs || perPage < 1 || int(table.max_bytes) < 0 || int(table.page_max_bytes) < 0) throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
-  if (![table.folder, table.prefix, table.page_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
+  if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
+    throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
+  }
+  if (![table.folder, table.prefix, table.page_folder, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  const denominator = info.residual?.denominator;
+  if (!Number.isInteger(denominator) || denominator < 1 || denominator > 1024) throw new RangeError(`residual denominator ${JSON.stringify(denominator)} is not a whole number in 1..1024`);
+  const packed = base64(cents.q), width = Math.ceil(dim / 2);
+  const codes = Array.from({ length: k }, (_, c) => Int8Array.from({ length: dim }, (_, j) => ((j & 1 ? (packed[c * width + (j >> 1)] as number) >> 4 : (packed[c * width + (j >> 1)] as number) & 0x0f) - 8)));
   const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
   if (probeRows !== null && probeRows < 1) throw new RangeError(`probe_rows ${probeRows} is not a positive number of tools`);
   // a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread (``_nearness``)
   const lengths = centroids.map((c) => f32(Math.sqrt(c.reduce((sum, x) => sum + x * x, 0))));
   const unit = centroids.map((c, i) => c.map((x) => f32(x / ((lengths[i] as number) > 0 ? (lengths[i] as number) : 1))));
   const spread = lengths.map((l) => f32(Math.sqrt(Math.min(Math.max(f32(1 - f32(l * l)), 0), 1))));
-  return { unit, spread, nprobe, counts, probeRows, table };
+  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table };
+}
+
+/** float32 rows from residual codes (``semantic.residual_rows``): row ``i``'s int4 code of value ``j`` is
+ * ``floor((c · k[i] + D // 2) / D) + d``, ``c`` its reference centroid's code, ``d + 32`` the place of the row's
+ * ``j``-th character in the alphabet; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
+function residualRows(coded: Artifact, references: number[], partition: Partition, dim: number): Float32Array[] {
+  const { codes: centroids, denominator } = partition;
+  const text = coded.codes, factors: unknown[] = coded.k, scales: unknown[] = coded.scale;
+  if (typeof text !== "string") throw new TypeError("residual codes are not a string");
+  if (text.length !== references.length * dim || factors.length !== references.length || scales.length !== references.length) {
+    throw new RangeError(`${text.length} residual codes, ${factors.length} factors, ${scales.length} scales for ${references.length} rows of ${dim}`);
+  }
+  return references.map((ref, i) => {
+    const centroid = centroids[ref];
+    if (!centroid) throw new RangeError(`a residual refers to a cluster outside 0..${centroids.length - 1}`);
+    const k = int(factors[i]);
+    if (Math.abs(k) > 64 * denominator) throw new RangeError("a residual factor out of range");
+    const step = f32(f32(Number(scales[i])) / 7);
+    const row = new Float32Array(dim);
+    for (let j = 0; j < dim; j++) {
+      const place = RESIDUAL_ALPHABET.indexOf(text[i * dim + j] as string);
+      if (place < 0) throw new RangeError("a residual code outside A-Za-z0-9-_");
+      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + place - 32;
+      if (n < -7 || n > 7) throw new RangeError("a residual code gives an int4 code outside -7..7");
+      row[j] = f32(n * step);
+    }
+    return row;
+  });
 }
 
 /** The ref of the ``number``-th file an ``index_pages`` file lists (``refs.page_ref``). */
@@ -368,6 +408,7 @@ export class SemanticTier {
   private probed: [string, number[]] = ["", []];
   private scored: [string, Set<number>] = ["", new Set()];
   private directory: Artifact = null;
+  private groups = new Map<number, Artifact>();
   private pages = new Map<number, Artifact>();
 
   private constructor() {}
@@ -538,13 +579,16 @@ export class SemanticTier {
   }
 
   /** A row block of a vectors file: ids, rows, ancestors and node rows, checked against the build's sizes. */
-  private block(data: Artifact, count: number, where: string): Block {
+  private block(data: Artifact, count: number, cluster: number, where: string): Block {
     const dim = Number(this.meta.model.dim), nNodes = int(this.meta.nodes.n_docs), nDocs = int(this.meta.tools.n_docs);
+    const partition = this.partition as Partition;
     const ids: number[] = (data.ids ?? [int(data.first)]).map(int);
-    const rows = dequantize(base64(data.q), data.scale.map(Number), dim, this.dtype);
+    const rows = residualRows(data, Array(count).fill(cluster), partition, dim);
     const ancestors: number[][] = (data.ancestors ?? []).map((row: unknown[]) => row.slice(0, MAX_ANCESTORS).map(int));
     const nodeIds: number[] = data.nodes.ids.map(int);
-    const nodeRows = dequantize(base64(data.nodes.q), data.nodes.scale.map(Number), dim, this.dtype);
+    const nodeClusters: number[] = data.nodes.clusters.map(int);
+    if (nodeClusters.length !== nodeIds.length) throw new RangeError(`${nodeClusters.length} node centroids for ${nodeIds.length} node rows`);
+    const nodeRows = residualRows(data.nodes, nodeClusters, partition, dim);
     const known = new Set(nodeIds);
     if (nodeRows.length !== nodeIds.length || nodeIds.some((n) => n < 0 || n >= nNodes) || !ancestors.every((row) => row.every((n) => known.has(n)))) {
       throw new RangeError(`vector file ${where} lacks its tools' ancestor node rows`);
@@ -562,26 +606,43 @@ export class SemanticTier {
       const shard = this.meta.tools.shards[cluster];
       const data = await searcher.fetch(shard.ref);
       if (int(data.cluster) !== cluster) throw new RangeError(`vector shard ${shard.ref.path} is not cluster ${cluster} of the partition`);
-      block = this.block(data, int(shard.count), shard.ref.path);
+      block = this.block(data, int(shard.count), cluster, shard.ref.path);
       this.clusters.set(cluster, block);
     }
     return block;
   }
 
-  /** Page ``number`` of the row table, through its directory (``SemanticTier._page``), checked. */
-  private async page(searcher: Searcher, number: number): Promise<Artifact> {
+  /** Group ``number`` of the row table's pages, through its directory (``SemanticTier._group``), checked. */
+  private async group(searcher: Searcher, number: number): Promise<Artifact> {
     const { table } = this.partition as Partition;
-    const perPage = int(table.per_page), files = int(table.files);
+    const perGroup = int(table.per_group), pages = Math.ceil(int(table.files) / int(table.per_page));
     if (this.directory === null) {
       const directory = await searcher.fetch(table.pages);
-      if (int(directory.first) !== 0 || directory.folder !== table.page_folder || directory.files.length !== Math.ceil(files / perPage)) {
-        throw new RangeError(`the row table's directory ${table.pages.path} does not list its pages`);
+      if (int(directory.first) !== 0 || directory.folder !== table.group_folder || directory.prefix !== "g" || directory.files.length !== Math.ceil(pages / perGroup)) {
+        throw new RangeError(`the row table's directory ${table.pages.path} does not list its groups`);
       }
       this.directory = directory;
     }
+    let group = this.groups.get(number);
+    if (!group) {
+      const ref = pageRef(this.directory, number);
+      group = await searcher.fetch(ref);
+      if (group.folder !== table.page_folder || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
+        throw new RangeError(`row group ${ref.path} is not group ${number} of the row table's pages`);
+      }
+      this.groups.set(number, group);
+    }
+    return group;
+  }
+
+  /** Page ``number`` of the row table, through its group (``SemanticTier._page``), checked. */
+  private async page(searcher: Searcher, number: number): Promise<Artifact> {
+    const { table } = this.partition as Partition;
+    const perPage = int(table.per_page), files = int(table.files);
     let page = this.pages.get(number);
     if (!page) {
-      const ref = pageRef(this.directory, number);
+      const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
+      const ref = pageRef(group, number - int(group.first));
       page = await searcher.fetch(ref);
       if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
         throw new RangeError(`row page ${ref.path} is not page ${number} of the row table`);
@@ -597,7 +658,7 @@ export class SemanticTier {
     const ref = pageRef(page, doc - int(page.first));
     const data = await searcher.fetch(ref);
     if (int(data.first) !== doc || int(data.count) !== 1) throw new RangeError(`row file ${ref.path} is not tool ${doc}'s row`);
-    return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, ref.path);
+    return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
   }
 
   /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``). */
