@@ -669,8 +669,25 @@ export class SemanticTier {
     this.scored = [query, needed];
     const wanted = [...needed].filter((d) => !this.singles.has(d)).sort((a, b) => a - b);
     if (this.singles.size + wanted.length > MAX_ROWS) this.singles = new Map([...this.singles].filter(([d]) => needed.has(d)));
-    const perPage = int((this.partition as Partition).table.per_page);
-    for (const number of new Set(wanted.map((d) => Math.floor(d / perPage)))) await this.page(searcher, number);
+    const { table } = this.partition as Partition;
+    const perPage = int(table.per_page), perGroup = int(table.per_group);
+    // one round, as ``SemanticTier.row_refs``: the directory, groups, pages and row files not read yet, by path where
+    // their ref is not known yet (each checked against the level above when it is read)
+    const pages = [...new Set(wanted.map((d) => Math.floor(d / perPage)))].filter((n) => !this.pages.has(n)).sort((a, b) => a - b);
+    const refs: Artifact[] = this.directory !== null || !wanted.length ? [] : [table.pages];
+    for (const number of [...new Set(pages.map((n) => Math.floor(n / perGroup)))].filter((n) => !this.groups.has(n))) {
+      refs.push(this.directory === null ? { path: `${table.group_folder}/g${number}.json`, max_bytes: table.group_max_bytes } : pageRef(this.directory, number));
+    }
+    for (const number of pages) {
+      const group = this.groups.get(Math.floor(number / perGroup));
+      refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${table.page_folder}/p${number}.json`, max_bytes: table.page_max_bytes });
+    }
+    for (const doc of wanted) {
+      const page = this.pages.get(Math.floor(doc / perPage));
+      refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
+    }
+    await (searcher as unknown as { store: Store }).store.prefetch(refs).catch(() => null);
+    for (const number of pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
   }
