@@ -3,6 +3,7 @@
  * The modules that raise them import this one on first use (``await import``), so that the main entry does not
  * carry its text; every message is the Python reader's, word for word (docs/format.md, the parity promise). */
 import { ANALYZER_VERSION } from "./analyzer.js";
+import { INDEX_FORMAT } from "./wordfilter.js";
 import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad, type Action } from "./errors.js";
@@ -464,9 +465,16 @@ export function noIndex(): ReaderError {
   });
 }
 
-export function analyzerVersion(found: unknown): ReaderError {
+/** An index meta of another format or analyzer version (``ranking.IndexReader._part``): to be rebuilt. */
+export function staleIndex(meta: Artifact): ReaderError {
+  if (meta.format !== INDEX_FORMAT) {
+    return new ReaderError("UNAVAILABLE", "the search index was written in another format than this reader reads: rebuild the catalogue", {
+      details: { index: meta.format ?? null, reader: INDEX_FORMAT },
+      hints: ["Rebuild the catalogue with this toolcat (`toolcat build SRC OUT`), then search again."],
+    });
+  }
   return new ReaderError("UNAVAILABLE", "the search index was built with another analyzer version", {
-    details: { index: found, reader: ANALYZER_VERSION },
+    details: { index: meta.analyzer?.version ?? null, reader: ANALYZER_VERSION },
     hints: ["Use a reader that matches the toolcat version that built the catalogue."],
   });
 }

@@ -11,6 +11,7 @@ import { LEXICAL_LEARNED } from "./fusionDefault.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket, sha256 } from "./sha256.js";
 import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
+import type { WordFilter } from "./wordfilter.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
@@ -27,6 +28,8 @@ const NAME_PARTS = /[\p{L}\p{N}]+/gu;
 const LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|action|task|query)\s*[:=]/iu;
 /** The messages of failures and failed lookups, loaded on the first one. */
 const failures = () => import("./deferred.js");
+/** The index format's check and word filter (wordfilter.ts), loaded by the first search. */
+const wordFilter = () => import("./wordfilter.js");
 /** The default tier's learned expansion (expand.ts), loaded by the first search of a build that has one. */
 const expansion = () => import("./expand.js");
 /** The semantic tier (semantic.ts; it imports onnxruntime), loaded by the first search of a build with vectors when the host gave a model. */
@@ -56,6 +59,8 @@ class Posting {
 class Part {
   readonly nDocs: number;
   readonly spaces: Artifact[];
+  /** The words the words space holds (``_Part.words_filter``): a word it lacks needs no term shard. */
+  held!: WordFilter;
   readonly firsts: Map<string, string[]>;
   readonly docShardSize: number;
   readonly docShards: Artifact[];
@@ -204,13 +209,14 @@ export class Searcher {
       const ref = this.manifest.index;
       if (!isObject(ref)) throw (await failures()).noIndex();
       const meta = await this.fetch(ref);
-      if (meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).analyzerVersion(meta.analyzer?.version ?? null);
+      if (meta.format !== (await wordFilter()).INDEX_FORMAT || meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).staleIndex(meta);
       this.meta = meta;
       this.thesaurus = meta.analyzer?.thesaurus?.table ?? undefined;
     }
     let part: Part;
     try {
       part = new Part(this.meta[name]);
+      part.held = (await wordFilter()).partFilter(part.spaces);
     } catch (err) {
       throw (await failures()).badPart(name, (err as Error).message);
     }
@@ -246,6 +252,7 @@ export class Searcher {
   }
 
   async entry(part: Part, space: Artifact, term: string): Promise<Artifact | null> {
+    if (space.name === "words" && !part.held.mayHold(term)) return null;
     const ref = await this.shardRef(part, space, term);
     if (ref === null) return null;
     const terms = (await this.fetch(ref)).terms;
@@ -263,29 +270,19 @@ export class Searcher {
     const tier = await this.semanticTier(); // its vectors meta with the index meta, its shards with the term shards
     if (tier?.reason === null) extra = [...extra, ...(await tier.refs(partName, query))];
     const part = await this.part(partName);
-    const spaces = new Map(part.spaces.map((s) => [s.name, s]));
     const words = unique(this.words(query));
+    const { wordRefs } = await wordFilter();
     this.pendingPages = [];
-    const refs: (Ref | null)[] = [];
-    for (const word of words) refs.push(await this.shardRef(part, spaces.get("words"), word, false));
-    refs.push(...extra);
+    // A word the filter says the index lacks needs no term shard, and its n-grams' shards come in this round.
+    const refs = [...extra, ...(await wordRefs(this, part, words, wordNgrams))];
     if (part.meta.expand) refs.push(...(await (await expansion()).refs(this, part, words)));
     if (part.delta !== null) {
-      for (const word of words) refs.push(part.deltaShardRef("words", word));
-      for (const word of words) for (const gram of wordNgrams(word)) refs.push(part.deltaShardRef("chars", gram));
-    }
-    if (!part.meta.bundles) {
-      for (const gram of unique(analyzeChars(query, this.thesaurus))) refs.push(await this.shardRef(part, spaces.get("chars"), gram, false));
+      for (const word of words) refs.push(part.deltaShardRef("words", word), ...wordNgrams(word).map((gram) => part.deltaShardRef("chars", gram)));
     }
     await this.prefetch([...this.pendingPages, ...refs]);
-    if (part.meta.bundles) {
-      const unknown: string[] = [];
-      for (const word of words) if ((await this.entry(part, spaces.get("words"), word)) === null) unknown.push(word);
-      this.pendingPages = [];
-      const more: (Ref | null)[] = [];
-      for (const gram of unknown.flatMap(wordNgrams)) more.push(await this.shardRef(part, spaces.get("chars"), gram, false));
-      await this.prefetch([...this.pendingPages, ...more]);
-    }
+    this.pendingPages = [];
+    const more = await wordRefs(this, part, words, wordNgrams, true);
+    await this.prefetch([...this.pendingPages, ...more]);
   }
 
   async docs(partName: string, hits: Hit[]): Promise<Artifact[]> {
@@ -369,7 +366,7 @@ export class Searcher {
   }
 
   async spaceTerms(partName: string, part: Part, space: Artifact, query: string): Promise<[string, number, Posting][]> {
-    if (space.name === "chars" && part.meta.bundles) await this.bundledNgrams(partName, part, query);
+    if (space.name === "chars") await this.bundledNgrams(partName, part, query);
     const found = new Map<string, Posting>();
     const tokens = space.name === "chars" ? analyzeChars(query, this.thesaurus) : this.words(query);
     for (const term of unique(tokens)) {

@@ -10,6 +10,7 @@ import { hex, sha256 } from "../dist/sha256.js";
 import { sha256Sync } from "../dist/sha256sync.js";
 import { checkRef } from "../dist/source.js";
 import { ReaderError } from "../dist/errors.js";
+import { WordFilter } from "../dist/wordfilter.js";
 
 const golden = JSON.parse(readFileSync(new URL("./python-golden.json", import.meta.url), "utf-8"));
 
@@ -23,6 +24,12 @@ test("stem is Python's stemmer", () => {
 
 test("pyRound rounds the exact binary value, ties to even, as round() does", () => {
   for (const [x, rounded] of golden.rounds) assert.equal(pyRound(x, 4), rounded, String(x));
+});
+
+test("WordFilter reads Python's word filter bit for bit (toolcat.format.index_format)", () => {
+  const filter = new WordFilter(golden.word_filter.filter);
+  for (const [word, held] of golden.word_filter.probes) assert.equal(filter.mayHold(word), held, word);
+  assert.throws(() => new WordFilter({ ...golden.word_filter.filter, bits: 8 }), TypeError);
 });
 
 test("closeMatches is difflib.get_close_matches", () => {

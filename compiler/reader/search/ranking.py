@@ -16,6 +16,7 @@ from typing import Any
 
 from ...format.analyzer import ANALYZER_VERSION, ANALYZERS, analyze_chars, analyze_words, word_ngrams
 from ...format.envelope import ReaderError
+from ...format.index_format import INDEX_FORMAT, WordFilter
 from ...format.refs import page_ref
 
 FetchJSON = Callable[[dict[str, Any]], Any]
@@ -69,6 +70,8 @@ class _Part:
         self.n_docs: int = meta["n_docs"]
         self.spaces: list[dict[str, Any]] = meta["spaces"]
         self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
+        #: The words the words space holds, as a filter: a query word it lacks needs no term shard (docs/search.md).
+        self.words_filter = WordFilter(next(s for s in self.spaces if s["name"] == "words")["filter"])
         expand = meta.get("expand")
         #: The learned expansion (docs/search.md, "Learned term expansion"): term shards laid out like a space's.
         self.expand: dict[str, Any] | None = expand if isinstance(expand, dict) else None
@@ -150,6 +153,13 @@ class IndexReader:
                         next_action={"op": "list", "args": {}},
                     )
                 self._meta = self._fetch(ref)
+                if self._meta.get("format") != INDEX_FORMAT:
+                    raise ReaderError(
+                        "UNAVAILABLE",
+                        "the search index was written in another format than this reader reads: rebuild the catalogue",
+                        details={"index": self._meta.get("format"), "reader": INDEX_FORMAT},
+                        hints=["Rebuild the catalogue with this toolcat (`toolcat build SRC OUT`), then search again."],
+                    )
                 if self._meta.get("analyzer", {}).get("version") != ANALYZER_VERSION:
                     raise ReaderError(
                         "UNAVAILABLE",
@@ -208,7 +218,12 @@ class IndexReader:
         return page_ref(page, number - int(page["first"])), page
 
     def _entry(self, part: _Part, space: dict[str, Any], term: str) -> dict[str, Any] | None:
-        """A term's stored entry, from the one shard whose range covers it (None when the index lacks it)."""
+        """A term's stored entry, from the one shard whose range covers it (None when the index lacks it).
+
+        A word the words space's filter says is absent is absent: no shard is read for it.
+        """
+        if space["name"] == "words" and not part.words_filter.may_hold(term):
+            return None
         ref = self._shard_ref(part, space, term)
         if ref is None:
             return None
@@ -230,7 +245,12 @@ class IndexReader:
         spaces = {space["name"]: space for space in part.spaces}
         words = list(dict.fromkeys(analyze_words(query)))
         self._pending_pages = []
-        refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in words] + list(extra or [])
+        # A word the filter says the index lacks needs no term shard, and its n-grams' shards come in this round.
+        held = [word for word in words if part.words_filter.may_hold(word)]
+        refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in held] + list(extra or [])
+        if part.meta.get("bundles"):
+            absent = [gram for word in words if word not in held for gram in word_ngrams(word)]
+            refs += [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in absent]
         if part.expand is not None:  # the expansion's shards come in the same round as the words'
             refs += [self._shard_ref(part, part.expand, word, fetch_page=False) for word in words]
         if part.delta is not None:  # the delta's shards of every query term come in the same round
@@ -241,13 +261,16 @@ class IndexReader:
             refs += [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in grams]
         self._prefetch([*self._pending_pages, *refs])
         if part.meta.get("bundles"):  # the n-grams of the words the index does not know come from the chars shards
-            unknown = [word for word in words if self._entry(part, spaces["words"], word) is None]
-            self._pending_pages = []
-            unknown_grams = [gram for word in unknown for gram in word_ngrams(word)]
-            refs = [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in unknown_grams]
-            self._prefetch([*self._pending_pages, *refs])
-            for gram in dict.fromkeys(unknown_grams):  # read what came by path now: a later call fetches none again
-                ref = self._shard_ref(part, spaces["chars"], gram)
+            # a word the filter let through that the index lacks after all (a false positive): a round later
+            late = [word for word in held if self._entry(part, spaces["words"], word) is None]
+            if late:
+                self._pending_pages = []
+                late_grams = [gram for word in late for gram in word_ngrams(word)]
+                refs = [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in late_grams]
+                self._prefetch([*self._pending_pages, *refs])
+            unknown = [word for word in words if word not in held or word in late]
+            for gram in dict.fromkeys(g for word in unknown for g in word_ngrams(word)):
+                ref = self._shard_ref(part, spaces["chars"], gram)  # read what came by path now: fetched once
                 if ref is not None:
                     self._fetch(ref)
 

@@ -364,6 +364,71 @@
     }
   });
 
+  // src/wordfilter.ts
+  var wordfilter_exports = {};
+  __export(wordfilter_exports, {
+    INDEX_FORMAT: () => INDEX_FORMAT,
+    WordFilter: () => WordFilter,
+    partFilter: () => partFilter,
+    wordRefs: () => wordRefs
+  });
+  function fmix(h) {
+    h ^= h >>> 16;
+    h = Math.imul(h, 2246822507);
+    h ^= h >>> 13;
+    h = Math.imul(h, 3266489909);
+    return (h ^ h >>> 16) >>> 0;
+  }
+  function fnv(data, basis) {
+    let h = basis;
+    for (const byte of data) h = Math.imul(h ^ byte, 16777619);
+    return fmix(h);
+  }
+  async function wordRefs(reader, part, words2, ngrams, late = false) {
+    const [held, chars] = ["words", "chars"].map((name) => part.spaces.find((s) => s.name === name));
+    const refs2 = [];
+    for (const word of words2) {
+      const absent = !part.held.mayHold(word);
+      if (!late && !absent) refs2.push(await reader.shardRef(part, held, word, false));
+      else if (late ? !absent && await reader.entry(part, held, word) === null : absent) {
+        for (const gram of ngrams(word)) refs2.push(await reader.shardRef(part, chars, gram, false));
+      }
+    }
+    return refs2;
+  }
+  var INDEX_FORMAT, UTF8, WordFilter, partFilter;
+  var init_wordfilter = __esm({
+    "src/wordfilter.ts"() {
+      "use strict";
+      INDEX_FORMAT = "toolcat-index-2";
+      UTF8 = new TextEncoder();
+      WordFilter = class {
+        /** Throws TypeError on a filter whose fields do not add up (``WordFilter`` in Python raises ValueError). */
+        constructor(spec) {
+          if (spec?.kind !== "bloom-fnv1a32") throw new TypeError(`unknown word filter kind ${String(spec?.kind)}`);
+          this.array = Uint8Array.from(atob(String(spec.data)), (c) => c.charCodeAt(0));
+          this.bits = Number(spec.bits);
+          this.hashes = Number(spec.hashes);
+          if (!(this.bits > 0 && this.bits === 8 * this.array.length && this.hashes >= 1 && this.hashes <= 32)) {
+            throw new TypeError(`word filter of ${this.bits} bits, ${this.hashes} hashes and ${this.array.length} bytes`);
+          }
+        }
+        /** False when ``word`` is surely not among the filter's words; true when it may be. */
+        mayHold(word) {
+          const data = UTF8.encode(word);
+          const h1 = fnv(data, 2166136261);
+          const h2 = (fnv(data, 84696351) | 1) >>> 0;
+          for (let i = 0; i < this.hashes; i++) {
+            const bit = (h1 + i * h2) % this.bits;
+            if (!(this.array[bit >> 3] & 1 << (bit & 7))) return false;
+          }
+          return true;
+        }
+      };
+      partFilter = (spaces) => new WordFilter(spaces.find((s) => s.name === "words")?.filter);
+    }
+  });
+
   // src/difflib.ts
   function matchedCount(a, b) {
     const b2j = /* @__PURE__ */ new Map();
@@ -753,7 +818,7 @@
     if (scores2.length < k) return -1;
     return scores2.sort((a, b) => b - a)[k - 1];
   }
-  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, HINT_BOOST, HINT_DEPTH, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, expansion, semantic, Posting, Part, Searcher;
+  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, HINT_BOOST, HINT_DEPTH, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, wordFilter, expansion, semantic, Posting, Part, Searcher;
   var init_search = __esm({
     "src/search.ts"() {
       "use strict";
@@ -775,6 +840,7 @@
       NAME_PARTS = /[\p{L}\p{N}]+/gu;
       LABELLED = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app|tool|action|task|query)\s*[:=]/iu;
       failures = () => Promise.resolve().then(() => (init_deferred(), deferred_exports));
+      wordFilter = () => Promise.resolve().then(() => (init_wordfilter(), wordfilter_exports));
       expansion = () => Promise.resolve().then(() => (init_expand(), expand_exports));
       semantic = () => import("./semantic.js");
       Posting = class {
@@ -867,13 +933,14 @@
             const ref = this.manifest.index;
             if (!isObject(ref)) throw (await failures()).noIndex();
             const meta = await this.fetch(ref);
-            if (meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).analyzerVersion(meta.analyzer?.version ?? null);
+            if (meta.format !== (await wordFilter()).INDEX_FORMAT || meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).staleIndex(meta);
             this.meta = meta;
             this.thesaurus = meta.analyzer?.thesaurus?.table ?? void 0;
           }
           let part;
           try {
             part = new Part(this.meta[name]);
+            part.held = (await wordFilter()).partFilter(part.spaces);
           } catch (err) {
             throw (await failures()).badPart(name, err.message);
           }
@@ -905,6 +972,7 @@
           return [pageRefs(page)[number - Number(page.first)], page];
         }
         async entry(part, space2, term) {
+          if (space2.name === "words" && !part.held.mayHold(term)) return null;
           const ref = await this.shardRef(part, space2, term);
           if (ref === null) return null;
           const terms2 = (await this.fetch(ref)).terms;
@@ -920,29 +988,18 @@
           const tier = await this.semanticTier();
           if (tier?.reason === null) extra = [...extra, ...await tier.refs(partName, query)];
           const part = await this.part(partName);
-          const spaces = new Map(part.spaces.map((s) => [s.name, s]));
           const words2 = unique(this.words(query));
+          const { wordRefs: wordRefs2 } = await wordFilter();
           this.pendingPages = [];
-          const refs2 = [];
-          for (const word of words2) refs2.push(await this.shardRef(part, spaces.get("words"), word, false));
-          refs2.push(...extra);
+          const refs2 = [...extra, ...await wordRefs2(this, part, words2, wordNgrams)];
           if (part.meta.expand) refs2.push(...await (await expansion()).refs(this, part, words2));
           if (part.delta !== null) {
-            for (const word of words2) refs2.push(part.deltaShardRef("words", word));
-            for (const word of words2) for (const gram of wordNgrams(word)) refs2.push(part.deltaShardRef("chars", gram));
-          }
-          if (!part.meta.bundles) {
-            for (const gram of unique(analyzeChars(query, this.thesaurus))) refs2.push(await this.shardRef(part, spaces.get("chars"), gram, false));
+            for (const word of words2) refs2.push(part.deltaShardRef("words", word), ...wordNgrams(word).map((gram) => part.deltaShardRef("chars", gram)));
           }
           await this.prefetch([...this.pendingPages, ...refs2]);
-          if (part.meta.bundles) {
-            const unknown = [];
-            for (const word of words2) if (await this.entry(part, spaces.get("words"), word) === null) unknown.push(word);
-            this.pendingPages = [];
-            const more = [];
-            for (const gram of unknown.flatMap(wordNgrams)) more.push(await this.shardRef(part, spaces.get("chars"), gram, false));
-            await this.prefetch([...this.pendingPages, ...more]);
-          }
+          this.pendingPages = [];
+          const more = await wordRefs2(this, part, words2, wordNgrams, true);
+          await this.prefetch([...this.pendingPages, ...more]);
         }
         async docs(partName, hits) {
           const part = await this.part(partName);
@@ -1019,7 +1076,7 @@
           }
         }
         async spaceTerms(partName, part, space2, query) {
-          if (space2.name === "chars" && part.meta.bundles) await this.bundledNgrams(partName, part, query);
+          if (space2.name === "chars") await this.bundledNgrams(partName, part, query);
           const found = /* @__PURE__ */ new Map();
           const tokens = space2.name === "chars" ? analyzeChars(query, this.thesaurus) : this.words(query);
           for (const term of unique(tokens)) {
@@ -1635,9 +1692,15 @@
       next_action: { op: "list", args: {} }
     });
   }
-  function analyzerVersion(found) {
+  function staleIndex(meta) {
+    if (meta.format !== INDEX_FORMAT) {
+      return new ReaderError("UNAVAILABLE", "the search index was written in another format than this reader reads: rebuild the catalogue", {
+        details: { index: meta.format ?? null, reader: INDEX_FORMAT },
+        hints: ["Rebuild the catalogue with this toolcat (`toolcat build SRC OUT`), then search again."]
+      });
+    }
     return new ReaderError("UNAVAILABLE", "the search index was built with another analyzer version", {
-      details: { index: found, reader: ANALYZER_VERSION },
+      details: { index: meta.analyzer?.version ?? null, reader: ANALYZER_VERSION },
       hints: ["Use a reader that matches the toolcat version that built the catalogue."]
     });
   }
@@ -1658,6 +1721,7 @@
     "src/failures.ts"() {
       "use strict";
       init_analyzer();
+      init_wordfilter();
       init_difflib();
       init_namespaces();
       init_errors();
@@ -1813,7 +1877,6 @@
   var deferred_exports = {};
   __export(deferred_exports, {
     Catalog: () => Catalog,
-    analyzerVersion: () => analyzerVersion,
     badCursor: () => badCursor,
     badExpand: () => badExpand,
     badPart: () => badPart,
@@ -1847,6 +1910,7 @@
     searchNearby: () => searchNearby,
     specPointer: () => specPointer,
     splitHint: () => splitHint,
+    staleIndex: () => staleIndex,
     subtreePointers: () => subtreePointers,
     tooLarge: () => tooLarge,
     toolNotFound: () => toolNotFound,

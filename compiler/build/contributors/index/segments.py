@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 
 #: The build-private file holding the base segment's document table (beside ``.toolcat-state.json``).
 INDEX_STATE = ".toolcat-index.json"
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 #: A delta re-indexes at most this many documents per part ...
 DELTA_MAX_DOCS = 64
 #: ... overrides at most this many stored entries ...

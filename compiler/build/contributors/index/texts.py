@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ....format.analyzer import ANALYZERS, analyzer_settings, word_ngrams
+from ....format.index_format import INDEX_FORMAT, word_filter
 from ....format.types import Ref
 from ...artifacts import ArtifactSet, pointer
 from ...memo import ToolMemo
@@ -368,8 +369,11 @@ def _write_part(
             entry["chars"] = bundle
     spaces = []
     for name in SPACE_WEIGHTS:
+        held = word_filter(entries[name]) if name == "words" else None
         space = _write_space(artifacts, part, name, entries.pop(name))
         space["max_df"] = fitted[name].max_df
+        if held is not None:  # which query words the index lacks, known before any term shard (docs/search.md)
+            space["filter"] = held
         spaces.append(space)
     meta = {
         "n_docs": len(docs),
@@ -488,6 +492,7 @@ def contribute(
         tools = {**tools, "expand": write_expansion(artifacts, by_doc)}
     meta = {
         "artifact": "index_meta",
+        "format": INDEX_FORMAT,
         "analyzer": analyzer_settings(),
         "score": {"combine": "sum over spaces of weight * cosine(query, doc)", "weights": SPACE_WEIGHTS},
         "fields": {"weights": FIELD_WEIGHTS, "skill_body_chars": SKILL_BODY_CHARS},
