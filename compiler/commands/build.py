@@ -62,7 +62,17 @@ def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
     "st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a model folder; 'none' for none. Default: search.embedder in "
     "SRC/toolcat.yaml, else $TOOLCAT_EMBEDDER, else minilm-onnx when installed (docs/search.md).",
 )
-def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedder: str | None) -> None:
+@click.option(
+    "--publish-model",
+    "publish_model",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Also write the embedder the vectors were made with into this folder (model.json, the ONNX graph, the "
+    "vocabulary: about 58 MB) for the TypeScript reader's semantic tier (js/README.md).",
+)
+def build(
+    src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedder: str | None, publish_model: Path | None
+) -> None:
     """Compile SRC (default catalog_src) into versioned artifacts in --out (default build)."""
     from ..build.pipeline import build as run_build  # noqa: PLC0415 - heavy imports only when building
     from ..engines.embedding import EmbedderError  # noqa: PLC0415 - loaded by the command that needs it
@@ -72,6 +82,13 @@ def build(src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedd
             result = run_build(src, out, strict=strict, force=force, progress=progress, embedder=embedder)
         except EmbedderError as err:
             raise click.ClickException(f"--embedder: {err.message}; {err.hint}") from err
+    if publish_model is not None:
+        from ..build.published_model import publish_build_model  # noqa: PLC0415 - only when publishing the model
+
+        try:
+            publish_build_model(out, publish_model)
+        except EmbedderError as err:
+            raise click.ClickException(f"--publish-model: {err.message}; {err.hint}") from err
     if as_json:
         click.echo(
             json.dumps(

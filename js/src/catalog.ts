@@ -10,7 +10,7 @@ import { ReaderError, errorEnvelope, lean } from "./errors.js";
 import * as ops from "./ops.js";
 import type { Dialect } from "./protocol.js";
 import { isObject, shown, type Json } from "./py.js";
-import { Searcher } from "./search.js";
+import { Searcher, type ModelOptions } from "./search.js";
 import { HttpSource, MAX_FILE_BYTES, type FetchLike } from "./source.js";
 import { Store, type Artifact } from "./store.js";
 
@@ -31,6 +31,8 @@ export interface OpenOptions {
   maxFileBytes?: number;
   /** Which tools the host runs (default: none); it sets ``executable`` and the call ``next_action``. */
   runs?: ops.Runs;
+  /** The semantic tier's model (``toolcat build --publish-model``): without it a build with vectors is answered by words. */
+  model?: ModelOptions | null;
 }
 
 /** The messages of failures, loaded on the first one. */
@@ -72,7 +74,7 @@ export class Catalog {
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const store = new Store(source, options.version ?? null, digest);
-    store.searcherFactory = (s) => new Searcher(s);
+    store.searcherFactory = (s) => new Searcher(s, options.model ? { fetch: options.fetch, ...options.model } : null);
     await store.load(await store.readEntry());
     return new this(store, options.runs ?? (() => false)) as C["prototype"];
   }

@@ -6,8 +6,8 @@
 import type { Artifact } from "./store.js";
 import type { Hit, Searcher, queryWeights } from "./search.js";
 
-/** The term a hit carries when the expansion outweighs its lexical part (``reason`` then says so). */
-export const EXPANDED_TERM = "~expanded";
+/** The term a hit carries when the expansion outweighs its lexical part: ``~`` and the note its ``reason`` shows. */
+export const EXPANDED_TERM = "~related words (learned expansion)";
 export const NAME_BOOST = 0.1;
 export const NAME_MIN = 0.7;
 export const NAME_DEPTH = 10;

@@ -7,8 +7,9 @@ import { INDEX_FORMAT } from "./wordfilter.js";
 import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad, type Action } from "./errors.js";
-import { cmp, isObject, shown, unique, type Json } from "./py.js";
-import { leanHit, nameKey, pyQuote, scope, type PointedHit, type Searcher } from "./search.js";
+import { cmp, isObject, pyRound, shown, unique, type Json } from "./py.js";
+import { pyQuote } from "./quote.js";
+import { MIN_RELATIVE, MIN_RELEVANCE, nameKey, scope, type Hit, type PointedHit, type Searcher } from "./search.js";
 import { lookupBucket } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, encodeCursor, type Artifact, type Store } from "./store.js";
@@ -86,9 +87,10 @@ export async function unknownWords(searcher: Searcher, query: string): Promise<[
 }
 
 /** The missing words when an answer whose best hit scores ``best`` is weak, else null (``Searcher.weak_words``): every
- * search says so with one rule, half the query's content words in no tool and the best under 0.35. */
-export async function weakWords(searcher: Searcher, query: string, best: number): Promise<string[] | null> {
-  if (!(best < 0.35)) return null;
+ * search says so with one rule, half the query's content words in no tool and the best under the weak bar (0.35 for
+ * nodes; for tools the searcher's, a learned fusion's own when one ranks them). */
+export async function weakWords(searcher: Searcher, query: string, best: number, part = "tools"): Promise<string[] | null> {
+  if (!(best < (part === "tools" ? searcher.weakBar : 0.35))) return null;
   const [missing, words] = await unknownWords(searcher, query);
   return missing.length && missing.length >= 0.5 * words ? missing : null;
 }
@@ -113,7 +115,7 @@ export async function weak(searcher: Searcher, query: string, matches: Json[]): 
 /** search_nodes' answer: none found (``noNodes``), weak (most words in no tool, the best under 0.35), or the results. */
 export async function nodesAnswer(searcher: Searcher, query: string, results: Json[]): Promise<Json> {
   if (!results.length) return noNodes(query);
-  const missing = await weakWords(searcher, query, (results[0] as Artifact).confidence);
+  const missing = await weakWords(searcher, query, (results[0] as Artifact).confidence, "nodes");
   return missing ? weakAnswer(query, results, missing, "results") : { results };
 }
 
@@ -411,9 +413,31 @@ export async function unknownCategory(searcher: Searcher, path: string[], query:
     next_action: { op: "search_nodes", args: { query: query || path.join(" ") } },
   });
 }
+/** A ranked pointer as a model reads it (here, not in search.ts: only these answers need it): no provider alias, no empty or false field, its confidence. */
+export function leanHit(pointer: Artifact, score: number): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(pointer)) {
+    if (key === "alias" || isEmpty(value) || ((key === "optional" || key === "deprecated") && value === false)) continue;
+    out[key] = value;
+  }
+  out.confidence = pyRound(Math.min(1, score), 4);
+  return out;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length) || (isObject(value) && !Object.keys(value).length);
+}
+
+/** The best tools for ``query`` above find_tool's floor (here, not in search.ts: only a failure needs it). */
+async function topTools(searcher: Searcher, query: string, limit: number): Promise<PointedHit[]> {
+  const hits = await searcher.ranked("tools", query, null, limit + 1);
+  const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
+  return searcher.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
+}
+
 /** NO_MATCH_IN_CATEGORY, with the categories where the query does match. */
 export async function noMatch(searcher: Searcher, query: string, path: string[], anywhere = true): Promise<ReaderError> {
-  const elsewhere = anywhere ? await searcher.topTools(query, 10) : [];
+  const elsewhere = anywhere ? await topTools(searcher, query, 10) : [];
   const places: string[][] = [];
   for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
   const where = path.join("/");

@@ -9,7 +9,7 @@ import { allPointers, namespacePointers, namespaceTree } from "./namespaces.js";
 import type { Dialect } from "./protocol.js";
 import { closeMatches } from "./difflib.js";
 import { cmp, isObject, type Json } from "./py.js";
-import { pyQuote } from "./search.js";
+import { pyQuote } from "./quote.js";
 import { checkStr, checkTags, type Artifact, type Store } from "./store.js";
 
 export * from "./index.js";

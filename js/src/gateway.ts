@@ -5,7 +5,7 @@ import { ReaderError, bad, dropEmpty, isError, ok } from "./errors.js";
 import { clone, type Runs } from "./ops.js";
 import { cmp, isObject, shown, unique, type Json } from "./py.js";
 import { examplesText, resolve, schemaRules, typeText } from "./schemaText.js";
-import { pyQuote } from "./search.js";
+import { pyQuote } from "./quote.js";
 import { closeNames } from "./failures.js";
 import { MAX_NAME, ROOT_NAMES, checkBool, checkLimit, checkQuery, deprecationNote, type Artifact, type Store } from "./store.js";
 import { allPointers, namespaceTree, type Group } from "./namespaces.js";

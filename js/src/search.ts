@@ -7,8 +7,9 @@
  */
 import { ANALYZER_VERSION, STOP_WORDS, analyzeChars, analyzeWords, wordNgrams, type Thesaurus } from "./analyzer.js";
 import { ReaderError } from "./errors.js";
+import { LEXICAL_LEARNED } from "./fusionDefault.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
-import { lookupBucket } from "./sha256.js";
+import { lookupBucket, sha256 } from "./sha256.js";
 import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 import type { WordFilter } from "./wordfilter.js";
 
@@ -31,6 +32,10 @@ const failures = () => import("./deferred.js");
 const wordFilter = () => import("./wordfilter.js");
 /** The default tier's learned expansion (expand.ts), loaded by the first search of a build that has one. */
 const expansion = () => import("./expand.js");
+/** The semantic tier (semantic.ts; it imports onnxruntime), loaded by the first search of a build with vectors when the host gave a model. */
+const semantic = () => import("./semantic.js");
+/** ``OpenOptions.model``: where the semantic tier's model is (semantic.ts ``ModelOptions``). */
+export type ModelOptions = import("./semantic.js").ModelOptions;
 
 type Ref = Artifact;
 type Allowed = ((docId: number) => boolean) | null;
@@ -127,21 +132,6 @@ export function nameLike(query: string, stopWords: Set<string>): boolean {
   return parts.length <= NAME_SHORT_PARTS || (parts.length <= NAME_MAX_PARTS && !parts.some((p) => stopWords.has(p)));
 }
 
-/** A ranked pointer as a model reads it: no provider alias, no empty or false field, its confidence. */
-export function leanHit(pointer: Artifact, score: number): Json {
-  const out: Json = {};
-  for (const [key, value] of Object.entries(pointer)) {
-    if (key === "alias" || isEmpty(value) || ((key === "optional" || key === "deprecated") && value === false)) continue;
-    out[key] = value;
-  }
-  out.confidence = pyRound(Math.min(1, score), 4);
-  return out;
-}
-
-function isEmpty(value: unknown): boolean {
-  return value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length) || (isObject(value) && !Object.keys(value).length);
-}
-
 /** ``answer`` with the note that the query was cut (``searcher._noted``), when it was. */
 async function noted(answer: Json, asked: unknown): Promise<Json> {
   const note = typeof asked === "string" && asked.length > MAX_QUERY_CHARS ? (await failures()).queryNote(asked) : null;
@@ -149,10 +139,11 @@ async function noted(answer: Json, asked: unknown): Promise<Json> {
   return answer;
 }
 
-/** Which matched terms appear in which shown field, and a note when the learned expansion put the hit in (``searcher._reason``). */
+/** Which matched terms appear in which shown field, and a note when a tier put the hit in (``searcher._reason``): a
+ * tier marks such a hit with its note after a ``~`` (expand.ts ``EXPANDED_TERM``, semantic.ts ``SEMANTIC_TERM``). */
 function reason(pointer: Artifact, all: string[]): string {
-  const terms = all.filter((t) => t !== "~expanded");
-  const note = terms.length < all.length ? ["related words (learned expansion)"] : [];
+  const terms = all.filter((t) => t[0] !== "~");
+  const note = all.filter((t) => t[0] === "~").map((t) => t.slice(1));
   if (!terms.length) return note[0] ?? "similar spelling (character n-grams)";
   const fields: [string, Set<string>][] = [
     ["id", new Set(analyzeWords(pointer.tool_id))],
@@ -177,18 +168,28 @@ export class Searcher {
   private pendingPages: Ref[] = [];
   private thesaurus: Thesaurus | undefined;
   private readonly concurrent: boolean;
+  /** find_tool's weak bar on the scale of what ranks tools (``Searcher.weak_bar``): 0.35, or a learned fusion's own (semantic.ts sets it). */
+  weakBar = 0.35;
+  private tierLoad: Promise<import("./semantic.js").SemanticTier | null> | null | undefined;
+  private tierNow: import("./semantic.js").SemanticTier | null | undefined;
 
-  constructor(private readonly store: Store) {
+  constructor(private readonly store: Store, private readonly modelOptions: ModelOptions | null = null) {
     this.manifest = store.manifest;
     this.concurrent = store.source.concurrent;
   }
 
-  /** The tier that answers (``Catalog.stats``): the learned expansion once read, else why the reader answers lexically. */
+  /** The tier that answers (``Catalog.stats``): the semantic tier or the learned expansion once read, else why the reader answers lexically. */
   get searchTier(): string {
     const expand = this.parts.get("tools")?.meta.expand;
-    return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
-      ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)"
+    return this.tierNow ? this.tierNow.tier() : expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest
+      ? "lexical: the build has vectors, but the reader was given no embedding model (js/README.md)"
       : "lexical: the build has no vectors";
+  }
+
+  /** The semantic tier when the build has vectors and the host gave a model (semantic.ts; its ``reason`` says why it cannot answer). */
+  private async semanticTier(): Promise<import("./semantic.js").SemanticTier | null | undefined> {
+    this.tierLoad ??= this.modelOptions && isObject(this.manifest.vectors) ? semantic().then((m) => m.SemanticTier.open(this, this.modelOptions as ModelOptions, this.store.source.baseUrl, sha256)) : null;
+    return (this.tierNow = await this.tierLoad);
   }
 
   // -- fetching -------------------------------------------------------------------------------
@@ -266,6 +267,8 @@ export class Searcher {
 
   async prefetchQuery(partName: string, query: string, extra: (Ref | null)[] = []): Promise<void> {
     if (!this.concurrent) return;
+    const tier = await this.semanticTier(); // its vectors meta with the index meta, its shards with the term shards
+    if (tier?.reason === null) extra = [...extra, ...(await tier.refs(partName, query))];
     const part = await this.part(partName);
     const words = unique(this.words(query));
     const { wordRefs } = await wordFilter();
@@ -408,8 +411,12 @@ export class Searcher {
 
   async ranked(partName: string, query: string, allowed: Allowed = null, limit: number | null = null): Promise<Hit[]> {
     if (limit !== null) {
+      const tier = await this.semanticTier();
+      if (tier?.reason === null) return tier.ranked(this, partName, query, allowed, limit);
       const part = await this.part(partName);
-      return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
+      if (part.meta.expand) return (await expansion()).ranked(this, part, query, allowed, limit, queryWeights);
+      // the learned lexical fusion, when fusion_weights.json makes it the default (``Searcher._without_vectors``)
+      return LEXICAL_LEARNED && partName === "tools" ? (await semantic()).lexicalRanked(this, query, allowed, limit) : this.topK(partName, query, limit, allowed);
     }
     const [total, matched] = await this.scores(partName, query);
     const hits: Hit[] = [];
@@ -524,13 +531,6 @@ export class Searcher {
     return [await this.pointed(hits.slice(offset, offset + limit), 6), hits.length];
   }
 
-  /** The best tools for ``query`` above find_tool's floor. */
-  async topTools(query: string, limit: number): Promise<PointedHit[]> {
-    const hits = await this.ranked("tools", query, null, limit + 1);
-    const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * (hits[0] as Hit)[1]) : 0;
-    return this.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
-  }
-
   private async nameCandidates(query: string): Promise<[string, Ref][]> {
     const lookup = this.manifest.lookup;
     if (!isObject(lookup) || !nameLike(query, STOP_WORDS)) return [];
@@ -601,8 +601,8 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    // weak (``_weak_answer``): the best hit scores under 0.35 and half the query's words are in no tool (failures.ts)
-    const weak = named === null && (matches[0] as Artifact)?.relevance < 0.35 && (await (await failures()).weak(this, query, matches));
+    // weak (``_weak_answer``): the best hit scores under the weak bar and half the query's words are in no tool (failures.ts)
+    const weak = named === null && (matches[0] as Artifact)?.relevance < this.weakBar && (await (await failures()).weak(this, query, matches));
     return noted(weak || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
   }
 
@@ -663,9 +663,4 @@ function kthHitScore(total: Map<number, number>, wordDocs: Set<number>, k: numbe
   for (const [d, s] of total) if (wordDocs.has(d) || s >= MIN_CHAR_ONLY_SCORE) scores.push(s);
   if (scores.length < k) return -1;
   return scores.sort((a, b) => b - a)[k - 1] as number;
-}
-
-/** ``repr(str)`` as Python writes it in an f-string's ``!r``. */
-export function pyQuote(text: string): string {
-  return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
 }

@@ -1,8 +1,18 @@
 /* toolcat search in the browser: built from js/src/site.ts and the toolcat reader package (`npm run site` in js/); do not edit. */
 "use strict";
 (() => {
+  var __create = Object.create;
   var __defProp = Object.defineProperty;
+  var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
   var __getOwnPropNames = Object.getOwnPropertyNames;
+  var __getProtoOf = Object.getPrototypeOf;
+  var __hasOwnProp = Object.prototype.hasOwnProperty;
+  var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
+    get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
+  }) : x)(function(x) {
+    if (typeof require !== "undefined") return require.apply(this, arguments);
+    throw Error('Dynamic require of "' + x + '" is not supported');
+  });
   var __esm = (fn, res) => function __init() {
     return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
   };
@@ -10,6 +20,22 @@
     for (var name in all)
       __defProp(target, name, { get: all[name], enumerable: true });
   };
+  var __copyProps = (to, from, except, desc) => {
+    if (from && typeof from === "object" || typeof from === "function") {
+      for (let key of __getOwnPropNames(from))
+        if (!__hasOwnProp.call(to, key) && key !== except)
+          __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+    }
+    return to;
+  };
+  var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+    // If the importer is in node compatibility mode or this is not an ESM
+    // file that has been converted to a CommonJS file using a Babel-
+    // compatible transform (i.e. "__esModule" has not been set), then set
+    // "default" to the CommonJS "module.exports" for node compatibility.
+    isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+    mod
+  ));
 
   // src/analyzer.ts
   function stem(word) {
@@ -596,6 +622,25 @@
     }
   });
 
+  // src/quote.ts
+  function pyQuote(text) {
+    return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+  }
+  var init_quote = __esm({
+    "src/quote.ts"() {
+      "use strict";
+    }
+  });
+
+  // src/fusionDefault.ts
+  var LEXICAL_LEARNED;
+  var init_fusionDefault = __esm({
+    "src/fusionDefault.ts"() {
+      "use strict";
+      LEXICAL_LEARNED = false;
+    }
+  });
+
   // src/expand.ts
   var expand_exports = {};
   __export(expand_exports, {
@@ -706,7 +751,7 @@
   var init_expand = __esm({
     "src/expand.ts"() {
       "use strict";
-      EXPANDED_TERM = "~expanded";
+      EXPANDED_TERM = "~related words (learned expansion)";
       NAME_BOOST = 0.1;
       NAME_MIN = 0.7;
       NAME_DEPTH = 10;
@@ -738,26 +783,14 @@
     if (!/\s/u.test(query)) return true;
     return parts.length <= NAME_SHORT_PARTS || parts.length <= NAME_MAX_PARTS && !parts.some((p) => stopWords.has(p));
   }
-  function leanHit(pointer, score) {
-    const out = {};
-    for (const [key, value] of Object.entries(pointer)) {
-      if (key === "alias" || isEmpty(value) || (key === "optional" || key === "deprecated") && value === false) continue;
-      out[key] = value;
-    }
-    out.confidence = pyRound(Math.min(1, score), 4);
-    return out;
-  }
-  function isEmpty(value) {
-    return value === null || value === void 0 || value === "" || Array.isArray(value) && !value.length || isObject(value) && !Object.keys(value).length;
-  }
   async function noted(answer, asked) {
     const note = typeof asked === "string" && asked.length > MAX_QUERY_CHARS ? (await failures()).queryNote(asked) : null;
     if (note) answer.hints = [note, ...answer.hints ?? []];
     return answer;
   }
   function reason(pointer, all) {
-    const terms2 = all.filter((t) => t !== "~expanded");
-    const note = terms2.length < all.length ? ["related words (learned expansion)"] : [];
+    const terms2 = all.filter((t) => t[0] !== "~");
+    const note = all.filter((t) => t[0] === "~").map((t) => t.slice(1));
     if (!terms2.length) return note[0] ?? "similar spelling (character n-grams)";
     const fields = [
       ["id", new Set(analyzeWords(pointer.tool_id))],
@@ -785,15 +818,13 @@
     if (scores2.length < k) return -1;
     return scores2.sort((a, b) => b - a)[k - 1];
   }
-  function pyQuote(text) {
-    return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
-  }
-  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, HINT_BOOST, HINT_DEPTH, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, wordFilter, expansion, Posting, Part, Searcher;
+  var MIN_CHAR_ONLY_SCORE, BOUND_SLACK, MIN_RELEVANCE, MIN_RELATIVE, HINT_BOOST, HINT_DEPTH, NAME_SHORT_PARTS, NAME_MAX_PARTS, NAME_MAX_CHARS, NAME_PARTS, LABELLED, failures, wordFilter, expansion, semantic, Posting, Part, Searcher;
   var init_search = __esm({
     "src/search.ts"() {
       "use strict";
       init_analyzer();
       init_errors();
+      init_fusionDefault();
       init_py();
       init_sha256();
       init_store();
@@ -811,6 +842,7 @@
       failures = () => Promise.resolve().then(() => (init_deferred(), deferred_exports));
       wordFilter = () => Promise.resolve().then(() => (init_wordfilter(), wordfilter_exports));
       expansion = () => Promise.resolve().then(() => (init_expand(), expand_exports));
+      semantic = () => import("./semantic.js");
       Posting = class {
         constructor(idf, ids, weights) {
           this.idf = idf;
@@ -861,21 +893,29 @@
         }
       };
       Searcher = class {
-        constructor(store) {
+        constructor(store, modelOptions = null) {
           this.store = store;
+          this.modelOptions = modelOptions;
           this.cache = /* @__PURE__ */ new Map();
           this.postings = /* @__PURE__ */ new Map();
           this.interned = /* @__PURE__ */ new Map();
           this.meta = null;
           this.parts = /* @__PURE__ */ new Map();
           this.pendingPages = [];
+          /** find_tool's weak bar on the scale of what ranks tools (``Searcher.weak_bar``): 0.35, or a learned fusion's own (semantic.ts sets it). */
+          this.weakBar = 0.35;
           this.manifest = store.manifest;
           this.concurrent = store.source.concurrent;
         }
-        /** The tier that answers (``Catalog.stats``): the learned expansion once read, else why the reader answers lexically. */
+        /** The tier that answers (``Catalog.stats``): the semantic tier or the learned expansion once read, else why the reader answers lexically. */
         get searchTier() {
           const expand = this.parts.get("tools")?.meta.expand;
-          return expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest ? "lexical: the build has vectors, but the TypeScript reader has no embedding model (the semantic tier is Python-only for now)" : "lexical: the build has no vectors";
+          return this.tierNow ? this.tierNow.tier() : expand ? `expanded (${expand.model?.name ?? "terms"})` : "vectors" in this.manifest ? "lexical: the build has vectors, but the reader was given no embedding model (js/README.md)" : "lexical: the build has no vectors";
+        }
+        /** The semantic tier when the build has vectors and the host gave a model (semantic.ts; its ``reason`` says why it cannot answer). */
+        async semanticTier() {
+          this.tierLoad ?? (this.tierLoad = this.modelOptions && isObject(this.manifest.vectors) ? semantic().then((m) => m.SemanticTier.open(this, this.modelOptions, this.store.source.baseUrl, sha256)) : null);
+          return this.tierNow = await this.tierLoad;
         }
         // -- fetching -------------------------------------------------------------------------------
         /** The JSON file a ref points to, through the store (verified), kept for this searcher. */
@@ -945,6 +985,8 @@
         }
         async prefetchQuery(partName, query, extra = []) {
           if (!this.concurrent) return;
+          const tier = await this.semanticTier();
+          if (tier?.reason === null) extra = [...extra, ...await tier.refs(partName, query)];
           const part = await this.part(partName);
           const words2 = unique(this.words(query));
           const { wordRefs: wordRefs2 } = await wordFilter();
@@ -1075,8 +1117,11 @@
         }
         async ranked(partName, query, allowed = null, limit = null) {
           if (limit !== null) {
+            const tier = await this.semanticTier();
+            if (tier?.reason === null) return tier.ranked(this, partName, query, allowed, limit);
             const part = await this.part(partName);
-            return part.meta.expand ? (await expansion()).ranked(this, part, query, allowed, limit, queryWeights) : this.topK(partName, query, limit, allowed);
+            if (part.meta.expand) return (await expansion()).ranked(this, part, query, allowed, limit, queryWeights);
+            return LEXICAL_LEARNED && partName === "tools" ? (await semantic()).lexicalRanked(this, query, allowed, limit) : this.topK(partName, query, limit, allowed);
           }
           const [total, matched] = await this.scores(partName, query);
           const hits = [];
@@ -1183,12 +1228,6 @@
           const hits = await this.ranked("tools", query, allowed);
           return [await this.pointed(hits.slice(offset, offset + limit), 6), hits.length];
         }
-        /** The best tools for ``query`` above find_tool's floor. */
-        async topTools(query, limit) {
-          const hits = await this.ranked("tools", query, null, limit + 1);
-          const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) : 0;
-          return this.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
-        }
         async nameCandidates(query) {
           const lookup = this.manifest.lookup;
           if (!isObject(lookup) || !nameLike(query, STOP_WORDS)) return [];
@@ -1257,7 +1296,7 @@
             if (err instanceof ReaderError) return err.envelope();
             throw err;
           }
-          const weak2 = named === null && matches[0]?.relevance < 0.35 && await (await failures()).weak(this, query, matches);
+          const weak2 = named === null && matches[0]?.relevance < this.weakBar && await (await failures()).weak(this, query, matches);
           return noted(weak2 || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
         }
         async nodeResults(query, limit) {
@@ -1350,8 +1389,8 @@
     }
     return [missing, Math.max(1, tokens.length)];
   }
-  async function weakWords(searcher, query, best) {
-    if (!(best < 0.35)) return null;
+  async function weakWords(searcher, query, best, part = "tools") {
+    if (!(best < (part === "tools" ? searcher.weakBar : 0.35))) return null;
     const [missing, words2] = await unknownWords(searcher, query);
     return missing.length && missing.length >= 0.5 * words2 ? missing : null;
   }
@@ -1369,7 +1408,7 @@
   }
   async function nodesAnswer(searcher, query, results) {
     if (!results.length) return noNodes(query);
-    const missing = await weakWords(searcher, query, results[0].confidence);
+    const missing = await weakWords(searcher, query, results[0].confidence, "nodes");
     return missing ? weakAnswer(query, results, missing, "results") : { results };
   }
   async function categoryAnswer(searcher, query, path, page, key, offset, named) {
@@ -1610,8 +1649,25 @@
       next_action: { op: "search_nodes", args: { query: query || path.join(" ") } }
     });
   }
+  function leanHit(pointer, score) {
+    const out = {};
+    for (const [key, value] of Object.entries(pointer)) {
+      if (key === "alias" || isEmpty(value) || (key === "optional" || key === "deprecated") && value === false) continue;
+      out[key] = value;
+    }
+    out.confidence = pyRound(Math.min(1, score), 4);
+    return out;
+  }
+  function isEmpty(value) {
+    return value === null || value === void 0 || value === "" || Array.isArray(value) && !value.length || isObject(value) && !Object.keys(value).length;
+  }
+  async function topTools(searcher, query, limit) {
+    const hits = await searcher.ranked("tools", query, null, limit + 1);
+    const floor = hits.length ? Math.max(MIN_RELEVANCE, MIN_RELATIVE * hits[0][1]) : 0;
+    return searcher.pointed(hits.filter((h) => h[1] >= floor).slice(0, limit));
+  }
   async function noMatch(searcher, query, path, anywhere = true) {
-    const elsewhere = anywhere ? await searcher.topTools(query, 10) : [];
+    const elsewhere = anywhere ? await topTools(searcher, query, 10) : [];
     const places = [];
     for (const [pointer] of elsewhere) if (!places.some((p) => JSON.stringify(p) === JSON.stringify(pointer.path))) places.push(pointer.path);
     const where = path.join("/");
@@ -1670,6 +1726,7 @@
       init_namespaces();
       init_errors();
       init_py();
+      init_quote();
       init_search();
       init_sha256();
       init_source();
@@ -1832,6 +1889,7 @@
     hashMismatch: () => hashMismatch,
     hintedTools: () => hintedTools,
     httpStatus: () => httpStatus,
+    leanHit: () => leanHit,
     malformedPendingRef: () => malformedPendingRef,
     noChild: () => noChild,
     noIndex: () => noIndex,
@@ -2745,7 +2803,7 @@
             ...options.fetch ? { fetch: options.fetch } : {}
           });
           const store = new Store(source, options.version ?? null, digest);
-          store.searcherFactory = (s) => new Searcher(s);
+          store.searcherFactory = (s) => new Searcher(s, options.model ? { fetch: options.fetch, ...options.model } : null);
           await store.load(await store.readEntry());
           return new this(store, options.runs ?? (() => false));
         }

@@ -1,0 +1,772 @@
+/** The semantic tier in TypeScript: the build's vectors and the query embedded by the same model, fused with the
+ * lexical ranking exactly as ``toolcat.reader.search.semantic``, ``hybrid`` and ``fusion_model`` do.
+ *
+ * A chunk of its own (with onnxruntime, imported by it on first use): loaded by the first search over a build
+ * that has vectors, when the host gave the reader a model (``Catalog.open(url, { model: { url } })``). The model is
+ * what ``toolcat build --publish-model DIR`` writes: ``model.json`` (``toolcat-model-1``: the embedder's spec and
+ * weights sha256, the graph's and the vocabulary's path, sha256 and size), the ONNX graph the Python reader runs,
+ * and the WordPiece vocabulary. ``model.json`` must name the build's embedder and weights sha256 (the vectors
+ * meta's); the graph and vocabulary are checked against its sha256 before use, and ``model.sha256`` pins
+ * ``model.json`` itself. Without a model, or when any check fails, the reader answers by words and
+ * ``stats().search_tier`` says why (as the Python reader does). docs/search.md, "The semantic tier in TypeScript". */
+// Only types come from the entry's modules (search.ts passes what it needs), as in expand.ts.
+import type { Hit, Searcher } from "./search.js";
+import type { Artifact, Store } from "./store.js";
+import { nameMatch } from "./expand.js";
+import { WEIGHTS } from "./fusionWeights.js";
+import { WordPiece } from "./wordpiece.js";
+
+type Allowed = ((docId: number) => boolean) | null;
+type Params = [number, number, number, number];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Ort = any;
+
+/** What the host gives the reader for the semantic tier (``OpenOptions.model``). */
+export interface ModelOptions {
+  /** model.json's URL (``toolcat build --publish-model``), absolute or relative to the catalogue's base URL. */
+  url: string | URL;
+  /** ``sha256:<hex>`` (or the hex) of model.json: when given, model.json is checked against it. */
+  sha256?: string;
+  /** The onnxruntime module that runs the graph (``onnxruntime-node`` or ``onnxruntime-web``); by default
+   * ``import("onnxruntime-node")`` in Node (``onnxruntime-web`` when that is absent), ``import("onnxruntime-web")`` elsewhere. */
+  ort?: Ort;
+  /** The ``fetch`` model files are read with (default: the catalogue's). */
+  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+}
+
+/** Per embedder kind: (weight weak, weight strong, gate, min cosine) (``hybrid.FUSION``). */
+export const FUSION: Record<string, Params> = {
+  onnx: [0.6, 0.6, 0.15, 0.1],
+  "sentence-transformers": [0.6, 0.6, 0.15, 0.2],
+  model2vec: [0.5, 0.3, 0.2, 0.2],
+};
+export const CANDIDATES = 50;
+export const HIERARCHY = 0.2;
+/** The term a hit carries when its semantic part outweighs its lexical part: ``~`` and the note its ``reason`` shows. */
+export const SEMANTIC_TERM = "~similar meaning (semantic tier)";
+const NAME_BOOST = 0.1;
+const NAME_MIN = 0.7;
+const NAME_DEPTH = 10;
+const MAX_ANCESTORS = 32;
+/** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
+const MAX_ROWS = 4096;
+const MODEL_FORMAT = "toolcat-model-1";
+/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids, a row
+ * table of three levels, rows as residual codes against a centroid's int4 codes). */
+const PARTITIONED_FORMAT = "toolcat-vectors-5";
+/** The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (``RESIDUAL_ALPHABET``). */
+const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/** What a cluster's spread adds to its centroid's cosine when clusters are ranked for a probe (``semantic.SPREAD``). */
+const SPREAD = 1.0;
+const FUSION_FORMAT = "toolcat-fusion-1";
+const ENCODINGS = ["int8", "int4"];
+const LEXICAL_FEATURES = ["lex", "lex_in", "lex_rank", "lex_share", "lex_best", "coverage", "matched", "query_terms", "known", "lex_x_len"];
+const SEMANTIC_FEATURES = [...LEXICAL_FEATURES, "cos", "cos_gap", "sem_rank", "cos_x_weak", "lex_x_cos", "cos_x_unknown", "cos_x_len"];
+const f32 = Math.fround;
+
+/** float32 rows from quantized bytes and one scale per row (``embedding.dequantize``), float32 arithmetic as numpy's. */
+export function dequantize(data: Uint8Array, scales: number[], dim: number, dtype: string): Float32Array[] {
+  const rows: Float32Array[] = [];
+  const width = dtype === "int4" ? Math.ceil(dim / 2) : dim;
+  if (data.length !== width * scales.length) throw new RangeError(`${data.length} bytes for ${scales.length} rows of ${dim}`);
+  scales.forEach((scale, r) => {
+    const row = new Float32Array(dim);
+    if (dtype === "int4") {
+      const step = f32(f32(scale) / 7);
+      for (let i = 0; i < dim; i++) {
+        const byte = data[r * width + (i >> 1)] as number;
+        row[i] = f32(((i & 1 ? byte >> 4 : byte & 0x0f) - 8) * step);
+      }
+    } else {
+      const step = f32(f32(scale) / 127);
+      for (let i = 0; i < dim; i++) row[i] = f32((((data[r * width + i] as number) << 24) >> 24) * step);
+    }
+    rows.push(row);
+  });
+  return rows;
+}
+
+function base64(text: unknown): Uint8Array {
+  if (typeof text !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4) throw new TypeError("rows are not base64");
+  const raw = atob(text);
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+function dot(row: Float32Array, vector: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += (row[i] as number) * (vector[i] as number);
+  return f32(sum);
+}
+
+/** One trained linear model of fusion_weights.json (``fusion_model.Model``). */
+class LinearModel {
+  constructor(readonly names: string[], readonly weights: number[], readonly bias: number, readonly sha256: string | null, readonly isDefault: boolean, readonly name: [number, number], readonly weak: number | null = null) {
+    const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+    if (!(same(names, LEXICAL_FEATURES) || same(names, SEMANTIC_FEATURES)) || weights.length !== names.length) throw new TypeError("fusion model features");
+    if (![...weights, bias, ...name, weak ?? 0].every(Number.isFinite)) throw new TypeError("a fusion model with a weight that is not finite");
+  }
+  get semantic(): boolean {
+    return this.names.length === SEMANTIC_FEATURES.length;
+  }
+  score(x: number[]): number {
+    let z = this.bias;
+    this.weights.forEach((w, i) => (z += w * (x[i] as number)));
+    return z > -700 ? 1 / (1 + Math.exp(-z)) : 0;
+  }
+}
+
+/** The trained model for ``tier`` with these weights, when fusion_weights.json has one used by default (``fusion_model.model_for``). */
+export function modelFor(tier: string, sha256: string | null): LinearModel | null {
+  let models: Map<string, LinearModel>;
+  try {
+    const data = WEIGHTS as Artifact;
+    if (data?.format !== FUSION_FORMAT) return null;
+    models = new Map(
+      Object.entries(data.models).map(([name, e]: [string, Artifact]) => [
+        name,
+        new LinearModel(e.features, e.weights.map(Number), Number(e.bias), e.weights_sha256 ?? null, e.default ?? true, (e.name ?? [0, 0]).map(Number), e.weak_relevance == null ? null : Number(e.weak_relevance)),
+      ]),
+    );
+  } catch {
+    return null;
+  }
+  const model = models.get(tier);
+  if (!model || (model.sha256 !== null && sha256 !== null && model.sha256 !== sha256)) return null;
+  if (model.isDefault !== true || model.semantic !== (tier !== "lexical")) return null;
+  return model;
+}
+
+/** The cosine's weight ``a``: the weak weight when the best lexical score is under the gate. */
+function semanticWeight(lexical: Hit[], [weak, strong, gate]: Params): number {
+  return (lexical.length ? (lexical[0] as Hit)[1] : 0) < gate ? weak : strong;
+}
+
+/** The :data:`CANDIDATES` docs of highest cosine (at least ``minCosine``, ``allowed``), ties by doc id. */
+function semanticTop(cosines: Float32Array, allowed: Allowed, minCosine: number): number[] {
+  const docs: number[] = [];
+  for (let doc = 0; doc < cosines.length; doc++) if ((cosines[doc] as number) >= minCosine && (allowed === null || allowed(doc))) docs.push(doc);
+  docs.sort((a, b) => (cosines[b] as number) - (cosines[a] as number) || a - b);
+  return docs.slice(0, CANDIDATES);
+}
+
+/** (the semantic top, the candidates: the lexical top then the semantic top's others, each candidate's cosine); the
+ * semantic top is drawn from ``pool`` when given (a partitioned build's probed clusters), else from ``cosines``. */
+function candidates(lexical: Hit[], cosines: Float32Array, allowed: Allowed, minCosine: number, pool: Float32Array | null): [number[], number[], number[]] {
+  const semantic = semanticTop(pool ?? cosines, allowed, minCosine);
+  const docs = [...new Set([...lexical.map(([doc]) => doc), ...semantic])];
+  return [semantic, docs, docs.map((doc) => cosines[doc] as number)];
+}
+
+/** The best ``limit`` of the hand-tuned fusion (``hybrid.fuse``). */
+export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allowed: Allowed, params: Params, pool: Float32Array | null = null): Hit[] {
+  const minCosine = params[3];
+  const a = semanticWeight(lexical, params);
+  const lex = new Map(lexical.map(([doc, score, terms]) => [doc, [score, terms] as [number, string[]]]));
+  const [, docs, values] = candidates(lexical, cosines, allowed, minCosine, pool);
+  const fused: Hit[] = docs.map((doc, i) => {
+    const [score, terms] = lex.get(doc) ?? [0, []];
+    const cosine = values[i] as number;
+    const meaning = cosine >= minCosine ? a * cosine : 0;
+    const total = (1 - a) * score + meaning;
+    return [doc, Math.min(1, total), meaning > (1 - a) * score ? [...terms, SEMANTIC_TERM] : [...terms]];
+  });
+  fused.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+  return fused.slice(0, limit);
+}
+
+/** The learned fusion (``fusion_model.fuse``): ``sigmoid(b + w · x)`` over the same candidates. */
+export function learnedFuse(queryTerms: Set<string>, lexical: Hit[], cosines: Float32Array | null, limit: number, model: LinearModel, allowed: Allowed, params: Params, known: number, pool: Float32Array | null): Hit[] {
+  const [, , gate, minCosine] = params;
+  const a = semanticWeight(lexical, params);
+  // without cosines (the lexical model) the candidates are the lexical top alone
+  const [semantic, docs, values] = cosines === null ? [[], lexical.map(([doc]) => doc), null] : candidates(lexical, cosines, allowed, minCosine, pool);
+  const nTerms = Math.max(1, queryTerms.size);
+  const best = lexical.length ? (lexical[0] as Hit)[1] : 0;
+  const lexRank = new Map(lexical.map(([doc, score, terms], rank) => [doc, [rank, score, terms] as [number, number, string[]]]));
+  const semRank = new Map(semantic.map((doc, rank) => [doc, rank]));
+  const topCos = values?.length ? Math.max(...values) : 0;
+  const weak = best < gate ? 1 : 0;
+  const lenTerms = Math.log1p(queryTerms.size);
+  const fused: Hit[] = docs.map((doc, i) => {
+    const [rank, score, terms] = lexRank.get(doc) ?? [-1, 0, []];
+    const matched = new Set(terms.filter((t) => queryTerms.has(t))).size;
+    const cos = values === null ? 0 : (values[i] as number);
+    const sRank = semRank.get(doc) ?? -1;
+    const row = [score, rank >= 0 ? 1 : 0, rank >= 0 ? 1 / (1 + rank) : 0, best > 0 ? score / best : 0, best, matched / nTerms, Math.log1p(matched), lenTerms, known, score * lenTerms];
+    if (values !== null) row.push(cos, cos - topCos, sRank >= 0 ? 1 / (1 + sRank) : 0, cos * weak, score * cos, cos * (1 - known), cos * lenTerms);
+    const meaning = cos >= minCosine ? a * cos : 0;
+    return [doc, model.score(row), values !== null && meaning > (1 - a) * score ? [...terms, SEMANTIC_TERM] : [...terms]];
+  });
+  fused.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+  return fused.slice(0, limit);
+}
+
+function logit(p: number): number {
+  const q = Math.min(Math.max(p, 1e-15), 1 - 1e-15);
+  return Math.log(q / (1 - q));
+}
+
+/** ``hits`` with the first ``ids.length`` raised by the name match (hand-tuned boost, or a learned model's weights). */
+function nameApplied(hits: Hit[], ids: string[], queryTerms: Set<string>, analyze: (text: string) => string[], model: LinearModel | null): Hit[] {
+  const head: Hit[] = hits.slice(0, ids.length).map(([doc, score, terms], i) => {
+    const match = nameMatch(queryTerms, ids[i] as string, analyze);
+    if (model === null) return match >= NAME_MIN ? [doc, Math.min(1, score + NAME_BOOST * match), terms] : [doc, score, terms];
+    const lift = model.name[0] * match + (match >= NAME_MIN ? model.name[1] : 0);
+    return [doc, lift ? 1 / (1 + Math.exp(-(logit(score) + lift))) : score, terms];
+  });
+  head.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  return [...head, ...hits.slice(head.length)];
+}
+
+/** Each tool's cosine less ``weight`` times how far its best ancestor trails the best of all (``embedding.with_ancestors``). */
+export function withAncestors(cosines: Float32Array, nodes: Float32Array, ancestors: number[][], weight: number): Float32Array {
+  const best = ancestors.map((row) => row.reduce((m, node) => Math.max(m, node >= 0 && node < nodes.length ? (nodes[node] as number) : -2), -2));
+  const has = best.filter((b) => b > -2);
+  if (!has.length) return cosines;
+  const top = Math.max(...has);
+  return cosines.map((cos, i) => ((best[i] as number) > -2 ? f32(cos + f32(weight * f32((best[i] as number) - top))) : cos));
+}
+
+/** The most bytes of model.json read; the graph and vocabulary are read up to the size model.json gives them. */
+const MODEL_JSON_BYTES = 1 << 20;
+/** A file model.json lists: a plain name in its own folder (``graph.<sha256[:16]>.onnx``, ``vocab.<...>.txt``). */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more). */
+async function capped(response: Response, limit: number, where: string): Promise<Uint8Array> {
+  const reader = response.body?.getReader();
+  const chunks: Uint8Array[] = reader ? [] : [new Uint8Array(await response.arrayBuffer())];
+  let total = chunks[0]?.length ?? 0;
+  for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
+    total += next.value.length;
+    if (total > limit) break;
+    chunks.push(next.value);
+  }
+  if (total > limit) {
+    await reader?.cancel();
+    throw new Error(`${where} holds more than the ${limit} bytes it may`);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) out.set(chunk, (at += chunk.length) - chunk.length);
+  return out;
+}
+
+/** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
+function int(value: unknown): number {
+  const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n)) throw new TypeError(`${JSON.stringify(value)?.slice(0, 40)} is not a number`);
+  return Math.trunc(n);
+}
+
+/** A partitioned build's centroids, their unit rows and spreads, ``nprobe``, cluster sizes, ``probe_rows`` and row table. */
+interface Partition {
+  /** Each centroid's int4 codes (``n - 8``) and the prediction's denominator (``residual_settings``). */
+  codes: Int8Array[];
+  denominator: number;
+  unit: Float32Array[];
+  spread: number[];
+  nprobe: number;
+  counts: number[];
+  probeRows: number | null;
+  table: Artifact;
+}
+
+/** One cluster's (or one row file's) doc ids, rows, ancestor node rows and the rows of those nodes. */
+interface Block {
+  ids: number[];
+  rows: Float32Array[];
+  ancestors: number[][];
+  nodeIds: number[];
+  nodeRows: Float32Array[];
+}
+
+/** The partition of a ``toolcat-vectors-4`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
+ * throws when it is not what a build writes. */
+function checkPartition(meta: Artifact, dim: number): Partition {
+  const part = meta.tools;
+  const info = part.partition;
+  const k = int(info.clusters), nDocs = int(part.n_docs), nprobe = int(info.nprobe);
+  if (!(k >= 1 && k <= nDocs) || !(nprobe >= 1 && nprobe <= k)) throw new RangeError(`partition of ${k} clusters (nprobe ${nprobe}) over ${nDocs} tools`);
+  const cents = info.centroids;
+  const centroids = dequantize(base64(cents.q), cents.scale.map(Number), dim, String(cents.dtype));
+  if (centroids.length !== k) throw new RangeError(`${centroids.length} centroids, not ${k}`);
+  const clusters = part.shards.map((shard: Artifact) => int(shard.cluster));
+  const counts: number[] = part.shards.map((shard: Artifact) => int(shard.count));
+  if (clusters.some((c: number, i: number) => c !== i) || clusters.length !== k || Math.min(...counts) < 0 || counts.reduce((a, b) => a + b, 0) !== nDocs) {
+    throw new RangeError("the cluster shards do not match the partition (one shard a cluster, in order)");
+  }
+  for (const shard of part.shards) if (typeof shard.ref?.path !== "string") throw new TypeError("a cluster shard without its ref");
+  const table = part.rows;
+  const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
+  if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
+    throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
+  }
+  if (![table.folder, table.prefix, table.page_folder, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  const denominator = info.residual?.denominator;
+  if (!Number.isInteger(denominator) || denominator < 1 || denominator > 1024) throw new RangeError(`residual denominator ${JSON.stringify(denominator)} is not a whole number in 1..1024`);
+  const packed = base64(cents.q), width = Math.ceil(dim / 2);
+  const codes = Array.from({ length: k }, (_, c) => Int8Array.from({ length: dim }, (_, j) => ((j & 1 ? (packed[c * width + (j >> 1)] as number) >> 4 : (packed[c * width + (j >> 1)] as number) & 0x0f) - 8)));
+  const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
+  if (probeRows !== null && probeRows < 1) throw new RangeError(`probe_rows ${probeRows} is not a positive number of tools`);
+  // a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread (``_nearness``)
+  const lengths = centroids.map((c) => f32(Math.sqrt(c.reduce((sum, x) => sum + x * x, 0))));
+  const unit = centroids.map((c, i) => c.map((x) => f32(x / ((lengths[i] as number) > 0 ? (lengths[i] as number) : 1))));
+  const spread = lengths.map((l) => f32(Math.sqrt(Math.min(Math.max(f32(1 - f32(l * l)), 0), 1))));
+  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table };
+}
+
+/** float32 rows from residual codes (``semantic.residual_rows``): row ``i``'s int4 code of value ``j`` is
+ * ``floor((c · k[i] + D // 2) / D) + d``, ``c`` its reference centroid's code, ``d + 32`` the place of the row's
+ * ``j``-th character in the alphabet; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
+function residualRows(coded: Artifact, references: number[], partition: Partition, dim: number): Float32Array[] {
+  const { codes: centroids, denominator } = partition;
+  const text = coded.codes, factors: unknown[] = coded.k, scales: unknown[] = coded.scale;
+  if (typeof text !== "string") throw new TypeError("residual codes are not a string");
+  if (text.length !== references.length * dim || factors.length !== references.length || scales.length !== references.length) {
+    throw new RangeError(`${text.length} residual codes, ${factors.length} factors, ${scales.length} scales for ${references.length} rows of ${dim}`);
+  }
+  return references.map((ref, i) => {
+    const centroid = centroids[ref];
+    if (!centroid) throw new RangeError(`a residual refers to a cluster outside 0..${centroids.length - 1}`);
+    const k = int(factors[i]);
+    if (Math.abs(k) > 64 * denominator) throw new RangeError("a residual factor out of range");
+    const step = f32(f32(Number(scales[i])) / 7);
+    const row = new Float32Array(dim);
+    for (let j = 0; j < dim; j++) {
+      const place = RESIDUAL_ALPHABET.indexOf(text[i * dim + j] as string);
+      if (place < 0) throw new RangeError("a residual code outside A-Za-z0-9-_");
+      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + place - 32;
+      if (n < -7 || n > 7) throw new RangeError("a residual code gives an int4 code outside -7..7");
+      row[j] = f32(n * step);
+    }
+    return row;
+  });
+}
+
+/** The ref of the ``number``-th file an ``index_pages`` file lists (``refs.page_ref``). */
+function pageRef(page: Artifact, number: number): Artifact {
+  const entry = page.files[number];
+  if (!Array.isArray(entry)) throw new RangeError(`page ${page.folder} has no file ${number}`);
+  return { path: `${page.folder}/${page.prefix}${int(page.first) + number}.json`, sha256: entry[0], bytes: entry[1] };
+}
+
+/** The published model: its tokenizer and an onnxruntime session over the graph. */
+class Encoder {
+  constructor(readonly tokenizer: WordPiece, private readonly ort: Ort, private readonly session: Ort, readonly dim: number, readonly runtime: string) {}
+
+  /** The query's l2-normalised float32 row (``_OrtEncoder.encode`` of one text). */
+  async embed(text: string): Promise<Float32Array> {
+    const ids = this.tokenizer.encode(text);
+    const shape = [1, ids.length];
+    const feeds: Record<string, unknown> = {
+      input_ids: new this.ort.Tensor("int64", BigInt64Array.from(ids, BigInt), shape),
+      attention_mask: new this.ort.Tensor("int64", new BigInt64Array(ids.length).fill(1n), shape),
+    };
+    const wanted: string[] = this.session.inputNames;
+    if (wanted.includes("token_type_ids")) feeds.token_type_ids = new this.ort.Tensor("int64", new BigInt64Array(ids.length), shape);
+    const output = await this.session.run(Object.fromEntries(wanted.map((name) => [name, feeds[name]])));
+    const data = output[this.session.outputNames[0]].data as Float32Array;
+    if (data.length !== this.dim) throw new RangeError(`the model gave ${data.length} values, not ${this.dim}`);
+    let sum = 0;
+    for (const x of data) sum += x * x;
+    const norm = f32(Math.max(f32(Math.sqrt(sum)), 1e-12));
+    return data.map((x) => f32(x / norm));
+  }
+}
+
+async function defaultOrt(): Promise<[Ort, string]> {
+  const node = typeof process === "object" && typeof (process as Artifact)?.versions?.node === "string";
+  const names = node ? ["onnxruntime-node", "onnxruntime-web"] : ["onnxruntime-web"];
+  for (const name of names) {
+    try {
+      const mod = await import(/* @vite-ignore */ name);
+      return [mod.default?.InferenceSession ? mod.default : mod, name];
+    } catch {
+      // the next runtime
+    }
+  }
+  throw new Error(`no onnxruntime is installed here (npm install ${names.join(" or ")}, or pass model.ort)`);
+}
+
+/** The semantic tier of one searcher: a reason it cannot answer, or the model and the build's vectors. */
+export class SemanticTier {
+  reason: string | null = null;
+  model: string | null = null;
+  runtime = "";
+  private encoder: Encoder | null = null;
+  private meta: Artifact = null;
+  private dtype = "int8";
+  private matrices = new Map<string, Float32Array[]>();
+  private ancestors: number[][] | null = null;
+  private queries = new Map<string, Float32Array>();
+  private partition: Partition | null = null;
+  private clusters = new Map<number, Block>();
+  private singles = new Map<number, Block>();
+  private probed: [string, number[]] = ["", []];
+  private scored: [string, Set<number>] = ["", new Set()];
+  private directory: Artifact = null;
+  private groups = new Map<number, Artifact>();
+  private pages = new Map<number, Artifact>();
+
+  private constructor() {}
+
+  /** ``stats().search_tier``: ``hybrid (<model>; <runtime>)``, or why the reader answers by words. */
+  tier(): string {
+    return this.reason === null ? `hybrid (${this.model}; ${this.runtime})` : `lexical: the build has vectors, but ${this.reason}`;
+  }
+
+  /** The tier for ``searcher``'s build, with the model ``options`` name; ``reason`` says why it cannot answer. */
+  static async open(searcher: Searcher, options: ModelOptions, base: string, hash: (data: Uint8Array) => Promise<string>): Promise<SemanticTier> {
+    const tier = new SemanticTier();
+    try {
+      tier.reason = await tier.check(searcher, options, base, hash);
+    } catch (err) {
+      tier.reason = `the model could not be loaded (${(err as Error)?.name}: ${String((err as Error)?.message).slice(0, 200)})`;
+    }
+    return tier;
+  }
+
+  private async check(searcher: Searcher, options: ModelOptions, base: string, hash: (data: Uint8Array) => Promise<string>): Promise<string | null> {
+    let meta: Artifact;
+    try {
+      // with the index meta, in one round (``Searcher._prefetch_query``), through the searcher's store (verified,
+      // kept by sha256); the index's own failure is reported by its search
+      await (searcher as unknown as { store: Store }).store.prefetch([searcher.manifest.index, searcher.manifest.vectors]).catch(() => null);
+      meta = await searcher.fetch(searcher.manifest.vectors);
+    } catch (err) {
+      return `the build's vectors meta could not be read (${(err as Artifact)?.code ?? "ERROR"}: ${(err as Error)?.message})`;
+    }
+    if (meta?.tools?.partition !== undefined && meta.format !== PARTITIONED_FORMAT) {
+      return `the build's tool vectors are partitioned in format '${meta.format}', which this reader does not read (it reads ${PARTITIONED_FORMAT}); rebuild the catalogue`;
+    }
+    const dtype = String(meta?.encoding?.dtype ?? "int8");
+    if (!ENCODINGS.includes(dtype)) return `the build's vectors are ${dtype}, which this reader does not know (upgrade the reader)`;
+    const model = meta.model ?? {};
+    if (typeof options.url !== "string" && !(options.url instanceof URL)) return `the model option names no url (model: {url: "<model.json's URL>"}, js/README.md)`;
+    const fetchFn = options.fetch ?? globalThis.fetch;
+    const modelUrl = new URL(String(options.url), base);
+    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256
+    const read = async (url: URL, digest: string | null, size: number | null): Promise<Uint8Array> => {
+      const response = await fetchFn(url.href);
+      if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
+      const data = await capped(response, size ?? MODEL_JSON_BYTES, url.href);
+      if (digest !== null) {
+        const got = await hash(data);
+        if (got !== digest || (size !== null && data.length !== size)) throw new Error(`${url.href} has sha256 ${got.slice(0, 12)} (${data.length} bytes), not ${digest.slice(0, 12)} (${size} bytes)`);
+      }
+      return data;
+    };
+    const pin = options.sha256 ? String(options.sha256).toLowerCase().replace(/^sha256:/, "") : null;
+    const info = JSON.parse(new TextDecoder().decode(await read(modelUrl, pin, null)));
+    if (info?.format !== MODEL_FORMAT) return `${modelUrl.href} is not a ${MODEL_FORMAT} model.json (toolcat build --publish-model writes one)`;
+    if (info.spec !== model.spec || info.weights_sha256 !== model.weights_sha256) {
+      return `the model at ${modelUrl.href} is ${info.spec} (weights sha256 ${String(info.weights_sha256).slice(0, 12)}), the build's vectors were made with ${model.spec} (${String(model.weights_sha256).slice(0, 12)})`;
+    }
+    const dim = Number(model.dim);
+    if (Number(info.dim) !== dim) return `the build's vectors have ${model.dim} dimensions, the model ${info.dim}`;
+    for (const file of [info.graph, info.vocab]) {
+      if (typeof file?.path !== "string" || !FILE_NAME.test(file.path) || !/^[0-9a-f]{64}$/.test(file.sha256) || !Number.isInteger(file.bytes) || file.bytes < 0) {
+        return `${modelUrl.href} lists a file that is not a name in its folder with a sha256 and a size (${JSON.stringify(file)?.slice(0, 120)})`;
+      }
+    }
+    try {
+      for (const part of meta.tools.partition === undefined ? ["tools", "nodes"] : ["nodes"]) {
+        for (const shard of meta[part].shards) if (int(shard.first) < 0 || int(shard.count) < 0 || typeof shard.ref?.path !== "string") throw new TypeError(`a ${part} shard without its ref`);
+      }
+      this.partition = meta.tools.partition === undefined ? null : checkPartition(meta, dim);
+    } catch (err) {
+      return `the build's vectors meta is malformed (${(err as Error).name}: ${String((err as Error).message).slice(0, 80)})`;
+    }
+    const [graph, vocab] = await Promise.all([
+      read(new URL(info.graph.path, modelUrl), String(info.graph.sha256), Number(info.graph.bytes)),
+      read(new URL(info.vocab.path, modelUrl), String(info.vocab.sha256), Number(info.vocab.bytes)),
+    ]);
+    const tokenizer = WordPiece.fromLines(new TextDecoder().decode(vocab), Number(info.max_length), info.lowercase !== false);
+    const [ort, runtime] = options.ort ? [options.ort, "the host's onnxruntime"] : await defaultOrt();
+    if (ort.env?.wasm) ort.env.wasm.numThreads = 1;
+    const session = await ort.InferenceSession.create(graph, { graphOptimizationLevel: "all", intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential" });
+    this.encoder = new Encoder(tokenizer, ort, session, dim, runtime);
+    this.meta = meta;
+    this.dtype = dtype;
+    this.model = String(model.spec);
+    this.runtime = runtime;
+    searcher.weakBar = modelFor(this.model, model.weights_sha256 ?? null)?.weak ?? 0.35; // ``Searcher.weak_bar``
+    return null;
+  }
+
+  /** The query's embedding (cached for the last few queries). */
+  private async queryVector(query: string): Promise<Float32Array> {
+    let vector = this.queries.get(query);
+    if (!vector) {
+      vector = await (this.encoder as Encoder).embed(query);
+      if (this.queries.size >= 256) this.queries.delete(this.queries.keys().next().value as string);
+      this.queries.set(query, vector);
+    }
+    return vector;
+  }
+
+  /** The part's rows (all shards, fetched together once), and the tools' ancestor node rows. */
+  private async matrix(searcher: Searcher, part: string): Promise<Float32Array[]> {
+    const known = this.matrices.get(part);
+    if (known) return known;
+    const dim = Number(this.meta.model.dim);
+    const shards: Artifact[] = this.meta[part].shards;
+    const files = await Promise.all(shards.map((shard) => searcher.fetch(shard.ref)));
+    let ancestors: number[][] | null = part === "tools" ? [] : null;
+    const rows: Float32Array[] = [];
+    shards.forEach((shard, i) => {
+      const data = files[i];
+      if (ancestors !== null && Array.isArray(data.ancestors)) ancestors.push(...data.ancestors.map((row: number[]) => row.slice(0, MAX_ANCESTORS).map(Number)));
+      else ancestors = null;
+      const block = dequantize(base64(data.q), data.scale.map(Number), dim, this.dtype);
+      if (block.length !== Number(shard.count) || Number(data.first) !== Number(shard.first) || Number(data.count) !== block.length) {
+        throw new RangeError(`vector shard ${shard.ref.path} holds ${block.length} rows, not ${shard.count}`);
+      }
+      rows.push(...block);
+    });
+    if (rows.length !== Number(this.meta[part].n_docs)) throw new RangeError(`the ${part} vectors hold ${rows.length} rows, not ${this.meta[part].n_docs}`);
+    this.matrices.set(part, rows);
+    if (ancestors !== null && (ancestors as number[][]).length === rows.length) this.ancestors = ancestors;
+    return rows;
+  }
+
+  /** The query's cosine with every doc of ``part`` (with the hierarchy term for tools: ``SemanticTier.scores``). */
+  async scores(searcher: Searcher, part: string, query: string): Promise<Float32Array> {
+    const vector = await this.queryVector(query);
+    const [rows, nodeRows] = await Promise.all([this.matrix(searcher, part), this.matrix(searcher, "nodes")]);
+    const cosines = Float32Array.from(rows, (row) => dot(row, vector));
+    if (part !== "tools" || !HIERARCHY || this.ancestors === null) return cosines;
+    return withAncestors(cosines, Float32Array.from(nodeRows, (row) => dot(row, vector)), this.ancestors, HIERARCHY);
+  }
+
+  /** The vector shards a search of ``part`` for ``query`` still needs (``SemanticTier.refs``): the node shards, and
+   * every tool shard, or in a partitioned build those of the clusters the query probes. */
+  async refs(part: string, query: string): Promise<Artifact[]> {
+    const out: Artifact[] = [];
+    if (!this.matrices.has("nodes") && (part !== "tools" || this.partition === null)) out.push(...this.meta.nodes.shards.map((s: Artifact) => s.ref));
+    if (part !== "tools") return out;
+    const shards: Artifact[] = this.meta.tools.shards;
+    if (this.partition === null) return this.matrices.has("tools") ? out : [...out, ...shards.map((s) => s.ref)];
+    return [...out, ...(await this.probe(query)).filter((c) => !this.clusters.has(c)).map((c) => (shards[c] as Artifact).ref)];
+  }
+
+  /** The clusters of a partitioned build a query reads, in cluster order: the nearest (centroid cosine plus
+   * spread) until they hold ``probe_rows`` tools, or ``nprobe`` of them (``SemanticTier.probe``). */
+  private async probe(query: string): Promise<number[]> {
+    if (this.probed[0] !== query || !this.probed[1].length) {
+      const { unit, spread, nprobe, counts, probeRows } = this.partition as Partition;
+      const vector = await this.queryVector(query);
+      const sims = unit.map((row, i) => f32(dot(row, vector) + SPREAD * (spread[i] as number)));
+      const order = sims.map((_, i) => i).sort((a, b) => (sims[b] as number) - (sims[a] as number) || a - b);
+      let count = Math.min(sims.length, nprobe);
+      if (probeRows !== null) {
+        let held = 0;
+        count = order.length;
+        for (let i = 0; i < order.length; i++) {
+          held += counts[order[i] as number] as number;
+          if (held >= probeRows) {
+            count = i + 1;
+            break;
+          }
+        }
+      }
+      this.probed = [query, order.slice(0, count).sort((a, b) => a - b)];
+    }
+    return this.probed[1];
+  }
+
+  /** A row block of a vectors file: ids, rows, ancestors and node rows, checked against the build's sizes. */
+  private block(data: Artifact, count: number, cluster: number, where: string): Block {
+    const dim = Number(this.meta.model.dim), nNodes = int(this.meta.nodes.n_docs), nDocs = int(this.meta.tools.n_docs);
+    const partition = this.partition as Partition;
+    const ids: number[] = (data.ids ?? [int(data.first)]).map(int);
+    const rows = residualRows(data, Array(count).fill(cluster), partition, dim);
+    const ancestors: number[][] = (data.ancestors ?? []).map((row: unknown[]) => row.slice(0, MAX_ANCESTORS).map(int));
+    const nodeIds: number[] = data.nodes.ids.map(int);
+    const nodeClusters: number[] = data.nodes.clusters.map(int);
+    if (nodeClusters.length !== nodeIds.length) throw new RangeError(`${nodeClusters.length} node centroids for ${nodeIds.length} node rows`);
+    const nodeRows = residualRows(data.nodes, nodeClusters, partition, dim);
+    const known = new Set(nodeIds);
+    if (nodeRows.length !== nodeIds.length || nodeIds.some((n) => n < 0 || n >= nNodes) || !ancestors.every((row) => row.every((n) => known.has(n)))) {
+      throw new RangeError(`vector file ${where} lacks its tools' ancestor node rows`);
+    }
+    if (rows.length !== count || ids.length !== count || (ancestors.length && ancestors.length !== count) || ids.some((d) => d < 0 || d >= nDocs) || new Set(ids).size !== count) {
+      throw new RangeError(`vector file ${where} does not hold the rows its ref names`);
+    }
+    return { ids, rows, ancestors, nodeIds, nodeRows };
+  }
+
+  /** One cluster of a partitioned build (``SemanticTier._cluster``). */
+  private async cluster(searcher: Searcher, cluster: number): Promise<Block> {
+    let block = this.clusters.get(cluster);
+    if (!block) {
+      const shard = this.meta.tools.shards[cluster];
+      const data = await searcher.fetch(shard.ref);
+      if (int(data.cluster) !== cluster) throw new RangeError(`vector shard ${shard.ref.path} is not cluster ${cluster} of the partition`);
+      block = this.block(data, int(shard.count), cluster, shard.ref.path);
+      this.clusters.set(cluster, block);
+    }
+    return block;
+  }
+
+  /** Group ``number`` of the row table's pages, through its directory (``SemanticTier._group``), checked. */
+  private async group(searcher: Searcher, number: number): Promise<Artifact> {
+    const { table } = this.partition as Partition;
+    const perGroup = int(table.per_group), pages = Math.ceil(int(table.files) / int(table.per_page));
+    if (this.directory === null) {
+      const directory = await searcher.fetch(table.pages);
+      if (int(directory.first) !== 0 || directory.folder !== table.group_folder || directory.prefix !== "g" || directory.files.length !== Math.ceil(pages / perGroup)) {
+        throw new RangeError(`the row table's directory ${table.pages.path} does not list its groups`);
+      }
+      this.directory = directory;
+    }
+    let group = this.groups.get(number);
+    if (!group) {
+      const ref = pageRef(this.directory, number);
+      group = await searcher.fetch(ref);
+      if (group.folder !== table.page_folder || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
+        throw new RangeError(`row group ${ref.path} is not group ${number} of the row table's pages`);
+      }
+      this.groups.set(number, group);
+    }
+    return group;
+  }
+
+  /** Page ``number`` of the row table, through its group (``SemanticTier._page``), checked. */
+  private async page(searcher: Searcher, number: number): Promise<Artifact> {
+    const { table } = this.partition as Partition;
+    const perPage = int(table.per_page), files = int(table.files);
+    let page = this.pages.get(number);
+    if (!page) {
+      const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
+      const ref = pageRef(group, number - int(group.first));
+      page = await searcher.fetch(ref);
+      if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+        throw new RangeError(`row page ${ref.path} is not page ${number} of the row table`);
+      }
+      this.pages.set(number, page);
+    }
+    return page;
+  }
+
+  /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``). */
+  private async single(searcher: Searcher, doc: number): Promise<Block> {
+    const page = await this.page(searcher, Math.floor(doc / int((this.partition as Partition).table.per_page)));
+    const ref = pageRef(page, doc - int(page.first));
+    const data = await searcher.fetch(ref);
+    if (int(data.first) !== doc || int(data.count) !== 1) throw new RangeError(`row file ${ref.path} is not tool ${doc}'s row`);
+    return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
+  }
+
+  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``). */
+  private async readRows(searcher: Searcher, query: string, docs: number[]): Promise<void> {
+    const nDocs = int(this.meta.tools.n_docs);
+    const probed = new Set((await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)))).flatMap((b) => b.ids));
+    const needed = new Set(docs.filter((d) => d >= 0 && d < nDocs && !probed.has(d)));
+    this.scored = [query, needed];
+    const wanted = [...needed].filter((d) => !this.singles.has(d)).sort((a, b) => a - b);
+    if (this.singles.size + wanted.length > MAX_ROWS) this.singles = new Map([...this.singles].filter(([d]) => needed.has(d)));
+    const { table } = this.partition as Partition;
+    const perPage = int(table.per_page), perGroup = int(table.per_group);
+    // one round, as ``SemanticTier.row_refs``: the directory, groups, pages and row files not read yet, by path where
+    // their ref is not known yet (each checked against the level above when it is read)
+    const pages = [...new Set(wanted.map((d) => Math.floor(d / perPage)))].filter((n) => !this.pages.has(n)).sort((a, b) => a - b);
+    const refs: Artifact[] = this.directory !== null || !wanted.length ? [] : [table.pages];
+    for (const number of [...new Set(pages.map((n) => Math.floor(n / perGroup)))].filter((n) => !this.groups.has(n))) {
+      refs.push(this.directory === null ? { path: `${table.group_folder}/g${number}.json`, max_bytes: table.group_max_bytes } : pageRef(this.directory, number));
+    }
+    for (const number of pages) {
+      const group = this.groups.get(Math.floor(number / perGroup));
+      refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${table.page_folder}/p${number}.json`, max_bytes: table.page_max_bytes });
+    }
+    for (const doc of wanted) {
+      const page = this.pages.get(Math.floor(doc / perPage));
+      refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
+    }
+    await (searcher as unknown as { store: Store }).store.prefetch(refs).catch(() => null);
+    for (const number of pages) await this.page(searcher, number);
+    const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
+    wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
+  }
+
+  /** Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2. */
+  private async partitionedScores(searcher: Searcher, query: string): Promise<Float32Array> {
+    const vector = await this.queryVector(query);
+    const out = new Float32Array(int(this.meta.tools.n_docs)).fill(-2);
+    const probed = await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)));
+    const singles = this.scored[0] === query ? [...this.scored[1]].filter((d) => this.singles.has(d)).sort((a, b) => a - b).map((d) => this.singles.get(d) as Block) : [];
+    const blocks = [...probed, ...singles];
+    const ids = blocks.flatMap((b) => b.ids);
+    if (!ids.length) return out;
+    let exact: Float32Array = Float32Array.from(blocks.flatMap((b) => b.rows), (row) => dot(row, vector));
+    if (HIERARCHY && probed.reduce((n, b) => n + b.ancestors.length, 0) + singles.length === ids.length) {
+      const nodes = new Float32Array(int(this.meta.nodes.n_docs)).fill(-2);
+      for (const b of blocks) b.nodeIds.forEach((node, i) => (nodes[node] = dot(b.nodeRows[i] as Float32Array, vector)));
+      exact = withAncestors(exact, nodes, blocks.flatMap((b) => (b.ancestors.length ? b.ancestors : b.ids.map(() => []))), HIERARCHY);
+    }
+    ids.forEach((id, i) => (out[id] = exact[i] as number));
+    return out;
+  }
+
+  /** The cosines the semantic top is drawn from in a partitioned build: the probed clusters' tools alone. */
+  private async pool(searcher: Searcher, query: string, cosines: Float32Array): Promise<Float32Array> {
+    const out = new Float32Array(cosines.length).fill(-2);
+    for (const c of await this.probe(query)) for (const id of (await this.cluster(searcher, c)).ids) out[id] = cosines[id] as number;
+    return out;
+  }
+
+  /** The fused top ``limit`` (``Searcher._first_stage`` with the tier); on broken vectors the lexical top, and the
+   * tier turns itself off with the reason. */
+  async ranked(searcher: Searcher, partName: string, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
+    const lexical = await searcher.topK(partName, query, Math.max(limit, CANDIDATES), allowed);
+    const params = FUSION[String(this.meta.model.kind)] ?? (FUSION["sentence-transformers"] as Params);
+    const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
+    try {
+      const partitioned = partName === "tools" && this.partition !== null;
+      if (partitioned) await this.readRows(searcher, query, lexical.map(([doc]) => doc));
+      const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
+      const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
+      const part = await searcher.part(partName);
+      if (cosines.length < part.nDocs) throw new RangeError(`${cosines.length} ${partName} vectors for ${part.nDocs} documents`);
+      if (partName !== "tools") return fuse(lexical, cosines, limit, allowed, params);
+      const depth = Math.max(limit, NAME_DEPTH);
+      const terms = new Set(searcher.words(query));
+      const fused = model !== null ? learnedFuse(terms, lexical, cosines, depth, model, allowed, params, await knownShare(searcher, terms), pool) : fuse(lexical, cosines, depth, allowed, params, pool);
+      if (!terms.size || (model === null ? NAME_BOOST <= 0 : !model.name.some(Boolean))) return fused.slice(0, limit);
+      const head = fused.slice(0, NAME_DEPTH);
+      const ids = (await searcher.docs("tools", head)).map((doc) => String(doc.pointer.tool_id));
+      return nameApplied(fused, ids, terms, (text) => searcher.words(text), model).slice(0, limit);
+    } catch (err) {
+      if ((err as Artifact)?.code === undefined && !(err instanceof TypeError || err instanceof RangeError)) throw err;
+      this.reason = `the build's vectors are malformed (${(err as Error).name}: ${String((err as Error).message).slice(0, 80)}); answering by words`;
+      return lexical.slice(0, limit);
+    }
+  }
+}
+
+/** The top ``limit`` tools of a build without vectors or expansion by the learned lexical model (``Searcher._without_vectors``
+ * with ``fusion_model.model_for("lexical")``): the lexical top 50 rescored, then the model's name stage. */
+export async function lexicalRanked(searcher: Searcher, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
+  const model = modelFor("lexical", null);
+  searcher.weakBar = model?.weak ?? 0.35; // find_tool's weak bar on this model's scale (``Searcher.weak_bar``)
+  const lexical = await searcher.topK("tools", query, Math.max(limit, model === null ? limit : CANDIDATES), allowed);
+  if (model === null) return lexical.slice(0, limit);
+  const terms = new Set(searcher.words(query));
+  const fused = learnedFuse(terms, lexical, null, Math.max(limit, NAME_DEPTH), model, null, FUSION.onnx as Params, await knownShare(searcher, terms), null);
+  if (!terms.size || !model.name.some(Boolean)) return fused.slice(0, limit);
+  const ids = (await searcher.docs("tools", fused.slice(0, NAME_DEPTH))).map((doc) => String(doc.pointer.tool_id));
+  return nameApplied(fused, ids, terms, (text) => searcher.words(text), model).slice(0, limit);
+}
+
+/** The share of the query's word terms some tool's text has (``Searcher.known_share``), from postings already read. */
+async function knownShare(searcher: Searcher, terms: Set<string>): Promise<number> {
+  if (!terms.size) return 1;
+  const part = await searcher.part("tools");
+  const words = part.spaces.find((s: Artifact) => s.name === "words");
+  let known = 0;
+  for (const term of terms) if ((await searcher.posting("tools", part, words, term)) !== null) known += 1;
+  return known / terms.size;
+}
