@@ -237,7 +237,8 @@ def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Pat
     _, out = paged
     pages = _meta(out)["tools"]["doc_pages"]
     assert "doc_shards" not in _meta(out)["tools"]
-    assert len(pages["pages"]) == (pages["files"] + 1) // 2
+    assert _meta(out)["tools"]["doc_shard_size"] == shards.PAGED_DOC_SHARD_SIZE, "a paged table has small shards"
+    assert len(pages["pages"]) == -(-pages["files"] // pages["per_page"])
     spaces = _meta(out)["tools"]["spaces"]
     assert all("term_pages" in space and "shards" not in space for space in spaces), "term shards paged too"
     paged_catalog, plain = Catalog.open(out), Catalog.open(example_build)
@@ -248,6 +249,17 @@ def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Pat
     assert report.ok, report.problems
     assert report.kinds.get("index_docs", 0) >= pages["files"]
     assert report.kinds.get("index_terms", 0) >= sum(space["term_pages"]["files"] for space in spaces)
+
+
+def test_doc_layout_pages_big_tool_parts_in_small_shards() -> None:
+    """Small parts and every nodes part keep 32-doc shards listed in the meta; big tool parts get 8-doc shards."""
+    assert shards.doc_layout("tools", 2_016) == (32, None)  # 63 shards of 32
+    assert shards.doc_layout("nodes", 100_000) == (32, None)
+    assert shards.doc_layout("tools", 2_017) == (8, 64)  # 64 shards of 32: paged, 253 of 8, pages of PAGE_SIZE
+    assert shards.doc_layout("tools", 10_000) == (8, 64)  # 1,250 shards, √ = 35.4
+    assert shards.doc_layout("tools", 100_000) == (8, 128)  # 12,500 shards, √ = 111.8
+    assert shards.doc_layout("tools", 8 * 16_384) == (8, 128)  # √ = 128 exactly
+    assert shards.doc_layout("tools", 8 * 16_384 + 1) == (8, 256)
 
 
 def test_paged_doc_shards_over_http_in_three_round_trips(paged: tuple[Path, Path], http_root: tuple[Path, str]) -> None:

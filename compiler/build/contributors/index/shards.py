@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ....format.canonical import dumps, sha256
@@ -14,7 +15,14 @@ SPACE_WEIGHTS: dict[str, float] = {"words": 0.5, "chars": 0.5}
 TERM_SHARD_BYTES = 24_000
 
 
+#: Docs a shard while the meta lists every doc shard (small catalogues, and every nodes part).
 DOC_SHARD_SIZE = 32
+
+
+#: Docs a shard of a paged doc table (a tools part of :data:`PAGES_FROM` shards of :data:`DOC_SHARD_SIZE` or more):
+#: a cold find_tool reads one or two docs of each shard it fetches (the fused head), so smaller shards send fewer
+#: unused docs, for more hashes in the pages (docs/search.md, "Doc shards a cold query reads").
+PAGED_DOC_SHARD_SIZE = 8
 
 
 #: From this many term shards in a space (or tool doc shards) on, the meta points to pages of :data:`PAGE_SIZE`
@@ -79,15 +87,35 @@ def _write_space(
     return meta
 
 
+def doc_layout(part: str, n_docs: int) -> tuple[int, int | None]:
+    """``(docs a shard, shards a page)`` of a part's doc table; the second is None when the meta lists every shard.
+
+    A tools part that would have :data:`PAGES_FROM` shards of :data:`DOC_SHARD_SIZE` docs or more is paged, in
+    shards of :data:`PAGED_DOC_SHARD_SIZE` docs, and pages of the power of two at or above √shards (at least
+    :data:`PAGE_SIZE`): the meta's page refs and a page's hashes then grow alike as catalogues grow.
+    """
+    if part != "tools" or -(-n_docs // DOC_SHARD_SIZE) < PAGES_FROM:
+        return DOC_SHARD_SIZE, None
+    size = min(DOC_SHARD_SIZE, PAGED_DOC_SHARD_SIZE)
+    shards = -(-n_docs // size)
+    per_page = max(PAGE_SIZE, 1 << math.isqrt(shards - 1).bit_length())
+    return size, per_page
+
+
 def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The doc shards; the meta keys that reach them (``doc_shards``, or ``doc_pages`` for big parts)."""
+    """The doc shards; the meta keys that reach them (``doc_shard_size``, and ``doc_shards`` or ``doc_pages``)."""
+    size, per_page = doc_layout(part, len(docs))
     shards: list[tuple[int, int, bytes]] = []
-    for first in range(0, len(docs), DOC_SHARD_SIZE):
-        chunk = docs[first : first + DOC_SHARD_SIZE]
+    for first in range(0, len(docs), size):
+        chunk = docs[first : first + size]
         obj = {"artifact": "index_docs", "part": part, "first": first, "docs": chunk}
         shards.append((first, len(chunk), dumps(obj)))
-    if part == "tools" and len(shards) >= PAGES_FROM:
-        return {"doc_pages": _write_pages(artifacts, part, f"{part}.docs", "d", [data for _, _, data in shards])}
+    if per_page is not None:
+        files = [data for _, _, data in shards]
+        return {
+            "doc_shard_size": size,
+            "doc_pages": _write_pages(artifacts, part, f"{part}.docs", "d", files, per_page=per_page),
+        }
     out = []
     for number, (first, count, data) in enumerate(shards):
         ref = artifacts.add("index", f"{part}.d{number}", ".json", data)
@@ -95,7 +123,7 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
         if part == "nodes":
             shard["first_path"] = docs[first]["path"]
         out.append(shard)
-    return {"doc_shards": out}
+    return {"doc_shard_size": size, "doc_shards": out}
 
 
 def paged_files(
@@ -128,26 +156,35 @@ def paged_files(
 
 
 def _write_pages(
-    artifacts: ArtifactSet, part: str, stem: str, prefix: str, files: list[bytes], lasts: list[str] | None = None
+    artifacts: ArtifactSet,
+    part: str,
+    stem: str,
+    prefix: str,
+    files: list[bytes],
+    lasts: list[str] | None = None,
+    *,
+    per_page: int | None = None,
 ) -> dict[str, Any]:
     """A big table of files: ``<folder>/<prefix><i>.json``, their sha256 and size in pages the meta points to.
 
     The meta then holds one ref per :data:`PAGE_SIZE` files instead of one per file, so it stays small as
     catalogues grow. The folder is named by the hash of every file's hash, so its files never change once
     published; a reader fetches a file together with its page and checks it against the page before use.
-    ``lasts`` (term shards): each file's last term, kept in its page.
+    ``lasts`` (term shards): each file's last term, kept in its page. ``per_page``: files a page
+    (:data:`PAGE_SIZE` unless given).
     """
-    folder, listing = paged_files(artifacts, "index", stem, part, prefix, files, PAGE_SIZE)
+    per_page = per_page or PAGE_SIZE
+    folder, listing = paged_files(artifacts, "index", stem, part, prefix, files, per_page)
     pages = []
     for number, page in enumerate(listing):
         if lasts is not None:
-            page["last"] = lasts[page["first"] : page["first"] + PAGE_SIZE]
+            page["last"] = lasts[page["first"] : page["first"] + per_page]
         pages.append(artifacts.add_json("index", f"{stem}.p{number}", page))
     return {
         "folder": folder,
         "prefix": prefix,
         "files": len(files),
-        "per_page": PAGE_SIZE,
+        "per_page": per_page,
         "max_bytes": max(len(data) for data in files),
         "pages": pages,
     }

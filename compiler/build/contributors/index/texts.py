@@ -21,7 +21,6 @@ from ...artifacts import ArtifactSet, pointer
 from ...memo import ToolMemo
 from ...model import CompiledCatalog, Node, NodePath, Tool
 from ...progress import report
-from . import shards
 from .fit import Grams, fit_space
 from .segments import (
     DELTA_MAX_BYTES,
@@ -378,7 +377,6 @@ def _write_part(
     meta = {
         "n_docs": len(docs),
         "spaces": spaces,
-        "doc_shard_size": shards.DOC_SHARD_SIZE,
         "bundles": True,
         **_write_docs(artifacts, part, docs),
     }
