@@ -454,6 +454,7 @@ def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
     known = np.asarray([-2.0, -2.0, -2.0, 0.9, 0.5, 0.95], dtype=np.float32)  # docs 0-2: rows not read yet
     tier = object.__new__(semantic.SemanticTier)
     tier._partition = (None, 1, {})
+    tier._meta = {"tools": {"n_docs": 6}}
     monkeypatch.setattr(tier, "_partitioned_scores", lambda *_: known, raising=False)
     monkeypatch.setattr(tier, "pool", lambda *_: known, raising=False)
     lexical = [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
@@ -461,6 +462,33 @@ def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
     # the true head when doc 2's row scores 0.9 and docs 0 and 1 score 0: docs 2 and 3
     assert {2, 3} <= set(guess)
     assert {3, 5} <= set(guess)  # the head with the unknown cosines as none
+
+
+def test_above_the_sure_head_size_the_guess_is_the_sure_head_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A catalogue of more tools than SURE_HEAD_ABOVE guesses only the head of known cosines, no raised candidate."""
+    np = pytest.importorskip("numpy")
+    known = np.asarray([-2.0, -2.0, -2.0, 0.9, 0.5, 0.95], dtype=np.float32)
+    tier = object.__new__(semantic.SemanticTier)
+    tier._partition = (None, 1, {})
+    tier._meta = {"tools": {"n_docs": 6}}
+    monkeypatch.setattr(tier, "_partitioned_scores", lambda *_: known, raising=False)
+    monkeypatch.setattr(tier, "pool", lambda *_: known, raising=False)
+    lexical = [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
+    params = (0.5, 0.5, 0.0, -1.0)
+    assert 2 in tier.head_guess("q", lexical, 2, None, params)
+    monkeypatch.setattr(semantic, "SURE_HEAD_ABOVE", 5)
+    assert set(tier.head_guess("q", lexical, 2, None, params)) == {3, 5}
+
+
+@needs_default
+@pytest.mark.parametrize("query", ["read a text file", "send a message to a channel", "list my open issues"])
+def test_the_sure_head_alone_answers_the_same(
+    partitioned_build: Path, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guessing the sure head alone changes what is fetched when, never the answer."""
+    expected = _open(partitioned_build).find_tool(query)
+    monkeypatch.setattr(semantic, "SURE_HEAD_ABOVE", 0)
+    assert _open(partitioned_build).find_tool(query) == expected
 
 
 @needs_default

@@ -51,6 +51,11 @@ SPREAD = 1.0
 #: The tools a query's probed clusters hold at least; None reads the build's meta (its ``probe_rows``). A
 #: measurement switch (benches); :data:`NPROBE`, when set, wins.
 PROBE_ROWS: int | None = None
+#: Above this many tools :meth:`SemanticTier.head_guess` is the sure head alone: at 100,000 tools the candidates that
+#: could reach it are 10-60 a query, and their doc shards cost more bytes (63 -> 45 KB a cold query) than the round
+#: trip a head doc it missed costs (3 -> 4, within the 6 allowed there); at 10,000 they are few and the round matters
+#: (docs/search.md, "Vectors a CDN can serve").
+SURE_HEAD_ABOVE = 50_000
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
 #: The partitioned format this reader reads (``toolcat-vectors-5``: clusters, centroids and a row table, each row's
@@ -487,7 +492,8 @@ class SemanticTier:
         under its last score. Then each candidate of unknown cosine that would reach that score at the best probed
         cosine (its likely ceiling: the probed clusters are the query's nearest). A searcher fetches their doc
         shards in the same round as the rows (:meth:`row_refs`), so an answer costs no round more; a doc it
-        missed (a row above every probed cosine) is fetched after.
+        missed (a row above every probed cosine) is fetched after. Above :data:`SURE_HEAD_ABOVE` tools it is the
+        sure head alone (fewer bytes, a round more when a row lifts a candidate into the head).
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -497,7 +503,7 @@ class SemanticTier:
         pool = self.pool("tools", query, known)
         sure = hybrid.fuse(lexical, known, depth, allowed, params, pool)
         unknown = np.asarray([doc for doc, _, _ in lexical if known[doc] == -2.0], dtype=np.int64)
-        if not len(unknown):
+        if not len(unknown) or int(self._meta["tools"]["n_docs"]) > SURE_HEAD_ABOVE:
             return [doc for doc, _, _ in sure]
         floor = sure[-1][1] if len(sure) >= depth else -1.0
         ceiling = known.copy()
