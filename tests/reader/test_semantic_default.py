@@ -446,10 +446,8 @@ def test_malformed_partition_falls_back_to_words_and_says_why(partitioned_build:
     assert "malformed" in reason, reason
 
 
-def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Three candidates of unknown cosine at the best probed one: the guess keeps all that reach the sure head, not two."""
+def _guessing_tier(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[tuple[int, float, list[str]]]]:
+    """A partitioned tier of 6 tools whose docs 0-2 have no row read yet, and the lexical candidates of a query."""
     np = pytest.importorskip("numpy")
     known = np.asarray([-2.0, -2.0, -2.0, 0.9, 0.5, 0.95], dtype=np.float32)  # docs 0-2: rows not read yet
     tier = object.__new__(semantic.SemanticTier)
@@ -457,7 +455,14 @@ def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
     tier._meta = {"tools": {"n_docs": 6}}
     monkeypatch.setattr(tier, "_partitioned_scores", lambda *_: known, raising=False)
     monkeypatch.setattr(tier, "pool", lambda *_: known, raising=False)
-    lexical = [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
+    return tier, [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
+
+
+def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three candidates of unknown cosine at the best probed one: the guess keeps all that reach the sure head, not two."""
+    tier, lexical = _guessing_tier(monkeypatch)
     guess = tier.head_guess("q", lexical, 2, None, (0.5, 0.5, 0.0, -1.0))
     # the true head when doc 2's row scores 0.9 and docs 0 and 1 score 0: docs 2 and 3
     assert {2, 3} <= set(guess)
@@ -466,14 +471,7 @@ def test_the_head_guess_keeps_a_candidate_that_more_raised_ones_would_crowd_out(
 
 def test_above_the_sure_head_size_the_guess_is_the_sure_head_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """A catalogue of more tools than SURE_HEAD_ABOVE guesses only the head of known cosines, no raised candidate."""
-    np = pytest.importorskip("numpy")
-    known = np.asarray([-2.0, -2.0, -2.0, 0.9, 0.5, 0.95], dtype=np.float32)
-    tier = object.__new__(semantic.SemanticTier)
-    tier._partition = (None, 1, {})
-    tier._meta = {"tools": {"n_docs": 6}}
-    monkeypatch.setattr(tier, "_partitioned_scores", lambda *_: known, raising=False)
-    monkeypatch.setattr(tier, "pool", lambda *_: known, raising=False)
-    lexical = [(0, 0.9, ["a"]), (1, 0.85, ["a"]), (2, 0.8, ["a"]), (3, 0.3, ["a"]), (4, 0.2, ["a"])]
+    tier, lexical = _guessing_tier(monkeypatch)
     params = (0.5, 0.5, 0.0, -1.0)
     assert 2 in tier.head_guess("q", lexical, 2, None, params)
     monkeypatch.setattr(semantic, "SURE_HEAD_ABOVE", 5)
