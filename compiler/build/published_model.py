@@ -24,11 +24,12 @@ MODEL_FORMAT = "toolcat-model-1"
 MODEL_JSON = "model.json"
 
 
-def publish_model(dest: Path, spec: str = DEFAULT_SPEC) -> dict[str, Any]:
+def publish_model(dest: Path, spec: str = DEFAULT_SPEC, weights_sha256: str | None = None) -> dict[str, Any]:
     """Write the model ``spec`` names into ``dest`` (graph, vocabulary, ``model.json``); returns ``model.json``'s content.
 
-    Raises :class:`~toolcat.engines.embedding.EmbedderError` for an embedder the TypeScript reader cannot run (only
-    the built-in onnxruntime MiniLM specs) or one that is not installed.
+    Raises :class:`~toolcat.engines.embedding.EmbedderError`, before writing anything, for an embedder the TypeScript
+    reader cannot run (only the built-in onnxruntime MiniLM specs), one that is not installed, or one whose weights
+    are not ``weights_sha256`` (when given: a build's vectors were made with other weights).
     """
     low = spec.strip().lower()
     if low not in ONNX_MINILM:
@@ -37,6 +38,11 @@ def publish_model(dest: Path, spec: str = DEFAULT_SPEC) -> dict[str, Any]:
             f"build with --embedder {' / '.join(sorted(ONNX_MINILM))} (the default is {DEFAULT_SPEC}) to publish its model",
         )
     embedder = load_embedder(spec)
+    if weights_sha256 is not None and embedder.describe().get("weights_sha256") != weights_sha256:
+        raise EmbedderError(
+            f"the installed {spec} has other weights than the build's vectors",
+            "rebuild the catalogue with the model installed here, then publish it",
+        )
     encoder = embedder.model
     graph = Path(encoder.graph_path()).read_bytes()
     vocab = encoder.tokenizer.vocab
@@ -73,7 +79,7 @@ def publish_build_model(build_dir: Path, dest: Path) -> dict[str, Any]:
     """Publish the embedder the build in ``build_dir`` made its vectors with (its vectors meta names it) into ``dest``.
 
     Raises :class:`~toolcat.engines.embedding.EmbedderError` when the build has no vectors, or when the model
-    installed here has other weights than the build's.
+    installed here has other weights than the build's (then nothing is written).
     """
     entry = json.loads((build_dir / "catalog.json").read_text(encoding="utf-8"))
     manifest = json.loads((build_dir / entry["manifest"]["path"]).read_text(encoding="utf-8"))
@@ -84,10 +90,4 @@ def publish_build_model(build_dir: Path, dest: Path) -> dict[str, Any]:
             "build with the default embedder (minilm-onnx), or leave --publish-model out",
         )
     model = json.loads((build_dir / str(ref["path"])).read_text(encoding="utf-8"))["model"]
-    info = publish_model(dest, str(model["spec"]))
-    if info["weights_sha256"] != model.get("weights_sha256"):
-        raise EmbedderError(
-            f"the installed {model['spec']} has other weights than the build's vectors",
-            "rebuild the catalogue with the model installed here, then publish it",
-        )
-    return info
+    return publish_model(dest, str(model["spec"]), str(model.get("weights_sha256")))

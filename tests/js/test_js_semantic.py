@@ -173,6 +173,18 @@ def test_publishing_a_lexical_build_says_there_is_no_model(example_build: Path, 
     assert not (tmp_path / "model").exists()
 
 
+def test_publishing_other_weights_than_the_build_writes_nothing(tmp_path: Path) -> None:
+    """A build whose vectors name other weights than the installed model's is refused before any file is written."""
+    pytest.importorskip("onnxruntime")
+    from toolcat.build.published_model import publish_model  # noqa: PLC0415 - the function the command calls
+    from toolcat.engines.embedding import EmbedderError  # noqa: PLC0415 - the error the command reports
+
+    with pytest.raises(EmbedderError, match="other weights") as caught:
+        publish_model(tmp_path / "model", weights_sha256="0" * 64)
+    assert "rebuild" in caught.value.hint
+    assert not (tmp_path / "model").exists()
+
+
 def _tier(site: Path, options: dict[str, Any] | None) -> tuple[str, Any]:
     with serve_folder(site) as url:
         got = node_run(url, [["findTool", "upload a report to a bucket", 5]], options)
