@@ -140,7 +140,7 @@ class Searcher(IndexReader):
         lexical = super()._ranked(part_name, query, allowed, max(limit or 0, CANDIDATES))
         params = FUSION.get(tier.kind, FUSION["sentence-transformers"])
         # the learned fusion (docs/search.md, "Learned fusion") where a model was trained for this embedder
-        model = fusion_model.model_for(str(tier.model), tier.weights_sha256) if part_name == "tools" else None
+        model = self._tools_model() if part_name == "tools" else None
         try:
             if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
@@ -183,7 +183,7 @@ class Searcher(IndexReader):
             return super()._ranked(part_name, query, allowed, limit)
         if self._part(part_name).expand is not None:
             return self._expanded(query, allowed, limit)
-        learned = fusion_model.model_for("lexical")
+        learned = self._tools_model()
         if learned is None:
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit, CANDIDATES))
@@ -543,7 +543,10 @@ class Searcher(IndexReader):
         return WEAK_RELEVANCE if model is None or model.weak is None else model.weak
 
     def _tools_model(self) -> fusion_model.Model | None:
-        """The learned fusion a tools search with a limit is ranked by now (as :meth:`_ranked` picks it), or None."""
+        """The learned fusion a tools search with a limit is ranked by now, or None.
+
+        The one rule the ranking (:meth:`_first_stage`, :meth:`_without_vectors`) and :meth:`weak_bar` share.
+        """
         tier = self.semantic_tier() if "vectors" in self.manifest else None
         if tier is not None:
             return fusion_model.model_for(str(tier.model), tier.weights_sha256)
