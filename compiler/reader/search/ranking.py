@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -26,6 +27,8 @@ Prefetch = Callable[[list[dict[str, Any]]], None]
 MIN_CHAR_ONLY_SCORE = 0.1
 #: Margin on the top-k stopping test, far above the rounding of the running sum of bounds (~1e-16).
 BOUND_SLACK = 1e-9
+#: Up to this many scores the k-th largest is read from a sorted copy, above it from ``heapq.nlargest``.
+KTH_BY_SORT = 2000
 
 
 def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, float]:
@@ -292,11 +295,8 @@ class IndexReader:
         ]
 
     def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
-        ids: list[int] = []
-        last = 0
-        for gap in entry["docs"]:
-            last += gap
-            ids.append(last)
+        ids: list[int] = list(itertools.accumulate(entry["docs"], initial=0))  # the running sums of the gaps
+        del ids[0]
         posting = _Posting(float(entry["idf"]), ids, entry["w"])
         # Character n-grams of one word often have identical postings: share one object so that
         # the top-k search walks them once (with the query weights summed).
@@ -503,6 +503,13 @@ class IndexReader:
             for _, factor, _, posting in terms[position:]:
                 by_doc = posting.by_doc()
                 is_word = id(posting) in words
+                if len(by_doc) < len(total):  # walk the shorter side: the same one addition per shared doc
+                    for doc_id, value in by_doc.items():
+                        if doc_id in total:
+                            total[doc_id] += factor * value
+                            if is_word:
+                                word_docs.add(doc_id)
+                    continue
                 for doc_id in total:
                     weight = by_doc.get(doc_id)
                     if weight is not None:
@@ -510,6 +517,9 @@ class IndexReader:
                         if is_word:
                             word_docs.add(doc_id)
         hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+        if len(hits) > k:  # only hits scoring at least the k-th best can be among the top k: sort those alone
+            cut = _kth_largest([s for _, s in hits], k)
+            hits = [h for h in hits if h[1] >= cut]
         hits.sort(key=lambda h: (-h[1], h[0]))
         return [(d, s, [term for term, posting in word_terms if d in posting.by_doc()]) for d, s in hits[:k]]
 
@@ -519,4 +529,12 @@ def _kth_hit_score(total: dict[int, float], word_docs: set[int], k: int) -> floa
     scores = [s for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
     if len(scores) < k:
         return -1.0
-    return heapq.nlargest(k, scores)[-1]
+    return _kth_largest(scores, k)
+
+
+def _kth_largest(scores: list[float], k: int) -> float:
+    """The k-th largest of ``scores`` (at least k of them; the list may be reordered)."""
+    if len(scores) > KTH_BY_SORT:
+        return heapq.nlargest(k, scores)[-1]
+    scores.sort()  # a C sort of a few thousand floats beats heapq.nlargest's Python loop (measured: 22 vs 50 us at 1,000)
+    return scores[-k]

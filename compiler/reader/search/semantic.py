@@ -114,8 +114,12 @@ class SemanticTier:
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
         #: The last query's probe (:meth:`probe`): ((query, NPROBE, PROBE_ROWS, SPREAD), its clusters).
         self._probed: tuple[tuple[Any, ...], list[int]] = ((), [])
-        #: Each cluster read's :func:`ancestor_index` (made once: per query it cost 0.8 ms at 10,000 tools).
-        self._cluster_paths: dict[int, Any] = {}
+        #: Each cluster read's :func:`distinct_paths` of its :func:`ancestor_index` (made once a cluster).
+        self._cluster_paths: dict[int, tuple[Any, Any]] = {}
+        #: Each cluster read's doc ids as a set (:meth:`_cluster_ids`).
+        self._cluster_sets: dict[int, frozenset[int]] = {}
+        #: The last query's probed products (:meth:`_probed_cosines`): (query, clusters), its vector, tools', nodes'.
+        self._probed_products: tuple[Any, Any, list[Any], list[Any]] = ((), None, [], [])
         #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
         self._scored: tuple[str, set[int]] = ("", set())
         #: The row table's directory (the page listing its pages), once read.
@@ -429,6 +433,13 @@ class SemanticTier:
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
+    def _cluster_ids(self, cluster: int) -> frozenset[int]:
+        """The doc ids of one cluster as a set (made once a cluster)."""
+        ids = self._cluster_sets.get(cluster)
+        if ids is None:
+            ids = self._cluster_sets[cluster] = frozenset(self._cluster(cluster)[0].tolist())
+        return ids
+
     def row_refs(self, query: str, docs: list[int]) -> list[dict[str, Any]]:
         """The files to fetch for the rows of ``docs`` (a query's lexical candidates) outside the probed clusters.
 
@@ -442,8 +453,9 @@ class SemanticTier:
         table = self._partition[2]
         n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
         per_group = int(table["per_group"])
-        probed = {int(i) for c in self.probe(query) for i in self._cluster(c)[0]}
-        needed = {int(d) for d in docs if 0 <= int(d) < n_docs} - probed
+        probed = [self._cluster_ids(c) for c in self.probe(query)]
+        needed = {int(d) for d in docs if 0 <= int(d) < n_docs}
+        needed = {d for d in needed if not any(d in ids for ids in probed)}
         self._scored = (query, needed)
         wanted = sorted(needed - set(self._rows))
         if len(self._rows) + len(wanted) > MAX_ROWS:
@@ -601,7 +613,9 @@ class SemanticTier:
         """Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2.
 
         The rows read are the probed clusters' and the lexical candidates' (:meth:`row_refs`, :meth:`read_rows`); a tool with
-        neither is no candidate of the fusion, whose cosine floor counts -2 as none.
+        neither is no candidate of the fusion, whose cosine floor counts -2 as none. A query asks twice (its head
+        guess, then its scores, with more single rows read): the probed clusters' products are made once
+        (:meth:`_probed_cosines`), and each tool's best ancestor is taken over its cluster's distinct home paths.
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -615,38 +629,51 @@ class SemanticTier:
         probed = [self._cluster(c) for c in clusters]
         singles = sorted(self._scored[1] & set(self._rows)) if self._scored[0] == query else []
         ids = np.concatenate([*(p[0] for p in probed), np.asarray(singles, dtype=np.int64)])
-        rows = [p[1] for p in probed] + ([np.stack([self._rows[d][0] for d in singles])] if singles else [])
         if not len(ids):
             return out
-        exact = np.einsum("ij,j->i", np.concatenate(rows), vector).astype(np.float32)
+        cluster_cosines, cluster_nodes = self._probed_cosines(query, vector, clusters, probed)
+        blocks = list(cluster_cosines)
+        if singles:
+            blocks.append(np.einsum("ij,j->i", np.stack([self._rows[d][0] for d in singles]), vector))
+        exact = np.concatenate(blocks).astype(np.float32)
         # every tool scored has its ancestor row (a cluster's may list none: then no hierarchy term)
         if hybrid.HIERARCHY and sum(len(p[2]) for p in probed) + len(singles) == len(ids):
             n_nodes = int(self._meta["nodes"]["n_docs"])
             nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the scored tools' ancestors, from their files
-            for node_ids, node_block in [*(p[3] for p in probed), *(self._rows[d][2] for d in singles)]:
+            for (node_ids, _), cosines in zip((p[3] for p in probed), cluster_nodes, strict=True):
+                if len(node_ids):
+                    nodes[node_ids] = cosines
+            for doc in singles:
+                node_ids, node_block = self._rows[doc][2]
                 if len(node_ids):
                     nodes[node_ids] = np.einsum("ij,j->i", node_block, vector)
-            paths, index = distinct_paths(self._ancestor_index(clusters, singles, n_nodes))
-            exact = with_ancestors(exact, nodes, paths, hybrid.HIERARCHY, index)
+            # each tool's best ancestor: once per distinct home path of its cluster (the padding row n_nodes: -2)
+            extended = np.append(nodes, np.float32(-2.0))
+            best = [extended[paths].max(axis=1)[rows] for paths, rows in self._cluster_homes(clusters, n_nodes)]
+            if singles:
+                best.append(extended[ancestor_index([self._rows[doc][1] for doc in singles], n_nodes)].max(axis=1))
+            exact = with_ancestors(exact, np.concatenate(best), _column(len(ids)), hybrid.HIERARCHY)
         out[ids] = exact
         return out
 
-    def _ancestor_index(self, clusters: list[int], singles: list[int], n_nodes: int) -> Any:
-        """:func:`ancestor_index` of the probed ``clusters``' tools then the ``singles`` (rows read one by one).
-
-        Each cluster's block is made once; the blocks are padded to one depth with ``n_nodes`` (no ancestor).
-        """
+    def _probed_cosines(self, query: str, vector: Any, clusters: list[int], probed: list[Any]) -> tuple[Any, Any]:
+        """(each probed cluster's tool cosines, each one's node cosines), made once per query and probe."""
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-        blocks = []
+        key = (query, tuple(clusters))
+        cached = self._probed_products
+        if cached[0] != key or cached[1] is not vector:
+            tools = [np.einsum("ij,j->i", p[1], vector) for p in probed]
+            nodes = [np.einsum("ij,j->i", p[3][1], vector) if len(p[3][0]) else None for p in probed]
+            self._probed_products = cached = (key, vector, tools, nodes)
+        return cached[2], cached[3]
+
+    def _cluster_homes(self, clusters: list[int], n_nodes: int) -> list[tuple[Any, Any]]:
+        """Each cluster's :func:`distinct_paths` of its tools' :func:`ancestor_index` (made once a cluster)."""
         for cluster in clusters:
             if cluster not in self._cluster_paths:
-                self._cluster_paths[cluster] = ancestor_index(self._clusters[cluster][2], n_nodes)
-            blocks.append(self._cluster_paths[cluster])
-        if singles:
-            blocks.append(ancestor_index([self._rows[doc][1] for doc in singles], n_nodes))
-        depth = max(block.shape[1] for block in blocks)
-        return np.concatenate([np.pad(b, ((0, 0), (0, depth - b.shape[1])), constant_values=n_nodes) for b in blocks])
+                self._cluster_paths[cluster] = distinct_paths(ancestor_index(self._clusters[cluster][2], n_nodes))
+        return [self._cluster_paths[cluster] for cluster in clusters]
 
     def query_vector(self, query: str) -> Any:
         """The query's embedding (cached for the last few queries)."""
@@ -784,6 +811,14 @@ def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
         valid = [node for node in row if 0 <= node < n_nodes]
         out[i, : len(valid)] = valid
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _column(n: int) -> Any:
+    """``(n, 1)`` ints 0..n-1: an :func:`toolcat.engines.embedding.with_ancestors` index whose nodes are the tools' own."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    return np.arange(n, dtype=np.int64)[:, None]
 
 
 def distinct_paths(index: Any) -> tuple[Any, Any]:
