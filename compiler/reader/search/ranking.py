@@ -43,15 +43,21 @@ def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, flo
 
 
 class _Posting:
-    """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map."""
+    """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map.
 
-    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "weights")
+    ``strict``: the ids rise strictly (each doc once), so walking the pairs reads what the map would hold.
+    """
 
-    def __init__(self, idf: float, ids: list[int], weights: list[float]) -> None:
+    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "strict", "walks", "weights")
+
+    def __init__(self, idf: float, ids: list[int], weights: list[float], *, strict: bool = False) -> None:
         self.idf = idf
         self.ids = ids
         self.weights = weights
         self.max_weight = max(weights, default=0.0)
+        self.strict = strict
+        #: How often :meth:`walk_once` said to walk the pairs instead of building the map.
+        self.walks = 0
         self._by_doc: dict[int, float] | None = None
 
     def by_doc(self) -> dict[int, float]:
@@ -59,6 +65,22 @@ class _Posting:
         if self._by_doc is None:
             self._by_doc = dict(zip(self.ids, self.weights, strict=True))
         return self._by_doc
+
+    def walk_once(self) -> bool:
+        """Whether to walk the pairs instead of the map this time: a strict posting without a map, asked first.
+
+        One pass over the pairs costs less than building the map; a posting asked again gets its map.
+        """
+        if self._by_doc is not None or not self.strict or self.walks:
+            return False
+        self.walks += 1
+        return True
+
+    def holding(self, docs: set[int]) -> set[int]:
+        """The ones of ``docs`` this posting lists (from the map when it is built, else one pass over the ids)."""
+        if self._by_doc is not None:
+            return {doc for doc in docs if doc in self._by_doc}
+        return docs.intersection(self.ids)
 
 
 class _Part:
@@ -295,9 +317,11 @@ class IndexReader:
         ]
 
     def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
-        ids: list[int] = list(itertools.accumulate(entry["docs"], initial=0))  # the running sums of the gaps
+        gaps = entry["docs"]
+        ids: list[int] = list(itertools.accumulate(gaps, initial=0))  # the running sums of the gaps
         del ids[0]
-        posting = _Posting(float(entry["idf"]), ids, entry["w"])
+        strict = min(itertools.islice(gaps, 1, None), default=1) > 0
+        posting = _Posting(float(entry["idf"]), ids, entry["w"], strict=strict)
         # Character n-grams of one word often have identical postings: share one object so that
         # the top-k search walks them once (with the query weights summed).
         content = (space_name, posting.idf, tuple(entry["docs"]), tuple(posting.weights))
@@ -469,59 +493,102 @@ class IndexReader:
                     word_terms.append((term, posting))
         terms = [(factor * posting.max_weight, factor, term, posting) for factor, term, posting in factors.values()]
         terms.sort(key=lambda t: (-t[0], t[2]))
-        remaining = sum(t[0] for t in terms)
-        done = 0.0
-        total: dict[int, float] = {}
-        word_docs: set[int] = set()
         words = {id(posting) for _, posting in word_terms}
-        position = 0
-        kth = -1.0
-        while position < len(terms):
-            bound, factor, _, posting = terms[position]
-            position += 1
-            remaining -= bound
-            done += bound
-            get = total.get
-            if allowed is None:
-                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
-                    total[doc_id] = get(doc_id, 0.0) + factor * w
-                if id(posting) in words:
-                    word_docs.update(posting.ids)
-            else:
-                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
-                    if allowed(doc_id):
-                        total[doc_id] = get(doc_id, 0.0) + factor * w
-                        if id(posting) in words:
-                            word_docs.add(doc_id)
-            # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
-            if done > remaining:
-                kth = _kth_hit_score(total, word_docs, k)
-                if kth > remaining + BOUND_SLACK:
-                    break
+        total, word_docs, position, remaining, kth = _leading_terms(terms, words, k, allowed)
         if position < len(terms):
             total = {d: s for d, s in total.items() if s + remaining + BOUND_SLACK >= kth}
-            for _, factor, _, posting in terms[position:]:
-                by_doc = posting.by_doc()
-                is_word = id(posting) in words
-                if len(by_doc) < len(total):  # walk the shorter side: the same one addition per shared doc
-                    for doc_id, value in by_doc.items():
-                        if doc_id in total:
-                            total[doc_id] += factor * value
-                            if is_word:
-                                word_docs.add(doc_id)
-                    continue
-                for doc_id in total:
-                    weight = by_doc.get(doc_id)
-                    if weight is not None:
-                        total[doc_id] += factor * weight
-                        if is_word:
-                            word_docs.add(doc_id)
-        hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
-        if len(hits) > k:  # only hits scoring at least the k-th best can be among the top k: sort those alone
-            cut = _kth_largest([s for _, s in hits], k)
-            hits = [h for h in hits if h[1] >= cut]
-        hits.sort(key=lambda h: (-h[1], h[0]))
-        return [(d, s, [term for term, posting in word_terms if d in posting.by_doc()]) for d, s in hits[:k]]
+            _trailing_terms(total, word_docs, terms[position:], words)
+        return _best_hits(total, word_docs, word_terms, k)
+
+
+_Term = tuple[float, float, str, _Posting]  # (upper bound, factor, term, posting), as _top_k orders them
+
+
+def _leading_terms(
+    terms: list[_Term], words: set[int], k: int, allowed: Callable[[int], bool] | None
+) -> tuple[dict[int, float], set[int], int, float, float]:
+    """:meth:`IndexReader._top_k`'s first pass: every posting summed, term after term, until no unseen doc can win.
+
+    Returns (scores so far, docs a word matched, the first term not summed, its and later terms' bounds, k-th score).
+    """
+    remaining = sum(t[0] for t in terms)
+    done = 0.0
+    total: dict[int, float] = {}
+    word_docs: set[int] = set()
+    position = 0
+    kth = -1.0
+    while position < len(terms):
+        bound, factor, _, posting = terms[position]
+        position += 1
+        remaining -= bound
+        done += bound
+        get = total.get
+        if allowed is None:
+            for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                total[doc_id] = get(doc_id, 0.0) + factor * w
+            if id(posting) in words:
+                word_docs.update(posting.ids)
+        else:
+            for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                if allowed(doc_id):
+                    total[doc_id] = get(doc_id, 0.0) + factor * w
+                    if id(posting) in words:
+                        word_docs.add(doc_id)
+        # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
+        if done > remaining:
+            kth = _kth_hit_score(total, word_docs, k)
+            if kth > remaining + BOUND_SLACK:
+                break
+    return total, word_docs, position, remaining, kth
+
+
+def _trailing_terms(total: dict[int, float], word_docs: set[int], terms: list[_Term], words: set[int]) -> None:
+    """:meth:`IndexReader._top_k`'s second pass: the remaining terms added to the docs already in ``total``.
+
+    Each shared doc gets the same one addition whichever side is walked: the posting's pairs (a strict posting
+    asked for the first time: no map to build), its map, or the docs.
+    """
+    for _, factor, _, posting in terms:
+        is_word = id(posting) in words
+        if posting.walk_once():
+            _add_shared(total, word_docs, zip(posting.ids, posting.weights, strict=True), factor, is_word)
+            continue
+        by_doc = posting.by_doc()
+        if len(by_doc) < len(total):
+            _add_shared(total, word_docs, by_doc.items(), factor, is_word)
+            continue
+        for doc_id in total:
+            weight = by_doc.get(doc_id)
+            if weight is not None:
+                total[doc_id] += factor * weight
+                if is_word:
+                    word_docs.add(doc_id)
+
+
+def _add_shared(
+    total: dict[int, float], word_docs: set[int], pairs: Iterable[tuple[int, float]], factor: float, is_word: bool
+) -> None:
+    """Add ``factor`` x weight to each doc of ``pairs`` already in ``total`` (and note a word's matches)."""
+    for doc_id, value in pairs:
+        if doc_id in total:
+            total[doc_id] += factor * value
+            if is_word:
+                word_docs.add(doc_id)
+
+
+def _best_hits(
+    total: dict[int, float], word_docs: set[int], word_terms: list[tuple[str, _Posting]], k: int
+) -> list[tuple[int, float, list[str]]]:
+    """The best ``k`` hits of ``total`` (best first, ties by doc id), each with the query words it matched."""
+    hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+    if len(hits) > k:  # only hits scoring at least the k-th best can be among the top k: sort those alone
+        cut = _kth_largest([s for _, s in hits], k)
+        hits = [h for h in hits if h[1] >= cut]
+    hits.sort(key=lambda h: (-h[1], h[0]))
+    top = hits[:k]
+    docs = {d for d, _ in top}
+    held = [(term, posting.holding(docs)) for term, posting in word_terms]
+    return [(d, s, [term for term, matched in held if d in matched]) for d, s in top]
 
 
 def _kth_hit_score(total: dict[int, float], word_docs: set[int], k: int) -> float:
