@@ -29,6 +29,8 @@ MIN_CHAR_ONLY_SCORE = 0.1
 BOUND_SLACK = 1e-9
 #: Up to this many scores the k-th largest is read from a sorted copy, above it from ``heapq.nlargest``.
 KTH_BY_SORT = 2000
+#: The most words a part remembers the words filter's answer for (:meth:`_Part.may_hold`); then it starts again.
+MAX_REMEMBERED_WORDS = 4096
 
 
 def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, float]:
@@ -97,6 +99,7 @@ class _Part:
         self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
         #: The words the words space holds, as a filter: a query word it lacks needs no term shard (docs/search.md).
         self.words_filter = WordFilter(next(s for s in self.spaces if s["name"] == "words")["filter"])
+        self._held: dict[str, bool] = {}
         expand = meta.get("expand")
         #: The learned expansion (docs/search.md, "Learned term expansion"): term shards laid out like a space's.
         self.expand: dict[str, Any] | None = expand if isinstance(expand, dict) else None
@@ -124,6 +127,15 @@ class _Part:
             self.delta_spaces = {s["name"]: s for s in self.delta["spaces"]}
             self.delta_firsts = {name: [sh["first"] for sh in s["shards"]] for name, s in self.delta_spaces.items()}
             self.delta_doc_file = {int(i): f["ref"] for f in self.delta["docs"] for i in f["ids"]}
+
+    def may_hold(self, word: str) -> bool:
+        """The words filter's answer for ``word``, remembered (a query asks it of each word two or three times)."""
+        held = self._held.get(word)
+        if held is None:
+            if len(self._held) >= MAX_REMEMBERED_WORDS:
+                self._held.clear()
+            held = self._held[word] = self.words_filter.may_hold(word)
+        return held
 
     def delta_shard_ref(self, space: str, term: str) -> dict[str, Any] | None:
         """The ref of the delta term shard whose range covers ``term``."""
@@ -247,7 +259,7 @@ class IndexReader:
 
         A word the words space's filter says is absent is absent: no shard is read for it.
         """
-        if space["name"] == "words" and not part.words_filter.may_hold(term):
+        if space["name"] == "words" and not part.may_hold(term):
             return None
         ref = self._shard_ref(part, space, term)
         if ref is None:
@@ -271,7 +283,7 @@ class IndexReader:
         words = list(dict.fromkeys(analyze_words(query)))
         self._pending_pages = []
         # A word the filter says the index lacks needs no term shard, and its n-grams' shards come in this round.
-        held = [word for word in words if part.words_filter.may_hold(word)]
+        held = [word for word in words if part.may_hold(word)]
         refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in held] + list(extra or [])
         if part.meta.get("bundles"):
             absent = [gram for word in words if word not in held for gram in word_ngrams(word)]
