@@ -486,8 +486,13 @@ class SemanticTier:
         """Read the rows :meth:`row_refs` named for ``query`` (fetched by then, or fetched one by one here)."""
         if self._partition is None or self._scored[0] != query:
             return
-        for doc in sorted(self._scored[1] - set(self._rows)):
-            self._rows[doc] = self._row(doc)
+        docs = sorted(self._scored[1] - set(self._rows))
+        files = [self._row_file(doc) for doc in docs]
+        # every row and its node rows decoded in one residual_rows call (two a row cost ~40 us: numpy's per-call cost)
+        parts = [(part, clusters) for _, data in files for part, clusters in _row_parts(data)]
+        blocks = self._residuals_of(parts)
+        for number, (doc, (ref, data)) in enumerate(zip(docs, files, strict=True)):
+            self._rows[doc] = self._row(doc, ref, data, blocks[2 * number], blocks[2 * number + 1])
 
     def head_guess(
         self,
@@ -587,18 +592,28 @@ class SemanticTier:
             self._pages[number] = page
         return self._pages[number]
 
-    def _row(self, doc: int) -> tuple[Any, list[int], tuple[Any, Any]]:
-        """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its file in the row table."""
+    def _row_file(self, doc: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(ref, parsed file) of tool ``doc``'s file in the row table (its page read first)."""
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
         page = self._page(doc // int(self._partition[2]["per_page"]))
         ref = page_ref(page, doc - int(page["first"]))
         data = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
+        return ref, data
+
+    def _row(
+        self, doc: int, ref: dict[str, Any], data: dict[str, Any], row: Any, node_block: Any
+    ) -> tuple[Any, list[int], tuple[Any, Any]]:
+        """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its row file's ``data``.
+
+        ``row`` and ``node_block`` are the file's decoded rows (:meth:`_residuals_of` of :func:`_row_parts`).
+        """
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
         dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
-        row = self._residuals(data, [int(data["cluster"])])
         ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
-        node_ids, node_block = self._node_rows(data["nodes"])
+        node_ids = np.asarray([int(i) for i in data["nodes"]["ids"]], dtype=np.int64)
         if (
             (int(data["first"]), int(data["count"])) != (doc, 1)
             or row.shape != (1, dim)
@@ -608,6 +623,38 @@ class SemanticTier:
         ):
             raise ValueError(f"row file {ref.get('path')} is not tool {doc}'s row with its ancestor nodes")
         return row[0], ancestors, (node_ids, node_block)
+
+    def _residuals_of(self, parts: list[tuple[dict[str, Any], list[int]]]) -> list[Any]:
+        """:meth:`_residuals` of each ``(coded, clusters)`` part, decoded by one :func:`residual_rows` call.
+
+        Each part is checked as :func:`residual_rows` checks its input (codes a string, one factor, one scale and
+        ``dim`` codes a row) before they are joined; the rows are the same float32 values, computed row by row.
+        """
+        if not parts:
+            return []
+        dim = int(self._meta["model"]["dim"])
+        codes: list[str] = []
+        factors: list[Any] = []
+        scales: list[Any] = []
+        clusters: list[int] = []
+        for coded, refs in parts:
+            text, k, scale = coded["codes"], list(coded["k"]), list(coded["scale"])
+            if not isinstance(text, str):
+                raise TypeError(f"residual codes are {type(text).__name__}, not a string")
+            if len(text) != len(refs) * dim or len(k) != len(refs) or len(scale) != len(refs):
+                raise ValueError(
+                    f"{len(text)} residual codes, {len(k)} factors, {len(scale)} scales for {len(refs)} rows"
+                )
+            codes.append(text)
+            factors += k
+            scales += scale
+            clusters += refs
+        block = self._residuals({"codes": "".join(codes), "k": factors, "scale": scales}, clusters)
+        out, first = [], 0
+        for _, refs in parts:
+            out.append(block[first : first + len(refs)])
+            first += len(refs)
+        return out
 
     def _partitioned_scores(self, query: str) -> Any:
         """Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2.
@@ -715,6 +762,18 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def _row_parts(data: dict[str, Any]) -> list[tuple[dict[str, Any], list[int]]]:
+    """A row file's two coded parts, each with its rows' clusters: its tool row, then its node rows.
+
+    ValueError when the node rows name another number of centroids than of node ids (as :meth:`SemanticTier._node_rows`).
+    """
+    nodes = data["nodes"]
+    clusters = [int(c) for c in nodes["clusters"]]
+    if len(clusters) != len(nodes["ids"]):
+        raise ValueError(f"{len(clusters)} node centroids for {len(nodes['ids'])} node rows")
+    return [(data, [int(data["cluster"])]), (nodes, clusters)]
 
 
 def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
