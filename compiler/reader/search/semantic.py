@@ -457,13 +457,13 @@ class SemanticTier:
         needed = {int(d) for d in docs if 0 <= int(d) < n_docs}
         needed = {d for d in needed if not any(d in ids for ids in probed)}
         self._scored = (query, needed)
-        wanted = sorted(needed - set(self._rows))
+        wanted = sorted(doc for doc in needed if doc not in self._rows)  # not set(self._rows): up to 4,096 keys
         if len(self._rows) + len(wanted) > MAX_ROWS:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
         directory = self._directory
         refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
-        pages = sorted({doc // per_page for doc in wanted} - set(self._pages))
-        for number in sorted({page // per_group for page in pages} - set(self._groups)):
+        pages = sorted({doc // per_page for doc in wanted if doc // per_page not in self._pages})
+        for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
             if directory is None:  # fetched by path with the directory, checked against it when read
                 refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
             else:
@@ -486,7 +486,7 @@ class SemanticTier:
         """Read the rows :meth:`row_refs` named for ``query`` (fetched by then, or fetched one by one here)."""
         if self._partition is None or self._scored[0] != query:
             return
-        docs = sorted(self._scored[1] - set(self._rows))
+        docs = sorted(doc for doc in self._scored[1] if doc not in self._rows)
         files = [self._row_file(doc) for doc in docs]
         # every row and its node rows decoded in one residual_rows call (two a row cost ~40 us: numpy's per-call cost)
         parts = [(part, clusters) for _, data in files for part, clusters in _row_parts(data)]
@@ -674,7 +674,7 @@ class SemanticTier:
         out = np.full(int(self._meta["tools"]["n_docs"]), -2.0, dtype=np.float32)
         clusters = self.probe(query)
         probed = [self._cluster(c) for c in clusters]
-        singles = sorted(self._scored[1] & set(self._rows)) if self._scored[0] == query else []
+        singles = sorted(doc for doc in self._scored[1] if doc in self._rows) if self._scored[0] == query else []
         ids = np.concatenate([*(p[0] for p in probed), np.asarray(singles, dtype=np.int64)])
         if not len(ids):
             return out
