@@ -6,7 +6,7 @@
 Opens ``--build`` (by default the generated default-tier catalogue of ``--tools`` tools that ``bench_cdn.py`` keeps
 under ``$TMPDIR/toolcat-bench-cdn``, built here when absent) with ``Catalog.open``, answers one query (the model
 load, the first reads), then two sets of ``--queries`` requests worded as users write them (``bench_cdn.queries``,
-seeds 2 and 3), each query new to the process, as ``/tmp``-style identity dumps and ``bench_side_by_side.py`` ask:
+seeds 2 and 3), each query new to the process, as ``bench_side_by_side.py`` measures warm find_tool:
 
 - the first set untouched: find_tool's CPU p50 and p95 (the figure the issue's target is on);
 - the second set with each stage wrapped in a CPU clock of the thread (``time.thread_time_ns``; stages nest, so a
