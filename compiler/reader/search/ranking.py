@@ -506,11 +506,13 @@ class IndexReader:
         terms = [(factor * posting.max_weight, factor, term, posting) for factor, term, posting in factors.values()]
         terms.sort(key=lambda t: (-t[0], t[2]))
         words = {id(posting) for _, posting in word_terms}
-        total, word_docs, position, remaining, kth = _leading_terms(terms, words, k, allowed)
+        total, word_docs, position, remaining, kth, kth_at = _leading_terms(terms, words, k, allowed)
         if position < len(terms):
             total = {d: s for d, s in total.items() if s + remaining + BOUND_SLACK >= kth}
             _trailing_terms(total, word_docs, terms[position:], words)
-        return _best_hits(total, word_docs, word_terms, k)
+            return _best_hits(total, word_docs, word_terms, k)
+        # every term summed: a k-th score taken after the last one is the final k-th best hit's (-1: maybe fewer hits)
+        return _best_hits(total, word_docs, word_terms, k, kth if kth_at == len(terms) and kth != -1.0 else None)
 
 
 _Term = tuple[float, float, str, _Posting]  # (upper bound, factor, term, posting), as _top_k orders them
@@ -518,17 +520,18 @@ _Term = tuple[float, float, str, _Posting]  # (upper bound, factor, term, postin
 
 def _leading_terms(
     terms: list[_Term], words: set[int], k: int, allowed: Callable[[int], bool] | None
-) -> tuple[dict[int, float], set[int], int, float, float]:
+) -> tuple[dict[int, float], set[int], int, float, float, int]:
     """:meth:`IndexReader._top_k`'s first pass: every posting summed, term after term, until no unseen doc can win.
 
-    Returns (scores so far, docs a word matched, the first term not summed, its and later terms' bounds, k-th score).
+    Returns (scores so far, docs a word matched, the first term not summed, its and later terms' bounds, the last
+    k-th hit score taken, and how many terms were summed when it was taken).
     """
     remaining = sum(t[0] for t in terms)
     done = 0.0
     total: dict[int, float] = {}
     word_docs: set[int] = set()
     position = 0
-    kth = -1.0
+    kth, kth_at = -1.0, -1
     while position < len(terms):
         bound, factor, _, posting = terms[position]
         position += 1
@@ -548,10 +551,10 @@ def _leading_terms(
                         word_docs.add(doc_id)
         # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
         if done > remaining:
-            kth = _kth_hit_score(total, word_docs, k)
+            kth, kth_at = _kth_hit_score(total, word_docs, k), position
             if kth > remaining + BOUND_SLACK:
                 break
-    return total, word_docs, position, remaining, kth
+    return total, word_docs, position, remaining, kth, kth_at
 
 
 def _trailing_terms(total: dict[int, float], word_docs: set[int], terms: list[_Term], words: set[int]) -> None:
@@ -589,13 +592,24 @@ def _add_shared(
 
 
 def _best_hits(
-    total: dict[int, float], word_docs: set[int], word_terms: list[tuple[str, _Posting]], k: int
+    total: dict[int, float],
+    word_docs: set[int],
+    word_terms: list[tuple[str, _Posting]],
+    k: int,
+    kth: float | None = None,
 ) -> list[tuple[int, float, list[str]]]:
-    """The best ``k`` hits of ``total`` (best first, ties by doc id), each with the query words it matched."""
-    hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
-    if len(hits) > k:  # only hits scoring at least the k-th best can be among the top k: sort those alone
-        cut = _kth_largest([s for _, s in hits], k)
-        hits = [h for h in hits if h[1] >= cut]
+    """The best ``k`` hits of ``total`` (best first, ties by doc id), each with the query words it matched.
+
+    ``kth``, when known, is the k-th best hit score of ``total`` as it is (:func:`_kth_hit_score`); only the hits
+    scoring at least the k-th best can be among the top k, so only those are kept and sorted.
+    """
+    if kth is None:
+        scores = [s for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+        kth = _kth_largest(scores, k) if len(scores) > k else None
+    if kth is None:  # at most k hits: every one
+        hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+    else:
+        hits = [(d, s) for d, s in total.items() if s >= kth and (d in word_docs or s >= MIN_CHAR_ONLY_SCORE)]
     hits.sort(key=lambda h: (-h[1], h[0]))
     top = hits[:k]
     docs = {d for d, _ in top}
