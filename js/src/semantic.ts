@@ -17,6 +17,13 @@ import { WEIGHTS } from "./fusionWeights.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
+/** What the head guess uses of the searcher's doc fetching (TypeScript-private there; ``Searcher._doc_ref``, ``_doc``). */
+interface DocFetching {
+  store: Store;
+  pendingPages: Artifact[];
+  docRef(part: unknown, docId: number, fetchPage: boolean): Promise<Artifact>;
+  doc(part: unknown, docId: number): Promise<Artifact>;
+}
 type Params = [number, number, number, number];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Ort = any;
@@ -50,6 +57,8 @@ const NAME_DEPTH = 10;
 const MAX_ANCESTORS = 32;
 /** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
 const MAX_ROWS = 4096;
+/** Above this many tools the head guess is the sure head alone (``semantic.SURE_HEAD_ABOVE``). */
+const SURE_HEAD_ABOVE = 50_000;
 const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids, a row
  * table of three levels, rows as residual codes against a centroid's int4 codes). */
@@ -661,8 +670,30 @@ export class SemanticTier {
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
   }
 
-  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``). */
-  private async readRows(searcher: Searcher, query: string, docs: number[]): Promise<void> {
+  /** The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read
+   * (``SemanticTier.head_guess``): the fused top with those candidates' cosines unknown (a fused score only grows
+   * with the cosine, so it holds every doc of the true top whose cosine is known, and none of the true top scores
+   * under its last), then each candidate of unknown cosine that would reach that score at the best probed cosine.
+   * Above ``SURE_HEAD_ABOVE`` tools the sure head alone. */
+  private async headGuess(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<number[]> {
+    const known = await this.partitionedScores(searcher, query);
+    const pool = await this.pool(searcher, query, known);
+    const fused = fuse(lexical, known, depth, allowed, params, pool);
+    const sure = fused.map(([doc]) => doc);
+    const unknown = lexical.map(([doc]) => doc).filter((doc) => known[doc] === -2);
+    if (!unknown.length || int(this.meta.tools.n_docs) > SURE_HEAD_ABOVE) return sure;
+    const floor = fused.length >= depth ? (fused[fused.length - 1] as Hit)[1] : -1;
+    const ceiling = Float32Array.from(known);
+    const top = known.reduce((m, x) => Math.max(m, x), -Infinity);
+    for (const doc of unknown) ceiling[doc] = top;
+    const raised = fuse(lexical, ceiling, lexical.length + CANDIDATES, allowed, params, pool);
+    return [...new Set([...sure, ...raised.filter(([doc, score]) => score >= floor && known[doc] === -2).map(([doc]) => doc)])];
+  }
+
+  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``), fetched in one
+   * round with the doc shards of the head guess (``Searcher._first_stage``), which are read then. */
+  private async readRows(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<void> {
+    const docs = lexical.map(([doc]) => doc);
     const nDocs = int(this.meta.tools.n_docs);
     const probed = new Set((await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)))).flatMap((b) => b.ids));
     const needed = new Set(docs.filter((d) => d >= 0 && d < nDocs && !probed.has(d)));
@@ -686,7 +717,15 @@ export class SemanticTier {
       const page = this.pages.get(Math.floor(doc / perPage));
       refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
-    await (searcher as unknown as { store: Store }).store.prefetch(refs).catch(() => null);
+    const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params);
+    const inner = searcher as unknown as DocFetching;
+    const part = await searcher.part("tools");
+    inner.pendingPages = [];
+    const docRefs: Artifact[] = [];
+    for (const doc of guess) docRefs.push(await inner.docRef(part, doc, false));
+    const all = new Map([...refs, ...inner.pendingPages, ...docRefs].map((r) => [String(r.sha256 ?? r.path), r]));
+    await inner.store.prefetch([...all.values()]).catch(() => null);
+    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
     for (const number of pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
@@ -726,7 +765,7 @@ export class SemanticTier {
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
     try {
       const partitioned = partName === "tools" && this.partition !== null;
-      if (partitioned) await this.readRows(searcher, query, lexical.map(([doc]) => doc));
+      if (partitioned) await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params);
       const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
       const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
       const part = await searcher.part(partName);
