@@ -135,7 +135,11 @@ def cold(node: str, build_dir: Path, queries: list[str]) -> None:
                 catalog = Catalog.open(url, cache_dir=root / f"cache{i}")
                 py_names = [m["name"] for m in catalog.find_tool(query, 5)["matches"]]
                 py = catalog.stats()
-                payload = {"url": url, "calls": [["findTool", query, 5]], "options": {"model": {"url": "model/model.json"}}}
+                payload = {
+                    "url": url,
+                    "calls": [["findTool", query, 5]],
+                    "options": {"model": {"url": "model/model.json"}},
+                }
                 got = _run([node, str(JS / "scripts" / "parity-runner.mjs")], payload, JS)
                 ts, ts_names = got["stats"], [m["name"] for m in got["answers"][0]["matches"]]
                 table.append(

@@ -243,24 +243,71 @@ const MODEL_JSON_BYTES = 1 << 20;
 /** A file model.json lists: a plain name in its own folder (``graph.<sha256[:16]>.onnx``, ``vocab.<...>.txt``). */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 
-/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more). */
-async function capped(response: Response, limit: number, where: string): Promise<Uint8Array> {
+/** A model file's failure that another attempt would not mend (a 4xx answer, a body over its size). */
+class Refused extends Error {}
+
+/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more);
+ * ``moved`` is called at each chunk (the attempt's deadline starts again). */
+async function capped(response: Response, limit: number, where: string, moved: () => void): Promise<Uint8Array> {
   const reader = response.body?.getReader();
   const chunks: Uint8Array[] = reader ? [] : [new Uint8Array(await response.arrayBuffer())];
   let total = chunks[0]?.length ?? 0;
   for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
+    moved();
     total += next.value.length;
     if (total > limit) break;
     chunks.push(next.value);
   }
   if (total > limit) {
-    await reader?.cancel();
-    throw new Error(`${where} holds more than the ${limit} bytes it may`);
+    await reader?.cancel().catch(() => undefined);
+    throw new Refused(`${where} holds more than the ${limit} bytes it may`);
   }
   const out = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) out.set(chunk, (at += chunk.length) - chunk.length);
   return out;
+}
+
+/** The catalogue's fetch policy (``Catalog.open``'s ``timeout``, ``retries`` and ``maxFileBytes``: its source's). */
+interface Policy {
+  timeout: number;
+  retries: number;
+  maxFileBytes: number;
+}
+
+/** A model file's bytes under the catalogue's policy (source.ts ``HttpSource.get``): each attempt gets ``timeout``
+ * seconds for the answer's headers and again for each chunk of its body (a 58 MB graph on a slow line is not cut off
+ * while it moves, a host that stops sending is), a network error, a timeout, HTTP 5xx or 429 is tried again
+ * ``retries`` times after the same backoff (0.1 s doubling, at most 1 s), another status is an error at once; never
+ * read past ``limit`` bytes. */
+async function readModelFile(fetchFn: (input: string, init?: RequestInit) => Promise<Response>, href: string, limit: number, policy: Policy): Promise<Uint8Array> {
+  let last = "";
+  for (let attempt = 0; attempt <= policy.retries; attempt++) {
+    if (attempt) await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), 1000)));
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(), policy.timeout * 1000);
+    };
+    arm();
+    try {
+      const response = await fetchFn(href, { signal: controller.signal });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        if (response.status < 500 && response.status !== 429) throw new Refused(`${href} answered HTTP ${response.status}`);
+        last = `HTTP ${response.status}`;
+        continue;
+      }
+      return await capped(response, limit, href, arm);
+    } catch (err) {
+      if (err instanceof Refused) throw err;
+      last = controller.signal.aborted ? `no answer within the ${policy.timeout} s timeout (timed out)` : `${(err as Error)?.name}: ${(err as Error)?.message}`.slice(0, 200);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  throw new Error(`${href} could not be read in ${policy.retries + 1} attempts (last: ${last})`);
 }
 
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
@@ -457,11 +504,13 @@ export class SemanticTier {
     if (typeof options.url !== "string" && !(options.url instanceof URL)) return `the model option names no url (model: {url: "<model.json's URL>"}, js/README.md)`;
     const fetchFn = options.fetch ?? globalThis.fetch;
     const modelUrl = new URL(String(options.url), base);
-    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256
+    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256;
+    // with the catalogue's timeout, retries and file cap (``Catalog.open``'s options)
+    const policy: Policy = (searcher as unknown as { store: Store }).store.source;
     const read = async (url: URL, digest: string | null, size: number | null): Promise<Uint8Array> => {
-      const response = await fetchFn(url.href);
-      if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
-      const data = await capped(response, size ?? MODEL_JSON_BYTES, url.href);
+      const limit = size ?? MODEL_JSON_BYTES;
+      if (limit > policy.maxFileBytes) throw new Error(`${url.href} is ${limit} bytes, more than the ${policy.maxFileBytes} a file may be (Catalog.open's maxFileBytes)`);
+      const data = await readModelFile(fetchFn, url.href, limit, policy);
       if (digest !== null) {
         const got = await hash(data);
         if (got !== digest || (size !== null && data.length !== size)) throw new Error(`${url.href} has sha256 ${got.slice(0, 12)} (${data.length} bytes), not ${digest.slice(0, 12)} (${size} bytes)`);

@@ -148,11 +148,19 @@ def _built(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     try:
         if name == PROBED:  # partitioned, one cluster probed of 16 tools and doc tables paged by 2: rows to read
             saved_probe = vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE
-            vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE = 0, 16, 1, 1, 2
+            vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE = (
+                0,
+                16,
+                1,
+                1,
+                2,
+            )
             try:
                 build(base / "src", base / "build", embedder=embedder)
             finally:
-                vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE = saved_probe
+                vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE = (
+                    saved_probe
+                )
         elif (
             name in PARTITIONED
         ):  # every build partitioned (toolcat-vectors-4), the example's 124 tools in a few clusters
