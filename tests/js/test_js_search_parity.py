@@ -59,9 +59,11 @@ MODEL_DIR = "model"
 #: The Node reader's model option for a build with vectors (model.json beside the catalogue).
 MODEL_OPTIONS = {"model": {"url": f"{MODEL_DIR}/model.json"}}
 #: onnxruntime-web (Chromium) against the Python reader's onnxruntime: the largest relevance gap of an answer whose
-#: top-5 ids agree, and the share of answers whose top-5 ids must agree (measured on the example: docs/search.md).
-WASM_TOLERANCE = 3e-2
-WASM_SAME_TOP5 = 0.9
+#: top-5 ids agree, and the share of answers (per operation) whose top-5 ids must agree. Measured with
+#: TOOLCAT_PARITY_ALL=1 (docs/search.md, "The semantic tier in TypeScript"): gaps up to 2.22e-2 (GitHub), shares
+#: from 0.930 (BFCL find_tool, 214 of 230) to 1; the example and its partitioned build alone: 1.84e-2, 0.940.
+WASM_TOLERANCE = 2.5e-2
+WASM_SAME_TOP5 = 0.93
 #: The one catalogue built in the default tier while that tier has vectors (the semantic tier's parity); the
 #: others would repeat that check at the price of a MiniLM build each (about a minute of CI; TOOLCAT_PARITY_ALL=1).
 VECTOR_CHECKED = "example"
