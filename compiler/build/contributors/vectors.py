@@ -452,12 +452,17 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
 
 def int4_codes(rows: Any) -> tuple[Any, list[float]]:
     """The int4 codes ``n - 8`` (in -7..7, an int array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``."""
+    data, scales = quantize(rows)
+    return unpacked(data, len(rows), rows.shape[1]), scales
+
+
+def unpacked(data: bytes, n: int, dim: int) -> Any:
+    """The int4 codes ``n - 8`` of :func:`quantize`'s ``data`` for ``n`` rows of ``dim`` values (an int array)."""
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    data, scales = quantize(rows)
-    packed = np.frombuffer(data, dtype=np.uint8).reshape(len(rows), -1)
-    codes = np.stack([packed & 0x0F, packed >> 4], axis=2).reshape(len(rows), -1)[:, : rows.shape[1]]
-    return codes.astype(np.int64) - 8, scales
+    packed = np.frombuffer(data, dtype=np.uint8).reshape(n, -1)
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=2).reshape(n, -1)[:, :dim]
+    return codes.astype(np.int64) - 8
 
 
 def residual_codes(codes: Any, references: Any) -> tuple[list[int], str]:
@@ -612,25 +617,55 @@ class _Residuals:
         self.centroid_codes = centroid_codes
         self.node_rows = node_rows
         self.node_ref = nearest_centroids(node_rows, centroids)
+        self._nodes: Coded | None = None
 
-    def rows(self, rows: Any, cluster: int | Any) -> dict[str, Any]:
-        """``rows`` coded against centroid ``cluster`` (one for all, or one a row): ``scale``, ``k`` and ``codes``."""
+    def coded(self, rows: Any, cluster: int | Any) -> Coded:
+        """``rows`` coded against centroid ``cluster`` (one for all, or one a row), to be sliced (:class:`Coded`)."""
         import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         codes, scales = int4_codes(rows)
         refs = self.centroid_codes[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(rows),))]
         k, text = residual_codes(codes, refs)
-        return {"scale": scales, "k": k, "codes": text}
+        return Coded(scales, k, text, rows.shape[1])
 
     def nodes(self, ids: list[int]) -> dict[str, Any]:
-        """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their rows' codes."""
-        clusters = [int(self.node_ref[i]) for i in ids]
-        coded = self.rows(self.node_rows[ids], clusters) if ids else {"scale": [], "k": [], "codes": ""}
-        return {"ids": ids, "clusters": clusters, **coded}
+        """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their rows' codes.
+
+        Every node row is coded once (a row's codes depend on that row alone) and the entry takes its ids' slices.
+        """
+        if self._nodes is None:
+            self._nodes = self.coded(self.node_rows, self.node_ref)
+        return {"ids": ids, "clusters": [int(self.node_ref[i]) for i in ids], **self._nodes.take(ids)}
+
+
+class Coded:
+    """Rows coded by :meth:`_Residuals.coded`: each row's ``scale`` and ``k`` and its ``dim`` characters of ``codes``.
+
+    A row's coding depends on that row and its centroid alone, so a shard's entry is the slice of its rows.
+    """
+
+    def __init__(self, scales: list[float], k: list[int], text: str, dim: int) -> None:
+        self.scales, self.k, self.text, self.dim = scales, k, text, dim
+
+    def slice(self, first: int, end: int) -> dict[str, Any]:
+        """Rows ``first`` to ``end`` (excluded): ``scale``, ``k`` and ``codes``."""
+        return {
+            "scale": self.scales[first:end],
+            "k": self.k[first:end],
+            "codes": self.text[first * self.dim : end * self.dim],
+        }
+
+    def take(self, ids: list[int]) -> dict[str, Any]:
+        """Rows ``ids``, in that order: ``scale``, ``k`` and ``codes``."""
+        return {
+            "scale": [self.scales[i] for i in ids],
+            "k": [self.k[i] for i in ids],
+            "codes": "".join(self.text[i * self.dim : (i + 1) * self.dim] for i in ids),
+        }
 
 
 def _write_rows(
-    artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], assign: Any, coder: _Residuals
+    artifacts: ArtifactSet, coded: Coded, ancestors: list[list[int]], assign: Any, coder: _Residuals
 ) -> dict[str, Any]:
     """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
 
@@ -643,7 +678,7 @@ def _write_rows(
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
     files = []
-    for doc in range(len(rows)):
+    for doc in range(len(ancestors)):
         cluster = int(assign[doc])
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
@@ -651,7 +686,7 @@ def _write_rows(
             "first": doc,
             "count": 1,
             "cluster": cluster,
-            **coder.rows(rows[doc : doc + 1], cluster),
+            **coded.slice(doc, doc + 1),
             "ancestors": [ancestors[doc]],
             "nodes": coder.nodes(sorted(set(ancestors[doc]))),
         }
@@ -706,7 +741,8 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
     counts = np.bincount(assign, minlength=k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
-    coder = _Residuals(int4_codes(centroids)[0], dequantize(data, scales, rows.shape[1], "int4"), node_rows)
+    coder = _Residuals(unpacked(data, k, rows.shape[1]), dequantize(data, scales, rows.shape[1], "int4"), node_rows)
+    coded = coder.coded(rows, assign)  # every row once: the cluster shards and the row files take their slices
     shards = []
     for cluster in range(k):
         ids = np.flatnonzero(assign == cluster)
@@ -717,7 +753,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
             "cluster": cluster,
             "count": len(ids),
             "ids": [int(i) for i in ids],
-            **coder.rows(rows[ids], cluster),
+            **coded.take([int(i) for i in ids]),
             "ancestors": homes,
             "nodes": coder.nodes(sorted({node for row in homes for node in row})),
         }
@@ -738,7 +774,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
                 " (cluster; a node row: nodes.clusters) and k the row's; the value is n / 7 * scale",
             },
         },
-        "rows": _write_rows(artifacts, rows, ancestors, assign, coder),
+        "rows": _write_rows(artifacts, coded, ancestors, assign, coder),
     }
 
 
