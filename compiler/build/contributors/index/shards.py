@@ -21,8 +21,12 @@ DOC_SHARD_SIZE = 32
 
 #: Docs a shard of a paged doc table (a tools part of :data:`PAGES_FROM` shards of :data:`DOC_SHARD_SIZE` or more):
 #: a cold find_tool reads one or two docs of each shard it fetches (the fused head), so smaller shards send fewer
-#: unused docs, for more hashes in the pages (docs/search.md, "Doc shards a cold query reads").
-PAGED_DOC_SHARD_SIZE = 8
+#: unused docs, for more hashes in the pages (docs/search.md, "Doc shards a cold query reads"). From
+#: :data:`BIG_PAGED_FROM` documents on, :data:`BIG_PAGED_DOC_SHARD_SIZE`: there a cold query reads the docs of its
+#: sure head alone (``toolcat.reader.search.semantic.SURE_HEAD_ABOVE``), and the pages' hashes would cost more.
+PAGED_DOC_SHARD_SIZE = 4
+BIG_PAGED_DOC_SHARD_SIZE = 8
+BIG_PAGED_FROM = 50_000
 
 
 #: From this many term shards in a space (or tool doc shards) on, the meta points to pages of :data:`PAGE_SIZE`
@@ -91,12 +95,12 @@ def doc_layout(part: str, n_docs: int) -> tuple[int, int | None]:
     """``(docs a shard, shards a page)`` of a part's doc table; the second is None when the meta lists every shard.
 
     A tools part that would have :data:`PAGES_FROM` shards of :data:`DOC_SHARD_SIZE` docs or more is paged, in
-    shards of :data:`PAGED_DOC_SHARD_SIZE` docs, and pages of the power of two at or above √shards (at least
+    shards of :data:`PAGED_DOC_SHARD_SIZE` docs (:data:`BIG_PAGED_DOC_SHARD_SIZE` from :data:`BIG_PAGED_FROM`), and pages of the power of two at or above √shards (at least
     :data:`PAGE_SIZE`): the meta's page refs and a page's hashes then grow alike as catalogues grow.
     """
     if part != "tools" or -(-n_docs // DOC_SHARD_SIZE) < PAGES_FROM:
         return DOC_SHARD_SIZE, None
-    size = min(DOC_SHARD_SIZE, PAGED_DOC_SHARD_SIZE)
+    size = min(DOC_SHARD_SIZE, PAGED_DOC_SHARD_SIZE if n_docs < BIG_PAGED_FROM else BIG_PAGED_DOC_SHARD_SIZE)
     shards = -(-n_docs // size)
     per_page = max(PAGE_SIZE, 1 << math.isqrt(shards - 1).bit_length())
     return size, per_page
