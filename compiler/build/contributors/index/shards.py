@@ -37,6 +37,13 @@ PAGES_FROM = 64
 PAGE_SIZE = 64
 
 
+#: Term shards a page of a paged term table (at most :data:`PAGE_SIZE`): a cold query reads the page of each term shard
+#: it needs, 5 to 10 pages for as many shards spread over the terms, so small pages send fewer unneeded hashes for a
+#: few more page refs in the meta (10,000 tools, 36 queries: term shards and their pages 27.9 -> 23.9 KB a query, the
+#: meta 6.2 -> 6.8 KB with 16; docs/search.md, "Doc shards a cold query reads").
+TERM_PAGE_SIZE = 16
+
+
 def _entry_cost(term: str, entry: dict[str, Any]) -> int:
     cost = len(term) + 24 + 14 * len(entry.get("docs", ()))
     for gram, sub in entry.get("chars", {}).items():
@@ -81,7 +88,13 @@ def _write_space(
     if pageable and len(files) >= PAGES_FROM:
         meta["firsts"] = [min(b) for b in batches]
         meta["term_pages"] = _write_pages(
-            artifacts, part, f"{stem or part}.{name}", "t", files, [max(b) for b in batches]
+            artifacts,
+            part,
+            f"{stem or part}.{name}",
+            "t",
+            files,
+            [max(b) for b in batches],
+            per_page=min(TERM_PAGE_SIZE, PAGE_SIZE),
         )
         return meta
     meta["shards"] = [
