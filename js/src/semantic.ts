@@ -17,6 +17,13 @@ import { WEIGHTS } from "./fusionWeights.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
+/** What the head guess uses of the searcher's doc fetching (TypeScript-private there; ``Searcher._doc_ref``, ``_doc``). */
+interface DocFetching {
+  store: Store;
+  pendingPages: Artifact[];
+  docRef(part: unknown, docId: number, fetchPage: boolean): Promise<Artifact>;
+  doc(part: unknown, docId: number): Promise<Artifact>;
+}
 type Params = [number, number, number, number];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Ort = any;
@@ -50,6 +57,8 @@ const NAME_DEPTH = 10;
 const MAX_ANCESTORS = 32;
 /** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
 const MAX_ROWS = 4096;
+/** Above this many tools the head guess is the sure head alone (``semantic.SURE_HEAD_ABOVE``). */
+const SURE_HEAD_ABOVE = 50_000;
 const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
@@ -238,24 +247,71 @@ const MODEL_JSON_BYTES = 1 << 20;
 /** A file model.json lists: a plain name in its own folder (``graph.<sha256[:16]>.onnx``, ``vocab.<...>.txt``). */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 
-/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more). */
-async function capped(response: Response, limit: number, where: string): Promise<Uint8Array> {
+/** A model file's failure that another attempt would not mend (a 4xx answer, a body over its size). */
+class Refused extends Error {}
+
+/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more);
+ * ``moved`` is called at each chunk (the attempt's deadline starts again). */
+async function capped(response: Response, limit: number, where: string, moved: () => void): Promise<Uint8Array> {
   const reader = response.body?.getReader();
   const chunks: Uint8Array[] = reader ? [] : [new Uint8Array(await response.arrayBuffer())];
   let total = chunks[0]?.length ?? 0;
   for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
+    moved();
     total += next.value.length;
     if (total > limit) break;
     chunks.push(next.value);
   }
   if (total > limit) {
-    await reader?.cancel();
-    throw new Error(`${where} holds more than the ${limit} bytes it may`);
+    await reader?.cancel().catch(() => undefined);
+    throw new Refused(`${where} holds more than the ${limit} bytes it may`);
   }
   const out = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) out.set(chunk, (at += chunk.length) - chunk.length);
   return out;
+}
+
+/** The catalogue's fetch policy (``Catalog.open``'s ``timeout``, ``retries`` and ``maxFileBytes``: its source's). */
+interface Policy {
+  timeout: number;
+  retries: number;
+  maxFileBytes: number;
+}
+
+/** A model file's bytes under the catalogue's policy (source.ts ``HttpSource.get``): each attempt gets ``timeout``
+ * seconds for the answer's headers and again for each chunk of its body (a 58 MB graph on a slow line is not cut off
+ * while it moves, a host that stops sending is), a network error, a timeout, HTTP 5xx or 429 is tried again
+ * ``retries`` times after the same backoff (0.1 s doubling, at most 1 s), another status is an error at once; never
+ * read past ``limit`` bytes. */
+async function readModelFile(fetchFn: (input: string, init?: RequestInit) => Promise<Response>, href: string, limit: number, policy: Policy): Promise<Uint8Array> {
+  let last = "";
+  for (let attempt = 0; attempt <= policy.retries; attempt++) {
+    if (attempt) await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), 1000)));
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(), policy.timeout * 1000);
+    };
+    arm();
+    try {
+      const response = await fetchFn(href, { signal: controller.signal });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        if (response.status < 500 && response.status !== 429) throw new Refused(`${href} answered HTTP ${response.status}`);
+        last = `HTTP ${response.status}`;
+        continue;
+      }
+      return await capped(response, limit, href, arm);
+    } catch (err) {
+      if (err instanceof Refused) throw err;
+      last = controller.signal.aborted ? `no answer within the ${policy.timeout} s timeout (timed out)` : `${(err as Error)?.name}: ${(err as Error)?.message}`.slice(0, 200);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  throw new Error(`${href} could not be read in ${policy.retries + 1} attempts (last: ${last})`);
 }
 
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
@@ -483,11 +539,13 @@ export class SemanticTier {
     if (typeof options.url !== "string" && !(options.url instanceof URL)) return `the model option names no url (model: {url: "<model.json's URL>"}, js/README.md)`;
     const fetchFn = options.fetch ?? globalThis.fetch;
     const modelUrl = new URL(String(options.url), base);
-    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256
+    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256;
+    // with the catalogue's timeout, retries and file cap (``Catalog.open``'s options)
+    const policy: Policy = (searcher as unknown as { store: Store }).store.source;
     const read = async (url: URL, digest: string | null, size: number | null): Promise<Uint8Array> => {
-      const response = await fetchFn(url.href);
-      if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
-      const data = await capped(response, size ?? MODEL_JSON_BYTES, url.href);
+      const limit = size ?? MODEL_JSON_BYTES;
+      if (limit > policy.maxFileBytes) throw new Error(`${url.href} is ${limit} bytes, more than the ${policy.maxFileBytes} a file may be (Catalog.open's maxFileBytes)`);
+      const data = await readModelFile(fetchFn, url.href, limit, policy);
       if (digest !== null) {
         const got = await hash(data);
         if (got !== digest || (size !== null && data.length !== size)) throw new Error(`${url.href} has sha256 ${got.slice(0, 12)} (${data.length} bytes), not ${digest.slice(0, 12)} (${size} bytes)`);
@@ -696,8 +754,30 @@ export class SemanticTier {
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
   }
 
-  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``). */
-  private async readRows(searcher: Searcher, query: string, docs: number[]): Promise<void> {
+  /** The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read
+   * (``SemanticTier.head_guess``): the fused top with those candidates' cosines unknown (a fused score only grows
+   * with the cosine, so it holds every doc of the true top whose cosine is known, and none of the true top scores
+   * under its last), then each candidate of unknown cosine that would reach that score at the best probed cosine.
+   * Above ``SURE_HEAD_ABOVE`` tools the sure head alone. */
+  private async headGuess(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<number[]> {
+    const known = await this.partitionedScores(searcher, query);
+    const pool = await this.pool(searcher, query, known);
+    const fused = fuse(lexical, known, depth, allowed, params, pool);
+    const sure = fused.map(([doc]) => doc);
+    const unknown = lexical.map(([doc]) => doc).filter((doc) => known[doc] === -2);
+    if (!unknown.length || int(this.meta.tools.n_docs) > SURE_HEAD_ABOVE) return sure;
+    const floor = fused.length >= depth ? (fused[fused.length - 1] as Hit)[1] : -1;
+    const ceiling = Float32Array.from(known);
+    const top = known.reduce((m, x) => Math.max(m, x), -Infinity);
+    for (const doc of unknown) ceiling[doc] = top;
+    const raised = fuse(lexical, ceiling, lexical.length + CANDIDATES, allowed, params, pool);
+    return [...new Set([...sure, ...raised.filter(([doc, score]) => score >= floor && known[doc] === -2).map(([doc]) => doc)])];
+  }
+
+  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``), fetched in one
+   * round with the doc shards of the head guess (``Searcher._first_stage``), which are read then. */
+  private async readRows(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<void> {
+    const docs = lexical.map(([doc]) => doc);
     const nDocs = int(this.meta.tools.n_docs);
     const probed = new Set((await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)))).flatMap((b) => b.ids));
     const needed = new Set(docs.filter((d) => d >= 0 && d < nDocs && !probed.has(d)));
@@ -721,7 +801,15 @@ export class SemanticTier {
       const page = this.pages.get(Math.floor(doc / perPage));
       refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
-    await (searcher as unknown as { store: Store }).store.prefetch(refs).catch(() => null);
+    const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params);
+    const inner = searcher as unknown as DocFetching;
+    const part = await searcher.part("tools");
+    inner.pendingPages = [];
+    const docRefs: Artifact[] = [];
+    for (const doc of guess) docRefs.push(await inner.docRef(part, doc, false));
+    const all = new Map([...refs, ...inner.pendingPages, ...docRefs].map((r) => [String(r.sha256 ?? r.path), r]));
+    await inner.store.prefetch([...all.values()]).catch(() => null);
+    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
     for (const number of pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
@@ -761,7 +849,7 @@ export class SemanticTier {
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
     try {
       const partitioned = partName === "tools" && this.partition !== null;
-      if (partitioned) await this.readRows(searcher, query, lexical.map(([doc]) => doc));
+      if (partitioned) await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params);
       const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
       const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
       const part = await searcher.part(partName);

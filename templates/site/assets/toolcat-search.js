@@ -2429,7 +2429,7 @@
         async prefetch(refs2) {
           if (!this.source.concurrent) return;
           const wanted = [...new Map(refs2.filter((r) => isObject(r) && typeof r.sha256 === "string" && !this.json.has(r.sha256)).map((r) => [r.sha256, r])).values()];
-          const pending = refs2.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r));
+          const pending = [...new Map(refs2.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r) && !this.pending.has(String(r.path))).map((r) => [r.path, r])).values()];
           if (wanted.length + pending.length < 2) return;
           const results = await this.source.fetchMany([...wanted, ...pending]);
           pending.forEach((r, i) => {
