@@ -509,13 +509,14 @@ def residual_codes(codes: Any, references: Any) -> tuple[list[int], str, list[li
 def centroid_codes(codes: Any) -> str:
     """Centroids' int4 codes (``(k, dim)``, each in -7..7) as one character a code, dimension by dimension.
 
-    Character ``j * k + i`` is centroid ``i``'s code ``j``: character ``n + 32`` of :data:`RESIDUAL_ALPHABET`. A dimension's codes are alike across centroids (the model's own biases), so in this order gzip takes about 2 KB
-    less of a 10,000-tool build's 100 centroids than as base64 of packed nibbles (17.6 KB).
+    Character ``j * k + i`` is centroid ``i``'s code ``j``: character ``n + 32`` of :data:`RESIDUAL_ALPHABET`. A
+    dimension's codes are alike across centroids (the model's own biases), so in this order the gzipped vectors meta
+    is 1.0 KB smaller at 10,000 tools (100 centroids) and 8.1 KB at 100,000 (316) than with packed nibbles in base64.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
     chars = np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)[np.asarray(codes).T + RESIDUAL_ZERO]
-    return chars.tobytes().decode("ascii")
+    return str(chars.tobytes().decode("ascii"))
 
 
 def nearest_centroids(rows: Any, centroids: Any) -> Any:
