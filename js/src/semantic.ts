@@ -60,11 +60,15 @@ const MAX_ROWS = 4096;
 /** Above this many tools the head guess is the sure head alone (``semantic.SURE_HEAD_ABOVE``). */
 const SURE_HEAD_ABOVE = 50_000;
 const MODEL_FORMAT = "toolcat-model-1";
-/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids, a row
- * table of three levels, rows as residual codes against a centroid's int4 codes). */
-const PARTITIONED_FORMAT = "toolcat-vectors-5";
-/** The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (``RESIDUAL_ALPHABET``). */
+/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
+ * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
+ * character). */
+const PARTITIONED_FORMAT = "toolcat-vectors-6";
+/** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
+ * ``b`` (``PAIR_ALPHABET``). */
+const PAIR_ALPHABET = "#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrst";
 /** What a cluster's spread adds to its centroid's cosine when clusters are ranked for a probe (``semantic.SPREAD``). */
 const SPREAD = 1.0;
 const FUSION_FORMAT = "toolcat-fusion-1";
@@ -339,7 +343,7 @@ interface Block {
   nodeRows: Float32Array[];
 }
 
-/** The partition of a ``toolcat-vectors-4`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
+/** The partition of a ``toolcat-vectors-6`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
  * throws when it is not what a build writes. */
 function checkPartition(meta: Artifact, dim: number): Partition {
   const part = meta.tools;
@@ -347,8 +351,15 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   const k = int(info.clusters), nDocs = int(part.n_docs), nprobe = int(info.nprobe);
   if (!(k >= 1 && k <= nDocs) || !(nprobe >= 1 && nprobe <= k)) throw new RangeError(`partition of ${k} clusters (nprobe ${nprobe}) over ${nDocs} tools`);
   const cents = info.centroids;
-  const centroids = dequantize(base64(cents.q), cents.scale.map(Number), dim, String(cents.dtype));
-  if (centroids.length !== k) throw new RangeError(`${centroids.length} centroids, not ${k}`);
+  if (cents.dtype !== "int4") throw new RangeError(`centroids of dtype ${JSON.stringify(cents.dtype)}, not int4`);
+  const codes = centroidCodes(cents.codes, k, dim);
+  const scales: unknown[] = cents.scale;
+  if (!Array.isArray(scales) || scales.length !== k) throw new RangeError(`${scales?.length} centroid scales for ${k} centroids`);
+  // as dequantize computes an int4 row: float32(code) · float32(scale / 7)
+  const centroids = codes.map((row, c) => {
+    const step = f32(f32(Number(scales[c])) / 7);
+    return Float32Array.from(row, (n) => f32(n * step));
+  });
   const clusters = part.shards.map((shard: Artifact) => int(shard.cluster));
   const counts: number[] = part.shards.map((shard: Artifact) => int(shard.count));
   if (clusters.some((c: number, i: number) => c !== i) || clusters.length !== k || Math.min(...counts) < 0 || counts.reduce((a, b) => a + b, 0) !== nDocs) {
@@ -363,8 +374,6 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   if (![table.folder, table.prefix, table.page_folder, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
   const denominator = info.residual?.denominator;
   if (!Number.isInteger(denominator) || denominator < 1 || denominator > 1024) throw new RangeError(`residual denominator ${JSON.stringify(denominator)} is not a whole number in 1..1024`);
-  const packed = base64(cents.q), width = Math.ceil(dim / 2);
-  const codes = Array.from({ length: k }, (_, c) => Int8Array.from({ length: dim }, (_, j) => ((j & 1 ? (packed[c * width + (j >> 1)] as number) >> 4 : (packed[c * width + (j >> 1)] as number) & 0x0f) - 8)));
   const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
   if (probeRows !== null && probeRows < 1) throw new RangeError(`probe_rows ${probeRows} is not a positive number of tools`);
   // a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread (``_nearness``)
@@ -374,15 +383,40 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   return { codes, denominator, unit, spread, nprobe, counts, probeRows, table };
 }
 
+/** ``k`` centroids' int4 codes from one character a code, dimension by dimension (``semantic.centroid_codes``):
+ * character ``j · k + i`` is centroid ``i``'s code ``j``, character ``n + 32`` of ``RESIDUAL_ALPHABET``. */
+function centroidCodes(text: unknown, k: number, dim: number): Int8Array[] {
+  if (typeof text !== "string") throw new TypeError("centroid codes are not a string");
+  if (text.length !== k * dim) throw new RangeError(`${text.length} centroid codes for ${k} centroids of ${dim}`);
+  const codes = Array.from({ length: k }, () => new Int8Array(dim));
+  for (let j = 0; j < dim; j++) {
+    for (let i = 0; i < k; i++) {
+      const n = RESIDUAL_ALPHABET.indexOf(text[j * k + i] as string) - 32;
+      if (n < -7 || n > 7) throw new RangeError("a centroid code outside -7..7 (H..V)");
+      (codes[i] as Int8Array)[j] = n;
+    }
+  }
+  return codes;
+}
+
 /** float32 rows from residual codes (``semantic.residual_rows``): row ``i``'s int4 code of value ``j`` is
- * ``floor((c · k[i] + D // 2) / D) + d``, ``c`` its reference centroid's code, ``d + 32`` the place of the row's
- * ``j``-th character in the alphabet; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
+ * ``floor((c · k[i] + D // 2) / D) + d``, ``c`` its reference centroid's code; a row is ``ceil(dim / 2)`` characters,
+ * character ``(a + 4) · 9 + b + 4`` of ``PAIR_ALPHABET`` holding two differences ``a`` then ``b``, and ``wide`` lists
+ * ``[i · dim + j, d]`` for a difference outside -4..4; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
 function residualRows(coded: Artifact, references: number[], partition: Partition, dim: number): Float32Array[] {
   const { codes: centroids, denominator } = partition;
   const text = coded.codes, factors: unknown[] = coded.k, scales: unknown[] = coded.scale;
+  const width = Math.ceil(dim / 2);
   if (typeof text !== "string") throw new TypeError("residual codes are not a string");
-  if (text.length !== references.length * dim || factors.length !== references.length || scales.length !== references.length) {
+  if (text.length !== references.length * width || factors.length !== references.length || scales.length !== references.length) {
     throw new RangeError(`${text.length} residual codes, ${factors.length} factors, ${scales.length} scales for ${references.length} rows of ${dim}`);
+  }
+  const wide = new Map<number, number>();
+  for (const entry of (coded.wide ?? []) as unknown[]) {
+    const [place, d] = Array.isArray(entry) ? entry.map(int) : [NaN, NaN];
+    if (!(place! >= 0 && place! < references.length * dim)) throw new RangeError(`a wide residual's place outside the ${references.length} rows of ${dim}`);
+    if (!(Math.abs(d!) <= 31)) throw new RangeError("a wide residual out of range");
+    wide.set(place!, d!);
   }
   return references.map((ref, i) => {
     const centroid = centroids[ref];
@@ -392,9 +426,10 @@ function residualRows(coded: Artifact, references: number[], partition: Partitio
     const step = f32(f32(Number(scales[i])) / 7);
     const row = new Float32Array(dim);
     for (let j = 0; j < dim; j++) {
-      const place = RESIDUAL_ALPHABET.indexOf(text[i * dim + j] as string);
-      if (place < 0) throw new RangeError("a residual code outside A-Za-z0-9-_");
-      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + place - 32;
+      const place = PAIR_ALPHABET.indexOf(text[i * width + (j >> 1)] as string);
+      if (place < 0) throw new RangeError("a residual code outside the pair alphabet");
+      const d = wide.get(i * dim + j) ?? (j & 1 ? (place % 9) - 4 : Math.floor(place / 9) - 4);
+      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + d;
       if (n < -7 || n > 7) throw new RangeError("a residual code gives an int4 code outside -7..7");
       row[j] = f32(n * step);
     }
