@@ -641,28 +641,36 @@ class SemanticTier:
         """:meth:`_residuals` of each ``(coded, clusters)`` part, decoded by one :func:`residual_rows` call.
 
         Each part is checked as :func:`residual_rows` checks its input (codes a string, one factor, one scale and
-        ``dim`` codes a row) before they are joined; the rows are the same float32 values, computed row by row.
+        ``ceil(dim / 2)`` characters a row, its ``wide`` places inside its own rows) before they are joined, its wide
+        places moved by the rows before it; the rows are the same float32 values, computed row by row.
         """
         if not parts:
             return []
         dim = int(self._meta["model"]["dim"])
+        width = -(-dim // 2)
         codes: list[str] = []
         factors: list[Any] = []
         scales: list[Any] = []
         clusters: list[int] = []
+        wide: list[list[int]] = []
         for coded, refs in parts:
             text, k, scale = coded["codes"], list(coded["k"]), list(coded["scale"])
             if not isinstance(text, str):
                 raise TypeError(f"residual codes are {type(text).__name__}, not a string")
-            if len(text) != len(refs) * dim or len(k) != len(refs) or len(scale) != len(refs):
+            if len(text) != len(refs) * width or len(k) != len(refs) or len(scale) != len(refs):
                 raise ValueError(
-                    f"{len(text)} residual codes, {len(k)} factors, {len(scale)} scales for {len(refs)} rows"
+                    f"{len(text)} residual codes, {len(k)} factors, {len(scale)} scales for {len(refs)} rows of {dim}"
                 )
+            extra = coded.get("wide", ())
+            places = [[int(place), int(d)] for place, d in extra] if len(extra) else []
+            if places and not all(0 <= place < len(refs) * dim for place, _ in places):
+                raise ValueError(f"a wide residual's place outside the {len(refs)} rows of {dim}")
+            wide += [[len(clusters) * dim + place, d] for place, d in places]
             codes.append(text)
             factors += k
             scales += scale
             clusters += refs
-        block = self._residuals({"codes": "".join(codes), "k": factors, "scale": scales}, clusters)
+        block = self._residuals({"codes": "".join(codes), "k": factors, "scale": scales, "wide": wide}, clusters)
         out, first = [], 0
         for _, refs in parts:
             out.append(block[first : first + len(refs)])
