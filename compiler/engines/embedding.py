@@ -177,6 +177,12 @@ def top_indices(values: Any, allowed: Callable[[int], bool] | None, floor: float
     import numpy as np  # noqa: PLC0415 - [semantic] extra
 
     array = np.asarray(values)
+    live = np.flatnonzero(array >= floor)
+    if 4 * len(live) < len(array) and not np.isnan(array).any():
+        # most values under the floor (a partitioned build's unprobed tools, at -2): cut among the others alone,
+        # the same indices in the same order (a NaN, which numpy's partition ranks first, keeps the whole scan)
+        inner = None if allowed is None else (lambda i: allowed(int(live[i])))
+        return [int(live[i]) for i in top_indices(array[live], inner, floor, count)]
     n = len(array)
     k = min(n, count if allowed is None else 4 * count)
     while True:

@@ -31,6 +31,28 @@ def test_numpy_top_equals_the_scan(n: int, scoped: bool) -> None:
     assert hybrid.semantic_top(list(map(float, cosines)), keep, 0.2) == expected
 
 
+@pytest.mark.parametrize("scoped", [False, True])
+def test_numpy_top_of_a_mostly_unscored_pool_equals_the_scan(scoped: bool) -> None:
+    """A partitioned build's pool (most tools at -2, unprobed) is cut among its scored tools: the scan's docs and order."""
+    rng = np.random.default_rng(7)
+    cosines = np.full(10_000, -2.0, dtype=np.float32)
+    probed = rng.choice(10_000, 900, replace=False)
+    cosines[probed] = (rng.random(900) * 0.8).astype(np.float32)
+    cosines[[int(probed[0]), int(probed[1]), 9_999]] = float(cosines.max())  # ties at the top, broken by doc id
+
+    def allowed(doc: int) -> bool:
+        return doc % 3 == 0
+
+    keep = allowed if scoped else None
+    expected = heapq.nlargest(
+        hybrid.CANDIDATES,
+        (d for d in range(len(cosines)) if cosines[d] >= 0.2 and (keep is None or keep(d))),
+        key=lambda d: (cosines[d], -d),
+    )
+    assert len(expected) == hybrid.CANDIDATES
+    assert hybrid.semantic_top(cosines, keep, 0.2) == expected
+
+
 def test_the_hierarchy_term_leaves_a_flat_catalogue_as_it_was() -> None:
     """Tools that all share one ancestor keep their cosines exactly (the term only ranks between branches)."""
     from toolcat.engines.embedding import with_ancestors  # noqa: PLC0415

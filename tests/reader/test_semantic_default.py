@@ -343,6 +343,22 @@ def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
 
 
 @needs_default
+def test_a_querys_rows_decoded_together_equal_each_decoded_alone(partitioned_build: Path) -> None:
+    """A query's row files are decoded in one call: each row and its node rows equal its file decoded alone."""
+    np = pytest.importorskip("numpy")
+    searcher = _open(partitioned_build)
+    searcher.find_tool("read a text file")
+    tier = searcher._semantic
+    assert len(tier._rows) > 1, "one decoding call for several row files"
+    for doc, (row, _, (node_ids, node_block)) in tier._rows.items():
+        _, data = tier._row_file(doc)
+        assert np.array_equal(row, tier._residuals(data, [int(data["cluster"])])[0])
+        alone_ids, alone_block = tier._node_rows(data["nodes"])
+        assert np.array_equal(node_ids, alone_ids)
+        assert np.array_equal(node_block, alone_block)
+
+
+@needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
     """A toolcat-vectors-3, -4 or -5 partition (int4 rows, one residual a character) is not read: lexical answers, 'rebuild'."""
     for old in ("toolcat-vectors-3", "toolcat-vectors-4", "toolcat-vectors-5"):

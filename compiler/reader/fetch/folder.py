@@ -103,6 +103,8 @@ class FolderSource(Source):
     def __init__(self, root: Path) -> None:
         self.root = root
         self.location = str(root)
+        #: ``str(root / path)`` is this prefix + path for a clean relative path (check_ref), without pathlib's cost.
+        self._prefix = "" if self.location == "." else self.location.rstrip("/") + "/"
         self.stats = SourceStats()
 
     def read_entry(self) -> bytes:
@@ -127,9 +129,9 @@ class FolderSource(Source):
     def fetch(self, ref: dict[str, Any]) -> bytes:
         """Read and verify one immutable file."""
         path, digest, size = check_ref(ref)
-        file = self.root / path
+        file = self._prefix + path
         try:
-            with file.open("rb") as handle:
+            with open(file, "rb") as handle:  # noqa: PTH123 - a str path: pathlib cost 15 us a read (a query reads ~20)
                 data = handle.read(size + 1)
         except FileNotFoundError:
             raise ReaderError(
@@ -141,4 +143,4 @@ class FolderSource(Source):
         except OSError as exc:
             raise ReaderError("UNAVAILABLE", f"cannot read {file}: {exc}", details={"path": path}) from None
         self.stats.count_file(len(data))
-        return verify(data, path, digest, size, str(file))
+        return verify(data, path, digest, size, file)

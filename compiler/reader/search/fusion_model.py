@@ -60,6 +60,8 @@ SEMANTIC_FEATURES = (
 )
 
 Hit = tuple[int, float, list[str]]
+#: A candidate outside the lexical top in :func:`features`: no rank, score 0, no matched terms (shared, never mutated).
+_NO_RANK: tuple[int, float, Sequence[str]] = (-1, 0.0, ())
 
 
 class Model:
@@ -164,13 +166,15 @@ def features(
     terms = set(analyze_words(query))
     n_terms = max(1, len(terms))
     best = lexical[0][1] if lexical else 0.0
-    lex = {doc: (rank, score, hit_terms) for rank, (doc, score, hit_terms) in enumerate(lexical)}
+    lex: dict[int, tuple[int, float, Sequence[str]]] = {
+        doc: (rank, score, hit_terms) for rank, (doc, score, hit_terms) in enumerate(lexical)
+    }
     sem = {doc: rank for rank, doc in enumerate(semantic)}
     top_cos = max(cosines, default=0.0) if cosines is not None else 0.0
     weak = 1.0 if best < gate else 0.0
     out = []
     for i, doc in enumerate(docs):
-        rank, score, hit_terms = lex.get(doc, (-1, 0.0, []))
+        rank, score, hit_terms = lex.get(doc, _NO_RANK)
         matched = len(set(hit_terms) & terms)
         row = [
             score,
@@ -225,10 +229,10 @@ def fuse(
     else:
         semantic, docs, values = hybrid.candidates(lexical, cosines, allowed, min_cosine, pool)
     rows = features(query, lexical, docs, values, semantic, gate, known)
-    lex = {doc: (score, terms) for doc, score, terms in lexical}
+    lex: dict[int, tuple[float, Sequence[str]]] = {doc: (score, terms) for doc, score, terms in lexical}
     fused: list[Hit] = []
     for i, (doc, row) in enumerate(zip(docs, rows, strict=True)):
-        score, terms = lex.get(doc, (0.0, []))
+        score, terms = lex.get(doc, hybrid.NO_HIT)
         cosine = values[i] if values is not None else 0.0
         meaning = a * cosine if cosine >= min_cosine else 0.0
         marked = values is not None and meaning > (1 - a) * score

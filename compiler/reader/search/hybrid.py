@@ -39,6 +39,8 @@ NAME_MIN = 0.7
 NAME_DEPTH = 10
 
 Hit = tuple[int, float, list[str]]
+#: A candidate outside the lexical top: lexical score 0, no matched terms (one shared value, never mutated).
+NO_HIT: tuple[float, Sequence[str]] = (0.0, ())
 
 
 def name_match(query_terms: set[str], tool_id: str, analyze: Callable[[str], list[str]]) -> float:
@@ -84,11 +86,11 @@ def fuse(
     """
     _, _, _, min_cosine = params
     a = semantic_weight(lexical, params)
-    lex = {doc: (score, terms) for doc, score, terms in lexical}
+    lex: dict[int, tuple[float, Sequence[str]]] = {doc: (score, terms) for doc, score, terms in lexical}
     _, docs, values = candidates(lexical, cosines, allowed, min_cosine, pool)
     fused: list[Hit] = []
     for doc, cosine in zip(docs, values, strict=True):
-        score, terms = lex.get(doc, (0.0, []))
+        score, terms = lex.get(doc, NO_HIT)
         meaning = a * cosine if cosine >= min_cosine else 0.0
         total = (1 - a) * score + meaning
         fused.append((doc, min(1.0, total), [*terms, SEMANTIC_TERM] if meaning > (1 - a) * score else list(terms)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -26,6 +27,10 @@ Prefetch = Callable[[list[dict[str, Any]]], None]
 MIN_CHAR_ONLY_SCORE = 0.1
 #: Margin on the top-k stopping test, far above the rounding of the running sum of bounds (~1e-16).
 BOUND_SLACK = 1e-9
+#: Up to this many scores the k-th largest is read from a sorted copy, above it from ``heapq.nlargest``.
+KTH_BY_SORT = 2000
+#: The most words a part remembers the words filter's answer for (:meth:`_Part.may_hold`); then it starts again.
+MAX_REMEMBERED_WORDS = 4096
 
 
 def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, float]:
@@ -40,15 +45,21 @@ def query_weights(tokens: Iterable[str], idf: dict[str, float]) -> dict[str, flo
 
 
 class _Posting:
-    """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map."""
+    """One term's decoded postings: idf, doc ids, weights, the largest weight, and a lazy doc → weight map.
 
-    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "weights")
+    ``strict``: the ids rise strictly (each doc once), so walking the pairs reads what the map would hold.
+    """
 
-    def __init__(self, idf: float, ids: list[int], weights: list[float]) -> None:
+    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "strict", "walks", "weights")
+
+    def __init__(self, idf: float, ids: list[int], weights: list[float], *, strict: bool = False) -> None:
         self.idf = idf
         self.ids = ids
         self.weights = weights
         self.max_weight = max(weights, default=0.0)
+        self.strict = strict
+        #: How often :meth:`walk_once` said to walk the pairs instead of building the map.
+        self.walks = 0
         self._by_doc: dict[int, float] | None = None
 
     def by_doc(self) -> dict[int, float]:
@@ -56,6 +67,22 @@ class _Posting:
         if self._by_doc is None:
             self._by_doc = dict(zip(self.ids, self.weights, strict=True))
         return self._by_doc
+
+    def walk_once(self) -> bool:
+        """Whether to walk the pairs instead of the map this time: a strict posting without a map, asked first.
+
+        One pass over the pairs costs less than building the map; a posting asked again gets its map.
+        """
+        if self._by_doc is not None or not self.strict or self.walks:
+            return False
+        self.walks += 1
+        return True
+
+    def holding(self, docs: set[int]) -> set[int]:
+        """The ones of ``docs`` this posting lists (from the map when it is built, else one pass over the ids)."""
+        if self._by_doc is not None:
+            return {doc for doc in docs if doc in self._by_doc}
+        return docs.intersection(self.ids)
 
 
 class _Part:
@@ -72,6 +99,7 @@ class _Part:
         self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
         #: The words the words space holds, as a filter: a query word it lacks needs no term shard (docs/search.md).
         self.words_filter = WordFilter(next(s for s in self.spaces if s["name"] == "words")["filter"])
+        self._held: dict[str, bool] = {}
         expand = meta.get("expand")
         #: The learned expansion (docs/search.md, "Learned term expansion"): term shards laid out like a space's.
         self.expand: dict[str, Any] | None = expand if isinstance(expand, dict) else None
@@ -99,6 +127,15 @@ class _Part:
             self.delta_spaces = {s["name"]: s for s in self.delta["spaces"]}
             self.delta_firsts = {name: [sh["first"] for sh in s["shards"]] for name, s in self.delta_spaces.items()}
             self.delta_doc_file = {int(i): f["ref"] for f in self.delta["docs"] for i in f["ids"]}
+
+    def may_hold(self, word: str) -> bool:
+        """The words filter's answer for ``word``, remembered (a query asks it of each word two or three times)."""
+        held = self._held.get(word)
+        if held is None:
+            if len(self._held) >= MAX_REMEMBERED_WORDS:
+                self._held.clear()
+            held = self._held[word] = self.words_filter.may_hold(word)
+        return held
 
     def delta_shard_ref(self, space: str, term: str) -> dict[str, Any] | None:
         """The ref of the delta term shard whose range covers ``term``."""
@@ -222,7 +259,7 @@ class IndexReader:
 
         A word the words space's filter says is absent is absent: no shard is read for it.
         """
-        if space["name"] == "words" and not part.words_filter.may_hold(term):
+        if space["name"] == "words" and not part.may_hold(term):
             return None
         ref = self._shard_ref(part, space, term)
         if ref is None:
@@ -246,7 +283,7 @@ class IndexReader:
         words = list(dict.fromkeys(analyze_words(query)))
         self._pending_pages = []
         # A word the filter says the index lacks needs no term shard, and its n-grams' shards come in this round.
-        held = [word for word in words if part.words_filter.may_hold(word)]
+        held = [word for word in words if part.may_hold(word)]
         refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in held] + list(extra or [])
         if part.meta.get("bundles"):
             absent = [gram for word in words if word not in held for gram in word_ngrams(word)]
@@ -292,12 +329,11 @@ class IndexReader:
         ]
 
     def _decode(self, space_name: str, entry: dict[str, Any]) -> _Posting:
-        ids: list[int] = []
-        last = 0
-        for gap in entry["docs"]:
-            last += gap
-            ids.append(last)
-        posting = _Posting(float(entry["idf"]), ids, entry["w"])
+        gaps = entry["docs"]
+        ids: list[int] = list(itertools.accumulate(gaps, initial=0))  # the running sums of the gaps
+        del ids[0]
+        strict = min(itertools.islice(gaps, 1, None), default=1) > 0
+        posting = _Posting(float(entry["idf"]), ids, entry["w"], strict=strict)
         # Character n-grams of one word often have identical postings: share one object so that
         # the top-k search walks them once (with the query weights summed).
         content = (space_name, posting.idf, tuple(entry["docs"]), tuple(posting.weights))
@@ -469,49 +505,116 @@ class IndexReader:
                     word_terms.append((term, posting))
         terms = [(factor * posting.max_weight, factor, term, posting) for factor, term, posting in factors.values()]
         terms.sort(key=lambda t: (-t[0], t[2]))
-        remaining = sum(t[0] for t in terms)
-        done = 0.0
-        total: dict[int, float] = {}
-        word_docs: set[int] = set()
         words = {id(posting) for _, posting in word_terms}
-        position = 0
-        kth = -1.0
-        while position < len(terms):
-            bound, factor, _, posting = terms[position]
-            position += 1
-            remaining -= bound
-            done += bound
-            get = total.get
-            if allowed is None:
-                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
-                    total[doc_id] = get(doc_id, 0.0) + factor * w
-                if id(posting) in words:
-                    word_docs.update(posting.ids)
-            else:
-                for doc_id, w in zip(posting.ids, posting.weights, strict=True):
-                    if allowed(doc_id):
-                        total[doc_id] = get(doc_id, 0.0) + factor * w
-                        if id(posting) in words:
-                            word_docs.add(doc_id)
-            # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
-            if done > remaining:
-                kth = _kth_hit_score(total, word_docs, k)
-                if kth > remaining + BOUND_SLACK:
-                    break
+        total, word_docs, position, remaining, kth, kth_at = _leading_terms(terms, words, k, allowed)
         if position < len(terms):
             total = {d: s for d, s in total.items() if s + remaining + BOUND_SLACK >= kth}
-            for _, factor, _, posting in terms[position:]:
-                by_doc = posting.by_doc()
-                is_word = id(posting) in words
-                for doc_id in total:
-                    weight = by_doc.get(doc_id)
-                    if weight is not None:
-                        total[doc_id] += factor * weight
-                        if is_word:
-                            word_docs.add(doc_id)
+            _trailing_terms(total, word_docs, terms[position:], words)
+            return _best_hits(total, word_docs, word_terms, k)
+        # every term summed: a k-th score taken after the last one is the final k-th best hit's (-1: maybe fewer hits)
+        return _best_hits(total, word_docs, word_terms, k, kth if kth_at == len(terms) and kth != -1.0 else None)
+
+
+_Term = tuple[float, float, str, _Posting]  # (upper bound, factor, term, posting), as _top_k orders them
+
+
+def _leading_terms(
+    terms: list[_Term], words: set[int], k: int, allowed: Callable[[int], bool] | None
+) -> tuple[dict[int, float], set[int], int, float, float, int]:
+    """:meth:`IndexReader._top_k`'s first pass: every posting summed, term after term, until no unseen doc can win.
+
+    Returns (scores so far, docs a word matched, the first term not summed, its and later terms' bounds, the last
+    k-th hit score taken, and how many terms were summed when it was taken).
+    """
+    remaining = sum(t[0] for t in terms)
+    done = 0.0
+    total: dict[int, float] = {}
+    word_docs: set[int] = set()
+    position = 0
+    kth, kth_at = -1.0, -1
+    while position < len(terms):
+        bound, factor, _, posting = terms[position]
+        position += 1
+        remaining -= bound
+        done += bound
+        get = total.get
+        if allowed is None:
+            for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                total[doc_id] = get(doc_id, 0.0) + factor * w
+            if id(posting) in words:
+                word_docs.update(posting.ids)
+        else:
+            for doc_id, w in zip(posting.ids, posting.weights, strict=True):
+                if allowed(doc_id):
+                    total[doc_id] = get(doc_id, 0.0) + factor * w
+                    if id(posting) in words:
+                        word_docs.add(doc_id)
+        # No score can exceed the bounds summed so far, so the k-th is only worth computing past half-way.
+        if done > remaining:
+            kth, kth_at = _kth_hit_score(total, word_docs, k), position
+            if kth > remaining + BOUND_SLACK:
+                break
+    return total, word_docs, position, remaining, kth, kth_at
+
+
+def _trailing_terms(total: dict[int, float], word_docs: set[int], terms: list[_Term], words: set[int]) -> None:
+    """:meth:`IndexReader._top_k`'s second pass: the remaining terms added to the docs already in ``total``.
+
+    Each shared doc gets the same one addition whichever side is walked: the posting's pairs (a strict posting
+    asked for the first time: no map to build), its map, or the docs.
+    """
+    for _, factor, _, posting in terms:
+        is_word = id(posting) in words
+        if posting.walk_once():
+            _add_shared(total, word_docs, zip(posting.ids, posting.weights, strict=True), factor, is_word)
+            continue
+        by_doc = posting.by_doc()
+        if len(by_doc) < len(total):
+            _add_shared(total, word_docs, by_doc.items(), factor, is_word)
+            continue
+        for doc_id in total:
+            weight = by_doc.get(doc_id)
+            if weight is not None:
+                total[doc_id] += factor * weight
+                if is_word:
+                    word_docs.add(doc_id)
+
+
+def _add_shared(
+    total: dict[int, float], word_docs: set[int], pairs: Iterable[tuple[int, float]], factor: float, is_word: bool
+) -> None:
+    """Add ``factor`` x weight to each doc of ``pairs`` already in ``total`` (and note a word's matches)."""
+    for doc_id, value in pairs:
+        if doc_id in total:
+            total[doc_id] += factor * value
+            if is_word:
+                word_docs.add(doc_id)
+
+
+def _best_hits(
+    total: dict[int, float],
+    word_docs: set[int],
+    word_terms: list[tuple[str, _Posting]],
+    k: int,
+    kth: float | None = None,
+) -> list[tuple[int, float, list[str]]]:
+    """The best ``k`` hits of ``total`` (best first, ties by doc id), each with the query words it matched.
+
+    ``kth``, when known, is the k-th best hit score of ``total`` as it is (:func:`_kth_hit_score`); only the hits
+    scoring at least the k-th best can be among the top k, so only those are kept and sorted.
+    """
+    if kth is None:
+        scores = [s for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
+        kth = _kth_largest(scores, k) if len(scores) > k else None
+    if kth is None:  # at most k hits: every one
         hits = [(d, s) for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
-        hits.sort(key=lambda h: (-h[1], h[0]))
-        return [(d, s, [term for term, posting in word_terms if d in posting.by_doc()]) for d, s in hits[:k]]
+    else:
+        hits = [(d, s) for d, s in total.items() if s >= kth and (d in word_docs or s >= MIN_CHAR_ONLY_SCORE)]
+    hits.sort(key=lambda h: (-h[1], h[0]))
+    top = hits[:k]
+    docs = {d for d, _ in top}
+    held = [(term, posting.holding(docs)) for term, posting in word_terms]
+    return [(d, s, [term for term, matched in held if d in matched]) for d, s in top]
 
 
 def _kth_hit_score(total: dict[int, float], word_docs: set[int], k: int) -> float:
@@ -519,4 +622,12 @@ def _kth_hit_score(total: dict[int, float], word_docs: set[int], k: int) -> floa
     scores = [s for d, s in total.items() if d in word_docs or s >= MIN_CHAR_ONLY_SCORE]
     if len(scores) < k:
         return -1.0
-    return heapq.nlargest(k, scores)[-1]
+    return _kth_largest(scores, k)
+
+
+def _kth_largest(scores: list[float], k: int) -> float:
+    """The k-th largest of ``scores`` (at least k of them; the list may be reordered)."""
+    if len(scores) > KTH_BY_SORT:
+        return heapq.nlargest(k, scores)[-1]
+    scores.sort()  # a C sort of a few thousand floats beats heapq.nlargest's Python loop (measured: 22 vs 50 us at 1,000)
+    return scores[-k]

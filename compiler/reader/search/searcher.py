@@ -144,7 +144,9 @@ class Searcher(IndexReader):
         try:
             if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
-                if refs or tier.partitioned:  # no row to read: the head is known, its doc shards fetched in one round
+                # no row to read: the head is known, its doc shards fetched in one round; a source that reads files
+                # one at a time (a folder: no prefetch) has no round to save, so no guess is made
+                if self._prefetch_fn is not None and (refs or tier.partitioned):
                     guess = tier.head_guess(query, lexical, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
                     part = self._part("tools")
                     self._pending_pages = []

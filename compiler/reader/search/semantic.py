@@ -118,8 +118,12 @@ class SemanticTier:
         self._clusters: dict[int, tuple[Any, Any, list[list[int]], tuple[Any, Any]]] = {}
         #: The last query's probe (:meth:`probe`): ((query, NPROBE, PROBE_ROWS, SPREAD), its clusters).
         self._probed: tuple[tuple[Any, ...], list[int]] = ((), [])
-        #: Each cluster read's :func:`ancestor_index` (made once: per query it cost 0.8 ms at 10,000 tools).
-        self._cluster_paths: dict[int, Any] = {}
+        #: Each cluster read's :func:`distinct_paths` of its :func:`ancestor_index` (made once a cluster).
+        self._cluster_paths: dict[int, tuple[Any, Any]] = {}
+        #: Each cluster read's doc ids as a set (:meth:`_cluster_ids`).
+        self._cluster_sets: dict[int, frozenset[int]] = {}
+        #: The last query's probed products (:meth:`_probed_cosines`): (query, clusters), its vector, tools', nodes'.
+        self._probed_products: tuple[Any, Any, list[Any], list[Any]] = ((), None, [], [])
         #: The query whose lexical candidates' rows were read last, and those candidates (outside its probed clusters).
         self._scored: tuple[str, set[int]] = ("", set())
         #: The row table's directory (the page listing its pages), once read.
@@ -442,6 +446,13 @@ class SemanticTier:
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
+    def _cluster_ids(self, cluster: int) -> frozenset[int]:
+        """The doc ids of one cluster as a set (made once a cluster)."""
+        ids = self._cluster_sets.get(cluster)
+        if ids is None:
+            ids = self._cluster_sets[cluster] = frozenset(self._cluster(cluster)[0].tolist())
+        return ids
+
     def row_refs(self, query: str, docs: list[int]) -> list[dict[str, Any]]:
         """The files to fetch for the rows of ``docs`` (a query's lexical candidates) outside the probed clusters.
 
@@ -455,16 +466,17 @@ class SemanticTier:
         table = self._partition[2]
         n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
         per_group = int(table["per_group"])
-        probed = {int(i) for c in self.probe(query) for i in self._cluster(c)[0]}
-        needed = {int(d) for d in docs if 0 <= int(d) < n_docs} - probed
+        probed = [self._cluster_ids(c) for c in self.probe(query)]
+        needed = {int(d) for d in docs if 0 <= int(d) < n_docs}
+        needed = {d for d in needed if not any(d in ids for ids in probed)}
         self._scored = (query, needed)
-        wanted = sorted(needed - set(self._rows))
+        wanted = sorted(doc for doc in needed if doc not in self._rows)  # not set(self._rows): up to 4,096 keys
         if len(self._rows) + len(wanted) > MAX_ROWS:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
         directory = self._directory
         refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
-        pages = sorted({doc // per_page for doc in wanted} - set(self._pages))
-        for number in sorted({page // per_group for page in pages} - set(self._groups)):
+        pages = sorted({doc // per_page for doc in wanted if doc // per_page not in self._pages})
+        for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
             if directory is None:  # fetched by path with the directory, checked against it when read
                 refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
             else:
@@ -487,8 +499,13 @@ class SemanticTier:
         """Read the rows :meth:`row_refs` named for ``query`` (fetched by then, or fetched one by one here)."""
         if self._partition is None or self._scored[0] != query:
             return
-        for doc in sorted(self._scored[1] - set(self._rows)):
-            self._rows[doc] = self._row(doc)
+        docs = sorted(doc for doc in self._scored[1] if doc not in self._rows)
+        files = [self._row_file(doc) for doc in docs]
+        # every row and its node rows decoded in one residual_rows call (two a row cost ~40 us: numpy's per-call cost)
+        parts = [(part, clusters) for _, data in files for part, clusters in _row_parts(data)]
+        blocks = self._residuals_of(parts)
+        for number, (doc, (ref, data)) in enumerate(zip(docs, files, strict=True)):
+            self._rows[doc] = self._row(doc, ref, data, blocks[2 * number], blocks[2 * number + 1])
 
     def head_guess(
         self,
@@ -588,18 +605,28 @@ class SemanticTier:
             self._pages[number] = page
         return self._pages[number]
 
-    def _row(self, doc: int) -> tuple[Any, list[int], tuple[Any, Any]]:
-        """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its file in the row table."""
+    def _row_file(self, doc: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(ref, parsed file) of tool ``doc``'s file in the row table (its page read first)."""
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
         page = self._page(doc // int(self._partition[2]["per_page"]))
         ref = page_ref(page, doc - int(page["first"]))
         data = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
+        return ref, data
+
+    def _row(
+        self, doc: int, ref: dict[str, Any], data: dict[str, Any], row: Any, node_block: Any
+    ) -> tuple[Any, list[int], tuple[Any, Any]]:
+        """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its row file's ``data``.
+
+        ``row`` and ``node_block`` are the file's decoded rows (:meth:`_residuals_of` of :func:`_row_parts`).
+        """
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
         dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
-        row = self._residuals(data, [int(data["cluster"])])
         ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
-        node_ids, node_block = self._node_rows(data["nodes"])
+        node_ids = np.asarray([int(i) for i in data["nodes"]["ids"]], dtype=np.int64)
         if (
             (int(data["first"]), int(data["count"])) != (doc, 1)
             or row.shape != (1, dim)
@@ -610,11 +637,53 @@ class SemanticTier:
             raise ValueError(f"row file {ref.get('path')} is not tool {doc}'s row with its ancestor nodes")
         return row[0], ancestors, (node_ids, node_block)
 
+    def _residuals_of(self, parts: list[tuple[dict[str, Any], list[int]]]) -> list[Any]:
+        """:meth:`_residuals` of each ``(coded, clusters)`` part, decoded by one :func:`residual_rows` call.
+
+        Each part is checked as :func:`residual_rows` checks its input (codes a string, one factor, one scale and
+        ``ceil(dim / 2)`` characters a row, its ``wide`` places inside its own rows) before they are joined, its wide
+        places moved by the rows before it; the rows are the same float32 values, computed row by row.
+        """
+        if not parts:
+            return []
+        dim = int(self._meta["model"]["dim"])
+        width = -(-dim // 2)
+        codes: list[str] = []
+        factors: list[Any] = []
+        scales: list[Any] = []
+        clusters: list[int] = []
+        wide: list[list[int]] = []
+        for coded, refs in parts:
+            text, k, scale = coded["codes"], list(coded["k"]), list(coded["scale"])
+            if not isinstance(text, str):
+                raise TypeError(f"residual codes are {type(text).__name__}, not a string")
+            if len(text) != len(refs) * width or len(k) != len(refs) or len(scale) != len(refs):
+                raise ValueError(
+                    f"{len(text)} residual codes, {len(k)} factors, {len(scale)} scales for {len(refs)} rows of {dim}"
+                )
+            extra = coded.get("wide", ())
+            places = [[int(place), int(d)] for place, d in extra] if len(extra) else []
+            if places and not all(0 <= place < len(refs) * dim for place, _ in places):
+                raise ValueError(f"a wide residual's place outside the {len(refs)} rows of {dim}")
+            wide += [[len(clusters) * dim + place, d] for place, d in places]
+            codes.append(text)
+            factors += k
+            scales += scale
+            clusters += refs
+        block = self._residuals({"codes": "".join(codes), "k": factors, "scale": scales, "wide": wide}, clusters)
+        out, first = [], 0
+        for _, refs in parts:
+            out.append(block[first : first + len(refs)])
+            first += len(refs)
+        return out
+
     def _partitioned_scores(self, query: str) -> Any:
         """Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2.
 
         The rows read are the probed clusters' and the lexical candidates' (:meth:`row_refs`, :meth:`read_rows`); a tool with
-        neither is no candidate of the fusion, whose cosine floor counts -2 as none.
+        neither is no candidate of the fusion, whose cosine floor counts -2 as none. A query asks twice (its head
+        guess, then its scores, with more single rows read): the probed clusters' products are made once
+        (:meth:`_probed_cosines`), and each tool's best ancestor is taken over its cluster's distinct home paths.
         """
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -626,40 +695,53 @@ class SemanticTier:
         out = np.full(int(self._meta["tools"]["n_docs"]), -2.0, dtype=np.float32)
         clusters = self.probe(query)
         probed = [self._cluster(c) for c in clusters]
-        singles = sorted(self._scored[1] & set(self._rows)) if self._scored[0] == query else []
+        singles = sorted(doc for doc in self._scored[1] if doc in self._rows) if self._scored[0] == query else []
         ids = np.concatenate([*(p[0] for p in probed), np.asarray(singles, dtype=np.int64)])
-        rows = [p[1] for p in probed] + ([np.stack([self._rows[d][0] for d in singles])] if singles else [])
         if not len(ids):
             return out
-        exact = np.einsum("ij,j->i", np.concatenate(rows), vector).astype(np.float32)
+        cluster_cosines, cluster_nodes = self._probed_cosines(query, vector, clusters, probed)
+        blocks = list(cluster_cosines)
+        if singles:
+            blocks.append(np.einsum("ij,j->i", np.stack([self._rows[d][0] for d in singles]), vector))
+        exact = np.concatenate(blocks).astype(np.float32)
         # every tool scored has its ancestor row (a cluster's may list none: then no hierarchy term)
         if hybrid.HIERARCHY and sum(len(p[2]) for p in probed) + len(singles) == len(ids):
             n_nodes = int(self._meta["nodes"]["n_docs"])
             nodes = np.full(n_nodes, -2.0, dtype=np.float32)  # the scored tools' ancestors, from their files
-            for node_ids, node_block in [*(p[3] for p in probed), *(self._rows[d][2] for d in singles)]:
+            for (node_ids, _), cosines in zip((p[3] for p in probed), cluster_nodes, strict=True):
+                if len(node_ids):
+                    nodes[node_ids] = cosines
+            for doc in singles:
+                node_ids, node_block = self._rows[doc][2]
                 if len(node_ids):
                     nodes[node_ids] = np.einsum("ij,j->i", node_block, vector)
-            paths, index = distinct_paths(self._ancestor_index(clusters, singles, n_nodes))
-            exact = with_ancestors(exact, nodes, paths, hybrid.HIERARCHY, index)
+            # each tool's best ancestor: once per distinct home path of its cluster (the padding row n_nodes: -2)
+            extended = np.append(nodes, np.float32(-2.0))
+            best = [extended[paths].max(axis=1)[rows] for paths, rows in self._cluster_homes(clusters, n_nodes)]
+            if singles:
+                best.append(extended[ancestor_index([self._rows[doc][1] for doc in singles], n_nodes)].max(axis=1))
+            exact = with_ancestors(exact, np.concatenate(best), _column(len(ids)), hybrid.HIERARCHY)
         out[ids] = exact
         return out
 
-    def _ancestor_index(self, clusters: list[int], singles: list[int], n_nodes: int) -> Any:
-        """:func:`ancestor_index` of the probed ``clusters``' tools then the ``singles`` (rows read one by one).
-
-        Each cluster's block is made once; the blocks are padded to one depth with ``n_nodes`` (no ancestor).
-        """
+    def _probed_cosines(self, query: str, vector: Any, clusters: list[int], probed: list[Any]) -> tuple[Any, Any]:
+        """(each probed cluster's tool cosines, each one's node cosines), made once per query and probe."""
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-        blocks = []
+        key = (query, tuple(clusters))
+        cached = self._probed_products
+        if cached[0] != key or cached[1] is not vector:
+            tools = [np.einsum("ij,j->i", p[1], vector) for p in probed]
+            nodes = [np.einsum("ij,j->i", p[3][1], vector) if len(p[3][0]) else None for p in probed]
+            self._probed_products = cached = (key, vector, tools, nodes)
+        return cached[2], cached[3]
+
+    def _cluster_homes(self, clusters: list[int], n_nodes: int) -> list[tuple[Any, Any]]:
+        """Each cluster's :func:`distinct_paths` of its tools' :func:`ancestor_index` (made once a cluster)."""
         for cluster in clusters:
             if cluster not in self._cluster_paths:
-                self._cluster_paths[cluster] = ancestor_index(self._clusters[cluster][2], n_nodes)
-            blocks.append(self._cluster_paths[cluster])
-        if singles:
-            blocks.append(ancestor_index([self._rows[doc][1] for doc in singles], n_nodes))
-        depth = max(block.shape[1] for block in blocks)
-        return np.concatenate([np.pad(b, ((0, 0), (0, depth - b.shape[1])), constant_values=n_nodes) for b in blocks])
+                self._cluster_paths[cluster] = distinct_paths(ancestor_index(self._clusters[cluster][2], n_nodes))
+        return [self._cluster_paths[cluster] for cluster in clusters]
 
     def query_vector(self, query: str) -> Any:
         """The query's embedding (cached for the last few queries)."""
@@ -701,6 +783,18 @@ class SemanticTier:
         if key not in self._matrices:
             self._matrices[key] = self._embedder.prepared(self.matrix(part))
         return matrix_times(self._matrices[key], vector)
+
+
+def _row_parts(data: dict[str, Any]) -> list[tuple[dict[str, Any], list[int]]]:
+    """A row file's two coded parts, each with its rows' clusters: its tool row, then its node rows.
+
+    ValueError when the node rows name another number of centroids than of node ids (as :meth:`SemanticTier._node_rows`).
+    """
+    nodes = data["nodes"]
+    clusters = [int(c) for c in nodes["clusters"]]
+    if len(clusters) != len(nodes["ids"]):
+        raise ValueError(f"{len(clusters)} node centroids for {len(nodes['ids'])} node rows")
+    return [(data, [int(data["cluster"])]), (nodes, clusters)]
 
 
 def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
@@ -837,6 +931,14 @@ def ancestor_index(ancestors: list[list[int]], n_nodes: int) -> Any:
         valid = [node for node in row if 0 <= node < n_nodes]
         out[i, : len(valid)] = valid
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _column(n: int) -> Any:
+    """``(n, 1)`` ints 0..n-1: an :func:`toolcat.engines.embedding.with_ancestors` index whose nodes are the tools' own."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    return np.arange(n, dtype=np.int64)[:, None]
 
 
 def distinct_paths(index: Any) -> tuple[Any, Any]:
