@@ -25,7 +25,7 @@ beside it) is counted twice:
 
 The model load of the default tier is paid once per process, before the timed queries (a warm-up query on its own
 reader); its bytes are not in the figures. Prints one table per size against the issue's targets for the find_tool
-(issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the worst query, then where the bytes went by kind of file (:data:`KINDS`: index meta, term and doc
+(issue 33: <= 3 round trips and <= 150 KB at 10,000 tools, <= 6 and <= 400 KB at 100,000), judged on the median and on the worst query, then where the bytes went by kind of file (:data:`KINDS`: index meta, term and doc
 shards, vectors meta, cluster shards, the row table's directory, groups, pages and files). Builds and their vector cache
 are kept under ``$TMPDIR/toolcat-bench-cdn`` and reused when nothing changed (``--fresh`` rebuilds).
 """
@@ -270,13 +270,16 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def verdict(n: int, rounds: float, kb: float) -> str:
-    """Met or missed, against the issue's target for this size."""
+def verdict(n: int, s: dict[str, Any]) -> str:
+    """Met or missed, against the issue's target for this size: at the median and on the worst query."""
     target = TARGETS.get(n)
     if target is None:
         return ""
-    met = rounds <= target[0] and kb <= target[1]
-    return f"{'met' if met else 'MISSED'} (<= {target[0]} round trips, <= {target[1]} KB)"
+
+    def met(at: int) -> str:
+        return "met" if s["round_trips"][at] <= target[0] and s["bytes"][at] / 1000 <= target[1] else "MISSED"
+
+    return f"p50 {met(0)}, max {met(1)} (<= {target[0]} round trips, <= {target[1]} KB)"
 
 
 def row(label: str, n: int, s: dict[str, Any]) -> list[str]:
@@ -297,7 +300,7 @@ def row(label: str, n: int, s: dict[str, Any]) -> list[str]:
         pair("row_bytes", 1000, 1),
         pair("wall_ms"),
         f"{pair('total_round_trips')} rt, {pair('total_bytes', 1000, 1)} KB",
-        verdict(n, s["round_trips"][1], s["bytes"][1] / 1000),
+        verdict(n, s),
     ]
 
 
@@ -312,7 +315,7 @@ HEADER = [
     "of which the row table KB",
     "wall ms p50 / max",
     "open + find_tool: round trips, KB (p50 / max)",
-    "find_tool's target (max over the queries)",
+    "find_tool's target (p50, max over the queries)",
 ]
 
 

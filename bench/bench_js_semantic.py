@@ -7,6 +7,12 @@ process, each with one onnxruntime thread), answer the example's labelled querie
 milliseconds per warm query. Node runs onnxruntime-node (``js/node_modules``, ``make js``); ``--web`` runs
 onnxruntime-web's WebAssembly build in Node instead. Needs js/dist (``make js``) and the default tier (``make build``).
 Run: ``OMP_NUM_THREADS=1 .venv/bin/python bench/bench_js_semantic.py`` (prints a table; the CPU: ``lscpu``).
+
+``--cold BUILD``: the cold cost instead, on a default build (e.g. a 10,000-tool one from ``bench/bench_cdn.py``),
+its model published into a scratch folder beside links to the build: for each query, a fresh Python reader (empty
+cache) and a fresh Node process each open the catalogue over HTTP and answer one ``find_tool``; printed per query,
+both readers' requests, round trips and KB decoded (the model is not counted: it is no catalogue file), and whether
+their top-5 ids agree.
 """
 
 from __future__ import annotations
@@ -98,14 +104,73 @@ def _row(name: str, result: dict[str, Any]) -> list[str]:
     ]
 
 
+#: The cold queries of ``--cold`` (requests as agents and people write them).
+COLD_QUERIES = [
+    "upload a report to a bucket",
+    "send an email with an attachment",
+    "list open issues",
+    "read the contents of a text file",
+    "rename a function across the codebase",
+    "schedule a meeting next week",
+    "convert currency amounts",
+    "translate text into french",
+]
+
+
+def cold(node: str, build_dir: Path, queries: list[str]) -> None:
+    """Per query, cold: both readers' requests, round trips and KB decoded for one find_tool (``--cold``)."""
+    from toolcat import Catalog  # noqa: PLC0415 - the Python reader, side by side
+
+    root = Path(tempfile.mkdtemp(prefix="bench-js-semantic-cold-"))
+    try:
+        site = root / "site"
+        site.mkdir()
+        for entry in build_dir.iterdir():  # the build, linked; the model published beside it
+            (site / entry.name).symlink_to(entry.resolve())
+        publish_build_model(build_dir, site / "model")
+        head = ["query", "py requests", "py trips", "py KB", "ts requests", "ts trips", "ts KB", "same top 5"]
+        table = [head]
+        with serve_folder(site) as url:
+            for i, query in enumerate(queries):
+                catalog = Catalog.open(url, cache_dir=root / f"cache{i}")
+                py_names = [m["name"] for m in catalog.find_tool(query, 5)["matches"]]
+                py = catalog.stats()
+                payload = {
+                    "url": url,
+                    "calls": [["findTool", query, 5]],
+                    "options": {"model": {"url": "model/model.json"}},
+                }
+                got = _run([node, str(JS / "scripts" / "parity-runner.mjs")], payload, JS)
+                ts, ts_names = got["stats"], [m["name"] for m in got["answers"][0]["matches"]]
+                table.append(
+                    [
+                        query[:40],
+                        *(str(s[k]) for s in (py,) for k in ("requests", "round_trips")),
+                        f"{py['bytes_decoded'] / 1000:.1f}",
+                        *(str(s[k]) for s in (ts,) for k in ("requests", "round_trips")),
+                        f"{ts['bytes_decoded'] / 1000:.1f}",
+                        "yes" if ts_names == py_names else "NO",
+                    ]
+                )
+        widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+        for r in table:
+            print("  ".join(cell.ljust(width) for cell, width in zip(r, widths, strict=True)))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     """Build, publish, serve; time both readers; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--web", action="store_true", help="run onnxruntime-web (WebAssembly) in Node")
+    parser.add_argument("--cold", type=Path, metavar="BUILD", help="cold round trips on a default build instead")
     args = parser.parse_args()
     node = shutil.which("node")
     if node is None or not (JS / "dist" / "index.js").is_file():
         sys.exit("node and js/dist are needed: make js")
+    if args.cold is not None:
+        cold(node, args.cold, COLD_QUERIES)
+        return
     root = Path(tempfile.mkdtemp(prefix="bench-js-semantic-"))
     try:
         os.environ.pop("TOOLCAT_EMBEDDER", None)

@@ -23,7 +23,7 @@ const INTERNAL = [
   "attempt bundledNgrams byDocMap concurrent docRef fetchFn interned manifestRef nameCandidates nameLookup nodeShardRef notExpanded",
   "pagedRef pendingPages postings prefetch prefetchErrors readBody scoped shardRef spaceTerms topK withDelta",
   "baseUrl canonicalPath deltaDocFile deltaFirsts deltaShardRef deltaSpaces docPages docShardSize docShards fetchBytes fetchJson fetchMany",
-  "maxFileBytes maxParallel maxWeight nodeTools pinned readEntry searcherFactory searcherInstance searcherRequired",
+  "maxWeight nodeTools pinned readEntry searcherFactory searcherInstance searcherRequired",
   "held mayHold parts pending posting words modelOptions semanticTier tierLoad tierNow",
 ].join(" ");
 const entries = { "toolcat-reader": "index", "toolcat-reader-full": "full", "toolcat-reader-adapters": "adapters" };

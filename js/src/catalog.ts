@@ -63,7 +63,7 @@ export class Catalog {
       throw new ReaderError("BAD_REQUEST", `version must be a registry_version string, got ${shown(options.version)}`);
     }
     const maxParallel = options.maxParallel ?? 8;
-    if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new ReaderError("BAD_REQUEST", `max_parallel must be a positive integer, got ${shown(maxParallel, 40)}`);
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) throw (await failures()).badParallel(maxParallel);
     const digest = await checkPin(options.pin);
     const base = text.replace(/catalog\.json$/, "");
     const source = new HttpSource(base, {

@@ -19,6 +19,10 @@ export function notHttp(url: string): ReaderError {
   return new ReaderError("BAD_REQUEST", `open() takes an http(s) base URL, got ${shown(url)}`, { hints: ["Serve the build folder over http(s), or pass a fetch that reads it."] });
 }
 
+export function badParallel(value: unknown): ReaderError {
+  return new ReaderError("BAD_REQUEST", `max_parallel must be a positive integer, got ${shown(value, 40)}`);
+}
+
 export function badPin(pin: unknown): ReaderError {
   return new ReaderError("BAD_REQUEST", `pin must be 'sha256:' and 64 hex digits, got ${shown(pin, 100)}`, {
     hints: ["pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256']."],

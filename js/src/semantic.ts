@@ -17,6 +17,13 @@ import { WEIGHTS } from "./fusionWeights.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
+/** What the head guess uses of the searcher's doc fetching (TypeScript-private there; ``Searcher._doc_ref``, ``_doc``). */
+interface DocFetching {
+  store: Store;
+  pendingPages: Artifact[];
+  docRef(part: unknown, docId: number, fetchPage: boolean): Promise<Artifact>;
+  doc(part: unknown, docId: number): Promise<Artifact>;
+}
 type Params = [number, number, number, number];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Ort = any;
@@ -50,12 +57,18 @@ const NAME_DEPTH = 10;
 const MAX_ANCESTORS = 32;
 /** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
 const MAX_ROWS = 4096;
+/** Above this many tools the head guess is the sure head alone (``semantic.SURE_HEAD_ABOVE``). */
+const SURE_HEAD_ABOVE = 50_000;
 const MODEL_FORMAT = "toolcat-model-1";
-/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids, a row
- * table of three levels, rows as residual codes against a centroid's int4 codes). */
-const PARTITIONED_FORMAT = "toolcat-vectors-5";
-/** The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (``RESIDUAL_ALPHABET``). */
+/** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
+ * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
+ * character). */
+const PARTITIONED_FORMAT = "toolcat-vectors-6";
+/** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
+ * ``b`` (``PAIR_ALPHABET``). */
+const PAIR_ALPHABET = "#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrst";
 /** What a cluster's spread adds to its centroid's cosine when clusters are ranked for a probe (``semantic.SPREAD``). */
 const SPREAD = 1.0;
 const FUSION_FORMAT = "toolcat-fusion-1";
@@ -234,24 +247,71 @@ const MODEL_JSON_BYTES = 1 << 20;
 /** A file model.json lists: a plain name in its own folder (``graph.<sha256[:16]>.onnx``, ``vocab.<...>.txt``). */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 
-/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more). */
-async function capped(response: Response, limit: number, where: string): Promise<Uint8Array> {
+/** A model file's failure that another attempt would not mend (a 4xx answer, a body over its size). */
+class Refused extends Error {}
+
+/** A response's body, read up to ``limit`` bytes: more is an error (a host cannot make the reader hold more);
+ * ``moved`` is called at each chunk (the attempt's deadline starts again). */
+async function capped(response: Response, limit: number, where: string, moved: () => void): Promise<Uint8Array> {
   const reader = response.body?.getReader();
   const chunks: Uint8Array[] = reader ? [] : [new Uint8Array(await response.arrayBuffer())];
   let total = chunks[0]?.length ?? 0;
   for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
+    moved();
     total += next.value.length;
     if (total > limit) break;
     chunks.push(next.value);
   }
   if (total > limit) {
-    await reader?.cancel();
-    throw new Error(`${where} holds more than the ${limit} bytes it may`);
+    await reader?.cancel().catch(() => undefined);
+    throw new Refused(`${where} holds more than the ${limit} bytes it may`);
   }
   const out = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) out.set(chunk, (at += chunk.length) - chunk.length);
   return out;
+}
+
+/** The catalogue's fetch policy (``Catalog.open``'s ``timeout``, ``retries`` and ``maxFileBytes``: its source's). */
+interface Policy {
+  timeout: number;
+  retries: number;
+  maxFileBytes: number;
+}
+
+/** A model file's bytes under the catalogue's policy (source.ts ``HttpSource.get``): each attempt gets ``timeout``
+ * seconds for the answer's headers and again for each chunk of its body (a 58 MB graph on a slow line is not cut off
+ * while it moves, a host that stops sending is), a network error, a timeout, HTTP 5xx or 429 is tried again
+ * ``retries`` times after the same backoff (0.1 s doubling, at most 1 s), another status is an error at once; never
+ * read past ``limit`` bytes. */
+async function readModelFile(fetchFn: (input: string, init?: RequestInit) => Promise<Response>, href: string, limit: number, policy: Policy): Promise<Uint8Array> {
+  let last = "";
+  for (let attempt = 0; attempt <= policy.retries; attempt++) {
+    if (attempt) await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), 1000)));
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(), policy.timeout * 1000);
+    };
+    arm();
+    try {
+      const response = await fetchFn(href, { signal: controller.signal });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        if (response.status < 500 && response.status !== 429) throw new Refused(`${href} answered HTTP ${response.status}`);
+        last = `HTTP ${response.status}`;
+        continue;
+      }
+      return await capped(response, limit, href, arm);
+    } catch (err) {
+      if (err instanceof Refused) throw err;
+      last = controller.signal.aborted ? `no answer within the ${policy.timeout} s timeout (timed out)` : `${(err as Error)?.name}: ${(err as Error)?.message}`.slice(0, 200);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  throw new Error(`${href} could not be read in ${policy.retries + 1} attempts (last: ${last})`);
 }
 
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
@@ -283,7 +343,7 @@ interface Block {
   nodeRows: Float32Array[];
 }
 
-/** The partition of a ``toolcat-vectors-4`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
+/** The partition of a ``toolcat-vectors-6`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
  * throws when it is not what a build writes. */
 function checkPartition(meta: Artifact, dim: number): Partition {
   const part = meta.tools;
@@ -291,8 +351,15 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   const k = int(info.clusters), nDocs = int(part.n_docs), nprobe = int(info.nprobe);
   if (!(k >= 1 && k <= nDocs) || !(nprobe >= 1 && nprobe <= k)) throw new RangeError(`partition of ${k} clusters (nprobe ${nprobe}) over ${nDocs} tools`);
   const cents = info.centroids;
-  const centroids = dequantize(base64(cents.q), cents.scale.map(Number), dim, String(cents.dtype));
-  if (centroids.length !== k) throw new RangeError(`${centroids.length} centroids, not ${k}`);
+  if (cents.dtype !== "int4") throw new RangeError(`centroids of dtype ${JSON.stringify(cents.dtype)}, not int4`);
+  const codes = centroidCodes(cents.codes, k, dim);
+  const scales: unknown[] = cents.scale;
+  if (!Array.isArray(scales) || scales.length !== k) throw new RangeError(`${scales?.length} centroid scales for ${k} centroids`);
+  // as dequantize computes an int4 row: float32(code) · float32(scale / 7)
+  const centroids = codes.map((row, c) => {
+    const step = f32(f32(Number(scales[c])) / 7);
+    return Float32Array.from(row, (n) => f32(n * step));
+  });
   const clusters = part.shards.map((shard: Artifact) => int(shard.cluster));
   const counts: number[] = part.shards.map((shard: Artifact) => int(shard.count));
   if (clusters.some((c: number, i: number) => c !== i) || clusters.length !== k || Math.min(...counts) < 0 || counts.reduce((a, b) => a + b, 0) !== nDocs) {
@@ -307,8 +374,6 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   if (![table.folder, table.prefix, table.page_folder, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
   const denominator = info.residual?.denominator;
   if (!Number.isInteger(denominator) || denominator < 1 || denominator > 1024) throw new RangeError(`residual denominator ${JSON.stringify(denominator)} is not a whole number in 1..1024`);
-  const packed = base64(cents.q), width = Math.ceil(dim / 2);
-  const codes = Array.from({ length: k }, (_, c) => Int8Array.from({ length: dim }, (_, j) => ((j & 1 ? (packed[c * width + (j >> 1)] as number) >> 4 : (packed[c * width + (j >> 1)] as number) & 0x0f) - 8)));
   const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
   if (probeRows !== null && probeRows < 1) throw new RangeError(`probe_rows ${probeRows} is not a positive number of tools`);
   // a centroid is the mean of its members' unit rows: the shorter it is, the wider they spread (``_nearness``)
@@ -318,15 +383,40 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   return { codes, denominator, unit, spread, nprobe, counts, probeRows, table };
 }
 
+/** ``k`` centroids' int4 codes from one character a code, dimension by dimension (``semantic.centroid_codes``):
+ * character ``j · k + i`` is centroid ``i``'s code ``j``, character ``n + 32`` of ``RESIDUAL_ALPHABET``. */
+function centroidCodes(text: unknown, k: number, dim: number): Int8Array[] {
+  if (typeof text !== "string") throw new TypeError("centroid codes are not a string");
+  if (text.length !== k * dim) throw new RangeError(`${text.length} centroid codes for ${k} centroids of ${dim}`);
+  const codes = Array.from({ length: k }, () => new Int8Array(dim));
+  for (let j = 0; j < dim; j++) {
+    for (let i = 0; i < k; i++) {
+      const n = RESIDUAL_ALPHABET.indexOf(text[j * k + i] as string) - 32;
+      if (n < -7 || n > 7) throw new RangeError("a centroid code outside -7..7 (H..V)");
+      (codes[i] as Int8Array)[j] = n;
+    }
+  }
+  return codes;
+}
+
 /** float32 rows from residual codes (``semantic.residual_rows``): row ``i``'s int4 code of value ``j`` is
- * ``floor((c · k[i] + D // 2) / D) + d``, ``c`` its reference centroid's code, ``d + 32`` the place of the row's
- * ``j``-th character in the alphabet; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
+ * ``floor((c · k[i] + D // 2) / D) + d``, ``c`` its reference centroid's code; a row is ``ceil(dim / 2)`` characters,
+ * character ``(a + 4) · 9 + b + 4`` of ``PAIR_ALPHABET`` holding two differences ``a`` then ``b``, and ``wide`` lists
+ * ``[i · dim + j, d]`` for a difference outside -4..4; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
 function residualRows(coded: Artifact, references: number[], partition: Partition, dim: number): Float32Array[] {
   const { codes: centroids, denominator } = partition;
   const text = coded.codes, factors: unknown[] = coded.k, scales: unknown[] = coded.scale;
+  const width = Math.ceil(dim / 2);
   if (typeof text !== "string") throw new TypeError("residual codes are not a string");
-  if (text.length !== references.length * dim || factors.length !== references.length || scales.length !== references.length) {
+  if (text.length !== references.length * width || factors.length !== references.length || scales.length !== references.length) {
     throw new RangeError(`${text.length} residual codes, ${factors.length} factors, ${scales.length} scales for ${references.length} rows of ${dim}`);
+  }
+  const wide = new Map<number, number>();
+  for (const entry of (coded.wide ?? []) as unknown[]) {
+    const [place, d] = Array.isArray(entry) ? entry.map(int) : [NaN, NaN];
+    if (!(place! >= 0 && place! < references.length * dim)) throw new RangeError(`a wide residual's place outside the ${references.length} rows of ${dim}`);
+    if (!(Math.abs(d!) <= 31)) throw new RangeError("a wide residual out of range");
+    wide.set(place!, d!);
   }
   return references.map((ref, i) => {
     const centroid = centroids[ref];
@@ -336,9 +426,10 @@ function residualRows(coded: Artifact, references: number[], partition: Partitio
     const step = f32(f32(Number(scales[i])) / 7);
     const row = new Float32Array(dim);
     for (let j = 0; j < dim; j++) {
-      const place = RESIDUAL_ALPHABET.indexOf(text[i * dim + j] as string);
-      if (place < 0) throw new RangeError("a residual code outside A-Za-z0-9-_");
-      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + place - 32;
+      const place = PAIR_ALPHABET.indexOf(text[i * width + (j >> 1)] as string);
+      if (place < 0) throw new RangeError("a residual code outside the pair alphabet");
+      const d = wide.get(i * dim + j) ?? (j & 1 ? (place % 9) - 4 : Math.floor(place / 9) - 4);
+      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + d;
       if (n < -7 || n > 7) throw new RangeError("a residual code gives an int4 code outside -7..7");
       row[j] = f32(n * step);
     }
@@ -448,11 +539,13 @@ export class SemanticTier {
     if (typeof options.url !== "string" && !(options.url instanceof URL)) return `the model option names no url (model: {url: "<model.json's URL>"}, js/README.md)`;
     const fetchFn = options.fetch ?? globalThis.fetch;
     const modelUrl = new URL(String(options.url), base);
-    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256
+    // each file read up to its size (model.json: 1 MiB), whatever the host sends, then checked against its sha256;
+    // with the catalogue's timeout, retries and file cap (``Catalog.open``'s options)
+    const policy: Policy = (searcher as unknown as { store: Store }).store.source;
     const read = async (url: URL, digest: string | null, size: number | null): Promise<Uint8Array> => {
-      const response = await fetchFn(url.href);
-      if (!response.ok) throw new Error(`${url.href} answered HTTP ${response.status}`);
-      const data = await capped(response, size ?? MODEL_JSON_BYTES, url.href);
+      const limit = size ?? MODEL_JSON_BYTES;
+      if (limit > policy.maxFileBytes) throw new Error(`${url.href} is ${limit} bytes, more than the ${policy.maxFileBytes} a file may be (Catalog.open's maxFileBytes)`);
+      const data = await readModelFile(fetchFn, url.href, limit, policy);
       if (digest !== null) {
         const got = await hash(data);
         if (got !== digest || (size !== null && data.length !== size)) throw new Error(`${url.href} has sha256 ${got.slice(0, 12)} (${data.length} bytes), not ${digest.slice(0, 12)} (${size} bytes)`);
@@ -661,8 +754,30 @@ export class SemanticTier {
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
   }
 
-  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``). */
-  private async readRows(searcher: Searcher, query: string, docs: number[]): Promise<void> {
+  /** The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read
+   * (``SemanticTier.head_guess``): the fused top with those candidates' cosines unknown (a fused score only grows
+   * with the cosine, so it holds every doc of the true top whose cosine is known, and none of the true top scores
+   * under its last), then each candidate of unknown cosine that would reach that score at the best probed cosine.
+   * Above ``SURE_HEAD_ABOVE`` tools the sure head alone. */
+  private async headGuess(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<number[]> {
+    const known = await this.partitionedScores(searcher, query);
+    const pool = await this.pool(searcher, query, known);
+    const fused = fuse(lexical, known, depth, allowed, params, pool);
+    const sure = fused.map(([doc]) => doc);
+    const unknown = lexical.map(([doc]) => doc).filter((doc) => known[doc] === -2);
+    if (!unknown.length || int(this.meta.tools.n_docs) > SURE_HEAD_ABOVE) return sure;
+    const floor = fused.length >= depth ? (fused[fused.length - 1] as Hit)[1] : -1;
+    const ceiling = Float32Array.from(known);
+    const top = known.reduce((m, x) => Math.max(m, x), -Infinity);
+    for (const doc of unknown) ceiling[doc] = top;
+    const raised = fuse(lexical, ceiling, lexical.length + CANDIDATES, allowed, params, pool);
+    return [...new Set([...sure, ...raised.filter(([doc, score]) => score >= floor && known[doc] === -2).map(([doc]) => doc)])];
+  }
+
+  /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``), fetched in one
+   * round with the doc shards of the head guess (``Searcher._first_stage``), which are read then. */
+  private async readRows(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<void> {
+    const docs = lexical.map(([doc]) => doc);
     const nDocs = int(this.meta.tools.n_docs);
     const probed = new Set((await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)))).flatMap((b) => b.ids));
     const needed = new Set(docs.filter((d) => d >= 0 && d < nDocs && !probed.has(d)));
@@ -686,7 +801,15 @@ export class SemanticTier {
       const page = this.pages.get(Math.floor(doc / perPage));
       refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
-    await (searcher as unknown as { store: Store }).store.prefetch(refs).catch(() => null);
+    const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params);
+    const inner = searcher as unknown as DocFetching;
+    const part = await searcher.part("tools");
+    inner.pendingPages = [];
+    const docRefs: Artifact[] = [];
+    for (const doc of guess) docRefs.push(await inner.docRef(part, doc, false));
+    const all = new Map([...refs, ...inner.pendingPages, ...docRefs].map((r) => [String(r.sha256 ?? r.path), r]));
+    await inner.store.prefetch([...all.values()]).catch(() => null);
+    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
     for (const number of pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
@@ -726,7 +849,7 @@ export class SemanticTier {
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
     try {
       const partitioned = partName === "tools" && this.partition !== null;
-      if (partitioned) await this.readRows(searcher, query, lexical.map(([doc]) => doc));
+      if (partitioned) await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params);
       const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
       const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
       const part = await searcher.part(partName);

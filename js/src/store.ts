@@ -204,7 +204,8 @@ export class Store {
   async prefetch(refs: (Ref | PendingRef | Artifact)[]): Promise<void> {
     if (!this.source.concurrent) return;
     const wanted = [...new Map(refs.filter((r) => isObject(r) && typeof r.sha256 === "string" && !this.json.has(r.sha256)).map((r) => [r.sha256, r])).values()];
-    const pending = refs.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r)) as PendingRef[];
+    // a file fetched by path once a round, and not again while its bytes wait for their check (``Searcher._prefetch``)
+    const pending = [...new Map(refs.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r) && !this.pending.has(String(r.path))).map((r) => [r.path, r])).values()] as PendingRef[];
     if (wanted.length + pending.length < 2) return;
     const results = await this.source.fetchMany([...wanted, ...pending]);
     pending.forEach((r, i) => {

@@ -252,11 +252,13 @@ def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Pat
 
 
 def test_doc_layout_pages_big_tool_parts_in_small_shards() -> None:
-    """Small parts and every nodes part keep 32-doc shards listed in the meta; big tool parts get 8-doc shards."""
+    """Small parts and every nodes part keep 32-doc shards listed in the meta; big tool parts 4 (8 from 50,000)."""
     assert shards.doc_layout("tools", 2_016) == (32, None)  # 63 shards of 32
     assert shards.doc_layout("nodes", 100_000) == (32, None)
-    assert shards.doc_layout("tools", 2_017) == (8, 64)  # 64 shards of 32: paged, 253 of 8, pages of PAGE_SIZE
-    assert shards.doc_layout("tools", 10_000) == (8, 64)  # 1,250 shards, √ = 35.4
+    assert shards.doc_layout("tools", 2_017) == (4, 64)  # 64 shards of 32: paged, 505 of 4, pages of PAGE_SIZE
+    assert shards.doc_layout("tools", 10_000) == (4, 64)  # 2,500 shards, √ = 50
+    assert shards.doc_layout("tools", 49_999) == (4, 128)  # 12,500 shards, √ = 111.8
+    assert shards.doc_layout("tools", 50_000) == (8, 128)  # from BIG_PAGED_FROM: 6,250 shards of 8, √ = 79.1
     assert shards.doc_layout("tools", 100_000) == (8, 128)  # 12,500 shards, √ = 111.8
     assert shards.doc_layout("tools", 8 * 16_384) == (8, 128)  # √ = 128 exactly
     assert shards.doc_layout("tools", 8 * 16_384 + 1) == (8, 256)

@@ -80,12 +80,42 @@ def test_residual_codes_give_back_the_int4_rows_exactly() -> None:
     assert codes.min() >= -7
     assert codes.max() <= 7
     centroid_codes = vectors.int4_codes(centroids)[0]
-    factors, text = vectors.residual_codes(codes, centroid_codes[refs])
-    assert len(text) == codes.size
-    assert set(text) <= set(vectors.RESIDUAL_ALPHABET)
-    got = residual_rows(text, factors, scales, centroid_codes[refs], vectors.RESIDUAL_DENOMINATOR)
+    factors, text, wide = vectors.residual_codes(codes, centroid_codes[refs])
+    assert len(text) == codes.size // 2  # two differences a character
+    assert set(text) <= set(vectors.PAIR_ALPHABET)
+    assert wide  # these centroids are far from most rows: some differences lie outside -4..4
+    assert all(abs(d) > 4 for _, d in wide)
+    got = residual_rows(text, factors, scales, centroid_codes[refs], vectors.RESIDUAL_DENOMINATOR, wide)
     assert got.dtype == np.float32
     assert (got == dequantize(data, scales, rows.shape[1], "int4")).all()
+
+
+def test_residual_codes_of_an_odd_dim_pair_the_last_value_with_zero() -> None:
+    """A row of odd dim is ceil(dim / 2) characters and decodes to the same int4 row."""
+    from toolcat.engines.embedding import dequantize  # noqa: PLC0415 - the reference decoding
+    from toolcat.reader.search.semantic import residual_rows  # noqa: PLC0415 - the reader's decoding
+
+    rows = _rows(40, dim=383)
+    data, scales = vectors.quantize(rows)
+    codes = vectors.int4_codes(rows)[0]
+    refs = np.repeat(vectors.int4_codes(rows.mean(axis=0, keepdims=True))[0], len(rows), axis=0)
+    factors, text, wide = vectors.residual_codes(codes, refs)
+    assert len(text) == 40 * 192  # 383 values: 191 pairs and the last with 0
+    got = residual_rows(text, factors, scales, refs, vectors.RESIDUAL_DENOMINATOR, wide)
+    assert (got == dequantize(data, scales, 383, "int4")).all()
+
+
+def test_centroid_codes_read_back_dimension_by_dimension() -> None:
+    """Centroids written one character a code, dimension by dimension, read back as the same int4 codes."""
+    from toolcat.reader.search.semantic import PAIR_ALPHABET, RESIDUAL_ALPHABET, centroid_codes  # noqa: PLC0415
+
+    codes = vectors.int4_codes(_rows(12, dim=384))[0]
+    text = vectors.centroid_codes(codes)
+    assert text[:12] == "".join(RESIDUAL_ALPHABET[32 + int(n)] for n in codes[:, 0])  # dimension 0 first
+    assert (centroid_codes(text, 12, 384) == codes).all()
+    assert (PAIR_ALPHABET, RESIDUAL_ALPHABET) == (vectors.PAIR_ALPHABET, vectors.RESIDUAL_ALPHABET)
+    with pytest.raises(ValueError, match=r"outside -7\.\.7"):
+        centroid_codes("A" * 12 * 384, 12, 384)
 
 
 def test_residual_codes_are_smaller_once_gzipped_than_packed_int4() -> None:
@@ -99,7 +129,7 @@ def test_residual_codes_are_smaller_once_gzipped_than_packed_int4() -> None:
     rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
     codes, _ = vectors.int4_codes(rows)
     mean = vectors.int4_codes(rows.mean(axis=0, keepdims=True))[0]
-    _, text = vectors.residual_codes(codes, np.repeat(mean, len(rows), axis=0))
+    _, text, _ = vectors.residual_codes(codes, np.repeat(mean, len(rows), axis=0))
     packed = base64.b64encode(vectors.quantize(rows)[0])
     assert len(gzip.compress(text.encode(), 6)) < 0.9 * len(gzip.compress(packed, 6))
 

@@ -50,6 +50,10 @@ JS = REPO / "js"
 RUNNER = JS / "scripts" / "parity-runner.mjs"
 NODE = shutil.which("node")
 TOLERANCE = 1e-6
+#: An answer's relevance or confidence is its score rounded to 4 decimals: two scores within TOLERANCE either side of
+#: a rounding boundary show one unit apart, so shown scores may differ by one unit (the unrounded rankings are
+#: compared within TOLERANCE by test_node_gives_the_python_top_5).
+SHOWN_UNIT = 1e-4
 #: The two builds compared: ``default`` is what ``toolcat build`` writes with no flags, ``lexical`` ``--embedder none``.
 TIERS = ("default", "terms", "lexical")
 #: The ``--embedder`` of each tier's build (None: nothing named, the default).
@@ -59,9 +63,11 @@ MODEL_DIR = "model"
 #: The Node reader's model option for a build with vectors (model.json beside the catalogue).
 MODEL_OPTIONS = {"model": {"url": f"{MODEL_DIR}/model.json"}}
 #: onnxruntime-web (Chromium) against the Python reader's onnxruntime: the largest relevance gap of an answer whose
-#: top-5 ids agree, and the share of answers whose top-5 ids must agree (measured on the example: docs/search.md).
-WASM_TOLERANCE = 3e-2
-WASM_SAME_TOP5 = 0.9
+#: top-5 ids agree, and the share of answers (per operation) whose top-5 ids must agree. Measured with
+#: TOOLCAT_PARITY_ALL=1 (docs/search.md, "The semantic tier in TypeScript"): gaps up to 2.22e-2 (GitHub), shares
+#: from 0.930 (BFCL find_tool, 214 of 230) to 1; the example and its partitioned build alone: 1.84e-2, 0.940.
+WASM_TOLERANCE = 2.5e-2
+WASM_SAME_TOP5 = 0.93
 #: The one catalogue built in the default tier while that tier has vectors (the semantic tier's parity); the
 #: others would repeat that check at the price of a MiniLM build each (about a minute of CI; TOOLCAT_PARITY_ALL=1).
 VECTOR_CHECKED = "example"
@@ -130,6 +136,9 @@ def _edit(src: Path) -> None:
 CATALOGUES = {"example": _example, "github": _github, "bfcl": _bfcl, "segments": _example, "partitioned": _example}
 #: Built with its tool vectors partitioned into clusters (as a catalogue of over 2,000 tools is): only vectors differ.
 PARTITIONED = {"partitioned"}
+#: The example partitioned as a big catalogue reads it (a query's candidates outside its probed clusters, doc tables
+#: in pages): built for the round-trip check only.
+PROBED = "probed"
 NEEDS_CORPUS = {"github": CORPUS / "tools" / "mcp" / "github-mcp-server", "bfcl": CORPUS / "bench" / "bfcl"}
 
 
@@ -137,13 +146,28 @@ NEEDS_CORPUS = {"github": CORPUS / "tools" / "mcp" / "github-mcp-server", "bfcl"
 def _built(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     """``name`` built in ``tier`` under ``root`` (once per session): the build folder and its labelled queries."""
     base = Path(root) / f"{name}_{tier}"
-    queries = CATALOGUES[name](base / "src")
+    queries = CATALOGUES.get(name, _example)(base / "src")
     saved = os.environ.pop("TOOLCAT_EMBEDDER", None)  # the suite builds lexically (conftest); default = no flag
     if tier == "default":
         os.environ["TOOLCAT_CACHE_DIR"] = str(Path(root) / "cache")
     embedder = EMBEDDERS[tier]
     try:
-        if (
+        if name == PROBED:  # partitioned, one cluster probed of 16 tools and doc tables paged by 2: rows to read
+            saved_probe = vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE
+            vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE = (
+                0,
+                16,
+                1,
+                1,
+                2,
+            )
+            try:
+                build(base / "src", base / "build", embedder=embedder)
+            finally:
+                vectors.PARTITION_MIN, vectors.PROBE_ROWS, vectors.NPROBE, shards.PAGES_FROM, shards.PAGE_SIZE = (
+                    saved_probe
+                )
+        elif (
             name in PARTITIONED
         ):  # every build partitioned (toolcat-vectors-4), the example's 124 tools in a few clusters
             saved_min, vectors.PARTITION_MIN = vectors.PARTITION_MIN, 0
@@ -338,7 +362,8 @@ def differences(py: Any, js: Any, where: str = "$") -> list[str]:
         if isinstance(py, list) and isinstance(js, list) and len(py) == len(js):
             return [d for i, (a, b) in enumerate(zip(py, js, strict=True)) for d in differences(a, b, f"{where}[{i}]")]
         return [] if py == js else [f"{where}: {py!r} vs {js!r}"]
-    return [] if abs(py - js) <= TOLERANCE else [f"{where}: {py!r} vs {js!r}"]
+    shown = where.endswith((".relevance", ".confidence"))
+    return [] if abs(py - js) <= (SHOWN_UNIT * 1.000001 if shown else TOLERANCE) else [f"{where}: {py!r} vs {js!r}"]
 
 
 def figures(calls: list[list[Any]], py: list[Any], js: list[Any]) -> dict[str, dict[str, float]]:
@@ -539,3 +564,22 @@ def test_a_cold_find_tool_makes_the_python_round_trips_with_the_expansion(builds
                 assert js["round_trips"] == py["round_trips"], (query, py, js)
             assert js["requests"] <= py["requests"], (query, py, js)
             assert js["bytes_decoded"] <= py["bytes_decoded"], (query, py, js)
+
+
+def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(builds_root: str, tmp_path: Path) -> None:
+    """Cold, per query, on a partitioned default build over HTTP: the Python reader's round trips, requests and bytes.
+
+    (The TypeScript reader guesses the fused head as ``SemanticTier.head_guess`` does and fetches its doc shards in the
+    round of the candidates' rows; a file fetched by path is fetched once a round, as ``Searcher._prefetch`` does.)
+    """
+    _require_node()
+    build_dir, labelled = _built(PROBED, "default", builds_root)
+    with serve_folder(build_dir) as url:
+        for i, query in enumerate([*labelled[:8], "upload a report to a bucket"]):
+            catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
+            catalog.find_tool(query, 5)
+            py = catalog.stats()
+            js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
+            assert js["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", js
+            for key in ("round_trips", "requests", "bytes_decoded"):
+                assert js[key] == py[key], (query, key, py, js)

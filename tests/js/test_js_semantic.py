@@ -9,12 +9,17 @@ words and says why (``stats().search_tier``), never with another model's vectors
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -262,3 +267,84 @@ def test_a_cold_find_tool_makes_the_python_requests_with_the_semantic_tier(site:
             assert js["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", js
             for key in ("round_trips", "requests", "bytes_decoded"):
                 assert js[key] == py[key], (query, key, py, js)
+
+
+@contextlib.contextmanager
+def _faulty_host(site: Path) -> Iterator[tuple[str, list[str]]]:
+    """``site`` on 127.0.0.1 with model folders that fail; yields the base URL and the paths asked for (each attempt).
+
+    ``hang/`` never answers, ``fail503/`` and ``fail404/`` answer that status, ``stall/`` serves model.json and the
+    vocabulary but stops sending the graph after its first bytes.
+    """
+    seen: list[str] = []
+    release = threading.Event()
+
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+            """Say nothing."""
+
+        def do_GET(self) -> None:
+            """Fail as the path's folder says; serve the site otherwise."""
+            seen.append(self.path)
+            folder, _, name = self.path.lstrip("/").partition("/")
+            if folder == "hang":
+                release.wait(30)
+                return
+            if folder in ("fail503", "fail404"):
+                self.send_error(int(folder[4:]))
+                return
+            if folder == "stall":
+                data = (site / "model" / name).read_bytes()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if name.endswith(".onnx"):  # the first bytes, then nothing
+                    self.wfile.write(data[:4096])
+                    self.wfile.flush()
+                    release.wait(30)
+                    return
+                self.wfile.write(data)
+                return
+            super().do_GET()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", seen
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_a_hung_or_failing_model_host_is_answered_by_words_with_why(site: Path) -> None:
+    """A model host that hangs, stalls mid-graph or fails: the catalogue's timeout and retries, then words and the reason."""
+    _require_node()
+    options = {"timeout": 0.5, "retries": 1}  # the catalogue's policy, which the model's files follow too
+    cases = {
+        "hang": ("model.json could not be read in 2 attempts", "timed out", 2),
+        "stall": (".onnx could not be read in 2 attempts", "timed out", 2),
+        "fail503": ("model.json could not be read in 2 attempts", "HTTP 503", 2),
+        "fail404": ("model.json answered HTTP 404", "", 1),  # not retried: another attempt would not mend it
+    }
+    with _faulty_host(site) as (url, seen):
+        for folder, (says, why, attempts) in cases.items():
+            seen.clear()
+            got = node_run(
+                url,
+                [["findTool", "upload a report to a bucket", 5]],
+                {**options, "model": {"url": f"{folder}/model.json"}},
+            )
+            tier, answer = str(got["stats"]["search_tier"]), got["answers"][0]
+            assert tier.startswith("lexical: the build has vectors, but the model could not be loaded"), (folder, tier)
+            assert says in tier, (folder, tier)
+            assert why in tier, (folder, tier)
+            failing = "model.json" if folder != "stall" else ".onnx"
+            assert sum(path.startswith(f"/{folder}/") and path.endswith(failing) for path in seen) == attempts, seen
+            assert answer["matches"], answer  # answered by words
+        got = node_run(
+            url, [["findTool", "upload a report to a bucket", 5]], {**options, "model": {"url": "model/model.json"}}
+        )
+        assert got["stats"]["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", got["stats"]  # a healthy host

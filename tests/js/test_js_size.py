@@ -38,14 +38,55 @@ def entry_sizes(outdir: Path) -> dict[str, dict[str, int]]:
 
 
 @pytest.fixture(scope="module")
-def sizes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, int]]:
-    """A fresh minified build of js/src (not a stale js/dist), measured."""
+def minified(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh minified build of js/src (not a stale js/dist): its folder."""
     node = shutil.which("node")
     if node is None or not (JS / "node_modules" / "esbuild").is_dir():
         pytest.skip("node or js/node_modules is absent: `make js` installs them (npm ci in js/)")
     outdir = tmp_path_factory.mktemp("min")
     subprocess.run([node, "scripts/bundle.mjs", "--outdir", str(outdir)], cwd=JS, check=True, timeout=120)
-    return entry_sizes(outdir)
+    return outdir
+
+
+@pytest.fixture(scope="module")
+def sizes(minified: Path) -> dict[str, dict[str, int]]:
+    """The fresh minified build, measured."""
+    return entry_sizes(minified)
+
+
+#: Catalog.open on a minified entry (argv[1]) over a build folder (argv[2]) with options (argv[3]): "opened" or the code
+_OPEN = """
+import { readFile } from "node:fs/promises";
+const { Catalog } = await import(process.argv[1]);
+const fetch = async (url) => {
+  try { return new Response(await readFile(process.argv[2] + new URL(url).pathname), { status: 200 }); }
+  catch { return new Response("", { status: 404 }); }
+};
+try { await Catalog.open("http://example.test/", { fetch, retries: 0, ...JSON.parse(process.argv[3]) }); console.log("opened"); }
+catch (err) { console.log(err.code ?? String(err)); }
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "code"),
+    [({}, "opened"), ({"maxParallel": 0}, "BAD_REQUEST"), ({"maxFileBytes": 100}, "INTEGRITY")],
+    ids=["none", "maxParallel", "maxFileBytes"],
+)
+def test_the_minified_entry_honours_every_open_option(
+    minified: Path, example_build: Path, options: dict[str, int], code: str
+) -> None:
+    """The minifier renames internal members only: ``Catalog.open``'s maxParallel and maxFileBytes take effect."""
+    node = shutil.which("node")
+    assert node is not None
+    entry = (minified / "toolcat-reader.js").as_uri()
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", _OPEN, entry, str(example_build), json.dumps(options)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == code, done.stderr[-2000:]
 
 
 def test_the_main_entry_is_within_its_budget_minified_and_gzipped(sizes: dict[str, dict[str, int]]) -> None:

@@ -1,4 +1,8 @@
-"""The reader's stdlib scores equal scikit-learn's cosine similarity on the same analyzers."""
+"""The reader's stdlib scores equal scikit-learn's cosine similarity on the same analyzers.
+
+The index stores each weight rounded to ``WEIGHT_DECIMALS`` decimals, so the expected scores are scikit-learn's
+with its matrices' weights rounded alike (docs/search.md, "Format").
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from hypothesis import strategies as st
 from support import write_tree
 
 from toolcat.build import build, compile_catalog
-from toolcat.build.contributors.index.fit import CHAR_MAX_DF_MIN_DOCS, make_vectorizer
+from toolcat.build.contributors.index.fit import CHAR_MAX_DF_MIN_DOCS, WEIGHT_DECIMALS, make_vectorizer
 from toolcat.build.contributors.index.shards import SPACE_WEIGHTS
 from toolcat.build.contributors.index.texts import tool_order, tool_text
 from toolcat.format.analyzer import ANALYZERS, analyze_words
@@ -94,7 +98,9 @@ def parity(tmp_path_factory):
     assert len(texts) >= CHAR_MAX_DF_MIN_DOCS
     for name in SPACE_WEIGHTS:
         vectorizer = make_vectorizer(name, len(texts))
-        models[name] = (vectorizer, vectorizer.fit_transform(texts))
+        matrix = vectorizer.fit_transform(texts)
+        matrix.data = matrix.data.round(WEIGHT_DECIMALS)  # as stored
+        models[name] = (vectorizer, matrix)
     return Searcher(manifest, fetch), models, len(texts), texts
 
 

@@ -308,7 +308,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-5"
+    assert tier._meta["format"] == "toolcat-vectors-6"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
@@ -344,8 +344,8 @@ def test_lexical_candidates_outside_the_probed_clusters_get_their_exact_cosine(
 
 @needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
-    """A toolcat-vectors-3 or -4 partition (int4 rows) is not read: lexical answers, 'rebuild'."""
-    for old in ("toolcat-vectors-3", "toolcat-vectors-4"):
+    """A toolcat-vectors-3, -4 or -5 partition (int4 rows, one residual a character) is not read: lexical answers, 'rebuild'."""
+    for old in ("toolcat-vectors-3", "toolcat-vectors-4", "toolcat-vectors-5"):
         searcher = _open(partitioned_build, _meta(lambda o, old=old: o.update(format=old)))
         answer = searcher.find_tool("read a text file")
         assert "error" not in answer, answer
@@ -375,11 +375,15 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "cluster without its node rows": _shard(lambda o: o.pop("nodes")),
     "cluster node rows cut": _shard(lambda o: o["nodes"].update(ids=o["nodes"]["ids"][:0], clusters=[], codes="")),
     "cluster rows too short": _shard(lambda o: o.update(codes=o["codes"][:-1])),
-    "cluster codes outside the alphabet": _shard(lambda o: o.update(codes="*" + o["codes"][1:])),
+    "cluster codes outside the alphabet": _shard(lambda o: o.update(codes="~" + o["codes"][1:])),
     "cluster codes not ascii": _shard(lambda o: o.update(codes="é" + o["codes"][1:])),
     "cluster codes a number": _shard(lambda o: o.update(codes=7)),
     "cluster codes missing": _shard(lambda o: o.pop("codes")),
-    "cluster codes beyond int4": _shard(lambda o: o.update(codes="_" * len(o["codes"]))),
+    "cluster codes beyond int4": _shard(lambda o: o.update(wide=[[0, 31]])),
+    "cluster wide place outside the rows": _shard(lambda o: o.update(wide=[[10**9, 5]])),
+    "cluster wide code too wide": _shard(lambda o: o.update(wide=[[0, 99]])),
+    "cluster wide garbage": _shard(lambda o: o.update(wide=[["x", 5]])),
+    "cluster node wide garbage": _shard(lambda o: o["nodes"].update(wide=7)),
     "cluster factors short": _shard(lambda o: o.update(k=o["k"][1:])),
     "cluster factors garbage": _shard(lambda o: o.update(k=["x"] * len(o["k"]))),
     "cluster factor huge": _shard(lambda o: o.update(k=[10**9] * len(o["k"]))),
@@ -416,8 +420,15 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row groups of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
     "row table of other files": _meta(lambda o: o["tools"]["rows"].update(files=o["tools"]["rows"]["files"] + 1)),
     "row table missing": _meta(lambda o: o["tools"].pop("rows")),
-    "centroids wrong size": _meta(
-        lambda o: o["tools"]["partition"]["centroids"].update(q=base64.b64encode(b"\x01" * 7).decode())
+    "centroids wrong size": _meta(lambda o: o["tools"]["partition"]["centroids"].update(codes="H" * 7)),
+    "centroid codes beyond int4": _meta(
+        lambda o: o["tools"]["partition"]["centroids"].update(
+            codes="A" * len(o["tools"]["partition"]["centroids"]["codes"])
+        )
+    ),
+    "centroid codes missing": _meta(lambda o: o["tools"]["partition"]["centroids"].pop("codes")),
+    "centroid scales short": _meta(
+        lambda o: o["tools"]["partition"]["centroids"].update(scale=o["tools"]["partition"]["centroids"]["scale"][1:])
     ),
     "clusters zero": _meta(lambda o: o["tools"]["partition"].update(clusters=0)),
     "nprobe garbage": _meta(lambda o: o["tools"]["partition"].update(nprobe="x")),

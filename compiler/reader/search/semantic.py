@@ -58,11 +58,15 @@ PROBE_ROWS: int | None = None
 SURE_HEAD_ABOVE = 50_000
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
-#: The partitioned format this reader reads (``toolcat-vectors-5``: clusters, centroids and a row table, each row's
-#: int4 codes stored as differences from a prediction by a centroid's codes, one character a value: :func:`residual_rows`).
-PARTITIONED_FORMAT = "toolcat-vectors-5"
-#: The characters of a residual code, in order: character ``n`` is the difference ``n - 32`` (base64url's alphabet).
+#: The partitioned format this reader reads (``toolcat-vectors-6``: clusters, centroids and a row table, each row's
+#: int4 codes stored as differences from a prediction by a centroid's codes, two a character: :func:`residual_rows`;
+#: the centroids one character a code, dimension by dimension: :func:`centroid_codes`).
+PARTITIONED_FORMAT = "toolcat-vectors-6"
+#: The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (base64url's alphabet).
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+#: The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
+#: ``b`` (printable ASCII from ``#``, without the backslash).
+PAIR_ALPHABET = "#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrst"
 #: Where query vectors come from instead of the build's model, when set: ``fn(query) -> unit vector`` in the
 #: model's space (the static query encoder of :mod:`toolcat.reader.search.static_query`; a measurement switch the
 #: tiers bench sets, off by default).
@@ -202,7 +206,7 @@ class SemanticTier:
 
         Raises ValueError (or another of :data:`VECTOR_ERRORS`) when the partition is not what a build writes.
         """
-        from ...engines.embedding import dequantize  # noqa: PLC0415 - numpy, lazily
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         del dtype
         part, dim = meta["tools"], int(meta["model"]["dim"])
@@ -211,7 +215,14 @@ class SemanticTier:
         if not 1 <= k <= n_docs or not 1 <= nprobe <= k:
             raise ValueError(f"partition of {k} clusters (nprobe {nprobe}) over {n_docs} tools")
         cents = info["centroids"]
-        centroids = dequantize(base64.b64decode(cents["q"], validate=True), cents["scale"], dim, str(cents["dtype"]))
+        if cents["dtype"] != "int4":
+            raise ValueError(f"centroids of dtype {cents['dtype']!r}, not int4")
+        codes = centroid_codes(cents["codes"], k, dim)
+        scale = np.asarray([float(s) for s in cents["scale"]], dtype=np.float32)[:, None]
+        if len(scale) != k:
+            raise ValueError(f"{len(scale)} centroid scales for {k} centroids")
+        # as dequantize computes an int4 row: the code as float32 times float32(scale) / 7, the same float32 values
+        centroids = np.multiply(codes.astype(np.float32), scale / 7.0)
         if centroids.shape != (k, dim):
             raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
         clusters = [int(shard["cluster"]) for shard in part["shards"]]
@@ -381,7 +392,9 @@ class SemanticTier:
         refs = np.asarray(clusters, dtype=np.int64)
         if len(refs) and (int(refs.min()) < 0 or int(refs.max()) >= len(centroid_codes)):
             raise ValueError(f"a residual refers to a cluster outside 0..{len(centroid_codes) - 1}")
-        return residual_rows(coded["codes"], coded["k"], coded["scale"], centroid_codes[refs], denominator)
+        return residual_rows(
+            coded["codes"], coded["k"], coded["scale"], centroid_codes[refs], denominator, coded.get("wide", ())
+        )
 
     def _node_rows(self, nodes: dict[str, Any]) -> tuple[Any, Any]:
         """(node ids, float32 node rows) of a shard's ``nodes`` entry (ids, each one's centroid, their coded rows)."""
@@ -714,19 +727,39 @@ def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
     if not isinstance(denominator, int) or isinstance(denominator, bool) or not 1 <= denominator <= 1024:
         raise ValueError(f"residual denominator {denominator!r} is not a whole number in 1..1024")
     dim, k = int(meta["model"]["dim"]), int(info["clusters"])
-    packed = np.frombuffer(base64.b64decode(info["centroids"]["q"], validate=True), dtype=np.uint8)
-    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(k, -1)[:, :dim].astype(np.int32) - 8
-    return codes, denominator
+    return centroid_codes(info["centroids"]["codes"], k, dim).astype(np.int32), denominator
 
 
-def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int) -> Any:
+def centroid_codes(text: Any, k: int, dim: int) -> Any:
+    """``(k, dim)`` int4 codes of a partition's centroids, from one character a code, dimension by dimension.
+
+    Character ``j * k + i`` of ``text`` is centroid ``i``'s code ``j``, character ``n + 32`` of
+    :data:`RESIDUAL_ALPHABET` (written by :func:`toolcat.build.contributors.vectors.centroid_codes`). ValueError on a
+    wrong length or a code outside -7..7.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    if not isinstance(text, str):
+        raise TypeError(f"centroid codes are {type(text).__name__}, not a string")
+    data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
+    if len(data) != k * dim:
+        raise ValueError(f"{len(data)} centroid codes for {k} centroids of {dim}")
+    codes = _residual_table()[data]
+    if int(codes.min()) < -7 or int(codes.max()) > 7:
+        raise ValueError("a centroid code outside -7..7 (H..V)")
+    return np.ascontiguousarray(codes.reshape(dim, k).T)
+
+
+def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int, wide: Any = ()) -> Any:
     """float32 rows from residual codes: exactly the int4 rows :func:`toolcat.engines.embedding.dequantize` gives.
 
     Row ``i``'s int4 code of value ``j`` is ``floor((c * k + denominator // 2) / denominator) + d``: ``c`` the
-    reference's code (``references[i, j]``), ``k`` = ``factors[i]``, and ``d + 32`` the place of the row's ``j``-th
-    character of ``codes`` in :data:`RESIDUAL_ALPHABET` (``len(references) * dim`` characters, row-major; written by
-    :func:`toolcat.build.contributors.vectors.residual_codes`); the value is ``code / 7 * scale``. ValueError on a
-    character outside the alphabet, a code outside -7..7 or a wrong length.
+    reference's code (``references[i, j]``), ``k`` = ``factors[i]``, and ``d`` the row's ``j``-th difference. A row is
+    ``ceil(dim / 2)`` characters of ``codes`` (row-major; written by
+    :func:`toolcat.build.contributors.vectors.residual_codes`), character ``(a + 4) * 9 + b + 4`` of
+    :data:`PAIR_ALPHABET` holding two differences ``a`` then ``b``; ``wide`` lists ``[i * dim + j, d]`` for a
+    difference outside -4..4 (0 in its character). The value is ``code / 7 * scale``. ValueError on a character
+    outside the alphabet, a wide place outside the rows, a code outside -7..7 or a wrong length.
     """
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
@@ -734,9 +767,10 @@ def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denomi
         raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
     data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
     n_rows, dim = references.shape
+    width = -(-dim // 2)
     k = np.asarray([int(v) for v in factors], dtype=np.int32)
     scale = np.asarray([float(s) for s in scales], dtype=np.float32)[:, None]
-    if len(data) != n_rows * dim or len(k) != n_rows or len(scale) != n_rows:
+    if len(data) != n_rows * width or len(k) != n_rows or len(scale) != n_rows:
         raise ValueError(
             f"{len(data)} residual codes, {len(k)} factors, {len(scale)} scales for {n_rows} rows of {dim}"
         )
@@ -744,9 +778,17 @@ def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denomi
         return np.zeros((0, dim), dtype=np.float32)
     if int(np.abs(k).max()) > 64 * denominator:
         raise ValueError("a residual factor out of range")
-    diff = _residual_table()[data].reshape(n_rows, dim)
-    if int(diff.min()) < -32:
-        raise ValueError("a residual code outside A-Za-z0-9-_")
+    diff = np.take(_pair_table(), data, axis=0).reshape(n_rows, 2 * width)[:, :dim]
+    if int(diff.min()) < -4:
+        raise ValueError("a residual code outside the pair alphabet")
+    if len(wide):
+        places = np.asarray([[int(place), int(d)] for place, d in wide], dtype=np.int64).reshape(-1, 2)
+        if int(places[:, 0].min()) < 0 or int(places[:, 0].max()) >= n_rows * dim:
+            raise ValueError(f"a wide residual's place outside the {n_rows} rows of {dim}")
+        if int(np.abs(places[:, 1]).max()) > 31:
+            raise ValueError("a wide residual out of range")
+        diff = diff.copy()
+        diff.reshape(-1)[places[:, 0]] = places[:, 1]
     values = (references * k[:, None] + denominator // 2) // denominator + diff
     if int(np.abs(values).max()) > 7:
         raise ValueError("a residual code gives an int4 code outside -7..7")
@@ -756,11 +798,22 @@ def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denomi
 
 @functools.cache
 def _residual_table() -> Any:
-    """``(256,)`` ints: a byte's difference (``n - 32``, its place ``n`` in the alphabet), -1000 outside it."""
+    """``(256,)`` ints: a byte's code (``n - 32``, its place ``n`` in the alphabet), -1000 outside it."""
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
     table = np.full(256, -1000, dtype=np.int32)
     table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - 32
+    return table
+
+
+@functools.cache
+def _pair_table() -> Any:
+    """``(256, 2)`` ints: a byte's two differences (:data:`PAIR_ALPHABET`), -1000 outside the alphabet."""
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    table = np.full((256, 2), -1000, dtype=np.int32)
+    place = np.arange(len(PAIR_ALPHABET))
+    table[np.frombuffer(PAIR_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.stack([place // 9 - 4, place % 9 - 4], 1)
     return table
 
 

@@ -1342,6 +1342,9 @@
   function notHttp(url) {
     return new ReaderError("BAD_REQUEST", `open() takes an http(s) base URL, got ${shown(url)}`, { hints: ["Serve the build folder over http(s), or pass a fetch that reads it."] });
   }
+  function badParallel(value) {
+    return new ReaderError("BAD_REQUEST", `max_parallel must be a positive integer, got ${shown(value, 40)}`);
+  }
   function badPin(pin) {
     return new ReaderError("BAD_REQUEST", `pin must be 'sha256:' and 64 hex digits, got ${shown(pin, 100)}`, {
       hints: ["pin is the sha256 of the manifest file: the 'sha256' of the 'manifest' ref in catalog.json, e.g. pin='sha256:' + entry['manifest']['sha256']."]
@@ -1879,6 +1882,7 @@
     Catalog: () => Catalog,
     badCursor: () => badCursor,
     badExpand: () => badExpand,
+    badParallel: () => badParallel,
     badPart: () => badPart,
     badPin: () => badPin,
     categoryAnswer: () => categoryAnswer,
@@ -2429,7 +2433,7 @@
         async prefetch(refs2) {
           if (!this.source.concurrent) return;
           const wanted = [...new Map(refs2.filter((r) => isObject(r) && typeof r.sha256 === "string" && !this.json.has(r.sha256)).map((r) => [r.sha256, r])).values()];
-          const pending = refs2.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r));
+          const pending = [...new Map(refs2.filter((r) => isObject(r) && "max_bytes" in r && !("sha256" in r) && !this.pending.has(String(r.path))).map((r) => [r.path, r])).values()];
           if (wanted.length + pending.length < 2) return;
           const results = await this.source.fetchMany([...wanted, ...pending]);
           pending.forEach((r, i) => {
@@ -2792,7 +2796,7 @@
             throw new ReaderError("BAD_REQUEST", `version must be a registry_version string, got ${shown(options.version)}`);
           }
           const maxParallel = options.maxParallel ?? 8;
-          if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new ReaderError("BAD_REQUEST", `max_parallel must be a positive integer, got ${shown(maxParallel, 40)}`);
+          if (!Number.isInteger(maxParallel) || maxParallel < 1) throw (await failures4()).badParallel(maxParallel);
           const digest = await checkPin(options.pin);
           const base = text.replace(/catalog\.json$/, "");
           const source = new HttpSource(base, {

@@ -21,8 +21,12 @@ DOC_SHARD_SIZE = 32
 
 #: Docs a shard of a paged doc table (a tools part of :data:`PAGES_FROM` shards of :data:`DOC_SHARD_SIZE` or more):
 #: a cold find_tool reads one or two docs of each shard it fetches (the fused head), so smaller shards send fewer
-#: unused docs, for more hashes in the pages (docs/search.md, "Doc shards a cold query reads").
-PAGED_DOC_SHARD_SIZE = 8
+#: unused docs, for more hashes in the pages (docs/search.md, "Doc shards a cold query reads"). From
+#: :data:`BIG_PAGED_FROM` documents on, :data:`BIG_PAGED_DOC_SHARD_SIZE`: there a cold query reads the docs of its
+#: sure head alone (``toolcat.reader.search.semantic.SURE_HEAD_ABOVE``), and the pages' hashes would cost more.
+PAGED_DOC_SHARD_SIZE = 4
+BIG_PAGED_DOC_SHARD_SIZE = 8
+BIG_PAGED_FROM = 50_000
 
 
 #: From this many term shards in a space (or tool doc shards) on, the meta points to pages of :data:`PAGE_SIZE`
@@ -31,6 +35,13 @@ PAGES_FROM = 64
 
 
 PAGE_SIZE = 64
+
+
+#: Term shards a page of a paged term table (at most :data:`PAGE_SIZE`): a cold query reads the page of each term shard
+#: it needs, 5 to 10 pages for as many shards spread over the terms, so small pages send fewer unneeded hashes for a
+#: few more page refs in the meta (10,000 tools, 36 queries: term shards and their pages 27.9 -> 23.9 KB a query, the
+#: meta 6.2 -> 6.8 KB with 16; docs/search.md, "Doc shards a cold query reads").
+TERM_PAGE_SIZE = 16
 
 
 def _entry_cost(term: str, entry: dict[str, Any]) -> int:
@@ -77,7 +88,13 @@ def _write_space(
     if pageable and len(files) >= PAGES_FROM:
         meta["firsts"] = [min(b) for b in batches]
         meta["term_pages"] = _write_pages(
-            artifacts, part, f"{stem or part}.{name}", "t", files, [max(b) for b in batches]
+            artifacts,
+            part,
+            f"{stem or part}.{name}",
+            "t",
+            files,
+            [max(b) for b in batches],
+            per_page=min(TERM_PAGE_SIZE, PAGE_SIZE),
         )
         return meta
     meta["shards"] = [
@@ -91,12 +108,12 @@ def doc_layout(part: str, n_docs: int) -> tuple[int, int | None]:
     """``(docs a shard, shards a page)`` of a part's doc table; the second is None when the meta lists every shard.
 
     A tools part that would have :data:`PAGES_FROM` shards of :data:`DOC_SHARD_SIZE` docs or more is paged, in
-    shards of :data:`PAGED_DOC_SHARD_SIZE` docs, and pages of the power of two at or above √shards (at least
+    shards of :data:`PAGED_DOC_SHARD_SIZE` docs (:data:`BIG_PAGED_DOC_SHARD_SIZE` from :data:`BIG_PAGED_FROM`), and pages of the power of two at or above √shards (at least
     :data:`PAGE_SIZE`): the meta's page refs and a page's hashes then grow alike as catalogues grow.
     """
     if part != "tools" or -(-n_docs // DOC_SHARD_SIZE) < PAGES_FROM:
         return DOC_SHARD_SIZE, None
-    size = min(DOC_SHARD_SIZE, PAGED_DOC_SHARD_SIZE)
+    size = min(DOC_SHARD_SIZE, PAGED_DOC_SHARD_SIZE if n_docs < BIG_PAGED_FROM else BIG_PAGED_DOC_SHARD_SIZE)
     shards = -(-n_docs // size)
     per_page = max(PAGE_SIZE, 1 << math.isqrt(shards - 1).bit_length())
     return size, per_page
