@@ -117,7 +117,7 @@ def test_skills_xml_matches_skills_ref(small):
 
 def test_templates_are_package_data_and_strict():
     """Templates load through importlib.resources, and a missing variable fails instead of rendering blank."""
-    files = resources.files("templates").joinpath("prompts")
+    files = resources.files("toolcat.templates").joinpath("prompts")
     assert files.joinpath("tool_full.md.j2").is_file()
     assert files.joinpath("system", "gateway.md.j2").is_file()
     assert environment().undefined is jinja2.StrictUndefined
