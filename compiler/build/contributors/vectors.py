@@ -38,6 +38,14 @@ from ...engines.embedding import (
 from ...format import settings
 from ...format.canonical import dumps
 from ...format.types import Ref
+from ...format.vector_format import (
+    PAIR_ALPHABET,
+    PAIR_LEVELS,
+    PAIR_LOW,
+    PARTITIONED_FORMAT,
+    RESIDUAL_ALPHABET,
+    RESIDUAL_ZERO,
+)
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
@@ -49,23 +57,15 @@ log = logging.getLogger(__name__)
 
 SHARD_ROWS = 1024
 VECTORS_FORMAT = "toolcat-vectors-2"
-#: The format of a build whose tool vectors are partitioned (:func:`_write_partitioned`): one shard per cluster, and
-#: each tool's row again in a paged table of one file a tool (``rows``), so a lexical candidate of a cluster the query
-#: did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
-#: meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the int4 codes
-#: packed two a byte, where ``-5`` stored the same codes as their differences from a prediction by a centroid's codes,
-#: one character a value, and ``-6`` two differences a character and the centroids one character a code, dimension
-#: by dimension: :func:`residual_codes`, :func:`centroid_codes`.)
-PARTITIONED_FORMAT = "toolcat-vectors-6"
-#: A partitioned build's centroid codes (:func:`centroid_codes`): character ``n`` of this alphabet (base64url's) is
-#: the int4 code ``n - RESIDUAL_ZERO``.
-RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-RESIDUAL_ZERO = 32
-#: A partitioned build's residual codes (:func:`residual_codes`): two differences ``a`` and ``b`` (each in
-#: ``PAIR_LOW .. PAIR_LOW + PAIR_LEVELS - 1``) a character, character ``(a - PAIR_LOW) * PAIR_LEVELS + b - PAIR_LOW``
-#: of this alphabet (printable ASCII from ``#``, without ``\\``: JSON writes them as they are).
-PAIR_ALPHABET = "".join(chr(c) for c in range(0x23, 0x7F) if chr(c) != "\\")[:81]
-PAIR_LEVELS, PAIR_LOW = 9, -4
+# PARTITIONED_FORMAT (imported above) is the format of a build whose tool vectors are partitioned
+# (:func:`_write_partitioned`): one shard per cluster, and each tool's row again in a paged table of one file a tool
+# (``rows``), so a lexical candidate of a cluster the query did not probe gets its exact cosine. (``toolcat-vectors-3``, issue 33's first cut, had each doc's cluster in the
+# meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the int4 codes
+# packed two a byte, where ``-5`` stored the same codes as their differences from a prediction by a centroid's codes,
+# one character a value, and ``-6`` two differences a character and the centroids one character a code, dimension
+# by dimension: :func:`residual_codes`, :func:`centroid_codes`; the version and the codes' alphabets are
+# ``toolcat.format.vector_format``'s, which the reader reads with.)
+
 #: The prediction's factor is ``k / RESIDUAL_DENOMINATOR`` (``k`` an integer per row, so the prediction is integer
 #: arithmetic that every reader computes alike).
 RESIDUAL_DENOMINATOR = 8

@@ -30,6 +30,14 @@ from typing import Any
 from ...format import settings
 from ...format.envelope import ReaderError
 from ...format.refs import page_ref
+from ...format.vector_format import (
+    PAIR_ALPHABET,
+    PAIR_LEVELS,
+    PAIR_LOW,
+    PARTITIONED_FORMAT,
+    RESIDUAL_ALPHABET,
+    RESIDUAL_ZERO,
+)
 from . import hybrid
 
 log = logging.getLogger(__name__)
@@ -58,15 +66,6 @@ PROBE_ROWS: int | None = None
 SURE_HEAD_ABOVE = 50_000
 #: The most single rows a reader of a partitioned build keeps (a query reads at most hybrid.CANDIDATES of them).
 MAX_ROWS = 4096
-#: The partitioned format this reader reads (``toolcat-vectors-6``: clusters, centroids and a row table, each row's
-#: int4 codes stored as differences from a prediction by a centroid's codes, two a character: :func:`residual_rows`;
-#: the centroids one character a code, dimension by dimension: :func:`centroid_codes`).
-PARTITIONED_FORMAT = "toolcat-vectors-6"
-#: The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (base64url's alphabet).
-RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-#: The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
-#: ``b`` (printable ASCII from ``#``, without the backslash).
-PAIR_ALPHABET = "#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrst"
 #: Where query vectors come from instead of the build's model, when set: ``fn(query) -> unit vector`` in the
 #: model's space (the static query encoder of :mod:`toolcat.reader.search.static_query`; a measurement switch the
 #: tiers bench sets, off by default).
@@ -405,10 +404,7 @@ class SemanticTier:
         import numpy as np  # noqa: PLC0415 - numpy, lazily
 
         node_ids = np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
-        clusters = [int(c) for c in nodes["clusters"]]
-        if len(clusters) != len(node_ids):
-            raise ValueError(f"{len(clusters)} node centroids for {len(node_ids)} node rows")
-        return node_ids, self._residuals(nodes, clusters)
+        return node_ids, self._residuals(nodes, _node_clusters(nodes))
 
     def _cluster(self, cluster: int) -> tuple[Any, Any, list[list[int]], tuple[Any, Any]]:
         """(doc ids, float32 rows, ancestor rows, (node ids, node rows)) of one cluster of a partitioned build."""
@@ -786,15 +782,16 @@ class SemanticTier:
 
 
 def _row_parts(data: dict[str, Any]) -> list[tuple[dict[str, Any], list[int]]]:
-    """A row file's two coded parts, each with its rows' clusters: its tool row, then its node rows.
+    """A row file's two coded parts, each with its rows' clusters: its tool row, then its node rows."""
+    return [(data, [int(data["cluster"])]), (data["nodes"], _node_clusters(data["nodes"]))]
 
-    ValueError when the node rows name another number of centroids than of node ids (as :meth:`SemanticTier._node_rows`).
-    """
-    nodes = data["nodes"]
+
+def _node_clusters(nodes: dict[str, Any]) -> list[int]:
+    """A shard's ``nodes`` entry's reference centroid a node row; ValueError unless there is one a node id."""
     clusters = [int(c) for c in nodes["clusters"]]
     if len(clusters) != len(nodes["ids"]):
         raise ValueError(f"{len(clusters)} node centroids for {len(nodes['ids'])} node rows")
-    return [(data, [int(data["cluster"])]), (nodes, clusters)]
+    return clusters
 
 
 def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
@@ -873,7 +870,7 @@ def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denomi
     if int(np.abs(k).max()) > 64 * denominator:
         raise ValueError("a residual factor out of range")
     diff = np.take(_pair_table(), data, axis=0).reshape(n_rows, 2 * width)[:, :dim]
-    if int(diff.min()) < -4:
+    if int(diff.min()) < PAIR_LOW:
         raise ValueError("a residual code outside the pair alphabet")
     if len(wide):
         places = np.asarray([[int(place), int(d)] for place, d in wide], dtype=np.int64).reshape(-1, 2)
@@ -896,7 +893,7 @@ def _residual_table() -> Any:
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
     table = np.full(256, -1000, dtype=np.int32)
-    table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - 32
+    table[np.frombuffer(RESIDUAL_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(64) - RESIDUAL_ZERO
     return table
 
 
@@ -907,7 +904,8 @@ def _pair_table() -> Any:
 
     table = np.full((256, 2), -1000, dtype=np.int32)
     place = np.arange(len(PAIR_ALPHABET))
-    table[np.frombuffer(PAIR_ALPHABET.encode("ascii"), dtype=np.uint8)] = np.stack([place // 9 - 4, place % 9 - 4], 1)
+    pairs = np.stack([place // PAIR_LEVELS + PAIR_LOW, place % PAIR_LEVELS + PAIR_LOW], 1)
+    table[np.frombuffer(PAIR_ALPHABET.encode("ascii"), dtype=np.uint8)] = pairs
     return table
 
 

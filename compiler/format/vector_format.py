@@ -1,0 +1,21 @@
+"""The partitioned vectors' format version and its character codes, shared by the build and the reader (stdlib only).
+
+The build (``toolcat.build.contributors.vectors``: ``residual_codes``, ``centroid_codes``) writes with these
+alphabets and the reader (``toolcat.reader.search.semantic``: ``residual_rows``, ``centroid_codes``) reads with them,
+so the two cannot drift apart; the TypeScript reader (``js/src/semantic.ts``) repeats them, checked by its tests.
+"""
+
+from __future__ import annotations
+
+#: The vectors meta's ``format`` of a partitioned build (``toolcat-vectors-6``: clusters, centroids and a row table,
+#: each row's int4 codes stored as differences from a prediction by a centroid's codes, two a character; the
+#: centroids one character a code, dimension by dimension). A reader refuses another with a "rebuild" reason.
+PARTITIONED_FORMAT = "toolcat-vectors-6"
+#: A centroid's codes: character ``n`` of this alphabet (base64url's) is the int4 code ``n - RESIDUAL_ZERO``.
+RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+RESIDUAL_ZERO = 32
+#: A row's residual codes: two differences ``a`` and ``b`` (each in ``PAIR_LOW .. PAIR_LOW + PAIR_LEVELS - 1``) a
+#: character, character ``(a - PAIR_LOW) * PAIR_LEVELS + b - PAIR_LOW`` of this alphabet (printable ASCII from ``#``,
+#: without ``\\``: JSON writes them as they are).
+PAIR_ALPHABET = "".join(chr(c) for c in range(0x23, 0x7F) if chr(c) != "\\")[:81]
+PAIR_LEVELS, PAIR_LOW = 9, -4
