@@ -50,7 +50,7 @@ class _Posting:
     ``strict``: the ids rise strictly (each doc once), so walking the pairs reads what the map would hold.
     """
 
-    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "strict", "walks", "weights")
+    __slots__ = ("_by_doc", "idf", "ids", "max_weight", "strict", "walked", "weights")
 
     def __init__(self, idf: float, ids: list[int], weights: list[float], *, strict: bool = False) -> None:
         self.idf = idf
@@ -58,8 +58,8 @@ class _Posting:
         self.weights = weights
         self.max_weight = max(weights, default=0.0)
         self.strict = strict
-        #: How often :meth:`walk_once` said to walk the pairs instead of building the map.
-        self.walks = 0
+        #: Whether :meth:`walk_once` has said to walk the pairs instead of building the map.
+        self.walked = False
         self._by_doc: dict[int, float] | None = None
 
     def by_doc(self) -> dict[int, float]:
@@ -73,9 +73,9 @@ class _Posting:
 
         One pass over the pairs costs less than building the map; a posting asked again gets its map.
         """
-        if self._by_doc is not None or not self.strict or self.walks:
+        if self._by_doc is not None or not self.strict or self.walked:
             return False
-        self.walks += 1
+        self.walked = True
         return True
 
     def holding(self, docs: set[int]) -> set[int]:

@@ -37,7 +37,7 @@ PAGES_FROM = 64
 PAGE_SIZE = 64
 
 
-#: Term shards a page of a paged term table (at most :data:`PAGE_SIZE`): a cold query reads the page of each term shard
+#: Term shards a page of a paged term table (:data:`PAGE_SIZE` for doc tables): a cold query reads the page of each term shard
 #: it needs, 5 to 10 pages for as many shards spread over the terms, so small pages send fewer unneeded hashes for a
 #: few more page refs in the meta (10,000 tools, 36 queries: term shards and their pages 27.9 -> 23.9 KB a query, the
 #: meta 6.2 -> 6.8 KB with 16; docs/search.md, "Doc shards a cold query reads").
@@ -94,7 +94,7 @@ def _write_space(
             "t",
             files,
             [max(b) for b in batches],
-            per_page=min(TERM_PAGE_SIZE, PAGE_SIZE),
+            per_page=TERM_PAGE_SIZE,
         )
         return meta
     meta["shards"] = [
@@ -113,7 +113,7 @@ def doc_layout(part: str, n_docs: int) -> tuple[int, int | None]:
     """
     if part != "tools" or -(-n_docs // DOC_SHARD_SIZE) < PAGES_FROM:
         return DOC_SHARD_SIZE, None
-    size = min(DOC_SHARD_SIZE, PAGED_DOC_SHARD_SIZE if n_docs < BIG_PAGED_FROM else BIG_PAGED_DOC_SHARD_SIZE)
+    size = PAGED_DOC_SHARD_SIZE if n_docs < BIG_PAGED_FROM else BIG_PAGED_DOC_SHARD_SIZE
     shards = -(-n_docs // size)
     per_page = max(PAGE_SIZE, 1 << math.isqrt(shards - 1).bit_length())
     return size, per_page
