@@ -69,7 +69,14 @@ from toolcat.reader.search import fusion_model, hybrid  # noqa: E402
 from toolcat.reader.search.ranking import IndexReader  # noqa: E402
 from toolcat.reader.search.searcher import MIN_RELEVANCE, WEAK_RELEVANCE, WEAK_UNKNOWN_SHARE, Searcher  # noqa: E402
 
+#: The embedder the sets are built with and the semantic model is trained for (``--embedder``; a module switch so
+#: the cached candidates and the builds follow it).
 EMBEDDER = "minilm-onnx"
+#: The default tier: a run for another embedder trains that tier's model alone (the lexical one does not depend on
+#: the embedder) and, with ``--against``, reports it side by side with this tier's builds.
+BASE_EMBEDDER = "minilm-onnx"
+#: The other builds of each set the report ranks with (``none``: the lexical tier; ``--against`` adds BASE_EMBEDDER's).
+EXTRA_BUILDS: tuple[str, ...] = ("none",)
 #: The tiers whose learned model a reader uses unasked (the rest need TOOLCAT_LEARNED_FUSION=all). None yet: the
 #: minilm-onnx model passes the figures' gate but still changes two pinned behaviours, with its weak bar re-chosen
 #: (docs/search.md, "Learned fusion"), and the lexical one loses MetaTool R@1 and would part the Python reader from
@@ -91,7 +98,7 @@ OUT = Path(__file__).resolve().parent.parent / "compiler" / "reader" / "search" 
 
 
 def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
-    """One set built with the default embedder; per query the candidates, both feature rows, gold flags, name match."""
+    """One set built with EMBEDDER; per query the candidates, both feature rows, gold flags, name match."""
     maker, sample = SETS[name]
     src = tmp / f"{name}-src"
     back, queries = maker(src)
@@ -100,8 +107,9 @@ def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
     out = keep / f"{name}-{EMBEDDER}"
     if not (out / "catalog.json").is_file():
         build(src, out, embedder=EMBEDDER)
-    if not (keep / f"{name}-none" / "catalog.json").is_file():  # the lexical tier's build, for the report
-        build(src, keep / f"{name}-none", embedder="none")
+    for other in EXTRA_BUILDS:  # the report's other builds: the lexical tier, the default tier beside another
+        if other != EMBEDDER and not (keep / f"{name}-{other}" / "catalog.json").is_file():
+            build(src, keep / f"{name}-{other}", embedder=other)
     searcher, tier, ids = open_semantic(out)
     n = len(ids)
     names = [back.get(i, i) for i in ids]
@@ -664,21 +672,21 @@ def weak_bar(data: list[dict[str, Any]], foreign: list[dict[str, Any]], kind: st
     return bar
 
 
-def through_reader(d: dict[str, Any], build_dir: Path) -> list[tuple[list[list[str]], list[float]]]:
-    """Every query's top 10 by ``Searcher.rank_tools(limit=10)`` and its warm ms: main's fusion, then the learned one.
+def through_reader(d: dict[str, Any], configs: list[tuple[Path, str]]) -> list[tuple[list[list[str]], list[float]]]:
+    """Every query's top 10 by ``Searcher.rank_tools(limit=10)`` and its warm ms, for each (build, flag) of ``configs``.
 
-    ``TOOLCAT_LEARNED_FUSION=0`` for main's, ``all`` for the learned (the lexical model is opt-in); one searcher
-    each, queried alternately.
+    ``TOOLCAT_LEARNED_FUSION=0`` for main's fusion, ``all`` for the learned (the models are opt-in); one searcher per
+    configuration, queried alternately, query by query, so all see the same machine load.
     """
-    manifest, fetch = open_build(build_dir)
-    out: list[tuple[list[list[str]], list[float]]] = [([], []), ([], [])]
-    searchers = [Searcher(manifest, fetch), Searcher(manifest, fetch)]
+    out: list[tuple[list[list[str]], list[float]]] = [([], []) for _ in configs]
+    searchers = [Searcher(*open_build(build_dir)) for build_dir, _ in configs]
+    flags = [flag for _, flag in configs]
     try:
-        for flag, searcher in zip(("0", "all"), searchers, strict=True):
+        for flag, searcher in zip(flags, searchers, strict=True):
             os.environ["TOOLCAT_LEARNED_FUSION"] = flag
             searcher.rank_tools(d["queries"][0][0], limit=10)  # the model and vectors loaded before timing
         for text, _ in d["queries"]:
-            for (ranked, times), flag, searcher in zip(out, ("0", "all"), searchers, strict=True):
+            for (ranked, times), flag, searcher in zip(out, flags, searchers, strict=True):
                 os.environ["TOOLCAT_LEARNED_FUSION"] = flag
                 started = time.perf_counter()
                 hits = searcher.rank_tools(text, limit=10)
@@ -689,11 +697,13 @@ def through_reader(d: dict[str, Any], build_dir: Path) -> list[tuple[list[list[s
     return out
 
 
-def report(data: list[dict[str, Any]], keep: Path) -> None:
+def report(data: list[dict[str, Any]], keep: Path, against: bool = False) -> None:
     """The reader's figures with the learned fusion and with main's, per tier and set, in one run.
 
     Each (tier, set) is ranked with main's fusion and the learned one alternately, query by query, so both see the
-    same machine load; the warm p50 is per query, after one query that loads the model and vectors.
+    same machine load; the warm p50 is per query, after one query that loads the model and vectors. ``against``:
+    the tiers are BASE_EMBEDDER's build and EMBEDDER's, all four rankings alternated in one pass (the stacked
+    comparison, docs/search.md "Stacked: minilm-tools under the learned fusion"); else EMBEDDER's and the lexical tier.
     """
     header = [
         "set (queries, held out, no shared word all / held out)",
@@ -714,16 +724,31 @@ def report(data: list[dict[str, Any]], keep: Path) -> None:
         apart_all = sorted(d["apart"])
         apart = [i for i in held if i in d["apart"]]
         label = f"{d['name']} ({len(queries)}, {len(held)}, {len(apart_all)} / {len(apart)})"
-        for tier, build_dir in (("minilm-onnx", d["out"]), ("lexical", keep / f"{d['name']}-none")):
-            for learned, (ranked, times) in zip((False, True), through_reader(d, build_dir), strict=True):
-                a, h = metrics(ranked, queries, every), metrics(ranked, queries, held)
-                na, nh = metrics(ranked, queries, apart_all), metrics(ranked, queries, apart)
-                print(
-                    f"| {label} | {tier} | {'learned' if learned else 'main (hand)'} |"
-                    f" {a[0]:.3f} / {a[1]:.3f} / {a[2]:.3f} | {h[0]:.3f} / {h[1]:.3f} / {h[2]:.3f} |"
-                    f" {na[0]:.3f} / {na[1]:.3f} | {nh[0]:.3f} / {nh[1]:.3f} | {statistics.median(times):.2f} |",
-                    flush=True,
-                )
+        tiers = [(EMBEDDER, d["out"]), ("lexical", keep / f"{d['name']}-none")]
+        if against:
+            tiers = [(BASE_EMBEDDER, keep / f"{d['name']}-{BASE_EMBEDDER}"), (EMBEDDER, d["out"])]
+        configs = [(build_dir, flag) for _, build_dir in tiers for flag in ("0", "all")]
+        results = through_reader(d, configs)
+        for i, (ranked, times) in enumerate(results):
+            tier, learned = tiers[i // 2][0], i % 2 == 1
+            a, h = metrics(ranked, queries, every), metrics(ranked, queries, held)
+            na, nh = metrics(ranked, queries, apart_all), metrics(ranked, queries, apart)
+            print(
+                f"| {label} | {tier} | {'learned' if learned else 'main (hand)'} |"
+                f" {a[0]:.3f} / {a[1]:.3f} / {a[2]:.3f} | {h[0]:.3f} / {h[1]:.3f} / {h[2]:.3f} |"
+                f" {na[0]:.3f} / {na[1]:.3f} | {nh[0]:.3f} / {nh[1]:.3f} | {statistics.median(times):.2f} |",
+                flush=True,
+            )
+
+
+def write_models(models: dict[str, dict[str, Any]]) -> None:
+    """Save ``models`` into the weights file, replacing those tiers' entries and keeping the others' as they are."""
+    kept: dict[str, Any] = {}
+    if OUT.is_file():
+        kept = dict(json.loads(OUT.read_text(encoding="utf-8")).get("models", {}))
+    doc = {"format": fusion_model.FORMAT, "trained_by": "bench/train_fusion.py", "models": {**kept, **models}}
+    OUT.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    fusion_model._models.cache_clear()  # noqa: SLF001
 
 
 def main() -> None:
@@ -738,9 +763,21 @@ def main() -> None:
     parser.add_argument(
         "--report-only", action="store_true", help="no training: rank through the reader with the committed weights"
     )
+    parser.add_argument(
+        "--embedder",
+        default=BASE_EMBEDDER,
+        help=f"build the sets with this embedder and train its model (another than {BASE_EMBEDDER}: that model alone)",
+    )
+    parser.add_argument(
+        "--against",
+        action="store_true",
+        help=f"report {BASE_EMBEDDER}'s builds beside --embedder's, hand and learned fusion, in one pass",
+    )
     args = parser.parse_args()
-    global OWN_EXAMPLES  # noqa: PLW0603 - the script's one switch
+    global OWN_EXAMPLES, EMBEDDER, EXTRA_BUILDS  # noqa: PLW0603 - the script's switches
     OWN_EXAMPLES = OWN_EXAMPLES or args.own_examples
+    EMBEDDER = args.embedder
+    EXTRA_BUILDS = (BASE_EMBEDDER,) if args.against else ("none",)
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
@@ -751,7 +788,7 @@ def main() -> None:
         code = Path(fusion_model.__file__).read_bytes() + b"".join(
             inspect.getsource(f).encode() for f in (prepare, query_rows, unknown_enough, gibberish, prepare_foreign)
         )
-        key = hashlib.sha256(code + args.sets.encode()).hexdigest()[:16]
+        key = hashlib.sha256(code + f"{args.sets} {EMBEDDER}".encode()).hexdigest()[:16]
         cached = args.keep / f"prepared-{key}.pkl"
         if cached.is_file():
             data, foreign = pickle.loads(cached.read_bytes())  # noqa: S301 - our own file, written below
@@ -761,10 +798,11 @@ def main() -> None:
             cached.write_bytes(pickle.dumps((data, foreign)))
         data = [*data, *prepare_own(data)]
         if args.report_only:
-            report(data, args.keep)
+            report(data, args.keep, args.against)
             return
         models = {}
-        for kind, tier in (("sem", EMBEDDER), ("lex", "lexical")):
+        tiers = [("sem", EMBEDDER), ("lex", "lexical")] if EMBEDDER == BASE_EMBEDDER else [("sem", EMBEDDER)]
+        for kind, tier in tiers:
             entry = train(data, kind)
             offline(data, kind, entry)
             entry["weak_relevance"] = weak_bar(data, foreign, kind, entry)
@@ -773,12 +811,10 @@ def main() -> None:
             from toolcat.engines.embedding import model_identity  # noqa: PLC0415
 
             models[EMBEDDER]["weights_sha256"] = model_identity(EMBEDDER)[1]
-            doc = {"format": fusion_model.FORMAT, "trained_by": "bench/train_fusion.py", "models": models}
-            OUT.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            fusion_model._models.cache_clear()  # noqa: SLF001
+            write_models(models)
             print(f"wrote {OUT}")
         if not args.no_report:
-            report(data, args.keep)
+            report(data, args.keep, args.against)
 
 
 if __name__ == "__main__":

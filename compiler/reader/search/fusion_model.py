@@ -9,8 +9,9 @@ the cosine (the hierarchy term mixed in), its rank and its gap to the best cosin
 TRAIN split of the labelled sets (``bench/train_fusion.py``; docs/search.md, "Learned fusion") scores them:
 ``relevance = sigmoid(b + w · x)``, which stays in 0-1 and orders the hits. The weights live in
 ``fusion_weights.json`` beside this module, one model per tier (``lexical``, or the embedder spec the vectors
-were built with, e.g. ``minilm-onnx``) and checked against the model's weights sha256; a tier without a model (other
-embedders, a file that is absent or malformed) keeps the hand-tuned :func:`~toolcat.reader.search.hybrid.fuse`.
+were built with: ``minilm-onnx``, ``minilm-tools``) and checked against the model's weights sha256 (the vectors meta's
+``weights_sha256``: for ``minilm-tools`` the adapter-merged identity); a tier without a model (other embedders, a file
+that is absent or malformed, a malformed entry) keeps the hand-tuned :func:`~toolcat.reader.search.hybrid.fuse`.
 A model whose entry says ``"default": false`` is opt-in (``TOOLCAT_LEARNED_FUSION=all``); setting
 ``TOOLCAT_LEARNED_FUSION=0`` turns every learned fusion off.
 
@@ -126,11 +127,24 @@ def parse(data: Any) -> dict[str, Model]:
 
 @cache
 def _models(path: Path) -> dict[str, Model]:
-    """The models of ``path`` (none when it is absent or malformed: the hand-tuned fusion is used)."""
+    """The models of ``path``: none when it is absent or malformed, and a malformed entry is left out alone.
+
+    A tier without a model keeps the hand-tuned fusion, so one broken entry (say ``minilm-tools``'s) does not take
+    the other tiers' models with it.
+    """
     try:
-        return parse(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        parse({**data, "models": {}})  # the document's format
+        entries = dict(data["models"])
     except (OSError, ValueError, KeyError, TypeError):
         return {}
+    models = {}
+    for tier, entry in entries.items():
+        try:
+            models.update(parse({**data, "models": {tier: entry}}))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return models
 
 
 def model_for(tier: str, sha256: str | None = None, path: Path | None = None) -> Model | None:
