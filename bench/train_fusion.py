@@ -2,9 +2,14 @@
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python bench/train_fusion.py [--sets example,github,metatool,bfcl]
         [--keep /tmp/toolcat-fusion-builds] [--write] [--report-only] [--no-report] [--own-examples]
+        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE]
 
 Each labelled set (bench_search_tiers' sources: the example's evals, GitHub MCP, 2,000 sampled MetaTool queries,
-every BFCL query) is built once with the default embedder (``minilm-onnx``). For every query the script keeps what
+every BFCL query) is built once with the default embedder (``minilm-onnx``; ``--embedder minilm-tools``: with that
+embedder, and only its model is trained, the lexical one not depending on the embedder; ``--against`` reports the
+default tier's builds beside it, hand and learned fusion, the four rankings alternated query by query in one pass;
+``--idf-coverage`` trains on coverage weighted by idf, ``fusion_model.IDF_COVERAGE``; ``--out`` writes another
+weights file than the committed one, its other entries kept, and the report ranks with it). For every query the script keeps what
 the reader computes: the lexical top 50, the semantic top 50 and every candidate's cosine, and turns them into the
 features of :func:`toolcat.reader.search.fusion_model.features` (the reader's own code). Two models are trained,
 on the TRAIN split only (``bench_search.split``: sha256 of the query mod 10 under 7):
@@ -75,6 +80,8 @@ EMBEDDER = "minilm-onnx"
 #: The default tier: a run for another embedder trains that tier's model alone (the lexical one does not depend on
 #: the embedder) and, with ``--against``, reports it side by side with this tier's builds.
 BASE_EMBEDDER = "minilm-onnx"
+#: Whether the coverage feature weighs the query's words by idf (``--idf-coverage``: fusion_model.IDF_COVERAGE).
+IDF_COVERAGE = False
 #: The other builds of each set the report ranks with (``none``: the lexical tier; ``--against`` adds BASE_EMBEDDER's).
 EXTRA_BUILDS: tuple[str, ...] = ("none",)
 #: The tiers whose learned model a reader uses unasked (the rest need TOOLCAT_LEARNED_FUSION=all). None yet: the
@@ -95,6 +102,12 @@ OWN_EXAMPLES = False
 QUERY_FEATURES = ("lex_best", "query_terms", "known")
 FOLDS = 5
 OUT = Path(__file__).resolve().parent.parent / "compiler" / "reader" / "search" / "fusion_weights.json"
+
+
+def feature_names(kind: str) -> tuple[str, ...]:
+    """The feature names of the ``sem`` or ``lex`` rows, ``coverage`` or its idf variant (IDF_COVERAGE)."""
+    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    return tuple(fusion_model.IDF_COVERAGE if n == "coverage" and IDF_COVERAGE else n for n in names)
 
 
 def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
@@ -133,6 +146,8 @@ def query_rows(
 ) -> list[dict[str, Any]]:
     """Per query: the candidates, both feature rows, gold flags, name match, main's top 10, unknown words.
 
+    With IDF_COVERAGE the rows' coverage is weighted by idf (the reader's ``Searcher.term_idf``).
+
     ``unknown``: whether at least WEAK_UNKNOWN_SHARE of the query's content words are in no tool's text (the first
     half of find_tool's weak rule, ``Searcher.weak_words``).
     """
@@ -145,9 +160,10 @@ def query_rows(
         cands = list(dict.fromkeys([*(doc for doc, _, _ in lexical), *semantic]))
         values = [float(cosines[doc]) for doc in cands]
         known = searcher.known_share(query)
-        x_sem = fusion_model.features(query, lexical, cands, values, semantic, gate, known)
+        idf = searcher.term_idf(query) if IDF_COVERAGE else None
+        x_sem = fusion_model.features(query, lexical, cands, values, semantic, gate, known, idf)
         lex_docs = [doc for doc, _, _ in lexical]
-        x_lex = fusion_model.features(query, lexical, lex_docs, None, [], gate, known)
+        x_lex = fusion_model.features(query, lexical, lex_docs, None, [], gate, known, idf)
         terms = set(analyze_words(query))
         rows.append(
             {
@@ -260,7 +276,7 @@ def head_rescored(
 
 def hand_scores(row: dict[str, Any], kind: str) -> list[float]:
     """Main's relevance of each candidate (hybrid.fuse with FUSION["onnx"]; the lexical score alone for ``lex``)."""
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     lex, cos = names.index("lex"), names.index("cos") if kind == "sem" else -1
     weak, strong, gate, floor = hybrid.FUSION["onnx"]
     out = []
@@ -291,7 +307,7 @@ def calibrate(
     import numpy as np  # noqa: PLC0415
     from scipy.optimize import minimize  # noqa: PLC0415 - scikit-learn's own dependency
 
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     per_query = [names.index(n) for n in QUERY_FEATURES]
     ss, ts, ws, qs = [], [], [], []
     for r, qw in rows:
@@ -433,7 +449,7 @@ def fit(rows: list[tuple[dict[str, Any], float]], kind: str, style: str, c: floa
 
 def score_rows(rows: list[dict[str, Any]], kind: str, weights: list[float], bias: float) -> list[list[float]]:
     """The learned relevance of every candidate of every row (the reader's formula)."""
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     model = fusion_model.Model(names, weights, bias, None)
     return [[model.score(x) for x in r[kind][1]] for r in rows]
 
@@ -528,7 +544,7 @@ def train(data: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     weights = set_weights(data, balanced)
     rows = [(r, weights[d["name"]]) for d in data for r in d["rows"] if r["part"] == "train"]
     w, b, name = staged(rows, kind, style, c)
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     print(
         f"  chosen {kind}: {style} C={c} balanced={balanced} {key}: weights {[round(v, 3) for v in w]},"
         f" bias {b:.3f}, name {[round(v, 3) for v in name]}",
@@ -741,13 +757,13 @@ def report(data: list[dict[str, Any]], keep: Path, against: bool = False) -> Non
             )
 
 
-def write_models(models: dict[str, dict[str, Any]]) -> None:
-    """Save ``models`` into the weights file, replacing those tiers' entries and keeping the others' as they are."""
+def write_models(models: dict[str, dict[str, Any]], out: Path) -> None:
+    """Save ``models`` into the weights file ``out``, replacing those tiers' entries and keeping the others'."""
     kept: dict[str, Any] = {}
-    if OUT.is_file():
-        kept = dict(json.loads(OUT.read_text(encoding="utf-8")).get("models", {}))
+    if out.is_file():
+        kept = dict(json.loads(out.read_text(encoding="utf-8")).get("models", {}))
     doc = {"format": fusion_model.FORMAT, "trained_by": "bench/train_fusion.py", "models": {**kept, **models}}
-    OUT.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     fusion_model._models.cache_clear()  # noqa: SLF001
 
 
@@ -769,13 +785,24 @@ def main() -> None:
         help=f"build the sets with this embedder and train its model (another than {BASE_EMBEDDER}: that model alone)",
     )
     parser.add_argument(
+        "--idf-coverage", action="store_true", help="train on coverage weighted by idf (fusion_model.IDF_COVERAGE)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        help="the weights file --write saves to (its other entries kept) and the report reads",
+    )
+    parser.add_argument(
         "--against",
         action="store_true",
         help=f"report {BASE_EMBEDDER}'s builds beside --embedder's, hand and learned fusion, in one pass",
     )
     args = parser.parse_args()
-    global OWN_EXAMPLES, EMBEDDER, EXTRA_BUILDS  # noqa: PLW0603 - the script's switches
+    global OWN_EXAMPLES, EMBEDDER, EXTRA_BUILDS, IDF_COVERAGE  # noqa: PLW0603 - the script's switches
     OWN_EXAMPLES = OWN_EXAMPLES or args.own_examples
+    IDF_COVERAGE, out = args.idf_coverage, args.out.resolve()
+    fusion_model.WEIGHTS_FILE = out  # the reader, in the report, ranks with the file written
     EMBEDDER = args.embedder
     EXTRA_BUILDS = (BASE_EMBEDDER,) if args.against else ("none",)
     if not CORPUS.is_dir():
@@ -788,7 +815,7 @@ def main() -> None:
         code = Path(fusion_model.__file__).read_bytes() + b"".join(
             inspect.getsource(f).encode() for f in (prepare, query_rows, unknown_enough, gibberish, prepare_foreign)
         )
-        key = hashlib.sha256(code + f"{args.sets} {EMBEDDER}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(code + f"{args.sets} {EMBEDDER} {IDF_COVERAGE}".encode()).hexdigest()[:16]
         cached = args.keep / f"prepared-{key}.pkl"
         if cached.is_file():
             data, foreign = pickle.loads(cached.read_bytes())  # noqa: S301 - our own file, written below
@@ -811,8 +838,8 @@ def main() -> None:
             from toolcat.engines.embedding import model_identity  # noqa: PLC0415
 
             models[EMBEDDER]["weights_sha256"] = model_identity(EMBEDDER)[1]
-            write_models(models)
-            print(f"wrote {OUT}")
+            write_models(models, out)
+            print(f"wrote {out}")
         if not args.no_report:
             report(data, args.keep, args.against)
 

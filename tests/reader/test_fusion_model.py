@@ -91,6 +91,41 @@ def test_features_read_the_lexical_and_semantic_evidence():
     assert all(len(r) == len(LEXICAL_FEATURES) for r in lexical_only)
 
 
+def test_coverage_weighted_by_idf_counts_the_rare_words_more():
+    """With the query's idf, coverage is the matched words' idf share; a model naming coverage_idf needs that idf."""
+    lexical = [(3, 0.4, ["upload"]), (1, 0.3, ["file"])]
+    idf = {"upload": 3.0, "file": 1.0, "bucket": 2.0}
+    rows = features("upload a file to a bucket", lexical, [3, 1], None, [], idf=idf)
+    assert [r[LEXICAL_FEATURES.index("coverage")] for r in rows] == [0.5, 1.0 / 6.0]
+    plain = features("upload a file to a bucket", lexical, [3, 1], None, [])
+    assert [r[LEXICAL_FEATURES.index("coverage")] for r in plain] == [1.0 / 3.0, 1.0 / 3.0]
+    names = tuple(fusion_model.IDF_COVERAGE if n == "coverage" else n for n in SEMANTIC_FEATURES)
+    assert names in fusion_model.FEATURE_SETS
+    model = parse(_doc({"minilm-tools": _entry(names)}))["minilm-tools"]
+    assert model.idf_coverage
+    assert model.semantic
+    assert not parse(_doc({"minilm-tools": _entry(SEMANTIC_FEATURES)}))["minilm-tools"].idf_coverage
+    with pytest.raises(ValueError, match="needs the query's idf"):
+        fusion_model.fuse("upload a file", lexical, [0.5, 0.1, 0.2, 0.3], 5, model)
+    hits = fusion_model.fuse("upload a file", lexical, [0.0, 0.3, 0.0, 0.2], 5, model, idf=idf)
+    assert {h[0] for h in hits} == {1, 3}  # the lexical top; 0 and 2 are under the cosine floor
+    rows = features("upload a file", lexical, [3, 1], [0.2, 0.3], [1, 3], idf=idf)  # the candidates as fuse has them
+    assert {doc: score for doc, score, _ in hits} == {3: model.score(rows[0]), 1: model.score(rows[1])}
+
+
+def test_term_idf_reads_the_index_and_gives_an_unknown_word_the_unseen_idf(example_build: Path):
+    """Searcher.term_idf: a known word's idf from its posting, a word no tool has ln(1 + n) + 1, above every known one."""
+    searcher = _open(example_build)
+    searcher.rank_tools("upload a file to a bucket zyxwv", limit=5)
+    idf = searcher.term_idf("upload a file to a bucket zyxwv")
+    assert set(idf) == set(analyze_words("upload a file to a bucket zyxwv"))
+    n = searcher._part("tools").n_docs
+    assert math.isclose(idf["zyxwv"], math.log(1 + n) + 1)
+    known = [v for term, v in idf.items() if term != "zyxwv"]
+    assert known
+    assert all(1.0 <= v < idf["zyxwv"] for v in known)
+
+
 def test_the_relevance_is_a_sigmoid_in_0_1_and_grows_with_a_positive_weight():
     """Model.score is sigmoid(bias + w·x): in 0-1, 0.5 at zero, monotone in a feature of positive weight."""
     model = Model(LEXICAL_FEATURES, [1.0] + [0.0] * (len(LEXICAL_FEATURES) - 1), 0.0, None)
@@ -168,6 +203,7 @@ def test_the_committed_weights_load_with_opt_in_models_for_every_tier(monkeypatc
     assert models["minilm-onnx"].sha256
     assert models["minilm-tools"].sha256
     assert models["minilm-tools"].sha256 != models["minilm-onnx"].sha256
+    assert models["minilm-tools"].idf_coverage  # chosen over plain coverage by the CV rule (docs/search.md, "Stacked")
     assert not models["lexical"].semantic
     assert model_for("minilm-onnx") is None  # opt-in (docs/search.md, "Learned fusion")
     assert model_for("minilm-tools") is None
