@@ -755,6 +755,9 @@ def report(data: list[dict[str, Any]], keep: Path, against: bool = False) -> Non
                 f" {na[0]:.3f} / {na[1]:.3f} | {nh[0]:.3f} / {nh[1]:.3f} | {statistics.median(times):.2f} |",
                 flush=True,
             )
+        if against:  # the stack's cost: EMBEDDER learned against BASE_EMBEDDER hand, query by query
+            ratio = statistics.median(d_ / a_ for a_, d_ in zip(results[0][1], results[3][1], strict=True))
+            print(f"| {label} | cost | {EMBEDDER} learned / {BASE_EMBEDDER} hand, per query p50 | {ratio:.3f} |")
 
 
 def write_models(models: dict[str, dict[str, Any]], out: Path) -> None:
