@@ -307,11 +307,18 @@ def test_a_minilm_tools_build_is_ranked_by_its_own_model_held_to_its_sha256(
     assert searcher.weak_bar() == model.weak
     learned = _ranked(tools_tier_build, query)
     assert learned != hand
+    assert learned[0][0] == "storage.put_object"  # the seed request, as with the hand fusion
     entry = json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]["minilm-tools"]
     path = tmp_path / "w.json"
+    others = json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]
     monkeypatch.setattr(fusion_model, "WEIGHTS_FILE", path)
-    for other in ({**entry, "weights_sha256": "0" * 64}, {**entry, "weights": entry["weights"][:-1]}):
-        path.write_text(json.dumps(_doc({"minilm-tools": other})))
+    without = {name: e for name, e in others.items() if name != "minilm-tools"}  # a file from before the entry
+    for models in (
+        without,
+        {**without, "minilm-tools": {**entry, "weights_sha256": "0" * 64}},  # another model's vectors
+        {**without, "minilm-tools": {**entry, "weights": entry["weights"][:-1]}},  # malformed
+    ):
+        path.write_text(json.dumps(_doc(models)))
         fusion_model._models.cache_clear()
         assert _open(tools_tier_build)._tools_model() is None
         assert _ranked(tools_tier_build, query) == hand
