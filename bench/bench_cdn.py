@@ -260,7 +260,9 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         values = [r[key] for r in runs]
         out[key] = (statistics.median(values), max(values))
     out["wall_ms"] = (statistics.median(r["wall_ms"] for r in runs), max(r["wall_ms"] for r in runs))
-    out["bytes_p90"] = statistics.quantiles([r["bytes"] for r in runs], n=10, method="inclusive")[-1] if len(runs) > 1 else 0
+    out["bytes_p90"] = (
+        statistics.quantiles([r["bytes"] for r in runs], n=10, method="inclusive")[-1] if len(runs) > 1 else 0
+    )
     out["runs"] = [(r["round_trips"], r["bytes"]) for r in runs]
     out["kinds"] = {
         name: (
