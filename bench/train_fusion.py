@@ -2,9 +2,14 @@
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python bench/train_fusion.py [--sets example,github,metatool,bfcl]
         [--keep /tmp/toolcat-fusion-builds] [--write] [--report-only] [--no-report] [--own-examples]
+        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE]
 
 Each labelled set (bench_search_tiers' sources: the example's evals, GitHub MCP, 2,000 sampled MetaTool queries,
-every BFCL query) is built once with the default embedder (``minilm-onnx``). For every query the script keeps what
+every BFCL query) is built once with the default embedder (``minilm-onnx``; ``--embedder minilm-tools``: with that
+embedder, and only its model is trained, the lexical one not depending on the embedder; ``--against`` reports the
+default tier's builds beside it, hand and learned fusion, the four rankings alternated query by query in one pass;
+``--idf-coverage`` trains on coverage weighted by idf, ``fusion_model.IDF_COVERAGE``; ``--out`` writes another
+weights file than the committed one, its other entries kept, and the report ranks with it). For every query the script keeps what
 the reader computes: the lexical top 50, the semantic top 50 and every candidate's cosine, and turns them into the
 features of :func:`toolcat.reader.search.fusion_model.features` (the reader's own code). Two models are trained,
 on the TRAIN split only (``bench_search.split``: sha256 of the query mod 10 under 7):
@@ -69,7 +74,16 @@ from toolcat.reader.search import fusion_model, hybrid  # noqa: E402
 from toolcat.reader.search.ranking import IndexReader  # noqa: E402
 from toolcat.reader.search.searcher import MIN_RELEVANCE, WEAK_RELEVANCE, WEAK_UNKNOWN_SHARE, Searcher  # noqa: E402
 
+#: The embedder the sets are built with and the semantic model is trained for (``--embedder``; a module switch so
+#: the cached candidates and the builds follow it).
 EMBEDDER = "minilm-onnx"
+#: The default tier: a run for another embedder trains that tier's model alone (the lexical one does not depend on
+#: the embedder) and, with ``--against``, reports it side by side with this tier's builds.
+BASE_EMBEDDER = "minilm-onnx"
+#: Whether the coverage feature weighs the query's words by idf (``--idf-coverage``: fusion_model.IDF_COVERAGE).
+IDF_COVERAGE = False
+#: The other builds of each set the report ranks with (``none``: the lexical tier; ``--against`` adds BASE_EMBEDDER's).
+EXTRA_BUILDS: tuple[str, ...] = ("none",)
 #: The tiers whose learned model a reader uses unasked (the rest need TOOLCAT_LEARNED_FUSION=all). None yet: the
 #: minilm-onnx model passes the figures' gate but still changes two pinned behaviours, with its weak bar re-chosen
 #: (docs/search.md, "Learned fusion"), and the lexical one loses MetaTool R@1 and would part the Python reader from
@@ -90,8 +104,14 @@ FOLDS = 5
 OUT = Path(__file__).resolve().parent.parent / "compiler" / "reader" / "search" / "fusion_weights.json"
 
 
+def feature_names(kind: str) -> tuple[str, ...]:
+    """The feature names of the ``sem`` or ``lex`` rows, ``coverage`` or its idf variant (IDF_COVERAGE)."""
+    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    return tuple(fusion_model.IDF_COVERAGE if n == "coverage" and IDF_COVERAGE else n for n in names)
+
+
 def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
-    """One set built with the default embedder; per query the candidates, both feature rows, gold flags, name match."""
+    """One set built with EMBEDDER; per query the candidates, both feature rows, gold flags, name match."""
     maker, sample = SETS[name]
     src = tmp / f"{name}-src"
     back, queries = maker(src)
@@ -100,8 +120,9 @@ def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
     out = keep / f"{name}-{EMBEDDER}"
     if not (out / "catalog.json").is_file():
         build(src, out, embedder=EMBEDDER)
-    if not (keep / f"{name}-none" / "catalog.json").is_file():  # the lexical tier's build, for the report
-        build(src, keep / f"{name}-none", embedder="none")
+    for other in EXTRA_BUILDS:  # the report's other builds: the lexical tier, the default tier beside another
+        if other != EMBEDDER and not (keep / f"{name}-{other}" / "catalog.json").is_file():
+            build(src, keep / f"{name}-{other}", embedder=other)
     searcher, tier, ids = open_semantic(out)
     n = len(ids)
     names = [back.get(i, i) for i in ids]
@@ -125,6 +146,8 @@ def query_rows(
 ) -> list[dict[str, Any]]:
     """Per query: the candidates, both feature rows, gold flags, name match, main's top 10, unknown words.
 
+    With IDF_COVERAGE the rows' coverage is weighted by idf (the reader's ``Searcher.term_idf``).
+
     ``unknown``: whether at least WEAK_UNKNOWN_SHARE of the query's content words are in no tool's text (the first
     half of find_tool's weak rule, ``Searcher.weak_words``).
     """
@@ -137,9 +160,10 @@ def query_rows(
         cands = list(dict.fromkeys([*(doc for doc, _, _ in lexical), *semantic]))
         values = [float(cosines[doc]) for doc in cands]
         known = searcher.known_share(query)
-        x_sem = fusion_model.features(query, lexical, cands, values, semantic, gate, known)
+        idf = searcher.term_idf(query) if IDF_COVERAGE else None
+        x_sem = fusion_model.features(query, lexical, cands, values, semantic, gate, known, idf)
         lex_docs = [doc for doc, _, _ in lexical]
-        x_lex = fusion_model.features(query, lexical, lex_docs, None, [], gate, known)
+        x_lex = fusion_model.features(query, lexical, lex_docs, None, [], gate, known, idf)
         terms = set(analyze_words(query))
         rows.append(
             {
@@ -252,7 +276,7 @@ def head_rescored(
 
 def hand_scores(row: dict[str, Any], kind: str) -> list[float]:
     """Main's relevance of each candidate (hybrid.fuse with FUSION["onnx"]; the lexical score alone for ``lex``)."""
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     lex, cos = names.index("lex"), names.index("cos") if kind == "sem" else -1
     weak, strong, gate, floor = hybrid.FUSION["onnx"]
     out = []
@@ -283,7 +307,7 @@ def calibrate(
     import numpy as np  # noqa: PLC0415
     from scipy.optimize import minimize  # noqa: PLC0415 - scikit-learn's own dependency
 
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     per_query = [names.index(n) for n in QUERY_FEATURES]
     ss, ts, ws, qs = [], [], [], []
     for r, qw in rows:
@@ -425,7 +449,7 @@ def fit(rows: list[tuple[dict[str, Any], float]], kind: str, style: str, c: floa
 
 def score_rows(rows: list[dict[str, Any]], kind: str, weights: list[float], bias: float) -> list[list[float]]:
     """The learned relevance of every candidate of every row (the reader's formula)."""
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     model = fusion_model.Model(names, weights, bias, None)
     return [[model.score(x) for x in r[kind][1]] for r in rows]
 
@@ -520,7 +544,7 @@ def train(data: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     weights = set_weights(data, balanced)
     rows = [(r, weights[d["name"]]) for d in data for r in d["rows"] if r["part"] == "train"]
     w, b, name = staged(rows, kind, style, c)
-    names = fusion_model.SEMANTIC_FEATURES if kind == "sem" else fusion_model.LEXICAL_FEATURES
+    names = feature_names(kind)
     print(
         f"  chosen {kind}: {style} C={c} balanced={balanced} {key}: weights {[round(v, 3) for v in w]},"
         f" bias {b:.3f}, name {[round(v, 3) for v in name]}",
@@ -664,21 +688,21 @@ def weak_bar(data: list[dict[str, Any]], foreign: list[dict[str, Any]], kind: st
     return bar
 
 
-def through_reader(d: dict[str, Any], build_dir: Path) -> list[tuple[list[list[str]], list[float]]]:
-    """Every query's top 10 by ``Searcher.rank_tools(limit=10)`` and its warm ms: main's fusion, then the learned one.
+def through_reader(d: dict[str, Any], configs: list[tuple[Path, str]]) -> list[tuple[list[list[str]], list[float]]]:
+    """Every query's top 10 by ``Searcher.rank_tools(limit=10)`` and its warm ms, for each (build, flag) of ``configs``.
 
-    ``TOOLCAT_LEARNED_FUSION=0`` for main's, ``all`` for the learned (the lexical model is opt-in); one searcher
-    each, queried alternately.
+    ``TOOLCAT_LEARNED_FUSION=0`` for main's fusion, ``all`` for the learned (the models are opt-in); one searcher per
+    configuration, queried alternately, query by query, so all see the same machine load.
     """
-    manifest, fetch = open_build(build_dir)
-    out: list[tuple[list[list[str]], list[float]]] = [([], []), ([], [])]
-    searchers = [Searcher(manifest, fetch), Searcher(manifest, fetch)]
+    out: list[tuple[list[list[str]], list[float]]] = [([], []) for _ in configs]
+    searchers = [Searcher(*open_build(build_dir)) for build_dir, _ in configs]
+    flags = [flag for _, flag in configs]
     try:
-        for flag, searcher in zip(("0", "all"), searchers, strict=True):
+        for flag, searcher in zip(flags, searchers, strict=True):
             os.environ["TOOLCAT_LEARNED_FUSION"] = flag
             searcher.rank_tools(d["queries"][0][0], limit=10)  # the model and vectors loaded before timing
         for text, _ in d["queries"]:
-            for (ranked, times), flag, searcher in zip(out, ("0", "all"), searchers, strict=True):
+            for (ranked, times), flag, searcher in zip(out, flags, searchers, strict=True):
                 os.environ["TOOLCAT_LEARNED_FUSION"] = flag
                 started = time.perf_counter()
                 hits = searcher.rank_tools(text, limit=10)
@@ -689,11 +713,13 @@ def through_reader(d: dict[str, Any], build_dir: Path) -> list[tuple[list[list[s
     return out
 
 
-def report(data: list[dict[str, Any]], keep: Path) -> None:
+def report(data: list[dict[str, Any]], keep: Path, against: bool = False) -> None:
     """The reader's figures with the learned fusion and with main's, per tier and set, in one run.
 
     Each (tier, set) is ranked with main's fusion and the learned one alternately, query by query, so both see the
-    same machine load; the warm p50 is per query, after one query that loads the model and vectors.
+    same machine load; the warm p50 is per query, after one query that loads the model and vectors. ``against``:
+    the tiers are BASE_EMBEDDER's build and EMBEDDER's, all four rankings alternated in one pass (the stacked
+    comparison, docs/search.md "Stacked: minilm-tools under the learned fusion"); else EMBEDDER's and the lexical tier.
     """
     header = [
         "set (queries, held out, no shared word all / held out)",
@@ -714,16 +740,34 @@ def report(data: list[dict[str, Any]], keep: Path) -> None:
         apart_all = sorted(d["apart"])
         apart = [i for i in held if i in d["apart"]]
         label = f"{d['name']} ({len(queries)}, {len(held)}, {len(apart_all)} / {len(apart)})"
-        for tier, build_dir in (("minilm-onnx", d["out"]), ("lexical", keep / f"{d['name']}-none")):
-            for learned, (ranked, times) in zip((False, True), through_reader(d, build_dir), strict=True):
-                a, h = metrics(ranked, queries, every), metrics(ranked, queries, held)
-                na, nh = metrics(ranked, queries, apart_all), metrics(ranked, queries, apart)
-                print(
-                    f"| {label} | {tier} | {'learned' if learned else 'main (hand)'} |"
-                    f" {a[0]:.3f} / {a[1]:.3f} / {a[2]:.3f} | {h[0]:.3f} / {h[1]:.3f} / {h[2]:.3f} |"
-                    f" {na[0]:.3f} / {na[1]:.3f} | {nh[0]:.3f} / {nh[1]:.3f} | {statistics.median(times):.2f} |",
-                    flush=True,
-                )
+        tiers = [(EMBEDDER, d["out"]), ("lexical", keep / f"{d['name']}-none")]
+        if against:
+            tiers = [(BASE_EMBEDDER, keep / f"{d['name']}-{BASE_EMBEDDER}"), (EMBEDDER, d["out"])]
+        configs = [(build_dir, flag) for _, build_dir in tiers for flag in ("0", "all")]
+        results = through_reader(d, configs)
+        for i, (ranked, times) in enumerate(results):
+            tier, learned = tiers[i // 2][0], i % 2 == 1
+            a, h = metrics(ranked, queries, every), metrics(ranked, queries, held)
+            na, nh = metrics(ranked, queries, apart_all), metrics(ranked, queries, apart)
+            print(
+                f"| {label} | {tier} | {'learned' if learned else 'main (hand)'} |"
+                f" {a[0]:.3f} / {a[1]:.3f} / {a[2]:.3f} | {h[0]:.3f} / {h[1]:.3f} / {h[2]:.3f} |"
+                f" {na[0]:.3f} / {na[1]:.3f} | {nh[0]:.3f} / {nh[1]:.3f} | {statistics.median(times):.2f} |",
+                flush=True,
+            )
+        if against:  # the stack's cost: EMBEDDER learned against BASE_EMBEDDER hand, query by query
+            ratio = statistics.median(d_ / a_ for a_, d_ in zip(results[0][1], results[3][1], strict=True))
+            print(f"| {label} | cost | {EMBEDDER} learned / {BASE_EMBEDDER} hand, per query p50 | {ratio:.3f} |")
+
+
+def write_models(models: dict[str, dict[str, Any]], out: Path) -> None:
+    """Save ``models`` into the weights file ``out``, replacing those tiers' entries and keeping the others'."""
+    kept: dict[str, Any] = {}
+    if out.is_file():
+        kept = dict(json.loads(out.read_text(encoding="utf-8")).get("models", {}))
+    doc = {"format": fusion_model.FORMAT, "trained_by": "bench/train_fusion.py", "models": {**kept, **models}}
+    out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    fusion_model._models.cache_clear()  # noqa: SLF001
 
 
 def main() -> None:
@@ -738,9 +782,32 @@ def main() -> None:
     parser.add_argument(
         "--report-only", action="store_true", help="no training: rank through the reader with the committed weights"
     )
+    parser.add_argument(
+        "--embedder",
+        default=BASE_EMBEDDER,
+        help=f"build the sets with this embedder and train its model (another than {BASE_EMBEDDER}: that model alone)",
+    )
+    parser.add_argument(
+        "--idf-coverage", action="store_true", help="train on coverage weighted by idf (fusion_model.IDF_COVERAGE)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=OUT,
+        help="the weights file --write saves to (its other entries kept) and the report reads",
+    )
+    parser.add_argument(
+        "--against",
+        action="store_true",
+        help=f"report {BASE_EMBEDDER}'s builds beside --embedder's, hand and learned fusion, in one pass",
+    )
     args = parser.parse_args()
-    global OWN_EXAMPLES  # noqa: PLW0603 - the script's one switch
+    global OWN_EXAMPLES, EMBEDDER, EXTRA_BUILDS, IDF_COVERAGE  # noqa: PLW0603 - the script's switches
     OWN_EXAMPLES = OWN_EXAMPLES or args.own_examples
+    IDF_COVERAGE, out = args.idf_coverage, args.out.resolve()
+    fusion_model.WEIGHTS_FILE = out  # the reader, in the report, ranks with the file written
+    EMBEDDER = args.embedder
+    EXTRA_BUILDS = (BASE_EMBEDDER,) if args.against else ("none",)
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
@@ -751,7 +818,7 @@ def main() -> None:
         code = Path(fusion_model.__file__).read_bytes() + b"".join(
             inspect.getsource(f).encode() for f in (prepare, query_rows, unknown_enough, gibberish, prepare_foreign)
         )
-        key = hashlib.sha256(code + args.sets.encode()).hexdigest()[:16]
+        key = hashlib.sha256(code + f"{args.sets} {EMBEDDER} {IDF_COVERAGE}".encode()).hexdigest()[:16]
         cached = args.keep / f"prepared-{key}.pkl"
         if cached.is_file():
             data, foreign = pickle.loads(cached.read_bytes())  # noqa: S301 - our own file, written below
@@ -761,10 +828,11 @@ def main() -> None:
             cached.write_bytes(pickle.dumps((data, foreign)))
         data = [*data, *prepare_own(data)]
         if args.report_only:
-            report(data, args.keep)
+            report(data, args.keep, args.against)
             return
         models = {}
-        for kind, tier in (("sem", EMBEDDER), ("lex", "lexical")):
+        tiers = [("sem", EMBEDDER), ("lex", "lexical")] if EMBEDDER == BASE_EMBEDDER else [("sem", EMBEDDER)]
+        for kind, tier in tiers:
             entry = train(data, kind)
             offline(data, kind, entry)
             entry["weak_relevance"] = weak_bar(data, foreign, kind, entry)
@@ -773,12 +841,10 @@ def main() -> None:
             from toolcat.engines.embedding import model_identity  # noqa: PLC0415
 
             models[EMBEDDER]["weights_sha256"] = model_identity(EMBEDDER)[1]
-            doc = {"format": fusion_model.FORMAT, "trained_by": "bench/train_fusion.py", "models": models}
-            OUT.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            fusion_model._models.cache_clear()  # noqa: SLF001
-            print(f"wrote {OUT}")
+            write_models(models, out)
+            print(f"wrote {out}")
         if not args.no_report:
-            report(data, args.keep)
+            report(data, args.keep, args.against)
 
 
 if __name__ == "__main__":

