@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ import pytest
 from support import serve_folder
 from test_js_search_parity import (
     MODEL_DIR,
+    NODE,
+    RUNNER,
     TOLERANCE,
     _example,
     _require_node,
@@ -57,6 +60,9 @@ def _built(embedder: str, root: str) -> tuple[Path, list[str]]:
     """The example catalogue built with ``embedder``, its model published beside it; its labelled queries."""
     base = Path(root) / embedder
     queries = _example(base / "src")
+    if embedder == "none":  # the lexical tier: no vectors, no model
+        build(base / "src", base / "build", embedder=embedder)
+        return base / "build", queries
     saved = {key: os.environ.pop(key, None) for key in ("TOOLCAT_EMBEDDER", "TOOLCAT_CACHE_DIR")}
     os.environ["TOOLCAT_CACHE_DIR"] = os.environ.get("TOOLCAT_TEST_VECTOR_CACHE") or str(Path(root) / "cache")
     try:
@@ -147,3 +153,57 @@ def test_the_learned_fusion_is_off_when_the_host_says_so(builds_root: str, monke
         js = node_run(url, calls, {"model": {**LEARNED["model"], "learnedFusion": "off"}})["answers"]
     assert_agree(calls, py, js)
     assert json.dumps(py) != json.dumps(_python(build_dir, calls, True, monkeypatch))  # the switch changes answers
+
+
+#: A Node module hook standing in for a weights file whose lexical model is the default (``fusionDefault.ts``'s flag
+#: true): the main entry drops the lexical model's call while the weights keep it opt-in.
+_HOOKS = """export async function load(url, context, next) {
+  if (url.endsWith("/fusionDefault.js")) return { format: "module", source: "export const LEXICAL_LEARNED = true;", shortCircuit: true };
+  return next(url, context);
+}
+"""
+
+
+def test_node_gives_the_python_answers_with_the_learned_lexical_model(
+    builds_root: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A build without vectors, the lexical model on in both readers: the same answers, raw top 10 within 1e-6."""
+    _require_node()
+    build_dir, labelled = _built("none", builds_root)
+    queries = [*labelled, *WEAK_QUERIES, *generated_queries(build_dir, 150, "learned-lexical")]
+    calls = search_calls(build_dir, queries, "lexical")
+    raw_calls = [["$ranked", "tools", q, None, 10] for q in dict.fromkeys(queries)]
+    py = _python(build_dir, calls, True, monkeypatch)
+    assert json.dumps(py) != json.dumps(_python(build_dir, calls, False, monkeypatch))  # the model changes answers
+    (tmp_path / "hooks.mjs").write_text(_HOOKS, encoding="utf-8")
+    register = 'import { register } from "node:module"; register(new URL("./hooks.mjs", import.meta.url));\n'
+    (tmp_path / "register.mjs").write_text(register, encoding="utf-8")
+    options = {"model": {"url": "no-model.json", "learnedFusion": "all"}}
+    with serve_folder(build_dir) as url:
+        payload = json.dumps({"url": url, "calls": calls + raw_calls, "options": options})
+        done = subprocess.run(
+            [str(NODE), "--import", str(tmp_path / "register.mjs"), str(RUNNER)],
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout)
+    js, raw_js = got["answers"][: len(calls)], got["answers"][len(calls) :]
+    assert got["stats"]["search_tier"] == "lexical: the build has no vectors", got["stats"]
+    report("node learned lexical", figures(calls, py, js))
+    assert_agree(calls, py, js)
+    with monkeypatch.context() as patch:
+        patch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+        searcher = Catalog.open(str(build_dir)).searcher()
+        assert searcher._tools_model() is not None
+        raw_py = [[list(hit) for hit in searcher._ranked("tools", q, None, 10)] for _, _, q, _, _ in raw_calls]
+    assert [[h[0] for h in r] for r in raw_py] == [[h[0] for h in r] for r in raw_js]
+    gap = max(
+        (abs(a[1] - b[1]) for x, y in zip(raw_py, raw_js, strict=True) for a, b in zip(x, y, strict=True)), default=0.0
+    )
+    if os.environ.get("TOOLCAT_PARITY_FIGURES"):
+        print(f"PARITY node learned lexical raw top-10: {len(raw_calls)} compared, same ids, max gap {gap:.2e}")
+    assert gap <= TOLERANCE
