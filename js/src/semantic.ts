@@ -63,7 +63,7 @@ const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
  * character). */
-const PARTITIONED_FORMAT = "toolcat-vectors-6";
+const PARTITIONED_FORMAT = "toolcat-vectors-7";
 /** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
@@ -401,6 +401,8 @@ export class SemanticTier {
   private partition: Partition | null = null;
   private clusters = new Map<number, Block>();
   private singles = new Map<number, Block>();
+  /** The row files read that hold their tool's document (``toolcat-vectors-7``): doc id -> the file's ref. */
+  private docFiles = new Map<number, Artifact>();
   private probed: [string, number[]] = ["", []];
   private scored: [string, Set<number>] = ["", new Set()];
   private directory: Artifact = null;
@@ -651,12 +653,18 @@ export class SemanticTier {
     return page;
   }
 
-  /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``). */
+  /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``); a file that holds the tool's document
+   * (``toolcat-vectors-7``) is noted in ``docFiles`` (``SemanticTier.read_rows``). */
   private async single(searcher: Searcher, doc: number): Promise<Block> {
     const page = await this.page(searcher, Math.floor(doc / int((this.partition as Partition).table.per_page)));
     const ref = pageRef(page, doc - int(page.first));
     const data = await searcher.fetch(ref);
     if (int(data.first) !== doc || int(data.count) !== 1) throw new RangeError(`row file ${ref.path} is not tool ${doc}'s row`);
+    if (data.docs !== undefined) {
+      if (!Array.isArray(data.ids) || data.ids.length !== 1 || int(data.ids[0]) !== doc || !Array.isArray(data.docs) || data.docs.length !== 1) throw new RangeError(`row file ${ref.path} does not hold tool ${doc}'s document`);
+      if (typeof data.docs[0]?.pointer !== "object" || data.docs[0].pointer === null) throw new TypeError(`row file ${ref.path} holds a document without its pointer`);
+      this.docFiles.set(doc, ref);
+    }
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
   }
 
@@ -712,13 +720,16 @@ export class SemanticTier {
     const part = await searcher.part("tools");
     inner.pendingPages = [];
     const docRefs: Artifact[] = [];
-    for (const doc of guess) docRefs.push(await inner.docRef(part, doc, false));
+    // the row files of the candidates outside the probed clusters hold their documents (toolcat-vectors-7): no doc shard
+    for (const doc of guess) if (!needed.has(doc)) docRefs.push(await inner.docRef(part, doc, false));
     const all = new Map([...refs, ...inner.pendingPages, ...docRefs].map((r) => [String(r.sha256 ?? r.path), r]));
     await inner.store.prefetch([...all.values()]).catch(() => null);
-    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
     for (const number of pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
+    // a delta segment's own file for the doc wins (the same document)
+    for (const doc of needed) if (this.docFiles.has(doc) && !part.deltaDocFile.has(doc)) part.deltaDocFile.set(doc, this.docFiles.get(doc));
+    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
   }
 
   /** Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2. */
