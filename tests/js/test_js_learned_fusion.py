@@ -25,6 +25,7 @@ from test_js_search_parity import (
     RUNNER,
     TOLERANCE,
     _example,
+    _manifest,
     _require_node,
     assert_agree,
     figures,
@@ -37,14 +38,17 @@ from test_js_search_parity import (
 
 from toolcat import Catalog
 from toolcat.build import build
+from toolcat.build.contributors import vectors
 from toolcat.build.published_model import publish_build_model
 
 pytestmark = pytest.mark.slow
 
-#: The embedders compared: the stacked candidate for the next default, and today's default.
-EMBEDDERS = ("minilm-tools", "minilm-onnx")
+#: The builds compared: the stacked candidate for the next default, and today's default; "-partitioned": its vectors
+#: partitioned into clusters as a catalogue of over 2,000 tools has them (the probed clusters' semantic top).
+EMBEDDERS = ("minilm-tools", "minilm-onnx", "minilm-tools-partitioned")
 #: Requests the weak rule is checked on: the one the learned models do not call weak, and made-up words.
 WEAK_QUERIES = ("zip the reports", "xyzzy plugh frobnicate")
+PARTITIONED = "-partitioned"
 LEARNED = {"model": {"url": f"{MODEL_DIR}/model.json", "learnedFusion": "all"}}
 HAND = {"model": {"url": f"{MODEL_DIR}/model.json"}}
 
@@ -65,10 +69,14 @@ def _built(embedder: str, root: str) -> tuple[Path, list[str]]:
         return base / "build", queries
     saved = {key: os.environ.pop(key, None) for key in ("TOOLCAT_EMBEDDER", "TOOLCAT_CACHE_DIR")}
     os.environ["TOOLCAT_CACHE_DIR"] = os.environ.get("TOOLCAT_TEST_VECTOR_CACHE") or str(Path(root) / "cache")
+    saved_min = vectors.PARTITION_MIN
     try:
-        build(base / "src", base / "build", embedder=embedder)
+        if embedder.endswith(PARTITIONED):
+            vectors.PARTITION_MIN = 0
+        build(base / "src", base / "build", embedder=embedder.removesuffix(PARTITIONED))
         publish_build_model(base / "build", base / "build" / MODEL_DIR)
     finally:
+        vectors.PARTITION_MIN = saved_min
         os.environ.pop("TOOLCAT_CACHE_DIR", None)
         for key, value in saved.items():
             if value is not None:
@@ -100,7 +108,10 @@ def test_node_gives_the_python_answers_with_the_learned_fusion(
     with serve_folder(build_dir) as url:
         got = node_run(url, calls + raw_calls, LEARNED)
     js, raw_js = got["answers"][: len(calls)], got["answers"][len(calls) :]
-    assert got["stats"]["search_tier"] == f"hybrid ({embedder}; onnxruntime-node)", got["stats"]
+    spec = embedder.removesuffix(PARTITIONED)
+    assert got["stats"]["search_tier"] == f"hybrid ({spec}; onnxruntime-node)", got["stats"]
+    meta = json.loads((build_dir / _manifest(build_dir)["vectors"]["path"]).read_text(encoding="utf-8"))
+    assert ("partition" in meta["tools"]) == embedder.endswith(PARTITIONED)
     table = figures(calls, py, js)
     report(f"node learned {embedder}", table)
     assert_agree(calls, py, js)
@@ -124,7 +135,9 @@ def test_node_gives_the_python_answers_with_the_learned_fusion(
 
 
 @pytest.mark.parametrize("embedder", EMBEDDERS)
-def test_node_calls_weak_what_python_calls_weak(embedder: str, builds_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_node_calls_weak_what_python_calls_weak(
+    embedder: str, builds_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """find_tool's weak rule with each fusion's own bar: Node says weak exactly when Python does, learned or by hand."""
     _require_node()
     build_dir, _ = _built(embedder, builds_root)

@@ -125,7 +125,9 @@ def test_the_chunk_carries_the_python_readers_fusion_weights() -> None:
     assert json.loads(found.group(1)) == weights
     # written from the very bytes the Python reader reads (a reformatted or edited file shows here too)
     digest = hashlib.sha256(python.read_bytes()).hexdigest()
-    assert f'export const WEIGHTS_SHA256 = "{digest}";' in text, "js/: run `npm run build` (or `npm run fusion-weights`)"
+    assert f'export const WEIGHTS_SHA256 = "{digest}";' in text, (
+        "js/: run `npm run build` (or `npm run fusion-weights`)"
+    )
     # the main entry's flag for the learned lexical fusion says what the weights file says (fusion_model.model_for)
     flag = (JS / "src" / "fusionDefault.ts").read_text(encoding="utf-8")
     default = weights["models"].get("lexical", {}).get("default", True) is True
