@@ -377,3 +377,30 @@ def test_the_weak_bar_is_chosen_between_answered_and_unanswerable_train_requests
     assert cost == 0.0
     assert train_fusion.said_so(outcome(None, False), bar)  # nothing shown says so by itself
     assert not train_fusion.said_so(outcome(0.1, True, unknown=False), bar)
+
+
+def test_a_weak_rule_whose_bar_moves_with_a_feature_is_fitted_on_train_requests_only():
+    """bench/train_fusion.fit_rule: a slope separates what one bar cannot; held-out requests and most-known ones do not count.
+
+    Short unanswerable requests score as high as long answered ones here: only a bar that rises as the words get fewer
+    (``bar + slope / words``) calls every unanswerable one weak and no right-first answer.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import train_fusion  # noqa: PLC0415 - a benchmark script, imported for its weak-rule fit
+
+    def outcome(best: float | None, labelled: bool, words: int, part: str = "train", share: float = 1.0) -> dict:
+        x = {"words": share, "none": 0.0, "inv_words": 1 / words}
+        return {"best": best, "labelled": labelled, "top1": labelled, "part": part, "x": x}
+
+    answered = [outcome(0.4, True, 10), outcome(0.45, True, 8), outcome(0.5, True, 2)]
+    unanswerable = [outcome(0.2, False, 10), outcome(0.42, False, 2), outcome(0.44, False, 1), outcome(None, False, 3)]
+    held = [outcome(0.9, False, 1, part="test"), outcome(0.01, True, 10, part="test")]
+    outs = [*answered, *unanswerable, *held]
+    one = ("one bar", "words", 0.5, "none", (0.0,))
+    by_words = ("bar + s / words", "words", 0.5, "inv_words", tuple(i / 100 for i in range(41)))
+    assert train_fusion.rule_counts(answered + unanswerable, one, *train_fusion.fit_rule(outs, one))[0:3:2] != (0, 0)
+    bar, slope = train_fusion.fit_rule(outs, by_words)
+    assert slope > 0
+    assert train_fusion.rule_counts(answered + unanswerable, by_words, bar, slope) == (0, 3, 0, 4)
+    assert not train_fusion.rule_weak(outcome(0.01, False, 1, share=0.4), by_words, bar, slope)  # most words known
+    assert train_fusion.rule_weak(outcome(None, True, 10, share=0.0), by_words, bar, slope)  # nothing shown
