@@ -335,6 +335,15 @@ def test_a_model_carries_its_weak_bar_and_refuses_a_non_finite_one():
         parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=float("nan"))}))
 
 
+def test_a_model_may_raise_its_weak_bar_for_short_queries_and_refuses_a_non_finite_rise():
+    """parse reads "weak_per_word" (absent: 0, one bar for every query, as a reader from before it reads the entry)."""
+    assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3)}))["lexical"].weak_per_word == 0.0
+    model = parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3, weak_per_word=0.1)}))["lexical"]
+    assert (model.weak, model.weak_per_word) == (0.3, 0.1)
+    with pytest.raises(ValueError, match="not finite"):
+        parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3, weak_per_word=float("inf"))}))
+
+
 def test_the_committed_models_carry_a_weak_bar_chosen_on_their_scale():
     """Every committed model has a weak bar in 0-1 (bench/train_fusion.py chose it on the learned relevance)."""
     models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
@@ -358,6 +367,41 @@ def test_the_weak_rule_reads_the_bar_of_the_fusion_that_ranked(example_build: Pa
     assert _open(example_build).find_tool("zip the reports").get("weak") is True
     monkeypatch.setattr(model, "weak", 0.0)  # none under it: not weak, whatever the unknown words
     assert "weak" not in _open(example_build).find_tool("zip the reports")
+
+
+def test_the_weak_bar_rises_by_the_models_per_word_share_for_a_short_query(example_build: Path, monkeypatch):
+    """weak_bar(words) is ``weak + weak_per_word / words``: a rise that lifts 'zip the reports' (2 words) over its hit."""
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    model = fusion_model.model_for("lexical")
+    assert model is not None
+    best = _open(example_build).rank_tools("zip the reports", limit=1)[0][1]
+    monkeypatch.setattr(model, "weak", best - 0.01)  # just under its best hit: not weak with one bar
+    monkeypatch.setattr(model, "weak_per_word", 0.0)
+    assert "weak" not in _open(example_build).find_tool("zip the reports")
+    monkeypatch.setattr(model, "weak_per_word", 0.04)  # + 0.04 / 2 words: over it
+    searcher = _open(example_build)
+    assert searcher.weak_bar("tools", 2) == pytest.approx(best + 0.01)
+    assert searcher.weak_bar() == best - 0.01  # no query: the bar alone
+    assert searcher.weak_bar("nodes", 2) == searcher_module.WEAK_RELEVANCE  # the hand bar has no rise
+    assert searcher.find_tool("zip the reports").get("weak") is True
+
+
+@pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="the default tier (numpy, onnxruntime, MiniLM) is not installed")
+def test_the_stack_calls_zip_the_reports_weak(tools_tier_build: Path, monkeypatch):
+    """minilm-tools under its learned fusion: 'zip the reports' is weak (its bar rises for 2 words); a covered one is not.
+
+    The rise was chosen on the train requests (bench/train_fusion.py, weak_per_word; docs/search.md, "Stacked").
+    """
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    searcher = _open(tools_tier_build)
+    model = searcher._tools_model()
+    assert model is not None
+    assert model is fusion_model.model_for("minilm-tools")
+    assert model.weak_per_word > 0
+    answer = searcher.find_tool("zip the reports")
+    assert answer.get("weak") is True
+    assert any("'zip'" in hint for hint in answer["hints"])
+    assert "weak" not in searcher.find_tool("upload a file to a bucket")
 
 
 def test_the_weak_bar_is_chosen_between_answered_and_unanswerable_train_requests():
