@@ -424,7 +424,7 @@ def test_the_weak_bar_is_chosen_between_answered_and_unanswerable_train_requests
 
 
 def test_a_weak_rule_whose_bar_moves_with_a_feature_is_fitted_on_train_requests_only():
-    """bench/train_fusion.fit_rule: a slope separates what one bar cannot; held-out requests and most-known ones do not count.
+    """bench/train_fusion.fit_rule: a slope separates what one bar cannot; held-out and most-known requests do not count.
 
     Short unanswerable requests score as high as long answered ones here: only a bar that rises as the words get fewer
     (``bar + slope / words``) calls every unanswerable one weak and no right-first answer.
@@ -448,3 +448,5 @@ def test_a_weak_rule_whose_bar_moves_with_a_feature_is_fitted_on_train_requests_
     assert train_fusion.rule_counts(answered + unanswerable, by_words, bar, slope) == (0, 3, 0, 4)
     assert not train_fusion.rule_weak(outcome(0.01, False, 1, share=0.4), by_words, bar, slope)  # most words known
     assert train_fusion.rule_weak(outcome(None, True, 10, share=0.0), by_words, bar, slope)  # nothing shown
+    bar, slope = train_fusion.fit_rule(outs, one, limit=0.0)  # no right-first answer weak: two unanswerable pass
+    assert train_fusion.rule_counts(answered + unanswerable, one, bar, slope) == (0, 3, 2, 4)
