@@ -13,7 +13,7 @@
 import type { Hit, Searcher } from "./search.js";
 import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
-import { WEIGHTS } from "./fusionWeights.js";
+import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, learnedRanked, modelFor, semanticWeight, type LearnedFusion, type Params } from "./fusionModel.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
@@ -24,7 +24,6 @@ interface DocFetching {
   docRef(part: unknown, docId: number, fetchPage: boolean): Promise<Artifact>;
   doc(part: unknown, docId: number): Promise<Artifact>;
 }
-type Params = [number, number, number, number];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Ort = any;
 
@@ -39,6 +38,10 @@ export interface ModelOptions {
   ort?: Ort;
   /** The ``fetch`` model files are read with (default: the catalogue's). */
   fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /** The learned fusion (fusionModel.ts; Python's ``TOOLCAT_LEARNED_FUSION``): ``"all"`` ranks by every model of
+   * fusion_weights.json that fits the build (``minilm-onnx``, ``minilm-tools``, ``lexical``), ``"off"`` by the hand
+   * fusion; unset, by the models the weights mark ``"default": true`` (none yet). */
+  learnedFusion?: LearnedFusion;
 }
 
 /** Per embedder kind: (weight weak, weight strong, gate, min cosine) (``hybrid.FUSION``). */
@@ -47,12 +50,9 @@ export const FUSION: Record<string, Params> = {
   "sentence-transformers": [0.6, 0.6, 0.15, 0.2],
   model2vec: [0.5, 0.3, 0.2, 0.2],
 };
-export const CANDIDATES = 50;
+export { CANDIDATES, SEMANTIC_TERM };
 export const HIERARCHY = 0.2;
-/** The term a hit carries when its semantic part outweighs its lexical part: ``~`` and the note its ``reason`` shows. */
-export const SEMANTIC_TERM = "~similar meaning (semantic tier)";
 const NAME_BOOST = 0.1;
-const NAME_MIN = 0.7;
 const NAME_DEPTH = 10;
 const MAX_ANCESTORS = 32;
 /** The most single rows a reader of a partitioned build keeps (``semantic.MAX_ROWS``). */
@@ -63,7 +63,7 @@ const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
  * character). */
-const PARTITIONED_FORMAT = "toolcat-vectors-6";
+const PARTITIONED_FORMAT = "toolcat-vectors-7";
 /** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
@@ -71,10 +71,7 @@ const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 const PAIR_ALPHABET = "#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrst";
 /** What a cluster's spread adds to its centroid's cosine when clusters are ranked for a probe (``semantic.SPREAD``). */
 const SPREAD = 1.0;
-const FUSION_FORMAT = "toolcat-fusion-1";
 const ENCODINGS = ["int8", "int4"];
-const LEXICAL_FEATURES = ["lex", "lex_in", "lex_rank", "lex_share", "lex_best", "coverage", "matched", "query_terms", "known", "lex_x_len"];
-const SEMANTIC_FEATURES = [...LEXICAL_FEATURES, "cos", "cos_gap", "sem_rank", "cos_x_weak", "lex_x_cos", "cos_x_unknown", "cos_x_len"];
 const f32 = Math.fround;
 
 /** float32 rows from quantized bytes and one scale per row (``embedding.dequantize``), float32 arithmetic as numpy's. */
@@ -113,65 +110,6 @@ function dot(row: Float32Array, vector: Float32Array): number {
   return f32(sum);
 }
 
-/** One trained linear model of fusion_weights.json (``fusion_model.Model``). */
-class LinearModel {
-  constructor(readonly names: string[], readonly weights: number[], readonly bias: number, readonly sha256: string | null, readonly isDefault: boolean, readonly name: [number, number], readonly weak: number | null = null) {
-    const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-    if (!(same(names, LEXICAL_FEATURES) || same(names, SEMANTIC_FEATURES)) || weights.length !== names.length) throw new TypeError("fusion model features");
-    if (![...weights, bias, ...name, weak ?? 0].every(Number.isFinite)) throw new TypeError("a fusion model with a weight that is not finite");
-  }
-  get semantic(): boolean {
-    return this.names.length === SEMANTIC_FEATURES.length;
-  }
-  score(x: number[]): number {
-    let z = this.bias;
-    this.weights.forEach((w, i) => (z += w * (x[i] as number)));
-    return z > -700 ? 1 / (1 + Math.exp(-z)) : 0;
-  }
-}
-
-/** The trained model for ``tier`` with these weights, when fusion_weights.json has one used by default (``fusion_model.model_for``). */
-export function modelFor(tier: string, sha256: string | null): LinearModel | null {
-  let models: Map<string, LinearModel>;
-  try {
-    const data = WEIGHTS as Artifact;
-    if (data?.format !== FUSION_FORMAT) return null;
-    models = new Map(
-      Object.entries(data.models).map(([name, e]: [string, Artifact]) => [
-        name,
-        new LinearModel(e.features, e.weights.map(Number), Number(e.bias), e.weights_sha256 ?? null, e.default ?? true, (e.name ?? [0, 0]).map(Number), e.weak_relevance == null ? null : Number(e.weak_relevance)),
-      ]),
-    );
-  } catch {
-    return null;
-  }
-  const model = models.get(tier);
-  if (!model || (model.sha256 !== null && sha256 !== null && model.sha256 !== sha256)) return null;
-  if (model.isDefault !== true || model.semantic !== (tier !== "lexical")) return null;
-  return model;
-}
-
-/** The cosine's weight ``a``: the weak weight when the best lexical score is under the gate. */
-function semanticWeight(lexical: Hit[], [weak, strong, gate]: Params): number {
-  return (lexical.length ? (lexical[0] as Hit)[1] : 0) < gate ? weak : strong;
-}
-
-/** The :data:`CANDIDATES` docs of highest cosine (at least ``minCosine``, ``allowed``), ties by doc id. */
-function semanticTop(cosines: Float32Array, allowed: Allowed, minCosine: number): number[] {
-  const docs: number[] = [];
-  for (let doc = 0; doc < cosines.length; doc++) if ((cosines[doc] as number) >= minCosine && (allowed === null || allowed(doc))) docs.push(doc);
-  docs.sort((a, b) => (cosines[b] as number) - (cosines[a] as number) || a - b);
-  return docs.slice(0, CANDIDATES);
-}
-
-/** (the semantic top, the candidates: the lexical top then the semantic top's others, each candidate's cosine); the
- * semantic top is drawn from ``pool`` when given (a partitioned build's probed clusters), else from ``cosines``. */
-function candidates(lexical: Hit[], cosines: Float32Array, allowed: Allowed, minCosine: number, pool: Float32Array | null): [number[], number[], number[]] {
-  const semantic = semanticTop(pool ?? cosines, allowed, minCosine);
-  const docs = [...new Set([...lexical.map(([doc]) => doc), ...semantic])];
-  return [semantic, docs, docs.map((doc) => cosines[doc] as number)];
-}
-
 /** The best ``limit`` of the hand-tuned fusion (``hybrid.fuse``). */
 export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allowed: Allowed, params: Params, pool: Float32Array | null = null): Hit[] {
   const minCosine = params[3];
@@ -189,45 +127,11 @@ export function fuse(lexical: Hit[], cosines: Float32Array, limit: number, allow
   return fused.slice(0, limit);
 }
 
-/** The learned fusion (``fusion_model.fuse``): ``sigmoid(b + w · x)`` over the same candidates. */
-export function learnedFuse(queryTerms: Set<string>, lexical: Hit[], cosines: Float32Array | null, limit: number, model: LinearModel, allowed: Allowed, params: Params, known: number, pool: Float32Array | null): Hit[] {
-  const [, , gate, minCosine] = params;
-  const a = semanticWeight(lexical, params);
-  // without cosines (the lexical model) the candidates are the lexical top alone
-  const [semantic, docs, values] = cosines === null ? [[], lexical.map(([doc]) => doc), null] : candidates(lexical, cosines, allowed, minCosine, pool);
-  const nTerms = Math.max(1, queryTerms.size);
-  const best = lexical.length ? (lexical[0] as Hit)[1] : 0;
-  const lexRank = new Map(lexical.map(([doc, score, terms], rank) => [doc, [rank, score, terms] as [number, number, string[]]]));
-  const semRank = new Map(semantic.map((doc, rank) => [doc, rank]));
-  const topCos = values?.length ? Math.max(...values) : 0;
-  const weak = best < gate ? 1 : 0;
-  const lenTerms = Math.log1p(queryTerms.size);
-  const fused: Hit[] = docs.map((doc, i) => {
-    const [rank, score, terms] = lexRank.get(doc) ?? [-1, 0, []];
-    const matched = new Set(terms.filter((t) => queryTerms.has(t))).size;
-    const cos = values === null ? 0 : (values[i] as number);
-    const sRank = semRank.get(doc) ?? -1;
-    const row = [score, rank >= 0 ? 1 : 0, rank >= 0 ? 1 / (1 + rank) : 0, best > 0 ? score / best : 0, best, matched / nTerms, Math.log1p(matched), lenTerms, known, score * lenTerms];
-    if (values !== null) row.push(cos, cos - topCos, sRank >= 0 ? 1 / (1 + sRank) : 0, cos * weak, score * cos, cos * (1 - known), cos * lenTerms);
-    const meaning = cos >= minCosine ? a * cos : 0;
-    return [doc, model.score(row), values !== null && meaning > (1 - a) * score ? [...terms, SEMANTIC_TERM] : [...terms]];
-  });
-  fused.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
-  return fused.slice(0, limit);
-}
-
-function logit(p: number): number {
-  const q = Math.min(Math.max(p, 1e-15), 1 - 1e-15);
-  return Math.log(q / (1 - q));
-}
-
-/** ``hits`` with the first ``ids.length`` raised by the name match (hand-tuned boost, or a learned model's weights). */
-function nameApplied(hits: Hit[], ids: string[], queryTerms: Set<string>, analyze: (text: string) => string[], model: LinearModel | null): Hit[] {
+/** ``hits`` with the first ``ids.length`` raised by the hand-tuned name boost (``hybrid.name_boosted``). */
+function nameApplied(hits: Hit[], ids: string[], queryTerms: Set<string>, analyze: (text: string) => string[]): Hit[] {
   const head: Hit[] = hits.slice(0, ids.length).map(([doc, score, terms], i) => {
     const match = nameMatch(queryTerms, ids[i] as string, analyze);
-    if (model === null) return match >= NAME_MIN ? [doc, Math.min(1, score + NAME_BOOST * match), terms] : [doc, score, terms];
-    const lift = model.name[0] * match + (match >= NAME_MIN ? model.name[1] : 0);
-    return [doc, lift ? 1 / (1 + Math.exp(-(logit(score) + lift))) : score, terms];
+    return match >= NAME_MIN ? [doc, Math.min(1, score + NAME_BOOST * match), terms] : [doc, score, terms];
   });
   head.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   return [...head, ...hits.slice(head.length)];
@@ -487,6 +391,7 @@ export class SemanticTier {
   reason: string | null = null;
   model: string | null = null;
   runtime = "";
+  private learned: LearnedFusion | undefined;
   private encoder: Encoder | null = null;
   private meta: Artifact = null;
   private dtype = "int8";
@@ -496,6 +401,8 @@ export class SemanticTier {
   private partition: Partition | null = null;
   private clusters = new Map<number, Block>();
   private singles = new Map<number, Block>();
+  /** The row files read that hold their tool's document (``toolcat-vectors-7``): doc id -> the file's ref. */
+  private docFiles = new Map<number, Artifact>();
   private probed: [string, number[]] = ["", []];
   private scored: [string, Set<number>] = ["", new Set()];
   private directory: Artifact = null;
@@ -512,6 +419,7 @@ export class SemanticTier {
   /** The tier for ``searcher``'s build, with the model ``options`` name; ``reason`` says why it cannot answer. */
   static async open(searcher: Searcher, options: ModelOptions, base: string, hash: (data: Uint8Array) => Promise<string>): Promise<SemanticTier> {
     const tier = new SemanticTier();
+    tier.learned = options.learnedFusion;
     try {
       tier.reason = await tier.check(searcher, options, base, hash);
     } catch (err) {
@@ -586,7 +494,7 @@ export class SemanticTier {
     this.dtype = dtype;
     this.model = String(model.spec);
     this.runtime = runtime;
-    searcher.weakBar = modelFor(this.model, model.weights_sha256 ?? null)?.weak ?? 0.35; // ``Searcher.weak_bar``
+    searcher.weakBar = modelFor(this.model, model.weights_sha256 ?? null, this.learned)?.weak ?? 0.35; // ``Searcher.weak_bar``
     return null;
   }
 
@@ -745,12 +653,18 @@ export class SemanticTier {
     return page;
   }
 
-  /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``). */
+  /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``); a file that holds the tool's document
+   * (``toolcat-vectors-7``) is noted in ``docFiles`` (``SemanticTier.read_rows``). */
   private async single(searcher: Searcher, doc: number): Promise<Block> {
     const page = await this.page(searcher, Math.floor(doc / int((this.partition as Partition).table.per_page)));
     const ref = pageRef(page, doc - int(page.first));
     const data = await searcher.fetch(ref);
     if (int(data.first) !== doc || int(data.count) !== 1) throw new RangeError(`row file ${ref.path} is not tool ${doc}'s row`);
+    if (data.docs !== undefined) {
+      if (!Array.isArray(data.ids) || data.ids.length !== 1 || int(data.ids[0]) !== doc || !Array.isArray(data.docs) || data.docs.length !== 1) throw new RangeError(`row file ${ref.path} does not hold tool ${doc}'s document`);
+      if (typeof data.docs[0]?.pointer !== "object" || data.docs[0].pointer === null) throw new TypeError(`row file ${ref.path} holds a document without its pointer`);
+      this.docFiles.set(doc, ref);
+    }
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
   }
 
@@ -806,13 +720,16 @@ export class SemanticTier {
     const part = await searcher.part("tools");
     inner.pendingPages = [];
     const docRefs: Artifact[] = [];
-    for (const doc of guess) docRefs.push(await inner.docRef(part, doc, false));
+    // the row files of the candidates outside the probed clusters hold their documents (toolcat-vectors-7): no doc shard
+    for (const doc of guess) if (!needed.has(doc)) docRefs.push(await inner.docRef(part, doc, false));
     const all = new Map([...refs, ...inner.pendingPages, ...docRefs].map((r) => [String(r.sha256 ?? r.path), r]));
     await inner.store.prefetch([...all.values()]).catch(() => null);
-    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
     for (const number of pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
+    // a delta segment's own file for the doc wins (the same document)
+    for (const doc of needed) if (this.docFiles.has(doc) && !part.deltaDocFile.has(doc)) part.deltaDocFile.set(doc, this.docFiles.get(doc));
+    for (const doc of guess) await inner.doc(part, doc); // read now: a file fetched by path is checked here
   }
 
   /** Every tool's cosine in a partitioned build: exact (with the hierarchy term) where a row was read, else -2. */
@@ -846,7 +763,7 @@ export class SemanticTier {
   async ranked(searcher: Searcher, partName: string, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
     const lexical = await searcher.topK(partName, query, Math.max(limit, CANDIDATES), allowed);
     const params = FUSION[String(this.meta.model.kind)] ?? (FUSION["sentence-transformers"] as Params);
-    const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null) : null;
+    const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null, this.learned) : null;
     try {
       const partitioned = partName === "tools" && this.partition !== null;
       if (partitioned) await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params);
@@ -855,13 +772,13 @@ export class SemanticTier {
       const part = await searcher.part(partName);
       if (cosines.length < part.nDocs) throw new RangeError(`${cosines.length} ${partName} vectors for ${part.nDocs} documents`);
       if (partName !== "tools") return fuse(lexical, cosines, limit, allowed, params);
-      const depth = Math.max(limit, NAME_DEPTH);
+      if (model !== null) return await learnedRanked(searcher, query, lexical, cosines, limit, model, allowed, params, pool, NAME_DEPTH);
+      const fused = fuse(lexical, cosines, Math.max(limit, NAME_DEPTH), allowed, params, pool);
       const terms = new Set(searcher.words(query));
-      const fused = model !== null ? learnedFuse(terms, lexical, cosines, depth, model, allowed, params, await knownShare(searcher, terms), pool) : fuse(lexical, cosines, depth, allowed, params, pool);
-      if (!terms.size || (model === null ? NAME_BOOST <= 0 : !model.name.some(Boolean))) return fused.slice(0, limit);
+      if (!terms.size || NAME_BOOST <= 0) return fused.slice(0, limit);
       const head = fused.slice(0, NAME_DEPTH);
       const ids = (await searcher.docs("tools", head)).map((doc) => String(doc.pointer.tool_id));
-      return nameApplied(fused, ids, terms, (text) => searcher.words(text), model).slice(0, limit);
+      return nameApplied(fused, ids, terms, (text) => searcher.words(text)).slice(0, limit);
     } catch (err) {
       if ((err as Artifact)?.code === undefined && !(err instanceof TypeError || err instanceof RangeError)) throw err;
       this.reason = `the build's vectors are malformed (${(err as Error).name}: ${String((err as Error).message).slice(0, 80)}); answering by words`;
@@ -873,23 +790,11 @@ export class SemanticTier {
 /** The top ``limit`` tools of a build without vectors or expansion by the learned lexical model (``Searcher._without_vectors``
  * with ``fusion_model.model_for("lexical")``): the lexical top 50 rescored, then the model's name stage. */
 export async function lexicalRanked(searcher: Searcher, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
-  const model = modelFor("lexical", null);
+  // the host's switch (TypeScript-private in search.ts): "off" reaches here; "all" cannot turn the lexical model on
+  // while the weights keep it opt-in (the main entry drops this call then: its size budget)
+  const model = modelFor("lexical", null, (searcher as unknown as { modelOptions: ModelOptions | null }).modelOptions?.learnedFusion);
   searcher.weakBar = model?.weak ?? 0.35; // find_tool's weak bar on this model's scale (``Searcher.weak_bar``)
   const lexical = await searcher.topK("tools", query, Math.max(limit, model === null ? limit : CANDIDATES), allowed);
   if (model === null) return lexical.slice(0, limit);
-  const terms = new Set(searcher.words(query));
-  const fused = learnedFuse(terms, lexical, null, Math.max(limit, NAME_DEPTH), model, null, FUSION.onnx as Params, await knownShare(searcher, terms), null);
-  if (!terms.size || !model.name.some(Boolean)) return fused.slice(0, limit);
-  const ids = (await searcher.docs("tools", fused.slice(0, NAME_DEPTH))).map((doc) => String(doc.pointer.tool_id));
-  return nameApplied(fused, ids, terms, (text) => searcher.words(text), model).slice(0, limit);
-}
-
-/** The share of the query's word terms some tool's text has (``Searcher.known_share``), from postings already read. */
-async function knownShare(searcher: Searcher, terms: Set<string>): Promise<number> {
-  if (!terms.size) return 1;
-  const part = await searcher.part("tools");
-  const words = part.spaces.find((s: Artifact) => s.name === "words");
-  let known = 0;
-  for (const term of terms) if ((await searcher.posting("tools", part, words, term)) !== null) known += 1;
-  return known / terms.size;
+  return learnedRanked(searcher, query, lexical, null, limit, model, null, FUSION.onnx as Params, null, NAME_DEPTH);
 }

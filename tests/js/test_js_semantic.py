@@ -116,13 +116,18 @@ def test_the_wordpiece_port_gives_the_python_token_ids() -> None:
 
 
 def test_the_chunk_carries_the_python_readers_fusion_weights() -> None:
-    """js/src/fusionWeights.ts holds fusion_weights.json, fusionDefault.ts its lexical default (`npm run fusion-weights`)."""
+    """js/src/fusionWeights.ts holds fusion_weights.json, fusionDefault.ts its lexical default (`npm run build` writes them)."""
     text = (JS / "src" / "fusionWeights.ts").read_text(encoding="utf-8")
     found = re.search(r"export const WEIGHTS: unknown = (\{.*\});\n", text, re.DOTALL)
     assert found is not None
     python = REPO / "compiler" / "reader" / "search" / "fusion_weights.json"
     weights = json.loads(python.read_text(encoding="utf-8"))
     assert json.loads(found.group(1)) == weights
+    # written from the very bytes the Python reader reads (a reformatted or edited file shows here too)
+    digest = hashlib.sha256(python.read_bytes()).hexdigest()
+    assert f'export const WEIGHTS_SHA256 = "{digest}";' in text, (
+        "js/: run `npm run build` (or `npm run fusion-weights`)"
+    )
     # the main entry's flag for the learned lexical fusion says what the weights file says (fusion_model.model_for)
     flag = (JS / "src" / "fusionDefault.ts").read_text(encoding="utf-8")
     default = weights["models"].get("lexical", {}).get("default", True) is True

@@ -308,7 +308,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-6"
+    assert tier._meta["format"] == "toolcat-vectors-7"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
@@ -360,14 +360,36 @@ def test_a_querys_rows_decoded_together_equal_each_decoded_alone(partitioned_bui
 
 @needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
-    """A toolcat-vectors-3, -4 or -5 partition (int4 rows, one residual a character) is not read: lexical answers, 'rebuild'."""
-    for old in ("toolcat-vectors-3", "toolcat-vectors-4", "toolcat-vectors-5"):
+    """A toolcat-vectors-3 to -6 partition (int4 rows, one residual a character, no documents) is not read: lexical answers, 'rebuild'."""
+    for old in ("toolcat-vectors-3", "toolcat-vectors-4", "toolcat-vectors-5", "toolcat-vectors-6"):
         searcher = _open(partitioned_build, _meta(lambda o, old=old: o.update(format=old)))
         answer = searcher.find_tool("read a text file")
         assert "error" not in answer, answer
         assert answer["matches"], answer
         assert searcher.semantic_tier() is None
         assert "rebuild" in str(searcher._semantic.reason)
+
+
+@needs_default
+def test_row_files_hold_the_index_documents_and_serve_as_them(partitioned_build: Path) -> None:
+    """Every row file holds its tool's index document (toolcat-vectors-7), and a query reads its candidates' from there."""
+    plain = _open(partitioned_build)
+    part = plain._part("tools")
+    meta = json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())
+    table = meta["tools"]["rows"]
+    for doc in range(part.n_docs):
+        data = json.loads((partitioned_build / table["folder"] / f"r{doc}.json").read_text())
+        assert data["ids"] == [doc]
+        assert data["docs"] == [plain._doc(part, doc)], doc
+    searcher = _open(partitioned_build)
+    query = "read a text file"
+    answer = searcher.find_tool(query)
+    tier = searcher._semantic
+    held = tier.doc_files(tier.carried(query))
+    assert held, "the candidates outside the probed clusters: their row files hold their documents"
+    files = searcher._part("tools").delta_doc_file
+    assert all(files[doc] is ref for doc, ref in held.items())
+    assert answer == _open(partitioned_build).find_tool(query)
 
 
 @needs_default
@@ -412,6 +434,9 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     ),
     "cluster ids repeated": _shard(lambda o: o.update(ids=[o["ids"][0]] * o["count"]) if "ids" in o else None),
     "row of another tool": _row(lambda o: o.update(first=o["first"] + 1)),
+    "row document of another tool": _row(lambda o: o.update(ids=[o["first"] + 1])),
+    "row document without its pointer": _row(lambda o: o.update(docs=[{"path": "x"}])),
+    "row documents two": _row(lambda o: o.update(docs=o["docs"] * 2)),
     "row without its node rows": _row(lambda o: o["nodes"].update(ids=[], clusters=[], codes="")),
     "row too short": _row(lambda o: o.update(codes=o["codes"][:10])),
     "row factor missing": _row(lambda o: o.pop("k")),

@@ -51,7 +51,7 @@ from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
 from ..progress import report
 from .index.shards import paged_files
-from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts
+from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts, tool_pointer
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +63,9 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 # meta instead and scored such a candidate by its cluster's centroid; ``toolcat-vectors-4`` stored the int4 codes
 # packed two a byte, where ``-5`` stored the same codes as their differences from a prediction by a centroid's codes,
 # one character a value, and ``-6`` two differences a character and the centroids one character a code, dimension
-# by dimension: :func:`residual_codes`, :func:`centroid_codes`; the version and the codes' alphabets are
-# ``toolcat.format.vector_format``'s, which the reader reads with.)
+# by dimension: :func:`residual_codes`, :func:`centroid_codes`; ``-7`` writes each tool's index document in its row
+# file too (``ids``, ``docs``: a lexical candidate a query reads the row of needs no doc shard); the version and the
+# codes' alphabets are ``toolcat.format.vector_format``'s, which the reader reads with.)
 
 #: The prediction's factor is ``k / RESIDUAL_DENOMINATOR`` (``k`` an integer per row, so the prediction is integer
 #: arithmetic that every reader computes alike).
@@ -697,9 +698,20 @@ class Coded:
 
 
 def _write_rows(
-    artifacts: ArtifactSet, coded: Coded, ancestors: list[list[int]], assign: Any, coder: _Residuals
+    artifacts: ArtifactSet,
+    coded: Coded,
+    ancestors: list[list[int]],
+    assign: Any,
+    coder: _Residuals,
+    docs: list[dict[str, Any] | None],
 ) -> dict[str, Any]:
     """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
+
+    The file also holds the tool's index document (``ids``: the doc id, ``docs``: the document, as the index's doc
+    shard holds it; none where a delta segment deleted the document): a query reads the rows of its lexical
+    candidates outside the probed clusters in the round that fetches its likely head's documents, and those
+    candidates are most of that head when few lie in the probed clusters, so their files serve as their doc files
+    and no doc shard (nor its page) is fetched for them (docs/search.md, "Doc shards a cold query reads").
 
     ``<folder>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``, :func:`residual_codes`), as
     in its cluster shard (a reader gets the same row from either); the folder is named by the hash of every file's
@@ -722,6 +734,9 @@ def _write_rows(
             "ancestors": [ancestors[doc]],
             "nodes": coder.nodes(sorted(set(ancestors[doc]))),
         }
+        record = docs[doc]
+        if record is not None:
+            body["ids"], body["docs"] = [doc], [record]
         files.append(dumps(body))
     per_page = row_page_size(len(files))
     folder, listing = paged_files(artifacts, "vectors", "tools.rows", "tools", "r", files, per_page)
@@ -749,7 +764,13 @@ def _write_rows(
     }
 
 
-def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[int]], node_rows: Any) -> dict[str, Any]:
+def _write_partitioned(
+    artifacts: ArtifactSet,
+    rows: Any,
+    ancestors: list[list[int]],
+    node_rows: Any,
+    docs: list[dict[str, Any] | None],
+) -> dict[str, Any]:
     """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
     The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
@@ -809,7 +830,7 @@ def _write_partitioned(artifacts: ArtifactSet, rows: Any, ancestors: list[list[i
                 "alphabet": PAIR_ALPHABET,
             },
         },
-        "rows": _write_rows(artifacts, coded, ancestors, assign, coder),
+        "rows": _write_rows(artifacts, coded, ancestors, assign, coder, docs),
     }
 
 
@@ -830,13 +851,19 @@ class EmbedProgress:
         report("vectors", min(self.start + self.cache.embedded, max(self.total - 1, 0)), self.total)
 
 
+def _tool_docs(
+    tools: list[Tool | None], specs: dict[str, tuple[dict[str, Any], Ref]], artifacts: ArtifactSet
+) -> list[dict[str, Any] | None]:
+    """Each doc id's index document (``{"pointer": ...}``, the pointer the index's doc shards hold), None for a hole."""
+    return [None if t is None else {"pointer": tool_pointer(t, specs[t.id][1], artifacts.memo)} for t in tools]
+
+
 def contributor(spec: str) -> Contributor:
     """The build stage that embeds with the embedder ``spec`` names (loaded when the build runs)."""
 
     def contribute(
         catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, Any], Ref]]
     ) -> None:
-        del specs
         started = time.perf_counter()
         embedder = load_embedder(spec)
         cache = VectorCache(embedder)
@@ -850,7 +877,7 @@ def contributor(spec: str) -> Contributor:
         threshold = partition_min()
         split = threshold is not None and len(tool_rows) > threshold
         parts = {
-            "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows)
+            "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows, _tool_docs(tools, specs, artifacts))
             if split
             else _write_part(artifacts, "tools", tool_rows, ancestors)
         }

@@ -119,6 +119,8 @@ class _Part:
         self.deleted: frozenset[int] = frozenset()
         self.delta_spaces: dict[str, dict[str, Any]] = {}
         self.delta_firsts: dict[str, list[str]] = {}
+        #: The file holding a doc other than its base doc shard (listing ``ids``, ``docs``): a delta segment's doc files,
+        #: and the row files of a partitioned build's vectors that hold their tool's document (the searcher adds those).
         self.delta_doc_file: dict[int, dict[str, Any]] = {}
         if self.delta is not None:
             self.n_docs = int(self.delta["n_docs"])

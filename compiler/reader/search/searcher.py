@@ -147,15 +147,20 @@ class Searcher(IndexReader):
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
                 # no row to read: the head is known, its doc shards fetched in one round; a source that reads files
                 # one at a time (a folder: no prefetch) has no round to save, so no guess is made
+                # their row files hold their documents (toolcat-vectors-7): no doc shard for those
+                carried, guess = tier.carried(query), []
                 if self._prefetch_fn is not None and (refs or tier.partitioned):
                     guess = tier.head_guess(query, lexical, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
                     part = self._part("tools")
                     self._pending_pages = []
-                    doc_refs = [self._doc_ref(part, doc, fetch_page=False) for doc in guess]
+                    doc_refs = [self._doc_ref(part, doc, fetch_page=False) for doc in guess if doc not in carried]
                     self._prefetch([*refs, *self._pending_pages, *doc_refs])
-                    for doc in guess:  # read now: their files were fetched by path, and are checked here
-                        self._doc(part, doc)
                 tier.read_rows(query)
+                files = self._part("tools").delta_doc_file
+                for doc, ref in tier.doc_files(carried).items():
+                    files.setdefault(doc, ref)  # a delta segment's own file for the doc wins (the same document)
+                for doc in guess:  # read now: their files were fetched by path, and are checked here
+                    self._doc(self._part("tools"), doc)
             cosines = tier.scores(part_name, query)
             if len(cosines) < self._part(part_name).n_docs:
                 raise ValueError(f"{len(cosines)} {part_name} vectors for {self._part(part_name).n_docs} documents")

@@ -133,6 +133,8 @@ class SemanticTier:
         self._pages: dict[int, dict[str, Any]] = {}
         #: Single rows read from a partitioned build's row table: doc id -> (float32 row, ancestors, (node ids, rows)).
         self._rows: dict[int, tuple[Any, list[int], tuple[Any, Any]]] = {}
+        #: The row files read that hold their tool's index document (``toolcat-vectors-7``): doc id -> the file's ref.
+        self._doc_files: dict[int, dict[str, Any]] = {}
 
     def available(self) -> bool:
         """Whether the tier can answer; when not, :attr:`reason` says why (checked once)."""
@@ -502,6 +504,27 @@ class SemanticTier:
         blocks = self._residuals_of(parts)
         for number, (doc, (ref, data)) in enumerate(zip(docs, files, strict=True)):
             self._rows[doc] = self._row(doc, ref, data, blocks[2 * number], blocks[2 * number + 1])
+            if "docs" in data:
+                records = data["docs"]
+                if [int(i) for i in data["ids"]] != [doc] or len(records) != 1 or not isinstance(records[0], dict):
+                    raise ValueError(f"row file {ref.get('path')} does not hold tool {doc}'s document")
+                if not isinstance(records[0].get("pointer"), dict):
+                    raise ValueError(f"row file {ref.get('path')} holds a document without its pointer")
+                self._doc_files[doc] = ref
+
+    def carried(self, query: str) -> set[int]:
+        """The docs whose row files :meth:`row_refs` named for ``query`` (read or to read), which hold their documents.
+
+        A ``toolcat-vectors-7`` row file holds its tool's index document, so a searcher fetches no doc shard for these
+        docs: it reads each one's document from its row file (:meth:`doc_files`) once :meth:`read_rows` read them.
+        """
+        if self._partition is None or self._scored[0] != query:
+            return set()
+        return set(self._scored[1])
+
+    def doc_files(self, docs: set[int]) -> dict[int, dict[str, Any]]:
+        """The refs of the row files read so far that hold the documents of ``docs`` (doc id -> ref)."""
+        return {doc: self._doc_files[doc] for doc in sorted(docs) if doc in self._doc_files}
 
     def head_guess(
         self,
