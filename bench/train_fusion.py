@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python bench/train_fusion.py [--sets example,github,metatool,bfcl]
         [--keep /tmp/toolcat-fusion-builds] [--write] [--report-only] [--no-report] [--own-examples]
-        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE]
+        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE] [--weak-rules]
 
 Each labelled set (bench_search_tiers' sources: the example's evals, GitHub MCP, 2,000 sampled MetaTool queries,
 every BFCL query) is built once with the default embedder (``minilm-onnx``; ``--embedder minilm-tools``: with that
@@ -33,7 +33,10 @@ on the train requests of the labelled sets and of requests no tool answers (:fun
 queries asked of the example and GitHub catalogues, made-up words), printed with the held-out counts beside main's.
 ``--write`` saves the models to ``compiler/reader/search/fusion_weights.json`` (``--report-only`` ranks with the
 committed file, no training). ``--own-examples`` adds the example catalogue's tool examples as a labelled training
-set (tried for the seed request; not kept: docs/search.md, "Learned fusion").
+set (tried for the seed request; not kept: docs/search.md, "Learned fusion"). ``--weak-rules`` (no training) measures
+the weak rules of WEAK_RULES on the committed model of ``--embedder`` and on main's fusion: each fitted on the train
+requests, its 5-fold CV cost there, its held-out counts, and whether "zip the reports" is weak (docs/search.md,
+"Stacked: minilm-tools under the learned fusion").
 
 The report then ranks every query through the reader itself (``Searcher.rank_tools(query, limit=10)``, as
 bench_search_tiers does) with the learned fusion on and off (``TOOLCAT_LEARNED_FUSION=0``: main's hand-tuned
@@ -54,6 +57,7 @@ import math
 import os
 import pickle
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -611,6 +615,7 @@ def outcomes(
             out.append(
                 {
                     "part": r["part"],
+                    "query": r["query"],
                     "group": group,
                     "labelled": labelled,
                     "unknown": r["unknown"],
@@ -686,6 +691,229 @@ def weak_bar(data: list[dict[str, Any]], foreign: list[dict[str, Any]], kind: st
             for line in weak_lines(outs, at, part):
                 print(f"    {label} at {at}, {'held out' if part == 'test' else 'train'}: {line}", flush=True)
     return bar
+
+
+#: The weak rules ``--weak-rules`` measures against the one bar (docs/search.md, "Stacked: minilm-tools under the
+#: learned fusion", the weak rule): (name, the share a request's unknown words must reach, that share's threshold, the
+#: feature the bar moves with, the slopes tried). A request is weak when nothing is shown, or when its unknown share
+#: reaches the threshold and its best hit scores under ``bar + slope · feature``; (bar, slope) minimise choose_weak's
+#: cost on the train requests.
+WEAK_RULES: tuple[tuple[str, str, float, str, tuple[float, ...]], ...] = (
+    ("one bar (the shipped rule)", "words", 0.5, "none", (0.0,)),
+    ("bar + s * unknown share", "words", 0.5, "unknown_share", tuple(i / 200 for i in range(-80, 81))),
+    ("bar + s / words", "words", 0.5, "inv_words", tuple(i / 200 for i in range(-40, 81))),
+    ("bar + s / known words", "words", 0.5, "inv_known", tuple(i / 200 for i in range(-40, 81))),
+    ("bar + s * ln(words)", "words", 0.5, "log_words", tuple(i / 1000 for i in range(-60, 31))),
+    ("bar + s * [first content word unknown]", "words", 0.5, "first_unknown", tuple(i / 200 for i in range(-40, 41))),
+    ("bar + s * (best - second)", "words", 0.5, "gap", tuple(i / 20 for i in range(-40, 41))),
+    ("bar + s * second / best", "words", 0.5, "ratio", tuple(i / 100 for i in range(-60, 61, 2))),
+    ("bar + s / known idf", "words", 0.5, "inv_known_idf", tuple(i / 100 for i in range(-40, 41))),
+    ("one bar, unknown share >= 0.45", "words", 0.45, "none", (0.0,)),
+    ("one bar, idf-weighted unknown share >= 0.5", "idf", 0.5, "none", (0.0,)),
+    (
+        "bar + s / known idf, idf-weighted share >= 0.5",
+        "idf",
+        0.5,
+        "inv_known_idf",
+        tuple(i / 100 for i in range(-40, 41)),
+    ),
+)
+#: The request no tool of the example catalogue answers that the weak rule is checked on (tests/reader/
+#: test_search_quality.py pins it weak): reported, never fitted on.
+WEAK_PROBE = "zip the reports"
+
+
+def rule_inputs(searcher: Searcher, query: str, head: list[float]) -> dict[str, float]:
+    """What the weak rules of WEAK_RULES read of one request: its words, unknown words, their idf, the head's scores."""
+    missing, words = searcher._unknown_words(query)  # noqa: SLF001
+    idf = searcher.term_idf(query)
+    unseen = math.log(1 + searcher._part("tools").n_docs) + 1.0  # noqa: SLF001
+    total = sum(idf.values()) or 1.0
+    unknown_idf = sum(v for v in idf.values() if v >= unseen)
+    tokens = [t for t in dict.fromkeys(re.findall(r"[^\W_]+", query[:1000])) if analyze_words(t)]
+    best, second = (head[0], head[1]) if len(head) > 1 else (head[0] if head else 0.0, 0.0)
+    return {
+        "words": len(missing) / words if missing else 0.0,
+        "idf": unknown_idf / total if missing else 0.0,
+        "none": 0.0,
+        "unknown_share": len(missing) / words,
+        "inv_words": 1 / words,
+        "inv_known": 1 / max(1, words - len(missing)),
+        "log_words": math.log(words),
+        "first_unknown": float(bool(tokens) and tokens[0] in missing),
+        "gap": best - second,
+        "ratio": second / best if best > 0 else 0.0,
+        "inv_known_idf": 1 / max(1.0, total - unknown_idf),
+    }
+
+
+def rule_outcomes(
+    data: list[dict[str, Any]], foreign: list[dict[str, Any]], kind: str, entry: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """:func:`outcomes` with each request's :func:`rule_inputs` (``x``), and WEAK_PROBE's (part ``probe``) last."""
+    by_name = {d["name"]: d for d in data}
+    out = outcomes(data, foreign, kind, entry)
+    heads = [*(d for d in data), *(by_name[d["name"]] | {"rows": d["rows"]} for d in foreign)]
+    done = 0
+    for d in heads:
+        searcher = Searcher(*open_build(d["out"]))
+        for r, o in zip(d["rows"], out[done : done + len(d["rows"])], strict=True):
+            o["x"] = rule_inputs(searcher, r["query"], head_scores(r, kind, entry))
+        done += len(d["rows"])
+    if "example" not in by_name:
+        return out
+    example = by_name["example"]
+    searcher, tier, ids = open_semantic(example["out"])
+    row = query_rows(searcher, tier, ids, example["names"], [(WEAK_PROBE, set[str]())])[0]
+    head = head_scores(row, kind, entry)
+    best = head[0] if head and head[0] >= MIN_RELEVANCE else None
+    out.append(
+        {"part": "probe", "labelled": False, "best": best, "unknown": row["unknown"], "top1": False, "top5": False}
+        | {"group": WEAK_PROBE, "x": rule_inputs(searcher, WEAK_PROBE, head)}
+    )
+    return out
+
+
+def head_scores(row: dict[str, Any], kind: str, entry: dict[str, Any] | None) -> list[float]:
+    """The relevances of one request's top 10 as find_tool ranks them (main's fusion when ``entry`` is None)."""
+    if entry is None:
+        return [s for _, s in hand_head(row)]
+    scores = score_rows([row], kind, entry["weights"], entry["bias"])[0]
+    return [s for _, s in head_rescored(row, kind, scores, (entry["name"][0], entry["name"][1]))]
+
+
+def rule_weak(
+    o: dict[str, Any], rule: tuple[str, str, float, str, tuple[float, ...]], bar: float, slope: float
+) -> bool:
+    """Whether ``rule`` at (bar, slope) calls the request weak: nothing shown, or unknown enough and under the bar."""
+    _, share, threshold, feature, _ = rule
+    if o["best"] is None:
+        return True
+    return o["x"][share] >= threshold - 1e-9 and o["best"] < bar + slope * o["x"][feature]
+
+
+def fit_rule(
+    outs: list[dict[str, Any]], rule: tuple[str, str, float, str, tuple[float, ...]], limit: float | None = None
+) -> tuple[float, float]:
+    """(bar, slope) of ``rule`` minimising choose_weak's cost on the train requests of ``outs`` (ties: the median).
+
+    ``limit``: instead, the fewest unanswerable requests not called weak among the (bar, slope) that call at most this
+    share of the right-first answers weak (the shipped bar's share: "no more right answers called weak than today").
+    """
+    import bisect  # noqa: PLC0415 - this report alone
+
+    _, share, threshold, feature, slopes = rule
+    train = [o for o in outs if o["part"] == "train"]
+    answered = [o for o in train if o["labelled"] and o["top1"]]
+    unanswerable = [o for o in train if not o["labelled"]]
+    found = []
+    for slope in slopes:
+        values = []
+        for group in (answered, unanswerable):
+            eligible = [o for o in group if o["best"] is not None and o["x"][share] >= threshold - 1e-9]
+            values.append(sorted(o["best"] - slope * o["x"][feature] for o in eligible))
+        none_a = sum(o["best"] is None for o in answered)
+        none_u = sum(o["best"] is None for o in unanswerable)
+        seen = sorted({*values[0], *values[1]})
+        for bar in [-1.0, *((a + b) / 2 for a, b in itertools.pairwise(seen)), 2.0]:
+            wrong = (none_a + bisect.bisect_left(values[0], bar)) / max(1, len(answered))
+            missed = (len(unanswerable) - none_u - bisect.bisect_left(values[1], bar)) / max(1, len(unanswerable))
+            if limit is None:
+                found.append((round(wrong + missed, 10), slope, bar))
+            elif wrong <= limit + 1e-12:
+                found.append((round(missed, 10), slope, bar))
+    low = min(f[0] for f in found)
+    best = [f for f in found if f[0] <= low + 1e-12]
+    _, slope, bar = best[len(best) // 2]
+    return bar, slope
+
+
+def rule_counts(outs: list[dict[str, Any]], rule: Any, bar: float, slope: float) -> tuple[int, int, int, int]:
+    """(right-first answers called weak, right-first answers, unanswerable not called weak, unanswerable)."""
+    answered = [o for o in outs if o["labelled"] and o["top1"]]
+    unanswerable = [o for o in outs if not o["labelled"]]
+    return (
+        sum(rule_weak(o, rule, bar, slope) for o in answered),
+        len(answered),
+        sum(not rule_weak(o, rule, bar, slope) for o in unanswerable),
+        len(unanswerable),
+    )
+
+
+def weak_rules(outs: list[dict[str, Any]], label: str, shipped: float, rise: float = 0.0) -> None:
+    """Each of WEAK_RULES: its 5-fold CV cost on the train requests, its fit on all of them, held out, WEAK_PROBE.
+
+    First the shipped rule as it is (``shipped + rise / words``; main's 0.35 was not chosen by this fit), then each rule
+    fitted on the train requests twice: by the cost, and (:func:`fit_rule`'s ``limit``) calling no larger share of the
+    right-first train answers weak than the one bar fitted by the cost does. The CV cost is that of the choice rule's own folds (pooled counts: right-first answers
+    called weak / unanswerable requests not called weak, in brackets).
+    """
+    train = [o for o in outs if o["part"] == "train"]
+    held = [o for o in outs if o["part"] == "test"]
+    probe = next(o for o in outs if o["part"] == "probe")
+    for o in train:
+        o["fold"] = fold_of(o["query"])
+    one = WEAK_RULES[0]
+    w, a, m, u = rule_counts(held, WEAK_PER_WORD_RULE, shipped, rise)
+    t = rule_counts(train, WEAK_PER_WORD_RULE, shipped, rise)
+    at = shipped + rise * probe["x"]["inv_words"]
+    print(
+        f"| {label} | the shipped rule, {shipped} + {rise} / words (not refitted) | {t[0] / t[1] + t[2] / t[3]:.4f}"
+        f" (in sample) | {shipped} / {rise:+} | {w} of {a} | {m} of {u} | {probe['best']:.4f} against {at:.4f}:"
+        f" {'weak' if rule_weak(probe, WEAK_PER_WORD_RULE, shipped, rise) else 'NOT weak'} |",
+        flush=True,
+    )
+    limit = rule_counts(train, one, fit_rule(train, one)[0], 0.0)[0] / t[1]
+    for rule in WEAK_RULES:
+        for bound in (None, limit):
+            totals = [0, 0, 0, 0]
+            for fold in range(FOLDS):
+                bar, slope = fit_rule([o for o in train if o["fold"] != fold], rule, bound)
+                counts = rule_counts([o for o in train if o["fold"] == fold], rule, bar, slope)
+                totals = [a + b for a, b in zip(totals, counts, strict=True)]
+            bar, slope = fit_rule(train, rule, bound)
+            w, a, m, u = rule_counts(held, rule, bar, slope)
+            at = bar + slope * probe["x"][rule[3]]
+            how = "cost" if bound is None else f"at most {limit:.4f} weak"
+            print(
+                f"| {label} | {rule[0]} ({how}) | {totals[0] / totals[1] + totals[2] / totals[3]:.4f}"
+                f" ({totals[0]} / {totals[2]}) | {bar:.4f} / {slope:+.3f} | {w} of {a} | {m} of {u} |"
+                f" {probe['best']:.4f} against {at:.4f}: {'weak' if rule_weak(probe, rule, bar, slope) else 'NOT weak'} |",
+                flush=True,
+            )
+
+
+#: The weak rule the weights carry (``weak_per_word``): the bar rises by ``weak_per_word / words`` for a query of
+#: ``words`` content words (``Searcher.weak_bar``), WEAK_RULES' "bar + s / words".
+WEAK_PER_WORD_RULE = WEAK_RULES[2]
+
+
+def weak_per_word(
+    data: list[dict[str, Any]], foreign: list[dict[str, Any]], kind: str, entry: dict[str, Any], bar: float
+) -> tuple[float, float]:
+    """The weak bar and its per-word rise (``weak_per_word``), chosen on the train requests.
+
+    The fewest unanswerable requests not called weak, among the (bar, rise) that call no larger share of the
+    right-first answers weak than ``bar`` alone (choose_weak's). The one bar is among them (rise 0), so the train requests' right-first answers called weak never grow; printed
+    with the held-out counts and WEAK_PROBE's verdict.
+    """
+    outs = rule_outcomes(data, foreign, kind, entry)
+    train = [o for o in outs if o["part"] == "train"]
+    wrong, answered, _, _ = rule_counts(train, WEAK_RULES[0], bar, 0.0)
+    new_bar, rise = fit_rule(outs, WEAK_PER_WORD_RULE, wrong / max(1, answered))
+    new_bar, rise = round(new_bar, 6), round(rise, 6)
+    for part in ("train", "test"):
+        for rule, at, slope in ((WEAK_RULES[0], bar, 0.0), (WEAK_PER_WORD_RULE, new_bar, rise)):
+            w, a, m, u = rule_counts([o for o in outs if o["part"] == part], rule, at, slope)
+            print(
+                f"    {kind} {rule[0]} at {at} / {slope:+}, {part}: right first, called weak {w} of {a};"
+                f" unanswerable, NOT called weak {m} of {u}",
+                flush=True,
+            )
+    probe = [o for o in outs if o["part"] == "probe"]
+    if probe:
+        print(f"    {WEAK_PROBE!r}: {probe[0]['best']:.4f} against {new_bar + rise * probe[0]['x']['inv_words']:.4f}")
+    return new_bar, rise
 
 
 def through_reader(d: dict[str, Any], configs: list[tuple[Path, str]]) -> list[tuple[list[list[str]], list[float]]]:
@@ -797,6 +1025,11 @@ def main() -> None:
         help="the weights file --write saves to (its other entries kept) and the report reads",
     )
     parser.add_argument(
+        "--weak-rules",
+        action="store_true",
+        help="no training: measure the weak rules of WEAK_RULES on the committed model of --embedder and on main's fusion",
+    )
+    parser.add_argument(
         "--against",
         action="store_true",
         help=f"report {BASE_EMBEDDER}'s builds beside --embedder's, hand and learned fusion, in one pass",
@@ -827,6 +1060,19 @@ def main() -> None:
             foreign = prepare_foreign(data)
             cached.write_bytes(pickle.dumps((data, foreign)))
         data = [*data, *prepare_own(data)]
+        if args.weak_rules:
+            entry = json.loads(out.read_text(encoding="utf-8"))["models"][EMBEDDER]
+            print(
+                f"\n| fusion | rule | CV cost (train) | bar / slope | held out: right first, called weak |"
+                f" held out: unanswerable, NOT called weak | {WEAK_PROBE!r}: best against its bar |"
+            )
+            print("|" + "---|" * 7)
+            for label, model, shipped, rise in (
+                (f"{EMBEDDER} learned", entry, entry["weak_relevance"], entry.get("weak_per_word", 0.0)),
+                (f"{EMBEDDER} main (hand)", None, WEAK_RELEVANCE, 0.0),
+            ):
+                weak_rules(rule_outcomes(data, foreign, "sem", model), label, shipped, rise)
+            return
         if args.report_only:
             report(data, args.keep, args.against)
             return
@@ -836,6 +1082,9 @@ def main() -> None:
             entry = train(data, kind)
             offline(data, kind, entry)
             entry["weak_relevance"] = weak_bar(data, foreign, kind, entry)
+            entry["weak_relevance"], entry["weak_per_word"] = weak_per_word(
+                data, foreign, kind, entry, entry["weak_relevance"]
+            )
             models[tier] = {**entry, "default": tier in DEFAULT_MODELS}
         if args.write:
             from toolcat.engines.embedding import model_identity  # noqa: PLC0415

@@ -94,9 +94,11 @@ export async function unknownWords(searcher: Searcher, query: string): Promise<[
  * search says so with one rule, half the query's content words in no tool and the best under the weak bar (0.35 for
  * nodes; for tools the searcher's, a learned fusion's own when one ranks them). */
 export async function weakWords(searcher: Searcher, query: string, best: number, part = "tools"): Promise<string[] | null> {
-  if (!(best < (part === "tools" ? searcher.weakBar : 0.35))) return null;
+  // a learned model's bar moves by rise / words (``Searcher.weak_bar``)
+  const [bar, rise] = part === "tools" ? (searcher.weakRule ?? [searcher.weakBar, 0]) : [0.35, 0];
+  if (!(best < bar + Math.max(rise, 0))) return null; // over the bar for any length
   const [missing, words] = await unknownWords(searcher, query);
-  return missing.length && missing.length >= 0.5 * words ? missing : null;
+  return missing.length && missing.length >= 0.5 * words && best < bar + rise / words ? missing : null;
 }
 
 /** A search's answer when nothing matches the whole request (``_weak_answer``): the same hits under ``key``, marked
@@ -110,9 +112,9 @@ export function weakAnswer(query: string, hits: Json[], missing: string[], key =
   };
 }
 
-/** find_tool's weak answer (its best hit already scored under 0.35), else null. */
+/** find_tool's weak answer, else null. */
 export async function weak(searcher: Searcher, query: string, matches: Json[]): Promise<Json | null> {
-  const missing = await weakWords(searcher, query, 0);
+  const missing = await weakWords(searcher, query, (matches[0] as Artifact).relevance);
   return missing ? weakAnswer(query, matches, missing) : null;
 }
 

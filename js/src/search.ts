@@ -170,6 +170,10 @@ export class Searcher {
   private readonly concurrent: boolean;
   /** find_tool's weak bar on the scale of what ranks tools (``Searcher.weak_bar``): 0.35, or a learned fusion's own (semantic.ts sets it). */
   weakBar = 0.35;
+  /** A learned model's exact rule, (bar, rise): the bar is ``bar + rise / words`` for a query of ``words`` content words
+   * (``Searcher.weak_bar``); semantic.ts sets it, and ``weakBar`` to the highest the bar gets, which find_tool checks
+   * first. Declared only: no code in the main entry. */
+  declare weakRule?: [number, number];
   private tierLoad: Promise<import("./semantic.js").SemanticTier | null> | null | undefined;
   private tierNow: import("./semantic.js").SemanticTier | null | undefined;
 
@@ -601,7 +605,7 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    // weak (``_weak_answer``): the best hit scores under the weak bar and half the query's words are in no tool (failures.ts)
+    // weak (``_weak_answer``): the best hit scores under the weak bar (a learned one's highest here) and half the query's words are in no tool (failures.ts)
     const weak = named === null && (matches[0] as Artifact)?.relevance < this.weakBar && (await (await failures()).weak(this, query, matches));
     return noted(weak || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
   }

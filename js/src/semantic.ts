@@ -13,7 +13,7 @@
 import type { Hit, Searcher } from "./search.js";
 import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
-import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, knownShare, learnedFuse, learnedRanked, modelFor, semanticWeight, termIdf, type LearnedFusion, type Params } from "./fusionModel.js";
+import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, knownShare, learnedFuse, learnedRanked, modelFor, semanticWeight, termIdf, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
@@ -496,7 +496,8 @@ export class SemanticTier {
     this.dtype = dtype;
     this.model = String(model.spec);
     this.runtime = runtime;
-    searcher.weakBar = modelFor(this.model, model.weights_sha256 ?? null, this.learned)?.weak ?? 0.35; // ``Searcher.weak_bar``
+    const learned = modelFor(this.model, model.weights_sha256 ?? null, this.learned);
+    setWeakRule(searcher, learned); // ``Searcher.weak_bar``
     return null;
   }
 
@@ -801,13 +802,21 @@ export class SemanticTier {
   }
 }
 
+/** find_tool's weak rule on the scale of ``model`` (``Searcher.weak_bar``): its bar rising by ``weak_per_word`` over the
+ * query's content words (``weakRule``; ``weakBar`` the highest it gets), else the hand fusion's 0.35. */
+function setWeakRule(searcher: Searcher, model: LinearModel | null): void {
+  const rule: [number, number] | undefined = model?.weak == null ? undefined : [model.weak, model.weakPerWord];
+  searcher.weakRule = rule;
+  searcher.weakBar = rule ? rule[0] + Math.max(rule[1], 0) : 0.35; // the highest the bar gets (words >= 1)
+}
+
 /** The top ``limit`` tools of a build without vectors or expansion by the learned lexical model (``Searcher._without_vectors``
  * with ``fusion_model.model_for("lexical")``): the lexical top 50 rescored, then the model's name stage. */
 export async function lexicalRanked(searcher: Searcher, query: string, allowed: Allowed, limit: number): Promise<Hit[]> {
   // the host's switch (TypeScript-private in search.ts): "off" reaches here; "all" cannot turn the lexical model on
   // while the weights keep it opt-in (the main entry drops this call then: its size budget)
   const model = modelFor("lexical", null, (searcher as unknown as { modelOptions: ModelOptions | null }).modelOptions?.learnedFusion);
-  searcher.weakBar = model?.weak ?? 0.35; // find_tool's weak bar on this model's scale (``Searcher.weak_bar``)
+  setWeakRule(searcher, model); // find_tool's weak bar on this model's scale (``Searcher.weak_bar``)
   const lexical = await searcher.topK("tools", query, Math.max(limit, model === null ? limit : CANDIDATES), allowed);
   if (model === null) return lexical.slice(0, limit);
   return learnedRanked(searcher, query, lexical, null, limit, model, null, FUSION.onnx as Params, null, NAME_DEPTH);

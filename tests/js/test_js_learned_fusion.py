@@ -150,7 +150,9 @@ def test_node_calls_weak_what_python_calls_weak(
         assert_agree(calls, py, js)
         flags[learned] = [a.get("weak", False) for a in py]
     assert flags[False] == [True, True]  # by hand both are weak
-    assert flags[True] == [False, True]  # learned: "zip the reports" is not weak (docs/search.md), made-up words are
+    # learned: the minilm-tools model's bar rises for short queries (weak_per_word), so "zip the reports" is weak; the
+    # minilm-onnx model's one bar leaves it unflagged (docs/search.md, "Stacked"); made-up words are weak under both
+    assert flags[True] == [embedder.startswith("minilm-tools"), True]
 
 
 def test_the_learned_fusion_is_off_when_the_host_says_so(builds_root: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,6 +88,7 @@ class Model:
         default: bool = True,
         name: Sequence[float] = (0.0, 0.0),
         weak: float | None = None,
+        weak_per_word: float = 0.0,
     ) -> None:
         if tuple(names) not in FEATURE_SETS or len(weights) != len(names):
             raise ValueError(f"a fusion model over {list(names)} with {len(weights)} weights")
@@ -103,7 +104,9 @@ class Model:
         self.name = (float(name[0]), float(name[1]))
         #: find_tool's weak bar on this model's scale (None: the reader's ``WEAK_RELEVANCE``, the hand fusion's).
         self.weak = None if weak is None else float(weak)
-        if not all(math.isfinite(v) for v in (*self.weights, self.bias, self.weak or 0.0)):
+        #: What the weak bar rises by for a query of ``n`` content words: ``weak_per_word / n`` (0: one bar for all).
+        self.weak_per_word = float(weak_per_word)
+        if not all(math.isfinite(v) for v in (*self.weights, self.bias, self.weak or 0.0, self.weak_per_word)):
             raise ValueError("a fusion model with a weight that is not finite")
 
     @property
@@ -135,6 +138,7 @@ def parse(data: Any) -> dict[str, Model]:
             default=entry.get("default", True) is True,
             name=entry.get("name", (0.0, 0.0)),
             weak=entry.get("weak_relevance"),
+            weak_per_word=entry.get("weak_per_word", 0.0),
         )
         for tier, entry in dict(data["models"]).items()
     }

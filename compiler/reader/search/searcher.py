@@ -561,14 +561,20 @@ class Searcher(IndexReader):
         way forward.
         """
         missing, words = self._unknown_words(query)
-        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < self.weak_bar(part_name):
+        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < self.weak_bar(part_name, words):
             return missing
         return None
 
-    def weak_bar(self, part_name: str = "tools") -> float:
-        """The weak bar on the scale of what ranks ``part_name``: a learned fusion's own, else :data:`WEAK_RELEVANCE`."""
+    def weak_bar(self, part_name: str = "tools", words: int = 0) -> float:
+        """The weak bar on the scale of what ranks ``part_name``: a learned fusion's own, else :data:`WEAK_RELEVANCE`.
+
+        A learned model's bar may rise for short queries: ``weak + weak_per_word / words`` for a query of ``words``
+        content words (``Model.weak_per_word``, 0 unless its entry has one; ``words`` 0: the bar alone).
+        """
         model = self._tools_model() if part_name == "tools" else None
-        return WEAK_RELEVANCE if model is None or model.weak is None else model.weak
+        if model is None or model.weak is None:
+            return WEAK_RELEVANCE
+        return model.weak + (model.weak_per_word / words if words > 0 else 0.0)
 
     def _learned_rank(
         self,
