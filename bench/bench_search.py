@@ -366,7 +366,7 @@ def only_semantic(build_dir: Path, queries: Queries, back: dict[str, str]) -> li
 TIERS = {
     "lexical": None,
     "thesaurus": None,
-    "default": "minilm-onnx",
+    "default": "minilm-tools",
     "static": "static-minilm",
     "minilm": "minilm",
 }

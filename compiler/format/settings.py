@@ -88,8 +88,9 @@ SETTINGS: tuple[Setting, ...] = (
         "TOOLCAT_LEARNED_FUSION",
         "on",
         "`0`, `off`, `no` or `false`: readers fuse the lexical and semantic scores with the hand-tuned constants instead"
-        ' of the learned model (docs/search.md, "Learned fusion"); `all`: the opt-in learned models (today all three,'
-        " the default tier's, `minilm-tools`' and the lexical tier's) apply too, each with its own weak bar.",
+        ' of the learned model (docs/search.md, "Learned fusion"); on, the learned model of the default embedder'
+        " (`minilm-tools`) applies; `all`: the opt-in ones too (the base MiniLM's, `minilm-onnx`, and the lexical tier's), each with its"
+        " own weak bar.",
     ),
     Setting("TOOLCAT_QUERY_THREADS", "1", "Threads a query embedding runs on (a reader shares the host's cores)."),
     Setting("TOOLCAT_EMBED_THREADS", "every core", "Threads a build embeds documents on."),

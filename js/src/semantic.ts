@@ -13,10 +13,12 @@
 import type { Hit, Searcher } from "./search.js";
 import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
-import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, learnedRanked, modelFor, semanticWeight, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
+import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, knownShare, learnedFuse, learnedRanked, modelFor, semanticWeight, termIdf, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
+/** A fusion of the candidates for some cosines (``SemanticTier.head_guess``'s ``rank``): the top ``limit``. */
+type Rank = (cosines: Float32Array, limit: number, pool: Float32Array | null) => Hit[];
 /** What the head guess uses of the searcher's doc fetching (TypeScript-private there; ``Searcher._doc_ref``, ``_doc``). */
 interface DocFetching {
   store: Store;
@@ -673,11 +675,13 @@ export class SemanticTier {
    * (``SemanticTier.head_guess``): the fused top with those candidates' cosines unknown (a fused score only grows
    * with the cosine, so it holds every doc of the true top whose cosine is known, and none of the true top scores
    * under its last), then each candidate of unknown cosine that would reach that score at the best probed cosine.
-   * Above ``SURE_HEAD_ABOVE`` tools the sure head alone. */
-  private async headGuess(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<number[]> {
+   * Above ``SURE_HEAD_ABOVE`` tools the sure head alone. ``rank`` is the fusion that will rank the head (the learned
+   * model's where one ranks the tier, as ``Searcher._learned_rank``), else ``fuse``. */
+  private async headGuess(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params, rank: Rank | null): Promise<number[]> {
+    const ranked: Rank = rank ?? ((cosines, limit, pool) => fuse(lexical, cosines, limit, allowed, params, pool));
     const known = await this.partitionedScores(searcher, query);
     const pool = await this.pool(searcher, query, known);
-    const fused = fuse(lexical, known, depth, allowed, params, pool);
+    const fused = ranked(known, depth, pool);
     const sure = fused.map(([doc]) => doc);
     const unknown = lexical.map(([doc]) => doc).filter((doc) => known[doc] === -2);
     if (!unknown.length || int(this.meta.tools.n_docs) > SURE_HEAD_ABOVE) return sure;
@@ -685,13 +689,13 @@ export class SemanticTier {
     const ceiling = Float32Array.from(known);
     const top = known.reduce((m, x) => Math.max(m, x), -Infinity);
     for (const doc of unknown) ceiling[doc] = top;
-    const raised = fuse(lexical, ceiling, lexical.length + CANDIDATES, allowed, params, pool);
+    const raised = ranked(ceiling, lexical.length + CANDIDATES, pool);
     return [...new Set([...sure, ...raised.filter(([doc, score]) => score >= floor && known[doc] === -2).map(([doc]) => doc)])];
   }
 
   /** The rows of the lexical candidates outside the probed clusters (``row_refs`` and ``read_rows``), fetched in one
    * round with the doc shards of the head guess (``Searcher._first_stage``), which are read then. */
-  private async readRows(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params): Promise<void> {
+  private async readRows(searcher: Searcher, query: string, lexical: Hit[], depth: number, allowed: Allowed, params: Params, rank: Rank | null): Promise<void> {
     const docs = lexical.map(([doc]) => doc);
     const nDocs = int(this.meta.tools.n_docs);
     const probed = new Set((await Promise.all((await this.probe(query)).map((c) => this.cluster(searcher, c)))).flatMap((b) => b.ids));
@@ -716,7 +720,7 @@ export class SemanticTier {
       const page = this.pages.get(Math.floor(doc / perPage));
       refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
-    const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params);
+    const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params, rank);
     const inner = searcher as unknown as DocFetching;
     const part = await searcher.part("tools");
     inner.pendingPages = [];
@@ -767,7 +771,17 @@ export class SemanticTier {
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null, this.learned) : null;
     try {
       const partitioned = partName === "tools" && this.partition !== null;
-      if (partitioned) await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params);
+      if (partitioned) {
+        // the head is guessed by the fusion that will rank it (``Searcher._learned_rank``): the learned model's, else fuse
+        let rank: Rank | null = null;
+        if (model !== null) {
+          const terms = new Set(searcher.words(query));
+          const idf = model.idfCoverage ? await termIdf(searcher, terms) : null;
+          const known = await knownShare(searcher, terms);
+          rank = (cosines, n, pool) => learnedFuse(terms, lexical, cosines, n, model, allowed, params, known, pool, idf);
+        }
+        await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params, rank);
+      }
       const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
       const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
       const part = await searcher.part(partName);

@@ -1,6 +1,6 @@
 // The learned fusion's model choice (src/fusionModel.ts) as fusion_model.model_for makes it
 // (tests/reader/test_fusion_model.py holds the Python side): a malformed entry left out alone, the weights sha256
-// checked, an opt-in model used only with learnedFusion "all", none with "off".
+// checked, a default model used unasked, an opt-in one only with learnedFusion "all", none with "off".
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -16,10 +16,14 @@ test("a malformed entry is left out alone, the others kept", () => {
   assert.equal(parseModels({ ...weights, format: "toolcat-fusion-0" }).size, 0);
 });
 
-test("the committed models are opt-in: used with 'all' only, for their own weights", () => {
+test("minilm-tools' model is the default, the others opt-in (used with 'all' only), each for its own weights", () => {
   const tools = weights.models["minilm-tools"];
-  assert.equal(tools.default, false);
-  assert.equal(modelFor("minilm-tools", tools.weights_sha256, undefined), null);
+  const base = weights.models["minilm-onnx"];
+  assert.equal(tools.default, true);
+  assert.equal(base.default, false);
+  assert.ok(modelFor("minilm-tools", tools.weights_sha256, undefined)?.idfCoverage); // the default embedder's model
+  assert.equal(modelFor("minilm-onnx", base.weights_sha256, undefined), null);
+  assert.ok(modelFor("minilm-onnx", base.weights_sha256, "all"));
   assert.equal(modelFor("minilm-tools", tools.weights_sha256, "off"), null);
   const model = modelFor("minilm-tools", tools.weights_sha256, "all");
   assert.ok(model?.idfCoverage);

@@ -50,7 +50,7 @@ EMBEDDERS = ("minilm-tools", "minilm-onnx", "minilm-tools-partitioned")
 WEAK_QUERIES = ("zip the reports", "xyzzy plugh frobnicate")
 PARTITIONED = "-partitioned"
 LEARNED = {"model": {"url": f"{MODEL_DIR}/model.json", "learnedFusion": "all"}}
-HAND = {"model": {"url": f"{MODEL_DIR}/model.json"}}
+HAND = {"model": {"url": f"{MODEL_DIR}/model.json", "learnedFusion": "off"}}
 
 
 @pytest.fixture(scope="module")
@@ -85,12 +85,9 @@ def _built(embedder: str, root: str) -> tuple[Path, list[str]]:
 
 
 def _python(build_dir: Path, calls: list[list[Any]], learned: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The Python reader's answers with the learned fusion on (``TOOLCAT_LEARNED_FUSION=all``) or as shipped."""
+    """The Python reader's answers with the learned fusion on (``TOOLCAT_LEARNED_FUSION=all``) or off (``0``: by hand)."""
     with monkeypatch.context() as patch:
-        if learned:
-            patch.setenv("TOOLCAT_LEARNED_FUSION", "all")
-        else:
-            patch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+        patch.setenv("TOOLCAT_LEARNED_FUSION", "all" if learned else "0")
         return python_answers(build_dir, calls)
 
 
@@ -129,8 +126,10 @@ def test_node_gives_the_python_answers_with_the_learned_fusion(
         print(f"PARITY node learned {embedder} raw top-10: {len(raw_calls)} compared, same ids, max gap {gap:.2e}")
     assert gap <= TOLERANCE
     # the learned fusion did rank: the hand fusion's top relevances are on another scale
-    hand = Catalog.open(str(build_dir)).searcher()
-    firsts = [hand._ranked("tools", q, None, 1)[:1] for _, _, q, _, _ in raw_calls[:20]]
+    with monkeypatch.context() as patch:  # minilm-tools' model ranks by default: the hand fusion is asked for
+        patch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+        hand = Catalog.open(str(build_dir)).searcher()
+        firsts = [hand._ranked("tools", q, None, 1)[:1] for _, _, q, _, _ in raw_calls[:20]]
     assert any(abs(h[0][1] - r[0][1]) > 1e-3 for h, r in zip(firsts, raw_py, strict=False) if h and r)
 
 

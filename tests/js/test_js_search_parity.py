@@ -414,7 +414,7 @@ def test_node_gives_the_python_top_5(name: str, tier: str, builds_root: str) -> 
     table = figures(calls, py, js)
     report(f"node {name} {tier} ({got['stats'].get('search_tier')})", table)
     if has_vectors(build_dir):  # the semantic tier answers, on onnxruntime-node
-        assert got["stats"]["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", got["stats"]
+        assert got["stats"]["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", got["stats"]
         assert partitioned(build_dir) == (name in PARTITIONED)
     raw_calls = [["$ranked", part, q, None, 10] for q in dict.fromkeys(queries) for part in ("tools", "nodes")]
     with serve_folder(build_dir) as url:
@@ -511,7 +511,7 @@ def test_the_browser_gives_the_python_top_5(
         assert_agree(calls, py, js)
         return
     # onnxruntime-web's int8 kernels: most top-5 lists agree, relevance within the measured gap (module docstring)
-    assert got["stats"]["search_tier"] == "hybrid (minilm-onnx; the host's onnxruntime)", got["stats"]
+    assert got["stats"]["search_tier"] == "hybrid (minilm-tools; the host's onnxruntime)", got["stats"]
     for op, row in table.items():
         assert row["same_top5"] >= WASM_SAME_TOP5 * row["compared"], (op, row)
         assert row["max_diff"] <= WASM_TOLERANCE, (op, row)
@@ -580,6 +580,6 @@ def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(build
             catalog.find_tool(query, 5)
             py = catalog.stats()
             js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
-            assert js["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", js
+            assert js["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", js
             for key in ("round_trips", "requests", "bytes_decoded"):
                 assert js[key] == py[key], (query, key, py, js)

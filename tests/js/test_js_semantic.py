@@ -228,7 +228,7 @@ def test_a_tampered_or_foreign_model_is_refused(site: Path, tmp_path: Path) -> N
     assert answer["matches"]
     (bad / "model" / "model.json").write_text(json.dumps({**info, "weights_sha256": "0" * 64}), encoding="utf-8")
     tier, _ = _tier(bad, {"model": {"url": "model/model.json"}})
-    assert "the build's vectors were made with minilm-onnx" in tier, tier
+    assert "the build's vectors were made with minilm-tools" in tier, tier
     outside = {**info, "graph": {**info["graph"], "path": "../catalog.json"}}  # a file outside the model's folder
     (bad / "model" / "model.json").write_text(json.dumps(outside), encoding="utf-8")
     tier, _ = _tier(bad, {"model": {"url": "model/model.json"}})
@@ -247,7 +247,7 @@ def test_the_model_option_gives_the_semantic_tier(site: Path) -> None:
     _require_node()
     digest = hashlib.sha256((site / "model" / "model.json").read_bytes()).hexdigest()
     tier, answer = _tier(site, {"model": {"url": "model/model.json", "sha256": f"sha256:{digest}"}})
-    assert tier == "hybrid (minilm-onnx; onnxruntime-node)", tier
+    assert tier == "hybrid (minilm-tools; onnxruntime-node)", tier
     assert answer["matches"][0]["name"] == "storage.put_object"
     assert "similar meaning (semantic tier)" in answer["matches"][0]["reason"]
 
@@ -269,7 +269,7 @@ def test_a_cold_find_tool_makes_the_python_requests_with_the_semantic_tier(site:
             catalog.find_tool(query, 5)
             py = catalog.stats()
             js = node_run(url, [["findTool", query, 5]], {"model": {"url": "model/model.json"}})["stats"]
-            assert js["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", js
+            assert js["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", js
             for key in ("round_trips", "requests", "bytes_decoded"):
                 assert js[key] == py[key], (query, key, py, js)
 
@@ -352,4 +352,4 @@ def test_a_hung_or_failing_model_host_is_answered_by_words_with_why(site: Path) 
         got = node_run(
             url, [["findTool", "upload a report to a bucket", 5]], {**options, "model": {"url": "model/model.json"}}
         )
-        assert got["stats"]["search_tier"] == "hybrid (minilm-onnx; onnxruntime-node)", got["stats"]  # a healthy host
+        assert got["stats"]["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", got["stats"]  # a healthy host

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER
 
+from toolcat.engines.embedding import DEFAULT_SPEC
 from toolcat.format.analyzer import analyze_words
 from toolcat.reader.search import fusion_model, hybrid
 from toolcat.reader.search import searcher as searcher_module
@@ -194,8 +195,8 @@ def test_an_opt_in_model_applies_only_when_asked(tmp_path: Path, monkeypatch):
     assert model_for("lexical", path=path) is not None
 
 
-def test_the_committed_weights_load_with_opt_in_models_for_every_tier(monkeypatch):
-    """fusion_weights.json parses: opt-in models for minilm-onnx and minilm-tools (each held to its sha256), lexical."""
+def test_the_committed_weights_load_with_a_default_model_for_minilm_tools_and_opt_in_others(monkeypatch):
+    """fusion_weights.json parses: minilm-tools' model on by default, minilm-onnx's opt-in (each held to its sha256), lexical."""
     monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
     models = parse(json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8")))
     assert models["minilm-onnx"].semantic
@@ -206,7 +207,12 @@ def test_the_committed_weights_load_with_opt_in_models_for_every_tier(monkeypatc
     assert models["minilm-tools"].idf_coverage  # chosen over plain coverage by the CV rule (docs/search.md, "Stacked")
     assert not models["lexical"].semantic
     assert model_for("minilm-onnx") is None  # opt-in (docs/search.md, "Learned fusion")
-    assert model_for("minilm-tools") is None
+    assert model_for("lexical") is None
+    default = model_for("minilm-tools")  # the default embedder's model ranks unasked (docs/search.md, "at a glance")
+    assert default is not None
+    assert default.weights == models["minilm-tools"].weights
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
+    assert model_for("minilm-tools") is None  # 0 turns every learned fusion off
     monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
     for tier in ("minilm-onnx", "minilm-tools"):
         found = model_for(tier)
@@ -272,11 +278,11 @@ def test_the_searcher_ranks_a_lexical_build_with_the_opt_in_model(example_build:
 
 @pytest.mark.skipif(not HAVE_DEFAULT_TIER, reason="the default tier (numpy, onnxruntime, MiniLM) is not installed")
 def test_the_default_tier_ranks_with_the_learned_model_and_its_name_weights(default_tier_build: Path, monkeypatch):
-    """A default build is ranked by the learned model when asked; its name weights lift git.status for 'git status'."""
-    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "all")
+    """A default build is ranked by its learned model unasked; its name weights lift git.status for 'git status'."""
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
     learned = {p["tool_id"]: s for p, s, _ in _open(default_tier_build).rank_tools("git status", limit=5)}
     assert next(iter(learned)) == "git.status"
-    model = fusion_model.model_for("minilm-onnx")
+    model = fusion_model.model_for(DEFAULT_SPEC)
     assert model is not None
     assert any(model.name)
     monkeypatch.setattr(model, "name", (0.0, 0.0))

@@ -36,7 +36,7 @@ TOOL = {
 
 @pytest.fixture(scope="module")
 def default_example(default_tier_build: Path) -> Catalog:
-    """The example catalogue built with the default tier (MiniLM on onnxruntime)."""
+    """The example catalogue built with the default tier (MiniLM with the tools adapter, on onnxruntime)."""
     catalog = Catalog.open(default_tier_build)
     assert catalog.searcher().semantic_tier() is not None
     return catalog
@@ -145,7 +145,9 @@ def test_the_name_match_lifts_a_close_second_but_no_tool_far_behind() -> None:
 
 
 def test_the_default_tier_ranks_with_the_name_match(default_example: Catalog, monkeypatch) -> None:
-    """'git status' names git.status: with vectors its fused score gains NAME_BOOST over the boost-off ranking."""
+    """'git status' names git.status: hand-fused with vectors, its score gains NAME_BOOST over the boost-off ranking."""
+    # the hand fusion's boost (the learned model's name weights: tests/reader/test_fusion_model.py)
+    monkeypatch.setenv("TOOLCAT_LEARNED_FUSION", "0")
     searcher = default_example.searcher()
     with_name = {p["tool_id"]: s for p, s, _ in searcher.rank_tools("git status", limit=5)}
     monkeypatch.setattr(hybrid, "NAME_BOOST", 0.0)

@@ -25,7 +25,7 @@ def test_a_build_with_vectors_says_hybrid_then_names_its_model(default_tier_buil
     catalog = Catalog.open(default_tier_build)
     assert catalog.stats()["search_tier"].startswith("hybrid (pending")
     assert catalog.find_tool("convert a time between zones")["ok"]
-    assert catalog.stats()["search_tier"] == "hybrid (minilm-onnx)"
+    assert catalog.stats()["search_tier"] == "hybrid (minilm-tools)"
 
 
 def test_the_manifest_tier_covers_no_index_and_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,7 @@
 
 A build contributor (:func:`contributor`), added by :func:`toolcat.build.pipeline.default_contributors` when an embedder
 is configured, or by default (:func:`choose_embedder`): with nothing configured, a build uses
-:data:`toolcat.format.embedding.DEFAULT_SPEC` (MiniLM int8 on onnxruntime) when it is installed, and otherwise
+:data:`toolcat.format.embedding.DEFAULT_SPEC` (MiniLM int8 on onnxruntime with the tool-retrieval adapter) when it is installed, and otherwise
 builds the lexical tier alone and logs the exact command that installs the model. Doc ids are the search index's (:func:`toolcat.build.contributors.index.texts.doc_order`: with a delta segment, added
 documents come last and deleted ones leave a zero row), so a vector row and an index document share their id.
 Each row is stored as int4 codes, two a byte, with a float scale (``x ≈ (n - 8) / 7 * scale``), in shards of

@@ -150,7 +150,10 @@ class Searcher(IndexReader):
                 # their row files hold their documents (toolcat-vectors-7): no doc shard for those
                 carried, guess = tier.carried(query), []
                 if self._prefetch_fn is not None and (refs or tier.partitioned):
-                    guess = tier.head_guess(query, lexical, max(limit or 0, hybrid.NAME_DEPTH), allowed, params)
+                    # the head is guessed by the fusion that will rank it: the learned model's, else the hand one
+                    rank = None if model is None else self._learned_rank(query, lexical, model, allowed, params)
+                    depth = max(limit or 0, hybrid.NAME_DEPTH)
+                    guess = tier.head_guess(query, lexical, depth, allowed, params, rank)
                     part = self._part("tools")
                     self._pending_pages = []
                     doc_refs = [self._doc_ref(part, doc, fetch_page=False) for doc in guess if doc not in carried]
@@ -572,6 +575,22 @@ class Searcher(IndexReader):
         if model is None or model.weak is None:
             return WEAK_RELEVANCE
         return model.weak + (model.weak_per_word / words if words > 0 else 0.0)
+
+    def _learned_rank(
+        self,
+        query: str,
+        lexical: list[tuple[int, float, list[str]]],
+        model: fusion_model.Model,
+        allowed: Callable[[int], bool] | None,
+        params: tuple[float, float, float, float],
+    ) -> Callable[[Any, int, Any], list[tuple[int, float, list[str]]]]:
+        """``rank(cosines, limit, pool)``: the learned fusion of ``query``'s candidates for some cosines (a head guess)."""
+        known, idf = self.known_share(query), self.term_idf(query) if model.idf_coverage else None
+
+        def rank(cosines: Any, limit: int, pool: Any) -> list[tuple[int, float, list[str]]]:
+            return fusion_model.fuse(query, lexical, cosines, limit, model, allowed, params, pool, known, idf)
+
+        return rank
 
     def _tools_model(self) -> fusion_model.Model | None:
         """The learned fusion a tools search with a limit is ranked by now, or None.

@@ -533,8 +533,12 @@ class SemanticTier:
         depth: int,
         allowed: Callable[[int], bool] | None,
         params: tuple[float, float, float, float],
+        rank: Callable[[Any, int, Any], list[tuple[int, float, list[str]]]] | None = None,
     ) -> list[int]:
         """The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read.
+
+        ``rank(cosines, limit, pool)`` is the fusion that will rank them (the searcher's learned model, when one
+        ranks this tier: a guess by another fusion misses its head and costs a round); None: :func:`hybrid.fuse`.
 
         The fused top ``depth`` with those candidates' cosines unknown (none): a fused score only grows with the
         cosine, so every doc of the true top that has a known cosine is in it, and no doc of the true top scores
@@ -548,9 +552,14 @@ class SemanticTier:
 
         if self._partition is None:
             return []
+        if rank is None:
+
+            def rank(cosines: Any, limit: int, pool: Any) -> list[tuple[int, float, list[str]]]:
+                return hybrid.fuse(lexical, cosines, limit, allowed, params, pool)
+
         known = self._partitioned_scores(query)
         pool = self.pool("tools", query, known)
-        sure = hybrid.fuse(lexical, known, depth, allowed, params, pool)
+        sure = rank(known, depth, pool)
         unknown = np.asarray([doc for doc, _, _ in lexical if known[doc] == -2.0], dtype=np.int64)
         if not len(unknown) or int(self._meta["tools"]["n_docs"]) > SURE_HEAD_ABOVE:
             return [doc for doc, _, _ in sure]
@@ -558,7 +567,7 @@ class SemanticTier:
         ceiling = known.copy()
         ceiling[unknown] = float(known.max())
         width = len(lexical) + hybrid.CANDIDATES  # every candidate the fusion scores
-        raised = hybrid.fuse(lexical, ceiling, width, allowed, params, pool)
+        raised = rank(ceiling, width, pool)
         reach = [doc for doc, score, _ in raised if score >= floor and known[doc] == -2.0]
         return list(dict.fromkeys([*(doc for doc, _, _ in sure), *reach]))
 

@@ -1393,9 +1393,10 @@
     return [missing, Math.max(1, tokens.length)];
   }
   async function weakWords(searcher, query, best, part = "tools") {
-    if (!(best < (part === "tools" ? searcher.weakBar : 0.35))) return null;
+    const [bar, rise] = part === "tools" ? searcher.weakRule ?? [searcher.weakBar, 0] : [0.35, 0];
+    if (!(best < bar + Math.max(rise, 0))) return null;
     const [missing, words2] = await unknownWords(searcher, query);
-    return missing.length && missing.length >= 0.5 * words2 ? missing : null;
+    return missing.length && missing.length >= 0.5 * words2 && best < bar + rise / words2 ? missing : null;
   }
   function weakAnswer(query, hits, missing, key = "matches", browse = []) {
     return {
@@ -1406,7 +1407,7 @@
     };
   }
   async function weak(searcher, query, matches) {
-    const missing = await weakWords(searcher, query, 0);
+    const missing = await weakWords(searcher, query, matches[0].relevance);
     return missing ? weakAnswer(query, matches, missing) : null;
   }
   async function nodesAnswer(searcher, query, results) {
