@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engines.embedding import BUNDLED_MINILM, STATIC_MINILM
+from ..engines.embedding import BUNDLED_MINILM, ONNX_MINILM, STATIC_MINILM
 from ..format.json_paths import child_path
 from .errors import Diagnostic, Severity, SourceError
 from .sources.kinds import CONFIG_FILES
@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 #: Every key the settings file may hold: section → option → what it takes (docs/sources.md, "Build settings").
 OPTIONS: dict[str, dict[str, str]] = {
     "search": {
-        "embedder": "an embedder spec (minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH, "
-        "a model folder) or none",
+        "embedder": "an embedder spec (minilm-tools, the default; minilm-onnx, minilm, static-minilm, terms, "
+        "onnx:FOLDER, st:NAME_OR_PATH, model2vec:NAME_OR_PATH, a model folder) or none",
     },
     "discovery": {
         "per_domain": "true (a discover_<namespace>_tools tool per namespace), false, or a list of namespaces "
@@ -43,7 +43,7 @@ OPTIONS: dict[str, dict[str, str]] = {
 TERMS_SPEC = "terms"
 #: Values of ``search.embedder`` (and ``--embedder``) that turn the semantic tier off.
 OFF = ("", "none", "off", "false")
-_SPEC_PREFIXES = ("st:", "model2vec:")
+_SPEC_PREFIXES = ("st:", "model2vec:", "onnx:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +138,7 @@ def known_embedder(spec: str) -> bool:
     """Whether ``spec`` has the shape of an embedder spec (a name, a prefixed spec or an existing folder)."""
     low = spec.strip().lower()
     return (
-        low in (*BUNDLED_MINILM, STATIC_MINILM, TERMS_SPEC)
+        low in (*BUNDLED_MINILM, *ONNX_MINILM, STATIC_MINILM, TERMS_SPEC)
         or low.startswith(_SPEC_PREFIXES)
         or Path(spec).expanduser().is_dir()
     )
@@ -160,7 +160,7 @@ def _embedder(value: Any, report: _Report) -> str | None:
         )
         return None
     if not known_embedder(value):
-        names = [*BUNDLED_MINILM, STATIC_MINILM]
+        names = [*ONNX_MINILM, *BUNDLED_MINILM, STATIC_MINILM, TERMS_SPEC]
         close = difflib.get_close_matches(value.strip().lower(), names, n=1)
         report.add(
             Severity.ERROR,
@@ -171,7 +171,8 @@ def _embedder(value: Any, report: _Report) -> str | None:
             code="unknown_embedder",
             hint=f"Did you mean '{close[0]}'?"
             if close
-            else "Use minilm, static-minilm, st:NAME_OR_PATH, model2vec:NAME_OR_PATH or the path of a model folder.",
+            else "Use minilm-tools (the default), minilm-onnx, minilm, static-minilm, terms, onnx:FOLDER, "
+            "st:NAME_OR_PATH, model2vec:NAME_OR_PATH or the path of a model folder.",
         )
         return None
     return value.strip()

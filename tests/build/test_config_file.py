@@ -54,6 +54,21 @@ def test_an_unknown_embedder_in_toolcat_yml_fails_the_build_at_its_line(tmp_path
     assert not (tmp_path / "build").exists()
 
 
+@pytest.mark.parametrize("spec", ["minilm-tools", "minilm-onnx", "minilm-onnx-f32", "terms", "onnx:/models/x#cls"])
+def test_every_named_embedder_the_docs_offer_is_accepted(tmp_path: Path, spec: str) -> None:
+    """search.embedder may name the default (minilm-tools), the base model (minilm-onnx) or an onnx: folder."""
+    src = write_tree(tmp_path / "src", {**TREE, "toolcat.yml": f"search: {{embedder: '{spec}'}}\n"})
+    config = read_config(src)
+    assert (config.embedder, config.diagnostics) == (spec, ())
+
+
+def test_a_misspelt_default_embedder_suggests_it(tmp_path: Path) -> None:
+    """embedder: minilm-tool is an error whose hint names minilm-tools."""
+    src = write_tree(tmp_path / "src", {**TREE, "toolcat.yml": "search: {embedder: minilm-tool}\n"})
+    [problem] = read_config(src).diagnostics
+    assert (problem.code, problem.hint) == ("unknown_embedder", "Did you mean 'minilm-tools'?")
+
+
 def test_both_settings_files_at_once_are_an_error(tmp_path: Path) -> None:
     """toolcat.yaml and toolcat.yml together are refused: which one wins would be a guess."""
     src = write_tree(tmp_path / "src", {**TREE, "toolcat.yaml": "search: {}\n", "toolcat.yml": "search: {}\n"})
