@@ -188,12 +188,22 @@ export async function termIdf(searcher: Searcher, terms: Set<string>): Promise<M
   return out;
 }
 
-/** The learned fusion of a tools search and its name stage (``Searcher._first_stage`` / ``_without_vectors`` with a
- * model, then ``_name_boosted``): the top ``limit``. */
-export async function learnedRanked(searcher: Searcher, query: string, lexical: Hit[], cosines: Float32Array | null, limit: number, model: LinearModel, allowed: Allowed, params: Params, pool: Float32Array | null, nameDepth: number): Promise<Hit[]> {
+/** ``rank(cosines, limit, pool)``: the learned fusion of a query's candidates for some cosines (null: the lexical model). */
+export type LearnedRank = (cosines: Float32Array | null, limit: number, pool: Float32Array | null) => Hit[];
+
+/** The query's terms and its learned ranking (``Searcher._learned_rank``): the evidence that does not depend on the
+ * cosines (known-word share, idf) is read once, for a partitioned build's head guess and for the ranking itself. */
+export async function learnedRank(searcher: Searcher, query: string, lexical: Hit[], model: LinearModel, allowed: Allowed, params: Params): Promise<[Set<string>, LearnedRank]> {
   const terms = new Set(searcher.words(query));
   const idf = model.idfCoverage ? await termIdf(searcher, terms) : null;
-  const fused = learnedFuse(terms, lexical, cosines, Math.max(limit, nameDepth), model, allowed, params, await knownShare(searcher, terms), pool, idf);
+  const known = await knownShare(searcher, terms);
+  return [terms, (cosines, limit, pool) => learnedFuse(terms, lexical, cosines, limit, model, allowed, params, known, pool, idf)];
+}
+
+/** The learned fusion of a tools search and its name stage (``Searcher._first_stage`` / ``_without_vectors`` with a
+ * model, then ``_name_boosted``): the top ``limit`` of ``learnedRank``'s ranking. */
+export async function learnedRanked(searcher: Searcher, [terms, rank]: [Set<string>, LearnedRank], cosines: Float32Array | null, limit: number, model: LinearModel, pool: Float32Array | null, nameDepth: number): Promise<Hit[]> {
+  const fused = rank(cosines, Math.max(limit, nameDepth), pool);
   if (!terms.size || !model.name.some(Boolean)) return fused.slice(0, limit);
   const ids = (await searcher.docs("tools", fused.slice(0, nameDepth))).map((doc) => String(doc.pointer.tool_id));
   return nameRescored(fused, ids, terms, (text) => searcher.words(text), model).slice(0, limit);

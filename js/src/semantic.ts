@@ -13,7 +13,7 @@
 import type { Hit, Searcher } from "./search.js";
 import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
-import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, knownShare, learnedFuse, learnedRanked, modelFor, semanticWeight, termIdf, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
+import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, learnedRank, learnedRanked, modelFor, semanticWeight, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
 import { WordPiece } from "./wordpiece.js";
 
 type Allowed = ((docId: number) => boolean) | null;
@@ -771,23 +771,16 @@ export class SemanticTier {
     const model = partName === "tools" ? modelFor(this.model as string, this.meta.model.weights_sha256 ?? null, this.learned) : null;
     try {
       const partitioned = partName === "tools" && this.partition !== null;
-      if (partitioned) {
-        // the head is guessed by the fusion that will rank it (``Searcher._learned_rank``): the learned model's, else fuse
-        let rank: Rank | null = null;
-        if (model !== null) {
-          const terms = new Set(searcher.words(query));
-          const idf = model.idfCoverage ? await termIdf(searcher, terms) : null;
-          const known = await knownShare(searcher, terms);
-          rank = (cosines, n, pool) => learnedFuse(terms, lexical, cosines, n, model, allowed, params, known, pool, idf);
-        }
-        await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params, rank);
-      }
+      // the learned fusion of this query's candidates, for any cosines (``Searcher._learned_rank``): it guesses the
+      // head of a partitioned build and ranks it
+      const learned = model === null ? null : await learnedRank(searcher, query, lexical, model, allowed, params);
+      if (partitioned) await this.readRows(searcher, query, lexical, Math.max(limit, NAME_DEPTH), allowed, params, learned && learned[1]);
       const cosines = partitioned ? await this.partitionedScores(searcher, query) : await this.scores(searcher, partName, query);
       const pool = partitioned ? await this.pool(searcher, query, cosines) : null;
       const part = await searcher.part(partName);
       if (cosines.length < part.nDocs) throw new RangeError(`${cosines.length} ${partName} vectors for ${part.nDocs} documents`);
       if (partName !== "tools") return fuse(lexical, cosines, limit, allowed, params);
-      if (model !== null) return await learnedRanked(searcher, query, lexical, cosines, limit, model, allowed, params, pool, NAME_DEPTH);
+      if (model !== null && learned !== null) return await learnedRanked(searcher, learned, cosines, limit, model, pool, NAME_DEPTH);
       const fused = fuse(lexical, cosines, Math.max(limit, NAME_DEPTH), allowed, params, pool);
       const terms = new Set(searcher.words(query));
       if (!terms.size || NAME_BOOST <= 0) return fused.slice(0, limit);
@@ -819,5 +812,5 @@ export async function lexicalRanked(searcher: Searcher, query: string, allowed: 
   setWeakRule(searcher, model); // find_tool's weak bar on this model's scale (``Searcher.weak_bar``)
   const lexical = await searcher.topK("tools", query, Math.max(limit, model === null ? limit : CANDIDATES), allowed);
   if (model === null) return lexical.slice(0, limit);
-  return learnedRanked(searcher, query, lexical, null, limit, model, null, FUSION.onnx as Params, null, NAME_DEPTH);
+  return learnedRanked(searcher, await learnedRank(searcher, query, lexical, model, null, FUSION.onnx as Params), null, limit, model, null, NAME_DEPTH);
 }

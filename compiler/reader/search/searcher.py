@@ -143,16 +143,17 @@ class Searcher(IndexReader):
         # the learned fusion (docs/search.md, "Learned fusion") where a model was trained for this embedder
         model = self._tools_model() if part_name == "tools" else None
         try:
+            # the learned fusion of this query's candidates, for any cosines: it guesses the head and ranks it
+            rank = None if model is None else self._learned_rank(query, lexical, model, allowed, params)
+            depth = max(limit or 0, hybrid.NAME_DEPTH)
             if part_name == "tools":  # a partitioned build: the candidates' rows, with the likely head's doc shards
                 refs = tier.row_refs(query, [doc for doc, _, _ in lexical])
+                # the candidates whose row files hold their documents (toolcat-vectors-7): no doc shard for those
+                carried, guess = tier.carried(query), []
                 # no row to read: the head is known, its doc shards fetched in one round; a source that reads files
                 # one at a time (a folder: no prefetch) has no round to save, so no guess is made
-                # their row files hold their documents (toolcat-vectors-7): no doc shard for those
-                carried, guess = tier.carried(query), []
                 if self._prefetch_fn is not None and (refs or tier.partitioned):
                     # the head is guessed by the fusion that will rank it: the learned model's, else the hand one
-                    rank = None if model is None else self._learned_rank(query, lexical, model, allowed, params)
-                    depth = max(limit or 0, hybrid.NAME_DEPTH)
                     guess = tier.head_guess(query, lexical, depth, allowed, params, rank)
                     part = self._part("tools")
                     self._pending_pages = []
@@ -170,12 +171,9 @@ class Searcher(IndexReader):
             if part_name != "tools":
                 return fuse(lexical, cosines, limit or 0, allowed, params)
             pool = tier.pool(part_name, query, cosines)  # a partitioned build: the probed clusters' tools alone
-            depth = max(limit or 0, hybrid.NAME_DEPTH)
-            if model is not None:
-                known, idf = self.known_share(query), self.term_idf(query) if model.idf_coverage else None
-                fused = fusion_model.fuse(query, lexical, cosines, depth, model, allowed, params, pool, known, idf)
-            else:
-                fused = fuse(lexical, cosines, depth, allowed, params, pool)
+            fused = (
+                rank(cosines, depth, pool) if rank is not None else fuse(lexical, cosines, depth, allowed, params, pool)
+            )
             return self._name_boosted(query, fused, model)[:limit]
         except (*VECTOR_ERRORS, ReaderError) as err:  # broken vectors: answer by words, and say why (stats)
             tier.fail(err)
@@ -198,10 +196,8 @@ class Searcher(IndexReader):
         if learned is None:
             return super()._ranked(part_name, query, allowed, limit)
         lexical = super()._ranked(part_name, query, allowed, max(limit, CANDIDATES))
-        depth, known = max(limit, hybrid.NAME_DEPTH), self.known_share(query)
-        idf = self.term_idf(query) if learned.idf_coverage else None
-        fused = fusion_model.fuse(query, lexical, None, depth, learned, known=known, idf=idf)
-        return self._name_boosted(query, fused, learned)[:limit]
+        rank = self._learned_rank(query, lexical, learned, allowed, FUSION["onnx"])
+        return self._name_boosted(query, rank(None, max(limit, hybrid.NAME_DEPTH), None), learned)[:limit]
 
     def _expanded(
         self, query: str, allowed: Callable[[int], bool] | None, limit: int
@@ -584,7 +580,11 @@ class Searcher(IndexReader):
         allowed: Callable[[int], bool] | None,
         params: tuple[float, float, float, float],
     ) -> Callable[[Any, int, Any], list[tuple[int, float, list[str]]]]:
-        """``rank(cosines, limit, pool)``: the learned fusion of ``query``'s candidates for some cosines (a head guess)."""
+        """``rank(cosines, limit, pool)``: the learned fusion of ``query``'s candidates for some cosines.
+
+        The query's evidence that does not depend on the cosines (its known-word share, its idf) is read once, and
+        serves the head guess of a partitioned build, the ranking itself, and the lexical model (``cosines`` None).
+        """
         known, idf = self.known_share(query), self.term_idf(query) if model.idf_coverage else None
 
         def rank(cosines: Any, limit: int, pool: Any) -> list[tuple[int, float, list[str]]]:
