@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python bench/train_fusion.py [--sets example,github,metatool,bfcl]
         [--keep /tmp/toolcat-fusion-builds] [--write] [--report-only] [--no-report] [--own-examples]
-        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE] [--weak-rules]
+        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE] [--weak-rules [--thresholds-only]]
 
 Each labelled set (bench_search_tiers' sources: the example's evals, GitHub MCP, 2,000 sampled MetaTool queries,
 every BFCL query) is built once with the default embedder (``minilm-onnx``; ``--embedder minilm-tools``: with that
@@ -36,7 +36,10 @@ committed file, no training). ``--own-examples`` adds the example catalogue's to
 set (tried for the seed request; not kept: docs/search.md, "Learned fusion"). ``--weak-rules`` (no training) measures
 the weak rules of WEAK_RULES on the committed model of ``--embedder`` and on main's fusion: each fitted on the train
 requests, its 5-fold CV cost there, its held-out counts, and whether "zip the reports" is weak (docs/search.md,
-"Stacked: minilm-tools under the learned fusion").
+"Stacked: minilm-tools under the learned fusion"); then (``--thresholds-only``: that alone) the idf-weighted unknown
+share's thresholds the reader's rule reads, each fitted on the train requests (:func:`weak_thresholds`; docs/search.md,
+"The weak rule weighs words by idf"). Training fits a learned model's bar and rise under that rule at
+``WEAK_LEARNED_SHARE`` (:func:`weak_per_word`).
 
 The report then ranks every query through the reader itself (``Searcher.rank_tools(query, limit=10)``, as
 bench_search_tiers does) with the learned fusion on and off (``TOOLCAT_LEARNED_FUSION=0``: main's hand-tuned
