@@ -1,7 +1,7 @@
 """Measure new features and richer models for the default tier's learned fusion, by 5-fold CV on the train queries.
 
     OMP_NUM_THREADS=1 TOOLCAT_CACHE_DIR=/tmp/lead-cache nice -n 5 .venv/bin/python bench/train_fusion_features.py
-        [--keep /tmp/toolcat-fusion-builds] [--groups single,combined,head,spaces,hard,gbdt,ceiling]
+        [--keep /tmp/toolcat-fusion-builds] [--groups single,combined,head,spaces,hard,gbdt,per_set,ceiling]
 
 The study behind docs/search.md, "New evidence for the learned fusion" (issue 33, seventh session). It reads the
 candidates ``bench/train_fusion.py --embedder minilm-tools --idf-coverage`` kept in ``--keep`` (the four labelled
@@ -22,6 +22,8 @@ reads the held-out split. Groups (``--groups``):
 * ``spaces``: the lexical score split into its word and character n-gram parts;
 * ``hard``: a top-heavy objective, the pairs against the first model's top K negatives weighing ``mix`` of a query;
 * ``gbdt``: a gradient-boosted re-ranker (scikit-learn) of the linear model's top 20, blended with its logit;
+* ``per_set``: each set's own model, trained and scored on its train queries alone (what a model that knew a query's
+  set, say by its style, could gain over one model for all);
 * ``ceiling``: a gradient-boosted model over every feature, fitted and scored on ALL the train queries (in-sample,
   an upper bound on what the evidence can separate, not a model to ship).
 
@@ -53,7 +55,7 @@ from toolcat.format.analyzer import analyze_words  # noqa: E402
 from toolcat.reader.search import fusion_model, hybrid  # noqa: E402
 from toolcat.reader.search.ranking import IndexReader  # noqa: E402
 
-GROUPS = ("single", "combined", "head", "spaces", "hard", "gbdt", "ceiling")
+GROUPS = ("single", "combined", "head", "spaces", "hard", "gbdt", "per_set", "ceiling")
 C = 0.1  # the committed grid point (docs/search.md, "Stacked")
 #: The head stage's features beyond the name match (:func:`head_features`).
 HEAD_EXTRA = ("name_q_idf", "name_n", "sum_idf", "sum_n", "log_size")
@@ -503,6 +505,15 @@ def main() -> None:
         for trees, blend in ((50, 1.0), (50, 0.5), (100, 0.5)):
             show(f"GBDT re-rank of the top 20, {trees} trees of depth 3, blend {blend}", (), gbdt(3, trees, blend))
         show("GBDT re-rank of the top 20, 50 trees, blend 0.5, + all features", SINGLE, gbdt(3, 50, 0.5))
+    if "per_set" in groups:
+        own = [Study([d]).cv(linear())[0] for d in data]
+        study = Study(data)  # the score function back on the whole study (Study() rebinds train_fusion's)
+        r1 = [a[0] for a in own]
+        print(
+            f"| each set's own model | {' / '.join(f'{v:.4f}' for v in r1)} | {statistics.mean(r1):.4f} |"
+            f" {' / '.join(f'{a[1]:.4f}' for a in own)} | {min(a - b for a, b in zip(r1, base, strict=True)):+.4f} |",
+            flush=True,
+        )
     if "ceiling" in groups:
         show("IN-SAMPLE linear, + all features (bound)", SINGLE, linear(), in_sample=True)
         show("IN-SAMPLE GBDT, 200 trees of depth 6, + all features (bound)", SINGLE, ceiling(6, 200), in_sample=True)
