@@ -1,7 +1,7 @@
 """Measure new features and richer models for the default tier's learned fusion, by 5-fold CV on the train queries.
 
     OMP_NUM_THREADS=1 TOOLCAT_CACHE_DIR=/tmp/lead-cache nice -n 5 .venv/bin/python bench/train_fusion_features.py
-        [--keep /tmp/toolcat-fusion-builds] [--groups single,combined,head,spaces,hard,gbdt,per_set,ceiling]
+        [--keep /tmp/toolcat-fusion-builds] [--groups single,combined,head,spaces,node,hard,gbdt,per_set,ceiling]
 
 The study behind docs/search.md, "New evidence for the learned fusion" (issue 33, seventh session). It reads the
 candidates ``bench/train_fusion.py --embedder minilm-tools --idf-coverage`` kept in ``--keep`` (the four labelled
@@ -18,6 +18,8 @@ reads the held-out split. Groups (``--groups``):
 
 * ``single``: the committed 17 features plus one candidate feature (:func:`candidate_features`);
 * ``combined``: plus all of them, at C 0.01 / 0.1 / 1;
+* ``node``: the hierarchy term apart (the mixed cosine less the tool's own, and the tool's own cosine; only the
+  example catalogue has a hierarchy);
 * ``head``: the name stage widened with features of the head's documents (:func:`head_features`);
 * ``spaces``: the lexical score split into its word and character n-gram parts;
 * ``hard``: a top-heavy objective, the pairs against the first model's top K negatives weighing ``mix`` of a query;
@@ -55,7 +57,7 @@ from toolcat.format.analyzer import analyze_words  # noqa: E402
 from toolcat.reader.search import fusion_model, hybrid  # noqa: E402
 from toolcat.reader.search.ranking import IndexReader  # noqa: E402
 
-GROUPS = ("single", "combined", "head", "spaces", "hard", "gbdt", "per_set", "ceiling")
+GROUPS = ("single", "combined", "head", "spaces", "node", "hard", "gbdt", "per_set", "ceiling")
 C = 0.1  # the committed grid point (docs/search.md, "Stacked")
 #: The head stage's features beyond the name match (:func:`head_features`).
 HEAD_EXTRA = ("name_q_idf", "name_n", "sum_idf", "sum_n", "log_size")
@@ -109,6 +111,9 @@ def add_evidence(data: list[dict[str, Any]]) -> None:
             }
             r["set"] = d
             r["extra"] = candidate_features(r)
+            own = tier._cosines("tools", query)  # noqa: SLF001 - the tool's cosine before the hierarchy term
+            for e, doc, mixed in zip(r["extra"], cands, r["raw"]["values"], strict=True):
+                e.update({"node_gap": mixed - float(own[doc]), "cos_own": float(own[doc])})
 
 
 def candidate_features(r: Row) -> list[dict[str, float]]:
@@ -492,6 +497,9 @@ def main() -> None:
     if "spaces" in groups:
         for names in SPACES:
             show(f"+ {', '.join(names)}", names, linear())
+    if "node" in groups:
+        for name in ("node_gap", "cos_own"):
+            show(f"+ {name}", (name,), linear())
     if "head" in groups:
         show("head stage: name match (the committed stage, free signs)", (), head_stage(("match", "match_hi")))
         for name in HEAD_EXTRA:
