@@ -457,6 +457,26 @@ def ceiling(depth: int, trees: int) -> Callable[[list[tuple[Row, float]]], Calla
     return fitted
 
 
+def committed(data: list[dict[str, Any]]) -> None:
+    """Where the committed model puts each train query's right tool (in-sample): first, at ranks 2-10, further."""
+    import json  # noqa: PLC0415
+
+    entry = json.loads(tf.OUT.read_text(encoding="utf-8"))["models"]["minilm-tools"]
+    name = (entry["name"][0], entry["name"][1])
+    for d in data:
+        rows = [r for r in d["rows"] if r["part"] == "train"]
+        places = []
+        for r in rows:
+            r["x"] = r["sem"]
+            top = tf.ranked_by(r, "x", Study.score_rows([r], "x", entry["weights"], entry["bias"])[0], d["names"], name)
+            places.append(next((k for k, tool in enumerate(top) if tool in r["gold"]), None))
+        near = sum(1 for k in places if k is not None and k > 0)
+        print(
+            f"{d['name']}: the committed model on its {len(rows)} train queries puts the right tool first for"
+            f" {places.count(0)}, at ranks 2-10 for {near}, further for {places.count(None)}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default=",".join(tf.SETS))
@@ -470,6 +490,7 @@ def main() -> None:
     data = kept(args.keep, args.sets)
     add_evidence(data)
     study = Study(data)
+    committed(data)
     print("| variant | CV R@1 " + " / ".join(d["name"] for d in data) + " | mean | CV R@5 | worst R@1 change |")
     print("|---|---|---|---|---|")
     base: list[float] = []
@@ -514,6 +535,7 @@ def main() -> None:
             show(f"GBDT re-rank of the top 20, {trees} trees of depth 3, blend {blend}", (), gbdt(3, trees, blend))
         show("GBDT re-rank of the top 20, 50 trees, blend 0.5, + all features", SINGLE, gbdt(3, 50, 0.5))
     if "per_set" in groups:
+        study.use(())  # the committed 17 features
         own = [Study([d]).cv(linear())[0] for d in data]
         study = Study(data)  # the score function back on the whole study (Study() rebinds train_fusion's)
         r1 = [a[0] for a in own]
