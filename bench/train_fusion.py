@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python bench/train_fusion.py [--sets example,github,metatool,bfcl]
         [--keep /tmp/toolcat-fusion-builds] [--write] [--report-only] [--no-report] [--own-examples]
-        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE] [--weak-rules]
+        [--embedder minilm-tools] [--against] [--idf-coverage] [--out FILE] [--weak-rules [--thresholds-only]]
 
 Each labelled set (bench_search_tiers' sources: the example's evals, GitHub MCP, 2,000 sampled MetaTool queries,
 every BFCL query) is built once with the default embedder (``minilm-onnx``; ``--embedder minilm-tools``: with that
@@ -36,7 +36,10 @@ committed file, no training). ``--own-examples`` adds the example catalogue's to
 set (tried for the seed request; not kept: docs/search.md, "Learned fusion"). ``--weak-rules`` (no training) measures
 the weak rules of WEAK_RULES on the committed model of ``--embedder`` and on main's fusion: each fitted on the train
 requests, its 5-fold CV cost there, its held-out counts, and whether "zip the reports" is weak (docs/search.md,
-"Stacked: minilm-tools under the learned fusion").
+"Stacked: minilm-tools under the learned fusion"); then (``--thresholds-only``: that alone) the idf-weighted unknown
+share's thresholds the reader's rule reads, each fitted on the train requests (:func:`weak_thresholds`; docs/search.md,
+"The weak rule weighs words by idf"). Training fits a learned model's bar and rise under that rule at
+``WEAK_LEARNED_SHARE`` (:func:`weak_per_word`).
 
 The report then ranks every query through the reader itself (``Searcher.rank_tools(query, limit=10)``, as
 bench_search_tiers does) with the learned fusion on and off (``TOOLCAT_LEARNED_FUSION=0``: main's hand-tuned
@@ -65,6 +68,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, open_build, split  # noqa: E402
@@ -76,7 +81,13 @@ from toolcat.build.contributors.index.texts import tool_order  # noqa: E402
 from toolcat.format.analyzer import analyze_words  # noqa: E402
 from toolcat.reader.search import fusion_model, hybrid  # noqa: E402
 from toolcat.reader.search.ranking import IndexReader  # noqa: E402
-from toolcat.reader.search.searcher import MIN_RELEVANCE, WEAK_RELEVANCE, WEAK_UNKNOWN_SHARE, Searcher  # noqa: E402
+from toolcat.reader.search.searcher import (  # noqa: E402
+    MIN_RELEVANCE,
+    WEAK_LEARNED_SHARE,
+    WEAK_RELEVANCE,
+    WEAK_UNKNOWN_SHARE,
+    Searcher,
+)
 
 #: The embedder the sets are built with and the semantic model is trained for (``--embedder``; a module switch so
 #: the cached candidates and the builds follow it).
@@ -730,11 +741,12 @@ def rule_inputs(searcher: Searcher, query: str, head: list[float]) -> dict[str, 
     unseen = math.log(1 + searcher._part("tools").n_docs) + 1.0  # noqa: SLF001
     total = sum(idf.values()) or 1.0
     unknown_idf = sum(v for v in idf.values() if v >= unseen)
+    share = searcher.unknown_share(query) if missing else 0.0  # the reader's (Searcher.weak_words)
     tokens = [t for t in dict.fromkeys(re.findall(r"[^\W_]+", query[:1000])) if analyze_words(t)]
     best, second = (head[0], head[1]) if len(head) > 1 else (head[0] if head else 0.0, 0.0)
     return {
         "words": len(missing) / words if missing else 0.0,
-        "idf": unknown_idf / total if missing else 0.0,
+        "idf": share,
         "none": 0.0,
         "unknown_share": len(missing) / words,
         "inv_words": 1 / words,
@@ -777,7 +789,7 @@ def rule_outcomes(
 def head_scores(row: dict[str, Any], kind: str, entry: dict[str, Any] | None) -> list[float]:
     """The relevances of one request's top 10 as find_tool ranks them (main's fusion when ``entry`` is None)."""
     if entry is None:
-        return [s for _, s in hand_head(row)]
+        return [s for _, s in hand_head(row)] if kind == "sem" else [x[0] for x in row["lex"][1][:10]]
     scores = score_rows([row], kind, entry["weights"], entry["bias"])[0]
     return [s for _, s in head_rescored(row, kind, scores, (entry["name"][0], entry["name"][1]))]
 
@@ -883,9 +895,98 @@ def weak_rules(outs: list[dict[str, Any]], label: str, shipped: float, rise: flo
             )
 
 
-#: The weak rule the weights carry (``weak_per_word``): the bar rises by ``weak_per_word / words`` for a query of
-#: ``words`` content words (``Searcher.weak_bar``), WEAK_RULES' "bar + s / words".
-WEAK_PER_WORD_RULE = WEAK_RULES[2]
+def idf_rule(
+    threshold: float, rises: tuple[float, ...] = WEAK_RULES[2][4]
+) -> tuple[str, str, float, str, tuple[float, ...]]:
+    """The reader's weak rule at ``threshold``: the idf-weighted unknown share, the best under bar + s / words."""
+    return (f"bar + s / words, idf-weighted share >= {threshold}", "idf", threshold, "inv_words", rises)
+
+
+#: The weak rule the reader applies under a learned fusion, whose bar the weights carry (``Searcher.weak_words``): the
+#: query's unknown words carry at least WEAK_LEARNED_SHARE of its idf (``Searcher.unknown_share``) and the best hit
+#: scores under a bar that rises by ``weak_per_word / words`` for a query of ``words`` content words
+#: (``Searcher.weak_bar``). The hand fusion's: WEAK_UNKNOWN_SHARE and WEAK_RELEVANCE, no rise.
+WEAK_PER_WORD_RULE = idf_rule(WEAK_LEARNED_SHARE)
+#: The rule before the seventh session: half the words (by count) unknown, the same bar (WEAK_RULES' "bar + s / words").
+WORD_SHARE_RULE = WEAK_RULES[2]
+#: Each ranking's weak bar and rise under the rule before (:data:`WORD_SHARE_RULE`), which the idf-weighted rule
+#: replaced in the seventh session: its right-first train answers called weak are the new rule's limit
+#: (:func:`weak_thresholds`). "hand": the hand fusion's and the lexical score's WEAK_RELEVANCE then.
+WEAK_BEFORE = {
+    "minilm-tools": (0.287572, 0.055),
+    "minilm-onnx": (0.2566, 0.0),
+    "lexical": (0.3188, 0.0),
+    "hand": (0.35, 0.0),
+}
+#: The idf-weighted shares tried as the weak rule's threshold (:func:`weak_thresholds`).
+WEAK_THRESHOLDS = tuple(sorted({*(i / 20 for i in range(2, 17)), *(i / 100 for i in range(51, 65))}))
+#: The example catalogue's seed requests (catalog_src/evals/seeds.yaml): a weak rule may not newly call one weak.
+SEEDS_FILE = BENCH.parent / "catalog_src" / "evals" / "seeds.yaml"
+
+
+def weak_thresholds(
+    outs: list[dict[str, Any]], label: str, shipped: float, rise: float, *, fixed: bool = False, pinned: bool = False
+) -> dict[float, int]:
+    """The idf-weighted share's threshold chosen on the train requests, each tried with its bar fitted there.
+
+    The limit is the share of right-first train answers the rule before (:data:`WORD_SHARE_RULE` at ``shipped`` +
+    ``rise`` / words) calls weak: for each threshold, (bar, rise) are :func:`fit_rule`'s fewest unanswerable train
+    requests not called weak within it (``fixed``: the bar stays ``shipped`` + ``rise`` / words, the hand fusion's
+    0.35; a refitted bar is printed too). Admissible: within the limit, no seed request (SEEDS_FILE) newly called
+    weak and, when ``pinned`` (the default tier's model: tests/reader/test_search_quality.py pins it), WEAK_PROBE
+    called weak. Of those, this ranking's choice is the one missing the fewest unanswerable train requests (ties:
+    fewer right-first called weak, then the nearest to 0.5). Printed per threshold: the fit, its 5-fold CV counts
+    on the train requests, the seeds newly weak, the train and held-out counts, and WEAK_PROBE's verdict. Returns
+    the admissible thresholds, each with its unanswerable train requests missed (``main`` chooses the hand
+    rankings' one threshold from them).
+    """
+    train = [o for o in outs if o["part"] == "train"]
+    held = [o for o in outs if o["part"] == "test"]
+    probe = next(o for o in outs if o["part"] == "probe")
+    for o in train:
+        o["fold"] = fold_of(o["query"])
+    seeds = {str(e["query"]) for e in yaml.safe_load(SEEDS_FILE.read_text(encoding="utf-8"))["queries"]}
+    seeded = [o for o in outs if o["group"] == "example" and o["query"] in seeds]
+    seeded = [o for o in seeded if not rule_weak(o, WORD_SHARE_RULE, shipped, rise)]  # a seed weak before may stay
+    before = rule_counts(train, WORD_SHARE_RULE, shipped, rise)
+    limit = before[0] / before[1]
+    w, a, m, u = rule_counts(held, WORD_SHARE_RULE, shipped, rise)
+    print(
+        f"| {label} | the rule before: half the words unknown | {shipped} / {rise:+} | - | - | {before[0]} of {before[1]}"
+        f" / {before[2]} of {before[3]} | {w} of {a} / {m} of {u} |"
+        f" {'weak' if rule_weak(probe, WORD_SHARE_RULE, shipped, rise) else 'NOT weak'} |",
+        flush=True,
+    )
+    found = []
+    for threshold, refit in itertools.product(WEAK_THRESHOLDS, (False, True) if fixed else (True,)):
+        rule = idf_rule(threshold, (rise,))  # the rise kept: the bar alone is fitted
+        cv = [0, 0, 0, 0]
+        for fold in range(FOLDS):
+            part = [o for o in train if o["fold"] != fold]
+            bar, slope = fit_rule(part, rule, limit) if refit else (shipped, rise)
+            counts = rule_counts([o for o in train if o["fold"] == fold], rule, bar, slope)
+            cv = [x + y for x, y in zip(cv, counts, strict=True)]
+        bar, slope = fit_rule(train, rule, limit) if refit else (shipped, rise)
+        bar, slope = round(bar, 6), round(slope, 6)
+        t = rule_counts(train, rule, bar, slope)
+        w, a, m, u = rule_counts(held, rule, bar, slope)
+        seeds_weak = [o["query"] for o in seeded if rule_weak(o, rule, bar, slope)]
+        admissible = (
+            t[0] / t[1] <= limit + 1e-12 and not seeds_weak and (rule_weak(probe, rule, bar, slope) or not pinned)
+        )
+        if admissible and not (fixed and refit):
+            found.append((t[2], t[0], abs(threshold - 0.5), threshold))
+        print(
+            f"| {label} | idf-weighted share >= {threshold}{', bar refitted' if fixed and refit else ''} |"
+            f" {bar} / {slope:+} | {cv[0]} / {cv[2]} | seeds newly weak: {seeds_weak or 'none'} |"
+            f" {t[0]} of {t[1]} / {t[2]} of {t[3]} | {w} of {a} / {m} of {u} |"
+            f" {probe['best']:.4f} against {bar + slope * probe['x']['inv_words']:.4f}:"
+            f" {'weak' if rule_weak(probe, rule, bar, slope) else 'NOT weak'} |",
+            flush=True,
+        )
+    chosen = min(found)[3] if found else None
+    print(f"| {label} | chosen on the train requests: {chosen} | | | | | | |", flush=True)
+    return {f[3]: f[0] for f in found}
 
 
 def weak_per_word(
@@ -1030,6 +1131,11 @@ def main() -> None:
         help="no training: measure the weak rules of WEAK_RULES on the committed model of --embedder and on main's fusion",
     )
     parser.add_argument(
+        "--thresholds-only",
+        action="store_true",
+        help="with --weak-rules: only the idf-weighted share's thresholds (weak_thresholds), not every rule",
+    )
+    parser.add_argument(
         "--against",
         action="store_true",
         help=f"report {BASE_EMBEDDER}'s builds beside --embedder's, hand and learned fusion, in one pass",
@@ -1067,11 +1173,37 @@ def main() -> None:
                 f" held out: unanswerable, NOT called weak | {WEAK_PROBE!r}: best against its bar |"
             )
             print("|" + "---|" * 7)
-            for label, model, shipped, rise in (
-                (f"{EMBEDDER} learned", entry, entry["weak_relevance"], entry.get("weak_per_word", 0.0)),
-                (f"{EMBEDDER} main (hand)", None, WEAK_RELEVANCE, 0.0),
-            ):
-                weak_rules(rule_outcomes(data, foreign, "sem", model), label, shipped, rise)
+            fusions = [
+                (f"{EMBEDDER} learned", "sem", entry, entry["weak_relevance"], entry.get("weak_per_word", 0.0)),
+                (f"{EMBEDDER} main (hand)", "sem", None, WEAK_RELEVANCE, 0.0),
+            ]
+            if EMBEDDER == BASE_EMBEDDER:  # the lexical tier's model and its hand ranking (the lexical score)
+                lex = json.loads(out.read_text(encoding="utf-8"))["models"]["lexical"]
+                fusions += [
+                    ("lexical learned", "lex", lex, lex["weak_relevance"], lex.get("weak_per_word", 0.0)),
+                    ("lexical main (hand)", "lex", None, WEAK_RELEVANCE, 0.0),
+                ]
+            outs = {label: rule_outcomes(data, foreign, kind, model) for label, kind, model, _, _ in fusions}
+            if not args.thresholds_only:
+                for label, _kind, _, shipped, rise in fusions:
+                    weak_rules(outs[label], label, shipped, rise)
+            print(
+                "\n| fusion | rule | bar / rise | 5-fold CV (train): right first weak / unanswerable missed | seeds |"
+                " train: right first, called weak / unanswerable, NOT called weak | held out: the same |"
+                f" {WEAK_PROBE!r} |"
+            )
+            print("|" + "---|" * 8)
+            hand: dict[float, int] | None = None
+            for label, _, model, _, _ in fusions:
+                pinned = model is not None and model.get("default") is True
+                tier = "hand" if model is None else EMBEDDER if label.startswith(EMBEDDER) else "lexical"
+                before, rise = WEAK_BEFORE[tier]
+                found = weak_thresholds(outs[label], label, before, rise, fixed=model is None, pinned=pinned)
+                if model is None:  # the hand rankings share one threshold (WEAK_UNKNOWN_SHARE): admissible for each
+                    hand = found if hand is None else {t: m + found[t] for t, m in hand.items() if t in found}
+            print(
+                f"hand rankings of this run, one threshold admissible for each, fewest missed in all: {hand and min(hand, key=lambda t: (hand[t], t))}"
+            )
             return
         if args.report_only:
             report(data, args.keep, args.against)

@@ -76,11 +76,14 @@ export function noNodes(query: string): Json {
   return { results: [], hints: [`No category matches ${head200(query)}; search tools by purpose instead, or browse the root.`], next_action: { op: "search", args: { query } } };
 }
 
+/** The query's distinct words as typed (its first 1,000 characters) that have a content term (``_content_tokens``). */
+const contentTokens = (searcher: Searcher, query: string) => unique(Array.from(query).slice(0, 1000).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
+
 /** The query's words (as typed) no tool's text contains, and how many content words it has (``_unknown_words``). */
 export async function unknownWords(searcher: Searcher, query: string): Promise<[string[], number]> {
   const part = await searcher.part("tools");
   const space = part.spaces.find((s: Artifact) => s.name === "words");
-  const tokens = unique(Array.from(query).slice(0, 1000).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
+  const tokens = contentTokens(searcher, query);
   const missing: string[] = [];
   for (const token of tokens) {
     let known = false;
@@ -90,15 +93,34 @@ export async function unknownWords(searcher: Searcher, query: string): Promise<[
   return [missing, Math.max(1, tokens.length)];
 }
 
+/** The share of the query's idf its words no tool has carry, 0 to 1 (``Searcher.unknown_share``): each distinct term
+ * of its content words at its idf among the tools, a term no tool has at the unseen idf ``ln(1 + n) + 1``; from
+ * postings already read. */
+export async function unknownShare(searcher: Searcher, query: string): Promise<number> {
+  const part = await searcher.part("tools");
+  const space = part.spaces.find((s: Artifact) => s.name === "words");
+  const unseen = Math.log(1 + part.nDocs) + 1;
+  let known = 0;
+  let unknown = 0;
+  for (const term of unique(contentTokens(searcher, query).flatMap((t) => searcher.words(t)))) {
+    const posting = await searcher.posting("tools", part, space, term);
+    if (posting === null) unknown += unseen;
+    else known += posting.idf;
+  }
+  return unknown ? unknown / (known + unknown) : 0;
+}
+
 /** The missing words when an answer whose best hit scores ``best`` is weak, else null (``Searcher.weak_words``): every
- * search says so with one rule, half the query's content words in no tool and the best under the weak bar (0.35 for
- * nodes; for tools the searcher's, a learned fusion's own when one ranks them). */
+ * search says so with one rule, the query's words no tool has carrying a share of its idf (0.58; 0.54 under a learned
+ * fusion's own bar, ``Searcher.weak_share``) and the best under the weak bar (0.35 for nodes; for tools the
+ * searcher's, a learned fusion's own when one ranks them). */
 export async function weakWords(searcher: Searcher, query: string, best: number, part = "tools"): Promise<string[] | null> {
   // a learned model's bar moves by rise / words (``Searcher.weak_bar``)
-  const [bar, rise] = part === "tools" ? (searcher.weakRule ?? [searcher.weakBar, 0]) : [0.35, 0];
+  const learned = part === "tools" ? searcher.weakRule : undefined;
+  const [bar, rise] = learned ?? [part === "tools" ? searcher.weakBar : 0.35, 0];
   if (!(best < bar + Math.max(rise, 0))) return null; // over the bar for any length
   const [missing, words] = await unknownWords(searcher, query);
-  return missing.length && missing.length >= 0.5 * words && best < bar + rise / words ? missing : null;
+  return missing.length && best < bar + rise / words && (await unknownShare(searcher, query)) >= (learned ? 0.54 : 0.58) ? missing : null;
 }
 
 /** A search's answer when nothing matches the whole request (``_weak_answer``): the same hits under ``key``, marked
@@ -118,7 +140,7 @@ export async function weak(searcher: Searcher, query: string, matches: Json[]): 
   return missing ? weakAnswer(query, matches, missing) : null;
 }
 
-/** search_nodes' answer: none found (``noNodes``), weak (most words in no tool, the best under 0.35), or the results. */
+/** search_nodes' answer: none found (``noNodes``), weak (most of the idf in words no tool has, the best under 0.35), or the results. */
 export async function nodesAnswer(searcher: Searcher, query: string, results: Json[]): Promise<Json> {
   if (!results.length) return noNodes(query);
   const missing = await weakWords(searcher, query, (results[0] as Artifact).confidence, "nodes");
@@ -126,7 +148,7 @@ export async function nodesAnswer(searcher: Searcher, query: string, results: Js
 }
 
 /** search_tool_by_category's answer (``Searcher.search_tool_by_category``): NO_MATCH_IN_CATEGORY when nothing is
- * found or no word of the query is in any tool, weak when most are not (the best under 0.35), else the page. */
+ * found or no word of the query is in any tool, weak when most are not (the best under the weak bar), else the page. */
 export async function categoryAnswer(searcher: Searcher, query: string, path: string[], page: PointedHit[], key: string | false, offset: number, named: string | null): Promise<Json> {
   if (!page.length && !offset) throw await noMatch(searcher, query, path);
   const results = page.map(([pointer, score]) => leanHit(pointer, score));

@@ -308,8 +308,8 @@ def test_agents_weak_answers_and_ways_forward_agree_on_the_example(example, tmp_
     """Agents, UNKNOWN_PATH's way forward, weak answers and argument defaults agree in both readers.
 
     Agents in lists, UNKNOWN_PATH's parent and next_action, a category search's help_path, find_tool's weak
-    answer, search_nodes' search of tools and tool_help's default field: Python gives each, and the
-    TypeScript reader answers the same.
+    answer (the idf-weighted rule both ways), search_nodes' search of tools and tool_help's default field: Python gives
+    each, and the TypeScript reader answers the same.
     """
     url, _ = example
     calls = [
@@ -323,6 +323,12 @@ def test_agents_weak_answers_and_ways_forward_agree_on_the_example(example, tmp_
         call("search_nodes", "xyzzy plugh", 5),
         call("tool_help", path="task.plan", format="full"),
         call("expand_tool", "task.plan"),
+        # the weak rule weighs words by idf: two made-up words among three common ones are weak (2 of 5 by count),
+        # one unknown beside a rare known word is not (1 of 2 by count)
+        call("find_tool", "xyzzy plugh file report folder", 5),
+        call("find_tool", "scribble the postmortem", 5),
+        call("search_tool_by_category", "xyzzy plugh file report folder", "", 5),
+        call("search_nodes", "scribble the postmortem", 5),
     ]
     catalog = Catalog.open(url, cache_dir=tmp_path / "py")
     py = [fn(catalog) for fn, _ in calls]
@@ -335,6 +341,10 @@ def test_agents_weak_answers_and_ways_forward_agree_on_the_example(example, tmp_
     assert py[5]["matches"]
     assert py[7]["next_action"]["op"] == "search_tool_by_category"
     assert any("default" in arg for arg in py[8]["args"])
+    assert py[10]["weak"] is True
+    assert "weak" not in py[11]
+    assert py[11]["matches"][0]["name"] == "task.incident_postmortem"
+    assert py[12]["weak"] is True
     assert compare(url, calls, tmp_path) == len(calls)
 
 

@@ -1,17 +1,19 @@
 """Weak is said everywhere (issue 34): every search says when nothing matches well, in the default tier and the lexical one.
 
-find_tool's rule (``Searcher.weak_words``: most content words unknown to every tool, a low best score) now also marks
+find_tool's rule (``Searcher.weak_words``: the words no tool has carrying most of the query's idf, a low best score) marks
 ``search_nodes``, ``search_tool_by_category`` and ``list(query=)``: ``"weak": true``, a hint naming the missing words,
 and a next_action to browse. A category search none of whose words any tool mentions is NO_MATCH_IN_CATEGORY.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
 from toolcat.reader import Catalog
+from toolcat.reader.search import searcher as searcher_module
 
 
 @pytest.fixture(params=["lexical", "default"])
@@ -94,3 +96,37 @@ def test_weak_search_answers_in_the_spec_dialect_point_at_browsing(example_build
         "op": "search_tool_by_category",
         "args": {"query": "zip the reports", "category_path": "storage"},
     }
+
+
+def test_a_made_up_word_among_common_known_ones_is_weak(example_build: Path) -> None:
+    """Two made-up words among three common ones carry most of the query's idf: weak (by count, 2 of 5, it was not)."""
+    searcher = Catalog.open(example_build).searcher()
+    query = "xyzzy plugh file report folder"
+    missing, words = searcher._unknown_words(query)
+    assert (missing, words) == (["xyzzy", "plugh"], 5)  # under half the words by count ...
+    assert searcher.unknown_share(query) >= searcher_module.WEAK_UNKNOWN_SHARE  # ... most of the idf
+    _weak(Catalog.open(example_build).find_tool(query), ["xyzzy", "plugh"])
+
+
+def test_a_request_whose_known_word_is_rare_is_not_weak(tiered: Catalog) -> None:
+    """'scribble the postmortem': half its words unknown by count, but 'postmortem' is rare, so the right tool is no weak hit."""
+    query = "scribble the postmortem"
+    searcher = tiered.searcher()
+    assert searcher._unknown_words(query) == (["scribble"], 2)
+    assert searcher.unknown_share(query) < searcher_module.WEAK_UNKNOWN_SHARE
+    answer = tiered.find_tool(query)
+    assert answer["matches"][0]["name"] == "task.incident_postmortem"
+    assert "weak" not in answer
+    assert "next_action" not in answer
+
+
+def test_the_unknown_share_weighs_each_word_by_its_idf(example_build: Path) -> None:
+    """unknown_share: the unknown words' unseen idf over the query's idf; 0 with every word known, 1 with none."""
+    searcher = Catalog.open(example_build).searcher()
+    idf = searcher.term_idf("zip the reports")
+    unseen = math.log(1 + searcher._part("tools").n_docs) + 1
+    assert idf["zip"] == unseen
+    assert searcher.unknown_share("zip the reports") == pytest.approx(unseen / (unseen + idf["report"]), abs=1e-12)
+    assert searcher.unknown_share("upload a file to a bucket") == 0.0
+    assert searcher.unknown_share("xyzzy plugh frobnicate") == 1.0
+    assert searcher.unknown_share("the a of") == 0.0  # no content word

@@ -44,14 +44,18 @@ MIN_RELEVANCE = 0.06
 #: ``bench/bench_search_answers.py`` (example evals, GitHub MCP, MetaTool, BFCL): the largest values that drop
 #: no right tool from any query's top 5 (docs/search.md, "Exact names and the cut").
 MIN_RELATIVE = 0.25
-#: find_tool's answer is *weak* when at least :data:`WEAK_UNKNOWN_SHARE` of the query's content words occur in no
-#: tool's text and its best hit scores under :data:`WEAK_RELEVANCE`: the hits then share only part of the request
+#: find_tool's answer is *weak* when the query's content words no tool's text has carry at least
+#: :data:`WEAK_UNKNOWN_SHARE` of its words' idf (an unknown word at the unseen idf: :meth:`Searcher.unknown_share`)
+#: and its best hit scores under :data:`WEAK_RELEVANCE`: the hits then share only part of the request
 #: ("zip the reports": only "report"). The answer keeps its hits and says so: ``"weak": true``, a hint naming the
 #: missing words, and a next_action to browse (docs/search.md, "A search that finds nothing good says so"). This is
-#: the bar on the hand-tuned fusion's scale (and the lexical score's); a learned fusion carries its own
-#: (``Model.weak``, chosen by ``bench/train_fusion.py``; :meth:`Searcher.weak_bar`).
+#: the rule of the hand-tuned fusion (and of the lexical score, and of search_nodes); a learned fusion carries its own
+#: bar (``Model.weak``, chosen by ``bench/train_fusion.py``; :meth:`Searcher.weak_bar`) and reads the share at
+#: :data:`WEAK_LEARNED_SHARE`. Both shares were chosen on the train requests (docs/search.md, "The weak rule weighs
+#: words by idf").
 WEAK_RELEVANCE = 0.35
-WEAK_UNKNOWN_SHARE = 0.5
+WEAK_UNKNOWN_SHARE = 0.58
+WEAK_LEARNED_SHARE = 0.54
 #: A query with spaces is looked up as a name when it has at most this many parts, or no stop word in them.
 NAME_SHORT_PARTS = 3
 NAME_MAX_PARTS = 12
@@ -552,14 +556,48 @@ class Searcher(IndexReader):
         """The query's words no tool mentions when an answer whose best hit scores ``best`` is *weak*, else None.
 
         One rule for every search (find_tool, search_nodes, search_tool_by_category, list(query=)): at least
-        :data:`WEAK_UNKNOWN_SHARE` of the content words occur in no tool's text and the best hit scores under
-        :meth:`weak_bar` of the part searched. A weak answer says so: ``"weak": true``, a hint naming the words, a
+        :meth:`weak_share` of the content words' idf is in words no tool has (:meth:`unknown_share`) and the best hit
+        scores under :meth:`weak_bar` of the part searched. A weak answer says so: ``"weak": true``, a hint naming the words, a
         way forward.
         """
         missing, words = self._unknown_words(query)
-        if missing and len(missing) >= WEAK_UNKNOWN_SHARE * words and best < self.weak_bar(part_name, words):
+        if (
+            missing
+            and best < self.weak_bar(part_name, words)
+            and self.unknown_share(query) >= self.weak_share(part_name)
+        ):
             return missing
         return None
+
+    def weak_share(self, part_name: str = "tools") -> float:
+        """The share of the query's idf its unknown words must carry for a weak answer, for what ranks ``part_name``.
+
+        :data:`WEAK_LEARNED_SHARE` when a learned fusion with its own weak bar ranks the tools, else
+        :data:`WEAK_UNKNOWN_SHARE` (the hand fusion, the lexical score, categories).
+        """
+        model = self._tools_model() if part_name == "tools" else None
+        return WEAK_UNKNOWN_SHARE if model is None or model.weak is None else WEAK_LEARNED_SHARE
+
+    def unknown_share(self, query: str) -> float:
+        """The share of the query's idf its words no tool has carry: 0 (all known) to 1 (none known).
+
+        Each distinct word term of the query's content words (:meth:`_unknown_words`' tokens) weighs its idf among the
+        tools (:meth:`term_idf`'s: a term no tool has, the unseen idf ``ln(1 + n) + 1``), so a rare word counts more
+        than a common one: "xyzzy the files" is mostly unknown, "rotate the xyzzy credentials" is not. Read from the
+        postings the lexical ranking already decoded (cached), so it costs no fetch (docs/search.md, "The weak rule
+        weighs words by idf").
+        """
+        part = self._part("tools")
+        words = next(space for space in part.spaces if space["name"] == "words")
+        unseen = math.log(1 + part.n_docs) + 1.0
+        known = unknown = 0.0
+        for term in dict.fromkeys(term for token in self._content_tokens(query) for term in analyze_words(token)):
+            posting = self._posting("tools", part, words, term)
+            if posting is None:
+                unknown += unseen
+            else:
+                known += posting.idf
+        return unknown / (known + unknown) if unknown else 0.0
 
     def weak_bar(self, part_name: str = "tools", words: int = 0) -> float:
         """The weak bar on the scale of what ranks ``part_name``: a learned fusion's own, else :data:`WEAK_RELEVANCE`.
@@ -604,11 +642,16 @@ class Searcher(IndexReader):
             return None
         return fusion_model.model_for("lexical")
 
+    @staticmethod
+    def _content_tokens(query: str) -> list[str]:
+        """The query's distinct words as typed (its first 1,000 characters) that have a content term."""
+        return [t for t in dict.fromkeys(_NAME_PARTS.findall(query[: NAME_MAX_CHARS * 5])) if analyze_words(t)]
+
     def _unknown_words(self, query: str) -> tuple[list[str], int]:
         """The query's words (as typed) that no tool's text contains, and how many content words it has."""
         part = self._part("tools")
         words = next(space for space in part.spaces if space["name"] == "words")
-        tokens = [t for t in dict.fromkeys(_NAME_PARTS.findall(query[: NAME_MAX_CHARS * 5])) if analyze_words(t)]
+        tokens = self._content_tokens(query)
         unknown = [
             token
             for token in tokens

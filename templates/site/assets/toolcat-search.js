@@ -1383,7 +1383,7 @@
   async function unknownWords(searcher, query) {
     const part = await searcher.part("tools");
     const space2 = part.spaces.find((s) => s.name === "words");
-    const tokens = unique(Array.from(query).slice(0, 1e3).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
+    const tokens = contentTokens(searcher, query);
     const missing = [];
     for (const token of tokens) {
       let known = false;
@@ -1392,11 +1392,25 @@
     }
     return [missing, Math.max(1, tokens.length)];
   }
+  async function unknownShare(searcher, query) {
+    const part = await searcher.part("tools");
+    const space2 = part.spaces.find((s) => s.name === "words");
+    const unseen = Math.log(1 + part.nDocs) + 1;
+    let known = 0;
+    let unknown = 0;
+    for (const term of unique(contentTokens(searcher, query).flatMap((t) => searcher.words(t)))) {
+      const posting = await searcher.posting("tools", part, space2, term);
+      if (posting === null) unknown += unseen;
+      else known += posting.idf;
+    }
+    return unknown ? unknown / (known + unknown) : 0;
+  }
   async function weakWords(searcher, query, best, part = "tools") {
-    const [bar, rise] = part === "tools" ? searcher.weakRule ?? [searcher.weakBar, 0] : [0.35, 0];
+    const learned = part === "tools" ? searcher.weakRule : void 0;
+    const [bar, rise] = learned ?? [part === "tools" ? searcher.weakBar : 0.35, 0];
     if (!(best < bar + Math.max(rise, 0))) return null;
     const [missing, words2] = await unknownWords(searcher, query);
-    return missing.length && missing.length >= 0.5 * words2 && best < bar + rise / words2 ? missing : null;
+    return missing.length && best < bar + rise / words2 && await unknownShare(searcher, query) >= (learned ? 0.54 : 0.58) ? missing : null;
   }
   function weakAnswer(query, hits, missing, key = "matches", browse = []) {
     return {
@@ -1720,7 +1734,7 @@
       hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
     });
   }
-  var head200, browseRoot, HINT, LABEL, REDIRECT_HINT;
+  var head200, browseRoot, contentTokens, HINT, LABEL, REDIRECT_HINT;
   var init_failures = __esm({
     "src/failures.ts"() {
       "use strict";
@@ -1737,6 +1751,7 @@
       init_store();
       head200 = (text) => pyQuote([...text].slice(0, 200).join(""));
       browseRoot = () => ({ op: "list", args: { path: "" } });
+      contentTokens = (searcher, query) => unique(Array.from(query).slice(0, 1e3).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
       HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})/iu;
       LABEL = /(?<![\p{L}\p{N}_])(tool|action|task|query)\s*[:=]/iu;
       REDIRECT_HINT = `The reader follows redirects only within the base URL's scheme, host and port, at most ${MAX_REDIRECTS} hops; open the final URL directly.`;
@@ -1921,6 +1936,7 @@
     toolNotFound: () => toolNotFound,
     treeTooBig: () => treeTooBig,
     unknownCategory: () => unknownCategory,
+    unknownShare: () => unknownShare,
     unknownWords: () => unknownWords,
     unreachable: () => unreachable,
     versionNotPublished: () => versionNotPublished,
