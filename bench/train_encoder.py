@@ -1,7 +1,8 @@
 """Fine-tune all-MiniLM-L6-v2 for tool retrieval: a low-rank adapter for ``--embedder minilm-tools`` (docs/search.md).
 
     python bench/train_encoder.py [--out compiler/engines/minilm_tools.safetensors] [--steps 240] [--rank 8]
-                                  [--layers 0,1,2,3,4,5] [--self-supervised 0.3]
+                                  [--layers 0,1,2,3,4,5] [--self-supervised 0.3] [--lr 3e-4] [--alpha 16]
+                                  [--mine-with minilm-tools] [--hard 2] [--per-tool 8] [--metatool-share 0.25]
     python bench/train_encoder.py --cost    # CPU per 1,000 embedded texts and query p50, minilm-onnx vs minilm-tools
 
 Needs the ``[semantic]`` extra (torch, sentence-transformers' bundled all-MiniLM-L6-v2); ``make build`` never runs
@@ -19,8 +20,10 @@ before it writes the ONNX graph (:mod:`toolcat.engines.adapter`).
 3. Guard against memorising MetaTool (199 tools, 14,000 training queries): at most ``--per-tool`` queries a tool,
    and MetaTool's share of the batches capped at ``--metatool-share``.
 4. Loss: InfoNCE with in-batch negatives (MultipleNegativesRankingLoss), one mined hard negative per query (a
-   tool of the same catalogue that the base model ranks above or near the right one), batches drawn from one
-   catalogue at a time, other queries' right tools masked out of a query's negatives.
+   tool of the same catalogue that the base model ranks above or near the right one: one of its top 5 wrong
+   training tools; ``--hard N`` draws N, ``--hard-pool`` sets the 5, ``--mine-with minilm-tools`` mines with the
+   shipped adapter instead of the base model), batches drawn from one catalogue at a time, other queries' right
+   tools masked out of a query's negatives.
 5. Self-supervised pairs (``--self-supervised SHARE``, 0 by default: that share of the batches): an inverse-cloze
    task on corpus catalogues that no labelled set uses (:data:`SELF_SUPERVISED_SOURCES`, read from
    ``../shared/corpus``; :func:`self_supervised_pairs`): the Docker MCP registry's tools (the description's first
@@ -288,6 +291,13 @@ def main() -> None:
         default=0.0,
         help="share of the batches drawn from the corpus's unlabelled catalogues (inverse-cloze pairs); 0: none",
     )
+    parser.add_argument(
+        "--mine-with",
+        default="minilm-onnx",
+        help="the embedder whose top wrong tools are the hard negatives (minilm-tools: the shipped adapter's)",
+    )
+    parser.add_argument("--hard", type=int, default=1, help="hard negatives drawn per query in a batch")
+    parser.add_argument("--hard-pool", type=int, default=5, help="a query's hard negatives: the miner's top N wrong")
     parser.add_argument("--eval-every", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
@@ -319,7 +329,7 @@ def main() -> None:
     catalogues.update(unlabelled)
 
     # ---- train / validation tools, training examples, validation queries
-    base = load_embedder("minilm-onnx")
+    base = load_embedder(args.mine_with)
     data: dict[str, dict[str, Any]] = {}
     for name, s in catalogues.items():
         masked = set(masks.get(name, set()))  # BFCL's held-out tools: never a positive, negative or candidate
@@ -343,7 +353,7 @@ def main() -> None:
                 for ex in rng.sample(by_tool[tool], min(args.per_tool, len(by_tool[tool])))
             ]
             val_queries = rng.sample(val_queries, min(300, len(val_queries)))
-        # hard negatives: the base model's best-ranked wrong training tools (top 5), one drawn per use
+        # hard negatives: the miner's best-ranked wrong training tools (top --hard-pool), --hard drawn per use
         started = time.time()
         doc_vecs = base.embed(s.texts, documents=True)
         q_vecs = base.embed([t for t, _ in examples]) if examples else np.zeros((0, doc_vecs.shape[1]))
@@ -353,7 +363,7 @@ def main() -> None:
         for qv, (_, golds) in zip(q_vecs, examples, strict=True):
             scores = doc_vecs @ qv + allowed
             scores[golds] = -9.0
-            hard.append([int(i) for i in np.argsort(-scores)[:5]])
+            hard.append([int(i) for i in np.argsort(-scores)[: args.hard_pool]])
         data[name] = {
             "examples": examples,
             "hard": hard,
@@ -505,6 +515,17 @@ def main() -> None:
             "rank": str(args.rank),
             "layers": args.layers,
             "self_supervised": f"{args.self_supervised:g}",
+            **({"lr": f"{args.lr:g}"} if args.lr != 3e-4 else {}),
+            **(
+                {"metatool": f"{args.per_tool} a tool, {args.metatool_share:g} of the batches"}
+                if (args.per_tool, args.metatool_share) != (8, 0.25)
+                else {}
+            ),
+            **(
+                {"hard": f"{args.hard} of top {args.hard_pool} by {args.mine_with}"}
+                if (args.hard, args.hard_pool, args.mine_with) != (1, 5, "minilm-onnx")
+                else {}
+            ),
             "step": str(best[1]),
             "trainer": "bench/train_encoder.py",
         }
@@ -521,16 +542,21 @@ def main() -> None:
         picks = rng.sample(range(len(d["examples"])), min(args.batch, len(d["examples"])))
         golds = [d["examples"][k][1] for k in picks]
         docs: list[int] = []
+        positives: list[int] = []
         for k, g in zip(picks, golds, strict=True):
-            docs.append(rng.choice(g))
-            docs.append(rng.choice(d["hard"][k]))
+            positives.append(rng.choice(g))
+            docs.append(positives[-1])
+            if args.hard == 1:  # one draw as the first rounds drew it (the same random stream)
+                docs.append(rng.choice(d["hard"][k]))
+            else:
+                docs.extend(rng.sample(d["hard"][k], min(args.hard, len(d["hard"][k]))))
         unique = sorted(set(docs))
         at = {tool: j for j, tool in enumerate(unique)}
         q = upper([d["query_states"][k] for k in picks])
         dv = upper([d["doc_states"][i] for i in unique])
         logits = args.scale * q @ dv.T
         mask = torch.zeros_like(logits)
-        target = torch.tensor([at[docs[2 * r]] for r in range(len(picks))])
+        target = torch.tensor([at[gold] for gold in positives])
         for r, g in enumerate(golds):
             for tool in g:
                 if tool in at and at[tool] != target[r]:
