@@ -284,6 +284,8 @@ def test_a_soup_of_two_adapters_merges_to_their_weighted_average(tmp_path: Path)
         assert np.abs(got[name] - want).max() < 1e-5
     assert np.abs(got[LAYER0] - parts[0][LAYER0]).max() > 1e-3  # the second adapter moved it too
     soup_pairs = read_adapter(out)
-    assert soup_pairs[LAYER0][0].shape == (4, 384) and soup_pairs[other][0].shape == (3, 1536)
+    assert soup_pairs[LAYER0][0].shape == (4, 384)
+    assert soup_pairs[other][0].shape == (3, 1536)
     _, header, _ = read_tensors(out)
-    assert header["__metadata__"]["rank"] == "5" and "0.5 x a.safetensors" in header["__metadata__"]["soup"]
+    assert header["__metadata__"]["rank"] == "5"
+    assert "0.5 x a.safetensors" in header["__metadata__"]["soup"]
