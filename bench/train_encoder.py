@@ -4,6 +4,7 @@
                                   [--layers 0,1,2,3,4,5] [--self-supervised 0.3] [--lr 3e-4] [--alpha 16]
                                   [--mine-with minilm-tools] [--hard 2] [--per-tool 8] [--metatool-share 0.25]
     python bench/train_encoder.py --cost    # CPU per 1,000 embedded texts and query p50, minilm-onnx vs minilm-tools
+    python bench/train_encoder.py --soup A.safetensors:0.5,B.safetensors:0.5 --out SOUP.safetensors
 
 Needs the ``[semantic]`` extra (torch, sentence-transformers' bundled all-MiniLM-L6-v2); ``make build`` never runs
 it: the build reads the committed adapter (float16 safetensors) with numpy and merges it into the model's weights
@@ -40,6 +41,9 @@ before it writes the ONNX graph (:mod:`toolcat.engines.adapter`).
    ``A``/``B`` pairs
    (``W += B @ A``, the LoRA scale folded into ``B``) in a safetensors file with sorted keys
    (:func:`toolcat.engines.adapter.write_adapter`): the same tensors give the same bytes.
+7. ``--soup``: no training; a weighted average of trained adapters' weight deltas (a "model soup",
+   ``sum w_i B_i @ A_i``), written as one adapter of rank ``sum r_i`` (the ``A``s stacked, the ``B``s scaled by
+   ``w_i`` and stacked side by side), which :func:`toolcat.engines.adapter.merge` adds like any other (:func:`soup`).
 """
 
 from __future__ import annotations
@@ -66,12 +70,41 @@ sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS  # noqa: E402
 from train_terms import Set, load_sets  # noqa: E402
 
-from toolcat.engines.adapter import TARGETS, write_adapter  # noqa: E402
+from toolcat.engines.adapter import TARGETS, adapter_sha256, read_adapter, write_adapter  # noqa: E402
 
 REPO = BENCH.parent
 SHARED = CORPUS.parent  # ../shared/corpus
 OUT = REPO / "compiler" / "engines" / "minilm_tools.safetensors"
 MAX_TOKENS = 128  # embedding.DOCUMENT_TOKENS: what the build cuts a document at
+
+
+def soup(parts: list[tuple[Path, float]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """(tensors, metadata) of the adapter whose delta is ``sum w * B @ A`` over ``parts`` (path, weight).
+
+    One LoRA of the summed rank: each weight's ``A``s stacked (rows), its ``B``s times ``w`` side by side (columns),
+    so ``B @ A`` is the weighted sum; a weight only some parts adapt takes those parts' terms.
+    """
+    deltas: dict[str, list[tuple[Any, Any]]] = collections.defaultdict(list)
+    ranks, names = [], []
+    for path, weight in parts:
+        pairs = read_adapter(path)
+        ranks.append(max(a.shape[0] for a, _ in pairs.values()))
+        names.append(f"{weight:g} x {path.name} ({adapter_sha256(path)[:12]})")
+        for key, (a, b) in pairs.items():
+            deltas[key].append((a, b * weight))
+    tensors = {}
+    for key, terms in deltas.items():
+        tensors[f"{key}.lora_A"] = np.concatenate([a for a, _ in terms], axis=0)
+        tensors[f"{key}.lora_B"] = np.concatenate([b for _, b in terms], axis=1)
+    layers = sorted({int(m.group(1)) for key in deltas if (m := re.search(r"layer\.(\d+)\.", key))})
+    meta = {
+        "base": "all-MiniLM-L6-v2",
+        "layers": ",".join(map(str, layers)),
+        "rank": str(sum(ranks)),
+        "soup": " + ".join(names),
+        "trainer": "bench/train_encoder.py --soup",
+    }
+    return tensors, meta
 
 
 #: Where the self-supervised pairs come from: corpus catalogues that no labelled evaluation set uses.
@@ -303,9 +336,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "toolcat-train-encoder-sets.pkl")
     parser.add_argument("--cost", action="store_true", help="measure embedding cost, base against tuned, and stop")
+    parser.add_argument("--soup", help="PATH:WEIGHT,PATH:WEIGHT,...: write their weighted average to --out and stop")
     args = parser.parse_args()
     if args.cost:
         cost(args.cache)
+        return
+    if args.soup:
+        parts = [(Path(p), float(w)) for p, _, w in (item.rpartition(":") for item in args.soup.split(","))]
+        write_adapter(args.out, *soup(parts))
+        print(f"wrote {args.out}: {adapter_sha256(args.out)}")
         return
 
     import torch  # noqa: PLC0415

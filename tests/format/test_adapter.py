@@ -255,3 +255,37 @@ def test_self_supervised_pairs_on_the_corpus_never_touch_an_evaluation_set(monke
     assert {k: len(v) >= 300 for k, v in pairs.items()} == dict.fromkeys(pairs, True)
     assert not any("bench" in p.parts or "github-mcp-server" in p.parts for p in read)
     assert pairs == trainer.self_supervised_pairs(CORPUS)
+
+
+@needs_numpy
+def test_a_soup_of_two_adapters_merges_to_their_weighted_average(tmp_path: Path) -> None:
+    """train_encoder.soup: one adapter of the summed rank whose merge is the weighted mean of the parts' merges."""
+    import numpy as np  # noqa: PLC0415
+
+    from toolcat.engines.adapter import merge, read_adapter, read_tensors, write_adapter  # noqa: PLC0415
+
+    first, second = _write(tmp_path / "a.safetensors", seed=1, rank=2), _write(tmp_path / "b.safetensors", seed=2)
+    other = "encoder.layer.5.output.dense.weight"
+    rng = np.random.default_rng(3)
+    pairs = read_adapter(second)
+    tensors = {f"{LAYER0}.lora_A": pairs[LAYER0][0], f"{LAYER0}.lora_B": pairs[LAYER0][1]}
+    tensors |= {f"{other}.lora_A": rng.normal(size=(3, 1536)) * 0.05, f"{other}.lora_B": rng.normal(size=(384, 3))}
+    write_adapter(second, tensors, {"rank": "3"})
+    train_encoder = _trainer()
+    out = tmp_path / "soup.safetensors"
+    write_adapter(out, *train_encoder.soup([(first, 0.5), (second, 0.5)]))
+    again = tmp_path / "again.safetensors"
+    write_adapter(again, *train_encoder.soup([(first, 0.5), (second, 0.5)]))
+    assert out.read_bytes() == again.read_bytes()
+    weights = {LAYER0: rng.normal(size=(384, 384)), other: rng.normal(size=(384, 1536))}
+    got, parts = merge(weights, out), [merge(weights, first), merge(weights, second)]
+    for name in (LAYER0, other):  # ``other`` only in the second: half of its delta
+        want = 0.5 * parts[0].get(name, weights[name]) + 0.5 * parts[1][name]
+        assert np.abs(got[name] - want).max() < 1e-5
+    assert np.abs(got[LAYER0] - parts[0][LAYER0]).max() > 1e-3  # the second adapter moved it too
+    soup_pairs = read_adapter(out)
+    assert soup_pairs[LAYER0][0].shape == (4, 384)
+    assert soup_pairs[other][0].shape == (3, 1536)
+    _, header, _ = read_tensors(out)
+    assert header["__metadata__"]["rank"] == "5"
+    assert "0.5 x a.safetensors" in header["__metadata__"]["soup"]
