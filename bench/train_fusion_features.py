@@ -391,7 +391,6 @@ def gbdt(
 ) -> Callable[[list[tuple[Row, float]]], Callable[[Row], list[str]]]:
     """The linear model, then a gradient-boosted classifier over its top ``top`` blended into its logit."""
     import numpy as np  # noqa: PLC0415
-    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: PLC0415
 
     def columns(r: Row, scores: list[float]) -> tuple[Any, Any]:
         order = np.argsort(-np.asarray(scores), kind="stable")[:top]
@@ -410,10 +409,7 @@ def gbdt(
                 xs.append(x)
                 ys.append(y)
                 ws.append(np.where(y, qw / y.sum(), qw / (~y).sum()))
-        model = HistGradientBoostingClassifier(
-            max_iter=trees, max_depth=depth, learning_rate=0.1, early_stopping=False, random_state=0
-        )
-        model.fit(np.vstack(xs), np.concatenate(ys), sample_weight=np.concatenate(ws))
+        model = _gbdt(xs, ys, ws, depth, trees)
 
         def rank(r: Row) -> list[str]:
             scores = Study.score_rows([r], "x", w, b)[0]
@@ -430,10 +426,20 @@ def gbdt(
     return fitted
 
 
+def _gbdt(xs: list[Any], ys: list[Any], ws: list[Any], depth: int, trees: int) -> Any:
+    """A gradient-boosted classifier of candidates (rows ``xs``, labels ``ys``, weights ``ws`` by query), fitted."""
+    import numpy as np  # noqa: PLC0415
+    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: PLC0415
+
+    model = HistGradientBoostingClassifier(
+        max_iter=trees, max_depth=depth, learning_rate=0.1, early_stopping=False, random_state=0
+    )
+    return model.fit(np.vstack(xs), np.concatenate(ys), sample_weight=np.concatenate(ws))
+
+
 def ceiling(depth: int, trees: int) -> Callable[[list[tuple[Row, float]]], Callable[[Row], list[str]]]:
     """A gradient-boosted pointwise model over every candidate (no name stage), for the in-sample bound."""
     import numpy as np  # noqa: PLC0415
-    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: PLC0415
 
     def fitted(train: list[tuple[Row, float]]) -> Callable[[Row], list[str]]:
         xs, ys, ws = [], [], []
@@ -443,10 +449,7 @@ def ceiling(depth: int, trees: int) -> Callable[[list[tuple[Row, float]]], Calla
                 xs.append(np.asarray(r["x"][1], dtype=np.float64))
                 ys.append(y)
                 ws.append(np.where(y, qw / y.sum(), qw / (~y).sum()))
-        model = HistGradientBoostingClassifier(
-            max_iter=trees, max_depth=depth, learning_rate=0.1, early_stopping=False, random_state=0
-        )
-        model.fit(np.vstack(xs), np.concatenate(ys), sample_weight=np.concatenate(ws))
+        model = _gbdt(xs, ys, ws, depth, trees)
 
         def rank(r: Row) -> list[str]:
             p = model.predict_proba(np.asarray(r["x"][1], dtype=np.float64))[:, 1]
