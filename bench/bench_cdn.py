@@ -70,8 +70,15 @@ class HostLog:
     lock: threading.Lock = field(default_factory=threading.Lock)
     requests: list[tuple[float, float, int, str]] = field(default_factory=list)
 
-    def take(self) -> list[tuple[float, float, int, str]]:
-        """The requests so far, and start afresh."""
+    def take(self, at_least: int = 0, wait: float = 2.0) -> list[tuple[float, float, int, str]]:
+        """The requests so far, and start afresh; first waiting (up to ``wait`` s) until ``at_least`` are logged.
+
+        A response is logged once its body is sent, which can be after the client already has it: without the wait,
+        the open's manifest was counted in the find_tool's bytes (the host's "other" files) for some queries.
+        """
+        deadline = time.perf_counter() + wait
+        while len(self.requests) < at_least and time.perf_counter() < deadline:
+            time.sleep(0.005)
         with self.lock:
             out, self.requests = self.requests, []
         return out
@@ -205,12 +212,13 @@ def cold_find(url: str, query: str, log: HostLog) -> dict[str, Any]:
     log.take()
     with tempfile.TemporaryDirectory(prefix="toolcat-cdn-cache-") as cache:
         catalog = Catalog.open(url, cache_dir=cache)
-        opened, at_open = catalog.stats(), log.take()
+        opened = catalog.stats()
+        at_open = log.take(opened["requests"])
         searched = time.perf_counter()
         answer = catalog.find_tool(query)
         done = time.perf_counter()
         stats = catalog.stats()
-    seen = log.take()
+    seen = log.take(stats["requests"] - opened["requests"])
     hits = answer.get("matches") or []
     return {
         "ok": answer.get("ok") is True,
