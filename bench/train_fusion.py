@@ -60,7 +60,6 @@ import math
 import os
 import pickle
 import random
-import re
 import statistics
 import sys
 import tempfile
@@ -742,7 +741,7 @@ def rule_inputs(searcher: Searcher, query: str, head: list[float]) -> dict[str, 
     total = sum(idf.values()) or 1.0
     unknown_idf = sum(v for v in idf.values() if v >= unseen)
     share = searcher.unknown_share(query) if missing else 0.0  # the reader's (Searcher.weak_words)
-    tokens = [t for t in dict.fromkeys(re.findall(r"[^\W_]+", query[:1000])) if analyze_words(t)]
+    tokens = searcher._content_tokens(query)  # noqa: SLF001 - the words the reader's weak rule reads
     best, second = (head[0], head[1]) if len(head) > 1 else (head[0] if head else 0.0, 0.0)
     return {
         "words": len(missing) / words if missing else 0.0,

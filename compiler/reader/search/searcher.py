@@ -18,7 +18,7 @@ import difflib
 import logging
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...format.analyzer import (
@@ -232,9 +232,8 @@ class Searcher(IndexReader):
         terms = set(analyze_words(query))
         if not terms:
             return 1.0
-        part = self._part("tools")
-        words = next(space for space in part.spaces if space["name"] == "words")
-        return sum(self._posting("tools", part, words, term) is not None for term in terms) / len(terms)
+        idfs, _ = self._word_idfs(terms)
+        return sum(idf is not None for idf in idfs.values()) / len(terms)
 
     def term_idf(self, query: str) -> dict[str, float]:
         """Each of the query's word terms → its idf in the tools' index; a word no tool has, an unseen word's idf.
@@ -243,14 +242,22 @@ class Searcher(IndexReader):
         the lexical ranking already decoded (cached), so it costs no fetch. A learned fusion of
         :data:`~toolcat.reader.search.fusion_model.IDF_COVERAGE` reads it.
         """
+        idfs, unseen = self._word_idfs(set(analyze_words(query)))
+        return {term: unseen if idf is None else idf for term, idf in idfs.items()}
+
+    def _word_idfs(self, terms: Iterable[str]) -> tuple[dict[str, float | None], float]:
+        """Each word term → its idf among the tools (None: no tool has it), and the unseen idf ``ln(1 + n) + 1``.
+
+        The one lookup :meth:`known_share`, :meth:`term_idf` and :meth:`unknown_share` read, in ``terms``' order:
+        postings the lexical ranking already decoded (cached), so it costs no fetch.
+        """
         part = self._part("tools")
         words = next(space for space in part.spaces if space["name"] == "words")
-        unseen = math.log(1 + part.n_docs) + 1.0
-        out = {}
-        for term in set(analyze_words(query)):
+        out: dict[str, float | None] = {}
+        for term in terms:
             posting = self._posting("tools", part, words, term)
-            out[term] = posting.idf if posting is not None else unseen
-        return out
+            out[term] = None if posting is None else posting.idf
+        return out, math.log(1 + part.n_docs) + 1.0
 
     def _name_boosted(
         self, query: str, hits: list[tuple[int, float, list[str]]], model: fusion_model.Model | None = None
@@ -587,16 +594,14 @@ class Searcher(IndexReader):
         postings the lexical ranking already decoded (cached), so it costs no fetch (docs/search.md, "The weak rule
         weighs words by idf").
         """
-        part = self._part("tools")
-        words = next(space for space in part.spaces if space["name"] == "words")
-        unseen = math.log(1 + part.n_docs) + 1.0
+        terms = dict.fromkeys(term for token in self._content_tokens(query) for term in analyze_words(token))
+        idfs, unseen = self._word_idfs(terms)
         known = unknown = 0.0
-        for term in dict.fromkeys(term for token in self._content_tokens(query) for term in analyze_words(token)):
-            posting = self._posting("tools", part, words, term)
-            if posting is None:
+        for idf in idfs.values():  # summed in the query's order, as the TypeScript reader sums
+            if idf is None:
                 unknown += unseen
             else:
-                known += posting.idf
+                known += idf
         return unknown / (known + unknown) if unknown else 0.0
 
     def weak_bar(self, part_name: str = "tools", words: int = 0) -> float:
