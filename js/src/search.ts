@@ -605,7 +605,7 @@ export class Searcher {
       if (err instanceof ReaderError) return err.envelope();
       throw err;
     }
-    // weak (``_weak_answer``): the best hit scores under the weak bar (a learned one's highest here) and half the query's words are in no tool (failures.ts)
+    // weak (``_weak_answer``): the best hit scores under the weak bar (a learned one's highest here) and the words no tool has carry most of the query's idf (failures.ts)
     const weak = named === null && (matches[0] as Artifact)?.relevance < this.weakBar && (await (await failures()).weak(this, query, matches));
     return noted(weak || (matches.length ? { matches } : (await failures()).noTools(query)), purpose);
   }
