@@ -341,7 +341,7 @@ function treeRows(coded: Artifact, cluster: number, partition: Partition, dim: n
     const path: number[] = [];
     let at = i;
     while (at >= 0 && depth[at] === -1) {
-      if (path.length > n) throw new RangeError("the residuals' parents form a cycle");
+      if (path.length > n) throw new RangeError("the residuals' parents form a cycle, not a tree");
       path.push(at);
       at = parents[at] as number;
     }

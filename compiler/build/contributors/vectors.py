@@ -573,7 +573,7 @@ def tree_coded(codes: Any, scales: list[float], ids: list[int], centroid: Any) -
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    rows = np.asarray(codes, dtype=np.int64)[np.asarray(ids, dtype=np.int64)].reshape(len(ids), -1)
+    rows = np.asarray(codes, dtype=np.int64)[np.asarray(ids, dtype=np.int64)]  # (len(ids), dim), an empty cluster too
     parents = tree_parents(rows, centroid)
     at = np.asarray(parents, dtype=np.int64)
     refs = np.where(at[:, None] < 0, np.asarray(centroid, dtype=np.int64)[None, :], rows[np.maximum(at, 0)])

@@ -948,7 +948,7 @@ def tree_rows(coded: dict[str, Any], centroid: Any, denominator: int) -> Any:
     while bool((depth < 0).any()):
         children = (depth < 0) & np.isin(parents, np.flatnonzero(depth == level))
         if not bool(children.any()):
-            raise ValueError("the residuals' parents form a cycle")
+            raise ValueError("the residuals' parents form a cycle, not a tree")
         level += 1
         depth[children] = level
     values = np.zeros((n_rows, dim), dtype=np.int32)
