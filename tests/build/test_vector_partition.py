@@ -144,8 +144,7 @@ def _families(n: int, seed: int = 5) -> object:
 
 
 def test_tree_coded_cluster_rows_decode_to_the_int4_rows_and_take_fewer_bytes() -> None:
-    """A cluster shard's rows coded against a tree of references (toolcat-vectors-8) decode to the very int4 rows, each
-    after its parent, and take fewer gzipped bytes than the same rows coded against the centroid alone."""
+    """Cluster rows coded against a tree of references decode to the int4 rows, in fewer bytes than by centroid."""
     import gzip  # noqa: PLC0415 - only here
 
     from toolcat.engines.embedding import dequantize  # noqa: PLC0415 - the reference decoding
@@ -167,7 +166,13 @@ def test_tree_coded_cluster_rows_decode_to_the_int4_rows_and_take_fewer_bytes() 
     _, alone, _ = vectors.residual_codes(codes[ids], np.repeat(centroid[None, :], len(ids), axis=0))
     assert len(gzip.compress(coded["codes"].encode(), 6)) < 0.9 * len(gzip.compress(alone.encode(), 6))
     assert vectors.tree_coded(codes, scales, ids, centroid) == coded  # deterministic
-    assert vectors.tree_coded(codes, scales, [], centroid) == {"scale": [], "k": [], "codes": "", "wide": [], "parents": []}
+    assert vectors.tree_coded(codes, scales, [], centroid) == {
+        "scale": [],
+        "k": [],
+        "codes": "",
+        "wide": [],
+        "parents": [],
+    }
 
 
 def test_tree_rows_refuse_parents_that_are_no_tree() -> None:

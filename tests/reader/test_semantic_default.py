@@ -359,9 +359,10 @@ def test_a_querys_rows_decoded_together_equal_each_decoded_alone(partitioned_bui
 
 
 @needs_default
-def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_row_files(partitioned_build: Path) -> None:
-    """toolcat-vectors-8: the meta lists no ref a cluster (pages of them), and each cluster shard's rows, coded
-    against other rows of the shard, decode to its tools' row files' rows exactly."""
+def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_row_files(
+    partitioned_build: Path,
+) -> None:
+    """toolcat-vectors-8: no ref a cluster in the meta, and tree-coded cluster rows equal the row files' rows."""
     np = pytest.importorskip("numpy")
     searcher = _open(partitioned_build)
     searcher.find_tool("read a text file")
@@ -385,7 +386,13 @@ def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_ro
 @needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
     """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, a ref a cluster) is not read: lexical answers, 'rebuild'."""
-    for old in ("toolcat-vectors-3", "toolcat-vectors-4", "toolcat-vectors-5", "toolcat-vectors-6", "toolcat-vectors-7"):
+    for old in (
+        "toolcat-vectors-3",
+        "toolcat-vectors-4",
+        "toolcat-vectors-5",
+        "toolcat-vectors-6",
+        "toolcat-vectors-7",
+    ):
         searcher = _open(partitioned_build, _meta(lambda o, old=old: o.update(format=old)))
         answer = searcher.find_tool("read a text file")
         assert "error" not in answer, answer
@@ -505,15 +512,21 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "residual missing": _meta(lambda o: o["tools"]["partition"].pop("residual")),
     "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
     "cluster counts of other clusters": _meta(
-        lambda o: o["tools"]["clusters"].update(counts=o["tools"]["clusters"]["counts"][::-1][1:] + [0])
+        lambda o: o["tools"]["clusters"].update(counts=[*o["tools"]["clusters"]["counts"][::-1][1:], 0])
     ),
     "cluster counts short": _meta(lambda o: o["tools"]["clusters"].update(counts=o["tools"]["clusters"]["counts"][1:])),
     "cluster table missing": _meta(lambda o: o["tools"].pop("clusters")),
-    "cluster table pages short": _meta(lambda o: o["tools"]["clusters"].update(pages=o["tools"]["clusters"]["pages"][1:])),
+    "cluster table pages short": _meta(
+        lambda o: o["tools"]["clusters"].update(pages=o["tools"]["clusters"]["pages"][1:])
+    ),
     "cluster table pages garbage": _meta(lambda o: o["tools"]["clusters"].update(pages=[1] * 9)),
     "cluster table per_page zero": _meta(lambda o: o["tools"]["clusters"].update(per_page=0)),
-    "cluster table of other files": _meta(lambda o: o["tools"]["clusters"].update(files=o["tools"]["clusters"]["files"] + 1)),
-    "cluster page of another folder": _page(lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "c" else None),
+    "cluster table of other files": _meta(
+        lambda o: o["tools"]["clusters"].update(files=o["tools"]["clusters"]["files"] + 1)
+    ),
+    "cluster page of another folder": _page(
+        lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "c" else None
+    ),
     "cluster page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "c" else None),
     "cluster page of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "c" else None),
     "cluster parents missing": _shard(lambda o: o.pop("parents") if "parents" in o else o.pop("ids")),
@@ -525,9 +538,13 @@ PARTITION_MALFORMED: dict[str, Patch] = {
         lambda o: o.update(parents=list(range(o["count"]))) if "parents" in o else o.pop("ids")
     ),
     "cluster parents a cycle": _shard(
-        lambda o: o.update(parents=[(i + 1) % o["count"] for i in range(o["count"])]) if "parents" in o else o.pop("ids")
+        lambda o: (
+            o.update(parents=[(i + 1) % o["count"] for i in range(o["count"])]) if "parents" in o else o.pop("ids")
+        )
     ),
-    "cluster parents garbage": _shard(lambda o: o.update(parents=["x"] * o["count"]) if "parents" in o else o.pop("ids")),
+    "cluster parents garbage": _shard(
+        lambda o: o.update(parents=["x"] * o["count"]) if "parents" in o else o.pop("ids")
+    ),
 }
 
 

@@ -539,7 +539,7 @@ def tree_parents(codes: Any, centroid: Any) -> list[int]:
     Prim's tree from the centroid: rows are taken nearest first (in cosine, to the centroid or to any row taken), and
     each one's reference is the centroid or taken row nearest it. A row is nearer its nearest neighbour in the cluster
     than its centroid, so its residual codes against that neighbour take fewer bytes (the cluster shards of a cold
-    query: -15% gzipped at 10,000 tools, docs/search.md, "A smaller vectors meta"). The cosines come from the int4 codes
+    query: -15% gzipped at 10,000 tools, docs/search.md, "Vectors a CDN can serve"). The cosines come from the int4 codes
     by integer dot products and one float64 division each, so every machine builds the same tree (ties: the first).
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
@@ -565,10 +565,10 @@ def tree_parents(codes: Any, centroid: Any) -> list[int]:
 
 
 def tree_coded(codes: Any, scales: list[float], ids: list[int], centroid: Any) -> dict[str, Any]:
-    """A cluster shard's rows ``ids`` as ``scale``, ``k``, ``codes``, ``wide`` and ``parents``: each row's int4 codes
-    coded (:func:`residual_codes`) against its reference (:func:`tree_parents`: the centroid's codes, or another row's).
+    """A cluster shard's rows ``ids`` as ``scale``, ``k``, ``codes``, ``wide`` and ``parents`` (a tree of references).
 
-    Lossless: a reader decodes a row after its reference and gets the same int4 codes, the row its row file and the
+    Each row's int4 codes are coded (:func:`residual_codes`) against its reference (:func:`tree_parents`: the
+    centroid's codes, or another row's). Lossless: a reader decodes a row after its reference and gets the same int4 codes, the row its row file and the
     unpartitioned tier hold.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it

@@ -326,10 +326,12 @@ class SemanticTier:
         return out + self._cluster_refs([c for c in self.probe(query) if c not in self._clusters])
 
     def _cluster_refs(self, clusters: list[int]) -> list[dict[str, Any]]:
-        """The files to fetch for ``clusters``' shards: the pages of the cluster table not read yet (their refs are in
-        the meta) and the shards themselves, by path when their page is not read yet (checked against it when read,
-        :meth:`_cluster`), in one round. A shard named by path once is not named again: a second fetch by path would
-        fetch it twice; if its prefetch did not happen, :meth:`_cluster` fetches it by its page's ref."""
+        """The files to fetch for ``clusters``' shards: their cluster table pages not read yet, and the shards.
+
+        The pages' refs are in the meta; a shard is named by path while its page is not read yet (checked against it
+        when read, :meth:`_cluster`), all in one round. A shard named by path once is not named again: a second fetch by path would
+        fetch it twice; if its prefetch did not happen, :meth:`_cluster` fetches it by its page's ref.
+        """
         table = self._cluster_table
         per_page = int(table["per_page"])
         pages = sorted({c // per_page for c in clusters if c // per_page not in self._cluster_pages})
@@ -340,7 +342,9 @@ class SemanticTier:
                 out.append(page_ref(page, cluster - int(page["first"])))
             elif cluster not in self._cluster_named:  # a query names its clusters in each of its rounds: once is enough
                 self._cluster_named.add(cluster)
-                out.append({"path": f"{table['folder']}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]})
+                out.append(
+                    {"path": f"{table['folder']}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]}
+                )
         return out
 
     def _cluster_page(self, number: int) -> dict[str, Any]:
@@ -879,8 +883,11 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
 
 
 def check_cluster_table(table: Any, k: int, n_docs: int) -> None:
-    """ValueError (or another of :data:`VECTOR_ERRORS`) unless ``table`` is the cluster table of ``k`` clusters of
-    ``n_docs`` tools a build writes: one shard a cluster, ``counts`` adding up, a page ref per ``per_page`` shards."""
+    """ValueError (or another of :data:`VECTOR_ERRORS`) unless ``table`` is a cluster table a build writes.
+
+    That is: of ``k`` clusters of ``n_docs`` tools, one shard a cluster, ``counts`` adding up, a page ref per
+    ``per_page`` shards.
+    """
     files, per_page, max_bytes = int(table["files"]), int(table["per_page"]), int(table["max_bytes"])
     counts = [int(count) for count in table["counts"]]
     if files != k or len(counts) != k or min(counts) < 0 or sum(counts) != n_docs:
@@ -940,8 +947,12 @@ def tree_rows(coded: dict[str, Any], centroid: Any, denominator: int) -> Any:
     reference = np.asarray(centroid, dtype=np.int32)
     parents = np.asarray([int(p) for p in coded["parents"]], dtype=np.int64)
     n_rows, dim = len(parents), len(reference)
-    diff, k, scale = _differences(coded["codes"], coded["k"], coded["scale"], n_rows, dim, denominator, coded.get("wide", ()))
-    if n_rows and (int(parents.min()) < -1 or int(parents.max()) >= n_rows or bool((parents == np.arange(n_rows)).any())):
+    diff, k, scale = _differences(
+        coded["codes"], coded["k"], coded["scale"], n_rows, dim, denominator, coded.get("wide", ())
+    )
+    if n_rows and (
+        int(parents.min()) < -1 or int(parents.max()) >= n_rows or bool((parents == np.arange(n_rows)).any())
+    ):
         raise ValueError(f"a residual's parent outside the {n_rows} rows of its shard")
     depth = np.where(parents < 0, 0, -1)
     level = 0
@@ -965,8 +976,10 @@ def tree_rows(coded: dict[str, Any], centroid: Any, denominator: int) -> Any:
 def _differences(
     codes: Any, factors: Any, scales: Any, n_rows: int, dim: int, denominator: int, wide: Any
 ) -> tuple[Any, Any, Any]:
-    """(differences ``(n_rows, dim)``, factors, float32 scales ``(n_rows, 1)``) of residual codes, checked as
-    :func:`residual_rows` says."""
+    """(differences ``(n_rows, dim)``, factors, float32 scales ``(n_rows, 1)``) of residual codes.
+
+    Checked as :func:`residual_rows` says.
+    """
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
     if not isinstance(codes, str):
