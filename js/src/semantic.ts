@@ -305,7 +305,7 @@ function centroidCodes(text: unknown, k: number, dim: number): Int8Array[] {
   for (let j = 0; j < dim; j++) {
     for (let i = 0; i < k; i++) {
       const n = RESIDUAL_ALPHABET.indexOf(text[j * k + i] as string) - 32;
-      if (n < -7 || n > 7) throw new RangeError("a centroid code outside -7..7 (H..V)");
+      if (n < -7 || n > 7) throw new RangeError("a centroid code outside -7..7 (Z..n)");
       (codes[i] as Int8Array)[j] = n;
     }
   }

@@ -384,6 +384,15 @@ def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_ro
 
 
 @needs_default
+def test_a_partitioned_build_verifies_against_its_schemas(partitioned_build: Path) -> None:
+    """toolcat verify passes on a partitioned build: cluster and row pages, row files, centroid codes, every file."""
+    from toolcat.build.verify import verify_build  # noqa: PLC0415 - the build side, only for this test
+
+    report = verify_build(partitioned_build)
+    assert report.ok, report.problems[:5]
+
+
+@needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
     """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, a ref a cluster) is not read: lexical answers, 'rebuild'."""
     for old in (

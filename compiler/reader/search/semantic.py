@@ -930,7 +930,7 @@ def centroid_codes(text: Any, k: int, dim: int) -> Any:
         raise ValueError(f"{len(data)} centroid codes for {k} centroids of {dim}")
     codes = _residual_table()[data]
     if int(codes.min()) < -7 or int(codes.max()) > 7:
-        raise ValueError("a centroid code outside -7..7 (H..V)")
+        raise ValueError("a centroid code outside -7..7 (Z..n)")
     return np.ascontiguousarray(codes.reshape(dim, k).T)
 
 
