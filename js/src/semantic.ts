@@ -885,7 +885,7 @@ export class SemanticTier {
 /** find_tool's weak rule on the scale of ``model`` (``Searcher.weak_bar``): its bar rising by ``weak_per_word`` over the
  * query's content words (``weakRule``; ``weakBar`` the highest it gets), else the hand fusion's 0.35. */
 function setWeakRule(searcher: Searcher, model: LinearModel | null): void {
-  const rule: [number, number] | undefined = model?.weak == null ? undefined : [model.weak, model.weakPerWord];
+  const rule: [number, number, number] | undefined = model?.weak == null ? undefined : [model.weak, model.weakPerWord, model.weakShare];
   searcher.weakRule = rule;
   searcher.weakBar = rule ? rule[0] + Math.max(rule[1], 0) : 0.35; // the highest the bar gets (words >= 1)
 }
