@@ -109,7 +109,7 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
-        #: A partitioned build's cluster table (``tools.clusters``: its cluster shards' folder, pages, counts).
+        #: A partitioned build's cluster table (``tools.clusters``: its cluster shards' folders, pages, counts).
         self._cluster_table: dict[str, Any] = {}
         #: The cluster table's pages read so far (page number -> page).
         self._cluster_pages: dict[int, dict[str, Any]] = {}
@@ -329,8 +329,9 @@ class SemanticTier:
         """The files to fetch for ``clusters``' shards: their cluster table pages not read yet, and the shards.
 
         The pages' refs are in the meta; a shard is named by path while its page is not read yet (checked against it
-        when read, :meth:`_cluster`), all in one round. A shard named by path once is not named again: a second fetch by path would
-        fetch it twice; if its prefetch did not happen, :meth:`_cluster` fetches it by its page's ref.
+        when read, :meth:`_cluster`), all in one round. A shard named by path once is not named again (a query names
+        its clusters in each of its rounds: a second fetch by path would fetch it twice); if its prefetch did not
+        happen, :meth:`_cluster` fetches it by its page's ref.
         """
         table = self._cluster_table
         per_page = int(table["per_page"])
@@ -340,7 +341,7 @@ class SemanticTier:
             page = self._cluster_pages.get(cluster // per_page)
             if page is not None:
                 out.append(page_ref(page, cluster - int(page["first"])))
-            elif cluster not in self._cluster_named:  # a query names its clusters in each of its rounds: once is enough
+            elif cluster not in self._cluster_named:
                 self._cluster_named.add(cluster)
                 folder = table["folders"][cluster // per_page]
                 out.append({"path": f"{folder}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]})
