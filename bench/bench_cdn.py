@@ -191,7 +191,7 @@ KINDS = (
     ("vectors meta", re.compile(r"vectors/meta\.")),
     ("cluster shards", re.compile(r"vectors/tools\.c\d")),
     ("row directory and groups", re.compile(r"vectors/tools\.rowgroups")),
-    ("row pages", re.compile(r"vectors/tools\.rowpages")),
+    ("row pages", re.compile(r"vectors/tools\.(rowpages|rows\.\w+/p\d)")),  # -8: a bucket's pages beside its files
     ("row files", re.compile(r"vectors/tools\.rows\.")),
     ("node vectors", re.compile(r"vectors/nodes")),
     ("other vectors", re.compile(r"vectors/")),
