@@ -312,7 +312,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
-    sizes = [int(shard["count"]) for shard in tier._meta["tools"]["shards"]]
+    sizes = [int(count) for count in tier._meta["tools"]["clusters"]["counts"]]
     assert max(sizes) <= -(-3 * sum(sizes) // (2 * len(sizes)))  # balanced: no cluster over 1.5 times the mean
     assert sum(sizes[c] for c in tier._clusters) >= info["probe_rows"]  # the nearest clusters holding probe_rows
     assert len(tier._clusters) < info["clusters"]
@@ -359,8 +359,42 @@ def test_a_querys_rows_decoded_together_equal_each_decoded_alone(partitioned_bui
 
 
 @needs_default
+def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_row_files(
+    partitioned_build: Path,
+) -> None:
+    """toolcat-vectors-8: no ref a cluster in the meta, and tree-coded cluster rows equal the row files' rows."""
+    np = pytest.importorskip("numpy")
+    searcher = _open(partitioned_build)
+    searcher.find_tool("read a text file")
+    tier = searcher._semantic
+    part = tier._meta["tools"]
+    assert "shards" not in part
+    table = part["clusters"]
+    k = int(part["partition"]["clusters"])
+    assert len(table["pages"]) == -(-k // table["per_page"]) < k
+    referenced = 0
+    for cluster in range(k):
+        ids, block, _, _ = tier._cluster(cluster)
+        data = json.loads((partitioned_build / table["folder"] / f"c{cluster}.json").read_text())
+        referenced += sum(int(p) >= 0 for p in data["parents"])
+        for doc, row in zip(ids.tolist(), block, strict=True):
+            _, single = tier._row_file(doc)
+            assert np.array_equal(row, tier._residuals(single, [int(single["cluster"])])[0]), (cluster, doc)
+    assert referenced, "some rows are coded against another row of their cluster"
+
+
+@needs_default
+def test_a_partitioned_build_verifies_against_its_schemas(partitioned_build: Path) -> None:
+    """toolcat verify passes on a partitioned build: cluster and row pages, row files, centroid codes, every file."""
+    from toolcat.build.verify import verify_build  # noqa: PLC0415 - the build side, only for this test
+
+    report = verify_build(partitioned_build)
+    assert report.ok, report.problems[:5]
+
+
+@needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
-    """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, one row folder) is not read: lexical answers, 'rebuild'."""
+    """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, a ref a cluster, one row folder) is not read: lexical answers, 'rebuild'."""
     for old in (
         "toolcat-vectors-3",
         "toolcat-vectors-4",
@@ -493,7 +527,40 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "residual denominator a float": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator=8.5)),
     "residual missing": _meta(lambda o: o["tools"]["partition"].pop("residual")),
     "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
-    "shards of other clusters": _meta(lambda o: o["tools"].update(shards=o["tools"]["shards"][::-1])),
+    "cluster counts of other clusters": _meta(
+        lambda o: o["tools"]["clusters"].update(counts=[*o["tools"]["clusters"]["counts"][::-1][1:], 0])
+    ),
+    "cluster counts short": _meta(lambda o: o["tools"]["clusters"].update(counts=o["tools"]["clusters"]["counts"][1:])),
+    "cluster table missing": _meta(lambda o: o["tools"].pop("clusters")),
+    "cluster table pages short": _meta(
+        lambda o: o["tools"]["clusters"].update(pages=o["tools"]["clusters"]["pages"][1:])
+    ),
+    "cluster table pages garbage": _meta(lambda o: o["tools"]["clusters"].update(pages=[1] * 9)),
+    "cluster table per_page zero": _meta(lambda o: o["tools"]["clusters"].update(per_page=0)),
+    "cluster table of other files": _meta(
+        lambda o: o["tools"]["clusters"].update(files=o["tools"]["clusters"]["files"] + 1)
+    ),
+    "cluster page of another folder": _page(
+        lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "c" else None
+    ),
+    "cluster page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "c" else None),
+    "cluster page of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "c" else None),
+    "cluster parents missing": _shard(lambda o: o.pop("parents") if "parents" in o else o.pop("ids")),
+    "cluster parents short": _shard(lambda o: o.update(parents=o["parents"][1:]) if "parents" in o else o.pop("ids")),
+    "cluster parent outside the shard": _shard(
+        lambda o: o.update(parents=[o["count"]] * o["count"]) if "parents" in o else o.pop("ids")
+    ),
+    "cluster parent itself": _shard(
+        lambda o: o.update(parents=list(range(o["count"]))) if "parents" in o else o.pop("ids")
+    ),
+    "cluster parents a cycle": _shard(
+        lambda o: (
+            o.update(parents=[(i + 1) % o["count"] for i in range(o["count"])]) if "parents" in o else o.pop("ids")
+        )
+    ),
+    "cluster parents garbage": _shard(
+        lambda o: o.update(parents=["x"] * o["count"]) if "parents" in o else o.pop("ids")
+    ),
 }
 
 
