@@ -225,11 +225,6 @@ function rowFolder(table: Artifact, doc: number): string {
   return `${table.folder}.${table.buckets[Math.floor(doc / int(table.per_bucket))]}`;
 }
 
-/** The folder of the cluster table's page holding cluster ``cluster``'s shard (``semantic.cluster_folder``). */
-function clusterFolder(table: Artifact, cluster: number): string {
-  return `${table.folder}.${table.buckets[Math.floor(cluster / int(table.per_page))]}`;
-}
-
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
 function int(value: unknown): number {
   const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
@@ -289,10 +284,6 @@ function checkPartition(meta: Artifact, dim: number): Partition {
     throw new RangeError(`a cluster table of ${clusterTable.pages?.length} pages of ${clusterPerPage} for ${k} clusters`);
   }
   if (![clusterTable.folder, clusterTable.prefix, ...clusterTable.pages.flatMap((ref: Artifact) => [ref?.path, ref?.sha256])].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folder or page refs");
-  // one folder a page (``clusterFolder``), named in buckets
-  if (!Array.isArray(clusterTable.buckets) || clusterTable.buckets.length !== clusterTable.pages.length || !clusterTable.buckets.every((b: unknown) => typeof b === "string" && /^[0-9a-f]{16}$/.test(b))) {
-    throw new RangeError(`a cluster table of ${clusterTable.pages.length} pages names ${clusterTable.buckets?.length} folders`);
-  }
   const table = part.rows;
   const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
   if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
@@ -639,7 +630,7 @@ export class SemanticTier {
       if (page) out.push(pageRef(page, cluster - int(page.first)));
       else if (!this.clusterNamed.has(cluster)) {
         this.clusterNamed.add(cluster);
-        out.push({ path: `${clusterFolder(table, cluster)}/${table.prefix}${cluster}.json`, max_bytes: table.max_bytes });
+        out.push({ path: `${table.folder}/${table.prefix}${cluster}.json`, max_bytes: table.max_bytes });
       }
     }
     return out;
@@ -653,7 +644,7 @@ export class SemanticTier {
       const ref = table.pages[number];
       page = await searcher.fetch(ref);
       const perPage = int(table.per_page), files = int(table.files);
-      if (page.folder !== clusterFolder(table, number * perPage) || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+      if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
         throw new RangeError(`cluster page ${ref.path} is not page ${number} of the cluster table`);
       }
       this.clusterPages.set(number, page);

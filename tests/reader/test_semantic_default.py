@@ -375,9 +375,7 @@ def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_ro
     referenced = 0
     for cluster in range(k):
         ids, block, _, _ = tier._cluster(cluster)
-        data = json.loads(
-            (partitioned_build / semantic.cluster_folder(table, cluster) / f"c{cluster}.json").read_text()
-        )
+        data = json.loads((partitioned_build / table["folder"] / f"c{cluster}.json").read_text())
         referenced += sum(int(p) >= 0 for p in data["parents"])
         for doc, row in zip(ids.tolist(), block, strict=True):
             _, single = tier._row_file(doc)
@@ -534,12 +532,6 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     ),
     "cluster counts short": _meta(lambda o: o["tools"]["clusters"].update(counts=o["tools"]["clusters"]["counts"][1:])),
     "cluster table missing": _meta(lambda o: o["tools"].pop("clusters")),
-    "cluster folders missing": _meta(lambda o: o["tools"]["clusters"].pop("buckets")),
-    "cluster folder renamed": _meta(lambda o: o["tools"]["clusters"]["buckets"].__setitem__(0, "0" * 16)),
-    "cluster folder name not hex": _meta(lambda o: o["tools"]["clusters"]["buckets"].__setitem__(0, "../../x")),
-    "cluster folders short": _meta(
-        lambda o: o["tools"]["clusters"].update(buckets=o["tools"]["clusters"]["buckets"][1:])
-    ),
     "cluster table pages short": _meta(
         lambda o: o["tools"]["clusters"].update(pages=o["tools"]["clusters"]["pages"][1:])
     ),
@@ -682,7 +674,7 @@ def test_over_http_the_rows_come_with_the_doc_shards_and_cost_no_round_trip(
 
 @needs_default
 def test_a_one_tool_edit_rewrites_only_the_row_buckets_it_touches(default_tier_build: Path, tmp_path: Path) -> None:
-    """Editing one tool's summary writes its bucket(s) of row files and cluster shards anew, not all; answers as a fresh build."""
+    """Editing one tool's summary writes the row files of its bucket(s) anew, not the whole table; answers as a fresh build."""
     import shutil  # noqa: PLC0415 - this test's copy of the sources
 
     from toolcat.build.contributors import vectors  # noqa: PLC0415 - the build side, only for this test
@@ -698,10 +690,8 @@ def test_a_one_tool_edit_rewrites_only_the_row_buckets_it_touches(default_tier_b
     def rows(out: Path) -> tuple[dict[str, object], set[str]]:
         manifest = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
         meta = json.loads((out / manifest["vectors"]["path"]).read_text())  # this version's (the last one's is kept)
-        table, clusters = meta["tools"]["rows"], meta["tools"]["clusters"]
-        folders = {semantic.row_folder(table, d) for d in range(table["files"])}
-        folders |= {semantic.cluster_folder(clusters, c) for c in range(clusters["files"])}
-        return table, {str(p.relative_to(out)) for f in folders for p in (out / f).iterdir()}
+        folders = {semantic.row_folder(meta["tools"]["rows"], d) for d in range(meta["tools"]["rows"]["files"])}
+        return meta["tools"]["rows"], {str(p.relative_to(out)) for f in folders for p in (out / f).iterdir()}
 
     try:
         build(src, tmp_path / "out")
@@ -722,8 +712,6 @@ def test_a_one_tool_edit_rewrites_only_the_row_buckets_it_touches(default_tier_b
     changed = [i for i, (a, b) in enumerate(zip(before["buckets"], after["buckets"], strict=True)) if a != b]
     assert 1 <= len(changed) <= 2, changed  # the edited tool's bucket (and its node's other tools')
     assert len(files_after - files_before) < len(files_before) / 2  # new paths: the changed buckets' files only
-    shards = {f for f in files_after - files_before if "/tools.clusters." in f}
-    assert len(shards) < len({f for f in files_before if "/tools.clusters." in f})  # and some of the cluster shards
     assert after == rows(tmp_path / "fresh")[0]  # the same table as a build from nothing
     query = "list my storage buckets"  # the lexical index is a delta segment here: relevances close, not equal
     names = [[m["name"] for m in _open(tmp_path / out).find_tool(query)["matches"]] for out in ("out", "fresh")]

@@ -935,29 +935,9 @@ def _write_partitioned(
         }
         files.append(dumps(body))
     per_page = cluster_page_size(k)
-    # each page's shards in a folder of its own, named by their hashes (``buckets``): a one-tool edit writes anew the
-    # shards of the pages whose clusters it changed, not every shard
-    stem, buckets, listing = "vectors/tools.clusters", [], []
-    digests = [sha256(data) for data in files]
-    for first in range(0, k, per_page):
-        end = min(first + per_page, k)
-        name = sha256(f"{first}:{per_page}:{''.join(digests[first:end])}".encode())[:16]
-        buckets.append(name)
-        folder = f"{stem}.{name}"
-        artifacts.files.update({f"{folder}/c{cluster}.json": files[cluster] for cluster in range(first, end)})
-        listing.append(
-            {
-                "artifact": "index_pages",
-                "part": "tools",
-                "folder": folder,
-                "prefix": "c",
-                "first": first,
-                "files": [[digests[cluster], len(files[cluster])] for cluster in range(first, end)],
-            }
-        )
+    folder, listing = paged_files(artifacts, "vectors", "tools.clusters", "tools", "c", files, per_page)
     table = {
-        "folder": stem,
-        "buckets": buckets,
+        "folder": folder,
         "prefix": "c",
         "files": k,
         "per_page": per_page,

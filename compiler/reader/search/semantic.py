@@ -353,8 +353,9 @@ class SemanticTier:
                 out.append(page_ref(page, cluster - int(page["first"])))
             elif cluster not in self._cluster_named:  # a query names its clusters in each of its rounds: once is enough
                 self._cluster_named.add(cluster)
-                path = f"{cluster_folder(table, cluster)}/{table['prefix']}{cluster}.json"
-                out.append({"path": path, "max_bytes": table["max_bytes"]})
+                out.append(
+                    {"path": f"{table['folder']}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]}
+                )
         return out
 
     def _cluster_page(self, number: int) -> dict[str, Any]:
@@ -366,7 +367,7 @@ class SemanticTier:
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
             if (
-                page.get("folder") != cluster_folder(table, number * per_page)
+                page.get("folder") != table["folder"]
                 or page.get("prefix") != table["prefix"]
                 or int(page["first"]) != number * per_page
                 or len(page["files"]) != min(per_page, files - number * per_page)
@@ -914,14 +915,6 @@ def check_cluster_table(table: Any, k: int, n_docs: int) -> None:
     for ref in table["pages"]:
         str(dict(ref)["sha256"]), str(ref["path"])
     str(table["folder"]), str(table["prefix"])
-    buckets = [str(name) for name in table["buckets"]]  # one folder a page (cluster_folder)
-    if len(buckets) != len(table["pages"]) or not all(re.fullmatch(r"[0-9a-f]{16}", name) for name in buckets):
-        raise ValueError(f"a cluster table of {len(table['pages'])} pages names {len(buckets)} folders")
-
-
-def cluster_folder(table: dict[str, Any], cluster: int) -> str:
-    """The folder of the cluster table's page holding cluster ``cluster``'s shard: ``<folder>.<bucket>``."""
-    return f"{table['folder']}.{table['buckets'][cluster // int(table['per_page'])]}"
 
 
 def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
