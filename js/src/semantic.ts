@@ -243,7 +243,7 @@ interface Partition {
   counts: number[];
   probeRows: number | null;
   table: Artifact;
-  /** The cluster table (``tools.clusters``): the cluster shards' folder, their pages' refs, ``per_page``. */
+  /** The cluster table (``tools.clusters``): the cluster shards' folders (one a page), their pages' refs, ``per_page``. */
   clusterTable: Artifact;
 }
 
@@ -283,7 +283,8 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   if (clusterPerPage < 1 || int(clusterTable.max_bytes) < 0 || !Array.isArray(clusterTable.pages) || clusterTable.pages.length !== Math.ceil(k / clusterPerPage)) {
     throw new RangeError(`a cluster table of ${clusterTable.pages?.length} pages of ${clusterPerPage} for ${k} clusters`);
   }
-  if (![clusterTable.folder, clusterTable.prefix, ...clusterTable.pages.flatMap((ref: Artifact) => [ref?.path, ref?.sha256])].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folder or page refs");
+  if (!Array.isArray(clusterTable.folders) || clusterTable.folders.length !== clusterTable.pages.length) throw new RangeError(`a cluster table of ${clusterTable.pages.length} pages in ${clusterTable.folders?.length} folders`);
+  if (![...clusterTable.folders, clusterTable.prefix, ...clusterTable.pages.flatMap((ref: Artifact) => [ref?.path, ref?.sha256])].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folders or page refs");
   const table = part.rows;
   const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
   if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
@@ -630,7 +631,7 @@ export class SemanticTier {
       if (page) out.push(pageRef(page, cluster - int(page.first)));
       else if (!this.clusterNamed.has(cluster)) {
         this.clusterNamed.add(cluster);
-        out.push({ path: `${table.folder}/${table.prefix}${cluster}.json`, max_bytes: table.max_bytes });
+        out.push({ path: `${table.folders[Math.floor(cluster / perPage)]}/${table.prefix}${cluster}.json`, max_bytes: table.max_bytes });
       }
     }
     return out;
@@ -644,7 +645,7 @@ export class SemanticTier {
       const ref = table.pages[number];
       page = await searcher.fetch(ref);
       const perPage = int(table.per_page), files = int(table.files);
-      if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+      if (page.folder !== table.folders[number] || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
         throw new RangeError(`cluster page ${ref.path} is not page ${number} of the cluster table`);
       }
       this.clusterPages.set(number, page);

@@ -188,6 +188,27 @@ def test_tree_rows_refuse_parents_that_are_no_tree() -> None:
             tree_rows({**coded, "parents": parents}, centroid.astype(np.int32), vectors.RESIDUAL_DENOMINATOR)
 
 
+def test_an_edited_row_writes_again_only_its_page_of_cluster_shards() -> None:
+    """The cluster shards live in a folder a page: a changed row gives new paths to its page's shards, not to all."""
+    from toolcat.build.artifacts import ArtifactSet  # noqa: PLC0415 - the build's file set, only here
+
+    rows = _families(400)
+    nodes = _families(3, seed=9)
+
+    def written(table_rows: object) -> tuple[dict[str, object], set[str]]:
+        artifacts = ArtifactSet()
+        part = vectors._write_partitioned(artifacts, table_rows, [[0]] * 400, nodes, [None] * 400)
+        return part["clusters"], {path for path in artifacts.files if "/c" in path and "tools.clusters." in path}
+
+    table, before = written(rows)
+    assert len(table["folders"]) == len(table["pages"]) == -(-20 // vectors.cluster_page_size(20)) > 1
+    edited = rows.copy()
+    edited[17] = _families(1, seed=11)[0]
+    _, after = written(edited)
+    assert before - after, "the edited row's shard has a new path"
+    assert before & after, "the other pages' shards keep theirs"
+
+
 @pytest.mark.parametrize(("clusters", "per_page"), [(2, 4), (45, 7), (100, 10), (316, 18)])
 def test_the_cluster_table_pages_hold_about_the_square_root(clusters: int, per_page: int) -> None:
     """The meta lists a page ref per about sqrt(clusters) cluster shards (at least 4 a page)."""

@@ -375,7 +375,8 @@ def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_ro
     referenced = 0
     for cluster in range(k):
         ids, block, _, _ = tier._cluster(cluster)
-        data = json.loads((partitioned_build / table["folder"] / f"c{cluster}.json").read_text())
+        folder = table["folders"][cluster // table["per_page"]]
+        data = json.loads((partitioned_build / folder / f"c{cluster}.json").read_text())
         referenced += sum(int(p) >= 0 for p in data["parents"])
         for doc, row in zip(ids.tolist(), block, strict=True):
             _, single = tier._row_file(doc)
@@ -537,6 +538,14 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     ),
     "cluster table pages garbage": _meta(lambda o: o["tools"]["clusters"].update(pages=[1] * 9)),
     "cluster table per_page zero": _meta(lambda o: o["tools"]["clusters"].update(per_page=0)),
+    "cluster table folders short": _meta(
+        lambda o: o["tools"]["clusters"].update(folders=o["tools"]["clusters"]["folders"][1:])
+    ),
+    "cluster table folders rotated": _meta(
+        lambda o: o["tools"]["clusters"].update(
+            folders=o["tools"]["clusters"]["folders"][1:] + o["tools"]["clusters"]["folders"][:1]
+        )
+    ),
     "cluster table of other files": _meta(
         lambda o: o["tools"]["clusters"].update(files=o["tools"]["clusters"]["files"] + 1)
     ),

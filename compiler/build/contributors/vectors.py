@@ -898,7 +898,8 @@ def _write_partitioned(
     from its nearest centroid (:func:`residual_codes`). Each cluster shard carries the rows of its tools' ancestor
     nodes too (the hierarchy term), so a query reads no node shard. The cluster shards are a paged table
     (``clusters``: ``<folder>/c<i>.json``, their sha256 and size in pages the meta lists, ``counts`` each cluster's
-    tools, which the probe needs), fetched by path together with their pages. A lexical candidate outside the
+    tools, which the probe needs), fetched by path together with their pages; a folder a page (``folders``), so an
+    edit writes again only the pages whose clusters it changed. A lexical candidate outside the
     probed clusters is scored by its own row, from the row table (:func:`_write_rows`), fetched with the
     candidates' doc shards.
     """
@@ -935,15 +936,32 @@ def _write_partitioned(
         }
         files.append(dumps(body))
     per_page = cluster_page_size(k)
-    folder, listing = paged_files(artifacts, "vectors", "tools.clusters", "tools", "c", files, per_page)
+    folders, pages = [], []
+    for first in range(0, k, per_page):
+        # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
+        chunk = files[first : first + per_page]
+        digests = [sha256(file) for file in chunk]
+        folder = f"vectors/tools.clusters.{sha256(''.join(digests).encode())[:16]}"
+        for number, file in enumerate(chunk, first):
+            artifacts.files[f"{folder}/c{number}.json"] = file
+        page = {
+            "artifact": "index_pages",
+            "part": "tools",
+            "folder": folder,
+            "prefix": "c",
+            "first": first,
+            "files": [[digest, len(file)] for digest, file in zip(digests, chunk, strict=True)],
+        }
+        folders.append(folder)
+        pages.append(artifacts.add_json("vectors", f"tools.clusterpages.p{first // per_page}", page))
     table = {
-        "folder": folder,
+        "folders": folders,
         "prefix": "c",
         "files": k,
         "per_page": per_page,
         "max_bytes": max(len(file) for file in files),
         "counts": [int(c) for c in counts],
-        "pages": [artifacts.add_json("vectors", f"tools.clusterpages.p{i}", page) for i, page in enumerate(listing)],
+        "pages": pages,
     }
     return {
         "n_docs": n,

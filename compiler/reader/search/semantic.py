@@ -110,7 +110,7 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
-        #: A partitioned build's cluster table (``tools.clusters``: its cluster shards' folder, pages, counts).
+        #: A partitioned build's cluster table (``tools.clusters``: its cluster shards' folders, pages, counts).
         self._cluster_table: dict[str, Any] = {}
         #: The cluster table's pages read so far (page number -> page).
         self._cluster_pages: dict[int, dict[str, Any]] = {}
@@ -340,8 +340,9 @@ class SemanticTier:
         """The files to fetch for ``clusters``' shards: their cluster table pages not read yet, and the shards.
 
         The pages' refs are in the meta; a shard is named by path while its page is not read yet (checked against it
-        when read, :meth:`_cluster`), all in one round. A shard named by path once is not named again: a second fetch by path would
-        fetch it twice; if its prefetch did not happen, :meth:`_cluster` fetches it by its page's ref.
+        when read, :meth:`_cluster`), all in one round. A shard named by path once is not named again (a query names
+        its clusters in each of its rounds: a second fetch by path would fetch it twice); if its prefetch did not
+        happen, :meth:`_cluster` fetches it by its page's ref.
         """
         table = self._cluster_table
         per_page = int(table["per_page"])
@@ -351,15 +352,14 @@ class SemanticTier:
             page = self._cluster_pages.get(cluster // per_page)
             if page is not None:
                 out.append(page_ref(page, cluster - int(page["first"])))
-            elif cluster not in self._cluster_named:  # a query names its clusters in each of its rounds: once is enough
+            elif cluster not in self._cluster_named:
                 self._cluster_named.add(cluster)
-                out.append(
-                    {"path": f"{table['folder']}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]}
-                )
+                folder = table["folders"][cluster // per_page]
+                out.append({"path": f"{folder}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]})
         return out
 
     def _cluster_page(self, number: int) -> dict[str, Any]:
-        """Page ``number`` of the cluster table (checked: it lists its cluster shards in the table's folder)."""
+        """Page ``number`` of the cluster table (checked: it lists its cluster shards in its folder of the table's)."""
         if number not in self._cluster_pages:
             table = self._cluster_table
             ref = table["pages"][number]
@@ -367,7 +367,7 @@ class SemanticTier:
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
             if (
-                page.get("folder") != table["folder"]
+                page.get("folder") != table["folders"][number]
                 or page.get("prefix") != table["prefix"]
                 or int(page["first"]) != number * per_page
                 or len(page["files"]) != min(per_page, files - number * per_page)
@@ -903,8 +903,8 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
 def check_cluster_table(table: Any, k: int, n_docs: int) -> None:
     """ValueError (or another of :data:`VECTOR_ERRORS`) unless ``table`` is a cluster table a build writes.
 
-    That is: of ``k`` clusters of ``n_docs`` tools, one shard a cluster, ``counts`` adding up, a page ref per
-    ``per_page`` shards.
+    That is: of ``k`` clusters of ``n_docs`` tools, one shard a cluster, ``counts`` adding up, a page ref and a
+    folder per ``per_page`` shards.
     """
     files, per_page, max_bytes = int(table["files"]), int(table["per_page"]), int(table["max_bytes"])
     counts = [int(count) for count in table["counts"]]
@@ -914,7 +914,9 @@ def check_cluster_table(table: Any, k: int, n_docs: int) -> None:
         raise ValueError(f"a cluster table of {len(table['pages'])} pages of {per_page} for {k} clusters")
     for ref in table["pages"]:
         str(dict(ref)["sha256"]), str(ref["path"])
-    str(table["folder"]), str(table["prefix"])
+    if len(table["folders"]) != len(table["pages"]) or not all(isinstance(f, str) for f in table["folders"]):
+        raise ValueError(f"a cluster table of {len(table['pages'])} pages in {len(table['folders'])} folders")
+    str(table["prefix"])
 
 
 def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
