@@ -192,7 +192,7 @@ KINDS = (
     ("cluster shards", re.compile(r"vectors/tools\.(c\d|clusters\.)")),
     ("cluster pages", re.compile(r"vectors/tools\.clusterpages\.")),
     ("row directory and groups", re.compile(r"vectors/tools\.rowgroups")),
-    ("row pages", re.compile(r"vectors/tools\.rowpages")),
+    ("row pages", re.compile(r"vectors/tools\.(rowpages|rows\.\w+/p\d)")),  # -8: a bucket's pages beside its files
     ("row files", re.compile(r"vectors/tools\.rows\.")),
     ("node vectors", re.compile(r"vectors/nodes")),
     ("other vectors", re.compile(r"vectors/")),

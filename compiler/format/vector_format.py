@@ -11,7 +11,8 @@ from __future__ import annotations
 #: each row's int4 codes stored as differences from a prediction by a reference's codes, two a character: a row
 #: file's and a node row's reference a centroid, a cluster shard's row's its centroid or another row of the shard
 #: (``parents``); the centroids one character a code, dimension by dimension; each row file holding its tool's index
-#: document too; the cluster shards a paged table, ``clusters``). A reader refuses another with a "rebuild" reason.
+#: document too; the cluster shards a paged table, ``clusters``; the row table's files in buckets of consecutive
+#: docs, a folder each, named in the meta, ``buckets``). A reader refuses another with a "rebuild" reason.
 PARTITIONED_FORMAT = "toolcat-vectors-8"
 #: A centroid's codes: character ``n`` of this alphabet (base64url's) is the int4 code ``n - RESIDUAL_ZERO``.
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

@@ -220,6 +220,11 @@ async function readModelFile(fetchFn: (input: string, init?: RequestInit) => Pro
   throw new Error(`${href} could not be read in ${policy.retries + 1} attempts (last: ${last})`);
 }
 
+/** The folder of the row table's bucket holding tool ``doc``'s row file and its page (``semantic.row_folder``). */
+function rowFolder(table: Artifact, doc: number): string {
+  return `${table.folder}.${table.buckets[Math.floor(doc / int(table.per_bucket))]}`;
+}
+
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
 function int(value: unknown): number {
   const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
@@ -285,7 +290,12 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
     throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
   }
-  if (![table.folder, table.prefix, table.page_folder, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  if (![table.folder, table.prefix, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  // -8: the row files in buckets of per_bucket consecutive docs (whole groups), a folder each (``rowFolder``)
+  const perBucket = int(table.per_bucket);
+  if (!Array.isArray(table.buckets) || perBucket < 1 || perBucket % (perPage * perGroup) || table.buckets.length !== Math.ceil(files / perBucket) || !table.buckets.every((b: unknown) => typeof b === "string" && /^[0-9a-f]{16}$/.test(b))) {
+    throw new RangeError(`a row table of ${files} files in buckets of ${perBucket}, pages of ${perPage}`);
+  }
   const denominator = info.residual?.denominator;
   if (!Number.isInteger(denominator) || denominator < 1 || denominator > 1024) throw new RangeError(`residual denominator ${JSON.stringify(denominator)} is not a whole number in 1..1024`);
   const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
@@ -719,7 +729,7 @@ export class SemanticTier {
     if (!group) {
       const ref = pageRef(this.directory, number);
       group = await searcher.fetch(ref);
-      if (group.folder !== table.page_folder || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
+      if (group.folder !== rowFolder(table, number * perGroup * int(table.per_page)) || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
         throw new RangeError(`row group ${ref.path} is not group ${number} of the row table's pages`);
       }
       this.groups.set(number, group);
@@ -736,7 +746,7 @@ export class SemanticTier {
       const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
       const ref = pageRef(group, number - int(group.first));
       page = await searcher.fetch(ref);
-      if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+      if (page.folder !== rowFolder(table, number * perPage) || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
         throw new RangeError(`row page ${ref.path} is not page ${number} of the row table`);
       }
       this.pages.set(number, page);
@@ -802,11 +812,11 @@ export class SemanticTier {
     }
     for (const number of pages) {
       const group = this.groups.get(Math.floor(number / perGroup));
-      refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${table.page_folder}/p${number}.json`, max_bytes: table.page_max_bytes });
+      refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${rowFolder(table, number * perPage)}/p${number}.json`, max_bytes: table.page_max_bytes });
     }
     for (const doc of wanted) {
       const page = this.pages.get(Math.floor(doc / perPage));
-      refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
+      refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${rowFolder(table, doc)}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
     const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params, rank);
     const inner = searcher as unknown as DocFetching;

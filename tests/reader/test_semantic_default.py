@@ -395,7 +395,7 @@ def test_a_partitioned_build_verifies_against_its_schemas(partitioned_build: Pat
 
 @needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
-    """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, a ref a cluster) is not read: lexical answers, 'rebuild'."""
+    """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, a ref a cluster, one row folder) is not read: lexical answers, 'rebuild'."""
     for old in (
         "toolcat-vectors-3",
         "toolcat-vectors-4",
@@ -413,13 +413,13 @@ def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partit
 
 @needs_default
 def test_row_files_hold_the_index_documents_and_serve_as_them(partitioned_build: Path) -> None:
-    """Every row file holds its tool's index document (toolcat-vectors-7), and a query reads its candidates' from there."""
+    """Every row file holds its tool's index document (toolcat-vectors-7 on), and a query reads its candidates' from there."""
     plain = _open(partitioned_build)
     part = plain._part("tools")
     meta = json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())
     table = meta["tools"]["rows"]
     for doc in range(part.n_docs):
-        data = json.loads((partitioned_build / table["folder"] / f"r{doc}.json").read_text())
+        data = json.loads((partitioned_build / semantic.row_folder(table, doc) / f"r{doc}.json").read_text())
         assert data["ids"] == [doc]
         assert data["docs"] == [plain._doc(part, doc)], doc
     searcher = _open(partitioned_build)
@@ -499,7 +499,14 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row table per_group garbage": _meta(lambda o: o["tools"]["rows"].update(per_group="x")),
     "row table group folder missing": _meta(lambda o: o["tools"]["rows"].pop("group_folder")),
     "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(group_folder="vectors/x")),
-    "row groups of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
+    "row buckets of another folder": _meta(lambda o: o["tools"]["rows"].update(folder="vectors/x")),
+    "row bucket renamed": _meta(lambda o: o["tools"]["rows"]["buckets"].__setitem__(0, "0" * 16)),
+    "row bucket name not hex": _meta(lambda o: o["tools"]["rows"]["buckets"].__setitem__(0, "../../etc/passwd")),
+    "row buckets short": _meta(lambda o: o["tools"]["rows"].update(buckets=[], per_bucket=1)),
+    "row bucket size not whole groups": _meta(
+        lambda o: o["tools"]["rows"].update(per_bucket=o["tools"]["rows"]["per_bucket"] + 1)
+    ),
+    "row buckets missing": _meta(lambda o: o["tools"]["rows"].pop("buckets")),
     "row table of other files": _meta(lambda o: o["tools"]["rows"].update(files=o["tools"]["rows"]["files"] + 1)),
     "row table missing": _meta(lambda o: o["tools"].pop("rows")),
     "centroids wrong size": _meta(lambda o: o["tools"]["partition"]["centroids"].update(codes="H" * 7)),
@@ -672,3 +679,50 @@ def test_over_http_the_rows_come_with_the_doc_shards_and_cost_no_round_trip(
             assert rows, "the lexical candidates' rows came over HTTP"
             assert len(seen) == len(set(seen)), "each file once"
     assert cost["parts"] <= cost["whole"], cost
+
+
+@needs_default
+def test_a_one_tool_edit_rewrites_only_the_row_buckets_it_touches(default_tier_build: Path, tmp_path: Path) -> None:
+    """Editing one tool's summary writes the row files of its bucket(s) anew, not the whole table; answers as a fresh build."""
+    import shutil  # noqa: PLC0415 - this test's copy of the sources
+
+    from toolcat.build.contributors import vectors  # noqa: PLC0415 - the build side, only for this test
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE_SRC, src)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(default_tier_build.parent / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
+    mp.setattr(vectors, "PARTITION_MIN", 0)
+    mp.setattr(vectors, "PROBE_ROWS", 24)
+
+    def rows(out: Path) -> tuple[dict[str, object], set[str]]:
+        manifest = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
+        meta = json.loads((out / manifest["vectors"]["path"]).read_text())  # this version's (the last one's is kept)
+        folders = {semantic.row_folder(meta["tools"]["rows"], d) for d in range(meta["tools"]["rows"]["files"])}
+        return meta["tools"]["rows"], {str(p.relative_to(out)) for f in folders for p in (out / f).iterdir()}
+
+    try:
+        build(src, tmp_path / "out")
+        before, files_before = rows(tmp_path / "out")
+        tools = src / "storage" / "buckets" / "tools.yaml"
+        tools.write_text(
+            tools.read_text(encoding="utf-8").replace(
+                "List the object-storage buckets the agent can access,", "List every bucket the agent can access,", 1
+            ),
+            encoding="utf-8",
+        )
+        build(src, tmp_path / "out")
+        build(src, tmp_path / "fresh")
+    finally:
+        mp.undo()
+    after, files_after = rows(tmp_path / "out")
+    assert len(before["buckets"]) > 2, "the example's 116 rows lie in several buckets"
+    changed = [i for i, (a, b) in enumerate(zip(before["buckets"], after["buckets"], strict=True)) if a != b]
+    assert 1 <= len(changed) <= 2, changed  # the edited tool's bucket (and its node's other tools')
+    assert len(files_after - files_before) < len(files_before) / 2  # new paths: the changed buckets' files only
+    assert after == rows(tmp_path / "fresh")[0]  # the same table as a build from nothing
+    query = "list my storage buckets"  # the lexical index is a delta segment here: relevances close, not equal
+    names = [[m["name"] for m in _open(tmp_path / out).find_tool(query)["matches"]] for out in ("out", "fresh")]
+    assert names[0] == names[1]
+    assert names[0][0] == "storage.list_buckets"

@@ -66,8 +66,9 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 # by dimension: :func:`residual_codes`, :func:`centroid_codes`; ``-7`` writes each tool's index document in its row
 # file too (``ids``, ``docs``: a lexical candidate a query reads the row of needs no doc shard); ``-8`` codes a cluster
 # shard's rows against a tree of references (:func:`tree_coded`) and pages the cluster shards' refs (``clusters``,
-# :func:`cluster_page_size`), so the meta no longer lists one ref a cluster; the version and the
-# codes' alphabets are ``toolcat.format.vector_format``'s, which the reader reads with.)
+# :func:`cluster_page_size`), so the meta no longer lists one ref a cluster, and puts the row table's files in
+# buckets of consecutive docs, a folder each (``buckets``), so a one-tool edit rewrites a bucket or two, not the
+# table; the version and the codes' alphabets are ``toolcat.format.vector_format``'s, which the reader reads with.)
 
 #: The prediction's factor is ``k / RESIDUAL_DENOMINATOR`` (``k`` an integer per row, so the prediction is integer
 #: arithmetic that every reader computes alike).
@@ -683,6 +684,10 @@ def balanced_assign(sims: Any, cap: int) -> Any:
 #: page's per candidate, so with about 8-16 distinct pages a query, three levels of about the cube root list the
 #: fewest hashes (10,000 tools: 11 a page and a group, 83 groups; two levels listed 25 a page, 400 pages).
 ROW_FANOUT_MIN, ROW_FANOUT_DIVISOR = 4, 8
+#: The most buckets (folders) a row table's files lie in (:func:`row_bucket_size`): the meta names each one (16 hex
+#: characters, about 8 bytes gzipped), and a one-tool edit rewrites the bucket of every row it changes (its own, and
+#: those of the tools under its node, consecutive docs: one or two buckets).
+ROW_BUCKETS = 32
 
 
 def cluster_page_size(clusters: int) -> int:
@@ -697,6 +702,17 @@ def cluster_page_size(clusters: int) -> int:
 def row_page_size(n_docs: int) -> int:
     """Row files per page, and pages per group, of the row table of a partitioned build of ``n_docs`` tools."""
     return max(ROW_FANOUT_MIN, round(math.pow(n_docs / ROW_FANOUT_DIVISOR, 1 / 3)))
+
+
+def row_bucket_size(n_docs: int, per_page: int) -> int:
+    """Row files a bucket (a folder of its own) holds: whole groups, as few as keep the buckets under the cap.
+
+    A group is ``per_page`` pages of ``per_page`` files; the buckets are at most :data:`ROW_BUCKETS` (the meta lists
+    one name a bucket, and every query reads it).
+    """
+    group = per_page * per_page
+    groups = max(1, -(-n_docs // group))
+    return group * -(-groups // ROW_BUCKETS)
 
 
 class _Residuals:
@@ -772,11 +788,14 @@ def _write_rows(
     candidates are most of that head when few lie in the probed clusters, so their files serve as their doc files
     and no doc shard (nor its page) is fetched for them (docs/search.md, "Doc shards a cold query reads").
 
-    ``<folder>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``, :func:`residual_codes`), as
-    in its cluster shard (a reader gets the same row from either); the folder is named by the hash of every file's
-    hash, and pages (``index_pages``, the index's paged-table layout, ``<page_folder>/p<i>.json``) hold the files'
-    sha256 and size; groups (``<group_folder>/g<j>.json``) hold the pages', ``per_group`` a group; one more page,
-    the directory, holds the groups' (the meta's ``pages`` is its ref). A reader fetches a row file by path together
+    ``<folder>.<bucket>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``,
+    :func:`residual_codes`), as in its cluster shard (a reader gets the same row from either). The files lie in
+    buckets of ``per_bucket`` consecutive docs (whole groups, :func:`row_bucket_size`), each bucket's folder named by
+    the hash of its files' hashes (``buckets``, in the meta), so a one-tool edit writes the buckets of the rows it
+    changed, not the whole table; pages (``index_pages``, the index's paged-table layout, ``p<i>.json`` in the folder
+    of the bucket their files are in) hold the files' sha256 and size; groups (``<group_folder>/g<j>.json``) hold
+    the pages', ``per_group`` a group; one more page, the directory, holds the groups' (the meta's ``pages`` is its
+    ref). A reader fetches a row file by path together
     with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
@@ -798,23 +817,64 @@ def _write_rows(
             body["ids"], body["docs"] = [doc], [record]
         files.append(dumps(body))
     per_page = row_page_size(len(files))
-    folder, listing = paged_files(artifacts, "vectors", "tools.rows", "tools", "r", files, per_page)
-    pages = [dumps(page) for page in listing]
-    # the pages' hashes in groups of per_page, and the groups' in one more page (the directory): the meta holds its
-    # ref alone, so a query that needs no row pays nothing for the table, and one that does fetches the directory,
-    # its groups, pages and rows in one round
-    page_folder, group_listing = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, per_page)
+    per_bucket = row_bucket_size(len(files), per_page)
+    stem = "vectors/tools.rows"
+    digests = [sha256(data) for data in files]
+    buckets: list[str] = []
+    pages: list[bytes] = []
+    group_listing: list[dict[str, Any]] = []
+    for first_doc in range(0, len(files), per_bucket):
+        # a bucket's folder is named by its rows' hashes, its first doc and the page size: its pages are a function of
+        # those, so a folder's files never change once published, and an edit rewrites only the buckets it touches
+        end = min(first_doc + per_bucket, len(files))
+        name = sha256(f"{first_doc}:{per_page}:{''.join(digests[first_doc:end])}".encode())[:16]
+        buckets.append(name)
+        folder = f"{stem}.{name}"
+        bucket_pages = []
+        for first in range(first_doc, end, per_page):
+            artifacts.files.update(
+                {f"{folder}/r{doc}.json": files[doc] for doc in range(first, min(first + per_page, end))}
+            )
+            page = {
+                "artifact": "index_pages",
+                "part": "tools",
+                "folder": folder,
+                "prefix": "r",
+                "first": first,
+                "files": [[digests[doc], len(files[doc])] for doc in range(first, min(first + per_page, end))],
+            }
+            data = dumps(page)
+            artifacts.files[f"{folder}/p{first // per_page}.json"] = data
+            bucket_pages.append(data)
+        pages += bucket_pages
+        first_page = first_doc // per_page
+        # the groups of this bucket's pages (a bucket holds whole groups): each lists its pages' sha256 and size
+        for at in range(0, len(bucket_pages), per_page):
+            chunk = bucket_pages[at : at + per_page]
+            group_listing.append(
+                {
+                    "artifact": "index_pages",
+                    "part": "tools",
+                    "folder": folder,
+                    "prefix": "p",
+                    "first": first_page + at,
+                    "files": [[sha256(data), len(data)] for data in chunk],
+                }
+            )
     groups = [dumps(group) for group in group_listing]
+    # the groups' hashes in one more page (the directory): the meta holds its ref alone, so a query that needs no row
+    # pays nothing for the table, and one that does fetches the directory, its groups, pages and rows in one round
     group_folder, (directory,) = paged_files(
         artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1)
     )
     return {
-        "folder": folder,
+        "folder": stem,
+        "buckets": buckets,
+        "per_bucket": per_bucket,
         "prefix": "r",
         "files": len(files),
         "per_page": per_page,
         "max_bytes": max((len(data) for data in files), default=0),
-        "page_folder": page_folder,
         "page_max_bytes": max((len(data) for data in pages), default=0),
         "group_folder": group_folder,
         "per_group": per_page,

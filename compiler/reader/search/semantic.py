@@ -24,6 +24,7 @@ import binascii
 import functools
 import importlib.util
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -243,8 +244,18 @@ class SemanticTier:
         sizes = (int(table["max_bytes"]), int(table["page_max_bytes"]), int(table["group_max_bytes"]))
         if files != n_docs or per_page < 1 or per_group < 1 or min(sizes) < 0:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
-        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(table["group_folder"])
+        str(table["folder"]), str(table["prefix"]), str(table["group_folder"])
         str(dict(table["pages"])["sha256"])
+        buckets, per_bucket = [str(name) for name in table["buckets"]], int(table["per_bucket"])
+        if (
+            per_bucket < 1
+            or per_bucket % (per_page * per_group)
+            or len(buckets) != -(-files // per_bucket)
+            or not all(re.fullmatch(r"[0-9a-f]{16}", name) for name in buckets)
+        ):
+            raise ValueError(
+                f"a row table of {files} files in {len(buckets)} buckets of {per_bucket}, pages of {per_page}"
+            )
         return centroids, nprobe, table
 
     @property
@@ -526,13 +537,15 @@ class SemanticTier:
         for number in pages:
             group = self._groups.get(number // per_group)
             if group is None:  # fetched by path with its group, checked against it when read
-                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+                path = f"{row_folder(table, number * per_page)}/p{number}.json"
+                refs.append({"path": path, "max_bytes": table["page_max_bytes"]})
             else:
                 refs.append(page_ref(group, number - int(group["first"])))
         for doc in wanted:
             page = self._pages.get(doc // per_page)
             if page is None:
-                refs.append({"path": f"{table['folder']}/{table['prefix']}{doc}.json", "max_bytes": table["max_bytes"]})
+                path = f"{row_folder(table, doc)}/{table['prefix']}{doc}.json"
+                refs.append({"path": path, "max_bytes": table["max_bytes"]})
             else:
                 refs.append(page_ref(page, doc - int(page["first"])))
         return refs
@@ -646,7 +659,7 @@ class SemanticTier:
             self.bytes_read += int(ref.get("bytes", 0))
             per_group, pages = int(table["per_group"]), -(-int(table["files"]) // int(table["per_page"]))
             if (
-                group.get("folder") != table["page_folder"]
+                group.get("folder") != row_folder(table, number * per_group * int(table["per_page"]))
                 or group.get("prefix") != "p"
                 or int(group["first"]) != number * per_group
                 or len(group["files"]) != min(per_group, pages - number * per_group)
@@ -668,7 +681,7 @@ class SemanticTier:
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
             if (
-                page.get("folder") != table["folder"]
+                page.get("folder") != row_folder(table, number * per_page)
                 or page.get("prefix") != table["prefix"]
                 or int(page["first"]) != number * per_page
                 or len(page["files"]) != min(per_page, files - number * per_page)
@@ -868,6 +881,11 @@ def _node_clusters(nodes: dict[str, Any]) -> list[int]:
     if len(clusters) != len(nodes["ids"]):
         raise ValueError(f"{len(clusters)} node centroids for {len(nodes['ids'])} node rows")
     return clusters
+
+
+def row_folder(table: dict[str, Any], doc: int) -> str:
+    """The folder of the row table's bucket holding tool ``doc``'s row file (and its page): ``<folder>.<bucket>``."""
+    return f"{table['folder']}.{table['buckets'][doc // int(table['per_bucket'])]}"
 
 
 def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
