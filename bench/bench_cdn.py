@@ -189,9 +189,10 @@ KINDS = (
     ("doc shards", re.compile(r"index/\w+\.(docs|d\d)")),
     ("other index files", re.compile(r"index/")),
     ("vectors meta", re.compile(r"vectors/meta\.")),
-    ("cluster shards", re.compile(r"vectors/tools\.c\d")),
+    ("cluster shards", re.compile(r"vectors/tools\.(c\d|clusters\.)")),
+    ("cluster pages", re.compile(r"vectors/tools\.clusterpages\.")),
     ("row directory and groups", re.compile(r"vectors/tools\.rowgroups")),
-    ("row pages", re.compile(r"vectors/tools\.rowpages")),
+    ("row pages", re.compile(r"vectors/tools\.(rowpages|rows\.\w+/p\d)")),  # -8: a bucket's pages beside its files
     ("row files", re.compile(r"vectors/tools\.rows\.")),
     ("node vectors", re.compile(r"vectors/nodes")),
     ("other vectors", re.compile(r"vectors/")),

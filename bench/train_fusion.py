@@ -150,6 +150,7 @@ def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
         "ids": ids,
         "apart": apart,
         "out": out,
+        "built": name,  # the set whose builds these are (the own examples ask the example's)
         "back": back,
         "queries": queries,
     }
@@ -234,7 +235,7 @@ def prepare_own(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     searcher, tier, ids = open_semantic(base["out"])
     rows = query_rows(searcher, tier, ids, base["names"], asked)
     print(f"own: the example catalogue's tool examples, {len(rows)} requests", flush=True)
-    return [{**base, "name": "own", "rows": rows, "queries": asked, "apart": set()}]
+    return [{**base, "name": "own", "built": "example", "rows": rows, "queries": asked, "apart": set()}]
 
 
 def prepare_foreign(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -1068,9 +1069,10 @@ def report(data: list[dict[str, Any]], keep: Path, against: bool = False) -> Non
         apart_all = sorted(d["apart"])
         apart = [i for i in held if i in d["apart"]]
         label = f"{d['name']} ({len(queries)}, {len(held)}, {len(apart_all)} / {len(apart)})"
-        tiers = [(EMBEDDER, d["out"]), ("lexical", keep / f"{d['name']}-none")]
+        built = d["built"]  # the set whose builds these are: "own" asks the example's
+        tiers = [(EMBEDDER, d["out"]), ("lexical", keep / f"{built}-none")]
         if against:
-            tiers = [(BASE_EMBEDDER, keep / f"{d['name']}-{BASE_EMBEDDER}"), (EMBEDDER, d["out"])]
+            tiers = [(BASE_EMBEDDER, keep / f"{built}-{BASE_EMBEDDER}"), (EMBEDDER, d["out"])]
         configs = [(build_dir, flag) for _, build_dir in tiers for flag in ("0", "all")]
         results = through_reader(d, configs)
         for i, (ranked, times) in enumerate(results):
@@ -1216,6 +1218,7 @@ def main() -> None:
             entry["weak_relevance"], entry["weak_per_word"] = weak_per_word(
                 data, foreign, kind, entry, entry["weak_relevance"]
             )
+            entry["weak_share"] = WEAK_LEARNED_SHARE  # the idf share the bar was fitted at (Model.weak_share)
             models[tier] = {**entry, "default": tier in DEFAULT_MODELS}
         if args.write:
             from toolcat.engines.embedding import model_identity  # noqa: PLC0415

@@ -7,11 +7,13 @@ so the two cannot drift apart; the TypeScript reader (``js/src/semantic.ts``) re
 
 from __future__ import annotations
 
-#: The vectors meta's ``format`` of a partitioned build (``toolcat-vectors-7``: clusters, centroids and a row table,
-#: each row's int4 codes stored as differences from a prediction by a centroid's codes, two a character; the
-#: centroids one character a code, dimension by dimension; each row file holding its tool's index document too).
-#: A reader refuses another with a "rebuild" reason.
-PARTITIONED_FORMAT = "toolcat-vectors-7"
+#: The vectors meta's ``format`` of a partitioned build (``toolcat-vectors-8``: clusters, centroids and a row table,
+#: each row's int4 codes stored as differences from a prediction by a reference's codes, two a character: a row
+#: file's and a node row's reference a centroid, a cluster shard's row's its centroid or another row of the shard
+#: (``parents``); the centroids one character a code, dimension by dimension; each row file holding its tool's index
+#: document too; the cluster shards a paged table, ``clusters``; the row table's files in buckets of consecutive
+#: docs, a folder each, named in the meta, ``buckets``). A reader refuses another with a "rebuild" reason.
+PARTITIONED_FORMAT = "toolcat-vectors-8"
 #: A centroid's codes: character ``n`` of this alphabet (base64url's) is the int4 code ``n - RESIDUAL_ZERO``.
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 RESIDUAL_ZERO = 32

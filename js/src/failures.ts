@@ -111,16 +111,16 @@ export async function unknownShare(searcher: Searcher, query: string): Promise<n
 }
 
 /** The missing words when an answer whose best hit scores ``best`` is weak, else null (``Searcher.weak_words``): every
- * search says so with one rule, the query's words no tool has carrying a share of its idf (0.58; 0.54 under a learned
- * fusion's own bar, ``Searcher.weak_share``) and the best under the weak bar (0.35 for nodes; for tools the
+ * search says so with one rule, the query's words no tool has carrying a share of its idf (0.58; under a learned
+ * fusion's own bar the share its entry names, 0.54 by default, ``Searcher.weak_share``) and the best under the weak bar (0.35 for nodes; for tools the
  * searcher's, a learned fusion's own when one ranks them). */
 export async function weakWords(searcher: Searcher, query: string, best: number, part = "tools"): Promise<string[] | null> {
   // a learned model's bar moves by rise / words (``Searcher.weak_bar``)
   const learned = part === "tools" ? searcher.weakRule : undefined;
-  const [bar, rise] = learned ?? [part === "tools" ? searcher.weakBar : 0.35, 0];
+  const [bar, rise, share] = learned ?? [part === "tools" ? searcher.weakBar : 0.35, 0, 0.58];
   if (!(best < bar + Math.max(rise, 0))) return null; // over the bar for any length
   const [missing, words] = await unknownWords(searcher, query);
-  return missing.length && best < bar + rise / words && (await unknownShare(searcher, query)) >= (learned ? 0.54 : 0.58) ? missing : null;
+  return missing.length && best < bar + rise / words && (await unknownShare(searcher, query)) >= share ? missing : null;
 }
 
 /** A search's answer when nothing matches the whole request (``_weak_answer``): the same hits under ``key``, marked

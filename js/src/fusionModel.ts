@@ -35,10 +35,11 @@ const FEATURE_SETS = [false, true].flatMap((idf) => [LEXICAL_FEATURES, SEMANTIC_
 
 /** One tier's trained linear model (``fusion_model.Model``). */
 export class LinearModel {
-  constructor(readonly names: string[], readonly weights: number[], readonly bias: number, readonly sha256: string | null, readonly isDefault: boolean, readonly name: [number, number], readonly weak: number | null = null, readonly weakPerWord = 0) {
+  constructor(readonly names: string[], readonly weights: number[], readonly bias: number, readonly sha256: string | null, readonly isDefault: boolean, readonly name: [number, number], readonly weak: number | null = null, readonly weakPerWord = 0, readonly weakShare = 0.54) {
     const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
     if (!Array.isArray(names) || !FEATURE_SETS.some((set) => same(names, set)) || weights.length !== names.length) throw new TypeError("fusion model features");
     if (name.length !== 2 || ![...weights, bias, ...name, weak ?? 0, weakPerWord].every(Number.isFinite)) throw new TypeError("a fusion model with a weight that is not finite");
+    if (!(weakShare > 0 && weakShare <= 1)) throw new TypeError("a fusion model's weak_share is a share of the query's idf in (0, 1]");
   }
   get semantic(): boolean {
     return this.names.length === SEMANTIC_FEATURES.length;
@@ -60,8 +61,9 @@ function parseEntry(e: Artifact): LinearModel {
   const name = e.name ?? [0, 0];
   if (!Array.isArray(name)) throw new TypeError("a fusion model's name weights");
   const weak = e.weak_relevance ?? null;
-  // weak_per_word: the bar rises by it over the query's content words (``Model.weak_per_word``; absent: one bar)
-  return new LinearModel(e.features, e.weights.map(Number), Number(e.bias), e.weights_sha256 ?? null, (e.default ?? true) === true, name.map(Number) as [number, number], weak === null ? null : Number(weak), Number(e.weak_per_word ?? 0));
+  // weak_per_word: the bar rises by it over the query's content words (``Model.weak_per_word``; absent: one bar);
+  // weak_share: the idf share of unknown words the bar was fitted at (``Model.weak_share``; absent: 0.54)
+  return new LinearModel(e.features, e.weights.map(Number), Number(e.bias), e.weights_sha256 ?? null, (e.default ?? true) === true, name.map(Number) as [number, number], weak === null ? null : Number(weak), Number(e.weak_per_word ?? 0), Number(e.weak_share ?? 0.54));
 }
 
 let models: Map<string, LinearModel> | undefined;

@@ -170,10 +170,11 @@ export class Searcher {
   private readonly concurrent: boolean;
   /** find_tool's weak bar on the scale of what ranks tools (``Searcher.weak_bar``): 0.35, or a learned fusion's own (semantic.ts sets it). */
   weakBar = 0.35;
-  /** A learned model's exact rule, (bar, rise): the bar is ``bar + rise / words`` for a query of ``words`` content words
+  /** A learned model's exact rule, (bar, rise, share): the bar is ``bar + rise / words`` for a query of ``words`` content words,
+   * and ``share`` the idf share its unknown words must carry
    * (``Searcher.weak_bar``); semantic.ts sets it, and ``weakBar`` to the highest the bar gets, which find_tool checks
    * first. Declared only: no code in the main entry. */
-  declare weakRule?: [number, number];
+  declare weakRule?: [number, number, number];
   private tierLoad: Promise<import("./semantic.js").SemanticTier | null> | null | undefined;
   private tierNow: import("./semantic.js").SemanticTier | null | undefined;
 

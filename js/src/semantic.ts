@@ -65,7 +65,7 @@ const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
  * character). */
-const PARTITIONED_FORMAT = "toolcat-vectors-7";
+const PARTITIONED_FORMAT = "toolcat-vectors-8";
 /** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
@@ -220,6 +220,11 @@ async function readModelFile(fetchFn: (input: string, init?: RequestInit) => Pro
   throw new Error(`${href} could not be read in ${policy.retries + 1} attempts (last: ${last})`);
 }
 
+/** The folder of the row table's bucket holding tool ``doc``'s row file and its page (``semantic.row_folder``). */
+function rowFolder(table: Artifact, doc: number): string {
+  return `${table.folder}.${table.buckets[Math.floor(doc / int(table.per_bucket))]}`;
+}
+
 /** Python's ``int()`` of a meta's number (a whole number, or a float cut toward zero); TypeError otherwise. */
 function int(value: unknown): number {
   const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
@@ -238,6 +243,8 @@ interface Partition {
   counts: number[];
   probeRows: number | null;
   table: Artifact;
+  /** The cluster table (``tools.clusters``): the cluster shards' folders (one a page), their pages' refs, ``per_page``. */
+  clusterTable: Artifact;
 }
 
 /** One cluster's (or one row file's) doc ids, rows, ancestor node rows and the rows of those nodes. */
@@ -249,7 +256,7 @@ interface Block {
   nodeRows: Float32Array[];
 }
 
-/** The partition of a ``toolcat-vectors-6`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
+/** The partition of a ``toolcat-vectors-8`` tools part (``SemanticTier._check_partition``, ``probe_settings``);
  * throws when it is not what a build writes. */
 function checkPartition(meta: Artifact, dim: number): Partition {
   const part = meta.tools;
@@ -266,18 +273,29 @@ function checkPartition(meta: Artifact, dim: number): Partition {
     const step = f32(f32(Number(scales[c])) / 7);
     return Float32Array.from(row, (n) => f32(n * step));
   });
-  const clusters = part.shards.map((shard: Artifact) => int(shard.cluster));
-  const counts: number[] = part.shards.map((shard: Artifact) => int(shard.count));
-  if (clusters.some((c: number, i: number) => c !== i) || clusters.length !== k || Math.min(...counts) < 0 || counts.reduce((a, b) => a + b, 0) !== nDocs) {
+  // the cluster table (``check_cluster_table``): one shard a cluster, counts adding up, a page ref per per_page shards
+  const clusterTable = part.clusters;
+  const counts: number[] = clusterTable.counts.map(int);
+  if (int(clusterTable.files) !== k || counts.length !== k || Math.min(...counts) < 0 || counts.reduce((a, b) => a + b, 0) !== nDocs) {
     throw new RangeError("the cluster shards do not match the partition (one shard a cluster, in order)");
   }
-  for (const shard of part.shards) if (typeof shard.ref?.path !== "string") throw new TypeError("a cluster shard without its ref");
+  const clusterPerPage = int(clusterTable.per_page);
+  if (clusterPerPage < 1 || int(clusterTable.max_bytes) < 0 || !Array.isArray(clusterTable.pages) || clusterTable.pages.length !== Math.ceil(k / clusterPerPage)) {
+    throw new RangeError(`a cluster table of ${clusterTable.pages?.length} pages of ${clusterPerPage} for ${k} clusters`);
+  }
+  if (!Array.isArray(clusterTable.folders) || clusterTable.folders.length !== clusterTable.pages.length) throw new RangeError(`a cluster table of ${clusterTable.pages.length} pages in ${clusterTable.folders?.length} folders`);
+  if (![...clusterTable.folders, clusterTable.prefix, ...clusterTable.pages.flatMap((ref: Artifact) => [ref?.path, ref?.sha256])].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folders or page refs");
   const table = part.rows;
   const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
   if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
     throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
   }
-  if (![table.folder, table.prefix, table.page_folder, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  if (![table.folder, table.prefix, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  // -8: the row files in buckets of per_bucket consecutive docs (whole groups), a folder each (``rowFolder``)
+  const perBucket = int(table.per_bucket);
+  if (!Array.isArray(table.buckets) || perBucket < 1 || perBucket % (perPage * perGroup) || table.buckets.length !== Math.ceil(files / perBucket) || !table.buckets.every((b: unknown) => typeof b === "string" && /^[0-9a-f]{16}$/.test(b))) {
+    throw new RangeError(`a row table of ${files} files in buckets of ${perBucket}, pages of ${perPage}`);
+  }
   const denominator = info.residual?.denominator;
   if (!Number.isInteger(denominator) || denominator < 1 || denominator > 1024) throw new RangeError(`residual denominator ${JSON.stringify(denominator)} is not a whole number in 1..1024`);
   const probeRows = "probe_rows" in info ? int(info.probe_rows) : null;
@@ -286,7 +304,7 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   const lengths = centroids.map((c) => f32(Math.sqrt(c.reduce((sum, x) => sum + x * x, 0))));
   const unit = centroids.map((c, i) => c.map((x) => f32(x / ((lengths[i] as number) > 0 ? (lengths[i] as number) : 1))));
   const spread = lengths.map((l) => f32(Math.sqrt(Math.min(Math.max(f32(1 - f32(l * l)), 0), 1))));
-  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table };
+  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table, clusterTable };
 }
 
 /** ``k`` centroids' int4 codes from one character a code, dimension by dimension (``semantic.centroid_codes``):
@@ -298,7 +316,7 @@ function centroidCodes(text: unknown, k: number, dim: number): Int8Array[] {
   for (let j = 0; j < dim; j++) {
     for (let i = 0; i < k; i++) {
       const n = RESIDUAL_ALPHABET.indexOf(text[j * k + i] as string) - 32;
-      if (n < -7 || n > 7) throw new RangeError("a centroid code outside -7..7 (H..V)");
+      if (n < -7 || n > 7) throw new RangeError("a centroid code outside -7..7 (Z..n)");
       (codes[i] as Int8Array)[j] = n;
     }
   }
@@ -310,37 +328,79 @@ function centroidCodes(text: unknown, k: number, dim: number): Int8Array[] {
  * character ``(a + 4) · 9 + b + 4`` of ``PAIR_ALPHABET`` holding two differences ``a`` then ``b``, and ``wide`` lists
  * ``[i · dim + j, d]`` for a difference outside -4..4; the value ``float32(n) · float32(scale / 7)``, as an int4 row's. */
 function residualRows(coded: Artifact, references: number[], partition: Partition, dim: number): Float32Array[] {
-  const { codes: centroids, denominator } = partition;
+  const { codes: centroids } = partition;
+  return decodeResidual(coded, references.length, partition.denominator, dim, (i) => {
+    const centroid = centroids[references[i] as number];
+    if (!centroid) throw new RangeError(`a residual refers to a cluster outside 0..${centroids.length - 1}`);
+    return centroid;
+  });
+}
+
+/** float32 rows of a cluster shard (``semantic.tree_rows``, ``toolcat-vectors-8``): as ``residualRows``, row ``i``'s
+ * reference being its cluster's centroid when ``parents[i]`` is -1, else row ``parents[i]`` of the shard, decoded
+ * first; throws on a parent outside the shard or a cycle. */
+function treeRows(coded: Artifact, cluster: number, partition: Partition, dim: number): Float32Array[] {
+  const centroid = partition.codes[cluster];
+  if (!centroid) throw new RangeError(`a residual refers to a cluster outside 0..${partition.codes.length - 1}`);
+  if (!Array.isArray(coded.parents)) throw new TypeError("a cluster shard without its residuals' parents");
+  const parents: number[] = coded.parents.map(int);
+  const n = parents.length;
+  if (parents.some((p, i) => p < -1 || p >= n || p === i)) throw new RangeError(`a residual's parent outside the ${n} rows of its shard`);
+  // each row's depth in the tree (walking up to a row of known depth; more steps than rows: a cycle), rows decoded by depth
+  const depth = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const path: number[] = [];
+    let at = i;
+    while (at >= 0 && depth[at] === -1) {
+      if (path.length > n) throw new RangeError("the residuals' parents form a cycle, not a tree");
+      path.push(at);
+      at = parents[at] as number;
+    }
+    let d = at < 0 ? -1 : (depth[at] as number);
+    for (let j = path.length - 1; j >= 0; j--) depth[path[j] as number] = ++d;
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (depth[a] as number) - (depth[b] as number) || a - b);
+  const codes: Int8Array[] = Array(n);
+  return decodeResidual(coded, n, partition.denominator, dim, (i) => (parents[i] as number) < 0 ? centroid : (codes[parents[i] as number] as Int8Array), order, codes);
+}
+
+/** ``n`` float32 rows from residual codes against ``reference(i)``'s int4 codes, decoded in ``order`` (each row's
+ * codes kept in ``out`` when given, for the rows that refer to it). */
+function decodeResidual(coded: Artifact, n: number, denominator: number, dim: number, reference: (i: number) => ArrayLike<number>, order: number[] | null = null, out: Int8Array[] | null = null): Float32Array[] {
   const text = coded.codes, factors: unknown[] = coded.k, scales: unknown[] = coded.scale;
   const width = Math.ceil(dim / 2);
   if (typeof text !== "string") throw new TypeError("residual codes are not a string");
-  if (text.length !== references.length * width || factors.length !== references.length || scales.length !== references.length) {
-    throw new RangeError(`${text.length} residual codes, ${factors.length} factors, ${scales.length} scales for ${references.length} rows of ${dim}`);
+  if (text.length !== n * width || factors.length !== n || scales.length !== n) {
+    throw new RangeError(`${text.length} residual codes, ${factors.length} factors, ${scales.length} scales for ${n} rows of ${dim}`);
   }
   const wide = new Map<number, number>();
   for (const entry of (coded.wide ?? []) as unknown[]) {
     const [place, d] = Array.isArray(entry) ? entry.map(int) : [NaN, NaN];
-    if (!(place! >= 0 && place! < references.length * dim)) throw new RangeError(`a wide residual's place outside the ${references.length} rows of ${dim}`);
+    if (!(place! >= 0 && place! < n * dim)) throw new RangeError(`a wide residual's place outside the ${n} rows of ${dim}`);
     if (!(Math.abs(d!) <= 31)) throw new RangeError("a wide residual out of range");
     wide.set(place!, d!);
   }
-  return references.map((ref, i) => {
-    const centroid = centroids[ref];
-    if (!centroid) throw new RangeError(`a residual refers to a cluster outside 0..${centroids.length - 1}`);
+  const rows: Float32Array[] = Array(n);
+  for (const i of order ?? Array.from({ length: n }, (_, i) => i)) {
+    const ref = reference(i);
     const k = int(factors[i]);
     if (Math.abs(k) > 64 * denominator) throw new RangeError("a residual factor out of range");
     const step = f32(f32(Number(scales[i])) / 7);
     const row = new Float32Array(dim);
+    const codes = new Int8Array(dim);
     for (let j = 0; j < dim; j++) {
       const place = PAIR_ALPHABET.indexOf(text[i * width + (j >> 1)] as string);
       if (place < 0) throw new RangeError("a residual code outside the pair alphabet");
       const d = wide.get(i * dim + j) ?? (j & 1 ? (place % 9) - 4 : Math.floor(place / 9) - 4);
-      const n = Math.floor(((centroid[j] as number) * k + Math.floor(denominator / 2)) / denominator) + d;
-      if (n < -7 || n > 7) throw new RangeError("a residual code gives an int4 code outside -7..7");
-      row[j] = f32(n * step);
+      const c = Math.floor(((ref[j] as number) * k + Math.floor(denominator / 2)) / denominator) + d;
+      if (c < -7 || c > 7) throw new RangeError("a residual code gives an int4 code outside -7..7");
+      codes[j] = c;
+      row[j] = f32(c * step);
     }
-    return row;
-  });
+    if (out !== null) out[i] = codes;
+    rows[i] = row;
+  }
+  return rows;
 }
 
 /** The ref of the ``number``-th file an ``index_pages`` file lists (``refs.page_ref``). */
@@ -410,6 +470,9 @@ export class SemanticTier {
   private directory: Artifact = null;
   private groups = new Map<number, Artifact>();
   private pages = new Map<number, Artifact>();
+  /** The cluster table's pages read so far, and the clusters whose shards ``refs`` named by path (once each). */
+  private clusterPages = new Map<number, Artifact>();
+  private clusterNamed = new Set<number>();
 
   private constructor() {}
 
@@ -552,9 +615,42 @@ export class SemanticTier {
     const out: Artifact[] = [];
     if (!this.matrices.has("nodes") && (part !== "tools" || this.partition === null)) out.push(...this.meta.nodes.shards.map((s: Artifact) => s.ref));
     if (part !== "tools") return out;
-    const shards: Artifact[] = this.meta.tools.shards;
-    if (this.partition === null) return this.matrices.has("tools") ? out : [...out, ...shards.map((s) => s.ref)];
-    return [...out, ...(await this.probe(query)).filter((c) => !this.clusters.has(c)).map((c) => (shards[c] as Artifact).ref)];
+    if (this.partition === null) return this.matrices.has("tools") ? out : [...out, ...this.meta.tools.shards.map((s: Artifact) => s.ref)];
+    return [...out, ...this.clusterRefs((await this.probe(query)).filter((c) => !this.clusters.has(c)))];
+  }
+
+  /** The files to fetch for ``clusters``' shards (``SemanticTier._cluster_refs``): the cluster table's pages not read
+   * yet and the shards, by path while their page is not read (checked against it when read), each named once. */
+  private clusterRefs(clusters: number[]): Artifact[] {
+    const { clusterTable: table } = this.partition as Partition;
+    const perPage = int(table.per_page);
+    const pages = [...new Set(clusters.map((c) => Math.floor(c / perPage)))].filter((n) => !this.clusterPages.has(n)).sort((a, b) => a - b);
+    const out: Artifact[] = pages.map((n) => table.pages[n]);
+    for (const cluster of clusters) {
+      const page = this.clusterPages.get(Math.floor(cluster / perPage));
+      if (page) out.push(pageRef(page, cluster - int(page.first)));
+      else if (!this.clusterNamed.has(cluster)) {
+        this.clusterNamed.add(cluster);
+        out.push({ path: `${table.folders[Math.floor(cluster / perPage)]}/${table.prefix}${cluster}.json`, max_bytes: table.max_bytes });
+      }
+    }
+    return out;
+  }
+
+  /** Page ``number`` of the cluster table (``SemanticTier._cluster_page``), checked. */
+  private async clusterPage(searcher: Searcher, number: number): Promise<Artifact> {
+    const { clusterTable: table } = this.partition as Partition;
+    let page = this.clusterPages.get(number);
+    if (!page) {
+      const ref = table.pages[number];
+      page = await searcher.fetch(ref);
+      const perPage = int(table.per_page), files = int(table.files);
+      if (page.folder !== table.folders[number] || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+        throw new RangeError(`cluster page ${ref.path} is not page ${number} of the cluster table`);
+      }
+      this.clusterPages.set(number, page);
+    }
+    return page;
   }
 
   /** The clusters of a partitioned build a query reads, in cluster order: the nearest (centroid cosine plus
@@ -583,11 +679,11 @@ export class SemanticTier {
   }
 
   /** A row block of a vectors file: ids, rows, ancestors and node rows, checked against the build's sizes. */
-  private block(data: Artifact, count: number, cluster: number, where: string): Block {
+  private block(data: Artifact, count: number, cluster: number, where: string, tree = false): Block {
     const dim = Number(this.meta.model.dim), nNodes = int(this.meta.nodes.n_docs), nDocs = int(this.meta.tools.n_docs);
     const partition = this.partition as Partition;
     const ids: number[] = (data.ids ?? [int(data.first)]).map(int);
-    const rows = residualRows(data, Array(count).fill(cluster), partition, dim);
+    const rows = tree ? treeRows(data, cluster, partition, dim) : residualRows(data, Array(count).fill(cluster), partition, dim);
     const ancestors: number[][] = (data.ancestors ?? []).map((row: unknown[]) => row.slice(0, MAX_ANCESTORS).map(int));
     const nodeIds: number[] = data.nodes.ids.map(int);
     const nodeClusters: number[] = data.nodes.clusters.map(int);
@@ -607,10 +703,12 @@ export class SemanticTier {
   private async cluster(searcher: Searcher, cluster: number): Promise<Block> {
     let block = this.clusters.get(cluster);
     if (!block) {
-      const shard = this.meta.tools.shards[cluster];
-      const data = await searcher.fetch(shard.ref);
-      if (int(data.cluster) !== cluster) throw new RangeError(`vector shard ${shard.ref.path} is not cluster ${cluster} of the partition`);
-      block = this.block(data, int(shard.count), cluster, shard.ref.path);
+      const { clusterTable: table, counts } = this.partition as Partition;
+      const page = await this.clusterPage(searcher, Math.floor(cluster / int(table.per_page)));
+      const ref = pageRef(page, cluster - int(page.first));
+      const data = await searcher.fetch(ref);
+      if (int(data.cluster) !== cluster) throw new RangeError(`vector shard ${ref.path} is not cluster ${cluster} of the partition`);
+      block = this.block(data, counts[cluster] as number, cluster, ref.path, true);
       this.clusters.set(cluster, block);
     }
     return block;
@@ -631,7 +729,7 @@ export class SemanticTier {
     if (!group) {
       const ref = pageRef(this.directory, number);
       group = await searcher.fetch(ref);
-      if (group.folder !== table.page_folder || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
+      if (group.folder !== rowFolder(table, number * perGroup * int(table.per_page)) || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
         throw new RangeError(`row group ${ref.path} is not group ${number} of the row table's pages`);
       }
       this.groups.set(number, group);
@@ -648,7 +746,7 @@ export class SemanticTier {
       const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
       const ref = pageRef(group, number - int(group.first));
       page = await searcher.fetch(ref);
-      if (page.folder !== table.folder || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+      if (page.folder !== rowFolder(table, number * perPage) || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
         throw new RangeError(`row page ${ref.path} is not page ${number} of the row table`);
       }
       this.pages.set(number, page);
@@ -714,11 +812,11 @@ export class SemanticTier {
     }
     for (const number of pages) {
       const group = this.groups.get(Math.floor(number / perGroup));
-      refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${table.page_folder}/p${number}.json`, max_bytes: table.page_max_bytes });
+      refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${rowFolder(table, number * perPage)}/p${number}.json`, max_bytes: table.page_max_bytes });
     }
     for (const doc of wanted) {
       const page = this.pages.get(Math.floor(doc / perPage));
-      refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${table.folder}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
+      refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${rowFolder(table, doc)}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
     const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params, rank);
     const inner = searcher as unknown as DocFetching;
@@ -798,7 +896,7 @@ export class SemanticTier {
 /** find_tool's weak rule on the scale of ``model`` (``Searcher.weak_bar``): its bar rising by ``weak_per_word`` over the
  * query's content words (``weakRule``; ``weakBar`` the highest it gets), else the hand fusion's 0.35. */
 function setWeakRule(searcher: Searcher, model: LinearModel | null): void {
-  const rule: [number, number] | undefined = model?.weak == null ? undefined : [model.weak, model.weakPerWord];
+  const rule: [number, number, number] | undefined = model?.weak == null ? undefined : [model.weak, model.weakPerWord, model.weakShare];
   searcher.weakRule = rule;
   searcher.weakBar = rule ? rule[0] + Math.max(rule[1], 0) : 0.35; // the highest the bar gets (words >= 1)
 }

@@ -134,6 +134,87 @@ def test_residual_codes_are_smaller_once_gzipped_than_packed_int4() -> None:
     assert len(gzip.compress(text.encode(), 6)) < 0.9 * len(gzip.compress(packed, 6))
 
 
+def _families(n: int, seed: int = 5) -> object:
+    """``n`` unit rows in families of near-copies around one centre (a cluster's tools made from a few templates)."""
+    rng = np.random.default_rng(seed)
+    centre = rng.normal(size=384)
+    families = centre + 0.8 * rng.normal(size=(max(1, n // 8), 384))
+    rows = families[np.arange(n) % len(families)] + 0.35 * rng.normal(size=(n, 384))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_tree_coded_cluster_rows_decode_to_the_int4_rows_and_take_fewer_bytes() -> None:
+    """Cluster rows coded against a tree of references decode to the int4 rows, in fewer bytes than by centroid."""
+    import gzip  # noqa: PLC0415 - only here
+
+    from toolcat.engines.embedding import dequantize  # noqa: PLC0415 - the reference decoding
+    from toolcat.reader.search.semantic import tree_rows  # noqa: PLC0415 - the reader's decoding
+
+    rows = _families(120)
+    data, scales = vectors.quantize(rows)
+    codes = vectors.int4_codes(rows)[0]
+    centroid = vectors.int4_codes(rows.mean(axis=0, keepdims=True))[0][0]
+    ids = list(range(0, 120, 2))  # a cluster's rows: every other doc
+    coded = vectors.tree_coded(codes, scales, ids, centroid)
+    parents = coded["parents"]
+    assert len(parents) == len(ids)
+    assert parents.count(-1) >= 1
+    assert sum(p >= 0 for p in parents) > len(ids) // 2  # most rows refer to a row of their family, not the centroid
+    assert all(-1 <= p < len(ids) and p != i for i, p in enumerate(parents))
+    got = tree_rows(coded, centroid.astype(np.int32), vectors.RESIDUAL_DENOMINATOR)
+    assert (got == dequantize(data, scales, 384, "int4")[ids]).all()
+    _, alone, _ = vectors.residual_codes(codes[ids], np.repeat(centroid[None, :], len(ids), axis=0))
+    assert len(gzip.compress(coded["codes"].encode(), 6)) < 0.9 * len(gzip.compress(alone.encode(), 6))
+    assert vectors.tree_coded(codes, scales, ids, centroid) == coded  # deterministic
+    assert vectors.tree_coded(codes, scales, [], centroid) == {
+        "scale": [],
+        "k": [],
+        "codes": "",
+        "wide": [],
+        "parents": [],
+    }
+
+
+def test_tree_rows_refuse_parents_that_are_no_tree() -> None:
+    """A parent outside the shard, a row its own parent or a cycle is a ValueError, not rows."""
+    from toolcat.reader.search.semantic import tree_rows  # noqa: PLC0415 - the reader's decoding
+
+    rows = _families(6)
+    codes, scales = vectors.int4_codes(rows)
+    centroid = codes[0]
+    coded = vectors.tree_coded(codes, scales, list(range(6)), centroid)
+    for parents in ([6] * 6, [0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0], [-1, 2, 1, -1, -1, -1], [-2] * 6):
+        with pytest.raises(ValueError, match="parent"):
+            tree_rows({**coded, "parents": parents}, centroid.astype(np.int32), vectors.RESIDUAL_DENOMINATOR)
+
+
+def test_an_edited_row_writes_again_only_its_page_of_cluster_shards() -> None:
+    """The cluster shards live in a folder a page: a changed row gives new paths to its page's shards, not to all."""
+    from toolcat.build.artifacts import ArtifactSet  # noqa: PLC0415 - the build's file set, only here
+
+    rows = _families(400)
+    nodes = _families(3, seed=9)
+
+    def written(table_rows: object) -> tuple[dict[str, object], set[str]]:
+        artifacts = ArtifactSet()
+        part = vectors._write_partitioned(artifacts, table_rows, [[0]] * 400, nodes, [None] * 400)
+        return part["clusters"], {path for path in artifacts.files if "/c" in path and "tools.clusters." in path}
+
+    table, before = written(rows)
+    assert len(table["folders"]) == len(table["pages"]) == -(-20 // vectors.cluster_page_size(20)) > 1
+    edited = rows.copy()
+    edited[17] = _families(1, seed=11)[0]
+    _, after = written(edited)
+    assert before - after, "the edited row's shard has a new path"
+    assert before & after, "the other pages' shards keep theirs"
+
+
+@pytest.mark.parametrize(("clusters", "per_page"), [(2, 4), (45, 7), (100, 10), (316, 18)])
+def test_the_cluster_table_pages_hold_about_the_square_root(clusters: int, per_page: int) -> None:
+    """The meta lists a page ref per about sqrt(clusters) cluster shards (at least 4 a page)."""
+    assert vectors.cluster_page_size(clusters) == per_page
+
+
 @pytest.mark.parametrize(("n", "per_page", "groups"), [(2001, 6, 56), (10_000, 11, 83), (100_000, 23, 190)])
 def test_the_row_table_has_three_levels_of_about_the_cube_root(n: int, per_page: int, groups: int) -> None:
     """A row table of n tools: pages of per_page files, groups of as many pages, and a directory of the groups."""

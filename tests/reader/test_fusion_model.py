@@ -449,3 +449,35 @@ def test_a_weak_rule_whose_bar_moves_with_a_feature_is_fitted_on_train_requests_
     assert train_fusion.rule_weak(outcome(None, True, 10, share=0.0), by_words, bar, slope)  # nothing shown
     bar, slope = train_fusion.fit_rule(outs, one, limit=0.0)  # no right-first answer weak: two unanswerable pass
     assert train_fusion.rule_counts(answered + unanswerable, one, bar, slope) == (0, 3, 2, 4)
+
+
+def test_a_model_names_the_idf_share_its_weak_bar_was_fitted_at():
+    """parse reads "weak_share" (absent: None, the reader's WEAK_LEARNED_SHARE applies); a share outside (0, 1] is refused."""
+    assert parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3)}))["lexical"].weak_share is None
+    model = parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3, weak_share=0.7)}))["lexical"]
+    assert model.weak_share == 0.7
+    for bad in (0.0, 1.5, -0.2):
+        with pytest.raises(ValueError, match="weak_share"):
+            parse(_doc({"lexical": _entry(LEXICAL_FEATURES, weak_relevance=0.3, weak_share=bad)}))
+
+
+def test_find_tool_reads_the_weak_share_from_the_models_entry(tools_tier_build: Path, tmp_path: Path, monkeypatch):
+    """The entry's weak_share decides weak answers: "zip the reports" is weak at the shipped 0.54, not at 0.99."""
+    from toolcat.reader import Catalog  # noqa: PLC0415 - the public API, as an agent reaches it
+
+    monkeypatch.delenv("TOOLCAT_LEARNED_FUSION", raising=False)
+    shipped = json.loads(fusion_model.WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]
+    assert shipped["minilm-tools"]["weak_share"] == searcher_module.WEAK_LEARNED_SHARE
+    query = "zip the reports"
+    searcher = _open(tools_tier_build)
+    assert searcher.weak_share() == searcher_module.WEAK_LEARNED_SHARE
+    assert searcher_module.WEAK_LEARNED_SHARE <= searcher.unknown_share(query) < 0.99
+    assert Catalog.open(tools_tier_build).find_tool(query).get("weak") is True
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(_doc({**shipped, "minilm-tools": {**shipped["minilm-tools"], "weak_share": 0.99}})))
+    monkeypatch.setattr(fusion_model, "WEIGHTS_FILE", path)
+    fusion_model._models.cache_clear()
+    assert _open(tools_tier_build).weak_share() == 0.99
+    answer = Catalog.open(tools_tier_build).find_tool(query)
+    assert answer["ok"] is True, answer
+    assert "weak" not in answer, answer

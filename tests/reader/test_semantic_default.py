@@ -308,11 +308,11 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-7"
+    assert tier._meta["format"] == "toolcat-vectors-8"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
-    sizes = [int(shard["count"]) for shard in tier._meta["tools"]["shards"]]
+    sizes = [int(count) for count in tier._meta["tools"]["clusters"]["counts"]]
     assert max(sizes) <= -(-3 * sum(sizes) // (2 * len(sizes)))  # balanced: no cluster over 1.5 times the mean
     assert sum(sizes[c] for c in tier._clusters) >= info["probe_rows"]  # the nearest clusters holding probe_rows
     assert len(tier._clusters) < info["clusters"]
@@ -359,9 +359,50 @@ def test_a_querys_rows_decoded_together_equal_each_decoded_alone(partitioned_bui
 
 
 @needs_default
+def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_row_files(
+    partitioned_build: Path,
+) -> None:
+    """toolcat-vectors-8: no ref a cluster in the meta, and tree-coded cluster rows equal the row files' rows."""
+    np = pytest.importorskip("numpy")
+    searcher = _open(partitioned_build)
+    searcher.find_tool("read a text file")
+    tier = searcher._semantic
+    part = tier._meta["tools"]
+    assert "shards" not in part
+    table = part["clusters"]
+    k = int(part["partition"]["clusters"])
+    assert len(table["pages"]) == -(-k // table["per_page"]) < k
+    referenced = 0
+    for cluster in range(k):
+        ids, block, _, _ = tier._cluster(cluster)
+        folder = table["folders"][cluster // table["per_page"]]
+        data = json.loads((partitioned_build / folder / f"c{cluster}.json").read_text())
+        referenced += sum(int(p) >= 0 for p in data["parents"])
+        for doc, row in zip(ids.tolist(), block, strict=True):
+            _, single = tier._row_file(doc)
+            assert np.array_equal(row, tier._residuals(single, [int(single["cluster"])])[0]), (cluster, doc)
+    assert referenced, "some rows are coded against another row of their cluster"
+
+
+@needs_default
+def test_a_partitioned_build_verifies_against_its_schemas(partitioned_build: Path) -> None:
+    """toolcat verify passes on a partitioned build: cluster and row pages, row files, centroid codes, every file."""
+    from toolcat.build.verify import verify_build  # noqa: PLC0415 - the build side, only for this test
+
+    report = verify_build(partitioned_build)
+    assert report.ok, report.problems[:5]
+
+
+@needs_default
 def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partitioned_build: Path) -> None:
-    """A toolcat-vectors-3 to -6 partition (int4 rows, one residual a character, no documents) is not read: lexical answers, 'rebuild'."""
-    for old in ("toolcat-vectors-3", "toolcat-vectors-4", "toolcat-vectors-5", "toolcat-vectors-6"):
+    """A toolcat-vectors-3 to -7 partition (int4 rows, one residual a character, no documents, a ref a cluster, one row folder) is not read: lexical answers, 'rebuild'."""
+    for old in (
+        "toolcat-vectors-3",
+        "toolcat-vectors-4",
+        "toolcat-vectors-5",
+        "toolcat-vectors-6",
+        "toolcat-vectors-7",
+    ):
         searcher = _open(partitioned_build, _meta(lambda o, old=old: o.update(format=old)))
         answer = searcher.find_tool("read a text file")
         assert "error" not in answer, answer
@@ -372,13 +413,13 @@ def test_an_older_partitioned_format_is_answered_by_words_with_the_reason(partit
 
 @needs_default
 def test_row_files_hold_the_index_documents_and_serve_as_them(partitioned_build: Path) -> None:
-    """Every row file holds its tool's index document (toolcat-vectors-7), and a query reads its candidates' from there."""
+    """Every row file holds its tool's index document (toolcat-vectors-7 on), and a query reads its candidates' from there."""
     plain = _open(partitioned_build)
     part = plain._part("tools")
     meta = json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())
     table = meta["tools"]["rows"]
     for doc in range(part.n_docs):
-        data = json.loads((partitioned_build / table["folder"] / f"r{doc}.json").read_text())
+        data = json.loads((partitioned_build / semantic.row_folder(table, doc) / f"r{doc}.json").read_text())
         assert data["ids"] == [doc]
         assert data["docs"] == [plain._doc(part, doc)], doc
     searcher = _open(partitioned_build)
@@ -458,7 +499,14 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row table per_group garbage": _meta(lambda o: o["tools"]["rows"].update(per_group="x")),
     "row table group folder missing": _meta(lambda o: o["tools"]["rows"].pop("group_folder")),
     "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(group_folder="vectors/x")),
-    "row groups of another folder": _meta(lambda o: o["tools"]["rows"].update(page_folder="vectors/x")),
+    "row buckets of another folder": _meta(lambda o: o["tools"]["rows"].update(folder="vectors/x")),
+    "row bucket renamed": _meta(lambda o: o["tools"]["rows"]["buckets"].__setitem__(0, "0" * 16)),
+    "row bucket name not hex": _meta(lambda o: o["tools"]["rows"]["buckets"].__setitem__(0, "../../etc/passwd")),
+    "row buckets short": _meta(lambda o: o["tools"]["rows"].update(buckets=[], per_bucket=1)),
+    "row bucket size not whole groups": _meta(
+        lambda o: o["tools"]["rows"].update(per_bucket=o["tools"]["rows"]["per_bucket"] + 1)
+    ),
+    "row buckets missing": _meta(lambda o: o["tools"]["rows"].pop("buckets")),
     "row table of other files": _meta(lambda o: o["tools"]["rows"].update(files=o["tools"]["rows"]["files"] + 1)),
     "row table missing": _meta(lambda o: o["tools"].pop("rows")),
     "centroids wrong size": _meta(lambda o: o["tools"]["partition"]["centroids"].update(codes="H" * 7)),
@@ -480,7 +528,48 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "residual denominator a float": _meta(lambda o: o["tools"]["partition"]["residual"].update(denominator=8.5)),
     "residual missing": _meta(lambda o: o["tools"]["partition"].pop("residual")),
     "partition not a dict": _meta(lambda o: o["tools"].update(partition=[1])),
-    "shards of other clusters": _meta(lambda o: o["tools"].update(shards=o["tools"]["shards"][::-1])),
+    "cluster counts of other clusters": _meta(
+        lambda o: o["tools"]["clusters"].update(counts=[*o["tools"]["clusters"]["counts"][::-1][1:], 0])
+    ),
+    "cluster counts short": _meta(lambda o: o["tools"]["clusters"].update(counts=o["tools"]["clusters"]["counts"][1:])),
+    "cluster table missing": _meta(lambda o: o["tools"].pop("clusters")),
+    "cluster table pages short": _meta(
+        lambda o: o["tools"]["clusters"].update(pages=o["tools"]["clusters"]["pages"][1:])
+    ),
+    "cluster table pages garbage": _meta(lambda o: o["tools"]["clusters"].update(pages=[1] * 9)),
+    "cluster table per_page zero": _meta(lambda o: o["tools"]["clusters"].update(per_page=0)),
+    "cluster table folders short": _meta(
+        lambda o: o["tools"]["clusters"].update(folders=o["tools"]["clusters"]["folders"][1:])
+    ),
+    "cluster table folders rotated": _meta(
+        lambda o: o["tools"]["clusters"].update(
+            folders=o["tools"]["clusters"]["folders"][1:] + o["tools"]["clusters"]["folders"][:1]
+        )
+    ),
+    "cluster table of other files": _meta(
+        lambda o: o["tools"]["clusters"].update(files=o["tools"]["clusters"]["files"] + 1)
+    ),
+    "cluster page of another folder": _page(
+        lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "c" else None
+    ),
+    "cluster page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "c" else None),
+    "cluster page of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "c" else None),
+    "cluster parents missing": _shard(lambda o: o.pop("parents") if "parents" in o else o.pop("ids")),
+    "cluster parents short": _shard(lambda o: o.update(parents=o["parents"][1:]) if "parents" in o else o.pop("ids")),
+    "cluster parent outside the shard": _shard(
+        lambda o: o.update(parents=[o["count"]] * o["count"]) if "parents" in o else o.pop("ids")
+    ),
+    "cluster parent itself": _shard(
+        lambda o: o.update(parents=list(range(o["count"]))) if "parents" in o else o.pop("ids")
+    ),
+    "cluster parents a cycle": _shard(
+        lambda o: (
+            o.update(parents=[(i + 1) % o["count"] for i in range(o["count"])]) if "parents" in o else o.pop("ids")
+        )
+    ),
+    "cluster parents garbage": _shard(
+        lambda o: o.update(parents=["x"] * o["count"]) if "parents" in o else o.pop("ids")
+    ),
 }
 
 
@@ -590,3 +679,50 @@ def test_over_http_the_rows_come_with_the_doc_shards_and_cost_no_round_trip(
             assert rows, "the lexical candidates' rows came over HTTP"
             assert len(seen) == len(set(seen)), "each file once"
     assert cost["parts"] <= cost["whole"], cost
+
+
+@needs_default
+def test_a_one_tool_edit_rewrites_only_the_row_buckets_it_touches(default_tier_build: Path, tmp_path: Path) -> None:
+    """Editing one tool's summary writes the row files of its bucket(s) anew, not the whole table; answers as a fresh build."""
+    import shutil  # noqa: PLC0415 - this test's copy of the sources
+
+    from toolcat.build.contributors import vectors  # noqa: PLC0415 - the build side, only for this test
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE_SRC, src)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOOLCAT_CACHE_DIR", str(default_tier_build.parent / "cache"))
+    mp.delenv("TOOLCAT_EMBEDDER", raising=False)
+    mp.setattr(vectors, "PARTITION_MIN", 0)
+    mp.setattr(vectors, "PROBE_ROWS", 24)
+
+    def rows(out: Path) -> tuple[dict[str, object], set[str]]:
+        manifest = json.loads((out / json.loads((out / "catalog.json").read_text())["manifest"]["path"]).read_text())
+        meta = json.loads((out / manifest["vectors"]["path"]).read_text())  # this version's (the last one's is kept)
+        folders = {semantic.row_folder(meta["tools"]["rows"], d) for d in range(meta["tools"]["rows"]["files"])}
+        return meta["tools"]["rows"], {str(p.relative_to(out)) for f in folders for p in (out / f).iterdir()}
+
+    try:
+        build(src, tmp_path / "out")
+        before, files_before = rows(tmp_path / "out")
+        tools = src / "storage" / "buckets" / "tools.yaml"
+        tools.write_text(
+            tools.read_text(encoding="utf-8").replace(
+                "List the object-storage buckets the agent can access,", "List every bucket the agent can access,", 1
+            ),
+            encoding="utf-8",
+        )
+        build(src, tmp_path / "out")
+        build(src, tmp_path / "fresh")
+    finally:
+        mp.undo()
+    after, files_after = rows(tmp_path / "out")
+    assert len(before["buckets"]) > 2, "the example's 116 rows lie in several buckets"
+    changed = [i for i, (a, b) in enumerate(zip(before["buckets"], after["buckets"], strict=True)) if a != b]
+    assert 1 <= len(changed) <= 2, changed  # the edited tool's bucket (and its node's other tools')
+    assert len(files_after - files_before) < len(files_before) / 2  # new paths: the changed buckets' files only
+    assert after == rows(tmp_path / "fresh")[0]  # the same table as a build from nothing
+    query = "list my storage buckets"  # the lexical index is a delta segment here: relevances close, not equal
+    names = [[m["name"] for m in _open(tmp_path / out).find_tool(query)["matches"]] for out in ("out", "fresh")]
+    assert names[0] == names[1]
+    assert names[0][0] == "storage.list_buckets"

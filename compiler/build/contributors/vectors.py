@@ -36,7 +36,7 @@ from ...engines.embedding import (
     load_embedder,
 )
 from ...format import settings
-from ...format.canonical import dumps
+from ...format.canonical import dumps, sha256
 from ...format.types import Ref
 from ...format.vector_format import (
     PAIR_ALPHABET,
@@ -64,8 +64,11 @@ VECTORS_FORMAT = "toolcat-vectors-2"
 # packed two a byte, where ``-5`` stored the same codes as their differences from a prediction by a centroid's codes,
 # one character a value, and ``-6`` two differences a character and the centroids one character a code, dimension
 # by dimension: :func:`residual_codes`, :func:`centroid_codes`; ``-7`` writes each tool's index document in its row
-# file too (``ids``, ``docs``: a lexical candidate a query reads the row of needs no doc shard); the version and the
-# codes' alphabets are ``toolcat.format.vector_format``'s, which the reader reads with.)
+# file too (``ids``, ``docs``: a lexical candidate a query reads the row of needs no doc shard); ``-8`` codes a cluster
+# shard's rows against a tree of references (:func:`tree_coded`) and pages the cluster shards' refs (``clusters``,
+# :func:`cluster_page_size`), so the meta no longer lists one ref a cluster, and puts the row table's files in
+# buckets of consecutive docs, a folder each (``buckets``), so a one-tool edit rewrites a bucket or two, not the
+# table; the version and the codes' alphabets are ``toolcat.format.vector_format``'s, which the reader reads with.)
 
 #: The prediction's factor is ``k / RESIDUAL_DENOMINATOR`` (``k`` an integer per row, so the prediction is integer
 #: arithmetic that every reader computes alike).
@@ -531,6 +534,54 @@ def nearest_centroids(rows: Any, centroids: Any) -> Any:
     return np.asarray((np.asarray(rows, dtype=np.float64) @ unit.T).argmax(axis=1), dtype=np.int64)
 
 
+def tree_parents(codes: Any, centroid: Any) -> list[int]:
+    """Each row's reference in its cluster shard: -1 (the cluster's centroid) or another row of the shard.
+
+    Prim's tree from the centroid: rows are taken nearest first (in cosine, to the centroid or to any row taken), and
+    each one's reference is the centroid or taken row nearest it. A row is nearer its nearest neighbour in the cluster
+    than its centroid, so its residual codes against that neighbour take fewer bytes (the cluster shards of a cold
+    query: -15% gzipped at 10,000 tools, docs/search.md, "Vectors a CDN can serve"). The cosines come from the int4 codes
+    by integer dot products and one float64 division each, so every machine builds the same tree (ties: the first).
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    rows, reference = np.asarray(codes, dtype=np.int64), np.asarray(centroid, dtype=np.int64)
+    n = len(rows)
+    if not n:
+        return []
+    lengths = np.sqrt((rows * rows).sum(axis=1).astype(np.float64))
+    lengths = np.where(lengths > 0, lengths, 1.0)
+    length = float(np.sqrt(float((reference * reference).sum()))) or 1.0
+    gram = (rows @ rows.T).astype(np.float64) / lengths[:, None] / lengths[None, :]
+    best = (rows @ reference).astype(np.float64) / lengths / length
+    parent = np.full(n, -1, dtype=np.int64)
+    taken = np.zeros(n, dtype=bool)
+    for _ in range(n):
+        row = int(np.argmax(np.where(taken, -np.inf, best)))
+        taken[row] = True
+        closer = ~taken & (gram[row] > best)
+        best = np.where(closer, gram[row], best)
+        parent[closer] = row
+    return [int(p) for p in parent]
+
+
+def tree_coded(codes: Any, scales: list[float], ids: list[int], centroid: Any) -> dict[str, Any]:
+    """A cluster shard's rows ``ids`` as ``scale``, ``k``, ``codes``, ``wide`` and ``parents`` (a tree of references).
+
+    Each row's int4 codes are coded (:func:`residual_codes`) against its reference (:func:`tree_parents`: the
+    centroid's codes, or another row's). Lossless: a reader decodes a row after its reference and gets the same int4 codes, the row its row file and the
+    unpartitioned tier hold.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    rows = np.asarray(codes, dtype=np.int64)[np.asarray(ids, dtype=np.int64)]  # (len(ids), dim), an empty cluster too
+    parents = tree_parents(rows, centroid)
+    at = np.asarray(parents, dtype=np.int64)
+    refs = np.where(at[:, None] < 0, np.asarray(centroid, dtype=np.int64)[None, :], rows[np.maximum(at, 0)])
+    k, text, wide = residual_codes(rows, refs)
+    return {"scale": [scales[i] for i in ids], "k": k, "codes": text, "wide": wide, "parents": parents}
+
+
 def ancestor_rows(tools: list[Tool | None], nodes: list[Any]) -> list[list[int]]:
     """Per tool row, the node rows of its home path's nodes below the root (the hierarchy the reader fuses)."""
     row_of = {tuple(path): i for i, path in enumerate(nodes) if path is not None}
@@ -633,11 +684,35 @@ def balanced_assign(sims: Any, cap: int) -> Any:
 #: page's per candidate, so with about 8-16 distinct pages a query, three levels of about the cube root list the
 #: fewest hashes (10,000 tools: 11 a page and a group, 83 groups; two levels listed 25 a page, 400 pages).
 ROW_FANOUT_MIN, ROW_FANOUT_DIVISOR = 4, 8
+#: The most buckets (folders) a row table's files lie in (:func:`row_bucket_size`): the meta names each one (16 hex
+#: characters, about 8 bytes gzipped), and a one-tool edit rewrites the bucket of every row it changes (its own, and
+#: those of the tools under its node, consecutive docs: one or two buckets).
+ROW_BUCKETS = 32
+
+
+def cluster_page_size(clusters: int) -> int:
+    """Cluster shards a page of the meta's cluster table lists: about the square root of the clusters (at least 4).
+
+    A query pays the meta's page refs (clusters / per_page) and a page per probed cluster (per_page hashes each):
+    with 1-4 clusters a query the sum is least near the square root (10,000 tools: 10 a page, 100,000: 18).
+    """
+    return max(4, round(math.sqrt(clusters)))
 
 
 def row_page_size(n_docs: int) -> int:
     """Row files per page, and pages per group, of the row table of a partitioned build of ``n_docs`` tools."""
     return max(ROW_FANOUT_MIN, round(math.pow(n_docs / ROW_FANOUT_DIVISOR, 1 / 3)))
+
+
+def row_bucket_size(n_docs: int, per_page: int) -> int:
+    """Row files a bucket (a folder of its own) holds: whole groups, as few as keep the buckets under the cap.
+
+    A group is ``per_page`` pages of ``per_page`` files; the buckets are at most :data:`ROW_BUCKETS` (the meta lists
+    one name a bucket, and every query reads it).
+    """
+    group = per_page * per_page
+    groups = max(1, -(-n_docs // group))
+    return group * -(-groups // ROW_BUCKETS)
 
 
 class _Residuals:
@@ -713,11 +788,14 @@ def _write_rows(
     candidates are most of that head when few lie in the probed clusters, so their files serve as their doc files
     and no doc shard (nor its page) is fetched for them (docs/search.md, "Doc shards a cold query reads").
 
-    ``<folder>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``, :func:`residual_codes`), as
-    in its cluster shard (a reader gets the same row from either); the folder is named by the hash of every file's
-    hash, and pages (``index_pages``, the index's paged-table layout, ``<page_folder>/p<i>.json``) hold the files'
-    sha256 and size; groups (``<group_folder>/g<j>.json``) hold the pages', ``per_group`` a group; one more page,
-    the directory, holds the groups' (the meta's ``pages`` is its ref). A reader fetches a row file by path together
+    ``<folder>.<bucket>/r<doc>.json``: the row coded against its cluster's centroid (``cluster``,
+    :func:`residual_codes`), as in its cluster shard (a reader gets the same row from either). The files lie in
+    buckets of ``per_bucket`` consecutive docs (whole groups, :func:`row_bucket_size`), each bucket's folder named by
+    the hash of its files' hashes (``buckets``, in the meta), so a one-tool edit writes the buckets of the rows it
+    changed, not the whole table; pages (``index_pages``, the index's paged-table layout, ``p<i>.json`` in the folder
+    of the bucket their files are in) hold the files' sha256 and size; groups (``<group_folder>/g<j>.json``) hold
+    the pages', ``per_group`` a group; one more page, the directory, holds the groups' (the meta's ``pages`` is its
+    ref). A reader fetches a row file by path together
     with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
@@ -739,23 +817,64 @@ def _write_rows(
             body["ids"], body["docs"] = [doc], [record]
         files.append(dumps(body))
     per_page = row_page_size(len(files))
-    folder, listing = paged_files(artifacts, "vectors", "tools.rows", "tools", "r", files, per_page)
-    pages = [dumps(page) for page in listing]
-    # the pages' hashes in groups of per_page, and the groups' in one more page (the directory): the meta holds its
-    # ref alone, so a query that needs no row pays nothing for the table, and one that does fetches the directory,
-    # its groups, pages and rows in one round
-    page_folder, group_listing = paged_files(artifacts, "vectors", "tools.rowpages", "tools", "p", pages, per_page)
+    per_bucket = row_bucket_size(len(files), per_page)
+    stem = "vectors/tools.rows"
+    digests = [sha256(data) for data in files]
+    buckets: list[str] = []
+    pages: list[bytes] = []
+    group_listing: list[dict[str, Any]] = []
+    for first_doc in range(0, len(files), per_bucket):
+        # a bucket's folder is named by its rows' hashes, its first doc and the page size: its pages are a function of
+        # those, so a folder's files never change once published, and an edit rewrites only the buckets it touches
+        end = min(first_doc + per_bucket, len(files))
+        name = sha256(f"{first_doc}:{per_page}:{''.join(digests[first_doc:end])}".encode())[:16]
+        buckets.append(name)
+        folder = f"{stem}.{name}"
+        bucket_pages = []
+        for first in range(first_doc, end, per_page):
+            artifacts.files.update(
+                {f"{folder}/r{doc}.json": files[doc] for doc in range(first, min(first + per_page, end))}
+            )
+            page = {
+                "artifact": "index_pages",
+                "part": "tools",
+                "folder": folder,
+                "prefix": "r",
+                "first": first,
+                "files": [[digests[doc], len(files[doc])] for doc in range(first, min(first + per_page, end))],
+            }
+            data = dumps(page)
+            artifacts.files[f"{folder}/p{first // per_page}.json"] = data
+            bucket_pages.append(data)
+        pages += bucket_pages
+        first_page = first_doc // per_page
+        # the groups of this bucket's pages (a bucket holds whole groups): each lists its pages' sha256 and size
+        for at in range(0, len(bucket_pages), per_page):
+            chunk = bucket_pages[at : at + per_page]
+            group_listing.append(
+                {
+                    "artifact": "index_pages",
+                    "part": "tools",
+                    "folder": folder,
+                    "prefix": "p",
+                    "first": first_page + at,
+                    "files": [[sha256(data), len(data)] for data in chunk],
+                }
+            )
     groups = [dumps(group) for group in group_listing]
+    # the groups' hashes in one more page (the directory): the meta holds its ref alone, so a query that needs no row
+    # pays nothing for the table, and one that does fetches the directory, its groups, pages and rows in one round
     group_folder, (directory,) = paged_files(
         artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1)
     )
     return {
-        "folder": folder,
+        "folder": stem,
+        "buckets": buckets,
+        "per_bucket": per_bucket,
         "prefix": "r",
         "files": len(files),
         "per_page": per_page,
         "max_bytes": max((len(data) for data in files), default=0),
-        "page_folder": page_folder,
         "page_max_bytes": max((len(data) for data in pages), default=0),
         "group_folder": group_folder,
         "per_group": per_page,
@@ -774,9 +893,13 @@ def _write_partitioned(
     """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
     The centroids are the mean of their members' unit rows (int4): a query probes the clusters whose centroid is
-    nearest in direction. Each row is stored as its residual from its cluster's centroid as a reader decodes it
-    (:func:`residual_codes`; a node row from its nearest centroid). Each cluster shard carries the rows of its
-    tools' ancestor nodes too (the hierarchy term), so a query reads no node shard. A lexical candidate outside the
+    nearest in direction. A cluster shard's rows are stored as residuals from a tree of references
+    (:func:`tree_coded`: the centroid or a nearer row of the shard); a row file's from its centroid, a node row's
+    from its nearest centroid (:func:`residual_codes`). Each cluster shard carries the rows of its tools' ancestor
+    nodes too (the hierarchy term), so a query reads no node shard. The cluster shards are a paged table
+    (``clusters``: ``<folder>/c<i>.json``, their sha256 and size in pages the meta lists, ``counts`` each cluster's
+    tools, which the probe needs), fetched by path together with their pages; a folder a page (``folders``), so an
+    edit writes again only the pages whose clusters it changed. A lexical candidate outside the
     probed clusters is scored by its own row, from the row table (:func:`_write_rows`), fetched with the
     candidates' doc shards.
     """
@@ -795,26 +918,54 @@ def _write_partitioned(
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
     coder = _Residuals(unpacked(data, k, rows.shape[1]), dequantize(data, scales, rows.shape[1], "int4"), node_rows)
-    coded = coder.coded(rows, assign)  # every row once: the cluster shards and the row files take their slices
-    shards = []
+    coded = coder.coded(rows, assign)  # every row once: the row files take their slices
+    codes, row_scales = int4_codes(rows)
+    files = []
     for cluster in range(k):
-        ids = np.flatnonzero(assign == cluster)
-        homes = [ancestors[int(i)] for i in ids]
+        ids = [int(i) for i in np.flatnonzero(assign == cluster)]
+        homes = [ancestors[i] for i in ids]
         body: dict[str, Any] = {
             "artifact": "vectors_shard",
             "part": "tools",
             "cluster": cluster,
             "count": len(ids),
-            "ids": [int(i) for i in ids],
-            **coded.take([int(i) for i in ids]),
+            "ids": ids,
+            **tree_coded(codes, row_scales, ids, coder.centroid_codes[cluster]),
             "ancestors": homes,
             "nodes": coder.nodes(sorted({node for row in homes for node in row})),
         }
-        ref = artifacts.add_json("vectors", f"tools.c{cluster}", body)
-        shards.append({"cluster": cluster, "count": len(ids), "ref": ref})
+        files.append(dumps(body))
+    per_page = cluster_page_size(k)
+    folders, pages = [], []
+    for first in range(0, k, per_page):
+        # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
+        chunk = files[first : first + per_page]
+        digests = [sha256(file) for file in chunk]
+        folder = f"vectors/tools.clusters.{sha256(''.join(digests).encode())[:16]}"
+        for number, file in enumerate(chunk, first):
+            artifacts.files[f"{folder}/c{number}.json"] = file
+        page = {
+            "artifact": "index_pages",
+            "part": "tools",
+            "folder": folder,
+            "prefix": "c",
+            "first": first,
+            "files": [[digest, len(file)] for digest, file in zip(digests, chunk, strict=True)],
+        }
+        folders.append(folder)
+        pages.append(artifacts.add_json("vectors", f"tools.clusterpages.p{first // per_page}", page))
+    table = {
+        "folders": folders,
+        "prefix": "c",
+        "files": k,
+        "per_page": per_page,
+        "max_bytes": max(len(file) for file in files),
+        "counts": [int(c) for c in counts],
+        "pages": pages,
+    }
     return {
         "n_docs": n,
-        "shards": shards,
+        "clusters": table,
         "partition": {
             "clusters": k,
             "nprobe": min(NPROBE, k),
@@ -823,7 +974,9 @@ def _write_partitioned(
             "residual": {
                 "denominator": RESIDUAL_DENOMINATOR,
                 "codes": "a row's int4 codes n = floor((c * k + denominator / 2) / denominator) + d, c the code of its"
-                " centroid (cluster; a node row: nodes.clusters) and k the row's; the value is n / 7 * scale. Two d"
+                " reference and k the row's; the value is n / 7 * scale. The reference: a row file's centroid (cluster), a"
+                " node row's centroid (nodes.clusters), a cluster shard's row's centroid (parents -1) or row parents[i] of"
+                " the shard (decoded first). Two d"
                 " a character, row-major, ceil(dim / 2) a row: character (a + 4) * 9 + b + 4 of the alphabet for d ="
                 " a then b; a d outside -4..4 is 0 there and [row * dim + j, d] in wide. A centroid code n is"
                 " character n + 32 of A-Za-z0-9-_, dimension by dimension (j * clusters + i)",
@@ -897,7 +1050,7 @@ def contributor(spec: str) -> Contributor:
             "nodes": parts["nodes"],
         }
         artifacts.manifest["vectors"] = artifacts.add_json("vectors", "meta", meta)
-        size = sum(int(s["ref"]["bytes"]) for p in parts.values() for s in p["shards"])
+        size = sum(int(s["ref"]["bytes"]) for p in parts.values() for s in p.get("shards", []))
         log.info(
             "vectors (%s): %d tools, %d nodes, %d embedded (%d cached), %d bytes in %.1fs",
             spec,

@@ -89,6 +89,7 @@ class Model:
         name: Sequence[float] = (0.0, 0.0),
         weak: float | None = None,
         weak_per_word: float = 0.0,
+        weak_share: float | None = None,
     ) -> None:
         if tuple(names) not in FEATURE_SETS or len(weights) != len(names):
             raise ValueError(f"a fusion model over {list(names)} with {len(weights)} weights")
@@ -106,6 +107,11 @@ class Model:
         self.weak = None if weak is None else float(weak)
         #: What the weak bar rises by for a query of ``n`` content words: ``weak_per_word / n`` (0: one bar for all).
         self.weak_per_word = float(weak_per_word)
+        #: The share of a query's idf its unknown words must carry for a weak answer under this model's bar (None: the
+        #: reader's ``WEAK_LEARNED_SHARE``); chosen with the bar on the train requests (``train_fusion.py --weak-rules``).
+        self.weak_share = None if weak_share is None else float(weak_share)
+        if self.weak_share is not None and not 0.0 < self.weak_share <= 1.0:
+            raise ValueError(f"a fusion model's weak_share is a share of the query's idf in (0, 1], not {weak_share}")
         if not all(math.isfinite(v) for v in (*self.weights, self.bias, self.weak or 0.0, self.weak_per_word)):
             raise ValueError("a fusion model with a weight that is not finite")
 
@@ -139,6 +145,7 @@ def parse(data: Any) -> dict[str, Model]:
             name=entry.get("name", (0.0, 0.0)),
             weak=entry.get("weak_relevance"),
             weak_per_word=entry.get("weak_per_word", 0.0),
+            weak_share=entry.get("weak_share"),
         )
         for tier, entry in dict(data["models"]).items()
     }

@@ -579,11 +579,14 @@ class Searcher(IndexReader):
     def weak_share(self, part_name: str = "tools") -> float:
         """The share of the query's idf its unknown words must carry for a weak answer, for what ranks ``part_name``.
 
-        :data:`WEAK_LEARNED_SHARE` when a learned fusion with its own weak bar ranks the tools, else
-        :data:`WEAK_UNKNOWN_SHARE` (the hand fusion, the lexical score, categories).
+        When a learned fusion with its own weak bar ranks the tools: the share its entry names with that bar
+        (``weak_share``), else :data:`WEAK_LEARNED_SHARE`; otherwise :data:`WEAK_UNKNOWN_SHARE` (the hand fusion, the
+        lexical score, categories).
         """
         model = self._tools_model() if part_name == "tools" else None
-        return WEAK_UNKNOWN_SHARE if model is None or model.weak is None else WEAK_LEARNED_SHARE
+        if model is None or model.weak is None:
+            return WEAK_UNKNOWN_SHARE
+        return WEAK_LEARNED_SHARE if model.weak_share is None else model.weak_share
 
     def unknown_share(self, query: str) -> float:
         """The share of the query's idf its words no tool has carry: 0 (all known) to 1 (none known).

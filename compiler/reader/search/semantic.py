@@ -24,6 +24,7 @@ import binascii
 import functools
 import importlib.util
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -109,6 +110,12 @@ class SemanticTier:
         self._ancestors: list[list[int]] | None = None
         #: A partitioned build's (centroids, nprobe, its row table), read from the meta (:meth:`_check_partition`).
         self._partition: tuple[Any, int, dict[str, Any]] | None = None
+        #: A partitioned build's cluster table (``tools.clusters``: its cluster shards' folders, pages, counts).
+        self._cluster_table: dict[str, Any] = {}
+        #: The cluster table's pages read so far (page number -> page).
+        self._cluster_pages: dict[int, dict[str, Any]] = {}
+        #: The clusters whose shards :meth:`refs` named by path (fetched with their pages; named once, not again).
+        self._cluster_named: set[int] = set()
         #: A partitioned build's centroids' int4 codes and its prediction's denominator (:func:`residual_rows`).
         self._residual: tuple[Any, int] = (None, 1)
         #: A partitioned build's cluster sizes and ``probe_rows`` (None: probe ``nprobe`` clusters).
@@ -201,6 +208,7 @@ class SemanticTier:
             return f"the build's cluster centroids have {partition[0].shape[1]} dimensions, the embedder {embedder.dim}"
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
+        self._cluster_table = dict(meta["tools"]["clusters"]) if partition is not None else {}
         self._residual = residual_settings(meta) if partition is not None else (None, 1)
         self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
@@ -230,19 +238,24 @@ class SemanticTier:
         centroids = np.multiply(codes.astype(np.float32), scale / 7.0)
         if centroids.shape != (k, dim):
             raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
-        clusters = [int(shard["cluster"]) for shard in part["shards"]]
-        counts = [int(shard["count"]) for shard in part["shards"]]
-        if clusters != list(range(k)) or min(counts) < 0 or sum(counts) != n_docs:
-            raise ValueError("the cluster shards do not match the partition (one shard a cluster, in order)")
-        for shard in part["shards"]:
-            dict(shard["ref"])
+        check_cluster_table(part["clusters"], k, n_docs)
         table = dict(part["rows"])
         files, per_page, per_group = int(table["files"]), int(table["per_page"]), int(table["per_group"])
         sizes = (int(table["max_bytes"]), int(table["page_max_bytes"]), int(table["group_max_bytes"]))
         if files != n_docs or per_page < 1 or per_group < 1 or min(sizes) < 0:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
-        str(table["folder"]), str(table["prefix"]), str(table["page_folder"]), str(table["group_folder"])
+        str(table["folder"]), str(table["prefix"]), str(table["group_folder"])
         str(dict(table["pages"])["sha256"])
+        buckets, per_bucket = [str(name) for name in table["buckets"]], int(table["per_bucket"])
+        if (
+            per_bucket < 1
+            or per_bucket % (per_page * per_group)
+            or len(buckets) != -(-files // per_bucket)
+            or not all(re.fullmatch(r"[0-9a-f]{16}", name) for name in buckets)
+        ):
+            raise ValueError(
+                f"a row table of {files} files in {len(buckets)} buckets of {per_bucket}, pages of {per_page}"
+            )
         return centroids, nprobe, table
 
     @property
@@ -316,12 +329,52 @@ class SemanticTier:
             out += [shard["ref"] for shard in self._meta.get("nodes", {}).get("shards", [])]
         if part != "tools":
             return out
-        shards = self._meta.get("tools", {}).get("shards", [])
         if self._partition is None:
+            shards = self._meta.get("tools", {}).get("shards", [])
             return out + ([shard["ref"] for shard in shards] if "tools" not in self._matrices else [])
         if query is None:
             return out
-        return out + [shards[c]["ref"] for c in self.probe(query) if c not in self._clusters]
+        return out + self._cluster_refs([c for c in self.probe(query) if c not in self._clusters])
+
+    def _cluster_refs(self, clusters: list[int]) -> list[dict[str, Any]]:
+        """The files to fetch for ``clusters``' shards: their cluster table pages not read yet, and the shards.
+
+        The pages' refs are in the meta; a shard is named by path while its page is not read yet (checked against it
+        when read, :meth:`_cluster`), all in one round. A shard named by path once is not named again (a query names
+        its clusters in each of its rounds: a second fetch by path would fetch it twice); if its prefetch did not
+        happen, :meth:`_cluster` fetches it by its page's ref.
+        """
+        table = self._cluster_table
+        per_page = int(table["per_page"])
+        pages = sorted({c // per_page for c in clusters if c // per_page not in self._cluster_pages})
+        out: list[dict[str, Any]] = [table["pages"][number] for number in pages]
+        for cluster in clusters:
+            page = self._cluster_pages.get(cluster // per_page)
+            if page is not None:
+                out.append(page_ref(page, cluster - int(page["first"])))
+            elif cluster not in self._cluster_named:
+                self._cluster_named.add(cluster)
+                folder = table["folders"][cluster // per_page]
+                out.append({"path": f"{folder}/{table['prefix']}{cluster}.json", "max_bytes": table["max_bytes"]})
+        return out
+
+    def _cluster_page(self, number: int) -> dict[str, Any]:
+        """Page ``number`` of the cluster table (checked: it lists its cluster shards in its folder of the table's)."""
+        if number not in self._cluster_pages:
+            table = self._cluster_table
+            ref = table["pages"][number]
+            page = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            per_page, files = int(table["per_page"]), int(table["files"])
+            if (
+                page.get("folder") != table["folders"][number]
+                or page.get("prefix") != table["prefix"]
+                or int(page["first"]) != number * per_page
+                or len(page["files"]) != min(per_page, files - number * per_page)
+            ):
+                raise ValueError(f"cluster page {ref.get('path')} is not page {number} of the cluster table")
+            self._cluster_pages[number] = page
+        return self._cluster_pages[number]
 
     def probe(self, query: str) -> list[int]:
         """The clusters of a partitioned build a query reads (in cluster order): the nearest (:meth:`_nearness`).
@@ -415,12 +468,14 @@ class SemanticTier:
 
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
-            shard = self._meta["tools"]["shards"][cluster]
-            data = self._fetch_json(shard["ref"])
-            self.bytes_read += int(shard["ref"].get("bytes", 0))
-            dim, count = int(self._meta["model"]["dim"]), int(shard["count"])
+            page = self._cluster_page(cluster // int(self._cluster_table["per_page"]))
+            ref = page_ref(page, cluster - int(page["first"]))
+            data = self._fetch_json(ref)
+            self.bytes_read += int(ref.get("bytes", 0))
+            dim, count = int(self._meta["model"]["dim"]), int(self._cluster_table["counts"][cluster])
             ids = np.asarray([int(i) for i in data["ids"]], dtype=np.int64)
-            block = self._residuals(data, [cluster] * count)
+            centroid_codes, denominator = self._residual
+            block = tree_rows(data, centroid_codes[cluster], denominator)
             ancestors = [[int(node) for node in row[:MAX_ANCESTORS]] for row in data.get("ancestors") or []]
             node_ids, node_block = self._node_rows(data["nodes"])
             n_nodes = int(self._meta["nodes"]["n_docs"])
@@ -430,7 +485,7 @@ class SemanticTier:
                 or (len(node_ids) and (int(node_ids.min()) < 0 or int(node_ids.max()) >= n_nodes))
                 or not needed <= set(node_ids.tolist())
             ):
-                raise ValueError(f"vector shard {shard['ref'].get('path')} lacks its tools' ancestor node rows")
+                raise ValueError(f"vector shard {ref.get('path')} lacks its tools' ancestor node rows")
             n_docs = int(self._meta["tools"]["n_docs"])
             if (
                 int(data["cluster"]) != cluster
@@ -440,7 +495,7 @@ class SemanticTier:
                 or (count and (int(ids.min()) < 0 or int(ids.max()) >= n_docs))
                 or len(np.unique(ids)) != count
             ):
-                raise ValueError(f"vector shard {shard['ref'].get('path')} is not cluster {cluster} of the partition")
+                raise ValueError(f"vector shard {ref.get('path')} is not cluster {cluster} of the partition")
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
@@ -482,13 +537,15 @@ class SemanticTier:
         for number in pages:
             group = self._groups.get(number // per_group)
             if group is None:  # fetched by path with its group, checked against it when read
-                refs.append({"path": f"{table['page_folder']}/p{number}.json", "max_bytes": table["page_max_bytes"]})
+                path = f"{row_folder(table, number * per_page)}/p{number}.json"
+                refs.append({"path": path, "max_bytes": table["page_max_bytes"]})
             else:
                 refs.append(page_ref(group, number - int(group["first"])))
         for doc in wanted:
             page = self._pages.get(doc // per_page)
             if page is None:
-                refs.append({"path": f"{table['folder']}/{table['prefix']}{doc}.json", "max_bytes": table["max_bytes"]})
+                path = f"{row_folder(table, doc)}/{table['prefix']}{doc}.json"
+                refs.append({"path": path, "max_bytes": table["max_bytes"]})
             else:
                 refs.append(page_ref(page, doc - int(page["first"])))
         return refs
@@ -602,7 +659,7 @@ class SemanticTier:
             self.bytes_read += int(ref.get("bytes", 0))
             per_group, pages = int(table["per_group"]), -(-int(table["files"]) // int(table["per_page"]))
             if (
-                group.get("folder") != table["page_folder"]
+                group.get("folder") != row_folder(table, number * per_group * int(table["per_page"]))
                 or group.get("prefix") != "p"
                 or int(group["first"]) != number * per_group
                 or len(group["files"]) != min(per_group, pages - number * per_group)
@@ -624,7 +681,7 @@ class SemanticTier:
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
             if (
-                page.get("folder") != table["folder"]
+                page.get("folder") != row_folder(table, number * per_page)
                 or page.get("prefix") != table["prefix"]
                 or int(page["first"]) != number * per_page
                 or len(page["files"]) != min(per_page, files - number * per_page)
@@ -826,6 +883,11 @@ def _node_clusters(nodes: dict[str, Any]) -> list[int]:
     return clusters
 
 
+def row_folder(table: dict[str, Any], doc: int) -> str:
+    """The folder of the row table's bucket holding tool ``doc``'s row file (and its page): ``<folder>.<bucket>``."""
+    return f"{table['folder']}.{table['buckets'][doc // int(table['per_bucket'])]}"
+
+
 def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
     """A partitioned build's cluster sizes and ``probe_rows`` (None when its meta names none: probe ``nprobe``).
 
@@ -835,7 +897,26 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
     rows = int(info["probe_rows"]) if "probe_rows" in info else None
     if rows is not None and rows < 1:
         raise ValueError(f"probe_rows {rows} is not a positive number of tools")
-    return [int(shard["count"]) for shard in meta["tools"]["shards"]], rows
+    return [int(count) for count in meta["tools"]["clusters"]["counts"]], rows
+
+
+def check_cluster_table(table: Any, k: int, n_docs: int) -> None:
+    """ValueError (or another of :data:`VECTOR_ERRORS`) unless ``table`` is a cluster table a build writes.
+
+    That is: of ``k`` clusters of ``n_docs`` tools, one shard a cluster, ``counts`` adding up, a page ref and a
+    folder per ``per_page`` shards.
+    """
+    files, per_page, max_bytes = int(table["files"]), int(table["per_page"]), int(table["max_bytes"])
+    counts = [int(count) for count in table["counts"]]
+    if files != k or len(counts) != k or min(counts) < 0 or sum(counts) != n_docs:
+        raise ValueError("the cluster shards do not match the partition (one shard a cluster, in order)")
+    if per_page < 1 or max_bytes < 0 or len(table["pages"]) != -(-k // per_page):
+        raise ValueError(f"a cluster table of {len(table['pages'])} pages of {per_page} for {k} clusters")
+    for ref in table["pages"]:
+        str(dict(ref)["sha256"]), str(ref["path"])
+    if len(table["folders"]) != len(table["pages"]) or not all(isinstance(f, str) for f in table["folders"]):
+        raise ValueError(f"a cluster table of {len(table['pages'])} pages in {len(table['folders'])} folders")
+    str(table["prefix"])
 
 
 def residual_settings(meta: dict[str, Any]) -> tuple[Any, int]:
@@ -869,8 +950,84 @@ def centroid_codes(text: Any, k: int, dim: int) -> Any:
         raise ValueError(f"{len(data)} centroid codes for {k} centroids of {dim}")
     codes = _residual_table()[data]
     if int(codes.min()) < -7 or int(codes.max()) > 7:
-        raise ValueError("a centroid code outside -7..7 (H..V)")
+        raise ValueError("a centroid code outside -7..7 (Z..n)")
     return np.ascontiguousarray(codes.reshape(dim, k).T)
+
+
+def tree_rows(coded: dict[str, Any], centroid: Any, denominator: int) -> Any:
+    """float32 rows of a cluster shard (``toolcat-vectors-8``): exactly the int4 rows its row files give.
+
+    As :func:`residual_rows`, but row ``i``'s reference is its cluster's centroid (``centroid``, int4 codes) when
+    ``parents[i]`` is -1, else row ``parents[i]`` of the same shard, decoded first (written by
+    :func:`toolcat.build.contributors.vectors.tree_coded`). The rows are decoded a level of the tree at a time.
+    ValueError as :func:`residual_rows`, and on a parent outside the shard or a cycle.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    reference = np.asarray(centroid, dtype=np.int32)
+    parents = np.asarray([int(p) for p in coded["parents"]], dtype=np.int64)
+    n_rows, dim = len(parents), len(reference)
+    diff, k, scale = _differences(
+        coded["codes"], coded["k"], coded["scale"], n_rows, dim, denominator, coded.get("wide", ())
+    )
+    if n_rows and (
+        int(parents.min()) < -1 or int(parents.max()) >= n_rows or bool((parents == np.arange(n_rows)).any())
+    ):
+        raise ValueError(f"a residual's parent outside the {n_rows} rows of its shard")
+    depth = np.where(parents < 0, 0, -1)
+    level = 0
+    while bool((depth < 0).any()):
+        children = (depth < 0) & np.isin(parents, np.flatnonzero(depth == level))
+        if not bool(children.any()):
+            raise ValueError("the residuals' parents form a cycle, not a tree")
+        level += 1
+        depth[children] = level
+    values = np.zeros((n_rows, dim), dtype=np.int32)
+    for at in range(level + 1):
+        rows = np.flatnonzero(depth == at)
+        refs = reference[None, :] if at == 0 else values[parents[rows]]
+        values[rows] = (refs * k[rows, None] + denominator // 2) // denominator + diff[rows]
+    if n_rows and int(np.abs(values).max()) > 7:
+        raise ValueError("a residual code gives an int4 code outside -7..7")
+    # as dequantize computes an int4 row: the code as float32 times float32(scale) / 7, the same float32 values
+    return np.multiply(values.astype(np.float32), scale / 7.0)
+
+
+def _differences(
+    codes: Any, factors: Any, scales: Any, n_rows: int, dim: int, denominator: int, wide: Any
+) -> tuple[Any, Any, Any]:
+    """(differences ``(n_rows, dim)``, factors, float32 scales ``(n_rows, 1)``) of residual codes.
+
+    Checked as :func:`residual_rows` says.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+    if not isinstance(codes, str):
+        raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
+    data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
+    width = -(-dim // 2)
+    k = np.asarray([int(v) for v in factors], dtype=np.int32)
+    scale = np.asarray([float(s) for s in scales], dtype=np.float32)[:, None]
+    if len(data) != n_rows * width or len(k) != n_rows or len(scale) != n_rows:
+        raise ValueError(
+            f"{len(data)} residual codes, {len(k)} factors, {len(scale)} scales for {n_rows} rows of {dim}"
+        )
+    if not n_rows:
+        return np.zeros((0, dim), dtype=np.int32), k, scale
+    if int(np.abs(k).max()) > 64 * denominator:
+        raise ValueError("a residual factor out of range")
+    diff = np.take(_pair_table(), data, axis=0).reshape(n_rows, 2 * width)[:, :dim]
+    if int(diff.min()) < PAIR_LOW:
+        raise ValueError("a residual code outside the pair alphabet")
+    if len(wide):
+        places = np.asarray([[int(place), int(d)] for place, d in wide], dtype=np.int64).reshape(-1, 2)
+        if int(places[:, 0].min()) < 0 or int(places[:, 0].max()) >= n_rows * dim:
+            raise ValueError(f"a wide residual's place outside the {n_rows} rows of {dim}")
+        if int(np.abs(places[:, 1]).max()) > 31:
+            raise ValueError("a wide residual out of range")
+        diff = diff.copy()
+        diff.reshape(-1)[places[:, 0]] = places[:, 1]
+    return diff, k, scale
 
 
 def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denominator: int, wide: Any = ()) -> Any:
@@ -886,32 +1043,10 @@ def residual_rows(codes: Any, factors: Any, scales: Any, references: Any, denomi
     """
     import numpy as np  # noqa: PLC0415 - numpy, lazily
 
-    if not isinstance(codes, str):
-        raise TypeError(f"residual codes are {type(codes).__name__}, not a string")
-    data = np.frombuffer(codes.encode("ascii"), dtype=np.uint8)  # a non-ASCII character: UnicodeEncodeError
     n_rows, dim = references.shape
-    width = -(-dim // 2)
-    k = np.asarray([int(v) for v in factors], dtype=np.int32)
-    scale = np.asarray([float(s) for s in scales], dtype=np.float32)[:, None]
-    if len(data) != n_rows * width or len(k) != n_rows or len(scale) != n_rows:
-        raise ValueError(
-            f"{len(data)} residual codes, {len(k)} factors, {len(scale)} scales for {n_rows} rows of {dim}"
-        )
+    diff, k, scale = _differences(codes, factors, scales, n_rows, dim, denominator, wide)
     if not n_rows:
         return np.zeros((0, dim), dtype=np.float32)
-    if int(np.abs(k).max()) > 64 * denominator:
-        raise ValueError("a residual factor out of range")
-    diff = np.take(_pair_table(), data, axis=0).reshape(n_rows, 2 * width)[:, :dim]
-    if int(diff.min()) < PAIR_LOW:
-        raise ValueError("a residual code outside the pair alphabet")
-    if len(wide):
-        places = np.asarray([[int(place), int(d)] for place, d in wide], dtype=np.int64).reshape(-1, 2)
-        if int(places[:, 0].min()) < 0 or int(places[:, 0].max()) >= n_rows * dim:
-            raise ValueError(f"a wide residual's place outside the {n_rows} rows of {dim}")
-        if int(np.abs(places[:, 1]).max()) > 31:
-            raise ValueError("a wide residual out of range")
-        diff = diff.copy()
-        diff.reshape(-1)[places[:, 0]] = places[:, 1]
     values = (references * k[:, None] + denominator // 2) // denominator + diff
     if int(np.abs(values).max()) > 7:
         raise ValueError("a residual code gives an int4 code outside -7..7")

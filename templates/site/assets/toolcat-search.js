@@ -1407,10 +1407,10 @@
   }
   async function weakWords(searcher, query, best, part = "tools") {
     const learned = part === "tools" ? searcher.weakRule : void 0;
-    const [bar, rise] = learned ?? [part === "tools" ? searcher.weakBar : 0.35, 0];
+    const [bar, rise, share] = learned ?? [part === "tools" ? searcher.weakBar : 0.35, 0, 0.58];
     if (!(best < bar + Math.max(rise, 0))) return null;
     const [missing, words2] = await unknownWords(searcher, query);
-    return missing.length && best < bar + rise / words2 && await unknownShare(searcher, query) >= (learned ? 0.54 : 0.58) ? missing : null;
+    return missing.length && best < bar + rise / words2 && await unknownShare(searcher, query) >= share ? missing : null;
   }
   function weakAnswer(query, hits, missing, key = "matches", browse = []) {
     return {
