@@ -3,6 +3,7 @@
     python bench/train_encoder.py [--out compiler/engines/minilm_tools.safetensors] [--steps 240] [--rank 8]
                                   [--layers 0,1,2,3,4,5] [--self-supervised 0.3] [--lr 3e-4] [--alpha 16]
                                   [--mine-with minilm-tools] [--hard 2] [--per-tool 8] [--metatool-share 0.25]
+                                  [--external SEAL_TOOLS_DIR,TOOLALPACA_DIR] [--external-share 0.2]
     python bench/train_encoder.py --cost    # CPU per 1,000 embedded texts and query p50, minilm-onnx vs minilm-tools
     python bench/train_encoder.py --soup A.safetensors:0.5,B.safetensors:0.5 --out SOUP.safetensors
 
@@ -41,7 +42,15 @@ before it writes the ONNX graph (:mod:`toolcat.engines.adapter`).
    ``A``/``B`` pairs
    (``W += B @ A``, the LoRA scale folded into ``B``) in a safetensors file with sorted keys
    (:func:`toolcat.engines.adapter.write_adapter`): the same tensors give the same bytes.
-7. ``--soup``: no training; a weighted average of trained adapters' weight deltas (a "model soup",
+7. External labelled data (``--external DIR[,DIR]``, ``--external-share SHARE``, 0.2 by default): checkouts of
+   Seal-Tools (github.com/fairyshine/Seal-Tools: ``Seal-Tools_Dataset/tool.jsonl`` and the queries of its dev and
+   test files) or ToolAlpaca (github.com/tangqiaoyu/ToolAlpaca: ``data/eval_real.json``, ``eval_simulated.json``),
+   none of them an evaluation set here; never copied into the project (docs/search.md, "Round 4"). Each is one more
+   catalogue, compiled by toolcat as BFCL's functions are (a tool's text is ``texts.doc_terms_text``'s), every
+   query a training query, none validated on (the checkpoint is chosen as without them); a query calling several
+   tools has them all as its gold (one drawn as the positive at each use, the others masked), or is left out with
+   ``--external-max-calls 1`` (:func:`external_pairs`, :func:`external_sets`; ``tests/format/test_adapter.py``).
+8. ``--soup``: no training; a weighted average of trained adapters' weight deltas (a "model soup",
    ``sum w_i B_i @ A_i``), written as one adapter of rank ``sum r_i`` (the ``A``s stacked, the ``B``s scaled by
    ``w_i`` and stacked side by side), which :func:`toolcat.engines.adapter.merge` adds like any other (:func:`soup`).
 """
@@ -247,6 +256,170 @@ def self_supervised_sets(shared: Path) -> dict[str, Set]:
     return sets
 
 
+#: The external labelled sets ``--external`` reads, by the file that marks a checkout of each (docs/search.md,
+#: "Round 4"): none is one of the evaluation sets (the example, the GitHub MCP list, MetaTool, BFCL).
+EXTERNAL_MARKERS = {"seal-tools": "Seal-Tools_Dataset/tool.jsonl", "toolalpaca": "data/eval_real.json"}
+SEAL_TOOLS_QUERIES = ("dev.jsonl", "test_in_domain.jsonl", "test_out_domain.jsonl")
+TOOLALPACA_QUERIES = ("eval_real.json", "eval_simulated.json")
+
+Definitions = dict[str, dict[str, Any]]
+ExternalQueries = list[tuple[str, set[str]]]
+
+
+def _jsonl(path: Path) -> list[Any]:
+    """A JSON Lines file's rows; a bad line is an error naming the file and the line."""
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            raise SystemExit(f"{path}:{number}: not a JSON line ({err.msg}); is this a Seal-Tools checkout?") from err
+    return rows
+
+
+def _seal_tools(root: Path, max_calls: int) -> tuple[Definitions, ExternalQueries]:
+    """Seal-Tools (github.com/fairyshine/Seal-Tools): its tools and the queries of its dev and test files.
+
+    A tool is a function (``api_name``, ``api_description``, ``parameters``' descriptions, ``required``); a query's
+    gold is every distinct ``api`` it calls that ``tool.jsonl`` defines (a multi-call query keeps them all: the
+    trainer draws one as the positive each time and masks the others, as for BFCL parallel_multiple), and a query
+    calling more than ``max_calls`` distinct tools (0: no limit) is left out.
+    """
+    data = root / "Seal-Tools_Dataset"
+    definitions: Definitions = {}
+    for row in _jsonl(data / "tool.jsonl"):
+        if not isinstance(row, dict) or not isinstance(row.get("api_name"), str):
+            continue
+        params = row.get("parameters") if isinstance(row.get("parameters"), dict) else {}
+        properties = {
+            str(k): {"description": v["description"]}
+            for k, v in sorted(params.items())
+            if isinstance(v, dict) and isinstance(v.get("description"), str)
+        }
+        required = [r for r in row.get("required") or [] if r in properties]
+        definitions.setdefault(
+            row["api_name"],
+            {
+                "name": row["api_name"],
+                "description": str(row.get("api_description") or ""),
+                "parameters": {"type": "object", "properties": properties, "required": required},
+            },
+        )
+    queries: ExternalQueries = []
+    for name in SEAL_TOOLS_QUERIES:
+        path = data / name
+        if not path.is_file():
+            continue
+        for row in _jsonl(path):
+            calls = row.get("calling") if isinstance(row, dict) else None
+            if not isinstance(row.get("query"), str) or not isinstance(calls, list):
+                continue
+            gold = {c["api"] for c in calls if isinstance(c, dict) and c.get("api") in definitions}
+            if gold and (max_calls <= 0 or len(gold) <= max_calls):
+                queries.append((row["query"], gold))
+    return definitions, queries
+
+
+def _toolalpaca(root: Path, max_calls: int) -> tuple[Definitions, ExternalQueries]:
+    """ToolAlpaca's evaluation sets (github.com/tangqiaoyu/ToolAlpaca): each API's functions and instructions.
+
+    A function is ``API.function`` (the ``components`` entry, the output formats, left out) with the text of its ``Function_Description`` before ``Parameters:`` and the
+    parameters' descriptions after it; an instruction's gold is every distinct ``Action`` of its golden answer that
+    the API defines (more than ``max_calls`` of them, 0: no limit: left out).
+    """
+    definitions: Definitions = {}
+    queries: ExternalQueries = []
+    for name in TOOLALPACA_QUERIES:
+        path = root / "data" / name
+        if not path.is_file():
+            continue
+        try:
+            apis = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise SystemExit(f"{path}: not JSON ({err.msg}); is this a ToolAlpaca checkout?") from err
+        for api in apis if isinstance(apis, list) else []:
+            functions = api.get("Function_Description") if isinstance(api, dict) else None
+            if not isinstance(functions, dict) or not isinstance(api.get("Name"), str):
+                continue
+            for function, text in sorted(functions.items()):
+                if not isinstance(text, str) or function == "components":  # the output formats, not a function
+                    continue
+                described, _, rest = text.partition("\nParameters:")
+                try:
+                    params = json.loads(rest.split("\nOutput:")[0].strip() or "{}")
+                except json.JSONDecodeError:
+                    params = {}
+                properties = (
+                    {str(k): {"description": v} for k, v in sorted(params.items()) if isinstance(v, str)}
+                    if isinstance(params, dict)
+                    else {}
+                )
+                key = f"{api['Name']}.{function}"
+                definitions.setdefault(
+                    key,
+                    {
+                        "name": key,
+                        "description": " ".join(described.split()),
+                        "parameters": {"type": "object", "properties": properties},
+                    },
+                )
+            answers = api.get("Golden_Answers") or []
+            for instruction, answer in zip(api.get("Instructions") or [], answers, strict=False):
+                steps = answer if isinstance(answer, list) else []
+                gold = {
+                    f"{api['Name']}.{s['Action']}"
+                    for s in steps
+                    if isinstance(s, dict) and s.get("Action") in functions
+                }
+                if isinstance(instruction, str) and gold and (max_calls <= 0 or len(gold) <= max_calls):
+                    queries.append((instruction, gold))
+    return definitions, queries
+
+
+def external_pairs(root: Path, max_calls: int = 0) -> tuple[str, Definitions, ExternalQueries]:
+    """(source name, function definitions, labelled queries) of an external checkout (:data:`EXTERNAL_MARKERS`).
+
+    Deterministic: the same files give the same definitions and queries in the same order; a query asked twice is
+    kept once (its first gold). A folder that is neither set is an error saying what it should hold.
+    """
+    for source, marker in EXTERNAL_MARKERS.items():
+        if (root / marker).is_file():
+            read = _seal_tools if source == "seal-tools" else _toolalpaca
+            definitions, queries = read(root, max_calls)
+            kept: dict[str, set[str]] = {}
+            for query, gold in queries:
+                kept.setdefault(query, gold)
+            return source, definitions, list(kept.items())
+    wanted = " or ".join(f"{m} ({s})" for s, m in EXTERNAL_MARKERS.items())
+    raise SystemExit(f"--external {root}: no {wanted} there; pass a checkout of Seal-Tools or ToolAlpaca")
+
+
+def external_sets(roots: list[Path], tmp: Path, max_calls: int = 0) -> dict[str, Set]:
+    """:func:`external_pairs` as catalogues compiled by toolcat, each tool's text the one the build embeds.
+
+    The functions are written as a tools file (``bench_search.write_functions``, as BFCL's are) and compiled; the
+    texts are ``texts.doc_terms_text``'s and every query is a training query (none is validated on).
+    """
+    from bench_search import write_functions  # noqa: PLC0415 - bench code, read only with --external
+    from train_terms import compile_labelled  # noqa: PLC0415 - as above
+
+    from toolcat.build.contributors.index.texts import doc_terms_text  # noqa: PLC0415 - as above
+
+    sets = {}
+    for root in roots:
+        source, definitions, queries = external_pairs(root, max_calls)
+        name = f"external-{source}"
+
+        def make(src: Path, d: Definitions = definitions, q: ExternalQueries = queries, s: str = source) -> Any:
+            return write_functions(src, d, s.replace("-", "_"), s), q
+
+        texts, ids, labelled = compile_labelled(tmp / name, make, doc_terms_text)
+        sets[name] = Set(name, texts, ids, [(text, golds, "train") for text, golds, _ in labelled])
+    return sets
+
+
 def val_tool(tool_id: str, pct: int) -> bool:
     """A validation tool: never trained on (sha256 of its id mod 100 < pct)."""
     return int(hashlib.sha256(tool_id.encode()).hexdigest()[:8], 16) % 100 < pct
@@ -325,6 +498,15 @@ def main() -> None:
         help="share of the batches drawn from the corpus's unlabelled catalogues (inverse-cloze pairs); 0: none",
     )
     parser.add_argument(
+        "--external",
+        default="",
+        help="DIR[,DIR]: checkouts of Seal-Tools or ToolAlpaca, each one more labelled catalogue (not validated on)",
+    )
+    parser.add_argument("--external-share", type=float, default=0.2, help="share of the batches --external fills")
+    parser.add_argument(
+        "--external-max-calls", type=int, default=0, help="leave out external queries calling more tools; 0: none"
+    )
+    parser.add_argument(
         "--mine-with",
         default="minilm-onnx",
         help="the embedder whose top wrong tools are the hard negatives (minilm-tools: the shipped adapter's)",
@@ -366,13 +548,20 @@ def main() -> None:
     unlabelled = self_supervised_sets(SHARED) if args.self_supervised > 0 else {}
     # trained on, never validated on: every pair trains, and the checkpoint is chosen as without them
     catalogues.update(unlabelled)
+    external: dict[str, Set] = {}
+    if args.external:
+        with tempfile.TemporaryDirectory() as tmp:
+            roots = [Path(p) for p in args.external.split(",") if p]
+            external = external_sets(roots, Path(tmp), args.external_max_calls)
+    catalogues.update(external)  # trained on, never validated on, as the self-supervised pairs
+    extra = {**unlabelled, **external}
 
     # ---- train / validation tools, training examples, validation queries
     base = load_embedder(args.mine_with)
     data: dict[str, dict[str, Any]] = {}
     for name, s in catalogues.items():
         masked = set(masks.get(name, set()))  # BFCL's held-out tools: never a positive, negative or candidate
-        val = set() if name in unlabelled else {i for i, t in enumerate(s.ids) if val_tool(t, args.val_pct)} - masked
+        val = set() if name in extra else {i for i, t in enumerate(s.ids) if val_tool(t, args.val_pct)} - masked
         train_tools = [i for i in range(len(s.ids)) if i not in masked and i not in val]
         examples, val_queries = [], []
         for text, golds, part in s.queries:
@@ -527,16 +716,19 @@ def main() -> None:
 
     names = [n for n in data if data[n]["examples"]]
     sizes = {n: len(data[n]["examples"]) for n in names}
-    others = sum(v for n, v in sizes.items() if n != "metatool" and n not in unlabelled)
+    others = sum(v for n, v in sizes.items() if n != "metatool" and n not in extra)
     weights = {
         n: (v if n != "metatool" else min(v, others * args.metatool_share / (1 - args.metatool_share)))
         for n, v in sizes.items()
-        if n not in unlabelled
+        if n not in extra
     }
-    if unlabelled:  # the unlabelled catalogues share --self-supervised of the batches, by their sizes
-        labelled, pairs = sum(weights.values()), sum(sizes[n] for n in unlabelled)
-        share = args.self_supervised / (1 - args.self_supervised)
-        weights.update({n: labelled * share * sizes[n] / pairs for n in unlabelled})
+    labelled = sum(weights.values())
+    labelled_share = 1 - (args.self_supervised if unlabelled else 0.0) - (args.external_share if external else 0.0)
+    # the unlabelled catalogues share --self-supervised of the batches, the external ones --external-share, by sizes
+    for group, share in ((unlabelled, args.self_supervised), (external, args.external_share)):
+        in_group = [n for n in group if n in sizes]
+        pairs = sum(sizes[n] for n in in_group)
+        weights.update({n: labelled * share / labelled_share * sizes[n] / pairs for n in in_group})
     print("batch shares: " + ", ".join(f"{n} {w / sum(weights.values()):.2f}" for n, w in weights.items()), flush=True)
     optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -554,6 +746,12 @@ def main() -> None:
             "rank": str(args.rank),
             "layers": args.layers,
             "self_supervised": f"{args.self_supervised:g}",
+            **(
+                {"external": f"{', '.join(external)}, {args.external_share:g} of the batches"}
+                | ({"external_max_calls": str(args.external_max_calls)} if args.external_max_calls else {})
+                if external
+                else {}
+            ),
             **({"lr": f"{args.lr:g}"} if args.lr != 3e-4 else {}),
             **(
                 {"metatool": f"{args.per_tool} a tool, {args.metatool_share:g} of the batches"}

@@ -289,3 +289,89 @@ def test_a_soup_of_two_adapters_merges_to_their_weighted_average(tmp_path: Path)
     _, header, _ = read_tensors(out)
     assert header["__metadata__"]["rank"] == "5"
     assert "0.5 x a.safetensors" in header["__metadata__"]["soup"]
+
+
+def _fake_external(root: Path) -> tuple[Path, Path]:
+    """A tiny Seal-Tools checkout and a tiny ToolAlpaca one, in their published layouts."""
+    import json  # noqa: PLC0415
+
+    seal = root / "seal" / "Seal-Tools_Dataset"
+    seal.mkdir(parents=True)
+    tools = [
+        {
+            "api_name": "getWeather",
+            "api_description": "Get the weather forecast for a city",
+            "field": "Meteorology",
+            "parameters": {"city": {"type": "str", "description": "The city to forecast"}},
+            "required": ["city"],
+            "responses": {"forecast": {"type": "str", "description": "Not embedded"}},
+        },
+        {"api_name": "bookHotel", "api_description": "Book a hotel room", "parameters": {}, "required": []},
+    ]
+    (seal / "tool.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tools))
+    queries = [
+        {"id": "a", "query": "Will it rain in Oslo?", "calling": [{"api": "getWeather", "parameters": {}}]},
+        {
+            "id": "b",
+            "query": "Book a room and check the weather",
+            "calling": [{"api": "bookHotel"}, {"api": "getWeather"}],
+        },
+        {"id": "c", "query": "Call something unknown", "calling": [{"api": "noSuchApi"}]},
+        {"id": "d", "query": "Will it rain in Oslo?", "calling": [{"api": "bookHotel"}]},
+    ]
+    (seal / "dev.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    alpaca = root / "alpaca" / "data"
+    alpaca.mkdir(parents=True)
+    api = {
+        "Name": "Cat Facts",
+        "Function_Description": {
+            "getFact": 'Get a random cat fact\nParameters: {"lang": "Required. string. The language"}\nOutput: A fact.',
+            "components": "The output formats",
+        },
+        "Instructions": ["Tell me something about cats", "Do it twice"],
+        "Golden_Answers": [[{"Action": "getFact", "Action_Input": "{}"}], [{"Action": "missing"}]],
+    }
+    (alpaca / "eval_real.json").write_text(json.dumps([api]))
+    return seal.parent, alpaca.parent
+
+
+@needs_numpy
+def test_external_labelled_sets_become_training_catalogues_built_as_the_build_embeds(tmp_path: Path) -> None:
+    """--external: Seal-Tools / ToolAlpaca checkouts give deterministic pairs, the build's texts, train-only queries."""
+    trainer = _trainer()
+    seal, alpaca = _fake_external(tmp_path)
+    source, definitions, queries = trainer.external_pairs(seal)
+    assert source == "seal-tools"
+    assert sorted(definitions) == ["bookHotel", "getWeather"]
+    # unknown calls dropped, a repeated query kept once (its first gold), a multi-call query keeps every tool
+    assert queries == [
+        ("Will it rain in Oslo?", {"getWeather"}),
+        ("Book a room and check the weather", {"bookHotel", "getWeather"}),
+    ]
+    assert trainer.external_pairs(seal) == (source, definitions, queries)
+    assert trainer.external_pairs(seal, max_calls=1)[2] == [("Will it rain in Oslo?", {"getWeather"})]
+    source, definitions, queries = trainer.external_pairs(alpaca)
+    assert (source, sorted(definitions), queries) == (
+        "toolalpaca",
+        ["Cat Facts.getFact"],
+        [("Tell me something about cats", {"Cat Facts.getFact"})],
+    )
+    sets = trainer.external_sets([seal, alpaca], tmp_path / "build")
+    assert sorted(sets) == ["external-seal-tools", "external-toolalpaca"]
+    weather = sets["external-seal-tools"]
+    text = weather.texts[weather.ids.index("seal_tools.get_weather")]
+    assert text == "seal tools get weather. Get the weather forecast for a city. The city to forecast"
+    assert {part for _, _, part in weather.queries} == {"train"}
+    assert [(q, [weather.ids[g] for g in golds]) for q, golds, _ in weather.queries][1] == (
+        "Book a room and check the weather",
+        ["seal_tools.book_hotel", "seal_tools.get_weather"],
+    )
+    assert sets["external-toolalpaca"].texts == [
+        "toolalpaca cat facts get fact. Get a random cat fact. Required. string. The language"
+    ]
+    with pytest.raises(SystemExit, match=r"Seal-Tools_Dataset/tool\.jsonl"):
+        trainer.external_pairs(tmp_path)
+    with (seal / "Seal-Tools_Dataset" / "dev.jsonl").open("a") as bad:
+        bad.write("{not json\n")
+    with pytest.raises(SystemExit, match=r"dev\.jsonl:5: not a JSON line"):
+        trainer.external_pairs(seal)
