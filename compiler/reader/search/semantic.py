@@ -366,12 +366,7 @@ class SemanticTier:
             page = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
-            if (
-                page.get("folder") != table["folders"][number]
-                or page.get("prefix") != table["prefix"]
-                or int(page["first"]) != number * per_page
-                or len(page["files"]) != min(per_page, files - number * per_page)
-            ):
+            if not is_page(page, table["folders"][number], table["prefix"], number, per_page, files):
                 raise ValueError(f"cluster page {ref.get('path')} is not page {number} of the cluster table")
             self._cluster_pages[number] = page
         return self._cluster_pages[number]
@@ -658,12 +653,8 @@ class SemanticTier:
             group = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_group, pages = int(table["per_group"]), -(-int(table["files"]) // int(table["per_page"]))
-            if (
-                group.get("folder") != row_folder(table, number * per_group * int(table["per_page"]))
-                or group.get("prefix") != "p"
-                or int(group["first"]) != number * per_group
-                or len(group["files"]) != min(per_group, pages - number * per_group)
-            ):
+            folder = row_folder(table, number * per_group * int(table["per_page"]))
+            if not is_page(group, folder, "p", number, per_group, pages):
                 raise ValueError(f"row group {ref.get('path')} is not group {number} of the row table's pages")
             self._groups[number] = group
         return self._groups[number]
@@ -680,12 +671,7 @@ class SemanticTier:
             page = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_page, files = int(table["per_page"]), int(table["files"])
-            if (
-                page.get("folder") != row_folder(table, number * per_page)
-                or page.get("prefix") != table["prefix"]
-                or int(page["first"]) != number * per_page
-                or len(page["files"]) != min(per_page, files - number * per_page)
-            ):
+            if not is_page(page, row_folder(table, number * per_page), table["prefix"], number, per_page, files):
                 raise ValueError(f"row page {ref.get('path')} is not page {number} of the row table")
             self._pages[number] = page
         return self._pages[number]
@@ -881,6 +867,16 @@ def _node_clusters(nodes: dict[str, Any]) -> list[int]:
     if len(clusters) != len(nodes["ids"]):
         raise ValueError(f"{len(clusters)} node centroids for {len(nodes['ids'])} node rows")
     return clusters
+
+
+def is_page(page: dict[str, Any], folder: str, prefix: str, number: int, per_page: int, total: int) -> bool:
+    """Whether ``page`` (``index_pages``) is page ``number`` of a table of ``total`` files in ``folder``, ``per_page`` a page."""
+    return (
+        page.get("folder") == folder
+        and page.get("prefix") == prefix
+        and int(page["first"]) == number * per_page
+        and len(page["files"]) == min(per_page, total - number * per_page)
+    )
 
 
 def row_folder(table: dict[str, Any], doc: int) -> str:
