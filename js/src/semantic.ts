@@ -220,6 +220,12 @@ async function readModelFile(fetchFn: (input: string, init?: RequestInit) => Pro
   throw new Error(`${href} could not be read in ${policy.retries + 1} attempts (last: ${last})`);
 }
 
+/** Whether ``page`` (``index_pages``) is page ``number`` of a table of ``total`` files in ``folder``, ``perPage`` a page
+ * (``semantic.is_page``). */
+function isPage(page: Artifact, folder: string, prefix: string, number: number, perPage: number, total: number): boolean {
+  return page.folder === folder && page.prefix === prefix && int(page.first) === number * perPage && page.files.length === Math.min(perPage, total - number * perPage);
+}
+
 /** The folder of the row table's bucket holding tool ``doc``'s row file and its page (``semantic.row_folder``). */
 function rowFolder(table: Artifact, doc: number): string {
   return `${table.folder}.${table.buckets[Math.floor(doc / int(table.per_bucket))]}`;
@@ -645,7 +651,7 @@ export class SemanticTier {
       const ref = table.pages[number];
       page = await searcher.fetch(ref);
       const perPage = int(table.per_page), files = int(table.files);
-      if (page.folder !== table.folders[number] || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+      if (!isPage(page, table.folders[number], table.prefix, number, perPage, files)) {
         throw new RangeError(`cluster page ${ref.path} is not page ${number} of the cluster table`);
       }
       this.clusterPages.set(number, page);
@@ -729,7 +735,7 @@ export class SemanticTier {
     if (!group) {
       const ref = pageRef(this.directory, number);
       group = await searcher.fetch(ref);
-      if (group.folder !== rowFolder(table, number * perGroup * int(table.per_page)) || group.prefix !== "p" || int(group.first) !== number * perGroup || group.files.length !== Math.min(perGroup, pages - number * perGroup)) {
+      if (!isPage(group, rowFolder(table, number * perGroup * int(table.per_page)), "p", number, perGroup, pages)) {
         throw new RangeError(`row group ${ref.path} is not group ${number} of the row table's pages`);
       }
       this.groups.set(number, group);
@@ -746,7 +752,7 @@ export class SemanticTier {
       const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
       const ref = pageRef(group, number - int(group.first));
       page = await searcher.fetch(ref);
-      if (page.folder !== rowFolder(table, number * perPage) || page.prefix !== table.prefix || int(page.first) !== number * perPage || page.files.length !== Math.min(perPage, files - number * perPage)) {
+      if (!isPage(page, rowFolder(table, number * perPage), table.prefix, number, perPage, files)) {
         throw new RangeError(`row page ${ref.path} is not page ${number} of the row table`);
       }
       this.pages.set(number, page);

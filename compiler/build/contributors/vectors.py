@@ -50,7 +50,7 @@ from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
 from ..model import CompiledCatalog, Node, Tool
 from ..progress import report
-from .index.shards import paged_files
+from .index.shards import bucketed_files, paged_files
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts, tool_pointer
 
 log = logging.getLogger(__name__)
@@ -726,12 +726,15 @@ class _Residuals:
 
     def coded(self, rows: Any, cluster: int | Any) -> Coded:
         """``rows`` coded against centroid ``cluster`` (one for all, or one a row), to be sliced (:class:`Coded`)."""
+        return self.coded_codes(*int4_codes(rows), cluster)
+
+    def coded_codes(self, codes: Any, scales: list[float], cluster: int | Any) -> Coded:
+        """:meth:`coded` of rows already made int4 codes and scales (:func:`int4_codes`)."""
         import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-        codes, scales = int4_codes(rows)
-        refs = self.centroid_codes[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(rows),))]
+        refs = self.centroid_codes[np.broadcast_to(np.asarray(cluster, dtype=np.int64), (len(codes),))]
         k, text, wide = residual_codes(codes, refs)
-        return Coded(scales, k, text, wide, rows.shape[1])
+        return Coded(scales, k, text, wide, codes.shape[1])
 
     def nodes(self, ids: list[int]) -> dict[str, Any]:
         """The ``nodes`` entry of a shard: node ``ids``, each one's reference centroid, and their rows' codes.
@@ -819,48 +822,26 @@ def _write_rows(
     per_page = row_page_size(len(files))
     per_bucket = row_bucket_size(len(files), per_page)
     stem = "vectors/tools.rows"
-    digests = [sha256(data) for data in files]
-    buckets: list[str] = []
-    pages: list[bytes] = []
-    group_listing: list[dict[str, Any]] = []
-    for first_doc in range(0, len(files), per_bucket):
-        # a bucket's folder is named by its rows' hashes, its first doc and the page size: its pages are a function of
-        # those, so a folder's files never change once published, and an edit rewrites only the buckets it touches
-        end = min(first_doc + per_bucket, len(files))
-        name = sha256(f"{first_doc}:{per_page}:{''.join(digests[first_doc:end])}".encode())[:16]
-        buckets.append(name)
-        folder = f"{stem}.{name}"
-        bucket_pages = []
-        for first in range(first_doc, end, per_page):
-            artifacts.files.update(
-                {f"{folder}/r{doc}.json": files[doc] for doc in range(first, min(first + per_page, end))}
-            )
-            page = {
-                "artifact": "index_pages",
-                "part": "tools",
-                "folder": folder,
-                "prefix": "r",
-                "first": first,
-                "files": [[digests[doc], len(files[doc])] for doc in range(first, min(first + per_page, end))],
-            }
-            data = dumps(page)
-            artifacts.files[f"{folder}/p{first // per_page}.json"] = data
-            bucket_pages.append(data)
-        pages += bucket_pages
-        first_page = first_doc // per_page
-        # the groups of this bucket's pages (a bucket holds whole groups): each lists its pages' sha256 and size
-        for at in range(0, len(bucket_pages), per_page):
-            chunk = bucket_pages[at : at + per_page]
-            group_listing.append(
-                {
-                    "artifact": "index_pages",
-                    "part": "tools",
-                    "folder": folder,
-                    "prefix": "p",
-                    "first": first_page + at,
-                    "files": [[sha256(data), len(data)] for data in chunk],
-                }
-            )
+    # a bucket's pages lie in its folder, so its name hashes its first doc and the page size too: its files never
+    # change once published, and an edit rewrites only the buckets it touches
+    folders, listing = bucketed_files(artifacts, stem, "tools", "r", files, per_page, per_bucket, pages_inside=True)
+    pages = []
+    for number, page in enumerate(listing):
+        data = dumps(page)
+        artifacts.files[f"{page['folder']}/p{number}.json"] = data
+        pages.append(data)
+    # the pages in groups of per_page, each in its bucket's folder (a bucket holds whole groups)
+    group_listing = [
+        {
+            "artifact": "index_pages",
+            "part": "tools",
+            "folder": listing[first]["folder"],
+            "prefix": "p",
+            "first": first,
+            "files": [[sha256(data), len(data)] for data in pages[first : first + per_page]],
+        }
+        for first in range(0, len(pages), per_page)
+    ]
     groups = [dumps(group) for group in group_listing]
     # the groups' hashes in one more page (the directory): the meta holds its ref alone, so a query that needs no row
     # pays nothing for the table, and one that does fetches the directory, its groups, pages and rows in one round
@@ -869,7 +850,7 @@ def _write_rows(
     )
     return {
         "folder": stem,
-        "buckets": buckets,
+        "buckets": [folder[len(stem) + 1 :] for folder in folders],
         "per_bucket": per_bucket,
         "prefix": "r",
         "files": len(files),
@@ -918,8 +899,8 @@ def _write_partitioned(
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
     coder = _Residuals(unpacked(data, k, rows.shape[1]), dequantize(data, scales, rows.shape[1], "int4"), node_rows)
-    coded = coder.coded(rows, assign)  # every row once: the row files take their slices
-    codes, row_scales = int4_codes(rows)
+    codes, row_scales = int4_codes(rows)  # once: the cluster shards' tree coding and the row files' coding read them
+    coded = coder.coded_codes(codes, row_scales, assign)  # every row once: the row files take their slices
     files = []
     for cluster in range(k):
         ids = [int(i) for i in np.flatnonzero(assign == cluster)]
@@ -936,24 +917,9 @@ def _write_partitioned(
         }
         files.append(dumps(body))
     per_page = cluster_page_size(k)
-    folders, pages = [], []
-    for first in range(0, k, per_page):
-        # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
-        chunk = files[first : first + per_page]
-        digests = [sha256(file) for file in chunk]
-        folder = f"vectors/tools.clusters.{sha256(''.join(digests).encode())[:16]}"
-        for number, file in enumerate(chunk, first):
-            artifacts.files[f"{folder}/c{number}.json"] = file
-        page = {
-            "artifact": "index_pages",
-            "part": "tools",
-            "folder": folder,
-            "prefix": "c",
-            "first": first,
-            "files": [[digest, len(file)] for digest, file in zip(digests, chunk, strict=True)],
-        }
-        folders.append(folder)
-        pages.append(artifacts.add_json("vectors", f"tools.clusterpages.p{first // per_page}", page))
+    # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
+    folders, listing = bucketed_files(artifacts, "vectors/tools.clusters", "tools", "c", files, per_page, per_page)
+    pages = [artifacts.add_json("vectors", f"tools.clusterpages.p{n}", page) for n, page in enumerate(listing)]
     table = {
         "folders": folders,
         "prefix": "c",

@@ -148,28 +148,56 @@ def paged_files(
 ) -> tuple[str, list[dict[str, Any]]]:
     """``files`` as ``<root>/<stem>.<h>/<prefix><i>.json`` and the ``index_pages`` objects that list them.
 
-    The folder is named by the hash of every file's hash, so its files never change once published; each page
-    lists ``per_page`` files (their sha256 and size) from its ``first``. The caller writes the pages.
+    One folder for all (:func:`bucketed_files` with one bucket), named by the hash of every file's hash, so its files
+    never change once published; each page lists ``per_page`` files (their sha256 and size) from its ``first``. The
+    caller writes the pages.
+    """
+    folders, pages = bucketed_files(artifacts, f"{root}/{stem}", part, prefix, files, per_page, max(len(files), 1))
+    return (folders[0] if folders else f"{root}/{stem}.{sha256(b'')[:16]}"), pages
+
+
+def bucketed_files(
+    artifacts: ArtifactSet,
+    stem: str,
+    part: str,
+    prefix: str,
+    files: list[bytes],
+    per_page: int,
+    per_bucket: int,
+    *,
+    pages_inside: bool = False,
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """(each bucket's folder, the ``index_pages`` objects) of ``files`` as ``<stem>.<h>/<prefix><i>.json``.
+
+    The files lie in buckets of ``per_bucket`` consecutive files (a multiple of ``per_page``, or all of them), each
+    a folder named by the hash of its files' hashes, so an edit renames only the buckets whose files it changes; each
+    page lists ``per_page`` files (their sha256 and size) from its ``first``, its ``folder`` its bucket's. The caller
+    writes the pages; ``pages_inside``: it writes each as ``p<i>.json`` in its bucket's folder, whose name then also
+    hashes the bucket's first file and ``per_page`` (what those pages hold besides the hashes).
     """
     digests = [sha256(data) for data in files]
-    folder = f"{root}/{stem}.{sha256(''.join(digests).encode())[:16]}"
-    for number, data in enumerate(files):
-        artifacts.files[f"{folder}/{prefix}{number}.json"] = data
-    pages = [
-        {
-            "artifact": "index_pages",
-            "part": part,
-            "folder": folder,
-            "prefix": prefix,
-            "first": first,
-            "files": [
-                [digest, len(data)]
-                for digest, data in zip(digests[first : first + per_page], files[first : first + per_page], strict=True)
-            ],
-        }
-        for first in range(0, len(files), per_page)
-    ]
-    return folder, pages
+    folders: list[str] = []
+    pages: list[dict[str, Any]] = []
+    for start in range(0, len(files), per_bucket):
+        end = min(start + per_bucket, len(files))
+        salt = f"{start}:{per_page}:" if pages_inside else ""
+        folder = f"{stem}.{sha256((salt + ''.join(digests[start:end])).encode())[:16]}"
+        folders.append(folder)
+        for first in range(start, end, per_page):
+            last = min(first + per_page, end)
+            artifacts.files.update({f"{folder}/{prefix}{number}.json": files[number] for number in range(first, last)})
+            files_listed = [[digests[number], len(files[number])] for number in range(first, last)]
+            pages.append(
+                {
+                    "artifact": "index_pages",
+                    "part": part,
+                    "folder": folder,
+                    "prefix": prefix,
+                    "first": first,
+                    "files": files_listed,
+                }
+            )
+    return folders, pages
 
 
 def _write_pages(
