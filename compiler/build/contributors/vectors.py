@@ -18,6 +18,7 @@ import base64
 import contextlib
 import hashlib
 import logging
+import marshal
 import math
 import os
 import threading
@@ -48,9 +49,10 @@ from ...format.vector_format import (
 )
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
+from ..memo import ToolMemo
 from ..model import CompiledCatalog, Node, Tool
 from ..progress import report
-from .index.shards import bucketed_files, paged_files
+from .index.shards import paged_files
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts, tool_pointer
 
 log = logging.getLogger(__name__)
@@ -623,9 +625,24 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | No
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    n = len(rows)
+    unit = unit_rows(rows)
+    sims = unit @ lloyd(unit, k, iterations, cap).T
+    return np.asarray(sims.argmax(axis=1) if cap is None else balanced_assign(sims, cap), dtype=np.int64)
+
+
+def unit_rows(rows: Any) -> Any:
+    """``rows`` scaled to unit length (a zero row stays zero), float32: what the k-means compares."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    unit = (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+    return (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+def lloyd(unit: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | None = None) -> Any:
+    """The centroids (``(k, dim)`` float32, unit length) of :func:`kmeans`'s iterations over the unit rows ``unit``."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    n = len(unit)
     centroids = unit[np.linspace(0, n - 1, k).round().astype(np.int64)].copy()
     assign = np.zeros(n, dtype=np.int64)
     for _ in range(iterations):
@@ -640,8 +657,7 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | No
             sums[empty], best[far] = unit[far], 2.0
         lengths = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = (sums / np.where(lengths > 0, lengths, 1.0)).astype(np.float32)
-    sims = unit @ centroids.T
-    return np.asarray(sims.argmax(axis=1) if cap is None else balanced_assign(sims, cap), dtype=np.int64)
+    return centroids
 
 
 #: A balanced partition's largest cluster, as a multiple of the mean cluster size (:func:`balanced_assign`).
@@ -676,6 +692,63 @@ def balanced_assign(sims: Any, cap: int) -> Any:
         assign[row] = cluster
         counts[cluster] += 1
     return assign
+
+
+#: A k-means over more than :data:`SAMPLE_PER_CLUSTER` rows a cluster twice over runs on a sample of the tools
+#: (:func:`partition`): between this many and twice as many rows a cluster (10,000 tools: 1 in 4, 100,000: 1 in 8).
+SAMPLE_PER_CLUSTER = 24
+
+
+def sample_denominator(live: int, k: int) -> int:
+    """1 in how many tools the k-means of a partitioned build samples (a power of two; 1: every tool).
+
+    The largest power of two ``d`` that leaves at least :data:`SAMPLE_PER_CLUSTER` sampled rows a cluster: a fixed
+    share of the tool ids' hashes (:func:`sampled`), so the sample changes only when a sampled tool does, or when a
+    catalogue's size crosses a power of two.
+    """
+    ratio = live / max(1, SAMPLE_PER_CLUSTER * k)
+    return 1 << math.floor(math.log2(ratio)) if ratio >= 2 else 1
+
+
+def sampled(keys: list[str | None], denominator: int) -> list[int]:
+    """The doc ids whose tool id's sha256 (its first 8 bytes) is a multiple of ``denominator``, in doc order."""
+    return [
+        i
+        for i, key in enumerate(keys)
+        if key is not None
+        and int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % denominator == 0
+    ]
+
+
+def partition(rows: Any, k: int, cap: int, keys: list[str | None] | None = None, memo: ToolMemo | None = None) -> Any:
+    """Each row's cluster (an int array) for a partitioned build: :func:`kmeans`, its centroids from a stable sample.
+
+    ``keys``: each doc's tool id (None for a hole). With enough tools (:func:`sample_denominator`), the k-means'
+    iterations run over the rows of a sample chosen by their tool ids' hashes (:func:`sampled`), and every row is then
+    assigned to the nearest centroid with room (:func:`balanced_assign`, ``cap``). The centroids are a function of
+    the sample's rows alone: ``memo`` (the build's :class:`toolcat.build.memo.ToolMemo`) keeps them under the sha256 of
+    those rows, so a one-tool edit of a tool outside the sample (3 edits in 4 at 10,000 tools) takes them from the last
+    build instead of iterating again, and writes the bytes a build from nothing writes (docs/search.md, "A warm
+    one-tool edit"). Fewer tools, or no ``keys``: every row is iterated over, as :func:`kmeans` does.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    live = len(rows) if keys is None else sum(key is not None for key in keys)
+    denominator = 1 if keys is None else sample_denominator(live, k)
+    chosen = sampled(keys, denominator) if keys is not None and denominator > 1 else []
+    if len(chosen) < 2 * k:
+        return kmeans(rows, k, cap=cap)
+    unit = unit_rows(rows)
+    sample = unit[np.asarray(chosen, dtype=np.int64)]
+    sample_cap = math.ceil(CLUSTER_CAP * len(chosen) / k)
+    head = f"kmeans-sample:{k}:{sample_cap}:{KMEANS_ITERATIONS}:{sample.shape[1]}:{len(chosen)}\0".encode()
+
+    def make() -> str:
+        return base64.b64encode(lloyd(sample, k, cap=sample_cap).astype("<f4").tobytes()).decode("ascii")
+
+    text = memo.get("kmeans", sha256(head + sample.tobytes()), make) if memo is not None else make()
+    centroids = np.frombuffer(base64.b64decode(text), dtype="<f4").reshape(k, -1)
+    return np.asarray(balanced_assign(unit @ centroids.T, cap), dtype=np.int64)
 
 
 #: The row table's fan-out: a page lists about (tools / ROW_FANOUT_DIVISOR)^(1/3) row files, a group as many pages, and
@@ -746,6 +819,138 @@ class _Residuals:
         return {"ids": ids, "clusters": [int(self.node_ref[i]) for i in ids], **self._nodes.take(ids)}
 
 
+class _RowInputs:
+    """What a partitioned build's cluster shards and row files are made of, hashed for :func:`remembered_buckets`.
+
+    ``codes`` and ``scales``: every tool row's int4 codes and scale (:func:`int4_codes`); ``coder``: the centroids'
+    codes and the node rows' coding. :meth:`key` hashes everything a bucket of files reads, so equal keys mean equal
+    files.
+    """
+
+    def __init__(self, codes: Any, scales: list[float], coder: _Residuals) -> None:
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        self.codes, self.scales, self.coder = codes, scales, coder
+        self._codes8 = np.asarray(codes, dtype=np.int8)
+        self._scales8 = np.asarray(scales, dtype="<f8")
+        self._centroids8 = np.asarray(coder.centroid_codes, dtype=np.int8)
+        self._nodes: list[bytes] | None = None
+
+    def _node_digests(self) -> list[bytes]:
+        """Each node row's digest: its codes, scale, reference centroid and that centroid's codes."""
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        if self._nodes is None:
+            codes, scales = int4_codes(self.coder.node_rows) if len(self.coder.node_rows) else (np.zeros((0, 0)), [])
+            self._nodes = [
+                hashlib.sha256(
+                    np.asarray(codes[i], dtype=np.int8).tobytes()
+                    + repr(scales[i]).encode()
+                    + b":%d:" % int(ref)
+                    + self._centroids8[int(ref)].tobytes()
+                ).digest()
+                for i, ref in enumerate(self.coder.node_ref)
+            ]
+        return self._nodes
+
+    def key(self, kind: str, start: int, ids: list[int], clusters: Any, homes: list[list[int]], extra: Any) -> str:
+        """The sha256 of a bucket's inputs (rows ``ids``, ``clusters``, ancestors ``homes``, and ``extra``).
+
+        Their rows' codes and scales, their centroids' codes, their ancestor nodes' rows and ``extra`` (what else
+        the bucket's files hold).
+        """
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        at = np.asarray(ids, dtype=np.int64)
+        used = np.asarray(clusters, dtype=np.int64)
+        digest = hashlib.sha256(f"{kind}:{start}:{len(ids)}:{self._codes8.shape[1]}\0".encode())
+        digest.update(self._codes8[at].tobytes())
+        digest.update(self._scales8[at].tobytes())
+        digest.update(used.astype("<i8").tobytes())
+        for cluster in sorted(set(used.tolist())):
+            digest.update(b"%d:" % cluster + self._centroids8[cluster].tobytes())
+        nodes = self._node_digests()
+        for node in sorted({node for row in homes for node in row}):
+            digest.update(b"%d:" % node + nodes[node])
+        digest.update(_marshalled(homes))
+        digest.update(_marshalled(extra))
+        return digest.hexdigest()
+
+
+def _marshalled(value: Any) -> bytes:
+    """``value``'s ``marshal`` bytes (types and dict order kept: equal bytes, equal JSON), else its canonical JSON."""
+    try:
+        return b"m" + marshal.dumps(value, 2)
+    except ValueError:
+        return b"j" + dumps(value)
+
+
+def remembered_buckets(
+    artifacts: ArtifactSet,
+    kind: str,
+    stem: str,
+    part: str,
+    prefix: str,
+    n: int,
+    per_page: int,
+    per_bucket: int,
+    make: Callable[[int, int], list[bytes]],
+    key_of: Callable[[int, int], str],
+    *,
+    pages_inside: bool = False,
+) -> tuple[list[str], list[dict[str, Any]], list[tuple[str, int]]]:
+    """:func:`toolcat.build.contributors.index.shards.bucketed_files` of ``n`` files made a bucket at a time.
+
+    ``make(start, end)`` gives the bytes of files ``start`` to ``end`` (excluded); ``key_of(start, end)`` the sha256 of
+    everything they are made of. A bucket whose key the last build's memo (``artifacts.memo``, kind
+    ``vectors.<kind>``) holds is not made: its files' hashes and sizes come from the memo, and the files themselves
+    from the last build (carried: the same content under the same folder name). Returns (each bucket's folder, the
+    ``index_pages`` objects, each file's sha256 and size), the folders and pages exactly as ``bucketed_files`` gives
+    them for the same files (``tests/build/test_vector_memo.py``).
+    """
+    folders: list[str] = []
+    pages: list[dict[str, Any]] = []
+    listed: list[tuple[str, int]] = []
+    for start in range(0, n, per_bucket):
+        end = min(start + per_bucket, n)
+        made: list[list[bytes]] = []
+
+        def files_of(start: int = start, end: int = end, made: list[list[bytes]] = made) -> list[list[Any]]:
+            made.append(make(start, end))
+            return [[sha256(data), len(data)] for data in made[0]]
+
+        entries = artifacts.memo.get(f"vectors.{kind}", key_of(start, end), files_of)
+        digests = [str(digest) for digest, _ in entries]
+        salt = f"{start}:{per_page}:" if pages_inside else ""
+        folder = f"{stem}.{sha256((salt + ''.join(digests)).encode())[:16]}"
+        folders.append(folder)
+        for number, (digest, size) in enumerate(entries, start):
+            path = f"{folder}/{prefix}{number}.json"
+            if made:
+                artifacts.files[path] = made[0][number - start]
+            else:  # the last build's file: the same bytes under the same name
+                artifacts.carry({"path": path, "sha256": str(digest), "bytes": int(size)})
+            listed.append((str(digest), int(size)))
+        for first in range(start, end, per_page):
+            last = min(first + per_page, end)
+            pages.append(
+                {
+                    "artifact": "index_pages",
+                    "part": part,
+                    "folder": folder,
+                    "prefix": prefix,
+                    "first": first,
+                    "files": [[digest, size] for digest, size in listed[first:last]],
+                }
+            )
+    return folders, pages, listed
+
+
+def tool_keys(tools: list[Tool | None]) -> list[str | None]:
+    """Each doc id's tool id (None for a hole): what :func:`partition` samples by."""
+    return [None if tool is None else tool.id for tool in tools]
+
+
 class Coded:
     """Rows coded by :meth:`_Residuals.coded`: each row's ``scale``, ``k``, characters of ``codes`` and ``wide`` codes.
 
@@ -777,7 +982,7 @@ class Coded:
 
 def _write_rows(
     artifacts: ArtifactSet,
-    coded: Coded,
+    inputs: _RowInputs,
     ancestors: list[list[int]],
     assign: Any,
     coder: _Residuals,
@@ -802,29 +1007,41 @@ def _write_rows(
     with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
-    files = []
-    for doc in range(len(ancestors)):
-        cluster = int(assign[doc])
-        body: dict[str, Any] = {
-            "artifact": "vectors_shard",
-            "part": "tools",
-            "first": doc,
-            "count": 1,
-            "cluster": cluster,
-            **coded.slice(doc, doc + 1),
-            "ancestors": [ancestors[doc]],
-            "nodes": coder.nodes(sorted(set(ancestors[doc]))),
-        }
-        record = docs[doc]
-        if record is not None:
-            body["ids"], body["docs"] = [doc], [record]
-        files.append(dumps(body))
-    per_page = row_page_size(len(files))
-    per_bucket = row_bucket_size(len(files), per_page)
+
+    def make(start: int, end: int) -> list[bytes]:
+        coded = coder.coded_codes(inputs.codes[start:end], inputs.scales[start:end], assign[start:end])
+        files = []
+        for doc in range(start, end):
+            cluster = int(assign[doc])
+            body: dict[str, Any] = {
+                "artifact": "vectors_shard",
+                "part": "tools",
+                "first": doc,
+                "count": 1,
+                "cluster": cluster,
+                **coded.slice(doc - start, doc - start + 1),
+                "ancestors": [ancestors[doc]],
+                "nodes": coder.nodes(sorted(set(ancestors[doc]))),
+            }
+            record = docs[doc]
+            if record is not None:
+                body["ids"], body["docs"] = [doc], [record]
+            files.append(dumps(body))
+        return files
+
+    def key_of(start: int, end: int) -> str:
+        docs_at = list(range(start, end))
+        return inputs.key("rows", start, docs_at, assign[start:end], ancestors[start:end], docs[start:end])
+
+    n = len(ancestors)
+    per_page = row_page_size(n)
+    per_bucket = row_bucket_size(n, per_page)
     stem = "vectors/tools.rows"
     # a bucket's pages lie in its folder, so its name hashes its first doc and the page size too: its files never
-    # change once published, and an edit rewrites only the buckets it touches
-    folders, listing = bucketed_files(artifacts, stem, "tools", "r", files, per_page, per_bucket, pages_inside=True)
+    # change once published, and an edit rewrites only the buckets it touches (and makes only those: the memo)
+    folders, listing, files = remembered_buckets(
+        artifacts, "rows", stem, "tools", "r", n, per_page, per_bucket, make, key_of, pages_inside=True
+    )
     pages = []
     for number, page in enumerate(listing):
         data = dumps(page)
@@ -855,7 +1072,7 @@ def _write_rows(
         "prefix": "r",
         "files": len(files),
         "per_page": per_page,
-        "max_bytes": max((len(data) for data in files), default=0),
+        "max_bytes": max((size for _, size in files), default=0),
         "page_max_bytes": max((len(data) for data in pages), default=0),
         "group_folder": group_folder,
         "per_group": per_page,
@@ -870,6 +1087,7 @@ def _write_partitioned(
     ancestors: list[list[int]],
     node_rows: Any,
     docs: list[dict[str, Any] | None],
+    keys: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
@@ -890,7 +1108,7 @@ def _write_partitioned(
 
     n = len(rows)
     k = max(1, round(n**0.5))
-    assign = kmeans(rows, k, cap=math.ceil(CLUSTER_CAP * n / k))
+    assign = partition(rows, k, math.ceil(CLUSTER_CAP * n / k), keys, artifacts.memo)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)
     sums = np.zeros((k, rows.shape[1]), dtype=np.float64)
@@ -900,32 +1118,45 @@ def _write_partitioned(
     data, scales = quantize(centroids)
     coder = _Residuals(unpacked(data, k, rows.shape[1]), dequantize(data, scales, rows.shape[1], "int4"), node_rows)
     codes, row_scales = int4_codes(rows)  # once: the cluster shards' tree coding and the row files' coding read them
-    coded = coder.coded_codes(codes, row_scales, assign)  # every row once: the row files take their slices
-    files = []
-    for cluster in range(k):
-        ids = [int(i) for i in np.flatnonzero(assign == cluster)]
-        homes = [ancestors[i] for i in ids]
-        body: dict[str, Any] = {
-            "artifact": "vectors_shard",
-            "part": "tools",
-            "cluster": cluster,
-            "count": len(ids),
-            "ids": ids,
-            **tree_coded(codes, row_scales, ids, coder.centroid_codes[cluster]),
-            "ancestors": homes,
-            "nodes": coder.nodes(sorted({node for row in homes for node in row})),
-        }
-        files.append(dumps(body))
+    inputs = _RowInputs(codes, row_scales, coder)
+    members = [[int(i) for i in np.flatnonzero(assign == cluster)] for cluster in range(k)]
+
+    def make(start: int, end: int) -> list[bytes]:
+        files = []
+        for cluster in range(start, end):
+            ids = members[cluster]
+            homes = [ancestors[i] for i in ids]
+            body: dict[str, Any] = {
+                "artifact": "vectors_shard",
+                "part": "tools",
+                "cluster": cluster,
+                "count": len(ids),
+                "ids": ids,
+                **tree_coded(codes, row_scales, ids, coder.centroid_codes[cluster]),
+                "ancestors": homes,
+                "nodes": coder.nodes(sorted({node for row in homes for node in row})),
+            }
+            files.append(dumps(body))
+        return files
+
+    def key_of(start: int, end: int) -> str:
+        ids = [i for cluster in range(start, end) for i in members[cluster]]
+        clusters = [c for c in range(start, end) for _ in members[c]]
+        sizes = [[c, len(members[c])] for c in range(start, end)]
+        return inputs.key("clusters", start, ids, np.asarray(clusters), [ancestors[i] for i in ids], sizes)
+
     per_page = cluster_page_size(k)
     # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
-    folders, listing = bucketed_files(artifacts, "vectors/tools.clusters", "tools", "c", files, per_page, per_page)
+    folders, listing, files = remembered_buckets(
+        artifacts, "clusters", "vectors/tools.clusters", "tools", "c", k, per_page, per_page, make, key_of
+    )
     pages = [artifacts.add_json("vectors", f"tools.clusterpages.p{n}", page) for n, page in enumerate(listing)]
     table = {
         "folders": folders,
         "prefix": "c",
         "files": k,
         "per_page": per_page,
-        "max_bytes": max(len(file) for file in files),
+        "max_bytes": max(size for _, size in files),
         "counts": [int(c) for c in counts],
         "pages": pages,
     }
@@ -949,7 +1180,7 @@ def _write_partitioned(
                 "alphabet": PAIR_ALPHABET,
             },
         },
-        "rows": _write_rows(artifacts, coded, ancestors, assign, coder, docs),
+        "rows": _write_rows(artifacts, inputs, ancestors, assign, coder, docs),
     }
 
 
@@ -996,7 +1227,9 @@ def contributor(spec: str) -> Contributor:
         threshold = partition_min()
         split = threshold is not None and len(tool_rows) > threshold
         parts = {
-            "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows, _tool_docs(tools, specs, artifacts))
+            "tools": _write_partitioned(
+                artifacts, tool_rows, ancestors, node_rows, _tool_docs(tools, specs, artifacts), tool_keys(tools)
+            )
             if split
             else _write_part(artifacts, "tools", tool_rows, ancestors)
         }
