@@ -284,21 +284,24 @@ def owned_files(state: dict[str, Any]) -> set[str]:
     owned = {ENTRY, STATE}
     written = state.get("written")
     if isinstance(written, list):
-        owned.update(str(p) for p in written)
+        owned.update(map(str, written))
     for version in state.get("versions", []) if isinstance(state.get("versions"), list) else []:
         if isinstance(version, dict) and isinstance(version.get("files"), list):
-            owned.update(str(p) for p in version["files"])
+            owned.update(map(str, version["files"]))
     return owned
 
 
-def _foreign(out: Path, state: dict[str, Any]) -> list[str]:
-    """Files in ``out`` that no build wrote (private ``.toolcat-*`` files and the site are toolcat's)."""
+def _foreign(out: Path, state: dict[str, Any], found: set[str] | None = None) -> list[str]:
+    """Files in ``out`` that no build wrote (private ``.toolcat-*`` files and the site are toolcat's).
+
+    ``found``: every file of ``out`` (:func:`_files`), when the caller listed them already.
+    """
     if not out.is_dir():
         return []
     owned = owned_files(state)
     return sorted(
         rel
-        for rel in _files(out)
+        for rel in (_files(out) if found is None else found)
         if rel not in owned
         and not rel.startswith(".toolcat-")
         and not any(rel.startswith(f"{folder}/") for folder in CARRIED_FOLDERS)
@@ -309,7 +312,8 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     """Write ``plan`` into ``out`` through a temporary folder; ``new_state`` is saved beside it."""
     out = out.resolve()
     check_out(out)
-    foreign = _foreign(out, state)
+    before = _files(out) if out.is_dir() else set()  # listed once: the foreign files, and those this build removes
+    foreign = _foreign(out, state, before)
     tmp = out.parent / f"{tmp_prefix(out)}{os.getpid()}"
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
@@ -365,11 +369,10 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
             if (out / folder).is_dir():
                 shutil.copytree(out / folder, tmp / folder, copy_function=os.link)
         (tmp / ENTRY).write_bytes(_entry_point(plan, versions))
-        in_versions = {rel for version in versions for rel in version["files"]}
+        in_versions = set().union(*(version["files"] for version in versions))
+        listed = _files(tmp)
         written_files = sorted(
-            rel
-            for rel in _files(tmp) - in_versions - {STATE}
-            if not rel.startswith(tuple(f"{f}/" for f in CARRIED_FOLDERS))
+            rel for rel in listed - in_versions - {STATE} if not rel.startswith(tuple(f"{f}/" for f in CARRIED_FOLDERS))
         )
         for rel in foreign:  # never delete what toolcat did not write
             if not (tmp / rel).exists():
@@ -388,10 +391,8 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         shutil.rmtree(tmp, ignore_errors=True)
         msg = f"could not write the build into {tmp}: {exc}. The previous build in {out} is untouched."
         raise BuildError(msg) from exc
-    removed = 0
-    now = _files(tmp)
-    if out.exists():
-        removed = len(_files(out) - now)
+    now = listed | set(foreign) | {STATE}  # what _files(tmp) would list now: nothing else was added since
+    removed = len(before - now)
     _swap(tmp, out, old)
     total = sum(1 for rel in now if not rel.startswith("site/"))
     return WriteResult(written, kept, removed, total)
