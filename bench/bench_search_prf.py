@@ -1,6 +1,6 @@
 """Query-side pseudo-relevance feedback in the embedding space: does moving the query toward its top hits help?
 
-    OMP_NUM_THREADS=1 python bench/bench_search_prf.py [--sets bfcl,metatool] [--keep DIR]
+    OMP_NUM_THREADS=1 python bench/bench_search_prf.py [--sets bfcl,metatool] [--keep DIR] [--templates]
 
 A measurement for issue 33 (requests that share no word with their tool, R@5 >= 0.60; R@1 up everywhere): Rocchio
 feedback on the default tier's cosine alone. Each set (bench_search_tiers' sources) is built as a user builds it
@@ -11,6 +11,9 @@ on the train and the held-out split (``bench_search.split``) and on the queries 
 (``bench_search_tiers.no_shared_word``, all of them), the plain cosine first. A grid point is chosen on the train
 split; the held-out columns are read only for it. Needs the default tier (``make build`` installs it) and
 ``../shared/corpus``.
+
+``--templates``: instead, the query embedded inside each of :data:`TEMPLATES` ("a tool to {}"), alone and averaged
+with the plain query's vector (test-time augmentation: one more embedding a query).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from bench_search_tune import open_semantic  # noqa: E402
 from toolcat.build import build  # noqa: E402
 
 #: (k, a, soft) grid; (0, 0.0, False) is the plain cosine.
+#: Query templates (``--templates``); "{}" is the plain query.
+TEMPLATES = ["{}", "a tool to {}", "I need a tool that can {}", "function: {}", "{} (tool)", "how do I {}", "task: {}"]
 GRID = [(0, 0.0, False)] + [(k, a, soft) for k in (1, 3, 5, 10) for a in (0.2, 0.4, 0.7) for soft in (False, True)]
 
 
@@ -48,8 +53,8 @@ def recall(scores: Any, names: list[str], queries: list[tuple[str, set[str]]], s
     return (r1 / len(subset), r5 / len(subset))
 
 
-def measure(name: str, work: Path) -> list[list[str]]:
-    """The grid's rows for one set."""
+def measure(name: str, work: Path, templates: bool = False) -> list[list[str]]:
+    """The grid's rows for one set (``templates``: the templates' rows)."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
     maker, sample = SETS[name]
@@ -69,6 +74,18 @@ def measure(name: str, work: Path) -> list[list[str]]:
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     apart = no_shared_word(src, queries, back)
     out_rows = []
+    if templates:
+        embed = tier._embedder.embed  # noqa: SLF001 - the tier's own model, on templated texts
+        plain = vectors
+        for template in TEMPLATES:
+            shaped = plain if template == "{}" else np.asarray(embed([template.format(q) for q, _ in queries]))
+            for label, moved in ((template, shaped), (f"plain + {template}", plain + shaped)):
+                if template == "{}" and label != template:
+                    continue
+                scores = (moved / np.linalg.norm(moved, axis=1, keepdims=True)) @ rows.T
+                cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+                out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
     for k, a, soft in GRID:
         scores = base
         if k:
@@ -91,6 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="bfcl,metatool", help="comma-separated: example, github, metatool, bfcl")
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds here (reused when present)")
+    parser.add_argument("--templates", action="store_true", help="query templates instead of feedback")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: no corpus at {CORPUS}")
@@ -98,8 +116,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        table = [row for name in args.sets.split(",") for row in measure(name, work)]
-    print_table(["set", "feedback", "train R@1 / R@5", "held out R@1 / R@5", "no shared word R@1 / R@5"], table)
+        table = [row for name in args.sets.split(",") for row in measure(name, work, args.templates)]
+    print_table(
+        [
+            "set",
+            "template" if args.templates else "feedback",
+            "train R@1 / R@5",
+            "held out R@1 / R@5",
+            "no shared word R@1 / R@5",
+        ],
+        table,
+    )
 
 
 if __name__ == "__main__":
