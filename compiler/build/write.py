@@ -248,6 +248,33 @@ def _carry(existing: str, target: str, size: int) -> None:
     _link_or_copy(existing, target)
 
 
+def _place_planned(plan: Plan, into: str, at: str) -> tuple[int, int]:
+    """Put every planned file under ``into`` (the new folder): linked when ``at`` (the build) or a stage has it.
+
+    Returns (files written, files kept). Paths are ``into``/``at`` joined as text (see :func:`_link_or_copy`).
+    """
+    written = kept = 0
+    for rel in sorted(plan.files):
+        target = into + rel
+        data = plan.files.origin(rel)
+        if isinstance(data, Path):  # the last build's copy, or a file the planner staged on disk
+            _link_or_copy(data, target)
+            staged = plan.files.staged(rel)
+            written += staged
+            kept += not staged
+            continue
+        existing = at + rel
+        if os.path.isfile(existing) and os.stat(existing).st_size == len(data):  # noqa: PTH113, PTH116 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+            _link_or_copy(existing, target)
+            kept += 1
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)  # noqa: PTH103, PTH120 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+        with open(target, "wb") as handle:  # noqa: PTH123 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+            handle.write(data)
+        written += 1
+    return written, kept
+
+
 def _entry_point(plan: Plan, versions: list[dict[str, Any]]) -> bytes:
     entry = {
         "artifact": "catalog",
@@ -329,30 +356,12 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     for version in versions[1:]:
         keep.update(version.get("files", []))
     keep -= {*plan.files, *plan.carried}
-    written = kept = 0
     try:
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
         into, at = f"{tmp}{os.sep}", f"{out}{os.sep}"  # joined as text (see _link_or_copy)
-        for rel in sorted(plan.files):
-            target = into + rel
-            data = plan.files.origin(rel)
-            if isinstance(data, Path):  # the last build's copy, or a file the planner staged on disk
-                _link_or_copy(data, target)
-                staged = plan.files.staged(rel)
-                written += staged
-                kept += not staged
-                continue
-            existing = at + rel
-            if os.path.isfile(existing) and os.stat(existing).st_size == len(data):  # noqa: PTH113, PTH116 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
-                _link_or_copy(existing, target)
-                kept += 1
-                continue
-            os.makedirs(os.path.dirname(target), exist_ok=True)  # noqa: PTH103, PTH120 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
-            with open(target, "wb") as handle:  # noqa: PTH123 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
-                handle.write(data)
-            written += 1
+        written, kept = _place_planned(plan, into, at)
         for rel, ref in sorted(plan.carried.items()):
             if rel not in plan.files:
                 _carry(at + rel, into + rel, int(ref["bytes"]))

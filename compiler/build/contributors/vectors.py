@@ -433,10 +433,7 @@ class VectorCache:
             rows.update((keys[32 * i : 32 * i + 32], row) for i, row in enumerate(records["row"]))
             merged.append((path, mtime))
         name = self._write_shard(rows)
-        gone = {path.name for path, _ in merged} - {name}
-        self._shard_of.update((key, name) for key in rows if self._shard_of.get(key) in gone)  # their new place
-        for key in [key for key, (shard, _) in self._at.items() if shard in gone]:
-            del self._at[key]  # placed again by the merged shard's order (places)
+        self._moved(rows, {path.name for path, _ in merged} - {name}, name)
         newest = max(mtime for _, mtime in merged)
         with contextlib.suppress(OSError):
             os.utime(self.folder / name, (newest, newest))
@@ -446,6 +443,12 @@ class VectorCache:
                 if path.name in keep:
                     keep.add(name)
         log.info("vector cache %s: %d small shards merged into %s", self.folder, len(merged), name)
+
+    def _moved(self, rows: dict[bytes, Any], gone: set[str], name: str) -> None:
+        """The rows of shards ``gone`` now lie in shard ``name`` (merged): where :meth:`places` finds them."""
+        self._shard_of.update((key, name) for key in rows if self._shard_of.get(key) in gone)
+        for key in [key for key, (shard, _) in self._at.items() if shard in gone]:
+            del self._at[key]  # placed again by the merged shard's order
 
     def _trim(self, keep: set[str]) -> None:
         cap = cache_cap_bytes()
