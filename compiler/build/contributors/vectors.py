@@ -870,8 +870,8 @@ def partition(rows: Any, k: int, cap: int, keys: list[str | None] | None = None,
     assigned to the nearest centroid with room (:func:`balanced_assign`, ``cap``). The centroids are a function of
     the sample's rows alone: ``memo`` (the build's :class:`toolcat.build.memo.ToolMemo`) keeps them under the sha256 of
     those rows, so a one-tool edit of a tool outside the sample (3 edits in 4 at 10,000 tools) takes them from the last
-    build instead of iterating again, and writes the bytes a build from nothing writes (docs/search.md, "A warm
-    one-tool edit"). Fewer tools, or no ``keys``: every row is iterated over, as :func:`kmeans` does.
+    build instead of iterating again, and writes the bytes a build from nothing writes (docs/search.md, "The one-tool
+    edit in the ninth session"). Fewer tools, or no ``keys``: every row is iterated over, as :func:`kmeans` does.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
