@@ -427,7 +427,7 @@ def test_row_groups_hold_their_docs_node_rows_and_row_files_none(partitioned_bui
 @needs_default
 def test_a_vectors_8_row_table_is_still_read_with_the_same_answers(partitioned_build: Path) -> None:
     """A toolcat-vectors-8 layout (node rows in each row file, none in the groups) is read and answers as -9 does."""
-    table, files, groups = _rows_group_nodes(partitioned_build)
+    table, _, groups = _rows_group_nodes(partitioned_build)
     docs_a_group = table["per_page"] * table["per_group"]
     dim = int(json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())["model"]["dim"])
 
@@ -445,8 +445,10 @@ def test_a_vectors_8_row_table_is_still_read_with_the_same_answers(partitioned_b
     for query in queries:
         old, new = _open(partitioned_build, as_8), _open(partitioned_build)
         assert old.find_tool(query) == new.find_tool(query), query
-        assert old._semantic._rows and old._semantic.available(), old._semantic.reason
-        assert not old._semantic._group_nodes and new._semantic._group_nodes  # -8 read its files' node rows
+        assert old._semantic.available(), old._semantic.reason
+        assert old._semantic._rows
+        assert not old._semantic._group_nodes  # -8: the row files' own node rows
+        assert new._semantic._group_nodes
 
 
 @needs_default
