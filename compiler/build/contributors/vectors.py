@@ -783,7 +783,7 @@ def _write_rows(
     coder: _Residuals,
     docs: list[dict[str, Any] | None],
 ) -> dict[str, Any]:
-    """Each tool's row as a file of its own (``vectors_shard`` of one row, with its ancestor nodes' rows), paged.
+    """Each tool's row as a file of its own (``vectors_shard`` of one row), paged; its ancestor nodes' rows in its group.
 
     The file also holds the tool's index document (``ids``: the doc id, ``docs``: the document, as the index's doc
     shard holds it; none where a delta segment deleted the document): a query reads the rows of its lexical
@@ -797,7 +797,9 @@ def _write_rows(
     the hash of its files' hashes (``buckets``, in the meta), so a one-tool edit writes the buckets of the rows it
     changed, not the whole table; pages (``index_pages``, the index's paged-table layout, ``p<i>.json`` in the folder
     of the bucket their files are in) hold the files' sha256 and size; groups (``<group_folder>/g<j>.json``) hold
-    the pages', ``per_group`` a group; one more page, the directory, holds the groups' (the meta's ``pages`` is its
+    the pages', ``per_group`` a group, and the rows of the ancestor nodes of its docs (``nodes``, ``toolcat-vectors-9``:
+    a query's candidates share their nodes, and a row file held its own copy, 0.38 of its 0.92 KB gzipped at 10,000
+    tools); one more page, the directory, holds the groups' (the meta's ``pages`` is its
     ref). A reader fetches a row file by path together
     with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
@@ -813,7 +815,6 @@ def _write_rows(
             "cluster": cluster,
             **coded.slice(doc, doc + 1),
             "ancestors": [ancestors[doc]],
-            "nodes": coder.nodes(sorted(set(ancestors[doc]))),
         }
         record = docs[doc]
         if record is not None:
@@ -830,7 +831,9 @@ def _write_rows(
         data = dumps(page)
         artifacts.files[f"{page['folder']}/p{number}.json"] = data
         pages.append(data)
-    # the pages in groups of per_page, each in its bucket's folder (a bucket holds whole groups)
+    # the pages in groups of per_page, each in its bucket's folder (a bucket holds whole groups); a group holds the
+    # rows of its docs' ancestor nodes (toolcat-vectors-9), which a query's candidates share: not one copy a row file
+    docs_a_group = per_page * per_page
     group_listing = [
         {
             "artifact": "index_pages",
@@ -839,6 +842,9 @@ def _write_rows(
             "prefix": "p",
             "first": first,
             "files": [[sha256(data), len(data)] for data in pages[first : first + per_page]],
+            "nodes": coder.nodes(
+                sorted({node for row in ancestors[first * per_page : first * per_page + docs_a_group] for node in row})
+            ),
         }
         for first in range(0, len(pages), per_page)
     ]
