@@ -12,8 +12,12 @@ from __future__ import annotations
 #: file's and a node row's reference a centroid, a cluster shard's row's its centroid or another row of the shard
 #: (``parents``); the centroids one character a code, dimension by dimension; each row file holding its tool's index
 #: document too; the cluster shards a paged table, ``clusters``; the row table's files in buckets of consecutive
-#: docs, a folder each, named in the meta, ``buckets``). A reader refuses another with a "rebuild" reason.
-PARTITIONED_FORMAT = "toolcat-vectors-8"
+#: docs, a folder each, named in the meta, ``buckets``; ``toolcat-vectors-9``: the row files' ancestor node rows in
+#: their group of the row table, ``nodes``, once for its docs, not in each row file). A reader refuses another with a
+#: "rebuild" reason.
+PARTITIONED_FORMAT = "toolcat-vectors-9"
+#: The partitioned formats a reader reads: this one, and ``toolcat-vectors-8`` (each row file holds its node rows).
+READ_PARTITIONED_FORMATS = ("toolcat-vectors-8", PARTITIONED_FORMAT)
 #: A centroid's codes: character ``n`` of this alphabet (base64url's) is the int4 code ``n - RESIDUAL_ZERO``.
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 RESIDUAL_ZERO = 32

@@ -64,8 +64,10 @@ const SURE_HEAD_ABOVE = 50_000;
 const MODEL_FORMAT = "toolcat-model-1";
 /** The partitioned vectors format this reader reads (``semantic.PARTITIONED_FORMAT``: clusters, centroids one
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
- * character). */
-const PARTITIONED_FORMAT = "toolcat-vectors-8";
+ * character; -9: the row files' node rows in their group of the table), and the older one it reads too (-8: each row
+ * file holds its node rows; ``READ_PARTITIONED_FORMATS``). */
+const PARTITIONED_FORMAT = "toolcat-vectors-9";
+const READ_PARTITIONED_FORMATS = ["toolcat-vectors-8", PARTITIONED_FORMAT];
 /** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
@@ -475,6 +477,8 @@ export class SemanticTier {
   private scored: [string, Set<number>] = ["", new Set()];
   private directory: Artifact = null;
   private groups = new Map<number, Artifact>();
+  /** The node rows a group of the row table holds (``toolcat-vectors-9``, ``SemanticTier._nodes_of_group``). */
+  private groupNodes = new Map<number, [number[], Float32Array[]]>();
   private pages = new Map<number, Artifact>();
   /** The cluster table's pages read so far, and the clusters whose shards ``refs`` named by path (once each). */
   private clusterPages = new Map<number, Artifact>();
@@ -509,7 +513,7 @@ export class SemanticTier {
     } catch (err) {
       return `the build's vectors meta could not be read (${(err as Artifact)?.code ?? "ERROR"}: ${(err as Error)?.message})`;
     }
-    if (meta?.tools?.partition !== undefined && meta.format !== PARTITIONED_FORMAT) {
+    if (meta?.tools?.partition !== undefined && !READ_PARTITIONED_FORMATS.includes(meta.format)) {
       return `the build's tool vectors are partitioned in format '${meta.format}', which this reader does not read (it reads ${PARTITIONED_FORMAT}); rebuild the catalogue`;
     }
     const dtype = String(meta?.encoding?.dtype ?? "int8");
@@ -684,20 +688,32 @@ export class SemanticTier {
     return this.probed[1];
   }
 
-  /** A row block of a vectors file: ids, rows, ancestors and node rows, checked against the build's sizes. */
-  private block(data: Artifact, count: number, cluster: number, where: string, tree = false): Block {
+  /** (node ids, float32 rows) of a ``nodes`` entry (ids, each one's centroid, their coded rows). */
+  private nodeRows(nodes: Artifact): [number[], Float32Array[]] {
+    const nodeIds: number[] = nodes.ids.map(int);
+    const nodeClusters: number[] = nodes.clusters.map(int);
+    if (nodeClusters.length !== nodeIds.length) throw new RangeError(`${nodeClusters.length} node centroids for ${nodeIds.length} node rows`);
+    return [nodeIds, residualRows(nodes, nodeClusters, this.partition as Partition, Number(this.meta.model.dim))];
+  }
+
+  /** A row block of a vectors file: ids, rows, ancestors and node rows, checked against the build's sizes; ``nodes``:
+   * the node rows its ancestors are taken from when the file holds none (a -9 row file's group's). */
+  private block(data: Artifact, count: number, cluster: number, where: string, tree = false, nodes?: [number[], Float32Array[]]): Block {
     const dim = Number(this.meta.model.dim), nNodes = int(this.meta.nodes.n_docs), nDocs = int(this.meta.tools.n_docs);
     const partition = this.partition as Partition;
     const ids: number[] = (data.ids ?? [int(data.first)]).map(int);
     const rows = tree ? treeRows(data, cluster, partition, dim) : residualRows(data, Array(count).fill(cluster), partition, dim);
     const ancestors: number[][] = (data.ancestors ?? []).map((row: unknown[]) => row.slice(0, MAX_ANCESTORS).map(int));
-    const nodeIds: number[] = data.nodes.ids.map(int);
-    const nodeClusters: number[] = data.nodes.clusters.map(int);
-    if (nodeClusters.length !== nodeIds.length) throw new RangeError(`${nodeClusters.length} node centroids for ${nodeIds.length} node rows`);
-    const nodeRows = residualRows(data.nodes, nodeClusters, partition, dim);
+    let [nodeIds, nodeRows] = nodes ?? this.nodeRows(data.nodes);
     const known = new Set(nodeIds);
     if (nodeRows.length !== nodeIds.length || nodeIds.some((n) => n < 0 || n >= nNodes) || !ancestors.every((row) => row.every((n) => known.has(n)))) {
       throw new RangeError(`vector file ${where} lacks its tools' ancestor node rows`);
+    }
+    if (nodes) {
+      // a group's nodes: keep the row's own ancestors' (as a -8 row file holds them)
+      const own = new Set(ancestors.flat());
+      const keep = nodeIds.map((n, i) => [n, i] as const).filter(([n]) => own.has(n));
+      [nodeIds, nodeRows] = [keep.map(([n]) => n), keep.map(([, i]) => nodeRows[i] as Float32Array)];
     }
     if (rows.length !== count || ids.length !== count || (ancestors.length && ancestors.length !== count) || ids.some((d) => d < 0 || d >= nDocs) || new Set(ids).size !== count) {
       throw new RangeError(`vector file ${where} does not hold the rows its ref names`);
@@ -772,7 +788,22 @@ export class SemanticTier {
       if (typeof data.docs[0]?.pointer !== "object" || data.docs[0].pointer === null) throw new TypeError(`row file ${ref.path} holds a document without its pointer`);
       this.docFiles.set(doc, ref);
     }
-    return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path);
+    return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path, false, data.nodes === undefined ? await this.nodesOfGroup(searcher, doc) : undefined);
+  }
+
+  /** The node rows the row table's group of ``doc`` holds (``SemanticTier._nodes_of_group``, ``toolcat-vectors-9``),
+   * decoded once a group. */
+  private async nodesOfGroup(searcher: Searcher, doc: number): Promise<[number[], Float32Array[]]> {
+    const { table } = this.partition as Partition;
+    const number = Math.floor(Math.floor(doc / int(table.per_page)) / int(table.per_group));
+    let nodes = this.groupNodes.get(number);
+    if (!nodes) {
+      const group = await this.group(searcher, number);
+      if (typeof group.nodes !== "object" || group.nodes === null) throw new RangeError(`row group ${number} holds no node rows, and the row file of tool ${doc} none either`);
+      nodes = this.nodeRows(group.nodes);
+      this.groupNodes.set(number, nodes);
+    }
+    return nodes;
   }
 
   /** The docs likely to make the fused top ``depth`` before the lexical candidates' rows are read

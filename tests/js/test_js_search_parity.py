@@ -583,3 +583,96 @@ def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(build
             assert js["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", js
             for key in ("round_trips", "requests", "bytes_decoded"):
                 assert js[key] == py[key], (query, key, py, js)
+
+
+def _as_vectors_8(build_dir: Path, out: Path) -> None:
+    """A copy of a ``toolcat-vectors-9`` build laid out as ``-8``: each row file with its node rows, none in the groups.
+
+    The same paths; every changed file's sha256 and size put right up the chain (page, group, directory, meta,
+    manifest, catalog), so both readers verify it as they verify a build.
+    """
+    import hashlib  # noqa: PLC0415 - this helper only
+
+    shutil.copytree(build_dir, out)
+    catalog_path = out / "catalog.json"
+    catalog = json.loads(catalog_path.read_text())
+    manifest_path = out / catalog["manifest"]["path"]
+    manifest = json.loads(manifest_path.read_text())
+    meta_path = out / manifest["vectors"]["path"]
+    meta = json.loads(meta_path.read_text())
+    table, dim = meta["tools"]["rows"], int(meta["model"]["dim"])
+
+    def write(path: Path, obj: Any) -> dict[str, Any]:
+        data = json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
+        path.write_bytes(data)
+        return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+    directory_path = out / table["pages"]["path"]
+    directory = json.loads(directory_path.read_text())
+    sizes = {"max_bytes": 0, "page_max_bytes": 0, "group_max_bytes": 0}
+    for number in range(len(directory["files"])):
+        group_path = out / table["group_folder"] / f"g{number}.json"
+        group = json.loads(group_path.read_text())
+        nodes = group.pop("nodes")
+        at = {node: i for i, node in enumerate(nodes["ids"])}
+        width = len(nodes["codes"]) // max(len(nodes["ids"]), 1)
+        for p, page_number in enumerate(range(int(group["first"]), int(group["first"]) + len(group["files"]))):
+            page_path = out / group["folder"] / f"p{page_number}.json"
+            page = json.loads(page_path.read_text())
+            for f in range(len(page["files"])):
+                doc = int(page["first"]) + f
+                row_path = out / page["folder"] / f"{page['prefix']}{doc}.json"
+                row = json.loads(row_path.read_text())
+                rows = [at[node] for node in sorted(set(row["ancestors"][0]))]
+                row["nodes"] = {
+                    "ids": [nodes["ids"][i] for i in rows],
+                    "clusters": [nodes["clusters"][i] for i in rows],
+                    "scale": [nodes["scale"][i] for i in rows],
+                    "k": [nodes["k"][i] for i in rows],
+                    "codes": "".join(nodes["codes"][i * width : (i + 1) * width] for i in rows),
+                    "wide": [
+                        [n * dim + w % dim, d] for n, i in enumerate(rows) for w, d in nodes["wide"] if w // dim == i
+                    ],
+                }
+                ref = write(row_path, row)
+                page["files"][f] = [ref["sha256"], ref["bytes"]]
+                sizes["max_bytes"] = max(sizes["max_bytes"], ref["bytes"])
+            ref = write(page_path, page)
+            group["files"][p] = [ref["sha256"], ref["bytes"]]
+            sizes["page_max_bytes"] = max(sizes["page_max_bytes"], ref["bytes"])
+        ref = write(group_path, group)
+        directory["files"][number] = [ref["sha256"], ref["bytes"]]
+        sizes["group_max_bytes"] = max(sizes["group_max_bytes"], ref["bytes"])
+    table["pages"].update(write(directory_path, directory))
+    table.update(sizes)
+    meta["format"] = "toolcat-vectors-8"
+    manifest["vectors"].update(write(meta_path, meta))
+    ref = write(manifest_path, manifest)
+    catalog["manifest"].update(ref)
+    for version in catalog.get("versions", []):
+        if version.get("manifest", {}).get("path") == catalog["manifest"]["path"]:
+            version["manifest"].update(ref)
+    catalog_path.write_text(json.dumps(catalog))
+
+
+def test_a_vectors_8_build_is_still_read_by_both_readers_with_the_same_answers(
+    builds_root: str, tmp_path: Path
+) -> None:
+    """A toolcat-vectors-8 layout (node rows in each row file) is read by the Node reader as by Python, as -9 is."""
+    _require_node()
+    build_dir, labelled = _built(PROBED, "default", builds_root)
+    old = tmp_path / "vectors-8"
+    _as_vectors_8(build_dir, old)
+    calls = [["findTool", query, 5] for query in [*labelled[:12], "upload a report to a bucket"]]
+    with serve_folder(build_dir) as url:
+        new_js = node_answers(url, calls, MODEL_OPTIONS)
+    with serve_folder(old) as url:
+        got = node_run(url, calls, MODEL_OPTIONS)
+    assert got["stats"]["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", got["stats"]
+    assert got["answers"] == new_js
+    assert python_answers(old, calls) == python_answers(build_dir, calls)
+    meta = json.loads(next((old / "vectors").glob("meta.*.json")).read_text())
+    assert meta["format"] == "toolcat-vectors-8"
+    groups = list((old / meta["tools"]["rows"]["group_folder"]).glob("g*.json"))
+    assert groups
+    assert not any("nodes" in json.loads(p.read_text()) for p in groups)

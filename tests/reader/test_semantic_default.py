@@ -308,7 +308,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-8"
+    assert tier._meta["format"] == "toolcat-vectors-9"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
@@ -353,9 +353,102 @@ def test_a_querys_rows_decoded_together_equal_each_decoded_alone(partitioned_bui
     for doc, (row, _, (node_ids, node_block)) in tier._rows.items():
         _, data = tier._row_file(doc)
         assert np.array_equal(row, tier._residuals(data, [int(data["cluster"])])[0])
-        alone_ids, alone_block = tier._node_rows(data["nodes"])
-        assert np.array_equal(node_ids, alone_ids)
-        assert np.array_equal(node_block, alone_block)
+        assert "nodes" not in data  # toolcat-vectors-9: the node rows are in the row's group of the table
+        table = tier._partition[2]
+        group = tier._group(doc // table["per_page"] // table["per_group"])
+        alone_ids, alone_block = tier._node_rows(group["nodes"])
+        keep = [i for i, node in enumerate(alone_ids.tolist()) if node in set(data["ancestors"][0])]
+        assert np.array_equal(node_ids, alone_ids[keep])
+        assert np.array_equal(node_block, alone_block[keep])
+
+
+def _rows_group_nodes(out: Path) -> tuple[dict[str, Any], dict[int, dict[str, Any]], dict[int, dict[str, Any]]]:
+    """A partitioned build's row table (the meta's ``rows``), its row files by doc and its groups by number, from disk."""
+    meta = json.loads(next((out / "vectors").glob("meta.*.json")).read_text())
+    table = meta["tools"]["rows"]
+    files = {
+        doc: json.loads((out / semantic.row_folder(table, doc) / f"r{doc}.json").read_text())
+        for doc in range(table["files"])
+    }
+    groups = {int(p.stem[1:]): json.loads(p.read_text()) for p in (out / table["group_folder"]).glob("g*.json")}
+    return table, files, groups
+
+
+def _nodes_taken(nodes: dict[str, Any], ids: list[int], dim: int) -> dict[str, Any]:
+    """The ``nodes`` entry of the node rows ``ids`` of a larger entry (each row's slice; wide places renumbered)."""
+    at = {node: i for i, node in enumerate(nodes["ids"])}
+    rows = [at[node] for node in ids]
+    width = len(nodes["codes"]) // max(len(nodes["ids"]), 1)
+    return {
+        "ids": ids,
+        "clusters": [nodes["clusters"][i] for i in rows],
+        "scale": [nodes["scale"][i] for i in rows],
+        "k": [nodes["k"][i] for i in rows],
+        "codes": "".join(nodes["codes"][i * width : (i + 1) * width] for i in rows),
+        "wide": [
+            [new * dim + place % dim, d]
+            for new, i in enumerate(rows)
+            for place, d in nodes["wide"]
+            if place // dim == i
+        ],
+    }
+
+
+@needs_default
+def test_row_groups_hold_their_docs_node_rows_and_row_files_none(partitioned_build: Path) -> None:
+    """toolcat-vectors-9: no row file holds node rows; each group of the row table holds its docs' ancestors' rows, once."""
+    np = pytest.importorskip("numpy")
+    table, files, groups = _rows_group_nodes(partitioned_build)
+    docs_a_group = table["per_page"] * table["per_group"]
+    assert len(groups) > 1
+    for number, group in groups.items():
+        ancestors = {
+            n
+            for doc in range(number * docs_a_group, (number + 1) * docs_a_group)
+            if doc in files
+            for n in files[doc]["ancestors"][0]
+        }
+        assert group["nodes"]["ids"] == sorted(ancestors), number
+    assert not any("nodes" in data for data in files.values())
+    # the same node rows as the cluster shards carry (one coding a node)
+    searcher = _open(partitioned_build)
+    searcher.find_tool("read a text file")
+    tier = searcher._semantic
+    cluster_nodes = {}
+    for cluster in range(int(tier._meta["tools"]["partition"]["clusters"])):
+        node_ids, node_block = tier._cluster(cluster)[3]
+        cluster_nodes.update(zip(node_ids.tolist(), node_block, strict=True))
+    for group in groups.values():
+        node_ids, node_block = tier._node_rows(group["nodes"])
+        for node, row in zip(node_ids.tolist(), node_block, strict=True):
+            assert np.array_equal(row, cluster_nodes[node]), node
+
+
+@needs_default
+def test_a_vectors_8_row_table_is_still_read_with_the_same_answers(partitioned_build: Path) -> None:
+    """A toolcat-vectors-8 layout (node rows in each row file, none in the groups) is read and answers as -9 does."""
+    table, _, groups = _rows_group_nodes(partitioned_build)
+    docs_a_group = table["per_page"] * table["per_group"]
+    dim = int(json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())["model"]["dim"])
+
+    def as_8(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_meta":
+            obj["format"] = "toolcat-vectors-8"
+        elif obj["artifact"] == "index_pages" and obj["prefix"] == "p":
+            obj.pop("nodes")
+        elif obj["artifact"] == "vectors_shard" and obj.get("count") == 1 and "docs" in obj:
+            doc = int(obj["first"])
+            group = groups[doc // docs_a_group]["nodes"]
+            obj["nodes"] = _nodes_taken(group, sorted(set(obj["ancestors"][0])), dim)
+
+    queries = ("read a text file", "send an email to a colleague", "calendar events next week", "zip the reports")
+    for query in queries:
+        old, new = _open(partitioned_build, as_8), _open(partitioned_build)
+        assert old.find_tool(query) == new.find_tool(query), query
+        assert old._semantic.available(), old._semantic.reason
+        assert old._semantic._rows
+        assert not old._semantic._group_nodes  # -8: the row files' own node rows
+        assert new._semantic._group_nodes
 
 
 @needs_default
@@ -478,10 +571,16 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row document of another tool": _row(lambda o: o.update(ids=[o["first"] + 1])),
     "row document without its pointer": _row(lambda o: o.update(docs=[{"path": "x"}])),
     "row documents two": _row(lambda o: o.update(docs=o["docs"] * 2)),
-    "row without its node rows": _row(lambda o: o["nodes"].update(ids=[], clusters=[], codes="")),
+    "row group without its node rows": _page(lambda o: o.pop("nodes") if o["prefix"] == "p" else None),
+    "row group node rows cut": _page(
+        lambda o: o["nodes"].update(ids=[], clusters=[], codes="", k=[], scale=[]) if o["prefix"] == "p" else None
+    ),
+    "row group node rows short of a centroid": _page(
+        lambda o: o["nodes"].update(clusters=o["nodes"]["clusters"][1:]) if o["prefix"] == "p" else None
+    ),
     "row too short": _row(lambda o: o.update(codes=o["codes"][:10])),
     "row factor missing": _row(lambda o: o.pop("k")),
-    "row node factors garbage": _row(lambda o: o["nodes"].update(k=None)),
+    "row group node factors garbage": _page(lambda o: o["nodes"].update(k=None) if o["prefix"] == "p" else None),
     "row of a cluster out of range": _row(lambda o: o.update(cluster=-1)),
     "row cluster missing": _row(lambda o: o.pop("cluster")),
     "row ancestors garbage": _row(lambda o: o.update(ancestors="x")),

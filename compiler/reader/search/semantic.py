@@ -36,6 +36,7 @@ from ...format.vector_format import (
     PAIR_LEVELS,
     PAIR_LOW,
     PARTITIONED_FORMAT,
+    READ_PARTITIONED_FORMATS,
     RESIDUAL_ALPHABET,
     RESIDUAL_ZERO,
 )
@@ -136,6 +137,8 @@ class SemanticTier:
         self._directory: dict[str, Any] | None = None
         #: The row table's groups of pages read so far (group number -> the group: a page listing pages).
         self._groups: dict[int, dict[str, Any]] = {}
+        #: The node rows a group of the row table holds (``toolcat-vectors-9``): group number -> (node ids, rows).
+        self._group_nodes: dict[int, tuple[Any, Any]] = {}
         #: The row table's pages read so far (page number -> page).
         self._pages: dict[int, dict[str, Any]] = {}
         #: Single rows read from a partitioned build's row table: doc id -> (float32 row, ancestors, (node ids, rows)).
@@ -551,11 +554,14 @@ class SemanticTier:
             return
         docs = sorted(doc for doc in self._scored[1] if doc not in self._rows)
         files = [self._row_file(doc) for doc in docs]
-        # every row and its node rows decoded in one residual_rows call (two a row cost ~40 us: numpy's per-call cost)
+        # every row and its node rows decoded in one residual_rows call (two a row cost ~40 us: numpy's per-call cost);
+        # a toolcat-vectors-9 row file holds no node rows: its group does (decoded once, :meth:`_nodes_of_group`)
         parts = [(part, clusters) for _, data in files for part, clusters in _row_parts(data)]
-        blocks = self._residuals_of(parts)
-        for number, (doc, (ref, data)) in enumerate(zip(docs, files, strict=True)):
-            self._rows[doc] = self._row(doc, ref, data, blocks[2 * number], blocks[2 * number + 1])
+        blocks = iter(self._residuals_of(parts))
+        for doc, (ref, data) in zip(docs, files, strict=True):
+            row = next(blocks)
+            nodes = (self._node_ids(data["nodes"]), next(blocks)) if "nodes" in data else self._nodes_of_group(doc)
+            self._rows[doc] = self._row(doc, ref, data, row, nodes)
             if "docs" in data:
                 records = data["docs"]
                 if [int(i) for i in data["ids"]] != [doc] or len(records) != 1 or not isinstance(records[0], dict):
@@ -687,17 +693,16 @@ class SemanticTier:
         return ref, data
 
     def _row(
-        self, doc: int, ref: dict[str, Any], data: dict[str, Any], row: Any, node_block: Any
+        self, doc: int, ref: dict[str, Any], data: dict[str, Any], row: Any, nodes: tuple[Any, Any]
     ) -> tuple[Any, list[int], tuple[Any, Any]]:
         """(float32 row, ancestor node rows, (node ids, node rows)) of tool ``doc``, from its row file's ``data``.
 
-        ``row`` and ``node_block`` are the file's decoded rows (:meth:`_residuals_of` of :func:`_row_parts`).
+        ``row`` is the file's decoded row (:meth:`_residuals_of` of :func:`_row_parts`), ``nodes`` the (node ids, rows)
+        its ancestors are taken from: the file's own (``toolcat-vectors-8``) or its group's (``-9``).
         """
-        import numpy as np  # noqa: PLC0415 - numpy, lazily
-
         dim, n_nodes = int(self._meta["model"]["dim"]), int(self._meta["nodes"]["n_docs"])
         ancestors = [int(node) for node in (data.get("ancestors") or [[]])[0][:MAX_ANCESTORS]]
-        node_ids = np.asarray([int(i) for i in data["nodes"]["ids"]], dtype=np.int64)
+        node_ids, node_block = nodes
         if (
             (int(data["first"]), int(data["count"])) != (doc, 1)
             or row.shape != (1, dim)
@@ -706,7 +711,34 @@ class SemanticTier:
             or not set(ancestors) <= set(node_ids.tolist())
         ):
             raise ValueError(f"row file {ref.get('path')} is not tool {doc}'s row with its ancestor nodes")
+        own = set(ancestors)
+        if len(node_ids) != len(own):  # a group's nodes: keep the row's own ancestors' (as a -8 file holds)
+            keep = [i for i, node in enumerate(node_ids.tolist()) if node in own]
+            node_ids, node_block = node_ids[keep], node_block[keep]
         return row[0], ancestors, (node_ids, node_block)
+
+    @staticmethod
+    def _node_ids(nodes: dict[str, Any]) -> Any:
+        """A ``nodes`` entry's node ids as an int array."""
+        import numpy as np  # noqa: PLC0415 - numpy, lazily
+
+        return np.asarray([int(i) for i in nodes["ids"]], dtype=np.int64)
+
+    def _nodes_of_group(self, doc: int) -> tuple[Any, Any]:
+        """(node ids, rows) of the ancestor nodes the row table's group of ``doc`` holds (``toolcat-vectors-9``).
+
+        Decoded once a group; a group without ``nodes`` (a row file of a -9 build holds none) makes the table malformed.
+        """
+        if self._partition is None:
+            raise ValueError("this build's tool vectors are not partitioned")
+        table = self._partition[2]
+        number = doc // int(table["per_page"]) // int(table["per_group"])
+        if number not in self._group_nodes:
+            group = self._group(number)
+            if not isinstance(group.get("nodes"), dict):
+                raise ValueError(f"row group {number} holds no node rows, and the row file of tool {doc} none either")
+            self._group_nodes[number] = self._node_rows(group["nodes"])
+        return self._group_nodes[number]
 
     def _residuals_of(self, parts: list[tuple[dict[str, Any], list[int]]]) -> list[Any]:
         """:meth:`_residuals` of each ``(coded, clusters)`` part, decoded by one :func:`residual_rows` call.
@@ -857,8 +889,9 @@ class SemanticTier:
 
 
 def _row_parts(data: dict[str, Any]) -> list[tuple[dict[str, Any], list[int]]]:
-    """A row file's two coded parts, each with its rows' clusters: its tool row, then its node rows."""
-    return [(data, [int(data["cluster"])]), (data["nodes"], _node_clusters(data["nodes"]))]
+    """A row file's coded parts, each with its rows' clusters: its tool row, then its node rows (``-8``: -9 has none)."""
+    own = [(data, [int(data["cluster"])])]
+    return [*own, (data["nodes"], _node_clusters(data["nodes"]))] if "nodes" in data else own
 
 
 def _node_clusters(nodes: dict[str, Any]) -> list[int]:
@@ -1073,8 +1106,8 @@ def _pair_table() -> Any:
 
 
 def _old_partition(meta: dict[str, Any]) -> str | None:
-    """Why the tier cannot read a partition of another format than :data:`PARTITIONED_FORMAT` (None: not one)."""
-    if "partition" not in meta["tools"] or meta.get("format") == PARTITIONED_FORMAT:
+    """Why the tier cannot read a partition of another format than :data:`READ_PARTITIONED_FORMATS` (None: not one)."""
+    if "partition" not in meta["tools"] or meta.get("format") in READ_PARTITIONED_FORMATS:
         return None
     return (
         f"the build's tool vectors are partitioned in format {meta.get('format')!r}, which this reader does not read"
