@@ -7,7 +7,9 @@ writes, and only after everything else succeeded. Each reports its progress
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import importlib
 import json
@@ -16,6 +18,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -298,7 +301,7 @@ def build(
     config = config if config is not None else read_config(src)
     from .contributors.vectors import choose_embedder  # noqa: PLC0415 - numpy etc. only when vectors are built
 
-    with build_lock(out), reporting(progress):
+    with build_lock(out), reporting(progress), fewer_collections():
         return _build_locked(
             src,
             out,
@@ -309,6 +312,27 @@ def build(
             embedder=choose_embedder(config, embedder),
             config=config,
         )
+
+
+#: The cyclic garbage collector's thresholds during a build (:func:`fewer_collections`).
+BUILD_GC_THRESHOLDS = (100_000, 50, 1000)
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Run the build with the cyclic garbage collector's thresholds raised, then put them back.
+
+    A build holds millions of long-lived objects (the catalogue, its specs, the memo's entries) and makes few
+    reference cycles; with the default thresholds each full collection walks them all again: about 0.8 of a one-tool
+    edit's 4.4 CPU-s at 10,000 tools went to collecting (issue 33), with the same peak memory either way. Reference
+    counting still frees everything that holds no cycle, and a collection still runs every 100,000 allocations.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(*BUILD_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _build_locked(

@@ -218,33 +218,61 @@ def recover_aside(
     return done
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
+def _link_or_copy(src: Path | str, dst: Path | str) -> None:
+    # paths as text: a build links 25,000-30,000 files, and pathlib's joins cost more than the links (issue 33)
     try:  # the folder is made on the first miss: one system call a file, not two (issue 29)
         os.link(src, dst)
     except FileNotFoundError:
-        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)  # noqa: PTH103, PTH120 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
         _link_or_copy_here(src, dst)
     except OSError:
         shutil.copy2(src, dst)
 
 
-def _link_or_copy_here(src: Path, dst: Path) -> None:
+def _link_or_copy_here(src: Path | str, dst: Path | str) -> None:
     try:
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
 
 
-def _carry(existing: Path, target: Path, size: int) -> None:
+def _carry(existing: str, target: str, size: int) -> None:
     """Link a file the plan keeps from the previous build (checked to be there, at its size)."""
     try:
-        found = existing.stat()
+        found = os.stat(existing)  # noqa: PTH116 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
     except OSError:
         found = None
     if found is None or not stat.S_ISREG(found.st_mode) or found.st_size != size:
         msg = f"{existing} (kept from the previous build) is missing or changed; rebuild with --force"
         raise OSError(msg)
     _link_or_copy(existing, target)
+
+
+def _place_planned(plan: Plan, into: str, at: str) -> tuple[int, int]:
+    """Put every planned file under ``into`` (the new folder): linked when ``at`` (the build) or a stage has it.
+
+    Returns (files written, files kept). Paths are ``into``/``at`` joined as text (see :func:`_link_or_copy`).
+    """
+    written = kept = 0
+    for rel in sorted(plan.files):
+        target = into + rel
+        data = plan.files.origin(rel)
+        if isinstance(data, Path):  # the last build's copy, or a file the planner staged on disk
+            _link_or_copy(data, target)
+            staged = plan.files.staged(rel)
+            written += staged
+            kept += not staged
+            continue
+        existing = at + rel
+        if os.path.isfile(existing) and os.stat(existing).st_size == len(data):  # noqa: PTH113, PTH116 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+            _link_or_copy(existing, target)
+            kept += 1
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)  # noqa: PTH103, PTH120 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+        with open(target, "wb") as handle:  # noqa: PTH123 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+            handle.write(data)
+        written += 1
+    return written, kept
 
 
 def _entry_point(plan: Plan, versions: list[dict[str, Any]]) -> bytes:
@@ -283,21 +311,24 @@ def owned_files(state: dict[str, Any]) -> set[str]:
     owned = {ENTRY, STATE}
     written = state.get("written")
     if isinstance(written, list):
-        owned.update(str(p) for p in written)
+        owned.update(map(str, written))
     for version in state.get("versions", []) if isinstance(state.get("versions"), list) else []:
         if isinstance(version, dict) and isinstance(version.get("files"), list):
-            owned.update(str(p) for p in version["files"])
+            owned.update(map(str, version["files"]))
     return owned
 
 
-def _foreign(out: Path, state: dict[str, Any]) -> list[str]:
-    """Files in ``out`` that no build wrote (private ``.toolcat-*`` files and the site are toolcat's)."""
+def _foreign(out: Path, state: dict[str, Any], found: set[str] | None = None) -> list[str]:
+    """Files in ``out`` that no build wrote (private ``.toolcat-*`` files and the site are toolcat's).
+
+    ``found``: every file of ``out`` (:func:`_files`), when the caller listed them already.
+    """
     if not out.is_dir():
         return []
     owned = owned_files(state)
     return sorted(
         rel
-        for rel in _files(out)
+        for rel in (_files(out) if found is None else found)
         if rel not in owned
         and not rel.startswith(".toolcat-")
         and not any(rel.startswith(f"{folder}/") for folder in CARRIED_FOLDERS)
@@ -308,7 +339,8 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     """Write ``plan`` into ``out`` through a temporary folder; ``new_state`` is saved beside it."""
     out = out.resolve()
     check_out(out)
-    foreign = _foreign(out, state)
+    before = _files(out) if out.is_dir() else set()  # listed once: the foreign files, and those this build removes
+    foreign = _foreign(out, state, before)
     tmp = out.parent / f"{tmp_prefix(out)}{os.getpid()}"
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
@@ -324,30 +356,15 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     for version in versions[1:]:
         keep.update(version.get("files", []))
     keep -= {*plan.files, *plan.carried}
-    written = kept = 0
     try:
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
-        for rel in sorted(plan.files):
-            target = tmp / rel
-            data = plan.files.origin(rel)
-            if isinstance(data, Path):  # the last build's copy, or a file the planner staged on disk
-                _link_or_copy(data, target)
-                written += plan.files.staged(rel)
-                kept += not plan.files.staged(rel)
-                continue
-            existing = out / rel
-            if existing.is_file() and existing.stat().st_size == len(data):
-                _link_or_copy(existing, target)
-                kept += 1
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            written += 1
+        into, at = f"{tmp}{os.sep}", f"{out}{os.sep}"  # joined as text (see _link_or_copy)
+        written, kept = _place_planned(plan, into, at)
         for rel, ref in sorted(plan.carried.items()):
             if rel not in plan.files:
-                _carry(out / rel, tmp / rel, int(ref["bytes"]))
+                _carry(at + rel, into + rel, int(ref["bytes"]))
                 kept += 1
         for name, data in sorted(plan.private.items()):
             if isinstance(data, Path):  # streamed to the staging folder (the per-tool memo)
@@ -355,17 +372,16 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
             else:
                 (tmp / name).write_bytes(data)
         for rel in sorted(keep):
-            if (out / rel).is_file():
-                _link_or_copy(out / rel, tmp / rel)
+            if os.path.isfile(at + rel):  # noqa: PTH113 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+                _link_or_copy(at + rel, into + rel)
         for folder in CARRIED_FOLDERS:
             if (out / folder).is_dir():
                 shutil.copytree(out / folder, tmp / folder, copy_function=os.link)
         (tmp / ENTRY).write_bytes(_entry_point(plan, versions))
-        in_versions = {rel for version in versions for rel in version["files"]}
+        in_versions = set().union(*(version["files"] for version in versions))
+        listed = _files(tmp)
         written_files = sorted(
-            rel
-            for rel in _files(tmp) - in_versions - {STATE}
-            if not rel.startswith(tuple(f"{f}/" for f in CARRIED_FOLDERS))
+            rel for rel in listed - in_versions - {STATE} if not rel.startswith(tuple(f"{f}/" for f in CARRIED_FOLDERS))
         )
         for rel in foreign:  # never delete what toolcat did not write
             if not (tmp / rel).exists():
@@ -384,10 +400,8 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         shutil.rmtree(tmp, ignore_errors=True)
         msg = f"could not write the build into {tmp}: {exc}. The previous build in {out} is untouched."
         raise BuildError(msg) from exc
-    removed = 0
-    now = _files(tmp)
-    if out.exists():
-        removed = len(_files(out) - now)
+    now = listed | set(foreign) | {STATE}  # what _files(tmp) would list now: nothing else was added since
+    removed = len(before - now)
     _swap(tmp, out, old)
     total = sum(1 for rel in now if not rel.startswith("site/"))
     return WriteResult(written, kept, removed, total)

@@ -18,6 +18,7 @@ import base64
 import contextlib
 import hashlib
 import logging
+import marshal
 import math
 import os
 import threading
@@ -48,9 +49,10 @@ from ...format.vector_format import (
 )
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
+from ..memo import ToolMemo
 from ..model import CompiledCatalog, Node, Tool
 from ..progress import report
-from .index.shards import bucketed_files, paged_files
+from .index.shards import paged_files
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts, tool_pointer
 
 log = logging.getLogger(__name__)
@@ -202,7 +204,7 @@ class VectorCache:
     turned into a shard.
     """
 
-    def __init__(self, embedder: Embedder, root: Path | None = None) -> None:
+    def __init__(self, embedder: Embedder, root: Path | None = None, *, read: bool = True) -> None:
         precision = document_precision(embedder)
         suffix = "" if precision == "float32" else f"-{precision}"
         suffix += "" if embedder.kind != "onnx" else f"-onnx-v{CACHE_LAYOUT}"
@@ -212,10 +214,14 @@ class VectorCache:
         self.embedded = 0
         self._shard_of: dict[bytes, str] = {}  # key -> the shard it was read from
         self._used: set[str] = set()  # shards a row was taken from (their mtime is set on save)
-        self.rows: dict[bytes, Any] = self._read()
+        self._order: dict[str, list[bytes]] = {}  # shard -> its keys in its order (read or written here)
+        self._at: dict[bytes, tuple[str, int]] = {}  # key -> (shard, place), known without reading (RowIndex)
+        #: ``read=False``: no shard is read (a build whose rows the last build's :class:`RowIndex` finds).
+        self.rows: dict[bytes, Any] = self._read() if read else {}
 
     # -- reading ---------------------------------------------------------------------------------
-    def _dtype(self) -> Any:
+    def record_dtype(self) -> Any:
+        """A shard's record: the text's sha256 (``key``) and its float32 row."""
         import numpy as np  # noqa: PLC0415 - [search] extra
 
         return np.dtype([("key", "V32"), ("row", "<f4", (self.embedder.dim,))])
@@ -237,7 +243,7 @@ class VectorCache:
         except (OSError, ValueError) as err:
             log.warning("vector cache shard %s unreadable (%s); its texts are embedded again", path, err)
             return None
-        if records.dtype != self._dtype() or records.ndim != 1:
+        if records.dtype != self.record_dtype() or records.ndim != 1:
             log.warning("vector cache shard %s is not this model's; its texts are embedded again", path)
             return None
         return records
@@ -262,10 +268,10 @@ class VectorCache:
             if records is None:
                 continue
             keys = records["key"].tobytes()
-            for i, row in enumerate(records["row"]):
-                key = keys[32 * i : 32 * i + 32]
-                rows[key] = row
-                self._shard_of[key] = path.name
+            listed = [keys[32 * i : 32 * i + 32] for i in range(len(records))]  # one C-level pass each, not a loop
+            rows.update(zip(listed, records["row"], strict=True))  # of Python statements a row (issue 33's edit)
+            self._shard_of.update(dict.fromkeys(listed, path.name))
+            self._order[path.name] = listed
         return rows
 
     def _migrate(self) -> None:
@@ -328,10 +334,11 @@ class VectorCache:
         import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
         keys = sorted(rows)
-        records = np.zeros(len(keys), dtype=self._dtype())
+        records = np.zeros(len(keys), dtype=self.record_dtype())
         records["key"] = np.frombuffer(b"".join(keys), dtype="V32")
         records["row"] = np.stack([rows[k] for k in keys])
         name = hashlib.sha256(records.tobytes()).hexdigest()[:32] + SHARD_SUFFIX
+        self._order[name] = keys
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / name
         if target.is_file():
@@ -344,6 +351,31 @@ class VectorCache:
         finally:
             tmp.unlink(missing_ok=True)
         return name
+
+    def places(self, keys: list[bytes]) -> dict[bytes, tuple[str, int]]:
+        """Where each of ``keys`` lies in the cache (its shard and place there), for the keys a shard here holds."""
+        maps: dict[str, dict[bytes, int]] = {}
+        found: dict[bytes, tuple[str, int]] = {}
+        for key in keys:
+            if key in self._at:
+                found[key] = self._at[key]
+                continue
+            shard = self._shard_of.get(key)
+            if shard is None or shard not in self._order:
+                continue
+            if shard not in maps:
+                maps[shard] = {k: i for i, k in enumerate(self._order[shard])}
+            if key in maps[shard]:
+                found[key] = (shard, maps[shard][key])
+        return found
+
+    def take(self, rows: dict[bytes, Any], places: dict[bytes, tuple[str, int]]) -> None:
+        """Rows found without reading the cache (:class:`RowIndex`), with their shards (marked used on save)."""
+        self.rows.update(rows)
+        for key, (shard, place) in places.items():
+            self._shard_of[key] = shard
+            self._at[key] = (shard, place)
+        self._used.update(shard for shard, _ in places.values())
 
     def upkeep(self, keep: set[str] | None = None) -> None:
         """Merge many small shards into one and keep the folder under its cap (never removing a shard of ``keep``).
@@ -401,6 +433,7 @@ class VectorCache:
             rows.update((keys[32 * i : 32 * i + 32], row) for i, row in enumerate(records["row"]))
             merged.append((path, mtime))
         name = self._write_shard(rows)
+        self._moved(rows, {path.name for path, _ in merged} - {name}, name)
         newest = max(mtime for _, mtime in merged)
         with contextlib.suppress(OSError):
             os.utime(self.folder / name, (newest, newest))
@@ -410,6 +443,12 @@ class VectorCache:
                 if path.name in keep:
                     keep.add(name)
         log.info("vector cache %s: %d small shards merged into %s", self.folder, len(merged), name)
+
+    def _moved(self, rows: dict[bytes, Any], gone: set[str], name: str) -> None:
+        """The rows of shards ``gone`` now lie in shard ``name`` (merged): where :meth:`places` finds them."""
+        self._shard_of.update((key, name) for key in rows if self._shard_of.get(key) in gone)
+        for key in [key for key, (shard, _) in self._at.items() if shard in gone]:
+            del self._at[key]  # placed again by the merged shard's order
 
     def _trim(self, keep: set[str]) -> None:
         cap = cache_cap_bytes()
@@ -431,6 +470,99 @@ class VectorCache:
             )
 
 
+#: The build-private file that says where the last build's rows lie in the vector cache (:func:`row_index`).
+ROW_INDEX = ".toolcat-vector-rows.json"
+ROW_INDEX_FORMAT = "toolcat-vector-rows-1"
+#: A build whose texts the last build's :data:`ROW_INDEX` finds, all but at most this many, embeds those few and
+#: reads no other row of the cache (a one-tool edit: the tool's text and its node's).
+DIRECT_EMBED_MAX = EMBED_CHUNK
+_INDEX_DTYPE = [("key", "V32"), ("shard", "<i4"), ("place", "<i4")]
+
+
+def row_index(cache: VectorCache, keys: list[bytes]) -> bytes:
+    """The :data:`ROW_INDEX` of a build that used ``keys``: each one's cache shard and place there (canonical JSON).
+
+    A cache shard never changes once written (its name is its content's hash), so a place stays right while the
+    shard is there; :func:`rows_from_index` checks every key it reads against the shard's own.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    places = cache.places(list(dict.fromkeys(keys)))
+    shards = sorted({shard for shard, _ in places.values()})
+    number = {shard: i for i, shard in enumerate(shards)}
+    ordered = sorted(places)
+    records = np.zeros(len(ordered), dtype=_INDEX_DTYPE)
+    records["key"] = np.frombuffer(b"".join(ordered), dtype="V32")
+    records["shard"] = [number[places[key][0]] for key in ordered]
+    records["place"] = [places[key][1] for key in ordered]
+    body = {"format": ROW_INDEX_FORMAT, "folder": cache.folder.name, "shards": shards}
+    return dumps({**body, "records": base64.b64encode(records.tobytes()).decode("ascii")})
+
+
+def rows_from_index(
+    previous: Path | None, cache: VectorCache, keys: list[bytes]
+) -> tuple[dict[bytes, Any], dict[bytes, tuple[str, int]]] | None:
+    """The rows of ``keys`` the last build's :data:`ROW_INDEX` places in ``cache``'s shards, and their places.
+
+    Only those shards are opened (memory-mapped) and only those rows read: a 10,000-tool build's rows from a cache
+    that also holds a 100,000-tool catalogue's. None when there is no usable index (no last build, another
+    model's, unreadable) or a shard it names has gone or holds another key there (merged by a build's upkeep): the
+    caller then reads the whole cache.
+    """
+    import json  # noqa: PLC0415 - the index is read on this path alone
+
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    if previous is None:
+        return None
+    try:
+        data = json.loads((previous / ROW_INDEX).read_bytes())
+        if data.get("format") != ROW_INDEX_FORMAT or data.get("folder") != cache.folder.name:
+            return None
+        shards = [str(name) for name in data["shards"]]
+        records = np.frombuffer(base64.b64decode(data["records"]), dtype=_INDEX_DTYPE)
+        listed = records["key"].tobytes()
+        known = {listed[32 * i : 32 * i + 32]: i for i in range(len(records))}
+        wanted = [key for key in dict.fromkeys(keys) if key in known]
+        by_shard: dict[int, list[bytes]] = {}
+        for key in wanted:
+            by_shard.setdefault(int(records["shard"][known[key]]), []).append(key)
+        rows: dict[bytes, Any] = {}
+        places: dict[bytes, tuple[str, int]] = {}
+        for number, shard_keys in sorted(by_shard.items()):
+            name = shards[number]
+            if name != Path(name).name or not name.endswith(SHARD_SUFFIX):
+                return None
+            stored = np.load(cache.folder / name, mmap_mode="r", allow_pickle=False)
+            at = np.asarray([int(records["place"][known[key]]) for key in shard_keys], dtype=np.int64)
+            if stored.dtype != cache.record_dtype() or stored.ndim != 1 or (len(at) and int(at.max()) >= len(stored)):
+                return None
+            taken = np.asarray(stored[at])  # these records alone, read into memory
+            if taken["key"].tobytes() != b"".join(shard_keys):
+                return None
+            rows.update(zip(shard_keys, taken["row"], strict=True))
+            places.update((key, (name, int(place))) for key, place in zip(shard_keys, at.tolist(), strict=True))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return rows, places
+
+
+def vector_cache(embedder: Embedder, previous: Path | None, texts: list[str]) -> VectorCache:
+    """The vector cache for a build of ``texts``: read whole, or only the last build's rows (:func:`rows_from_index`).
+
+    When the last build's index finds all of ``texts`` but at most :data:`DIRECT_EMBED_MAX`, no other shard is read
+    and those few are embedded (a cached row is the row an embedding gives, so the bytes are the same); the rows it
+    finds are marked used, as a whole read marks them. Reading a 157 MB cache took 0.1-0.3 s of a one-tool edit.
+    """
+    keys = [text_key(text) for text in texts]
+    light = VectorCache(embedder, read=False)
+    found = rows_from_index(previous, light, keys)
+    if found is not None and len({key for key in keys if key not in found[0]}) <= DIRECT_EMBED_MAX:
+        light.take(*found)
+        return light
+    return VectorCache(embedder)
+
+
 def _with_holes(rows: Any, order: list[Any]) -> Any:
     """One row per doc id: the embedded rows in order, and zeros where a delta segment deleted the document."""
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
@@ -450,20 +582,32 @@ def quantize(rows: Any) -> tuple[bytes, list[float]]:
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    scale = np.abs(rows).max(axis=1) if len(rows) else np.zeros(0)
-    scale = np.asarray([round(float(s), 6) for s in scale], dtype=np.float64)
-    safe = np.where(scale > 0, scale, 1.0)[:, None]
-    nibbles = (np.clip(np.rint(rows / safe * 7), -7, 7) + 8).astype(np.uint8)
+    nibbles, scales = _nibbles(rows)
     if nibbles.shape[1] % 2:
         nibbles = np.concatenate([nibbles, np.full((len(nibbles), 1), 8, dtype=np.uint8)], axis=1)
     packed = nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
-    return packed.tobytes(), [float(s) for s in scale]
+    return packed.tobytes(), scales
+
+
+def _nibbles(rows: Any) -> tuple[Any, list[float]]:
+    """:func:`quantize`'s codes ``n`` (in 1..15, uint8 ``(rows, dim)``) and scales, not yet packed."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    scale = np.abs(rows).max(axis=1) if len(rows) else np.zeros(0)
+    scale = np.asarray([round(float(s), 6) for s in scale], dtype=np.float64)
+    safe = np.where(scale > 0, scale, 1.0)[:, None]
+    return (np.clip(np.rint(rows / safe * 7), -7, 7) + 8).astype(np.uint8), [float(s) for s in scale]
 
 
 def int4_codes(rows: Any) -> tuple[Any, list[float]]:
-    """The int4 codes ``n - 8`` (in -7..7, an int array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``."""
-    data, scales = quantize(rows)
-    return unpacked(data, len(rows), rows.shape[1]), scales
+    """The int4 codes ``n - 8`` (in -7..7, an int array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``.
+
+    :func:`unpacked` of :func:`quantize`'s bytes, without packing and unpacking them (a one-tool edit at 10,000 tools).
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    nibbles, scales = _nibbles(rows)
+    return nibbles.astype(np.int64) - 8, scales
 
 
 def unpacked(data: bytes, n: int, dim: int) -> Any:
@@ -623,9 +767,24 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | No
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    n = len(rows)
+    unit = unit_rows(rows)
+    sims = unit @ lloyd(unit, k, iterations, cap).T
+    return np.asarray(sims.argmax(axis=1) if cap is None else balanced_assign(sims, cap), dtype=np.int64)
+
+
+def unit_rows(rows: Any) -> Any:
+    """``rows`` scaled to unit length (a zero row stays zero), float32: what the k-means compares."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    unit = (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+    return (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+def lloyd(unit: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | None = None) -> Any:
+    """The centroids (``(k, dim)`` float32, unit length) of :func:`kmeans`'s iterations over the unit rows ``unit``."""
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    n = len(unit)
     centroids = unit[np.linspace(0, n - 1, k).round().astype(np.int64)].copy()
     assign = np.zeros(n, dtype=np.int64)
     for _ in range(iterations):
@@ -640,8 +799,7 @@ def kmeans(rows: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | No
             sums[empty], best[far] = unit[far], 2.0
         lengths = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = (sums / np.where(lengths > 0, lengths, 1.0)).astype(np.float32)
-    sims = unit @ centroids.T
-    return np.asarray(sims.argmax(axis=1) if cap is None else balanced_assign(sims, cap), dtype=np.int64)
+    return centroids
 
 
 #: A balanced partition's largest cluster, as a multiple of the mean cluster size (:func:`balanced_assign`).
@@ -676,6 +834,63 @@ def balanced_assign(sims: Any, cap: int) -> Any:
         assign[row] = cluster
         counts[cluster] += 1
     return assign
+
+
+#: A k-means over more than :data:`SAMPLE_PER_CLUSTER` rows a cluster twice over runs on a sample of the tools
+#: (:func:`partition`): between this many and twice as many rows a cluster (10,000 tools: 1 in 4, 100,000: 1 in 8).
+SAMPLE_PER_CLUSTER = 24
+
+
+def sample_denominator(live: int, k: int) -> int:
+    """1 in how many tools the k-means of a partitioned build samples (a power of two; 1: every tool).
+
+    The largest power of two ``d`` that leaves at least :data:`SAMPLE_PER_CLUSTER` sampled rows a cluster: a fixed
+    share of the tool ids' hashes (:func:`sampled`), so the sample changes only when a sampled tool does, or when a
+    catalogue's size crosses a power of two.
+    """
+    ratio = live / max(1, SAMPLE_PER_CLUSTER * k)
+    return 1 << math.floor(math.log2(ratio)) if ratio >= 2 else 1
+
+
+def sampled(keys: list[str | None], denominator: int) -> list[int]:
+    """The doc ids whose tool id's sha256 (its first 8 bytes) is a multiple of ``denominator``, in doc order."""
+    return [
+        i
+        for i, key in enumerate(keys)
+        if key is not None
+        and int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % denominator == 0
+    ]
+
+
+def partition(rows: Any, k: int, cap: int, keys: list[str | None] | None = None, memo: ToolMemo | None = None) -> Any:
+    """Each row's cluster (an int array) for a partitioned build: :func:`kmeans`, its centroids from a stable sample.
+
+    ``keys``: each doc's tool id (None for a hole). With enough tools (:func:`sample_denominator`), the k-means'
+    iterations run over the rows of a sample chosen by their tool ids' hashes (:func:`sampled`), and every row is then
+    assigned to the nearest centroid with room (:func:`balanced_assign`, ``cap``). The centroids are a function of
+    the sample's rows alone: ``memo`` (the build's :class:`toolcat.build.memo.ToolMemo`) keeps them under the sha256 of
+    those rows, so a one-tool edit of a tool outside the sample (3 edits in 4 at 10,000 tools) takes them from the last
+    build instead of iterating again, and writes the bytes a build from nothing writes (docs/search.md, "The one-tool
+    edit in the ninth session"). Fewer tools, or no ``keys``: every row is iterated over, as :func:`kmeans` does.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    live = len(rows) if keys is None else sum(key is not None for key in keys)
+    denominator = 1 if keys is None else sample_denominator(live, k)
+    chosen = sampled(keys, denominator) if keys is not None and denominator > 1 else []
+    if len(chosen) < 2 * k:
+        return kmeans(rows, k, cap=cap)
+    unit = unit_rows(rows)
+    sample = unit[np.asarray(chosen, dtype=np.int64)]
+    sample_cap = math.ceil(CLUSTER_CAP * len(chosen) / k)
+    head = f"kmeans-sample:{k}:{sample_cap}:{KMEANS_ITERATIONS}:{sample.shape[1]}:{len(chosen)}\0".encode()
+
+    def make() -> str:
+        return base64.b64encode(lloyd(sample, k, cap=sample_cap).astype("<f4").tobytes()).decode("ascii")
+
+    text = memo.get("kmeans", sha256(head + sample.tobytes()), make) if memo is not None else make()
+    centroids = np.frombuffer(base64.b64decode(text), dtype="<f4").reshape(k, -1)
+    return np.asarray(balanced_assign(unit @ centroids.T, cap), dtype=np.int64)
 
 
 #: The row table's fan-out: a page lists about (tools / ROW_FANOUT_DIVISOR)^(1/3) row files, a group as many pages, and
@@ -746,6 +961,159 @@ class _Residuals:
         return {"ids": ids, "clusters": [int(self.node_ref[i]) for i in ids], **self._nodes.take(ids)}
 
 
+class _RowInputs:
+    """What a partitioned build's cluster shards and row files are made of, hashed for :func:`remembered_buckets`.
+
+    ``codes`` and ``scales``: every tool row's int4 codes and scale (:func:`int4_codes`); ``coder``: the centroids'
+    codes and the node rows' coding. :meth:`key` hashes everything a bucket of files reads, so equal keys mean equal
+    files.
+    """
+
+    def __init__(self, codes: Any, scales: list[float], coder: _Residuals) -> None:
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        self.codes, self.scales, self.coder = codes, scales, coder
+        self._codes8 = np.asarray(codes, dtype=np.int8)
+        self._scales8 = np.asarray(scales, dtype="<f8")
+        self._centroids8 = np.asarray(coder.centroid_codes, dtype=np.int8)
+        self._nodes: list[bytes] | None = None
+
+    def _node_digests(self) -> list[bytes]:
+        """Each node row's digest: its codes, scale, reference centroid and that centroid's codes."""
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        if self._nodes is None:
+            codes, scales = int4_codes(self.coder.node_rows) if len(self.coder.node_rows) else (np.zeros((0, 0)), [])
+            self._nodes = [
+                hashlib.sha256(
+                    np.asarray(codes[i], dtype=np.int8).tobytes()
+                    + repr(scales[i]).encode()
+                    + b":%d:" % int(ref)
+                    + self._centroids8[int(ref)].tobytes()
+                ).digest()
+                for i, ref in enumerate(self.coder.node_ref)
+            ]
+        return self._nodes
+
+    def key(
+        self,
+        kind: str,
+        start: int,
+        ids: list[int],
+        clusters: Any,
+        homes: list[list[int]],
+        extra: Any,
+        *,
+        with_nodes: bool = True,
+    ) -> str:
+        """The sha256 of a bucket's inputs (rows ``ids``, ``clusters``, ancestors ``homes``, and ``extra``).
+
+        Their rows' codes and scales, their centroids' codes, their ancestor nodes' rows (``with_nodes``: the files
+        hold those rows) and ``extra`` (what else the bucket's files hold).
+        """
+        import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+        at = np.asarray(ids, dtype=np.int64)
+        used = np.asarray(clusters, dtype=np.int64)
+        digest = hashlib.sha256(f"{kind}:{start}:{len(ids)}:{self._codes8.shape[1]}\0".encode())
+        digest.update(self._codes8[at].tobytes())
+        digest.update(self._scales8[at].tobytes())
+        digest.update(used.astype("<i8").tobytes())
+        for cluster in sorted(set(used.tolist())):
+            digest.update(b"%d:" % cluster + self._centroids8[cluster].tobytes())
+        if with_nodes:
+            nodes = self._node_digests()
+            for node in sorted({node for row in homes for node in row}):
+                digest.update(b"%d:" % node + nodes[node])
+        digest.update(marshal.dumps(homes, 2))  # lists of ints
+        digest.update(dumps(extra))  # canonical: a pointer read back from the memo lists its ref's keys sorted
+        return digest.hexdigest()
+
+
+def remembered_buckets(
+    artifacts: ArtifactSet,
+    kind: str,
+    stem: str,
+    part: str,
+    prefix: str,
+    n: int,
+    per_page: int,
+    per_bucket: int,
+    make: Callable[[int, int], list[bytes]],
+    key_of: Callable[[int, int], str],
+    *,
+    pages_inside: bool = False,
+) -> tuple[list[str], list[dict[str, Any]], list[tuple[str, int]]]:
+    """:func:`toolcat.build.contributors.index.shards.bucketed_files` of ``n`` files made a bucket at a time.
+
+    ``make(start, end)`` gives the bytes of files ``start`` to ``end`` (excluded); ``key_of(start, end)`` the sha256 of
+    everything they are made of. A bucket whose key the last build's memo (``artifacts.memo``, kind
+    ``vectors.<kind>``) holds is not made: its files' hashes and sizes come from the memo, and the files themselves
+    from the last build (carried: the same content under the same folder name). Returns (each bucket's folder, the
+    ``index_pages`` objects, each file's sha256 and size), the folders and pages exactly as ``bucketed_files`` gives
+    them for the same files (``tests/build/test_vector_memo.py``).
+    """
+    folders: list[str] = []
+    pages: list[dict[str, Any]] = []
+    listed: list[tuple[str, int]] = []
+    for start in range(0, n, per_bucket):
+        end = min(start + per_bucket, n)
+        made: list[list[bytes]] = []
+
+        def files_of(start: int = start, end: int = end, made: list[list[bytes]] = made) -> list[list[Any]]:
+            made.append(make(start, end))
+            return [[sha256(data), len(data)] for data in made[0]]
+
+        entries = artifacts.memo.get(f"vectors.{kind}", key_of(start, end), files_of)
+        digests = [str(digest) for digest, _ in entries]
+        salt = f"{start}:{per_page}:" if pages_inside else ""
+        folder = f"{stem}.{sha256((salt + ''.join(digests)).encode())[:16]}"
+        folders.append(folder)
+        for number, (digest, size) in enumerate(entries, start):
+            path = f"{folder}/{prefix}{number}.json"
+            if made:
+                artifacts.files[path] = made[0][number - start]
+            else:  # the last build's file: the same bytes under the same name
+                artifacts.carry({"path": path, "sha256": str(digest), "bytes": int(size)})
+            listed.append((str(digest), int(size)))
+        for first in range(start, end, per_page):
+            last = min(first + per_page, end)
+            pages.append(
+                {
+                    "artifact": "index_pages",
+                    "part": part,
+                    "folder": folder,
+                    "prefix": prefix,
+                    "first": first,
+                    "files": [[digest, size] for digest, size in listed[first:last]],
+                }
+            )
+    return folders, pages, listed
+
+
+def cluster_sums(unit: Any, assign: Any, k: int) -> tuple[Any, Any]:
+    """Each cluster's sum of its rows (float64 ``(k, dim)``, zero for an empty one) and its count of rows.
+
+    The sums ``np.add.at`` gives, added in the same order (each cluster's rows in doc order, from zero): a reduce
+    over the rows sorted by cluster, a tenth of its time at 10,000 rows (``tests/build/test_vector_memo.py``).
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
+
+    counts = np.bincount(assign, minlength=k)
+    sums = np.zeros((k, unit.shape[1]), dtype=np.float64)
+    present = np.flatnonzero(counts)
+    if len(present):
+        order = np.argsort(assign, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(counts[present])[:-1]])
+        sums[present] = np.add.reduceat(np.asarray(unit, dtype=np.float64)[order], starts, axis=0)
+    return sums, counts
+
+
+def tool_keys(tools: list[Tool | None]) -> list[str | None]:
+    """Each doc id's tool id (None for a hole): what :func:`partition` samples by."""
+    return [None if tool is None else tool.id for tool in tools]
+
+
 class Coded:
     """Rows coded by :meth:`_Residuals.coded`: each row's ``scale``, ``k``, characters of ``codes`` and ``wide`` codes.
 
@@ -777,7 +1145,7 @@ class Coded:
 
 def _write_rows(
     artifacts: ArtifactSet,
-    coded: Coded,
+    inputs: _RowInputs,
     ancestors: list[list[int]],
     assign: Any,
     coder: _Residuals,
@@ -804,28 +1172,43 @@ def _write_rows(
     with its page and the directory, in one round, and checks each against the one above before use
     (:meth:`toolcat.reader.store.Store.prefetch`).
     """
-    files = []
-    for doc in range(len(ancestors)):
-        cluster = int(assign[doc])
-        body: dict[str, Any] = {
-            "artifact": "vectors_shard",
-            "part": "tools",
-            "first": doc,
-            "count": 1,
-            "cluster": cluster,
-            **coded.slice(doc, doc + 1),
-            "ancestors": [ancestors[doc]],
-        }
-        record = docs[doc]
-        if record is not None:
-            body["ids"], body["docs"] = [doc], [record]
-        files.append(dumps(body))
-    per_page = row_page_size(len(files))
-    per_bucket = row_bucket_size(len(files), per_page)
+
+    def make(start: int, end: int) -> list[bytes]:
+        coded = coder.coded_codes(inputs.codes[start:end], inputs.scales[start:end], assign[start:end])
+        files = []
+        for doc in range(start, end):
+            cluster = int(assign[doc])
+            body: dict[str, Any] = {
+                "artifact": "vectors_shard",
+                "part": "tools",
+                "first": doc,
+                "count": 1,
+                "cluster": cluster,
+                **coded.slice(doc - start, doc - start + 1),
+                "ancestors": [ancestors[doc]],
+            }
+            record = docs[doc]
+            if record is not None:
+                body["ids"], body["docs"] = [doc], [record]
+            files.append(dumps(body))
+        return files
+
+    def key_of(start: int, end: int) -> str:
+        docs_at = list(range(start, end))
+        # a row file lists its ancestors; their rows lie in its group (toolcat-vectors-9), not in the file
+        return inputs.key(
+            "rows", start, docs_at, assign[start:end], ancestors[start:end], docs[start:end], with_nodes=False
+        )
+
+    n = len(ancestors)
+    per_page = row_page_size(n)
+    per_bucket = row_bucket_size(n, per_page)
     stem = "vectors/tools.rows"
     # a bucket's pages lie in its folder, so its name hashes its first doc and the page size too: its files never
-    # change once published, and an edit rewrites only the buckets it touches
-    folders, listing = bucketed_files(artifacts, stem, "tools", "r", files, per_page, per_bucket, pages_inside=True)
+    # change once published, and an edit rewrites only the buckets it touches (and makes only those: the memo)
+    folders, listing, files = remembered_buckets(
+        artifacts, "rows", stem, "tools", "r", n, per_page, per_bucket, make, key_of, pages_inside=True
+    )
     pages = []
     for number, page in enumerate(listing):
         data = dumps(page)
@@ -861,7 +1244,7 @@ def _write_rows(
         "prefix": "r",
         "files": len(files),
         "per_page": per_page,
-        "max_bytes": max((len(data) for data in files), default=0),
+        "max_bytes": max((size for _, size in files), default=0),
         "page_max_bytes": max((len(data) for data in pages), default=0),
         "group_folder": group_folder,
         "per_group": per_page,
@@ -876,6 +1259,7 @@ def _write_partitioned(
     ancestors: list[list[int]],
     node_rows: Any,
     docs: list[dict[str, Any] | None],
+    keys: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """The tools part as one shard per cluster (doc ids listed), the centroids in the meta, and the row table.
 
@@ -896,42 +1280,53 @@ def _write_partitioned(
 
     n = len(rows)
     k = max(1, round(n**0.5))
-    assign = kmeans(rows, k, cap=math.ceil(CLUSTER_CAP * n / k))
+    assign = partition(rows, k, math.ceil(CLUSTER_CAP * n / k), keys, artifacts.memo)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)
-    sums = np.zeros((k, rows.shape[1]), dtype=np.float64)
-    np.add.at(sums, assign, unit)
-    counts = np.bincount(assign, minlength=k)
+    sums, counts = cluster_sums(unit, assign, k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
     coder = _Residuals(unpacked(data, k, rows.shape[1]), dequantize(data, scales, rows.shape[1], "int4"), node_rows)
     codes, row_scales = int4_codes(rows)  # once: the cluster shards' tree coding and the row files' coding read them
-    coded = coder.coded_codes(codes, row_scales, assign)  # every row once: the row files take their slices
-    files = []
-    for cluster in range(k):
-        ids = [int(i) for i in np.flatnonzero(assign == cluster)]
-        homes = [ancestors[i] for i in ids]
-        body: dict[str, Any] = {
-            "artifact": "vectors_shard",
-            "part": "tools",
-            "cluster": cluster,
-            "count": len(ids),
-            "ids": ids,
-            **tree_coded(codes, row_scales, ids, coder.centroid_codes[cluster]),
-            "ancestors": homes,
-            "nodes": coder.nodes(sorted({node for row in homes for node in row})),
-        }
-        files.append(dumps(body))
+    inputs = _RowInputs(codes, row_scales, coder)
+    members = [[int(i) for i in np.flatnonzero(assign == cluster)] for cluster in range(k)]
+
+    def make(start: int, end: int) -> list[bytes]:
+        files = []
+        for cluster in range(start, end):
+            ids = members[cluster]
+            homes = [ancestors[i] for i in ids]
+            body: dict[str, Any] = {
+                "artifact": "vectors_shard",
+                "part": "tools",
+                "cluster": cluster,
+                "count": len(ids),
+                "ids": ids,
+                **tree_coded(codes, row_scales, ids, coder.centroid_codes[cluster]),
+                "ancestors": homes,
+                "nodes": coder.nodes(sorted({node for row in homes for node in row})),
+            }
+            files.append(dumps(body))
+        return files
+
+    def key_of(start: int, end: int) -> str:
+        ids = [i for cluster in range(start, end) for i in members[cluster]]
+        clusters = [c for c in range(start, end) for _ in members[c]]
+        sizes = [[c, len(members[c])] for c in range(start, end)]
+        return inputs.key("clusters", start, ids, np.asarray(clusters), [ancestors[i] for i in ids], sizes)
+
     per_page = cluster_page_size(k)
     # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
-    folders, listing = bucketed_files(artifacts, "vectors/tools.clusters", "tools", "c", files, per_page, per_page)
+    folders, listing, files = remembered_buckets(
+        artifacts, "clusters", "vectors/tools.clusters", "tools", "c", k, per_page, per_page, make, key_of
+    )
     pages = [artifacts.add_json("vectors", f"tools.clusterpages.p{n}", page) for n, page in enumerate(listing)]
     table = {
         "folders": folders,
         "prefix": "c",
         "files": k,
         "per_page": per_page,
-        "max_bytes": max(len(file) for file in files),
+        "max_bytes": max(size for _, size in files),
         "counts": [int(c) for c in counts],
         "pages": pages,
     }
@@ -955,7 +1350,7 @@ def _write_partitioned(
                 "alphabet": PAIR_ALPHABET,
             },
         },
-        "rows": _write_rows(artifacts, coded, ancestors, assign, coder, docs),
+        "rows": _write_rows(artifacts, inputs, ancestors, assign, coder, docs),
     }
 
 
@@ -991,10 +1386,10 @@ def contributor(spec: str) -> Contributor:
     ) -> None:
         started = time.perf_counter()
         embedder = load_embedder(spec)
-        cache = VectorCache(embedder)
         tools, nodes = doc_order(catalog, artifacts)
         tool_texts = tool_embed_texts([t for t in tools if t is not None], catalog, artifacts.memo)
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
+        cache = vector_cache(embedder, artifacts.previous, [*tool_texts, *node_texts])
         tally = EmbedProgress(cache, [*tool_texts, *node_texts])
         tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
         ancestors = ancestor_rows(tools, nodes)
@@ -1002,12 +1397,15 @@ def contributor(spec: str) -> Contributor:
         threshold = partition_min()
         split = threshold is not None and len(tool_rows) > threshold
         parts = {
-            "tools": _write_partitioned(artifacts, tool_rows, ancestors, node_rows, _tool_docs(tools, specs, artifacts))
+            "tools": _write_partitioned(
+                artifacts, tool_rows, ancestors, node_rows, _tool_docs(tools, specs, artifacts), tool_keys(tools)
+            )
             if split
             else _write_part(artifacts, "tools", tool_rows, ancestors)
         }
         parts["nodes"] = _write_part(artifacts, "nodes", node_rows)
         cache.save()
+        artifacts.private[ROW_INDEX] = row_index(cache, [text_key(t) for t in (*tool_texts, *node_texts)])
         report("vectors", tally.total, tally.total)
         meta = {
             "artifact": "vectors_meta",

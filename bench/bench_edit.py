@@ -1,0 +1,155 @@
+"""Warm one-tool edits of a big catalogue (issue 33: <= 3 s at 10,000 tools), side by side for several toolcats.
+
+    python bench/bench_edit.py [--tools 10000 | --src DIR] [--edits 5] [--inside 2]
+                               [--toolcat PATH ...] [--work DIR]
+
+For each ``--toolcat`` (a ``toolcat`` executable; default: this checkout's, and several give a side-by-side run,
+e.g. main's venv and a branch's) the sources (``--src``, else a generated catalogue of ``--tools``) are copied, built
+once from nothing, then edited ``--edits`` times (the summary of the first tool of the first ``tools.yaml``, as the
+lead's ``edit.py`` does) and ``--inside`` times (a tool of that file inside the partitioned k-means' sample,
+``vectors.sampled``), each edit followed by ``toolcat build SRC --out OUT`` in a new process, as a user runs it: its
+wall time, its CPU time (user + sys of the process and its forked worker) and the files it wrote. The vector cache is
+``$TOOLCAT_CACHE_DIR`` (set it to a warm one: the first build embeds what it lacks). Every toolcat runs with
+``OMP_NUM_THREADS=1``. Prints a table a row per edit and the machine's CPU and load. ``--work``: keep the copies and
+builds there (else a temporary folder, removed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from gen_catalog import generate  # noqa: E402
+
+from toolcat.build.contributors import vectors  # noqa: E402
+
+SUMMARY = re.compile(r"(\d+) files written, (\d+) unchanged, (\d+) removed \((\d+) in the build\) in ([\d.]+)s")
+
+
+def first_tools_file(src: Path) -> Path:
+    """The file the edits change: the first ``tools.yaml`` in path order."""
+    return min(src.rglob("tools.yaml"))
+
+
+def edit(src: Path, index: int) -> str:
+    """Append `` (edited)`` to the summary of tool ``index`` of the first tools file; its id."""
+    path = first_tools_file(src)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["tools"][index]["summary"] += " (edited)"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return str(data["tools"][index]["id"])
+
+
+def sampled_index(src: Path, out: Path) -> int | None:
+    """A tool of the first tools file inside the k-means sample of the build ``out`` (None: no sample)."""
+    tools = yaml.safe_load(first_tools_file(src).read_text(encoding="utf-8"))["tools"]
+    entry = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
+    live = int(json.loads((out / entry["manifest"]["path"]).read_text(encoding="utf-8"))["counts"]["tools"])
+    denominator = vectors.sample_denominator(live, max(1, round(live**0.5)))
+    if denominator == 1:
+        return None
+    return next((i for i, tool in enumerate(tools) if vectors.sampled([str(tool["id"])], denominator)), None)
+
+
+def timed(toolcat: str, src: Path, out: Path) -> dict[str, float]:
+    """``toolcat build src --out out`` in a new process: wall s, CPU s, files written, and the build's own seconds."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [toolcat, "build", str(src), "--out", str(out)], capture_output=True, text=True, env=env, check=False
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{toolcat} build failed:\n{done.stderr[-2000:]}")
+    found = SUMMARY.search(done.stdout + done.stderr)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "written": float(found.group(1)) if found else -1,
+        "seconds": float(found.group(5)) if found else -1,
+    }
+
+
+def cpu_name() -> str:
+    """The CPU's model and its AVX-512 flags (``lscpu``)."""
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return "unknown CPU"
+    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")), "?")
+    flags = [flag for flag in ("avx512f", "avx512_vnni") if flag in text]
+    return f"{model}, {os.cpu_count()} cores, {' '.join(flags) or 'no AVX-512'}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tools", type=int, default=10_000, help="generated tools, without --src")
+    parser.add_argument("--src", type=Path, default=None, help="the sources to copy and edit")
+    parser.add_argument("--edits", type=int, default=5, help="edits of a tool outside the k-means sample")
+    parser.add_argument("--inside", type=int, default=2, help="edits of a tool inside the sample")
+    parser.add_argument("--toolcat", action="append", default=None, help="a toolcat executable (repeat to compare)")
+    parser.add_argument("--work", type=Path, default=None, help="where the copies and builds go (kept)")
+    args = parser.parse_args()
+    toolcats = args.toolcat or [str(Path(sys.executable).with_name("toolcat"))]
+    if args.work is not None:
+        run(args, toolcats, args.work)
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-edit-") as work:
+        run(args, toolcats, Path(work))
+
+
+def run(args: argparse.Namespace, toolcats: list[str], work: Path) -> None:
+    """Build and edit with each toolcat in ``work``, then print the table."""
+    source = args.src
+    if source is None:
+        source = work / f"generated{args.tools}"
+        if not source.is_dir():
+            generate(source, args.tools)
+    rows: list[list[str]] = []
+    for side, toolcat in enumerate(toolcats):
+        src, out = work / f"src-{side}", work / f"out-{side}"
+        shutil.rmtree(src, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(source, src)
+        fresh = timed(toolcat, src, out)
+        inside = sampled_index(src, out)
+        rows.append([toolcat, "a build from nothing", f"{fresh['wall']:.2f}", f"{fresh['cpu']:.2f}", "", ""])
+        plan = [("outside the sample", 0)] * args.edits
+        plan += [("inside the sample", inside)] * (args.inside if inside is not None else 0)
+        for number, (where, index) in enumerate(plan, start=1):
+            tool = edit(src, index)
+            got = timed(toolcat, src, out)
+            rows.append(
+                [
+                    toolcat,
+                    f"edit {number}: {tool} ({where})",
+                    f"{got['wall']:.2f}",
+                    f"{got['cpu']:.2f}",
+                    f"{got['seconds']:.2f}",
+                    f"{int(got['written'])}",
+                ]
+            )
+    print(f"CPU: {cpu_name()}; load average (1 min) at the end: {os.getloadavg()[0]:.1f}; work: {work}")
+    print("| toolcat | build | wall s | CPU s | the build's own s | files written |\n|---|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
