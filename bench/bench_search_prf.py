@@ -19,7 +19,6 @@ with the plain query's vector (test-time augmentation: one more embedding a quer
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tempfile
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, print_table, split  # noqa: E402
-from bench_search_tiers import SETS, no_shared_word  # noqa: E402
+from bench_search_tiers import labelled_set, no_shared_word  # noqa: E402
 from bench_search_tune import open_semantic  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
@@ -57,11 +56,8 @@ def measure(name: str, work: Path, templates: bool = False) -> list[list[str]]:
     """The grid's rows for one set (``templates``: the templates' rows)."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
-    maker, sample = SETS[name]
     src = work / f"{name}-src"
-    back, queries = maker(src)
-    if sample is not None and len(queries) > sample:
-        queries = random.Random(0).sample(queries, sample)
+    back, queries = labelled_set(name, src)
     out = work / f"{name}-build"
     if not (out / "catalog.json").is_file():
         build(src, out)

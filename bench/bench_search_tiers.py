@@ -92,6 +92,15 @@ HIERARCHY_GRID: list[float] = []
 NPROBE_GRID: list[int] = []
 
 
+def labelled_set(name: str, src: Path) -> tuple[dict[str, str], Queries]:
+    """Set ``name``'s sources written to ``src``: (tool id -> the set's name for it, its queries, sampled as SETS says)."""
+    maker, sample = SETS[name]
+    back, queries = maker(src)
+    if sample is not None and len(queries) > sample:
+        queries = random.Random(0).sample(queries, sample)
+    return back, queries
+
+
 def no_shared_word(src: Path, queries: Queries, back: dict[str, str]) -> list[int]:
     """The queries that share no content word (analyzer term) with any of their tools' indexed text."""
     catalog, _ = compile_catalog(src)
@@ -237,11 +246,8 @@ def top1_report(name: str, queries: Queries, runs: dict[str, list[list[str]]], s
 
 def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | None) -> tuple[list[list[str]], list[str]]:
     """Rows of the table for one set, and its top-1 report."""
-    maker, sample = SETS[name]
     src = tmp / f"{name}-src"
-    back, queries = maker(src)
-    if sample is not None and len(queries) > sample:
-        queries = random.Random(0).sample(queries, sample)
+    back, queries = labelled_set(name, src)
     held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     every = list(range(len(queries)))
     apart = no_shared_word(src, queries, back)

@@ -72,7 +72,7 @@ import yaml
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, open_build, split  # noqa: E402
-from bench_search_tiers import SETS, metrics, no_shared_word  # noqa: E402
+from bench_search_tiers import SETS, labelled_set, metrics, no_shared_word  # noqa: E402
 from bench_search_tune import open_semantic  # noqa: E402
 
 from toolcat.build import build, compile_catalog  # noqa: E402
@@ -126,11 +126,8 @@ def feature_names(kind: str) -> tuple[str, ...]:
 
 def prepare(name: str, tmp: Path, keep: Path) -> dict[str, Any]:
     """One set built with EMBEDDER; per query the candidates, both feature rows, gold flags, name match."""
-    maker, sample = SETS[name]
     src = tmp / f"{name}-src"
-    back, queries = maker(src)
-    if sample is not None and len(queries) > sample:
-        queries = random.Random(0).sample(queries, sample)
+    back, queries = labelled_set(name, src)
     out = keep / f"{name}-{EMBEDDER}"
     if not (out / "catalog.json").is_file():
         build(src, out, embedder=EMBEDDER)

@@ -52,7 +52,7 @@ from ..config import BuildConfig
 from ..memo import ToolMemo
 from ..model import CompiledCatalog, Node, Tool
 from ..progress import report
-from .index.shards import paged_files
+from .index.shards import buckets_of, paged_files
 from .index.texts import EMBED_TEXT_CHARS, doc_order, tool_embed_texts, tool_pointer
 
 log = logging.getLogger(__name__)
@@ -1053,42 +1053,18 @@ def remembered_buckets(
     ``index_pages`` objects, each file's sha256 and size), the folders and pages exactly as ``bucketed_files`` gives
     them for the same files (``tests/build/test_vector_memo.py``).
     """
-    folders: list[str] = []
-    pages: list[dict[str, Any]] = []
-    listed: list[tuple[str, int]] = []
-    for start in range(0, n, per_bucket):
-        end = min(start + per_bucket, n)
+
+    def bucket(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
         made: list[list[bytes]] = []
 
-        def files_of(start: int = start, end: int = end, made: list[list[bytes]] = made) -> list[list[Any]]:
+        def files_of() -> list[list[Any]]:
             made.append(make(start, end))
             return [[sha256(data), len(data)] for data in made[0]]
 
         entries = artifacts.memo.get(f"vectors.{kind}", key_of(start, end), files_of)
-        digests = [str(digest) for digest, _ in entries]
-        salt = f"{start}:{per_page}:" if pages_inside else ""
-        folder = f"{stem}.{sha256((salt + ''.join(digests)).encode())[:16]}"
-        folders.append(folder)
-        for number, (digest, size) in enumerate(entries, start):
-            path = f"{folder}/{prefix}{number}.json"
-            if made:
-                artifacts.files[path] = made[0][number - start]
-            else:  # the last build's file: the same bytes under the same name
-                artifacts.carry({"path": path, "sha256": str(digest), "bytes": int(size)})
-            listed.append((str(digest), int(size)))
-        for first in range(start, end, per_page):
-            last = min(first + per_page, end)
-            pages.append(
-                {
-                    "artifact": "index_pages",
-                    "part": part,
-                    "folder": folder,
-                    "prefix": prefix,
-                    "first": first,
-                    "files": [[digest, size] for digest, size in listed[first:last]],
-                }
-            )
-    return folders, pages, listed
+        return [(str(digest), int(size)) for digest, size in entries], made[0] if made else None
+
+    return buckets_of(artifacts, stem, part, prefix, n, per_page, per_bucket, bucket, pages_inside=pages_inside)
 
 
 def cluster_sums(unit: Any, assign: Any, k: int) -> tuple[Any, Any]:

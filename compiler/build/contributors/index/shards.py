@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ....format.canonical import dumps, sha256
@@ -175,18 +176,51 @@ def bucketed_files(
     writes the pages; ``pages_inside``: it writes each as ``p<i>.json`` in its bucket's folder, whose name then also
     hashes the bucket's first file and ``per_page`` (what those pages hold besides the hashes).
     """
-    digests = [sha256(data) for data in files]
+
+    def bucket(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
+        return [(sha256(data), len(data)) for data in files[start:end]], files[start:end]
+
+    folders, pages, _ = buckets_of(
+        artifacts, stem, part, prefix, len(files), per_page, per_bucket, bucket, pages_inside=pages_inside
+    )
+    return folders, pages
+
+
+def buckets_of(
+    artifacts: ArtifactSet,
+    stem: str,
+    part: str,
+    prefix: str,
+    n: int,
+    per_page: int,
+    per_bucket: int,
+    bucket: Callable[[int, int], tuple[list[tuple[str, int]], list[bytes] | None]],
+    *,
+    pages_inside: bool = False,
+) -> tuple[list[str], list[dict[str, Any]], list[tuple[str, int]]]:
+    """:func:`bucketed_files` of ``n`` files given a bucket at a time; also returns each file's sha256 and size.
+
+    ``bucket(start, end)``: the sha256 and size of files ``start`` to ``end`` (excluded), and their bytes, or None
+    when the last build's files are carried (the same content under the same folder name: a memo knew them).
+    """
     folders: list[str] = []
     pages: list[dict[str, Any]] = []
-    for start in range(0, len(files), per_bucket):
-        end = min(start + per_bucket, len(files))
+    listed: list[tuple[str, int]] = []
+    for start in range(0, n, per_bucket):
+        end = min(start + per_bucket, n)
+        entries, made = bucket(start, end)
         salt = f"{start}:{per_page}:" if pages_inside else ""
-        folder = f"{stem}.{sha256((salt + ''.join(digests[start:end])).encode())[:16]}"
+        folder = f"{stem}.{sha256((salt + ''.join(digest for digest, _ in entries)).encode())[:16]}"
         folders.append(folder)
+        for number, (digest, size) in enumerate(entries, start):
+            path = f"{folder}/{prefix}{number}.json"
+            if made is not None:
+                artifacts.files[path] = made[number - start]
+            else:
+                artifacts.carry({"path": path, "sha256": digest, "bytes": size})
+            listed.append((digest, size))
         for first in range(start, end, per_page):
-            last = min(first + per_page, end)
-            artifacts.files.update({f"{folder}/{prefix}{number}.json": files[number] for number in range(first, last)})
-            files_listed = [[digests[number], len(files[number])] for number in range(first, last)]
+            files_listed = [[digest, size] for digest, size in listed[first : min(first + per_page, end)]]
             pages.append(
                 {
                     "artifact": "index_pages",
@@ -197,7 +231,7 @@ def bucketed_files(
                     "files": files_listed,
                 }
             )
-    return folders, pages
+    return folders, pages, listed
 
 
 def _write_pages(
