@@ -99,9 +99,11 @@ def test_int4_codes_are_the_codes_quantize_packs(dim: int) -> None:
     assert scales == packed_scales
 
 
-@pytest.mark.parametrize(("live", "k", "denominator"), [(74, 9, 1), (2300, 48, 1), (10_000, 100, 4), (100_000, 316, 8)])
+@pytest.mark.parametrize(
+    ("live", "k", "denominator"), [(74, 9, 1), (2300, 48, 1), (10_000, 100, 4), (50_000, 224, 8), (100_000, 316, 1)]
+)
 def test_the_kmeans_samples_a_power_of_two_share_of_the_tools(live: int, k: int, denominator: int) -> None:
-    """Small catalogues use every row; 10,000 tools 1 in 4, 100,000 tools 1 in 8 (24 to 48 rows a cluster)."""
+    """Small catalogues use every row; 10,000 tools 1 in 4 (24 to 48 rows a cluster); above 50,000 every row again."""
     assert vectors.sample_denominator(live, k) == denominator
 
 

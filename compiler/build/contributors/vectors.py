@@ -837,8 +837,13 @@ def balanced_assign(sims: Any, cap: int) -> Any:
 
 
 #: A k-means over more than :data:`SAMPLE_PER_CLUSTER` rows a cluster twice over runs on a sample of the tools
-#: (:func:`partition`): between this many and twice as many rows a cluster (10,000 tools: 1 in 4, 100,000: 1 in 8).
+#: (:func:`partition`): between this many and twice as many rows a cluster (10,000 tools: 1 in 4).
 SAMPLE_PER_CLUSTER = 24
+#: Above this many tools the k-means iterates over every row again. There a query's probe reads about one cluster
+#: (``probe_rows`` tools), so each centroid's quality shows in its bytes: at 100,000 tools a sample of 1 in 8 (or 1 in 4)
+#: took a cold query from 300.4 / 396.2 KB p50 / max to 334.9 / 401.9 (326.6 / 438.6), over the 400 KB target
+#: (docs/search.md, "The one-tool edit in the ninth session").
+SAMPLE_MAX_TOOLS = 50_000
 
 
 def sample_denominator(live: int, k: int) -> int:
@@ -846,8 +851,10 @@ def sample_denominator(live: int, k: int) -> int:
 
     The largest power of two ``d`` that leaves at least :data:`SAMPLE_PER_CLUSTER` sampled rows a cluster: a fixed
     share of the tool ids' hashes (:func:`sampled`), so the sample changes only when a sampled tool does, or when a
-    catalogue's size crosses a power of two.
+    catalogue's size crosses a power of two. Above :data:`SAMPLE_MAX_TOOLS` tools: 1.
     """
+    if live > SAMPLE_MAX_TOOLS:
+        return 1
     ratio = live / max(1, SAMPLE_PER_CLUSTER * k)
     return 1 << math.floor(math.log2(ratio)) if ratio >= 2 else 1
 
