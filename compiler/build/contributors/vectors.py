@@ -1192,6 +1192,7 @@ def _write_rows(
     folders, listing, files = remembered_buckets(
         artifacts, "rows", stem, "tools", "r", n, per_page, per_bucket, make, key_of, pages_inside=True
     )
+    log.info("vectors: %d row files in %d buckets, %d bytes", n, len(folders), sum(size for _, size in files))
     pages = []
     for number, page in enumerate(listing):
         data = dumps(page)
@@ -1304,6 +1305,8 @@ def _write_partitioned(
         artifacts, "clusters", "vectors/tools.clusters", "tools", "c", k, per_page, per_page, make, key_of
     )
     pages = [artifacts.add_json("vectors", f"tools.clusterpages.p{n}", page) for n, page in enumerate(listing)]
+    # the contributor's summary line counts whole shards only: a partitioned build's tables are counted here
+    log.info("vectors: %d cluster shards, %d bytes", k, sum(size for _, size in files))
     table = {
         "folders": folders,
         "prefix": "c",
