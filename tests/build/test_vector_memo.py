@@ -18,10 +18,12 @@ import yaml
 from toolcat.build import build
 from toolcat.build.artifacts import ArtifactSet
 from toolcat.build.contributors import vectors
-from toolcat.build.contributors.index.shards import bucketed_files
+from toolcat.build.contributors.index.shards import bucketed_files, buckets_of
 from toolcat.build.memo import ToolMemo
 
 np = pytest.importorskip("numpy")
+
+from test_vector_cache import fake_embedder  # noqa: E402 - the cache tests' model: a row a function of its text
 
 
 def _files(n: int, seed: int) -> list[bytes]:
@@ -40,14 +42,13 @@ def _remembered(files: list[bytes], previous: Path | None, *, pages_inside: bool
     def key_of(start: int, end: int) -> str:
         return hashlib.sha256(b"".join(files[start:end]) + f"{start}:{end}".encode()).hexdigest()
 
-    out = vectors.remembered_buckets(
-        artifacts, "test", "vectors/t", "tools", "r", len(files), 4, 12, make, key_of, pages_inside=pages_inside
-    )
+    bucket = vectors.memoised_buckets(artifacts, "test", make, key_of)
+    out = buckets_of(artifacts, "vectors/t", "tools", "r", len(files), 4, 12, bucket, pages_inside=pages_inside)
     return artifacts, out, made
 
 
 @pytest.mark.parametrize("pages_inside", [False, True])
-def test_remembered_buckets_lay_out_the_files_as_bucketed_files_and_make_only_changed_buckets(
+def test_memoised_buckets_lay_out_the_files_as_bucketed_files_and_make_only_changed_buckets(
     tmp_path: Path, pages_inside: bool
 ) -> None:
     """Folders and pages equal bucketed_files'; on a second build only the edited bucket is made, the rest carried."""
@@ -165,47 +166,30 @@ def test_without_tool_ids_or_below_the_sample_size_partition_is_kmeans() -> None
     assert vectors.partition(rows, 10, 45, keys, ToolMemo()).tolist() == vectors.kmeans(rows, 10, cap=45).tolist()
 
 
-def _fake_embedder() -> Any:
-    from toolcat.engines.embedding import Embedder  # noqa: PLC0415 - the embedder type, only here
-
-    class Model:
-        """A row is a function of the text's sha256 alone; counts what it embeds."""
-
-        def __init__(self) -> None:
-            self.texts: list[str] = []
-
-        def encode(self, texts: list[str], show_progress_bar: bool = False) -> Any:
-            del show_progress_bar
-            self.texts.extend(texts)
-            return np.array([np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], np.uint8) + 1.0 for t in texts])
-
-    return Embedder("fake", "model2vec", "/nowhere", "f" * 64, 8, Model())
-
-
 def test_the_row_index_reads_the_last_builds_rows_alone_and_embeds_only_new_texts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the last build's index, no shard is read whole: the known rows come from their places, one text is embedded."""
     monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path))
     texts = [f"tool text {i}" for i in range(200)]
-    other = vectors.VectorCache(_fake_embedder(), tmp_path)
+    other = vectors.VectorCache(fake_embedder(), tmp_path)
     other.embed([f"another catalogue {i}" for i in range(300)])
     other.save()  # a shard this build never needs
-    first = vectors.VectorCache(_fake_embedder(), tmp_path)
+    first = vectors.VectorCache(fake_embedder(), tmp_path)
     rows = first.embed(texts)
     first.save()
     previous = tmp_path / "build"
     previous.mkdir()
     (previous / vectors.ROW_INDEX).write_bytes(vectors.row_index(first, [vectors.text_key(t) for t in texts]))
     edited = [*texts[:50], "an edited tool text", *texts[51:]]
-    embedder = _fake_embedder()
-    cache = vectors.vector_cache(embedder, previous, edited)
+    embedder = fake_embedder()
+    cache = vectors.vector_cache(embedder, previous, [vectors.text_key(t) for t in edited])
     assert len(cache.rows) == 199, "only the last build's rows were read, not the other catalogue's"
     again = cache.embed(edited)
     assert embedder.model.texts == ["an edited tool text"]
     assert np.delete(again, 50, axis=0).tobytes() == np.delete(rows, 50, axis=0).tobytes()
     cache.save()
-    assert vectors.VectorCache(_fake_embedder(), tmp_path).rows[vectors.text_key("an edited tool text")] is not None
+    assert vectors.VectorCache(fake_embedder(), tmp_path).rows[vectors.text_key("an edited tool text")] is not None
 
 
 def test_a_stale_or_foreign_row_index_falls_back_to_reading_the_cache(
@@ -214,14 +198,14 @@ def test_a_stale_or_foreign_row_index_falls_back_to_reading_the_cache(
     """A shard merged away, another model's index or a wrong place: the whole cache is read, the rows are right."""
     monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path))
     texts = [f"tool text {i}" for i in range(40)]
-    cache = vectors.VectorCache(_fake_embedder(), tmp_path)
+    cache = vectors.VectorCache(fake_embedder(), tmp_path)
     cache.embed(texts)
     cache.save()
     keys = [vectors.text_key(t) for t in texts]
     previous = tmp_path / "build"
     previous.mkdir()
     index = json.loads(vectors.row_index(cache, keys))
-    light = vectors.VectorCache(_fake_embedder(), tmp_path, read=False)
+    light = vectors.VectorCache(fake_embedder(), tmp_path, read=False)
     (previous / vectors.ROW_INDEX).write_text(json.dumps(index))
     assert vectors.rows_from_index(previous, light, keys) is not None
     for broken in (
@@ -237,7 +221,7 @@ def test_a_stale_or_foreign_row_index_falls_back_to_reading_the_cache(
     wrong = {**index, "records": base64.b64encode(records.tobytes()).decode()}
     (previous / vectors.ROW_INDEX).write_text(json.dumps(wrong))
     assert vectors.rows_from_index(previous, light, keys) is None
-    assert len(vectors.vector_cache(_fake_embedder(), previous, texts).rows) == 40  # read whole instead
+    assert len(vectors.vector_cache(fake_embedder(), previous, keys).rows) == 40  # read whole instead
 
 
 def test_a_build_raises_the_collectors_thresholds_and_puts_them_back(

@@ -215,8 +215,10 @@ class VectorCache:
         self._shard_of: dict[bytes, str] = {}  # key -> the shard it was read from
         self._used: set[str] = set()  # shards a row was taken from (their mtime is set on save)
         self._order: dict[str, list[bytes]] = {}  # shard -> its keys in its order (read or written here)
-        self._at: dict[bytes, tuple[str, int]] = {}  # key -> (shard, place), known without reading (RowIndex)
-        #: ``read=False``: no shard is read (a build whose rows the last build's :class:`RowIndex` finds).
+        self._at: dict[
+            bytes, tuple[str, int]
+        ] = {}  # key -> (shard, place), known without reading (:func:`rows_from_index`)
+        #: ``read=False``: no shard is read (a build whose rows the last build's :data:`ROW_INDEX` finds).
         self.rows: dict[bytes, Any] = self._read() if read else {}
 
     # -- reading ---------------------------------------------------------------------------------
@@ -370,7 +372,7 @@ class VectorCache:
         return found
 
     def take(self, rows: dict[bytes, Any], places: dict[bytes, tuple[str, int]]) -> None:
-        """Rows found without reading the cache (:class:`RowIndex`), with their shards (marked used on save)."""
+        """Rows found without reading the cache (:func:`rows_from_index`), with their shards (marked used on save)."""
         self.rows.update(rows)
         for key, (shard, place) in places.items():
             self._shard_of[key] = shard
@@ -547,14 +549,13 @@ def rows_from_index(
     return rows, places
 
 
-def vector_cache(embedder: Embedder, previous: Path | None, texts: list[str]) -> VectorCache:
-    """The vector cache for a build of ``texts``: read whole, or only the last build's rows (:func:`rows_from_index`).
+def vector_cache(embedder: Embedder, previous: Path | None, keys: list[bytes]) -> VectorCache:
+    """The vector cache for a build of the texts of ``keys`` (:func:`text_key`): read whole, or the last build's rows.
 
-    When the last build's index finds all of ``texts`` but at most :data:`DIRECT_EMBED_MAX`, no other shard is read
-    and those few are embedded (a cached row is the row an embedding gives, so the bytes are the same); the rows it
-    finds are marked used, as a whole read marks them. Reading a 157 MB cache took 0.1-0.3 s of a one-tool edit.
+    When the last build's index (:func:`rows_from_index`) finds all of the texts but at most :data:`DIRECT_EMBED_MAX`,
+    no other shard is read and those few are embedded (a cached row is the row an embedding gives, so the bytes are the
+    same); the rows it finds are marked used, as a whole read marks them. Reading a 157 MB cache took 0.1-0.3 s of a one-tool edit.
     """
-    keys = [text_key(text) for text in texts]
     light = VectorCache(embedder, read=False)
     found = rows_from_index(previous, light, keys)
     if found is not None and len({key for key in keys if key not in found[0]}) <= DIRECT_EMBED_MAX:
@@ -969,7 +970,7 @@ class _Residuals:
 
 
 class _RowInputs:
-    """What a partitioned build's cluster shards and row files are made of, hashed for :func:`remembered_buckets`.
+    """What a partitioned build's cluster shards and row files are made of, hashed for :func:`memoised_buckets`.
 
     ``codes`` and ``scales``: every tool row's int4 codes and scale (:func:`int4_codes`); ``coder``: the centroids'
     codes and the node rows' coding. :meth:`key` hashes everything a bucket of files reads, so equal keys mean equal
@@ -1037,28 +1038,19 @@ class _RowInputs:
         return digest.hexdigest()
 
 
-def remembered_buckets(
+def memoised_buckets(
     artifacts: ArtifactSet,
     kind: str,
-    stem: str,
-    part: str,
-    prefix: str,
-    n: int,
-    per_page: int,
-    per_bucket: int,
     make: Callable[[int, int], list[bytes]],
     key_of: Callable[[int, int], str],
-    *,
-    pages_inside: bool = False,
-) -> tuple[list[str], list[dict[str, Any]], list[tuple[str, int]]]:
-    """:func:`toolcat.build.contributors.index.shards.bucketed_files` of ``n`` files made a bucket at a time.
+) -> Callable[[int, int], tuple[list[tuple[str, int]], list[bytes] | None]]:
+    """The ``bucket`` of :func:`toolcat.build.contributors.index.shards.buckets_of` for files made a bucket at a time.
 
     ``make(start, end)`` gives the bytes of files ``start`` to ``end`` (excluded); ``key_of(start, end)`` the sha256 of
     everything they are made of. A bucket whose key the last build's memo (``artifacts.memo``, kind
     ``vectors.<kind>``) holds is not made: its files' hashes and sizes come from the memo, and the files themselves
-    from the last build (carried: the same content under the same folder name). Returns (each bucket's folder, the
-    ``index_pages`` objects, each file's sha256 and size), the folders and pages exactly as ``bucketed_files`` gives
-    them for the same files (``tests/build/test_vector_memo.py``).
+    from the last build (carried: the same content under the same folder name). ``buckets_of`` then lays out the
+    folders and pages exactly as ``bucketed_files`` does for the same files (``tests/build/test_vector_memo.py``).
     """
 
     def bucket(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
@@ -1071,7 +1063,7 @@ def remembered_buckets(
         entries = artifacts.memo.get(f"vectors.{kind}", key_of(start, end), files_of)
         return [(str(digest), int(size)) for digest, size in entries], made[0] if made else None
 
-    return buckets_of(artifacts, stem, part, prefix, n, per_page, per_bucket, bucket, pages_inside=pages_inside)
+    return bucket
 
 
 def cluster_sums(unit: Any, assign: Any, k: int) -> tuple[Any, Any]:
@@ -1189,8 +1181,9 @@ def _write_rows(
     stem = "vectors/tools.rows"
     # a bucket's pages lie in its folder, so its name hashes its first doc and the page size too: its files never
     # change once published, and an edit rewrites only the buckets it touches (and makes only those: the memo)
-    folders, listing, files = remembered_buckets(
-        artifacts, "rows", stem, "tools", "r", n, per_page, per_bucket, make, key_of, pages_inside=True
+    rows = memoised_buckets(artifacts, "rows", make, key_of)
+    folders, listing, files = buckets_of(
+        artifacts, stem, "tools", "r", n, per_page, per_bucket, rows, pages_inside=True
     )
     log.info("vectors: %d row files in %d buckets, %d bytes", n, len(folders), sum(size for _, size in files))
     pages = []
@@ -1301,8 +1294,9 @@ def _write_partitioned(
 
     per_page = cluster_page_size(k)
     # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
-    folders, listing, files = remembered_buckets(
-        artifacts, "clusters", "vectors/tools.clusters", "tools", "c", k, per_page, per_page, make, key_of
+    clusters = memoised_buckets(artifacts, "clusters", make, key_of)
+    folders, listing, files = buckets_of(
+        artifacts, "vectors/tools.clusters", "tools", "c", k, per_page, per_page, clusters
     )
     pages = [artifacts.add_json("vectors", f"tools.clusterpages.p{n}", page) for n, page in enumerate(listing)]
     # the contributor's summary line counts whole shards only: a partitioned build's tables are counted here
@@ -1375,7 +1369,8 @@ def contributor(spec: str) -> Contributor:
         tools, nodes = doc_order(catalog, artifacts)
         tool_texts = tool_embed_texts([t for t in tools if t is not None], catalog, artifacts.memo)
         node_texts = [node_embed_text(catalog.nodes[p], catalog) for p in nodes if p is not None]
-        cache = vector_cache(embedder, artifacts.previous, [*tool_texts, *node_texts])
+        keys = [text_key(text) for text in (*tool_texts, *node_texts)]
+        cache = vector_cache(embedder, artifacts.previous, keys)
         tally = EmbedProgress(cache, [*tool_texts, *node_texts])
         tool_rows = _with_holes(cache.embed(tool_texts, tally.advance), tools)
         ancestors = ancestor_rows(tools, nodes)
@@ -1391,7 +1386,7 @@ def contributor(spec: str) -> Contributor:
         }
         parts["nodes"] = _write_part(artifacts, "nodes", node_rows)
         cache.save()
-        artifacts.private[ROW_INDEX] = row_index(cache, [text_key(t) for t in (*tool_texts, *node_texts)])
+        artifacts.private[ROW_INDEX] = row_index(cache, keys)
         report("vectors", tally.total, tally.total)
         meta = {
             "artifact": "vectors_meta",
