@@ -400,14 +400,7 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         for rel in foreign:  # never delete what toolcat did not write
             if not (tmp / rel).exists():
                 _link_or_copy(out / rel, tmp / rel)
-        if foreign:
-            log.warning(
-                "kept %d file(s) in %s that toolcat did not write: %s%s",
-                len(foreign),
-                out,
-                ", ".join(foreign[:5]),
-                " ..." if len(foreign) > 5 else "",
-            )
+        _warn_foreign(out, foreign)
         new_state = {**new_state, "versions": versions, "written": written_files}
         (tmp / STATE).write_bytes(dumps(new_state))
     except OSError as exc:
@@ -499,8 +492,58 @@ def _write_in_place(
     """
     if not isinstance(state.get("versions"), list) or not state["versions"] or ENTRY not in before:
         return None
+    found = _new_files(out, plan, before)
+    if found is None:
+        return None
+    new, kept = found
     at = f"{out}{os.sep}"
-    new: list[tuple[str, bytes | str]] = []  # (path, its bytes or the file to link)
+    parents = {str(parent) for rel, _ in new for parent in Path(rel).parents if str(parent) != "."}
+    folders = sorted(folder for folder in parents if not os.path.isdir(at + folder))  # noqa: PTH112 - a str path
+    written_files = sorted(
+        name for name in {ENTRY, *plan.private} if name not in plan.files and name not in plan.carried
+    )
+    new_owned = set().union(*(version["files"] for version in versions), written_files, (STATE,))
+    drop = sorted(rel for rel in owned_files(state) - new_owned if rel in before)
+    staged = [*sorted(plan.private), STATE, ENTRY]  # renamed over in this order; the entry point last
+    journal: dict[str, Any] = {
+        "format": PENDING_FORMAT,
+        "registry_version": plan.registry_version,
+        "status": "prepare",
+        "files": [rel for rel, _ in new],
+        "folders": folders,
+        "staged": staged,
+        "drop": drop,
+    }
+    created: list[str] = []
+    try:
+        _save_journal(out, journal)
+        _prepare(out, plan, new, created)
+        (out / (PENDING_PREFIX + ENTRY)).write_bytes(_entry_point(plan, versions))
+        saved = {**new_state, "versions": versions, "written": written_files}
+        (out / (PENDING_PREFIX + STATE)).write_bytes(dumps(saved))
+        _crash_point("before-swap")
+        _save_journal(out, {**journal, "status": "commit"})  # the commit: from here the next build finishes it
+    except BaseException as exc:
+        _roll_back(out, created, folders, staged)
+        if isinstance(exc, OSError):
+            msg = f"could not write the build into {out}: {exc}. The previous build in {out} is untouched."
+            raise BuildError(msg) from exc
+        raise
+    _crash_point("after-exchange")
+    _finish(out, staged, drop)
+    _warn_foreign(out, foreign)
+    now = (before - set(drop)) | {rel for rel, _ in new} | {ENTRY, STATE, *plan.private}
+    total = sum(1 for rel in now if not rel.startswith("site/"))
+    return WriteResult(len(new), kept, len(before - now), total)
+
+
+def _new_files(out: Path, plan: Plan, before: set[str]) -> tuple[list[tuple[str, bytes | str]], int] | None:
+    """The planned files ``out`` lacks (path, and its bytes or the staged file to link), and how many it has.
+
+    None when a planned name holds other bytes or a folder there; BuildError when a carried file is missing.
+    """
+    at = f"{out}{os.sep}"
+    new: list[tuple[str, bytes | str]] = []
     kept = 0
     last = {at, f"{plan.files.existing}{os.sep}"}  # the last build's folder, as given and resolved
     for rel in sorted(plan.files):
@@ -520,8 +563,6 @@ def _write_in_place(
         if rel in before or os.path.lexists(at + rel):
             return None  # a file of other bytes, or a folder, where this one goes: the swap replaces it
         new.append((rel, placed))
-    parents = {str(parent) for rel, _ in new for parent in Path(rel).parents if str(parent) != "."}
-    folders = sorted(folder for folder in parents if not os.path.isdir(at + folder))  # noqa: PTH112 - a str path
     try:
         for rel, ref in sorted(plan.carried.items()):
             if rel not in plan.files:
@@ -530,53 +571,30 @@ def _write_in_place(
     except OSError as exc:
         msg = f"could not write the build into {out}: {exc}. The previous build in {out} is untouched."
         raise BuildError(msg) from exc
-    written_files = sorted(
-        name for name in {ENTRY, *plan.private} if name not in plan.files and name not in plan.carried
-    )
-    new_owned = set().union(*(version["files"] for version in versions), written_files, (STATE,))
-    drop = sorted(rel for rel in owned_files(state) - new_owned if rel in before)
-    staged = [*sorted(plan.private), STATE, ENTRY]  # renamed over in this order; the entry point last
-    journal: dict[str, Any] = {
-        "format": PENDING_FORMAT,
-        "registry_version": plan.registry_version,
-        "status": "prepare",
-        "files": [rel for rel, _ in new],
-        "folders": folders,
-        "staged": staged,
-        "drop": drop,
-    }
-    created: list[str] = []
-    try:
-        _save_journal(out, journal)
-        for rel, placed in new:
-            created.append(rel)  # before it is made: a file half written is removed too
-            try:
-                if isinstance(placed, str):
-                    _link_new(placed, at + rel)
-                else:
-                    _create(at + rel, placed)
-            except FileExistsError:
-                created.pop()  # made by someone else since it was looked for: not this build's to remove
-                raise
-        for name, data in sorted(plan.private.items()):
-            if isinstance(data, Path):  # streamed to the staging folder (the per-tool memo)
-                _link_or_copy(data, at + PENDING_PREFIX + name)
+    return new, kept
+
+
+def _prepare(out: Path, plan: Plan, new: list[tuple[str, bytes | str]], created: list[str]) -> None:
+    """Make the new files (each noted in ``created`` first) and stage the private files under their pending names."""
+    at = f"{out}{os.sep}"
+    for rel, placed in new:
+        created.append(rel)  # before it is made: a file half written is removed too
+        try:
+            if isinstance(placed, str):
+                _link_new(placed, at + rel)
             else:
-                (out / (PENDING_PREFIX + name)).write_bytes(data)
-        entry = _entry_point(plan, versions)
-        (out / (PENDING_PREFIX + ENTRY)).write_bytes(entry)
-        saved = {**new_state, "versions": versions, "written": written_files}
-        (out / (PENDING_PREFIX + STATE)).write_bytes(dumps(saved))
-        _crash_point("before-swap")
-        _save_journal(out, {**journal, "status": "commit"})  # the commit: from here the next build finishes it
-    except BaseException as exc:
-        _roll_back(out, created, folders, staged)
-        if isinstance(exc, OSError):
-            msg = f"could not write the build into {out}: {exc}. The previous build in {out} is untouched."
-            raise BuildError(msg) from exc
-        raise
-    _crash_point("after-exchange")
-    _finish(out, staged, drop)
+                _create(at + rel, placed)
+        except FileExistsError:
+            created.pop()  # made by someone else since it was looked for: not this build's to remove
+            raise
+    for name, data in sorted(plan.private.items()):
+        if isinstance(data, Path):  # streamed to the staging folder (the per-tool memo)
+            _link_or_copy(data, at + PENDING_PREFIX + name)
+        else:
+            (out / (PENDING_PREFIX + name)).write_bytes(data)
+
+
+def _warn_foreign(out: Path, foreign: list[str]) -> None:
     if foreign:
         log.warning(
             "kept %d file(s) in %s that toolcat did not write: %s%s",
@@ -585,9 +603,6 @@ def _write_in_place(
             ", ".join(foreign[:5]),
             " ..." if len(foreign) > 5 else "",
         )
-    now = (before - set(drop)) | {rel for rel, _ in new} | {ENTRY, STATE, *plan.private}
-    total = sum(1 for rel in now if not rel.startswith("site/"))
-    return WriteResult(len(new), kept, len(before - now), total)
 
 
 def _create(target: str, data: bytes) -> None:
