@@ -35,6 +35,7 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -651,12 +652,27 @@ def _remove(out: Path, rels: list[str], folders: list[str] | None = None) -> Non
     """Remove files of ``out`` (those gone already are fine), then ``folders`` (else the files' own) that emptied."""
     if folders is None:
         folders = sorted({str(parent) for rel in rels for parent in Path(rel).parents if str(parent) != "."})
-    for rel in rels:
-        with contextlib.suppress(FileNotFoundError):
-            (out / rel).unlink()
+    paths = [f"{out}{os.sep}{rel}" for rel in rels]
+    if len(paths) < UNLINK_THREADS_FROM:
+        for path in paths:
+            _unlink(path)
+    else:  # the last links of old files: each waits on the disk for the inode's blocks; several wait at once
+        with ThreadPoolExecutor(UNLINK_THREADS, thread_name_prefix="toolcat-unlink") as pool:
+            for _ in pool.map(_unlink, paths, chunksize=32):
+                pass
     for folder in sorted(folders, key=lambda f: -f.count("/")):
         with contextlib.suppress(OSError):  # not empty: it holds other files
             (out / folder).rmdir()
+
+
+#: Files removed by several threads from this many (:func:`_remove`), and how many threads.
+UNLINK_THREADS_FROM = 64
+UNLINK_THREADS = 8
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # noqa: PTH108 - a str path, as above
 
 
 def _roll_back(out: Path, created: list[str], folders: list[str], staged: list[str]) -> None:
