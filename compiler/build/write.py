@@ -363,14 +363,14 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         },
         *previous,
     ][:KEEP_VERSIONS]
-    keep: set[str] = set()
-    for version in versions[1:]:
-        keep.update(version.get("files", []))
-    keep -= {*plan.files, *plan.carried}
     if FAULTS.swap != "renames":  # the test-only two-rename swap needs the folder swap
         done = _write_in_place(out, plan, state, new_state, versions, before, foreign)
         if done is not None:
             return done
+    keep: set[str] = set()
+    for version in versions[1:]:
+        keep.update(version.get("files", []))
+    keep -= {*plan.files, *plan.carried}
     try:
         if tmp.exists():
             shutil.rmtree(tmp)
