@@ -91,7 +91,49 @@ def read_state(out: Path) -> dict[str, Any]:
         state = json.loads((out / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return state if isinstance(state, dict) else {}
+    if not isinstance(state, dict):
+        return {}
+    if isinstance(state.get("versions"), list):
+        state["versions"] = _versions_read(state["versions"])
+    return state
+
+
+def _versions_saved(versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The versions as the state saves them: the first one's files listed, each next one's as what it adds and drops.
+
+    Ten versions of a 10,000-tool build share most of their 25,000 files: listed whole they made the state 21 MB
+    (issue 33); :func:`_versions_read` lists them again.
+    """
+    saved: list[dict[str, Any]] = []
+    previous: set[str] | None = None
+    for version in versions:
+        files = set(version.get("files", []))
+        if previous is None:
+            saved.append({**version, "files": sorted(files)})
+        else:
+            fields = {key: value for key, value in version.items() if key != "files"}
+            saved.append(
+                {**fields, "files_delta": {"added": sorted(files - previous), "dropped": sorted(previous - files)}}
+            )
+        previous = files
+    return saved
+
+
+def _versions_read(versions: list[Any]) -> list[Any]:
+    """Each version with its ``files`` listed, from a state's (:func:`_versions_saved`, or listed whole before)."""
+    read: list[Any] = []
+    previous: set[str] | None = None
+    for version in versions:
+        delta = version.get("files_delta") if isinstance(version, dict) else None
+        if isinstance(delta, dict) and previous is not None:
+            previous = (previous - set(delta.get("dropped", []))) | set(delta.get("added", []))
+            fields = {key: value for key, value in version.items() if key != "files_delta"}
+            read.append({**fields, "files": list(previous)})
+            continue
+        if isinstance(version, dict) and isinstance(version.get("files"), list):
+            previous = set(version["files"])
+        read.append(version)
+    return read
 
 
 def tmp_prefix(out: Path) -> str:
@@ -402,7 +444,7 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
             if not (tmp / rel).exists():
                 _link_or_copy(out / rel, tmp / rel)
         _warn_foreign(out, foreign)
-        new_state = {**new_state, "versions": versions, "written": written_files}
+        new_state = {**new_state, "versions": _versions_saved(versions), "written": written_files}
         (tmp / STATE).write_bytes(dumps(new_state))
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -520,7 +562,7 @@ def _write_in_place(
         _save_journal(out, journal)
         _prepare(out, plan, new, created)
         (out / (PENDING_PREFIX + ENTRY)).write_bytes(_entry_point(plan, versions))
-        saved = {**new_state, "versions": versions, "written": written_files}
+        saved = {**new_state, "versions": _versions_saved(versions), "written": written_files}
         (out / (PENDING_PREFIX + STATE)).write_bytes(dumps(saved))
         _crash_point("before-swap")
         _save_journal(out, {**journal, "status": "commit"})  # the commit: from here the next build finishes it

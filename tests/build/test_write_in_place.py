@@ -121,3 +121,31 @@ def test_a_build_killed_in_place_is_rolled_back_or_finished_by_the_next(
     assert result.registry_version == journal["registry_version"], "the same build, made again or finished"
     assert not list(out.glob(".toolcat-pending*"))
     assert json.loads((out / "catalog.json").read_text())["registry_version"] == result.registry_version
+
+
+def test_the_state_lists_the_first_versions_files_and_the_changes_of_the_others(
+    example_src_copy: Path, tmp_path: Path
+) -> None:
+    """Saved as what each version adds and drops, read back as each version's files; an older state reads as before."""
+    versions = [
+        {"registry_version": "c", "files": ["a", "b", "d"]},
+        {"registry_version": "b", "files": ["a", "b", "c"]},
+        {"registry_version": "a", "files": ["c"]},
+    ]
+    saved = write_module._versions_saved(versions)
+    assert saved[0] == versions[0]
+    assert saved[1] == {"registry_version": "b", "files_delta": {"added": ["c"], "dropped": ["d"]}}
+    assert saved[2] == {"registry_version": "a", "files_delta": {"added": [], "dropped": ["a", "b"]}}
+    read = write_module._versions_read(json.loads(json.dumps(saved)))
+    assert [sorted(v["files"]) for v in read] == [v["files"] for v in versions]
+    assert write_module._versions_read(versions) == versions, "a state of whole lists reads as it is"
+    src, out = example_src_copy, tmp_path / "build"
+    for n in range(3):
+        _edit(src, n)
+        build(src, out, embedder="none")
+    state = json.loads((out / ".toolcat-state.json").read_text())
+    assert "files" in state["versions"][0]
+    assert all("files_delta" in v and "files" not in v for v in state["versions"][1:])
+    listed = write_module.owned_files(write_module.read_state(out))
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {p for p in on_disk if not p.startswith(".toolcat-")} <= listed, "every published file is owned"
