@@ -339,3 +339,33 @@ def test_one_tool_edits_of_a_sampled_partition_write_the_bytes_of_a_build_from_n
         # and the index differ by design; every other file is the same
         differ = sorted(p for p in afresh if edited.get(p) != afresh[p])
         assert all(p.startswith(("index/", "manifests/")) for p in differ), differ
+
+
+def _balanced_reference(sims: Any, cap: int) -> Any:
+    """balanced_assign as the ninth session wrote it (numpy arrays, every pair visited): the reference."""
+    n, k = sims.shape
+    choices = min(vectors.BALANCE_CHOICES, k)
+    near = np.argsort(-sims, axis=1, kind="stable")[:, :choices]
+    values = np.take_along_axis(sims, near, axis=1).reshape(-1)
+    order = np.lexsort((near.reshape(-1), np.repeat(np.arange(n), choices), -values))
+    assign = np.full(n, -1, dtype=np.int64)
+    counts = np.zeros(k, dtype=np.int64)
+    pairs = zip(np.repeat(np.arange(n), choices)[order].tolist(), near.reshape(-1)[order].tolist(), strict=True)
+    for row, cluster in pairs:
+        if assign[row] < 0 and counts[cluster] < cap:
+            assign[row] = cluster
+            counts[cluster] += 1
+    for row in np.flatnonzero(assign < 0).tolist():
+        room = np.flatnonzero(counts < cap)
+        cluster = int(room[np.argmax(sims[row, room])])
+        assign[row] = cluster
+        counts[cluster] += 1
+    return assign
+
+
+@pytest.mark.parametrize(("n", "k", "cap"), [(600, 20, 45), (600, 20, 30), (50, 12, 5), (300, 4, 100)])
+def test_balanced_assign_equals_the_plain_loop(n: int, k: int, cap: int) -> None:
+    """Python lists and the early stop place every row where the loop over numpy arrays and every pair did (ties too)."""
+    rng = np.random.default_rng(n + k)
+    sims = np.round(rng.normal(size=(n, k)), 1).astype(np.float32)  # rounded: many ties
+    assert vectors.balanced_assign(sims, cap).tolist() == _balanced_reference(sims, cap).tolist()

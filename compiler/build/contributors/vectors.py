@@ -822,13 +822,17 @@ def balanced_assign(sims: Any, cap: int) -> Any:
     near = np.argsort(-sims, axis=1, kind="stable")[:, :choices]
     values = np.take_along_axis(sims, near, axis=1).reshape(-1)
     order = np.lexsort((near.reshape(-1), np.repeat(np.arange(n), choices), -values))
-    assign = np.full(n, -1, dtype=np.int64)
-    counts = np.zeros(k, dtype=np.int64)
+    taken, held, left = [-1] * n, [0] * k, n  # Python lists: a numpy scalar read costs more than the pair's test
     flat_rows, flat_clusters = np.repeat(np.arange(n), choices)[order], near.reshape(-1)[order]
     for row, cluster in zip(flat_rows.tolist(), flat_clusters.tolist(), strict=True):
-        if assign[row] < 0 and counts[cluster] < cap:
-            assign[row] = cluster
-            counts[cluster] += 1
+        if taken[row] < 0 and held[cluster] < cap:
+            taken[row] = cluster
+            held[cluster] += 1
+            left -= 1
+            if not left:  # every row placed: the pairs left change nothing
+                break
+    assign = np.asarray(taken, dtype=np.int64)
+    counts = np.asarray(held, dtype=np.int64)
     for row in np.flatnonzero(assign < 0).tolist():
         room = np.flatnonzero(counts < cap)
         cluster = int(room[np.argmax(sims[row, room])])
