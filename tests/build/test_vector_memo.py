@@ -369,3 +369,29 @@ def test_balanced_assign_equals_the_plain_loop(n: int, k: int, cap: int) -> None
     rng = np.random.default_rng(n + k)
     sims = np.round(rng.normal(size=(n, k)), 1).astype(np.float32)  # rounded: many ties
     assert vectors.balanced_assign(sims, cap).tolist() == _balanced_reference(sims, cap).tolist()
+
+
+def test_nearest_is_the_stable_argsort_of_the_negated_similarities() -> None:
+    """The partition of order-preserving keys picks argsort's first columns in its order: ties, zeros and -0.0 too."""
+    rng = np.random.default_rng(8)
+    for trial in range(60):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(2, 120))
+        sims = np.round(rng.normal(size=(n, k)), int(rng.integers(0, 3))).astype(np.float32)
+        sims[rng.random(size=sims.shape) < 0.1] = 0.0
+        sims[rng.random(size=sims.shape) < 0.05] = -0.0
+        choices = min(vectors.BALANCE_CHOICES, k)
+        expected = np.argsort(-sims, axis=1, kind="stable")[:, :choices]
+        assert vectors.nearest(sims, choices).tolist() == expected.tolist(), trial
+
+
+def test_ordered_sums_are_numpy_add_at_float32_sums_bit_for_bit() -> None:
+    """Row j of every cluster added at once, j ascending: the same roundings as np.add.at, an empty cluster zero."""
+    rng = np.random.default_rng(9)
+    for n, k in ((2500, 100), (300, 40), (20, 12)):
+        rows = rng.normal(size=(n, 48)).astype(np.float32)
+        assign = rng.integers(0, k - 1, n)  # the last cluster stays empty
+        expected = np.zeros((k, 48), dtype=np.float32)
+        np.add.at(expected, assign, rows)
+        sums, counts = vectors.ordered_sums(rows, assign, k)
+        assert sums.tobytes() == expected.tobytes()
+        assert counts.tolist() == np.bincount(assign, minlength=k).tolist()
