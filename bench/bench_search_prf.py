@@ -14,11 +14,16 @@ split; the held-out columns are read only for it. Needs the default tier (``make
 
 ``--templates``: instead, the query embedded inside each of :data:`TEMPLATES` ("a tool to {}"), alone and averaged
 with the plain query's vector (test-time augmentation: one more embedding a query).
+
+``--sentences``: instead, a query of several sentences (split after ``.``, ``?``, ``!`` or ``;``; parts of three
+words or more) embedded sentence by sentence, each tool scored by the best sentence's cosine ("max"), the mean of
+the sentences' cosines ("mean"), or either added to the plain query's cosine (one embedding per sentence).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -52,8 +57,25 @@ def recall(scores: Any, names: list[str], queries: list[tuple[str, set[str]]], s
     return (r1 / len(subset), r5 / len(subset))
 
 
-def measure(name: str, work: Path, templates: bool = False) -> list[list[str]]:
-    """The grid's rows for one set (``templates``: the templates' rows)."""
+def sentence_scores(embed: Any, rows: Any, queries: list[tuple[str, set[str]]]) -> dict[str, Any]:
+    """Each query's tools scored by its sentences' cosines: the best sentence's ("max") and their mean ("mean")."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    parts = [[s for s in re.split(r"(?<=[.?!;])\s+", q.strip()) if len(s.split()) >= 3] or [q] for q, _ in queries]
+    vectors = np.asarray(embed([s for p in parts for s in p]), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    best = np.zeros((len(queries), rows.shape[0]), dtype=np.float32)
+    mean = np.zeros_like(best)
+    at = 0
+    for i, p in enumerate(parts):
+        cosines = vectors[at : at + len(p)] @ rows.T
+        at += len(p)
+        best[i], mean[i] = cosines.max(0), cosines.mean(0)
+    return {"max": best, "mean": mean}
+
+
+def measure(name: str, work: Path, templates: bool = False, sentences: bool = False) -> list[list[str]]:
+    """The grid's rows for one set (``templates``: the templates' rows; ``sentences``: the sentence split's)."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
     src = work / f"{name}-src"
@@ -70,6 +92,15 @@ def measure(name: str, work: Path, templates: bool = False) -> list[list[str]]:
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     apart = no_shared_word(src, queries, back)
     out_rows = []
+    if sentences:
+        split_scores = sentence_scores(tier._embedder.embed, rows, queries)  # noqa: SLF001 - the tier's own model
+        variants = [("plain cosine", base), ("max", split_scores["max"]), ("mean", split_scores["mean"])]
+        variants += [("plain + max", base + split_scores["max"]), ("plain + mean", base + split_scores["mean"])]
+        variants += [("plain + max / 2", base + 0.5 * split_scores["max"])]
+        for label, scores in variants:
+            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
     if templates:
         embed = tier._embedder.embed  # noqa: SLF001 - the tier's own model, on templated texts
         plain = vectors
@@ -105,6 +136,7 @@ def main() -> None:
     parser.add_argument("--sets", default="bfcl,metatool", help="comma-separated: example, github, metatool, bfcl")
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds here (reused when present)")
     parser.add_argument("--templates", action="store_true", help="query templates instead of feedback")
+    parser.add_argument("--sentences", action="store_true", help="the query split into sentences instead")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: no corpus at {CORPUS}")
@@ -112,11 +144,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        table = [row for name in args.sets.split(",") for row in measure(name, work, args.templates)]
+        table = [row for name in args.sets.split(",") for row in measure(name, work, args.templates, args.sentences)]
     print_table(
         [
             "set",
-            "template" if args.templates else "feedback",
+            "template" if args.templates else "sentences" if args.sentences else "feedback",
             "train R@1 / R@5",
             "held out R@1 / R@5",
             "no shared word R@1 / R@5",
