@@ -18,6 +18,10 @@ with the plain query's vector (test-time augmentation: one more embedding a quer
 ``--sentences``: instead, a query of several sentences (split after ``.``, ``?``, ``!`` or ``;``; parts of three
 words or more) embedded sentence by sentence, each tool scored by the best sentence's cosine ("max"), the mean of
 the sentences' cosines ("mean"), or either added to the plain query's cosine (one embedding per sentence).
+
+``--centre``: instead, the catalogue's own geometry, no labels: the tools' rows centred on their mean ``mu`` (the
+rows alone, or the query too, ``a`` of ``mu``), whitened by their covariance, or without their top ``k`` principal
+components ("all but the top").
 """
 
 from __future__ import annotations
@@ -74,8 +78,38 @@ def sentence_scores(embed: Any, rows: Any, queries: list[tuple[str, set[str]]]) 
     return {"max": best, "mean": mean}
 
 
-def measure(name: str, work: Path, templates: bool = False, sentences: bool = False) -> list[list[str]]:
-    """The grid's rows for one set (``templates``: the templates' rows; ``sentences``: the sentence split's)."""
+def centred_scores(vectors: Any, rows: Any) -> list[tuple[str, Any]]:
+    """Cosines after centring, whitening or removing the top principal components of the tools' rows."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    def unit(x: Any) -> Any:
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+    q, d = vectors.astype(np.float64), rows.astype(np.float64)
+    mu = d.mean(0)
+    values, axes = np.linalg.eigh(np.cov((d - mu).T))
+    out = []
+    for a in (0.5, 1.0):
+        out.append((f"rows centred, a {a}", q @ unit(d - a * mu).T))
+        out.append((f"query and rows centred, a {a}", unit(q - a * mu) @ unit(d - a * mu).T))
+    for eps in (1e-3, 1e-2, 3e-2):
+        w = axes @ np.diag(1 / np.sqrt(values.clip(0) + eps)) @ axes.T
+        out.append((f"whitened, eps {eps}", unit((q - mu) @ w) @ unit((d - mu) @ w).T))
+    for k in (1, 2, 4, 8):
+        top = axes[:, -k:]
+        out.append(
+            (
+                f"all but the top {k}",
+                unit((q - mu) - (q - mu) @ top @ top.T) @ unit((d - mu) - (d - mu) @ top @ top.T).T,
+            )
+        )
+    return out
+
+
+def measure(
+    name: str, work: Path, templates: bool = False, sentences: bool = False, centre: bool = False
+) -> list[list[str]]:
+    """The grid's rows for one set (``templates``, ``sentences``, ``centre``: those variants' rows)."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
     src = work / f"{name}-src"
@@ -92,6 +126,11 @@ def measure(name: str, work: Path, templates: bool = False, sentences: bool = Fa
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     apart = no_shared_word(src, queries, back)
     out_rows = []
+    if centre:
+        for label, scores in [("plain cosine", base), *centred_scores(vectors, rows)]:
+            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
     if sentences:
         split_scores = sentence_scores(tier._embedder.embed, rows, queries)  # noqa: SLF001 - the tier's own model
         variants = [("plain cosine", base), ("max", split_scores["max"]), ("mean", split_scores["mean"])]
@@ -137,6 +176,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds here (reused when present)")
     parser.add_argument("--templates", action="store_true", help="query templates instead of feedback")
     parser.add_argument("--sentences", action="store_true", help="the query split into sentences instead")
+    parser.add_argument("--centre", action="store_true", help="the rows centred, whitened or trimmed instead")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: no corpus at {CORPUS}")
@@ -144,11 +184,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        table = [row for name in args.sets.split(",") for row in measure(name, work, args.templates, args.sentences)]
+        table = [
+            row
+            for name in args.sets.split(",")
+            for row in measure(name, work, args.templates, args.sentences, args.centre)
+        ]
     print_table(
         [
             "set",
-            "template" if args.templates else "sentences" if args.sentences else "feedback",
+            "template"
+            if args.templates
+            else "sentences"
+            if args.sentences
+            else "geometry"
+            if args.centre
+            else "feedback",
             "train R@1 / R@5",
             "held out R@1 / R@5",
             "no shared word R@1 / R@5",
