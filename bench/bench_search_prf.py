@@ -22,6 +22,9 @@ the sentences' cosines ("mean"), or either added to the plain query's cosine (on
 ``--centre``: instead, the catalogue's own geometry, no labels: the tools' rows centred on their mean ``mu`` (the
 rows alone, or the query too, ``a`` of ``mu``), whitened by their covariance, or without their top ``k`` principal
 components ("all but the top").
+
+``--summaries``: instead, a second row a tool, its id words and summary alone embedded, scored alone, as the best
+of the two rows ("max"), or added to the full row's cosine.
 """
 
 from __future__ import annotations
@@ -106,10 +109,29 @@ def centred_scores(vectors: Any, rows: Any) -> list[tuple[str, Any]]:
     return out
 
 
+def summary_rows(embed: Any, src: Path, ids: list[str]) -> Any:
+    """One more unit row a tool: its id's last part as words, then its summary, embedded alone."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+    import yaml  # noqa: PLC0415 - the bench's sources
+
+    summaries = {}
+    for path in sorted(src.rglob("tools.yaml")):
+        for tool in yaml.safe_load(path.read_text(encoding="utf-8")).get("tools", []):
+            summaries[tool["id"]] = str(tool.get("summary", "")).rstrip(".")
+    texts = [f"{i.rsplit('.', 1)[-1].replace('_', ' ')}. {summaries.get(i, '')}" for i in ids]
+    rows = np.asarray(embed(texts), dtype=np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
 def measure(
-    name: str, work: Path, templates: bool = False, sentences: bool = False, centre: bool = False
+    name: str,
+    work: Path,
+    templates: bool = False,
+    sentences: bool = False,
+    centre: bool = False,
+    summaries: bool = False,
 ) -> list[list[str]]:
-    """The grid's rows for one set (``templates``, ``sentences``, ``centre``: those variants' rows)."""
+    """The grid's rows for one set (``templates``, ``sentences``, ``centre``, ``summaries``: those variants' rows)."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
     src = work / f"{name}-src"
@@ -126,6 +148,14 @@ def measure(
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     apart = no_shared_word(src, queries, back)
     out_rows = []
+    if summaries:
+        short = vectors @ summary_rows(tier._embedder.embed, src, ids).T  # noqa: SLF001 - the tier's own model
+        variants = [("plain cosine", base), ("summary row", short), ("max of both rows", np.maximum(base, short))]
+        variants += [(f"plain + {w} summary row", base + w * short) for w in (0.25, 0.5)]
+        for label, scores in variants:
+            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
     if centre:
         for label, scores in [("plain cosine", base), *centred_scores(vectors, rows)]:
             cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
@@ -177,6 +207,7 @@ def main() -> None:
     parser.add_argument("--templates", action="store_true", help="query templates instead of feedback")
     parser.add_argument("--sentences", action="store_true", help="the query split into sentences instead")
     parser.add_argument("--centre", action="store_true", help="the rows centred, whitened or trimmed instead")
+    parser.add_argument("--summaries", action="store_true", help="a second row a tool (its summary) instead")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: no corpus at {CORPUS}")
@@ -187,18 +218,14 @@ def main() -> None:
         table = [
             row
             for name in args.sets.split(",")
-            for row in measure(name, work, args.templates, args.sentences, args.centre)
+            for row in measure(name, work, args.templates, args.sentences, args.centre, args.summaries)
         ]
+    variant = "template" if args.templates else "sentences" if args.sentences else "feedback"
+    variant = "rows" if args.centre or args.summaries else variant
     print_table(
         [
             "set",
-            "template"
-            if args.templates
-            else "sentences"
-            if args.sentences
-            else "geometry"
-            if args.centre
-            else "feedback",
+            variant,
             "train R@1 / R@5",
             "held out R@1 / R@5",
             "no shared word R@1 / R@5",
