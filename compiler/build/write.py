@@ -573,7 +573,14 @@ def _write_in_place(
             raise BuildError(msg) from exc
         raise
     _crash_point("after-exchange")
-    _finish(out, staged, drop)
+    try:
+        _finish(out, staged, drop)
+    except OSError as exc:
+        msg = (
+            f"the build of registry_version {plan.registry_version} was committed in {out}, but finishing it failed: "
+            f"{exc}. Fix the cause and run the build again: it finishes the commit first."
+        )
+        raise BuildError(msg) from exc
     _warn_foreign(out, foreign)
     now = (before - set(drop)) | {rel for rel, _ in new} | {ENTRY, STATE, *plan.private}
     total = sum(1 for rel in now if not rel.startswith("site/"))
