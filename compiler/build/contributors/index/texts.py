@@ -368,10 +368,12 @@ def _write_part(
             entry["chars"] = bundle
     spaces = []
     for name in SPACE_WEIGHTS:
-        held = word_filter(entries[name]) if name == "words" else None
+        held = word_filter(entries[name])
         space = _write_space(artifacts, part, name, entries.pop(name))
         space["max_df"] = fitted[name].max_df
-        if held is not None:  # which query words the index lacks, known before any term shard (docs/search.md)
+        # Which query words the index lacks, known before any term shard (docs/search.md); in a paged chars space,
+        # which n-grams of an unknown word it lacks: their shards, fetched by path, are then not fetched at all.
+        if name == "words" or "term_pages" in space:
             space["filter"] = held
         spaces.append(space)
     meta = {
