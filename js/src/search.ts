@@ -214,7 +214,7 @@ export class Searcher {
       const ref = this.manifest.index;
       if (!isObject(ref)) throw (await failures()).noIndex();
       const meta = await this.fetch(ref);
-      if (!(await wordFilter()).INDEX_FORMATS.includes(meta.format) || meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).staleIndex(meta);
+      if ((await wordFilter()).stale(meta, ANALYZER_VERSION)) throw (await failures()).staleIndex(meta);
       this.meta = meta;
       this.thesaurus = meta.analyzer?.thesaurus?.table ?? undefined;
     }

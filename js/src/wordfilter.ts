@@ -9,6 +9,10 @@ import type { Artifact } from "./store.js";
 export const INDEX_FORMAT = "toolcat-index-3";
 /** The formats this reader reads (``INDEX_FORMATS``): a ``toolcat-index-2`` build has no n-gram filter. */
 export const INDEX_FORMATS = ["toolcat-index-2", INDEX_FORMAT];
+
+/** True when an index meta is of a format or analyzer version (``analyzer``: the reader's) this reader does not read
+ * (``IndexReader._part``). */
+export const stale = (meta: Artifact, analyzer: string): boolean => !INDEX_FORMATS.includes(meta.format) || meta.analyzer?.version !== analyzer;
 const UTF8 = new TextEncoder();
 
 function fmix(h: number): number {

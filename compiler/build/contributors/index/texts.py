@@ -344,6 +344,12 @@ class _Steps:
         report("index", self.total, self.total)
 
 
+def filtered(name: str, space: dict[str, Any]) -> bool:
+    """Whether space ``name`` (its meta entry ``space``) carries a filter of its terms: every words space, and a paged
+    chars space (``toolcat-index-3``: there an n-gram's shard is fetched by path, so one the index lacks cost a shard)."""
+    return name == "words" or "term_pages" in space
+
+
 def _write_part(
     artifacts: ArtifactSet,
     part: str,
@@ -368,13 +374,13 @@ def _write_part(
             entry["chars"] = bundle
     spaces = []
     for name in SPACE_WEIGHTS:
-        held = word_filter(entries[name])
-        space = _write_space(artifacts, part, name, entries.pop(name))
+        terms = entries.pop(name)
+        space = _write_space(artifacts, part, name, terms)
         space["max_df"] = fitted[name].max_df
         # Which query words the index lacks, known before any term shard (docs/search.md); in a paged chars space,
         # which n-grams of an unknown word it lacks: their shards, fetched by path, are then not fetched at all.
-        if name == "words" or "term_pages" in space:
-            space["filter"] = held
+        if filtered(name, space):
+            space["filter"] = word_filter(terms)
         spaces.append(space)
     meta = {
         "n_docs": len(docs),
