@@ -14,11 +14,23 @@ split; the held-out columns are read only for it. Needs the default tier (``make
 
 ``--templates``: instead, the query embedded inside each of :data:`TEMPLATES` ("a tool to {}"), alone and averaged
 with the plain query's vector (test-time augmentation: one more embedding a query).
+
+``--sentences``: instead, a query of several sentences (split after ``.``, ``?``, ``!`` or ``;``; parts of three
+words or more) embedded sentence by sentence, each tool scored by the best sentence's cosine ("max"), the mean of
+the sentences' cosines ("mean"), or either added to the plain query's cosine (one embedding per sentence).
+
+``--centre``: instead, the catalogue's own geometry, no labels: the tools' rows centred on their mean ``mu`` (the
+rows alone, or the query too, ``a`` of ``mu``), whitened by their covariance, or without their top ``k`` principal
+components ("all but the top").
+
+``--summaries``: instead, a second row a tool, its id words and summary alone embedded, scored alone, as the best
+of the two rows ("max"), or added to the full row's cosine.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -52,8 +64,74 @@ def recall(scores: Any, names: list[str], queries: list[tuple[str, set[str]]], s
     return (r1 / len(subset), r5 / len(subset))
 
 
-def measure(name: str, work: Path, templates: bool = False) -> list[list[str]]:
-    """The grid's rows for one set (``templates``: the templates' rows)."""
+def sentence_scores(embed: Any, rows: Any, queries: list[tuple[str, set[str]]]) -> dict[str, Any]:
+    """Each query's tools scored by its sentences' cosines: the best sentence's ("max") and their mean ("mean")."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    parts = [[s for s in re.split(r"(?<=[.?!;])\s+", q.strip()) if len(s.split()) >= 3] or [q] for q, _ in queries]
+    vectors = np.asarray(embed([s for p in parts for s in p]), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    best = np.zeros((len(queries), rows.shape[0]), dtype=np.float32)
+    mean = np.zeros_like(best)
+    at = 0
+    for i, p in enumerate(parts):
+        cosines = vectors[at : at + len(p)] @ rows.T
+        at += len(p)
+        best[i], mean[i] = cosines.max(0), cosines.mean(0)
+    return {"max": best, "mean": mean}
+
+
+def centred_scores(vectors: Any, rows: Any) -> list[tuple[str, Any]]:
+    """Cosines after centring, whitening or removing the top principal components of the tools' rows."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    def unit(x: Any) -> Any:
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+    q, d = vectors.astype(np.float64), rows.astype(np.float64)
+    mu = d.mean(0)
+    values, axes = np.linalg.eigh(np.cov((d - mu).T))
+    out = []
+    for a in (0.5, 1.0):
+        out.append((f"rows centred, a {a}", q @ unit(d - a * mu).T))
+        out.append((f"query and rows centred, a {a}", unit(q - a * mu) @ unit(d - a * mu).T))
+    for eps in (1e-3, 1e-2, 3e-2):
+        w = axes @ np.diag(1 / np.sqrt(values.clip(0) + eps)) @ axes.T
+        out.append((f"whitened, eps {eps}", unit((q - mu) @ w) @ unit((d - mu) @ w).T))
+    for k in (1, 2, 4, 8):
+        top = axes[:, -k:]
+        out.append(
+            (
+                f"all but the top {k}",
+                unit((q - mu) - (q - mu) @ top @ top.T) @ unit((d - mu) - (d - mu) @ top @ top.T).T,
+            )
+        )
+    return out
+
+
+def summary_rows(embed: Any, src: Path, ids: list[str]) -> Any:
+    """One more unit row a tool: its id's last part as words, then its summary, embedded alone."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+    import yaml  # noqa: PLC0415 - the bench's sources
+
+    summaries = {}
+    for path in sorted(src.rglob("tools.yaml")):
+        for tool in yaml.safe_load(path.read_text(encoding="utf-8")).get("tools", []):
+            summaries[tool["id"]] = str(tool.get("summary", "")).rstrip(".")
+    texts = [f"{i.rsplit('.', 1)[-1].replace('_', ' ')}. {summaries.get(i, '')}" for i in ids]
+    rows = np.asarray(embed(texts), dtype=np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def measure(
+    name: str,
+    work: Path,
+    templates: bool = False,
+    sentences: bool = False,
+    centre: bool = False,
+    summaries: bool = False,
+) -> list[list[str]]:
+    """The grid's rows for one set (``templates``, ``sentences``, ``centre``, ``summaries``: those variants' rows)."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
     src = work / f"{name}-src"
@@ -70,6 +148,28 @@ def measure(name: str, work: Path, templates: bool = False) -> list[list[str]]:
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     apart = no_shared_word(src, queries, back)
     out_rows = []
+    if summaries:
+        short = vectors @ summary_rows(tier._embedder.embed, src, ids).T  # noqa: SLF001 - the tier's own model
+        variants = [("plain cosine", base), ("summary row", short), ("max of both rows", np.maximum(base, short))]
+        variants += [(f"plain + {w} summary row", base + w * short) for w in (0.25, 0.5)]
+        for label, scores in variants:
+            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
+    if centre:
+        for label, scores in [("plain cosine", base), *centred_scores(vectors, rows)]:
+            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
+    if sentences:
+        split_scores = sentence_scores(tier._embedder.embed, rows, queries)  # noqa: SLF001 - the tier's own model
+        variants = [("plain cosine", base), ("max", split_scores["max"]), ("mean", split_scores["mean"])]
+        variants += [("plain + max", base + split_scores["max"]), ("plain + mean", base + split_scores["mean"])]
+        variants += [("plain + max / 2", base + 0.5 * split_scores["max"])]
+        for label, scores in variants:
+            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
+            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
+        return out_rows
     if templates:
         embed = tier._embedder.embed  # noqa: SLF001 - the tier's own model, on templated texts
         plain = vectors
@@ -105,6 +205,9 @@ def main() -> None:
     parser.add_argument("--sets", default="bfcl,metatool", help="comma-separated: example, github, metatool, bfcl")
     parser.add_argument("--keep", type=Path, default=None, help="keep the builds here (reused when present)")
     parser.add_argument("--templates", action="store_true", help="query templates instead of feedback")
+    parser.add_argument("--sentences", action="store_true", help="the query split into sentences instead")
+    parser.add_argument("--centre", action="store_true", help="the rows centred, whitened or trimmed instead")
+    parser.add_argument("--summaries", action="store_true", help="a second row a tool (its summary) instead")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: no corpus at {CORPUS}")
@@ -112,11 +215,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        table = [row for name in args.sets.split(",") for row in measure(name, work, args.templates)]
+        table = [
+            row
+            for name in args.sets.split(",")
+            for row in measure(name, work, args.templates, args.sentences, args.centre, args.summaries)
+        ]
+    variant = "template" if args.templates else "sentences" if args.sentences else "feedback"
+    variant = "rows" if args.centre or args.summaries else variant
     print_table(
         [
             "set",
-            "template" if args.templates else "feedback",
+            variant,
             "train R@1 / R@5",
             "held out R@1 / R@5",
             "no shared word R@1 / R@5",
