@@ -1,6 +1,7 @@
 """The index's word filter (format toolcat-index-2): an unknown query word costs no round of its own, never an answer.
 
-And its n-gram filter (toolcat-index-3): an unknown word's n-grams the index lacks read no chars shard."""
+And its n-gram filter (toolcat-index-3): an unknown word's n-grams the index lacks read no chars shard.
+"""
 
 from __future__ import annotations
 

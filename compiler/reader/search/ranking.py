@@ -297,7 +297,9 @@ class IndexReader:
         held = [word for word in words if part.may_hold(word)]
         refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in held] + list(extra or [])
         if part.meta.get("bundles"):
-            absent = [gram for word in words if word not in held for gram in word_ngrams(word) if part.may_hold_gram(gram)]
+            absent = [
+                gram for word in words if word not in held for gram in word_ngrams(word) if part.may_hold_gram(gram)
+            ]
             refs += [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in absent]
         if part.expand is not None:  # the expansion's shards come in the same round as the words'
             refs += [self._shard_ref(part, part.expand, word, fetch_page=False) for word in words]

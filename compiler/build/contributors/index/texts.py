@@ -345,8 +345,11 @@ class _Steps:
 
 
 def filtered(name: str, space: dict[str, Any]) -> bool:
-    """Whether space ``name`` (its meta entry ``space``) carries a filter of its terms: every words space, and a paged
-    chars space (``toolcat-index-3``: there an n-gram's shard is fetched by path, so one the index lacks cost a shard)."""
+    """Whether space ``name`` (its meta entry ``space``) carries a filter of its terms.
+
+    Every words space does, and a paged chars space (``toolcat-index-3``): there an n-gram's shard is fetched by path,
+    so an n-gram the index lacks cost a shard.
+    """
     return name == "words" or "term_pages" in space
 
 
