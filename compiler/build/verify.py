@@ -166,17 +166,25 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
             continue
         report.files_checked += 1
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
-            obj = _check_json(rel, data, report)
-            queue.extend(_refs(obj))
-            if isinstance(obj, dict) and obj.get("artifact") == "index_pages":
-                queue.extend(_page_refs(rel, obj, report))
-            if isinstance(obj, dict) and obj.get("artifact") == "index_terms":
-                terms[rel] = obj.get("terms")
-            if isinstance(obj, dict) and obj.get("artifact") == "index_meta":
-                metas.append(obj)
+            queue.extend(_follow(rel, _check_json(rel, data, report), report, terms, metas))
     for meta in metas:
         _check_filters(meta, terms, report)
     return report
+
+
+def _follow(
+    rel: str, obj: Any, report: VerifyReport, terms: dict[str, Any], metas: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The refs a JSON artifact leads to (a page's files too); index term shards and metas kept in ``terms``, ``metas``."""
+    refs = _refs(obj)
+    kind = obj.get("artifact") if isinstance(obj, dict) else None
+    if kind == "index_pages":
+        refs += _page_refs(rel, obj, report)
+    elif kind == "index_terms":
+        terms[rel] = obj.get("terms")
+    elif kind == "index_meta":
+        metas.append(obj)
+    return refs
 
 
 def _check_filters(meta: dict[str, Any], terms: dict[str, Any], report: VerifyReport) -> None:
