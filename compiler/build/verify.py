@@ -22,6 +22,7 @@ import jsonschema
 from ..engines import schemaguard
 from ..format.envelope import ReaderError
 from ..format.field_errors import json_path
+from ..format.index_format import WordFilter
 from ..format.refs import page_refs
 from ..reader.fetch.folder import FolderSource
 
@@ -152,6 +153,8 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
     if all_versions:
         queue += [v["manifest"] for v in entry.get("versions", []) if isinstance(v, dict) and "manifest" in v]
     seen: set[str] = set()
+    terms: dict[str, Any] = {}  # path -> each index_terms file read, for the filters' check
+    metas: list[dict[str, Any]] = []
     while queue:
         ref = queue.pop()
         rel = str(ref.get("path")) if isinstance(ref, dict) else repr(ref)
@@ -163,8 +166,54 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
             continue
         report.files_checked += 1
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
-            obj = _check_json(rel, data, report)
-            queue.extend(_refs(obj))
-            if isinstance(obj, dict) and obj.get("artifact") == "index_pages":
-                queue.extend(_page_refs(rel, obj, report))
+            queue.extend(_follow(rel, _check_json(rel, data, report), report, terms, metas))
+    for meta in metas:
+        _check_filters(meta, terms, report)
     return report
+
+
+def _follow(
+    rel: str, obj: Any, report: VerifyReport, terms: dict[str, Any], metas: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The refs a JSON artifact leads to (a page's files too); index term shards and metas kept in ``terms``, ``metas``."""
+    refs = _refs(obj)
+    kind = obj.get("artifact") if isinstance(obj, dict) else None
+    if kind == "index_pages":
+        refs += _page_refs(rel, obj, report)
+    elif kind == "index_terms":
+        terms[rel] = obj.get("terms")
+    elif kind == "index_meta":
+        metas.append(obj)
+    return refs
+
+
+def _check_filters(meta: dict[str, Any], terms: dict[str, Any], report: VerifyReport) -> None:
+    """Each space's term filter (``filter``: the words', and a paged chars space's) passes every term its shards hold.
+
+    A filter that lacked a held term would hide it from every search (a reader reads no shard for a term its filter
+    says is absent), so a damaged one is reported with the first such term.
+    """
+    for part in ("tools", "nodes"):
+        spaces = meta.get(part, {}).get("spaces") if isinstance(meta.get(part), dict) else None
+        for space in spaces if isinstance(spaces, list) else []:
+            if not isinstance(space, dict) or "filter" not in space:
+                continue
+            try:
+                held = WordFilter(space["filter"])
+            except (KeyError, TypeError, ValueError) as exc:
+                report.problems.append(f"index meta: {part}.{space.get('name')} filter is malformed ({exc})")
+                continue
+            pages = space.get("term_pages")
+            paths = (
+                [f"{pages['folder']}/{pages['prefix']}{i}.json" for i in range(int(pages["files"]))]
+                if isinstance(pages, dict)
+                else [shard["ref"]["path"] for shard in space.get("shards", [])]
+            )
+            for path in paths:
+                lacking = next((t for t in terms.get(path) or {} if not held.may_hold(t)), None)
+                if lacking is not None:
+                    report.problems.append(
+                        f"{path}: term {lacking!r} is not in the index meta's {part}.{space.get('name')} filter, so no"
+                        " search finds it (a damaged meta: rebuild the catalogue)"
+                    )
+                    break

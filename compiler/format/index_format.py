@@ -22,8 +22,11 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-#: The index meta's ``format``. 2: the words space of each part carries a word ``filter``.
-INDEX_FORMAT = "toolcat-index-2"
+#: The index meta's ``format``. 2: the words space of each part carries a word ``filter``. 3: a paged chars space
+#: carries one too, of its n-grams (an unknown word's n-grams the index lacks read no shard).
+INDEX_FORMAT = "toolcat-index-3"
+#: The formats a reader reads: a ``toolcat-index-2`` build (no n-gram filter) is read as before.
+INDEX_FORMATS = ("toolcat-index-2", INDEX_FORMAT)
 #: Bits of filter per word held; with the best number of probes (``round(BITS_PER_WORD * ln 2)``, 6) a word the
 #: index lacks passes for a held one about 2% of the time.
 BITS_PER_WORD = 8

@@ -3,7 +3,7 @@
  * The modules that raise them import this one on first use (``await import``), so that the main entry does not
  * carry its text; every message is the Python reader's, word for word (docs/format.md, the parity promise). */
 import { ANALYZER_VERSION } from "./analyzer.js";
-import { INDEX_FORMAT } from "./wordfilter.js";
+import { INDEX_FORMAT, INDEX_FORMATS } from "./wordfilter.js";
 import { closeMatches } from "./difflib.js";
 import { allPointers } from "./namespaces.js";
 import { ReaderError, bad, type Action } from "./errors.js";
@@ -495,7 +495,7 @@ export function noIndex(): ReaderError {
 
 /** An index meta of another format or analyzer version (``ranking.IndexReader._part``): to be rebuilt. */
 export function staleIndex(meta: Artifact): ReaderError {
-  if (meta.format !== INDEX_FORMAT) {
+  if (!INDEX_FORMATS.includes(meta.format)) {
     return new ReaderError("UNAVAILABLE", "the search index was written in another format than this reader reads: rebuild the catalogue", {
       details: { index: meta.format ?? null, reader: INDEX_FORMAT },
       hints: ["Rebuild the catalogue with this toolcat (`toolcat build SRC OUT`), then search again."],

@@ -11,7 +11,7 @@ import { LEXICAL_LEARNED } from "./fusionDefault.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket, sha256 } from "./sha256.js";
 import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
-import type { WordFilter } from "./wordfilter.js";
+import type { PartFilter } from "./wordfilter.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
 export const BOUND_SLACK = 1e-9;
@@ -60,7 +60,7 @@ class Part {
   readonly nDocs: number;
   readonly spaces: Artifact[];
   /** The words the words space holds (``_Part.words_filter``): a word it lacks needs no term shard. */
-  held!: WordFilter;
+  held!: PartFilter;
   readonly firsts: Map<string, string[]>;
   readonly docShardSize: number;
   readonly docShards: Artifact[];
@@ -214,7 +214,7 @@ export class Searcher {
       const ref = this.manifest.index;
       if (!isObject(ref)) throw (await failures()).noIndex();
       const meta = await this.fetch(ref);
-      if (meta.format !== (await wordFilter()).INDEX_FORMAT || meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).staleIndex(meta);
+      if ((await wordFilter()).stale(meta, ANALYZER_VERSION)) throw (await failures()).staleIndex(meta);
       this.meta = meta;
       this.thesaurus = meta.analyzer?.thesaurus?.table ?? undefined;
     }
@@ -257,7 +257,7 @@ export class Searcher {
   }
 
   async entry(part: Part, space: Artifact, term: string): Promise<Artifact | null> {
-    if (space.name === "words" && !part.held.mayHold(term)) return null;
+    if (!part.held.has(space.name, term)) return null;
     const ref = await this.shardRef(part, space, term);
     if (ref === null) return null;
     const terms = (await this.fetch(ref)).terms;

@@ -6,7 +6,13 @@
  * probe ``i`` is ``(h1 + i * (h2 | 1)) mod bits``: the same integers as Python's. */
 import type { Artifact } from "./store.js";
 
-export const INDEX_FORMAT = "toolcat-index-2";
+export const INDEX_FORMAT = "toolcat-index-3";
+/** The formats this reader reads (``INDEX_FORMATS``): a ``toolcat-index-2`` build has no n-gram filter. */
+export const INDEX_FORMATS = ["toolcat-index-2", INDEX_FORMAT];
+
+/** True when an index meta is of a format or analyzer version (``analyzer``: the reader's) this reader does not read
+ * (``IndexReader._part``). */
+export const stale = (meta: Artifact, analyzer: string): boolean => !INDEX_FORMATS.includes(meta.format) || meta.analyzer?.version !== analyzer;
 const UTF8 = new TextEncoder();
 
 function fmix(h: number): number {
@@ -52,8 +58,32 @@ export class WordFilter {
   }
 }
 
-/** The filter of a part's words space (``_Part.words_filter``). */
-export const partFilter = (spaces: Artifact[]): WordFilter => new WordFilter(spaces.find((s) => s.name === "words")?.filter);
+/** A part's filters: its words space's (``_Part.words_filter``) and a paged chars space's, of its n-grams
+ * (``_Part.grams_filter``, ``toolcat-index-3``): an n-gram it lacks reads no shard. */
+export class PartFilter {
+  private readonly words: WordFilter;
+  private readonly grams: WordFilter | null;
+
+  constructor(spaces: Artifact[]) {
+    this.words = new WordFilter(spaces.find((s) => s.name === "words")?.filter);
+    const chars = spaces.find((s) => s.name === "chars")?.filter;
+    this.grams = chars === undefined ? null : new WordFilter(chars);
+  }
+
+  /** The words filter's answer for ``word``. */
+  mayHold(word: string): boolean {
+    return this.words.mayHold(word);
+  }
+
+  /** False when the index surely lacks ``term`` in space ``space`` (``words``, or ``chars`` with a filter). */
+  has(space: string, term: string): boolean {
+    if (space === "words") return this.words.mayHold(term);
+    return space !== "chars" || this.grams === null || this.grams.mayHold(term);
+  }
+}
+
+/** The filters of a part (``_Part``). */
+export const partFilter = (spaces: Artifact[]): PartFilter => new PartFilter(spaces);
 
 interface Reader {
   shardRef(part: { spaces: Artifact[] }, space: Artifact, term: string, fetchPage: boolean): Promise<Artifact | null>;
@@ -64,7 +94,7 @@ interface Reader {
  * words shard; one it surely lacks, its n-grams' chars shards (``ngrams``). With ``late``, once the words shards are
  * in: the n-grams' shards of the words the filter let through that the index lacks after all (its false positives). */
 export async function wordRefs(
-  reader: Reader, part: { spaces: Artifact[]; held: WordFilter }, words: string[], ngrams: (word: string) => string[], late = false,
+  reader: Reader, part: { spaces: Artifact[]; held: PartFilter }, words: string[], ngrams: (word: string) => string[], late = false,
 ): Promise<(Artifact | null)[]> {
   const [held, chars] = ["words", "chars"].map((name) => part.spaces.find((s) => s.name === name));
   const refs: (Artifact | null)[] = [];
@@ -72,7 +102,7 @@ export async function wordRefs(
     const absent = !part.held.mayHold(word);
     if (!late && !absent) refs.push(await reader.shardRef(part, held, word, false));
     else if (late ? !absent && (await reader.entry(part, held, word)) === null : absent) {
-      for (const gram of ngrams(word)) refs.push(await reader.shardRef(part, chars, gram, false));
+      for (const gram of ngrams(word)) if (part.held.has("chars", gram)) refs.push(await reader.shardRef(part, chars, gram, false));
     }
   }
   return refs;

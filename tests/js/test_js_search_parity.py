@@ -575,7 +575,8 @@ def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(build
     _require_node()
     build_dir, labelled = _built(PROBED, "default", builds_root)
     with serve_folder(build_dir) as url:
-        for i, query in enumerate([*labelled[:8], "upload a report to a bucket"]):
+        # a misspelt one: its unknown words' n-grams go through the chars space's filter (toolcat-index-3)
+        for i, query in enumerate([*labelled[:8], "upload a report to a bucket", "uplaod a zyxwv report to a bukcet"]):
             catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
             catalog.find_tool(query, 5)
             py = catalog.stats()

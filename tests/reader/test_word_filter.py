@@ -1,4 +1,7 @@
-"""The index's word filter (format toolcat-index-2): an unknown query word costs no round of its own, never an answer."""
+"""The index's word filter (format toolcat-index-2): an unknown query word costs no round of its own, never an answer.
+
+And its n-gram filter (toolcat-index-3): an unknown word's n-grams the index lacks read no chars shard.
+"""
 
 from __future__ import annotations
 
@@ -99,6 +102,7 @@ def test_an_index_of_another_format_asks_for_a_rebuild(sharded, monkeypatch):
 
     server, tmp = sharded
     monkeypatch.setattr(ranking, "INDEX_FORMAT", "toolcat-index-99")
+    monkeypatch.setattr(ranking, "INDEX_FORMATS", ("toolcat-index-99",))
     out = Catalog.open(server.url, cache_dir=tmp / "cache-d").find_tool(QUERY)
     assert out["ok"] is False
     assert out["error"]["code"] == "UNAVAILABLE", out
@@ -123,3 +127,113 @@ def test_a_damaged_filter_is_refused():
         WordFilter({**spec, "bits": spec["bits"] + 8})
     with pytest.raises(ValueError, match="kind"):
         WordFilter({**spec, "kind": "cuckoo"})
+
+
+#: Misspelt and unknown words: most of their n-grams are in no tool's text.
+UNKNOWN = "uplaod a zyxwv report to a bukcet"
+
+
+def _paged_build(out: Path, *, old: bool = False) -> None:
+    """The example built lexically with tiny term shards in paged tables; ``old``: as ``toolcat-index-2`` wrote it."""
+    from toolcat.build.contributors.index import shards, texts  # noqa: PLC0415 - patched for this build only
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(shards, "TERM_SHARD_BYTES", 3000)
+        patch.setattr(shards, "PAGES_FROM", 4)
+        patch.setattr(shards, "TERM_PAGE_SIZE", 4)
+        if old:
+            patch.setattr(texts, "INDEX_FORMAT", "toolcat-index-2")
+            patch.setattr(texts, "filtered", lambda name, _space: name == "words")
+        build(REPO / "catalog_src", out, embedder="none")
+
+
+@pytest.fixture(scope="module")
+def paged(tmp_path_factory: pytest.TempPathFactory):
+    """The paged example (``toolcat-index-3``) and the same sources as ``toolcat-index-2`` wrote them, served."""
+    tmp = tmp_path_factory.mktemp("grams")
+    _paged_build(tmp / "new")
+    _paged_build(tmp / "old", old=True)
+    new, old = StaticServer(tmp / "new"), StaticServer(tmp / "old")
+    yield new, old, tmp
+    new.close()
+    old.close()
+
+
+def _requests(server: StaticServer, cache: Path, query: str) -> tuple[dict, dict]:
+    catalog = Catalog.open(server.url, cache_dir=cache)
+    catalog.list()
+    before = catalog.stats()
+    out = catalog.find_tool(query)
+    after = catalog.stats()
+    return out, {key: after[key] - before[key] for key in ("requests", "round_trips", "bytes_downloaded")}
+
+
+def test_a_paged_chars_space_carries_a_filter_of_its_ngrams(paged):
+    """The paged chars space's filter passes every n-gram its shards hold; an unpaged one (nodes) carries none."""
+    server, _, _ = paged
+    meta = _meta(server.root)
+    assert meta["format"] == INDEX_FORMAT == "toolcat-index-3"
+    chars = next(s for s in meta["tools"]["spaces"] if s["name"] == "chars")
+    pages = chars["term_pages"]
+    grams: set[str] = set()
+    for i in range(pages["files"]):
+        grams |= set(json.loads((server.root / f"{pages['folder']}/{pages['prefix']}{i}.json").read_text())["terms"])
+    held = WordFilter(chars["filter"])
+    assert len(grams) == chars["terms"]
+    assert all(held.may_hold(gram) for gram in grams)
+    assert not any("filter" in s for s in meta["nodes"]["spaces"] if s["name"] == "chars" and "term_pages" not in s)
+
+
+def test_an_unknown_words_absent_ngrams_read_no_shard(paged):
+    """With the n-gram filter, unknown words fetch fewer chars shards, in no more rounds, for the same answer."""
+    from toolcat.reader.search import ranking  # noqa: PLC0415 - the filter switched off, to compare
+
+    server, _, tmp = paged
+    out, cost = _requests(server, tmp / "cache-g1", UNKNOWN)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ranking._Part, "may_hold_gram", lambda *_: True)
+        unfiltered, unfiltered_cost = _requests(server, tmp / "cache-g2", UNKNOWN)
+    assert out["ok"], out
+    assert out["matches"], out
+    assert out == unfiltered
+    # a word the words filter lets through that the index lacks ("zyxwv" here) reads its n-grams a round later:
+    # with every one of them filtered out that round is gone too
+    assert cost["round_trips"] == 3 <= unfiltered_cost["round_trips"]
+    assert cost["requests"] < unfiltered_cost["requests"], (cost, unfiltered_cost)
+    assert cost["bytes_downloaded"] < unfiltered_cost["bytes_downloaded"], (cost, unfiltered_cost)
+
+
+def test_a_toolcat_index_2_build_is_still_read_with_the_same_answers(paged):
+    """A build without the n-gram filter (format toolcat-index-2) is read, answering as the new format does."""
+    server, old, tmp = paged
+    assert _meta(old.root)["format"] == "toolcat-index-2"
+    assert not any("filter" in s for s in _meta(old.root)["tools"]["spaces"] if s["name"] == "chars")
+    for i, query in enumerate([UNKNOWN, QUERY, "upload a report to a bucket"]):
+        new_out, _ = _requests(server, tmp / f"cache-n{i}", query)
+        old_out, _ = _requests(old, tmp / f"cache-o{i}", query)
+        assert new_out["ok"], new_out
+        assert old_out == new_out, query
+
+
+def test_verify_checks_each_filter_against_its_terms(paged):
+    """`toolcat verify` passes the paged build, and reports a chars filter that lacks a held n-gram."""
+    import base64  # noqa: PLC0415 - this test only
+
+    from toolcat.build.verify import VerifyReport, _check_filters, verify_build  # noqa: PLC0415 - build-side check
+
+    server, _, _ = paged
+    assert verify_build(server.root).ok
+    meta = _meta(server.root)
+    chars = next(s for s in meta["tools"]["spaces"] if s["name"] == "chars")
+    pages = chars["term_pages"]
+    paths = [f"{pages['folder']}/{pages['prefix']}{i}.json" for i in range(pages["files"])]
+    terms = {path: json.loads((server.root / path).read_text())["terms"] for path in paths}
+    report = VerifyReport()
+    _check_filters(meta, terms, report)
+    assert report.ok, report.problems
+    empty = base64.b64encode(bytes(len(base64.b64decode(chars["filter"]["data"])))).decode()
+    chars["filter"] = {**chars["filter"], "data": empty}
+    _check_filters(meta, terms, report)
+    assert len(report.problems) == 1, report.problems
+    assert "tools.chars filter" in report.problems[0]
+    assert "rebuild" in report.problems[0]

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...format.analyzer import ANALYZER_VERSION, ANALYZERS, analyze_chars, analyze_words, word_ngrams
 from ...format.envelope import ReaderError
-from ...format.index_format import INDEX_FORMAT, WordFilter
+from ...format.index_format import INDEX_FORMAT, INDEX_FORMATS, WordFilter
 from ...format.refs import page_ref
 
 FetchJSON = Callable[[dict[str, Any]], Any]
@@ -99,6 +99,9 @@ class _Part:
         self.firsts = {s["name"]: s.get("firsts") or [shard["first"] for shard in s["shards"]] for s in self.spaces}
         #: The words the words space holds, as a filter: a query word it lacks needs no term shard (docs/search.md).
         self.words_filter = WordFilter(next(s for s in self.spaces if s["name"] == "words")["filter"])
+        #: A paged chars space's filter of its n-grams (``toolcat-index-3``): an n-gram it lacks reads no shard.
+        chars = next((s for s in self.spaces if s["name"] == "chars" and "filter" in s), None)
+        self.grams_filter = None if chars is None else WordFilter(chars["filter"])
         self._held: dict[str, bool] = {}
         expand = meta.get("expand")
         #: The learned expansion (docs/search.md, "Learned term expansion"): term shards laid out like a space's.
@@ -138,6 +141,10 @@ class _Part:
                 self._held.clear()
             held = self._held[word] = self.words_filter.may_hold(word)
         return held
+
+    def may_hold_gram(self, gram: str) -> bool:
+        """The chars space's filter's answer for ``gram`` (True when the space has none)."""
+        return self.grams_filter is None or self.grams_filter.may_hold(gram)
 
     def delta_shard_ref(self, space: str, term: str) -> dict[str, Any] | None:
         """The ref of the delta term shard whose range covers ``term``."""
@@ -192,7 +199,7 @@ class IndexReader:
                         next_action={"op": "list", "args": {}},
                     )
                 self._meta = self._fetch(ref)
-                if self._meta.get("format") != INDEX_FORMAT:
+                if self._meta.get("format") not in INDEX_FORMATS:
                     raise ReaderError(
                         "UNAVAILABLE",
                         "the search index was written in another format than this reader reads: rebuild the catalogue",
@@ -263,6 +270,8 @@ class IndexReader:
         """
         if space["name"] == "words" and not part.may_hold(term):
             return None
+        if space["name"] == "chars" and not part.may_hold_gram(term):
+            return None
         ref = self._shard_ref(part, space, term)
         if ref is None:
             return None
@@ -288,7 +297,9 @@ class IndexReader:
         held = [word for word in words if part.may_hold(word)]
         refs = [self._shard_ref(part, spaces["words"], word, fetch_page=False) for word in held] + list(extra or [])
         if part.meta.get("bundles"):
-            absent = [gram for word in words if word not in held for gram in word_ngrams(word)]
+            absent = [
+                gram for word in words if word not in held for gram in word_ngrams(word) if part.may_hold_gram(gram)
+            ]
             refs += [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in absent]
         if part.expand is not None:  # the expansion's shards come in the same round as the words'
             refs += [self._shard_ref(part, part.expand, word, fetch_page=False) for word in words]
@@ -304,11 +315,11 @@ class IndexReader:
             late = [word for word in held if self._entry(part, spaces["words"], word) is None]
             if late:
                 self._pending_pages = []
-                late_grams = [gram for word in late for gram in word_ngrams(word)]
+                late_grams = [gram for word in late for gram in word_ngrams(word) if part.may_hold_gram(gram)]
                 refs = [self._shard_ref(part, spaces["chars"], gram, fetch_page=False) for gram in late_grams]
                 self._prefetch([*self._pending_pages, *refs])
             unknown = [word for word in words if word not in held or word in late]
-            for gram in dict.fromkeys(g for word in unknown for g in word_ngrams(word)):
+            for gram in dict.fromkeys(g for word in unknown for g in word_ngrams(word) if part.may_hold_gram(g)):
                 ref = self._shard_ref(part, spaces["chars"], gram)  # read what came by path now: fetched once
                 if ref is not None:
                     self._fetch(ref)

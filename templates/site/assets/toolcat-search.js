@@ -368,8 +368,11 @@
   var wordfilter_exports = {};
   __export(wordfilter_exports, {
     INDEX_FORMAT: () => INDEX_FORMAT,
+    INDEX_FORMATS: () => INDEX_FORMATS,
+    PartFilter: () => PartFilter,
     WordFilter: () => WordFilter,
     partFilter: () => partFilter,
+    stale: () => stale,
     wordRefs: () => wordRefs
   });
   function fmix(h) {
@@ -391,16 +394,18 @@
       const absent = !part.held.mayHold(word);
       if (!late && !absent) refs2.push(await reader.shardRef(part, held, word, false));
       else if (late ? !absent && await reader.entry(part, held, word) === null : absent) {
-        for (const gram of ngrams(word)) refs2.push(await reader.shardRef(part, chars, gram, false));
+        for (const gram of ngrams(word)) if (part.held.has("chars", gram)) refs2.push(await reader.shardRef(part, chars, gram, false));
       }
     }
     return refs2;
   }
-  var INDEX_FORMAT, UTF8, WordFilter, partFilter;
+  var INDEX_FORMAT, INDEX_FORMATS, stale, UTF8, WordFilter, PartFilter, partFilter;
   var init_wordfilter = __esm({
     "src/wordfilter.ts"() {
       "use strict";
-      INDEX_FORMAT = "toolcat-index-2";
+      INDEX_FORMAT = "toolcat-index-3";
+      INDEX_FORMATS = ["toolcat-index-2", INDEX_FORMAT];
+      stale = (meta, analyzer) => !INDEX_FORMATS.includes(meta.format) || meta.analyzer?.version !== analyzer;
       UTF8 = new TextEncoder();
       WordFilter = class {
         /** Throws TypeError on a filter whose fields do not add up (``WordFilter`` in Python raises ValueError). */
@@ -425,7 +430,23 @@
           return true;
         }
       };
-      partFilter = (spaces) => new WordFilter(spaces.find((s) => s.name === "words")?.filter);
+      PartFilter = class {
+        constructor(spaces) {
+          this.words = new WordFilter(spaces.find((s) => s.name === "words")?.filter);
+          const chars = spaces.find((s) => s.name === "chars")?.filter;
+          this.grams = chars === void 0 ? null : new WordFilter(chars);
+        }
+        /** The words filter's answer for ``word``. */
+        mayHold(word) {
+          return this.words.mayHold(word);
+        }
+        /** False when the index surely lacks ``term`` in space ``space`` (``words``, or ``chars`` with a filter). */
+        has(space2, term) {
+          if (space2 === "words") return this.words.mayHold(term);
+          return space2 !== "chars" || this.grams === null || this.grams.mayHold(term);
+        }
+      };
+      partFilter = (spaces) => new PartFilter(spaces);
     }
   });
 
@@ -933,7 +954,7 @@
             const ref = this.manifest.index;
             if (!isObject(ref)) throw (await failures()).noIndex();
             const meta = await this.fetch(ref);
-            if (meta.format !== (await wordFilter()).INDEX_FORMAT || meta.analyzer?.version !== ANALYZER_VERSION) throw (await failures()).staleIndex(meta);
+            if ((await wordFilter()).stale(meta, ANALYZER_VERSION)) throw (await failures()).staleIndex(meta);
             this.meta = meta;
             this.thesaurus = meta.analyzer?.thesaurus?.table ?? void 0;
           }
@@ -972,7 +993,7 @@
           return [pageRefs(page)[number - Number(page.first)], page];
         }
         async entry(part, space2, term) {
-          if (space2.name === "words" && !part.held.mayHold(term)) return null;
+          if (!part.held.has(space2.name, term)) return null;
           const ref = await this.shardRef(part, space2, term);
           if (ref === null) return null;
           const terms2 = (await this.fetch(ref)).terms;
@@ -1711,7 +1732,7 @@
     });
   }
   function staleIndex(meta) {
-    if (meta.format !== INDEX_FORMAT) {
+    if (!INDEX_FORMATS.includes(meta.format)) {
       return new ReaderError("UNAVAILABLE", "the search index was written in another format than this reader reads: rebuild the catalogue", {
         details: { index: meta.format ?? null, reader: INDEX_FORMAT },
         hints: ["Rebuild the catalogue with this toolcat (`toolcat build SRC OUT`), then search again."]

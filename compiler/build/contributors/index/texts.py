@@ -344,6 +344,15 @@ class _Steps:
         report("index", self.total, self.total)
 
 
+def filtered(name: str, space: dict[str, Any]) -> bool:
+    """Whether space ``name`` (its meta entry ``space``) carries a filter of its terms.
+
+    Every words space does, and a paged chars space (``toolcat-index-3``): there an n-gram's shard is fetched by path,
+    so an n-gram the index lacks cost a shard.
+    """
+    return name == "words" or "term_pages" in space
+
+
 def _write_part(
     artifacts: ArtifactSet,
     part: str,
@@ -368,11 +377,13 @@ def _write_part(
             entry["chars"] = bundle
     spaces = []
     for name in SPACE_WEIGHTS:
-        held = word_filter(entries[name]) if name == "words" else None
-        space = _write_space(artifacts, part, name, entries.pop(name))
+        terms = entries.pop(name)
+        space = _write_space(artifacts, part, name, terms)
         space["max_df"] = fitted[name].max_df
-        if held is not None:  # which query words the index lacks, known before any term shard (docs/search.md)
-            space["filter"] = held
+        # Which query words the index lacks, known before any term shard (docs/search.md); in a paged chars space,
+        # which n-grams of an unknown word it lacks: their shards, fetched by path, are then not fetched at all.
+        if filtered(name, space):
+            space["filter"] = word_filter(terms)
         spaces.append(space)
     meta = {
         "n_docs": len(docs),
