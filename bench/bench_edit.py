@@ -1,7 +1,7 @@
 """Warm one-tool edits of a big catalogue (issue 33: <= 3 s at 10,000 tools), side by side for several toolcats.
 
     python bench/bench_edit.py [--tools 10000 | --src DIR] [--edits 5] [--inside 2]
-                               [--toolcat PATH ...] [--work DIR]
+                               [--toolcat PATH ...] [--work DIR] [--alternate]
 
 For each ``--toolcat`` (a ``toolcat`` executable; default: this checkout's, and several give a side-by-side run,
 e.g. main's venv and a branch's) the sources (``--src``, else a generated catalogue of ``--tools``) are copied, built
@@ -11,7 +11,8 @@ lead's ``edit.py`` does) and ``--inside`` times (a tool of that file inside the 
 wall time, its CPU time (user + sys of the process and its forked worker) and the files it wrote. The vector cache is
 ``$TOOLCAT_CACHE_DIR`` (set it to a warm one: the first build embeds what it lacks). Every toolcat runs with
 ``OMP_NUM_THREADS=1``. Prints a table a row per edit and the machine's CPU and load. ``--work``: keep the copies and
-builds there (else a temporary folder, removed).
+builds there (else a temporary folder, removed). ``--alternate``: after the builds from nothing, make each edit with
+every toolcat in turn, so a shared machine's changing load falls on each alike.
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ def main() -> None:
     parser.add_argument("--inside", type=int, default=2, help="edits of a tool inside the sample")
     parser.add_argument("--toolcat", action="append", default=None, help="a toolcat executable (repeat to compare)")
     parser.add_argument("--work", type=Path, default=None, help="where the copies and builds go (kept)")
+    parser.add_argument(
+        "--alternate",
+        action="store_true",
+        help="edit by edit, each toolcat in turn (else one toolcat's edits after another's)",
+    )
     args = parser.parse_args()
     toolcats = args.toolcat or [str(Path(sys.executable).with_name("toolcat"))]
     if args.work is not None:
@@ -121,7 +127,8 @@ def run(args: argparse.Namespace, toolcats: list[str], work: Path) -> None:
         source = work / f"generated{args.tools}"
         if not source.is_dir():
             generate(source, args.tools)
-    rows: list[list[str]] = []
+    rows: dict[int, list[list[str]]] = {side: [] for side in range(len(toolcats))}
+    plans: dict[int, list[tuple[str, int]]] = {}
     for side, toolcat in enumerate(toolcats):
         src, out = work / f"src-{side}", work / f"out-{side}"
         shutil.rmtree(src, ignore_errors=True)
@@ -129,26 +136,38 @@ def run(args: argparse.Namespace, toolcats: list[str], work: Path) -> None:
         shutil.copytree(source, src)
         fresh = timed(toolcat, src, out)
         inside = sampled_index(src, out)
-        rows.append([toolcat, "a build from nothing", f"{fresh['wall']:.2f}", f"{fresh['cpu']:.2f}", "", ""])
-        plan = [("outside the sample", 0)] * args.edits
-        plan += [("inside the sample", inside)] * (args.inside if inside is not None else 0)
-        for number, (where, index) in enumerate(plan, start=1):
-            tool = edit(src, index)
-            got = timed(toolcat, src, out)
-            rows.append(
-                [
-                    toolcat,
-                    f"edit {number}: {tool} ({where})",
-                    f"{got['wall']:.2f}",
-                    f"{got['cpu']:.2f}",
-                    f"{got['seconds']:.2f}",
-                    f"{int(got['written'])}",
-                ]
-            )
+        rows[side].append([toolcat, "a build from nothing", f"{fresh['wall']:.2f}", f"{fresh['cpu']:.2f}", "", ""])
+        plans[side] = [("outside the sample", 0)] * args.edits
+        plans[side] += [("inside the sample", inside)] * (args.inside if inside is not None else 0)
+        if not args.alternate:
+            for number in range(1, len(plans[side]) + 1):
+                rows[side].append(edit_row(toolcat, work, side, number, plans[side]))
+    if args.alternate:  # edit by edit, each toolcat in turn: a shared machine's load falls on both alike
+        for number in range(1, max(len(plan) for plan in plans.values()) + 1):
+            for side, toolcat in enumerate(toolcats):
+                if number <= len(plans[side]):
+                    rows[side].append(edit_row(toolcat, work, side, number, plans[side]))
     print(f"CPU: {cpu_name()}; load average (1 min) at the end: {os.getloadavg()[0]:.1f}; work: {work}")
     print("| toolcat | build | wall s | CPU s | the build's own s | files written |\n|---|---|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    for side_rows in rows.values():
+        for row in side_rows:
+            print("| " + " | ".join(row) + " |")
+
+
+def edit_row(toolcat: str, work: Path, side: int, number: int, plan: list[tuple[str, int]]) -> list[str]:
+    """Make edit ``number`` of ``plan`` in side ``side``'s sources, build, and the table's row for it."""
+    src, out = work / f"src-{side}", work / f"out-{side}"
+    where, index = plan[number - 1]
+    tool = edit(src, index)
+    got = timed(toolcat, src, out)
+    return [
+        toolcat,
+        f"edit {number}: {tool} ({where})",
+        f"{got['wall']:.2f}",
+        f"{got['cpu']:.2f}",
+        f"{got['seconds']:.2f}",
+        f"{int(got['written'])}",
+    ]
 
 
 if __name__ == "__main__":

@@ -205,12 +205,18 @@ class BuildResult:
 
 
 def _cache_from_state(state: dict[str, Any]) -> dict[str, Any]:
+    """The loaded sources' results the last build kept, by file digest: (path, FileResult, its entry in the state).
+
+    The entry is written back as it was while the file is unchanged (:func:`_cache_to_state`): 10,000 tools are not
+    dumped again for a one-tool edit (issue 33).
+    """
     cache: dict[str, Any] = {}
-    for digest, (rel, raw) in state.get("cache", {}).items():
+    for digest, entry in state.get("cache", {}).items():
+        rel, raw = entry
         if not isinstance(raw.get("tools_json"), str):
             continue  # an older state: its key order was lost, so the file is loaded again
         diagnostics = [Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]]
-        cache[digest] = (rel, FileResult(tools=json.loads(raw["tools_json"]), diagnostics=diagnostics))
+        cache[digest] = (rel, FileResult(tools=json.loads(raw["tools_json"]), diagnostics=diagnostics), entry)
     return cache
 
 
@@ -218,14 +224,18 @@ def _cache_to_state(cache: dict[str, Any], live: set[str]) -> dict[str, Any]:
     return {
         # the tools as a JSON string: the state is written with sorted keys, and a tool's key order (its
         # arguments' order, shown in prompts and docs) must come back as the source had it
-        digest: [
-            rel,
-            {
-                "tools_json": json.dumps(result.tools, ensure_ascii=False, separators=(",", ":")),
-                "diagnostics": [d.as_dict() for d in result.diagnostics],
-            },
-        ]
-        for digest, (rel, result) in sorted(cache.items())
+        digest: (
+            kept[2]
+            if len(kept) > 2
+            else [
+                kept[0],
+                {
+                    "tools_json": json.dumps(kept[1].tools, ensure_ascii=False, separators=(",", ":")),
+                    "diagnostics": [d.as_dict() for d in kept[1].diagnostics],
+                },
+            ]
+        )
+        for digest, kept in sorted(cache.items())
         if digest in live
     }
 

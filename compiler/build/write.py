@@ -1,7 +1,11 @@
-"""Write a planned build atomically: a temporary folder beside ``out``, then a swap.
+"""Write a planned build atomically: a temporary folder beside ``out``, then a swap; or, on a build, in place.
 
 Content-hashed files already present in the previous build are hard-linked, not
-rewritten, so a one-tool change writes only the files whose bytes changed. Files of
+rewritten, so a one-tool change writes only the files whose bytes changed. An incremental
+build goes further (:func:`_write_in_place`, issue 33): every published file but the entry
+point is named by its content, so it adds its new files to ``out`` itself and commits
+through a journal, rather than linking the 30,000 files of ten versions into a new folder
+and removing the old one; the result is the swap's, file for file. Files of
 the last :data:`KEEP_VERSIONS` registry versions are kept so that readers pinned to a
 recent version keep working. A failure at any point leaves ``out`` as it was.
 
@@ -31,6 +35,7 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,7 +91,49 @@ def read_state(out: Path) -> dict[str, Any]:
         state = json.loads((out / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return state if isinstance(state, dict) else {}
+    if not isinstance(state, dict):
+        return {}
+    if isinstance(state.get("versions"), list):
+        state["versions"] = _versions_read(state["versions"])
+    return state
+
+
+def _versions_saved(versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The versions as the state saves them: the first one's files listed, each next one's as what it adds and drops.
+
+    Ten versions of a 10,000-tool build share most of their 25,000 files: listed whole they made the state 21 MB
+    (issue 33); :func:`_versions_read` lists them again.
+    """
+    saved: list[dict[str, Any]] = []
+    previous: set[str] | None = None
+    for version in versions:
+        files = set(version.get("files", []))
+        if previous is None:
+            saved.append({**version, "files": sorted(files)})
+        else:
+            fields = {key: value for key, value in version.items() if key != "files"}
+            saved.append(
+                {**fields, "files_delta": {"added": sorted(files - previous), "dropped": sorted(previous - files)}}
+            )
+        previous = files
+    return saved
+
+
+def _versions_read(versions: list[Any]) -> list[Any]:
+    """Each version with its ``files`` listed, from a state's (:func:`_versions_saved`, or listed whole before)."""
+    read: list[Any] = []
+    previous: set[str] | None = None
+    for version in versions:
+        delta = version.get("files_delta") if isinstance(version, dict) else None
+        if isinstance(delta, dict) and previous is not None:
+            previous = (previous - set(delta.get("dropped", []))) | set(delta.get("added", []))
+            fields = {key: value for key, value in version.items() if key != "files_delta"}
+            read.append({**fields, "files": list(previous)})
+            continue
+        if isinstance(version, dict) and isinstance(version.get("files"), list):
+            previous = set(version["files"])
+        read.append(version)
+    return read
 
 
 def tmp_prefix(out: Path) -> str:
@@ -174,6 +221,7 @@ def build_lock(out: Path) -> Iterator[None]:
                 log.warning("another build into %s is running; waiting for it to finish", out)
                 fcntl.flock(fd, fcntl.LOCK_EX)
         recover(out)
+        recover_pending(out)
         yield
     finally:
         os.close(fd)
@@ -238,6 +286,12 @@ def _link_or_copy_here(src: Path | str, dst: Path | str) -> None:
 
 def _carry(existing: str, target: str, size: int) -> None:
     """Link a file the plan keeps from the previous build (checked to be there, at its size)."""
+    _check_carried(existing, size)
+    _link_or_copy(existing, target)
+
+
+def _check_carried(existing: str, size: int) -> None:
+    """Raise OSError unless ``existing`` (kept from the previous build) is a file of ``size`` bytes."""
     try:
         found = os.stat(existing)  # noqa: PTH116 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
     except OSError:
@@ -245,7 +299,6 @@ def _carry(existing: str, target: str, size: int) -> None:
     if found is None or not stat.S_ISREG(found.st_mode) or found.st_size != size:
         msg = f"{existing} (kept from the previous build) is missing or changed; rebuild with --force"
         raise OSError(msg)
-    _link_or_copy(existing, target)
 
 
 def _place_planned(plan: Plan, into: str, at: str) -> tuple[int, int]:
@@ -352,6 +405,10 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         },
         *previous,
     ][:KEEP_VERSIONS]
+    if FAULTS.swap != "renames":  # the test-only two-rename swap needs the folder swap
+        done = _write_in_place(out, plan, state, new_state, versions, before, foreign)
+        if done is not None:
+            return done
     keep: set[str] = set()
     for version in versions[1:]:
         keep.update(version.get("files", []))
@@ -386,15 +443,8 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         for rel in foreign:  # never delete what toolcat did not write
             if not (tmp / rel).exists():
                 _link_or_copy(out / rel, tmp / rel)
-        if foreign:
-            log.warning(
-                "kept %d file(s) in %s that toolcat did not write: %s%s",
-                len(foreign),
-                out,
-                ", ".join(foreign[:5]),
-                " ..." if len(foreign) > 5 else "",
-            )
-        new_state = {**new_state, "versions": versions, "written": written_files}
+        _warn_foreign(out, foreign)
+        new_state = {**new_state, "versions": _versions_saved(versions), "written": written_files}
         (tmp / STATE).write_bytes(dumps(new_state))
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -452,3 +502,274 @@ def _rename_into_place(tmp: Path, out: Path, old: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         msg = f"could not move the new build into place: {exc}. The previous build is restored."
         raise BuildError(msg) from exc
+
+
+#: The journal of a build written into ``out`` itself (:func:`_write_in_place`); :func:`recover_pending` reads it.
+PENDING = ".toolcat-pending.json"
+#: The name prefix of the files such a build stages inside ``out`` before its commit (private files, state, entry).
+PENDING_PREFIX = ".toolcat-pending-"
+PENDING_FORMAT = "toolcat-pending-1"
+
+
+def _write_in_place(
+    out: Path,
+    plan: Plan,
+    state: dict[str, Any],
+    new_state: dict[str, Any],
+    versions: list[dict[str, Any]],
+    before: set[str],
+    foreign: list[str],
+) -> WriteResult | None:
+    """Write an incremental build into ``out`` itself, adding only its new files; None when it cannot (issue 33).
+
+    Every published file but the entry point is named by its content's hash (a file, or a folder of row files), and
+    a name ``out`` already holds at the same size is the same file (the swap links it as such), so a build can add
+    its new files beside the last one's without changing a file any version refers to. A journal
+    (:data:`PENDING`) names them first; the private files, the state and the entry point are staged under
+    :data:`PENDING_PREFIX` names; rewriting the journal as committed is the commit, after which they are renamed
+    over and the files no kept version needs are removed. Before the commit a failure removes what was added (the
+    last good build is as it was) and a killed build is rolled back by the next one (:func:`recover_pending`);
+    after it, the next one finishes the commit. The folder then holds what the swap would have made: the same
+    files, ``written`` and versions. None (the caller swaps) without a previous build and its version list, or
+    when a new file's name is taken (a folder or another file there).
+    """
+    if not isinstance(state.get("versions"), list) or not state["versions"] or ENTRY not in before:
+        return None
+    found = _new_files(out, plan, before)
+    if found is None:
+        return None
+    new, kept = found
+    at = f"{out}{os.sep}"
+    parents = {str(parent) for rel, _ in new for parent in Path(rel).parents if str(parent) != "."}
+    folders = sorted(folder for folder in parents if not os.path.isdir(at + folder))  # noqa: PTH112 - a str path
+    written_files = sorted(
+        name for name in {ENTRY, *plan.private} if name not in plan.files and name not in plan.carried
+    )
+    new_owned = set().union(*(version["files"] for version in versions), written_files, (STATE,))
+    drop = sorted(rel for rel in owned_files(state) - new_owned if rel in before)
+    staged = [*sorted(plan.private), STATE, ENTRY]  # renamed over in this order; the entry point last
+    journal: dict[str, Any] = {
+        "format": PENDING_FORMAT,
+        "registry_version": plan.registry_version,
+        "status": "prepare",
+        "files": [rel for rel, _ in new],
+        "folders": folders,
+        "staged": staged,
+        "drop": drop,
+    }
+    created: list[str] = []
+    try:
+        _save_journal(out, journal)
+        _prepare(out, plan, new, created)
+        (out / (PENDING_PREFIX + ENTRY)).write_bytes(_entry_point(plan, versions))
+        saved = {**new_state, "versions": _versions_saved(versions), "written": written_files}
+        (out / (PENDING_PREFIX + STATE)).write_bytes(dumps(saved))
+        _crash_point("before-swap")
+        _save_journal(out, {**journal, "status": "commit"})  # the commit: from here the next build finishes it
+    except BaseException as exc:
+        _roll_back(out, created, folders, staged)
+        if isinstance(exc, OSError):
+            msg = f"could not write the build into {out}: {exc}. The previous build in {out} is untouched."
+            raise BuildError(msg) from exc
+        raise
+    _crash_point("after-exchange")
+    try:
+        _finish(out, staged, drop)
+    except OSError as exc:
+        msg = (
+            f"the build of registry_version {plan.registry_version} was committed in {out}, but finishing it failed: "
+            f"{exc}. Fix the cause and run the build again: it finishes the commit first."
+        )
+        raise BuildError(msg) from exc
+    _warn_foreign(out, foreign)
+    now = (before - set(drop)) | {rel for rel, _ in new} | {ENTRY, STATE, *plan.private}
+    total = sum(1 for rel in now if not rel.startswith("site/"))
+    return WriteResult(len(new), kept, len(before - now), total)
+
+
+def _new_files(out: Path, plan: Plan, before: set[str]) -> tuple[list[tuple[str, bytes | str]], int] | None:
+    """The planned files ``out`` lacks (path, and its bytes or the staged file to link), and how many it has.
+
+    None when a planned name holds other bytes or a folder there; BuildError when a carried file is missing.
+    """
+    at = f"{out}{os.sep}"
+    new: list[tuple[str, bytes | str]] = []
+    kept = 0
+    last = {at, f"{plan.files.existing}{os.sep}"}  # the last build's folder, as given and resolved
+    for rel in sorted(plan.files):
+        origin = plan.files.origin(rel)
+        if isinstance(origin, Path):
+            if str(origin).removesuffix(rel) in last and rel in before:  # the last build's copy
+                kept += 1
+                continue
+            placed: bytes | str = str(origin)  # a file the planner staged
+        else:
+            placed = origin
+            if rel in before:
+                found = os.stat(at + rel)  # noqa: PTH116 - a str path: pathlib's joins cost more than the links of a build's 30,000 files
+                if stat.S_ISREG(found.st_mode) and found.st_size == len(origin):  # the same file (as the swap has it)
+                    kept += 1
+                    continue
+        if rel in before or os.path.lexists(at + rel):
+            return None  # a file of other bytes, or a folder, where this one goes: the swap replaces it
+        new.append((rel, placed))
+    try:
+        for rel, ref in sorted(plan.carried.items()):
+            if rel not in plan.files:
+                _check_carried(at + rel, int(ref["bytes"]))
+                kept += 1
+    except OSError as exc:
+        msg = f"could not write the build into {out}: {exc}. The previous build in {out} is untouched."
+        raise BuildError(msg) from exc
+    return new, kept
+
+
+def _prepare(out: Path, plan: Plan, new: list[tuple[str, bytes | str]], created: list[str]) -> None:
+    """Make the new files (each noted in ``created`` first) and stage the private files under their pending names."""
+    at = f"{out}{os.sep}"
+    for rel, placed in new:
+        created.append(rel)  # before it is made: a file half written is removed too
+        try:
+            if isinstance(placed, str):
+                _link_new(placed, at + rel)
+            else:
+                _create(at + rel, placed)
+        except FileExistsError:
+            created.pop()  # made by someone else since it was looked for: not this build's to remove
+            raise
+    for name, data in sorted(plan.private.items()):
+        if isinstance(data, Path):  # streamed to the staging folder (the per-tool memo)
+            _link_or_copy(data, at + PENDING_PREFIX + name)
+        else:
+            (out / (PENDING_PREFIX + name)).write_bytes(data)
+
+
+def _warn_foreign(out: Path, foreign: list[str]) -> None:
+    if foreign:
+        log.warning(
+            "kept %d file(s) in %s that toolcat did not write: %s%s",
+            len(foreign),
+            out,
+            ", ".join(foreign[:5]),
+            " ..." if len(foreign) > 5 else "",
+        )
+
+
+def _create(target: str, data: bytes) -> None:
+    """Write a new file (never over an existing one), making its folder on the first miss."""
+    try:
+        handle = open(target, "xb")  # noqa: PTH123, SIM115 - a str path: pathlib's joins cost more than the files of a build
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(target), exist_ok=True)  # noqa: PTH103, PTH120 - a str path, as above
+        handle = open(target, "xb")  # noqa: PTH123, SIM115 - as above
+    with handle:
+        handle.write(data)
+
+
+def _link_new(source: str, target: str) -> None:
+    """Link ``source`` as a new file (never over an existing one; copied where it cannot be linked)."""
+    try:
+        os.link(source, target)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(target), exist_ok=True)  # noqa: PTH103, PTH120 - a str path, as above
+        _link_new_here(source, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        with open(source, "rb") as handle:  # noqa: PTH123 - a str path, as above
+            _create(target, handle.read())
+
+
+def _link_new_here(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        with open(source, "rb") as handle:  # noqa: PTH123 - a str path, as above
+            _create(target, handle.read())
+
+
+def _save_journal(out: Path, journal: dict[str, Any]) -> None:
+    """Write the journal whole or not at all (a staged copy renamed over)."""
+    staged = out / (PENDING_PREFIX + "journal")
+    staged.write_bytes(dumps(journal))
+    staged.replace(out / PENDING)
+
+
+def _remove(out: Path, rels: list[str], folders: list[str] | None = None) -> None:
+    """Remove files of ``out`` (those gone already are fine), then ``folders`` (else the files' own) that emptied."""
+    if folders is None:
+        folders = sorted({str(parent) for rel in rels for parent in Path(rel).parents if str(parent) != "."})
+    paths = [f"{out}{os.sep}{rel}" for rel in rels]
+    if len(paths) < UNLINK_THREADS_FROM:
+        for path in paths:
+            _unlink(path)
+    else:  # the last links of old files: each waits on the disk for the inode's blocks; several wait at once
+        with ThreadPoolExecutor(UNLINK_THREADS, thread_name_prefix="toolcat-unlink") as pool:
+            for _ in pool.map(_unlink, paths, chunksize=32):
+                pass
+    for folder in sorted(folders, key=lambda f: -f.count("/")):
+        with contextlib.suppress(OSError):  # not empty: it holds other files
+            (out / folder).rmdir()
+
+
+#: Files removed by several threads from this many (:func:`_remove`), and how many threads.
+UNLINK_THREADS_FROM = 64
+UNLINK_THREADS = 8
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # noqa: PTH108 - a str path, as above
+
+
+def _roll_back(out: Path, created: list[str], folders: list[str], staged: list[str]) -> None:
+    """Undo a build written in place before its commit: its new files and folders, its staged files, the journal."""
+    _remove(out, created, folders)
+    for name in [*staged, "journal"]:
+        with contextlib.suppress(FileNotFoundError):
+            (out / (PENDING_PREFIX + name)).unlink()
+    with contextlib.suppress(FileNotFoundError):
+        (out / PENDING).unlink()
+
+
+def _finish(out: Path, staged: list[str], drop: list[str]) -> None:
+    """Complete a committed build: its staged files renamed over, the files no version needs removed, the journal gone."""
+    for name in staged:
+        with contextlib.suppress(FileNotFoundError):  # renamed already, by a build that died after it
+            (out / (PENDING_PREFIX + name)).replace(out / name)
+    _remove(out, drop)
+    (out / PENDING).unlink()
+
+
+def recover_pending(out: Path) -> list[str]:
+    """Finish or undo a build written in place that was killed (:func:`_write_in_place`); call it holding the lock.
+
+    Committed (the journal says so): its staged files are renamed over and the files it dropped removed. Not
+    committed: the files it added (listed in the journal before they were made, and owned by no version of the
+    last good build) and its staged files are removed. Returns what was done, each also logged as a warning.
+    """
+    out = out.resolve()
+    path = out / PENDING
+    if not path.is_file():
+        return []
+    try:
+        journal = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        journal = None
+    if not isinstance(journal, dict) or journal.get("format") != PENDING_FORMAT:
+        journal = {"status": "prepare"}
+    staged = [str(name) for name in journal.get("staged", [])]
+    if journal.get("status") == "commit":
+        _finish(out, staged, [str(rel) for rel in journal.get("drop", [])])
+        done = f"finished the commit of registry_version {journal.get('registry_version')} in {out}"
+    else:
+        owned = owned_files(read_state(out))
+        added = [str(rel) for rel in journal.get("files", []) if str(rel) not in owned]
+        _roll_back(out, added, [str(folder) for folder in journal.get("folders", [])], staged)
+        done = (
+            f"removed the files of an unfinished build of registry_version {journal.get('registry_version')} in {out}"
+        )
+    log.warning("recovering from an interrupted build: %s", done)
+    return [done]

@@ -339,3 +339,59 @@ def test_one_tool_edits_of_a_sampled_partition_write_the_bytes_of_a_build_from_n
         # and the index differ by design; every other file is the same
         differ = sorted(p for p in afresh if edited.get(p) != afresh[p])
         assert all(p.startswith(("index/", "manifests/")) for p in differ), differ
+
+
+def _balanced_reference(sims: Any, cap: int) -> Any:
+    """balanced_assign as the ninth session wrote it (numpy arrays, every pair visited): the reference."""
+    n, k = sims.shape
+    choices = min(vectors.BALANCE_CHOICES, k)
+    near = np.argsort(-sims, axis=1, kind="stable")[:, :choices]
+    values = np.take_along_axis(sims, near, axis=1).reshape(-1)
+    order = np.lexsort((near.reshape(-1), np.repeat(np.arange(n), choices), -values))
+    assign = np.full(n, -1, dtype=np.int64)
+    counts = np.zeros(k, dtype=np.int64)
+    pairs = zip(np.repeat(np.arange(n), choices)[order].tolist(), near.reshape(-1)[order].tolist(), strict=True)
+    for row, cluster in pairs:
+        if assign[row] < 0 and counts[cluster] < cap:
+            assign[row] = cluster
+            counts[cluster] += 1
+    for row in np.flatnonzero(assign < 0).tolist():
+        room = np.flatnonzero(counts < cap)
+        cluster = int(room[np.argmax(sims[row, room])])
+        assign[row] = cluster
+        counts[cluster] += 1
+    return assign
+
+
+@pytest.mark.parametrize(("n", "k", "cap"), [(600, 20, 45), (600, 20, 30), (50, 12, 5), (300, 4, 100)])
+def test_balanced_assign_equals_the_plain_loop(n: int, k: int, cap: int) -> None:
+    """Python lists and the early stop place every row where the loop over numpy arrays and every pair did (ties too)."""
+    rng = np.random.default_rng(n + k)
+    sims = np.round(rng.normal(size=(n, k)), 1).astype(np.float32)  # rounded: many ties
+    assert vectors.balanced_assign(sims, cap).tolist() == _balanced_reference(sims, cap).tolist()
+
+
+def test_nearest_is_the_stable_argsort_of_the_negated_similarities() -> None:
+    """The partition of order-preserving keys picks argsort's first columns in its order: ties, zeros and -0.0 too."""
+    rng = np.random.default_rng(8)
+    for trial in range(60):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(2, 120))
+        sims = np.round(rng.normal(size=(n, k)), int(rng.integers(0, 3))).astype(np.float32)
+        sims[rng.random(size=sims.shape) < 0.1] = 0.0
+        sims[rng.random(size=sims.shape) < 0.05] = -0.0
+        choices = min(vectors.BALANCE_CHOICES, k)
+        expected = np.argsort(-sims, axis=1, kind="stable")[:, :choices]
+        assert vectors.nearest(sims, choices).tolist() == expected.tolist(), trial
+
+
+def test_ordered_sums_are_numpy_add_at_float32_sums_bit_for_bit() -> None:
+    """Row j of every cluster added at once, j ascending: the same roundings as np.add.at, an empty cluster zero."""
+    rng = np.random.default_rng(9)
+    for n, k in ((2500, 100), (300, 40), (20, 12)):
+        rows = rng.normal(size=(n, 48)).astype(np.float32)
+        assign = rng.integers(0, k - 1, n)  # the last cluster stays empty
+        expected = np.zeros((k, 48), dtype=np.float32)
+        np.add.at(expected, assign, rows)
+        sums, counts = vectors.ordered_sums(rows, assign, k)
+        assert sums.tobytes() == expected.tobytes()
+        assert counts.tolist() == np.bincount(assign, minlength=k).tolist()

@@ -65,8 +65,10 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) 
 
 
 def leftovers(out: Path) -> list[str]:
-    """Temporary or moved-aside build folders left beside ``out``."""
-    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.") and p.is_dir())
+    """Temporary or moved-aside build folders left beside ``out``, and the journal of a build left unfinished in it."""
+    beside = [p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.") and p.is_dir()]
+    inside = [f"{out.name}/{p.name}" for p in out.glob(".toolcat-pending*")] if out.is_dir() else []
+    return sorted(beside + inside)
 
 
 # -- symbolic links ---------------------------------------------------------------------------------------------------

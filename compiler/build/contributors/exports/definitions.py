@@ -37,8 +37,8 @@ from .schemas import (
 )
 
 if TYPE_CHECKING:
+    from ....reader.folder import BuildFolder
     from ...model import CompiledCatalog
-from ....reader.folder import BuildFolder
 
 #: The providers exported (the one list lives in :mod:`toolcat.format.aliases`, beside their name rules).
 PROVIDER_NAMES: tuple[str, ...] = PROVIDERS
@@ -382,6 +382,8 @@ def to_canonical(
     ``source`` is a build folder, a compiled :class:`toolcat.build.model.CompiledCatalog`, or an alias →
     id mapping. A KeyError says when the name is unknown.
     """
+    from ....reader.folder import BuildFolder  # noqa: PLC0415 - the reader's 80 ms of imports: not on a build's path (issue 33)
+
     check_provider(provider)
     to_id: Mapping[str, str]
     if isinstance(source, (str, Path)):
