@@ -345,6 +345,18 @@ def fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+def _missing_files(out: Path, state: dict[str, Any]) -> list[str]:
+    """The files of the last build's version (its state's list) that ``out`` no longer holds, in the list's order.
+
+    A build whose sources are unchanged does nothing, unless a file was deleted since (by hand, a sync, a full disk):
+    then "up to date" would leave a build whose manifest names a file no reader can fetch (``toolcat verify``'s
+    "referenced but missing"). One ``stat`` a file: about 30,000 at 10,000 tools.
+    """
+    files = state["versions"][0].get("files")
+    at = f"{out}{os.sep}"
+    return [str(rel) for rel in files if not os.path.isfile(at + str(rel))] if isinstance(files, list) else []  # noqa: PTH113 - a str path, one per file
+
+
 def _build_locked(
     src: Path,
     out: Path,
@@ -369,16 +381,26 @@ def _build_locked(
         **({"embedder": embedder} if embedder else {}),
         **_partition_setting(),
     }
-    if (
-        not force
-        and not extra
+    unchanged = (
+        not extra
         and not config.failed
         and state.get("input_hash") == input_hash
         and state.get("settings") == settings
         and (out / ENTRY).is_file()
         and state.get("versions")
         and (out / state["versions"][0]["manifest"]["path"]).is_file()
-    ):
+    )
+    missing = _missing_files(out, state) if unchanged and not force else []
+    if missing:
+        log.warning(
+            "%d file(s) of the last build in %s are gone (%s%s): building it again from the sources",
+            len(missing),
+            out,
+            ", ".join(missing[:3]),
+            " ..." if len(missing) > 3 else "",
+        )
+        force = True  # the last build's files are not all there: nothing of it is carried
+    elif unchanged and not force:
         log.info("sources unchanged since the last build: nothing to do")
         return BuildResult(
             state["versions"][0]["registry_version"],

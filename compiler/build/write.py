@@ -743,6 +743,27 @@ def _finish(out: Path, staged: list[str], drop: list[str]) -> None:
     (out / PENDING).unlink()
 
 
+def _journal_list(out: Path, journal: dict[str, Any], key: str) -> list[str]:
+    """The journal's paths under ``key`` that name a place inside ``out``; any other is left alone, with a warning.
+
+    The journal is a file in the build folder: a damaged or planted one must not make recovery remove or rename a
+    file elsewhere (an absolute path, ``..``, or a path through a symbolic link that leaves ``out``).
+    """
+    values = journal.get(key, [])
+    root = os.path.realpath(out)
+    kept: list[str] = []
+    for value in values if isinstance(values, list) else []:
+        rel = str(value)
+        parts = rel.split("/")
+        plain = bool(rel) and "\\" not in rel and "\x00" not in rel and all(p not in ("", ".", "..") for p in parts)
+        parent = os.path.realpath(os.path.join(root, *parts[:-1])) if plain else ""  # noqa: PTH118 - text, as realpath's
+        if plain and (parent == root or parent.startswith(root + os.sep)):
+            kept.append(rel)
+        else:
+            log.warning("recovering from an interrupted build: ignored %r in its journal (not a path in %s)", rel, out)
+    return kept
+
+
 def recover_pending(out: Path) -> list[str]:
     """Finish or undo a build written in place that was killed (:func:`_write_in_place`); call it holding the lock.
 
@@ -760,14 +781,15 @@ def recover_pending(out: Path) -> list[str]:
         journal = None
     if not isinstance(journal, dict) or journal.get("format") != PENDING_FORMAT:
         journal = {"status": "prepare"}
-    staged = [str(name) for name in journal.get("staged", [])]
+    staged = [name for name in _journal_list(out, journal, "staged") if "/" not in name]
+    staged = [name for name in staged if name == ENTRY or name.startswith(".toolcat-")]
     if journal.get("status") == "commit":
-        _finish(out, staged, [str(rel) for rel in journal.get("drop", [])])
+        _finish(out, staged, _journal_list(out, journal, "drop"))
         done = f"finished the commit of registry_version {journal.get('registry_version')} in {out}"
     else:
         owned = owned_files(read_state(out))
-        added = [str(rel) for rel in journal.get("files", []) if str(rel) not in owned]
-        _roll_back(out, added, [str(folder) for folder in journal.get("folders", [])], staged)
+        added = [rel for rel in _journal_list(out, journal, "files") if rel not in owned]
+        _roll_back(out, added, _journal_list(out, journal, "folders"), staged)
         done = (
             f"removed the files of an unfinished build of registry_version {journal.get('registry_version')} in {out}"
         )

@@ -121,6 +121,28 @@ def test_unchanged_sources_do_no_work(tmp_path: Path) -> None:
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
 
 
+def test_a_file_gone_from_an_unchanged_build_is_written_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Unchanged sources over a build that lost a file build again: the file is back, the build verifies, bytes equal."""
+    from toolcat.build.verify import verify_build  # noqa: PLC0415 - the check a platform team runs
+
+    src = write_tree(tmp_path / "src", small_tree())
+    out = tmp_path / "build"
+    build(src, out)
+    whole = tree_bytes(out)
+    gone = min((out / "tools").rglob("*.json"))
+    gone.unlink()
+    again = build(src, out)
+    assert not again.up_to_date
+    assert "are gone" in caplog.text
+    assert gone.name in caplog.text
+    assert gone.is_file()
+    assert not verify_build(out).problems
+    assert {k: v for k, v in tree_bytes(out).items() if not k.startswith(".toolcat")} == {
+        k: v for k, v in whole.items() if not k.startswith(".toolcat")
+    }
+    assert build(src, out).up_to_date
+
+
 def test_changed_compiler_code_is_never_up_to_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same sources after toolcat's own code changed (same version number) are compiled again."""
     import toolcat.build.pipeline  # noqa: PLC0415

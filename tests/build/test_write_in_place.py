@@ -149,3 +149,23 @@ def test_the_state_lists_the_first_versions_files_and_the_changes_of_the_others(
     listed = write_module.owned_files(write_module.read_state(out))
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {p for p in on_disk if not p.startswith(".toolcat-")} <= listed, "every published file is owned"
+
+
+@pytest.mark.parametrize("status", ["prepare", "commit"])
+def test_a_planted_journal_removes_nothing_outside_the_build(tmp_path: Path, status: str) -> None:
+    """A journal naming paths outside the folder (absolute, ``..``, through a link) has recovery leave them alone."""
+    out, outside = tmp_path / "build", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine", encoding="utf-8")
+    (out / "away").symlink_to(outside, target_is_directory=True)
+    (out / "own.json").write_text("{}", encoding="utf-8")
+    names = [str(outside / "keep.txt"), "../outside/keep.txt", "away/keep.txt", "a/../../outside/keep.txt", "own.json"]
+    journal = {"format": write_module.PENDING_FORMAT, "status": status, "registry_version": "x"}
+    journal |= {"files": names, "drop": names, "folders": ["../outside", "away"], "staged": ["../outside/keep.txt"]}
+    (out / write_module.PENDING).write_text(json.dumps(journal), encoding="utf-8")
+    write_module.recover_pending(out)
+    assert (outside / "keep.txt").read_text(encoding="utf-8") == "mine"
+    assert outside.is_dir()
+    assert not (out / "own.json").exists(), "a path inside the folder is still recovered"
+    assert not (out / write_module.PENDING).exists()
