@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from toolcat.build import build, memo
+from toolcat.build.artifacts import ArtifactSet
 from toolcat.build.contributors import prompts
 from toolcat.build.contributors.exports import contribute as export_build
 from toolcat.build.memo import HOLE, ToolMemo, memo_file, splice
@@ -131,3 +132,33 @@ def test_kept_entries_are_written_back_as_read(tmp_path: Path, monkeypatch: pyte
         fresh.get("snippet", sha, lambda value=value: value)
     assert saved == fresh.close_all()[memo_file("snippet")]
     assert json.loads(saved)["entries"] == dict(sorted(values.items()))  # type: ignore[arg-type]
+
+
+def test_an_edit_dumps_one_snippet_bucket_and_keeps_the_others(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a one-tool edit one snippet bucket is dumped, the rest are the last build's files; all equal a fresh build's."""
+    monkeypatch.setattr(prompts, "SNIPPET_BUCKET_TARGET", 8)  # the example's 74 tools: 16 buckets
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    dumped: list[str] = []
+    add_json = ArtifactSet.add_json
+
+    def counted(self: ArtifactSet, directory: str, stem: str, obj: Any) -> Any:
+        if stem.startswith("snippets.b"):
+            dumped.append(stem)
+        return add_json(self, directory, stem, obj)
+
+    monkeypatch.setattr(ArtifactSet, "add_json", counted)
+    file = example_src_copy / "files" / "tools.yaml"
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-proof ", 1), encoding="utf-8"
+    )
+    build(example_src_copy, out)
+    index = json.loads((out / _manifest(out)["prompts"]["index"]["path"]).read_text())
+    assert len(index["snippets"]["refs"]) == 16
+    assert len(dumped) == 1, dumped
+    fresh = tmp_path / "fresh"
+    build(example_src_copy, fresh)
+    assert len(dumped) == 17  # a build from nothing dumps every bucket
+    assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)
