@@ -83,6 +83,20 @@ class ToolMemo:
         self._new.setdefault(kind, {})[sha] = value
         return value
 
+    def get_many(self, kind: str, shas: list[str], make: Callable[[int], Any]) -> list[Any]:
+        """:meth:`get` of each of ``shas`` in turn (``make(i)`` makes the value of ``shas[i]``), in one loop."""
+        old, new = self._last(kind), self._new.setdefault(kind, {})
+        lines = self._lines[kind]
+        values = []
+        for index, sha in enumerate(shas):
+            value = old.get(sha)
+            if value is None:
+                value = make(index)
+                lines.pop(sha, None)
+            new[sha] = value
+            values.append(value)
+        return values
+
     def once(self, kind: str, key: str, make: Callable[[], _T]) -> _T:
         """``make()`` the first time (``kind``, ``key``) is asked for in this build, then the same value.
 
