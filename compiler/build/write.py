@@ -34,6 +34,7 @@ import shutil
 import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -198,16 +199,29 @@ def _crash_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+#: The folders whose build lock this thread holds (:func:`build_lock`): taken again by the same thread, it is held.
+_HELD = threading.local()
+
+
 @contextlib.contextmanager
 def build_lock(out: Path) -> Iterator[None]:
     """Hold ``out``'s build lock for a whole build, after repairing what a killed build left behind.
 
     The lock is an exclusive ``flock`` on the folder holding ``out`` (no lock file to leave
     behind; the kernel drops it when a process dies), so concurrent builds into one folder take
-    turns, and whatever lies around under the temporary names belongs to no live build.
+    turns, and whatever lies around under the temporary names belongs to no live build. A thread that
+    holds the lock of that folder already (a docs site built beside the build whose lock it holds) holds it again
+    at no cost; any other thread or process waits.
     """
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
+    held: set[str] = _HELD.__dict__.setdefault("folders", set())
+    key = str(out.parent)
+    if key in held:
+        recover(out)
+        recover_pending(out)
+        yield
+        return
     fd = os.open(out.parent, os.O_RDONLY)
     try:
         try:
@@ -220,10 +234,12 @@ def build_lock(out: Path) -> Iterator[None]:
             except BlockingIOError:
                 log.warning("another build into %s is running; waiting for it to finish", out)
                 fcntl.flock(fd, fcntl.LOCK_EX)
+        held.add(key)
         recover(out)
         recover_pending(out)
         yield
     finally:
+        held.discard(key)
         os.close(fd)
 
 

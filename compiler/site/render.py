@@ -339,9 +339,13 @@ def build_site(
 
     The site is built in a temporary folder beside ``out`` and swapped in only when
     ``mkdocs build --strict`` succeeded, so a failure leaves the previous site untouched. ``progress`` is
-    told of each phase (:mod:`toolcat.build.progress`): site read, render, mkdocs, publish.
+    told of each phase (:mod:`toolcat.build.progress`): site read, render, mkdocs, publish. It holds the build's
+    lock (:func:`toolcat.build.write.build_lock`) from the read to the swap.
     """
-    with reporting(progress):
+    # the build's own lock too (on the folder holding the build): a build of the catalogue and a site of it take
+    # turns, so the site reads a whole build and a build never links a site/ folder being swapped
+    held = build_lock(build_dir) if build_dir.is_dir() else contextlib.nullcontext()
+    with reporting(progress), held:
         return _build_site(build_dir, out, project_dir)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -77,3 +78,29 @@ def test_a_site_built_by_two_mkdocs_processes_equals_one_built_by_one(
     build_site(tmp_path / "b", tmp_path / "two")
     assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
     assert not list(tmp_path.glob("*.part*")), "the partial folders are removed"
+
+
+def test_a_site_reads_its_build_holding_the_builds_lock(sites: tuple[Path, Path, Path, Path], monkeypatch) -> None:
+    """A build of the catalogue cannot run while the site reads it: the site holds the build's lock from the read."""
+    import fcntl  # noqa: PLC0415 - POSIX: the lock is an flock
+
+    from toolcat.site import render  # noqa: PLC0415 - its read_build is wrapped
+
+    _, _, build_dir, _ = sites
+    seen: list[bool] = []
+    read = render.read_build
+
+    def read_checking(folder: Path):
+        fd = os.open(build_dir.resolve().parent, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            seen.append(False)  # a build could have taken it
+        except BlockingIOError:
+            seen.append(True)
+        finally:
+            os.close(fd)
+        return read(folder)
+
+    monkeypatch.setattr(render, "read_build", read_checking)
+    build_site(build_dir, build_dir.parent / "locked-site")
+    assert seen == [True]
