@@ -246,15 +246,17 @@ def compile_catalog(
     strict: bool = False,
     cache: dict[str, Any] | None = None,
     config: BuildConfig | None = None,
+    file_hashes: dict[str, str] | None = None,
 ) -> tuple[CompiledCatalog, list[Diagnostic]]:
     """Load and check the sources; raise :class:`SourceError` with every problem when invalid.
 
     ``config`` is the catalogue's settings as :func:`toolcat.build.config.read_config` read them (read here when
-    not given); their problems are reported with the sources'. Progress goes to the reporter of
+    not given); their problems are reported with the sources'. ``file_hashes``: the sources' per-file hashes
+    (:func:`toolcat.build.sources.load.fingerprint`) when already computed. Progress goes to the reporter of
     :func:`toolcat.build.progress.reporting`, when one is active.
     """
     config = config if config is not None else read_config(src)
-    loaded = load(src, cache, config)
+    loaded = load(src, cache, config, file_hashes=file_hashes)
     catalog, diags = assemble(loaded)
     diags.extend(list(config.diagnostics))
     domains, unknown = config.discovery_domains(sorted({t.namespace for t in catalog.tools.values()}))
@@ -411,7 +413,7 @@ def _build_locked(
     same_settings = state.get("settings") == settings
     cache = _cache_from_state(state) if same_settings else {}
     tokens.begin(_read_private(out, tokens.CACHE_FILE) if same_settings else None)
-    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, config=config)
+    catalog, diagnostics = compile_catalog(src, strict=strict, cache=cache, config=config, file_hashes=file_hashes)
     # the index builds on the last good build's segment unless told to start afresh (docs/search.md, "Segments")
     previous = out if same_settings and not force and (out / ENTRY).is_file() else None
     stage = out.resolve().parent / f"{tmp_prefix(out.resolve())}stage{os.getpid()}"

@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.metadata
 import importlib.util
 import logging
+import re
 import struct
 import sys
 from pathlib import Path
@@ -20,6 +21,11 @@ ENCODING = "o200k_base"
 #: pieces cut just after a newline, which can differ from a whole-text count by at most a
 #: token per cut (only where blank lines meet the cut).
 CHUNK_CHARS = 200_000
+#: Where a longer text is cut first: before each Markdown heading of level 1 or 2 at the start of a line. No token
+#: spans such a cut (o200k_base's pre-tokenizer splits before a ``#`` that follows a newline), so the pieces' counts
+#: add up to the whole text's; and the cuts follow the text, not offsets, so an edit of one section of a whole
+#: catalogue's prompt (4.8 MB at 10,000 tools) counts that section's piece again, not every piece after it (issue 33).
+HEADING_CUT = re.compile(r"\n(?=##? )")
 
 
 @functools.cache
@@ -85,14 +91,31 @@ def _chunks(text: str) -> list[str]:
     return pieces
 
 
+def _sections(text: str) -> list[str]:
+    """``text`` cut before each level-1 or level-2 heading (:data:`HEADING_CUT`); one piece when it has none."""
+    starts = [0, *(match.end() for match in HEADING_CUT.finditer(text))]
+    return [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
 def count_tokens(text: str) -> int:
-    """How many o200k_base tokens ``text`` costs (remembered by a hash of the text: see :func:`begin`)."""
+    """How many o200k_base tokens ``text`` costs (remembered by a hash of the text: see :func:`begin`).
+
+    A text over :data:`CHUNK_CHARS` is counted as its sections (:func:`_sections`), each remembered on its own;
+    a section still over it in pieces cut after a newline (:func:`_chunks`).
+    """
     if not text:
         return 0
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=KEY_BYTES).digest()
     count = _known.get(key)
     if count is None:
-        count = _count(text) if len(text) <= CHUNK_CHARS else sum(_count(piece) for piece in _chunks(text))
+        if len(text) <= CHUNK_CHARS:
+            count = _count(text)
+        else:
+            sections = _sections(text)
+            if len(sections) > 1:
+                count = sum(count_tokens(section) for section in sections)
+            else:
+                count = sum(_count(piece) for piece in _chunks(text))
         _known[key] = count
     _used.add(key)
     return count

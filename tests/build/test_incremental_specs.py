@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from toolcat.build import build
+from toolcat.build import build, pipeline
 from toolcat.build import plan as plan_module
 from toolcat.build.plan import _joined, _spec_halves
+from toolcat.build.sources import load
 from toolcat.format.canonical import dumps
 
 _KEYS = ["a", "args_schema", "id", "summary", "tok", "tokens_x", "toolz", "version", "warnings", "Z", "é", "tokenz"]
@@ -83,3 +84,21 @@ def test_the_spec_key_tells_value_types_apart() -> None:
     assert plan_module._spec_key({"a": 1}, salt) == plan_module._spec_key({"a": 1}, salt)
     assert plan_module._spec_key({"a": 1}, b"other") != plan_module._spec_key({"a": 1}, salt)
     assert plan_module._spec_key({"a": object()}, salt) is None
+
+
+def test_a_build_hashes_its_sources_once(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader takes the build's own fingerprint of the sources instead of hashing every file again."""
+    calls: list[Path] = []
+    real = load.fingerprint
+
+    def counted(root: Path) -> Any:
+        calls.append(root)
+        return real(root)
+
+    monkeypatch.setattr(load, "fingerprint", counted)
+    monkeypatch.setattr(pipeline, "fingerprint", counted)
+    build(example_src_copy, tmp_path / "build")
+    assert calls == [example_src_copy]
+    assert len(load.load(example_src_copy).file_hashes) == len(real(example_src_copy)[1])  # alone, it hashes them

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from toolcat.build import build
+from toolcat.build import build, memo
+from toolcat.build.artifacts import ArtifactSet
 from toolcat.build.contributors import prompts
 from toolcat.build.contributors.exports import contribute as export_build
 from toolcat.build.memo import HOLE, ToolMemo, memo_file, splice
@@ -103,4 +104,61 @@ def test_an_unreadable_or_foreign_memo_only_costs_time(example_src_copy: Path, t
     build(example_src_copy, out)
     fresh = tmp_path / "fresh"
     build(example_src_copy, fresh)
+    assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)
+
+
+def test_kept_entries_are_written_back_as_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A memo saved after reading the last one dumps only its new entries, and saves a memo made from nothing's bytes."""
+    values: dict[str, Any] = {f"{i:064x}": [f"snippet {i} é \u2028 ,\n", i, {"b": 1.5, "a": None}] for i in range(50)}
+    values["e" * 64] = None  # a null kept: the next build makes that value again
+    first = ToolMemo()
+    for sha, value in values.items():
+        first.get("snippet", sha, lambda value=value: value)
+    (tmp_path / memo_file("snippet")).write_bytes(first.close_all()[memo_file("snippet")])  # type: ignore[arg-type]
+    values.pop(f"{0:064x}")
+    values["e" * 64] = ["made again"]
+    values["f" * 64] = ["new", 0, {}]
+    dumped: list[str] = []
+    line = memo._line
+    monkeypatch.setattr(memo, "_line", lambda sha, value: dumped.append(sha) or line(sha, value))
+    second = ToolMemo(tmp_path)
+    for sha, value in values.items():
+        assert second.get("snippet", sha, lambda value=value: value) == value
+    saved = second.close_all()[memo_file("snippet")]
+    assert dumped == ["e" * 64, "f" * 64]
+    monkeypatch.undo()
+    fresh = ToolMemo()
+    for sha, value in values.items():
+        fresh.get("snippet", sha, lambda value=value: value)
+    assert saved == fresh.close_all()[memo_file("snippet")]
+    assert json.loads(saved)["entries"] == dict(sorted(values.items()))  # type: ignore[arg-type]
+
+
+def test_an_edit_dumps_one_snippet_bucket_and_keeps_the_others(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a one-tool edit one snippet bucket is dumped, the rest are the last build's files; all equal a fresh build's."""
+    monkeypatch.setattr(prompts, "SNIPPET_BUCKET_TARGET", 8)  # the example's 74 tools: 16 buckets
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    dumped: list[str] = []
+    add_json = ArtifactSet.add_json
+
+    def counted(self: ArtifactSet, directory: str, stem: str, obj: Any) -> Any:
+        if stem.startswith("snippets.b"):
+            dumped.append(stem)
+        return add_json(self, directory, stem, obj)
+
+    monkeypatch.setattr(ArtifactSet, "add_json", counted)
+    file = example_src_copy / "files" / "tools.yaml"
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-proof ", 1), encoding="utf-8"
+    )
+    build(example_src_copy, out)
+    index = json.loads((out / _manifest(out)["prompts"]["index"]["path"]).read_text())
+    assert len(index["snippets"]["refs"]) == 16
+    assert len(dumped) == 1, dumped
+    fresh = tmp_path / "fresh"
+    build(example_src_copy, fresh)
+    assert len(dumped) == 17  # a build from nothing dumps every bucket
     assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)

@@ -64,3 +64,46 @@ def test_a_build_with_a_special_token_name_in_a_summary_succeeds(example_src_cop
     result = build(example_src_copy, tmp_path / "out", embedder="none")
     assert result.counts["tools"] > 0
     assert any("<|endoftext|>" in p.read_text() for p in (tmp_path / "out" / "tools").glob("*.json"))
+
+
+def _long_markdown(seed: int) -> list[str]:
+    """About 40 sections of Markdown in the prompts' shape, 350,000 characters together, each ending differently."""
+    rng = random.Random(seed)  # noqa: S311 - test texts, not secrets
+    ends = [".", "`", ")", ":", "  ", "/", "日本語", "🙂", "\t", "```"]
+    sections = []
+    for index in range(40):
+        lines = [f"## Group {index} Tools", ""]
+        for tool in range(30):
+            lines += [f"### g{index}.t{tool} (required)", "".join(rng.choice(_ALPHABET) for _ in range(200)), ""]
+        sections.append("\n".join(lines) + rng.choice(ends))
+    return sections
+
+
+def test_a_long_texts_count_is_its_whole_count() -> None:
+    """A text over CHUNK_CHARS cut before its headings counts what the tokenizer gives the whole text (under 1M chars)."""
+    tokens.begin(None)
+    for seed in range(3):
+        text = "\n\n".join(_long_markdown(seed))
+        assert tokens.CHUNK_CHARS < len(text) < 1_000_000
+        assert len(tokens._sections(text)) == 40
+        assert tokens.count_tokens(text) == tokens._count(text)
+        assert tokens.count_tokens(text.replace("\n\n## ", "\n## ")) == tokens._count(text.replace("\n\n## ", "\n## "))
+
+
+def test_an_edit_of_one_section_counts_that_section_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After one section of a long text changes, only that section's text is counted again, not the ones after it."""
+    tokens.begin(None)
+    sections = _long_markdown(7)
+    tokens.count_tokens("\n\n".join(sections))
+    sections[3] = sections[3].replace("(required)", "(optional)", 1)
+    counted: list[int] = []
+    real = tokens._count
+
+    def spy(text: str) -> int:
+        counted.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(tokens, "_count", spy)
+    edited = "\n\n".join(sections)
+    assert tokens.count_tokens(edited) == real(edited)
+    assert counted == [len(sections[3]) + 2]  # the edited section and the blank line after it

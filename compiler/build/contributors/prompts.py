@@ -22,6 +22,7 @@ import functools
 import html
 import json
 import logging
+import marshal
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from ...format.buckets import LOOKUP_HASH, lookup_bucket
+from ...format.canonical import sha256
 from ...format.dialects import DIALECT_NAMES
 from ...format.schema_text import limit_rules, type_text
 from ..tokens import ENCODING, count_tokens
@@ -402,6 +404,31 @@ def build_prompts(
 
 
 _SUFFIX = {"text/markdown": ".md", "application/xml": ".xml"}
+#: The memo's kind for the snippet buckets' files (:func:`_remembered_json`).
+BUCKET_MEMO = "prompts.buckets"
+
+
+def _remembered_json(artifacts: ArtifactSet, stem: str, payload: dict[str, JSON]) -> Ref:
+    """``prompts/<stem>`` as ``artifacts.add_json`` writes it, or the last build's file (carried) for the same payload.
+
+    Keyed by the sha256 of the payload's ``marshal`` bytes (every value with its type, dicts in their order: one key,
+    one dump), so a one-tool edit dumps the one bucket of snippets that changed, not 6.8 MB of them at 10,000 tools
+    (issue 33). The memo is read only for a build of the same code (:mod:`toolcat.build.memo`).
+    """
+    try:
+        key = sha256(f"prompts/{stem}\x00".encode() + marshal.dumps(payload, 2))
+    except ValueError:  # a value marshal does not write: dumped as in a fresh build
+        return artifacts.add_json("prompts", stem, payload)
+    made: list[bool] = []
+
+    def make() -> Ref:
+        made.append(True)
+        return artifacts.add_json("prompts", stem, payload)
+
+    ref: Ref = artifacts.memo.get(BUCKET_MEMO, key, make)
+    if not made:
+        artifacts.carry(ref)
+    return ref
 
 
 def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
@@ -430,13 +457,14 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     for tool_id, snippet in sorted(prompt_set.snippets.items()):
         buckets[lookup_bucket(tool_id, count)][tool_id] = snippet.as_dict()
     bucket_refs = [
-        artifacts.add_json(
-            "prompts",
+        _remembered_json(
+            artifacts,
             f"snippets.b{index}",
             {"artifact": "prompt_snippets", "bucket": index, "buckets": count, "entries": entries},
         )
         for index, entries in enumerate(buckets)
     ]
+    artifacts.memo.close(BUCKET_MEMO)
     required, _ = _ordered(list(prompt_set.snippets.values()))
     index_ref = artifacts.add_json(
         "prompts",

@@ -35,17 +35,20 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     entry: dict[str, JSON] = {}
     always = [spec for spec, _ in specs.values() if spec.get("always_load")]
     domains = list(catalog.discover_domains)
+    ids = sorted(specs)
+    shas = [str(specs[tool_id][1]["sha256"]) for tool_id in ids]
     for provider in PROVIDER_NAMES:
         texts: list[str] = []
         names: dict[str, str] = {}
         lost: list[dict[str, str]] = []
-        for tool_id in sorted(specs):
-            spec, ref = specs[tool_id]
-            make = functools.partial(_definition_text, provider, spec)
-            name, text, warnings = artifacts.memo.get(f"export.{provider}", str(ref["sha256"]), make)
+        made = functools.partial(_made, provider, specs, ids)
+        for tool_id, (name, text, warnings) in zip(
+            ids, artifacts.memo.get_many(f"export.{provider}", shas, made), strict=True
+        ):
             texts.append(text)
             names[name] = tool_id
-            lost.extend(warnings)
+            if warnings:
+                lost.extend(warnings)
         artifacts.memo.close(f"export.{provider}")
         catalogue_ref = _provider_file(artifacts, provider, "catalog", HOLE, names, lost, texts)
         dialects: dict[str, JSON] = {}
@@ -116,6 +119,11 @@ def _provider_file(
         }
     )
     return artifacts.add(f"providers/{provider}", scope, ".json", data if texts is None else splice(data, texts))
+
+
+def _made(provider: str, specs: Mapping[str, tuple[dict[str, JSON], Ref]], ids: list[str], index: int) -> list[JSON]:
+    """The definition text of the ``index``-th of ``ids`` (for :meth:`toolcat.build.memo.ToolMemo.get_many`)."""
+    return _definition_text(provider, specs[ids[index]][0])
 
 
 def _definition_text(provider: str, spec: Mapping[str, JSON]) -> list[JSON]:
