@@ -35,7 +35,7 @@ from .progress import Reporter, describe, phase, report, reporting
 from .sources.assemble import assemble
 from .sources.load import fingerprint, load
 from .sources.tools import FileResult
-from .write import ENTRY, WriteResult, build_lock, read_state, tmp_prefix, write_build
+from .write import ENTRY, WriteResult, build_lock, first_few, read_state, tmp_prefix, write_build
 
 log = logging.getLogger(__name__)
 
@@ -395,11 +395,10 @@ def _build_locked(
     missing = _missing_files(out, state) if unchanged and not force else []
     if missing:
         log.warning(
-            "%d file(s) of the last build in %s are gone (%s%s): building it again from the sources",
+            "%d file(s) of the last build in %s are gone (%s): building it again from the sources",
             len(missing),
             out,
-            ", ".join(missing[:3]),
-            " ..." if len(missing) > 3 else "",
+            first_few(missing, 3),
         )
         force = True  # the last build's files are not all there: nothing of it is carried
     elif unchanged and not force:

@@ -660,15 +660,14 @@ def _prepare(out: Path, plan: Plan, new: list[tuple[str, bytes | str]], created:
             (out / (PENDING_PREFIX + name)).write_bytes(data)
 
 
+def first_few(names: list[str], few: int = 5) -> str:
+    """The first ``few`` of ``names`` for a log line, joined by commas, with `` ...`` when there are more."""
+    return ", ".join(names[:few]) + (" ..." if len(names) > few else "")
+
+
 def _warn_foreign(out: Path, foreign: list[str]) -> None:
     if foreign:
-        log.warning(
-            "kept %d file(s) in %s that toolcat did not write: %s%s",
-            len(foreign),
-            out,
-            ", ".join(foreign[:5]),
-            " ..." if len(foreign) > 5 else "",
-        )
+        log.warning("kept %d file(s) in %s that toolcat did not write: %s", len(foreign), out, first_few(foreign))
 
 
 def _create(target: str, data: bytes) -> None:
