@@ -62,6 +62,16 @@ def sent_op(value: Any) -> Json:
     return {"op": op, "op_truncated": True} if cut else {"op": op}
 
 
+def _caught(exc: ReaderError, what: str) -> Json:
+    """The envelope of an error an operation raised, an INTERNAL one also logged with its traceback for the host.
+
+    INTERNAL is a catalogue or reader bug the reader caught (a tampered tool whose args_schema is not a schema).
+    """
+    if exc.code == "INTERNAL":
+        log.error("%s: %s", what, exc.message, exc_info=exc)
+    return exc.envelope()
+
+
 class Session:
     """What one opened catalogue may do, and the record of what it did."""
 
@@ -116,7 +126,7 @@ class Session:
         try:
             result = fn(trace)
         except ReaderError as exc:
-            result = exc.envelope()
+            result = _caught(exc, f"reader operation {op}({shown(target, 300)})")
         except Exception as exc:
             log.exception("reader operation %s(%s) failed", op, shown(target, 300))
             result = error_envelope(
@@ -228,7 +238,7 @@ class Session:
             data = {k: v for k, v in body.items() if k != "next_action"}  # a handler's next step (task.list's)
             envelope = ok(data, help_path=tool_id, next_action=body.get("next_action"))
         except ReaderError as exc:
-            envelope = exc.envelope()
+            envelope = _caught(exc, f"tool_exec({shown(op)})")
         except Exception as exc:
             log.exception("tool_exec(%s) failed", shown(op))
             envelope = error_envelope(
