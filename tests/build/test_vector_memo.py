@@ -76,19 +76,6 @@ def test_memoised_buckets_lay_out_the_files_as_bucketed_files_and_make_only_chan
     assert set(second.files) == {p for p in fresh.files if p.startswith(got_folders[2])}
 
 
-def test_cluster_sums_equal_numpy_add_at_bit_for_bit() -> None:
-    """The sorted reduce gives np.add.at's float64 sums exactly, an empty cluster zero, and the counts."""
-    rng = np.random.default_rng(5)
-    for n, k in ((500, 7), (1000, 40), (30, 12)):
-        unit = rng.normal(size=(n, 24)).astype(np.float32)
-        assign = rng.integers(0, k - 1, n)  # the last cluster stays empty
-        expected = np.zeros((k, 24), dtype=np.float64)
-        np.add.at(expected, assign, unit)
-        sums, counts = vectors.cluster_sums(unit, assign, k)
-        assert sums.tobytes() == expected.tobytes()
-        assert counts.tolist() == np.bincount(assign, minlength=k).tolist()
-
-
 @pytest.mark.parametrize("dim", [7, 16])
 def test_int4_codes_are_the_codes_quantize_packs(dim: int) -> None:
     """int4_codes (not packed) equal unpacking quantize's bytes, a zero row included, and the same scales."""
@@ -389,14 +376,21 @@ def test_nearest_is_the_stable_argsort_of_the_negated_similarities() -> None:
         assert vectors.nearest(sims, choices).tolist() == expected.tolist(), trial
 
 
-def test_ordered_sums_are_numpy_add_at_float32_sums_bit_for_bit() -> None:
-    """Row j of every cluster added at once, j ascending: the same roundings as np.add.at, an empty cluster zero."""
+@pytest.mark.parametrize(
+    ("dtype", "cases"),
+    [
+        (np.float32, ((2500, 100, 48), (300, 40, 48), (20, 12, 48))),
+        (np.float64, ((500, 7, 24), (1000, 40, 24), (30, 12, 24))),
+    ],
+)
+def test_ordered_sums_are_numpy_add_at_sums_bit_for_bit(dtype: Any, cases: tuple[tuple[int, int, int], ...]) -> None:
+    """Row j of every cluster added at once, j ascending: np.add.at's float32 and float64 sums, an empty cluster zero."""
     rng = np.random.default_rng(9)
-    for n, k in ((2500, 100), (300, 40), (20, 12)):
-        rows = rng.normal(size=(n, 48)).astype(np.float32)
+    for n, k, dim in cases:
+        rows = rng.normal(size=(n, dim)).astype(np.float32)
         assign = rng.integers(0, k - 1, n)  # the last cluster stays empty
-        expected = np.zeros((k, 48), dtype=np.float32)
+        expected = np.zeros((k, dim), dtype=dtype)
         np.add.at(expected, assign, rows)
-        sums, counts = vectors.ordered_sums(rows, assign, k)
+        sums, counts = vectors.ordered_sums(np.asarray(rows, dtype=dtype), assign, k)
         assert sums.tobytes() == expected.tobytes()
         assert counts.tolist() == np.bincount(assign, minlength=k).tolist()

@@ -802,12 +802,13 @@ def lloyd(unit: Any, k: int, iterations: int = KMEANS_ITERATIONS, cap: int | Non
 
 
 def ordered_sums(unit: Any, assign: Any, k: int) -> tuple[Any, Any]:
-    """Each cluster's float32 sum of its rows and its count: ``np.add.at``'s sums, bit for bit, in a tenth of its time.
+    """Each cluster's sum of its rows, in their dtype (zero for an empty cluster), and its count of rows.
 
-    ``np.add.at`` adds each row to its cluster's sum in row order, rounding each time; here the j-th rows of every
-    cluster are added at once, for j = 0, 1, ... (each cluster's rows still one after another, in row order), so
-    each sum sees the same additions in the same order (``tests/build/test_vector_memo.py``). A sum over
-    float32 rows in another order (a reduce: pairwise) would round otherwise.
+    ``np.add.at``'s sums, bit for bit, in a tenth of its time: ``np.add.at`` adds each row to its cluster's sum in row
+    order, rounding each time; here the j-th rows of every cluster are added at once, for j = 0, 1, ... (each
+    cluster's rows still one after another, in row order), so each sum sees the same additions in the same order
+    (``tests/build/test_vector_memo.py``, float32 and float64). A sum in another order (``np.add.reduceat`` over
+    float32 rows) rounds otherwise. The k-means sums float32 rows, the partition's centroids float64 ones.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
@@ -1109,24 +1110,6 @@ def memoised_buckets(
     return bucket
 
 
-def cluster_sums(unit: Any, assign: Any, k: int) -> tuple[Any, Any]:
-    """Each cluster's sum of its rows (float64 ``(k, dim)``, zero for an empty one) and its count of rows.
-
-    The sums ``np.add.at`` gives, added in the same order (each cluster's rows in doc order, from zero): a reduce
-    over the rows sorted by cluster, a tenth of its time at 10,000 rows (``tests/build/test_vector_memo.py``).
-    """
-    import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
-
-    counts = np.bincount(assign, minlength=k)
-    sums = np.zeros((k, unit.shape[1]), dtype=np.float64)
-    present = np.flatnonzero(counts)
-    if len(present):
-        order = np.argsort(assign, kind="stable")
-        starts = np.concatenate([[0], np.cumsum(counts[present])[:-1]])
-        sums[present] = np.add.reduceat(np.asarray(unit, dtype=np.float64)[order], starts, axis=0)
-    return sums, counts
-
-
 def tool_keys(tools: list[Tool | None]) -> list[str | None]:
     """Each doc id's tool id (None for a hole): what :func:`partition` samples by."""
     return [None if tool is None else tool.id for tool in tools]
@@ -1303,7 +1286,7 @@ def _write_partitioned(
     assign = partition(rows, k, math.ceil(CLUSTER_CAP * n / k), keys, artifacts.memo)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     unit = rows / np.where(norms > 0, norms, 1.0)
-    sums, counts = cluster_sums(unit, assign, k)
+    sums, counts = ordered_sums(np.asarray(unit, dtype=np.float64), assign, k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)
     coder = _Residuals(unpacked(data, k, rows.shape[1]), dequantize(data, scales, rows.shape[1], "int4"), node_rows)
