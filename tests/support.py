@@ -141,3 +141,27 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def killed_build(src: Path, out: Path, crash_at: str, *args: str, swap: str = "", timeout: float = 120) -> str:
+    """Run ``toolcat build SRC --out OUT ARGS`` in a new process that kills itself at ``crash_at`` (``write.FAULTS``).
+
+    ``swap``: ``write.FAULTS.swap`` for that process. Returns its stderr; asserts the process died by SIGKILL there.
+    """
+    import signal  # noqa: PLC0415 - only the crash tests need it
+    import sys  # noqa: PLC0415 - the interpreter running the tests
+
+    code = (
+        "import sys; from toolcat.build import write; from toolcat.cli import main;"
+        f"write.FAULTS.crash_at = {crash_at!r}; write.FAULTS.swap = {swap!r}; sys.argv[0] = 'toolcat'; main()"
+    )
+    crashed = subprocess.run(
+        [sys.executable, "-c", code, "build", str(src), "--out", str(out), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
+    assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-500:]
+    return crashed.stderr

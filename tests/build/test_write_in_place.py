@@ -9,14 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from support import REPO
+from support import killed_build
 
 from toolcat.build import build
 from toolcat.build import write as write_module
@@ -96,19 +93,7 @@ def test_a_build_killed_in_place_is_rolled_back_or_finished_by_the_next(
     build(src, out, embedder="none")
     before = _snapshot(out)
     _edit(src, 1)
-    code = (
-        "import sys; from toolcat.build import write; from toolcat.cli import main;"
-        f"write.FAULTS.crash_at = {crash_at!r}; sys.argv[0] = 'toolcat'; main()"
-    )
-    crashed = subprocess.run(
-        [sys.executable, "-c", code, "build", str(src), "--out", str(out), "--embedder", "none"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-500:]
+    killed_build(src, out, crash_at, "--embedder", "none", timeout=300)
     journal = json.loads((out / write_module.PENDING).read_text())
     assert journal["status"] == ("commit" if crash_at == "after-exchange" else "prepare")
     left = _snapshot(out)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from support import REPO, write_tree
+from support import REPO, killed_build, write_tree
 
 from toolcat.build import build
 from toolcat.build import write as write_module
@@ -329,19 +328,7 @@ def test_exchange_swaps_two_folders_in_one_step(tmp_path: Path) -> None:
 def test_a_build_killed_at_the_swap_is_recovered(tmp_path: Path, crash_at: str, swap: str) -> None:
     """A build process that dies at the swap costs nothing: the next build keeps every version, leaves no debris."""
     src, out, versions = _three_versions(tmp_path)
-    code = (
-        "import sys; from toolcat.build import write; from toolcat.cli import main;"
-        f"write.FAULTS.crash_at = {crash_at!r}; write.FAULTS.swap = {swap!r}; sys.argv[0] = 'toolcat'; main()"
-    )
-    crashed = subprocess.run(
-        [sys.executable, "-c", code, "build", str(src), "--out", str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-500:]
+    killed_build(src, out, crash_at, swap=swap)
     assert leftovers(out), "the crash hook did not fire where expected"
     assert out.exists() == (crash_at != "between-renames")
     result = build(src, out)
