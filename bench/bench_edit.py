@@ -33,6 +33,7 @@ import yaml
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
+from bench_search_scale import cpu_name  # noqa: E402
 from gen_catalog import generate  # noqa: E402
 
 from toolcat.build.contributors import vectors  # noqa: E402
@@ -85,17 +86,6 @@ def timed(toolcat: str, src: Path, out: Path) -> dict[str, float]:
         "written": float(found.group(1)) if found else -1,
         "seconds": float(found.group(5)) if found else -1,
     }
-
-
-def cpu_name() -> str:
-    """The CPU's model and its AVX-512 flags (``lscpu``)."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return "unknown CPU"
-    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")), "?")
-    flags = [flag for flag in ("avx512f", "avx512_vnni") if flag in text]
-    return f"{model}, {os.cpu_count()} cores, {' '.join(flags) or 'no AVX-512'}"
 
 
 def main() -> None:
