@@ -8,6 +8,8 @@ imports the planner back.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,19 @@ HASH_CHARS = 16
 #: ``{"path", "sha256", "bytes"}``: how one file points to another (docs/format.md).
 #: Each tool id → its spec dict (as written) and the ref to it.
 Specs = dict[str, tuple[dict[str, Any], Ref]]
+
+
+def payload_key(payload: Any, salt: bytes) -> str | None:
+    """A key for a payload's stored file, without dumping it to JSON: the sha256 of ``salt`` and its ``marshal`` bytes.
+
+    ``marshal`` (version 2: no back-references, so no dependence on reference counts) writes every value with its
+    type and dicts in their order, so two payloads with one key dump to the same JSON; one that lists its keys in
+    another order only misses. None when a value is not one ``marshal`` writes (then the payload is dumped).
+    """
+    try:
+        return hashlib.sha256(salt + marshal.dumps(payload, 2)).hexdigest()
+    except ValueError:
+        return None
 
 
 @dataclass(slots=True)
@@ -65,6 +80,26 @@ class ArtifactSet:
     def add_json(self, directory: str, stem: str, obj: Any) -> Ref:
         """Store canonical JSON under a content-hashed name."""
         return self.add(directory, stem, ".json", dumps(obj))
+
+    def add_json_remembered(self, directory: str, stem: str, obj: Any, kind: str, salt: bytes = b"") -> Ref:
+        """:meth:`add_json`, or the last build's file (carried) when ``obj`` is the same (:func:`payload_key`).
+
+        Remembered in the memo's ``kind`` under the key of ``salt``, the file's name and ``obj``, so a one-tool edit
+        dumps the few files whose content changed, not all of them (issues 29 and 33).
+        """
+        key = payload_key(obj, salt + f"{directory}/{stem}\x00".encode())
+        if key is None:
+            return self.add_json(directory, stem, obj)
+        made: list[bool] = []
+
+        def make() -> Ref:
+            made.append(True)
+            return self.add_json(directory, stem, obj)
+
+        ref: Ref = self.memo.get(kind, key, make)
+        if not made:
+            self.carry(ref)
+        return ref
 
     def add_in_folder(self, directory: str, rel_path: str, data: bytes) -> Ref:
         """Store ``data`` as ``directory/<hash>/rel_path``: the hash names the folder, the file keeps its name."""

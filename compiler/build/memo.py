@@ -3,7 +3,7 @@
 A tool's prompt snippets and its provider definitions are functions of its stored spec alone, so they are
 kept under the sha256 of that spec (``Ref["sha256"]``, which changes with any field a snippet or a
 definition reads); the planner keeps each spec's own ref and token counts under kind ``spec``, keyed by the
-sha256 of the spec's ``marshal`` bytes (:func:`toolcat.build.plan._spec_key`). The index's and the vectors' texts are kept under kinds ``text`` and ``embed_text``, keyed by
+sha256 of the spec's ``marshal`` bytes (:func:`toolcat.build.artifacts.payload_key`). The index's and the vectors' texts are kept under kinds ``text`` and ``embed_text``, keyed by
 all they read (:func:`toolcat.build.contributors.index.texts.text_key`); node, namespace, lookup, alias and stats
 files under ``json`` (:func:`toolcat.build.plan._add_json`). They live beside the build in private files, one per kind (:func:`memo_file`, never
 referenced by the manifest), as canonical JSON text, and the next build reads them back only when ``previous`` is set:

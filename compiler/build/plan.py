@@ -9,9 +9,7 @@ artifact kind has a JSON Schema in ``compiler/format/schemas/``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import marshal
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,7 +22,7 @@ from ..format.canonical import dumps, sha256
 from ..format.names import entity_action
 from ..format.types import Ref
 from ..format.version import FORMAT_VERSION, __version__
-from .artifacts import ArtifactSet, Contributor, Specs, pointer
+from .artifacts import ArtifactSet, Contributor, Specs, payload_key, pointer
 from .filestore import FileStore
 from .memo import ToolMemo
 from .model import CompiledCatalog, NodePath, Tool
@@ -166,26 +164,13 @@ def _spec_key_salt() -> bytes:
     return f"{FORMAT_VERSION}\x00{GENERATOR}\x00{token_counter_version()}\x00".encode()
 
 
-def _spec_key(spec: dict[str, Any], salt: bytes) -> str | None:
-    """A key for a spec's stored file, without dumping it to JSON: the sha256 of its ``marshal`` bytes.
-
-    ``marshal`` (version 2: no back-references, so no dependence on reference counts) writes every value with its
-    type and dicts in their order, so two specs with one key dump to the same JSON; a spec that lists its keys in
-    another order only misses. None when a value is not one ``marshal`` writes (then the spec is dumped).
-    """
-    try:
-        return hashlib.sha256(salt + marshal.dumps(spec, 2)).hexdigest()
-    except ValueError:
-        return None
-
-
 def _remembered_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet, salt: bytes) -> tuple[Ref, Any]:
     """The ref and token counts of a tool's stored spec: the last build's, kept, when its spec was the same.
 
     Issue 29: dumping, counting and hashing 10,000 specs took most of a one-tool edit's planning. The last build's
     file is carried (linked) as it is; a spec the memo lacks is dumped and stored as in a fresh build.
     """
-    key = _spec_key(spec, salt)
+    key = payload_key(spec, salt)
     if key is None:
         return _stored_spec(tool, spec, artifacts)
     made: list[bool] = []
@@ -204,23 +189,11 @@ def _remembered_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet, s
 def _add_json(artifacts: ArtifactSet, directory: str, stem: str, payload: dict[str, Any]) -> Ref:
     """``artifacts.add_json``, or the last build's file (carried) when the payload is the same (issue 29).
 
-    Node, namespace, lookup, alias and stats files are keyed like specs (:func:`_spec_key`, with their name): a
-    one-tool edit dumps the few whose content changed, not all of them.
+    Node, namespace, lookup, alias and stats files are keyed like specs (:func:`payload_key`, with their name and the
+    specs' salt), in the memo's kind ``json``: a one-tool edit dumps the few whose content changed, not all of them.
     """
     salt = artifacts.memo.once("salt", "spec", _spec_key_salt)  # the token counter's version is read once a build
-    key = _spec_key(payload, salt + f"{directory}/{stem}\x00".encode())
-    if key is None:
-        return artifacts.add_json(directory, stem, payload)
-    made: list[bool] = []
-
-    def make() -> Ref:
-        made.append(True)
-        return artifacts.add_json(directory, stem, payload)
-
-    ref: Ref = artifacts.memo.get("json", key, make)
-    if not made:
-        artifacts.carry(ref)
-    return ref
+    return artifacts.add_json_remembered(directory, stem, payload, "json", salt)
 
 
 def _stored_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet) -> tuple[Ref, dict[str, int]]:

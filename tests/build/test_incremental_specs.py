@@ -10,6 +10,7 @@ import pytest
 
 from toolcat.build import build, pipeline
 from toolcat.build import plan as plan_module
+from toolcat.build.artifacts import payload_key
 from toolcat.build.plan import _joined, _spec_halves
 from toolcat.build.sources import load
 from toolcat.format.canonical import dumps
@@ -79,11 +80,11 @@ def test_an_edit_dumps_only_the_changed_spec_and_keeps_the_fresh_bytes(
 def test_the_spec_key_tells_value_types_apart() -> None:
     """Specs that dump to different JSON never share a key (1, 1.0, True, "1"); a value marshal cannot write has none."""
     salt = b"s"
-    keys = {plan_module._spec_key({"a": value}, salt) for value in (1, 1.0, True, "1", [1], None)}
+    keys = {payload_key({"a": value}, salt) for value in (1, 1.0, True, "1", [1], None)}
     assert len(keys) == 6
-    assert plan_module._spec_key({"a": 1}, salt) == plan_module._spec_key({"a": 1}, salt)
-    assert plan_module._spec_key({"a": 1}, b"other") != plan_module._spec_key({"a": 1}, salt)
-    assert plan_module._spec_key({"a": object()}, salt) is None
+    assert payload_key({"a": 1}, salt) == payload_key({"a": 1}, salt)
+    assert payload_key({"a": 1}, b"other") != payload_key({"a": 1}, salt)
+    assert payload_key({"a": object()}, salt) is None
 
 
 def test_a_build_hashes_its_sources_once(

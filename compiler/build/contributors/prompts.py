@@ -22,7 +22,6 @@ import functools
 import html
 import json
 import logging
-import marshal
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from ...format.buckets import LOOKUP_HASH, lookup_bucket
-from ...format.canonical import sha256
 from ...format.dialects import DIALECT_NAMES
 from ...format.schema_text import limit_rules, type_text
 from ..tokens import ENCODING, count_tokens
@@ -404,31 +402,9 @@ def build_prompts(
 
 
 _SUFFIX = {"text/markdown": ".md", "application/xml": ".xml"}
-#: The memo's kind for the snippet buckets' files (:func:`_remembered_json`).
+#: The memo's kind for the snippet buckets' files (:meth:`toolcat.build.artifacts.ArtifactSet.add_json_remembered`;
+#: their own kind: they are made in the forked worker, whose memo files are its own).
 BUCKET_MEMO = "prompts.buckets"
-
-
-def _remembered_json(artifacts: ArtifactSet, stem: str, payload: dict[str, JSON]) -> Ref:
-    """``prompts/<stem>`` as ``artifacts.add_json`` writes it, or the last build's file (carried) for the same payload.
-
-    Keyed by the sha256 of the payload's ``marshal`` bytes (every value with its type, dicts in their order: one key,
-    one dump), so a one-tool edit dumps the one bucket of snippets that changed, not 6.8 MB of them at 10,000 tools
-    (issue 33). The memo is read only for a build of the same code (:mod:`toolcat.build.memo`).
-    """
-    try:
-        key = sha256(f"prompts/{stem}\x00".encode() + marshal.dumps(payload, 2))
-    except ValueError:  # a value marshal does not write: dumped as in a fresh build
-        return artifacts.add_json("prompts", stem, payload)
-    made: list[bool] = []
-
-    def make() -> Ref:
-        made.append(True)
-        return artifacts.add_json("prompts", stem, payload)
-
-    ref: Ref = artifacts.memo.get(BUCKET_MEMO, key, make)
-    if not made:
-        artifacts.carry(ref)
-    return ref
 
 
 def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str, tuple[dict[str, JSON], Ref]]) -> None:
@@ -457,10 +433,11 @@ def contribute(catalog: CompiledCatalog, artifacts: ArtifactSet, specs: dict[str
     for tool_id, snippet in sorted(prompt_set.snippets.items()):
         buckets[lookup_bucket(tool_id, count)][tool_id] = snippet.as_dict()
     bucket_refs = [
-        _remembered_json(
-            artifacts,
+        artifacts.add_json_remembered(
+            "prompts",
             f"snippets.b{index}",
             {"artifact": "prompt_snippets", "bucket": index, "buckets": count, "entries": entries},
+            BUCKET_MEMO,
         )
         for index, entries in enumerate(buckets)
     ]
