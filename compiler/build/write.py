@@ -796,8 +796,10 @@ def recover_pending(out: Path) -> list[str]:
         journal = None
     if not isinstance(journal, dict) or journal.get("format") != PENDING_FORMAT:
         journal = {"status": "prepare"}
-    staged = [name for name in _journal_list(out, journal, "staged") if "/" not in name]
-    staged = [name for name in staged if name == ENTRY or name.startswith(".toolcat-")]
+    # staged names are the build's own top-level files: its private files, the state, the entry point
+    staged = [
+        n for n in _journal_list(out, journal, "staged") if "/" not in n and (n == ENTRY or n.startswith(".toolcat-"))
+    ]
     if journal.get("status") == "commit":
         _finish(out, staged, _journal_list(out, journal, "drop"))
         done = f"finished the commit of registry_version {journal.get('registry_version')} in {out}"
