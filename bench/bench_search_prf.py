@@ -123,15 +123,70 @@ def summary_rows(embed: Any, src: Path, ids: list[str]) -> Any:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def measure(
-    name: str,
-    work: Path,
-    templates: bool = False,
-    sentences: bool = False,
-    centre: bool = False,
-    summaries: bool = False,
-) -> list[list[str]]:
-    """The grid's rows for one set (``templates``, ``sentences``, ``centre``, ``summaries``: those variants' rows)."""
+def feedback_scores(base: Any, vectors: Any, rows: Any) -> list[tuple[str, Any]]:
+    """The cosines after Rocchio feedback at each point of :data:`GRID` (the plain cosine first)."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    out = []
+    for k, a, soft in GRID:
+        scores = base
+        if k:
+            top = np.argsort(-base, axis=1)[:, :k]
+            if soft:
+                weights = np.exp(np.take_along_axis(base, top, 1) / 0.05)
+                feedback = (rows[top] * (weights / weights.sum(1, keepdims=True))[:, :, None]).sum(1)
+            else:
+                feedback = rows[top].mean(1)
+            moved = vectors + a * feedback
+            scores = (moved / np.linalg.norm(moved, axis=1, keepdims=True)) @ rows.T
+        out.append(("plain cosine" if not k else f"k {k}, a {a}{', soft' if soft else ''}", scores))
+    return out
+
+
+def template_scores(embed: Any, vectors: Any, rows: Any, queries: list[tuple[str, set[str]]]) -> list[tuple[str, Any]]:
+    """The cosines of each of :data:`TEMPLATES`, alone and averaged with the plain query ("{}" is the plain cosine)."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    out = []
+    for template in TEMPLATES:
+        shaped = vectors if template == "{}" else np.asarray(embed([template.format(q) for q, _ in queries]))
+        moved_list = (
+            [(template, shaped)]
+            if template == "{}"
+            else [(template, shaped), (f"plain + {template}", vectors + shaped)]
+        )
+        out += [(label, (moved / np.linalg.norm(moved, axis=1, keepdims=True)) @ rows.T) for label, moved in moved_list]
+    return out
+
+
+def sentence_variants(embed: Any, base: Any, rows: Any, queries: list[tuple[str, set[str]]]) -> list[tuple[str, Any]]:
+    """The plain cosine, then :func:`sentence_scores`' best and mean sentence, alone and added to it."""
+    split_scores = sentence_scores(embed, rows, queries)
+    best, mean = split_scores["max"], split_scores["mean"]
+    return [
+        ("plain cosine", base),
+        ("max", best),
+        ("mean", mean),
+        ("plain + max", base + best),
+        ("plain + mean", base + mean),
+        ("plain + max / 2", base + 0.5 * best),
+    ]
+
+
+def summary_variants(base: Any, short: Any) -> list[tuple[str, Any]]:
+    """The plain cosine, then the summary row's (``short``): alone, the best of both, and added to it."""
+    import numpy as np  # noqa: PLC0415 - the bench's numpy
+
+    variants = [("plain cosine", base), ("summary row", short), ("max of both rows", np.maximum(base, short))]
+    return variants + [(f"plain + {w} summary row", base + w * short) for w in (0.25, 0.5)]
+
+
+#: The variants ``measure`` can run: feedback (the default) and the four switches of :func:`main`.
+VARIANTS = ("feedback", "templates", "sentences", "centre", "summaries")
+
+
+def measure(name: str, work: Path, variant: str = "feedback") -> list[list[str]]:
+    """The rows of one set for ``variant`` (one of :data:`VARIANTS`): each variant's R@1 / R@5 on three splits."""
     import numpy as np  # noqa: PLC0415 - the bench's numpy
 
     src = work / f"{name}-src"
@@ -144,59 +199,28 @@ def measure(
     rows = np.asarray(tier.matrix("tools"), dtype=np.float32)
     vectors = np.stack([np.asarray(tier.query_vector(q), dtype=np.float32) for q, _ in queries])
     base = vectors @ rows.T
+    embed = tier._embedder.embed  # noqa: SLF001 - the tier's own model, on other texts of the queries and tools
+    if variant == "summaries":
+        scored = summary_variants(base, vectors @ summary_rows(embed, src, ids).T)
+    elif variant == "centre":
+        scored = [("plain cosine", base), *centred_scores(vectors, rows)]
+    elif variant == "sentences":
+        scored = sentence_variants(embed, base, rows, queries)
+    elif variant == "templates":
+        scored = template_scores(embed, vectors, rows, queries)
+    else:
+        scored = feedback_scores(base, vectors, rows)
     train = [i for i, (q, _) in enumerate(queries) if split(q) == "train"]
     test = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
     apart = no_shared_word(src, queries, back)
-    out_rows = []
-    if summaries:
-        short = vectors @ summary_rows(tier._embedder.embed, src, ids).T  # noqa: SLF001 - the tier's own model
-        variants = [("plain cosine", base), ("summary row", short), ("max of both rows", np.maximum(base, short))]
-        variants += [(f"plain + {w} summary row", base + w * short) for w in (0.25, 0.5)]
-        for label, scores in variants:
-            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
-            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
-        return out_rows
-    if centre:
-        for label, scores in [("plain cosine", base), *centred_scores(vectors, rows)]:
-            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
-            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
-        return out_rows
-    if sentences:
-        split_scores = sentence_scores(tier._embedder.embed, rows, queries)  # noqa: SLF001 - the tier's own model
-        variants = [("plain cosine", base), ("max", split_scores["max"]), ("mean", split_scores["mean"])]
-        variants += [("plain + max", base + split_scores["max"]), ("plain + mean", base + split_scores["mean"])]
-        variants += [("plain + max / 2", base + 0.5 * split_scores["max"])]
-        for label, scores in variants:
-            cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
-            out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
-        return out_rows
-    if templates:
-        embed = tier._embedder.embed  # noqa: SLF001 - the tier's own model, on templated texts
-        plain = vectors
-        for template in TEMPLATES:
-            shaped = plain if template == "{}" else np.asarray(embed([template.format(q) for q, _ in queries]))
-            for label, moved in ((template, shaped), (f"plain + {template}", plain + shaped)):
-                if template == "{}" and label != template:
-                    continue
-                scores = (moved / np.linalg.norm(moved, axis=1, keepdims=True)) @ rows.T
-                cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
-                out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
-        return out_rows
-    for k, a, soft in GRID:
-        scores = base
-        if k:
-            top = np.argsort(-base, axis=1)[:, :k]
-            if soft:
-                weights = np.exp(np.take_along_axis(base, top, 1) / 0.05)
-                feedback = (rows[top] * (weights / weights.sum(1, keepdims=True))[:, :, None]).sum(1)
-            else:
-                feedback = rows[top].mean(1)
-            moved = vectors + a * feedback
-            scores = (moved / np.linalg.norm(moved, axis=1, keepdims=True)) @ rows.T
-        label = "plain cosine" if not k else f"k {k}, a {a}{', soft' if soft else ''}"
-        cells = [recall(scores, names, queries, part) for part in (train, test, apart)]
-        out_rows.append([name, label, *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in cells)])
-    return out_rows
+    return [
+        [
+            name,
+            label,
+            *(f"{r1:.3f} / {r5:.3f}" for r1, r5 in (recall(scores, names, queries, p) for p in (train, test, apart))),
+        ]
+        for label, scores in scored
+    ]
 
 
 def main() -> None:
@@ -215,17 +239,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        table = [
-            row
-            for name in args.sets.split(",")
-            for row in measure(name, work, args.templates, args.sentences, args.centre, args.summaries)
-        ]
-    variant = "template" if args.templates else "sentences" if args.sentences else "feedback"
-    variant = "rows" if args.centre or args.summaries else variant
+        variant = next((v for v in VARIANTS[1:] if getattr(args, v)), "feedback")
+        table = [row for name in args.sets.split(",") for row in measure(name, work, variant)]
+    column = {"templates": "template", "centre": "rows", "summaries": "rows"}.get(variant, variant)
     print_table(
         [
             "set",
-            variant,
+            column,
             "train R@1 / R@5",
             "held out R@1 / R@5",
             "no shared word R@1 / R@5",
