@@ -192,8 +192,11 @@ export async function specPointer(searcher: Searcher, toolId: string, scope: str
 }
 
 // == agent-written queries (search.ts: findTool, when a query holds a label) ===========================
-/** ``(words, category hint)`` of a query such as ``server: github / tool: create issue`` (``searcher.split_hint``). */
-const HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})/iu;
+/** ``(words, category hint)`` of a query such as ``server: github / tool: create issue`` (``searcher.split_hint``:
+ * the same cuts, tested side by side in test_js.py). */
+const HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]*)/iu;
+/** The longest category hint, in characters (``searcher.HINT_MAX_CHARS``: cut at a word; the rest is the query's words). */
+const HINT_MAX_CHARS = 80;
 const LABEL = /(?<![\p{L}\p{N}_])(tool|action|task|query)\s*[:=]/iu;
 
 export function splitHint(query: string): [string, string | null] {
@@ -201,8 +204,17 @@ export function splitHint(query: string): [string, string | null] {
   const found = HINT.exec(query);
   if (found === null && !LABEL.test(query)) return [query, null];
   if (found !== null) {
-    hint = (found[2] as string).trim() || null;
-    query = query.slice(0, found.index) + " " + query.slice(found.index + found[0].length);
+    // the hint ends at the next label too (``server: github, tool: create issue`` on one line gives ``github``)
+    const start = found.index + found[0].length - (found[2] as string).length;
+    let end = found.index + found[0].length;
+    const label = LABEL.exec(query.slice(start, end));
+    if (label !== null) end = start + label.index;
+    if (end - start > HINT_MAX_CHARS) {
+      const space = query.lastIndexOf(" ", start + HINT_MAX_CHARS);
+      end = space > start ? space : start + HINT_MAX_CHARS;
+    }
+    hint = query.slice(start, end).trim().replace(/,+$/, "").trim() || null;
+    query = query.slice(0, found.index) + " " + query.slice(end);
   }
   const words = query.replace(new RegExp(LABEL.source, "giu"), " ").replace(/[/|;]/g, " ").split(/\s+/).filter(Boolean).join(" ");
   return [words || query.trim(), hint];

@@ -231,6 +231,10 @@ def test_search_answers_agree_on_the_example(example, tmp_path):
         "namespace: nowhere | tool: read",
         "Task: convert the report to pdf",
         "app: files",
+        # one line, as agents also write them: the hint ends at the next label; an overlong one at a word
+        "server: files, tool: read a file",
+        "server: file operations or document creation tool: read a text file from the local disk",
+        "service: " + "storage bucket object " * 6 + "tool: upload a report",
     ):
         calls += [call("find_tool", labelled, 5), call("tool_help", query=labelled)]
     assert compare(url, calls, tmp_path) > 200

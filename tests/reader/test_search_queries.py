@@ -75,6 +75,26 @@ def test_split_hint_reads_server_and_tool_labels() -> None:
     assert split_hint("read a file, then summarise it / quickly") == ("read a file, then summarise it / quickly", None)
 
 
+def test_a_hint_on_one_line_ends_at_the_next_label() -> None:
+    """``server: X tool: Y`` on one line gives (Y, X), not a hint that swallows the tool's words.
+
+    A hint over HINT_MAX_CHARS is cut at a word and the rest kept as words (it was cut mid-word at 80).
+    """
+    assert split_hint("server: github, tool: create issue") == ("create issue", "github")
+    assert split_hint("server: web browser or HTML creation tool: navigate to a webpage") == (
+        "navigate to a webpage",
+        "web browser or HTML creation",
+    )
+    assert split_hint("app=slack action=post a message") == ("post a message", "slack")
+    assert split_hint("server: tool: read") == ("read", None)
+    long = "server: " + "storage bucket object " * 6 + "tool: upload a report"
+    words, hint = split_hint(long)
+    assert hint is not None
+    assert len(hint) <= searcher.HINT_MAX_CHARS
+    assert hint.endswith(("storage", "bucket", "object"))
+    assert f"{hint} {words}".split() == ("storage bucket object " * 6 + "upload a report").split()
+
+
 def test_a_category_hint_ranks_that_category_first(catalog: Catalog) -> None:
     """``category: calendar; tool: cancel`` puts the calendar's cancel tool first (a boost: nothing is filtered)."""
     hinted = catalog.find_tool("category: calendar; tool: cancel it")["matches"]

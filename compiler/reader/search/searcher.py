@@ -61,7 +61,9 @@ NAME_SHORT_PARTS = 3
 NAME_MAX_PARTS = 12
 NAME_MAX_CHARS = 200
 _NAME_PARTS = re.compile(r"[^\W_]+")
-_HINT = re.compile(r"(?i)\b(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})")
+_HINT = re.compile(r"(?i)\b(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]*)")
+#: The longest category hint, in characters (cut at a word; the rest is the query's words).
+HINT_MAX_CHARS = 80
 _LABEL = re.compile(r"(?i)\b(tool|action|task|query)\s*[:=]")
 #: A category hint that is no root name counts when its best node scores at least this.
 HINT_MIN_CONFIDENCE = 0.3
@@ -786,16 +788,23 @@ def split_hint(query: str) -> tuple[str, str | None]:
     """``(words, category hint)`` of an agent-written query such as ``server: github / tool: create issue``.
 
     A ``server:``, ``category:``, ``namespace:``, ``service:`` or ``app:`` label gives the hint (up to the next
-    ``/``, ``;``, ``|`` or line break); ``tool:``, ``action:``, ``task:`` and ``query:`` labels are dropped and
-    their words kept. A query without labels is returned as it is, with no hint.
+    ``/``, ``;``, ``|``, line break or label, so ``server: github, tool: create issue`` on one line gives
+    ``github``; at most :data:`HINT_MAX_CHARS`, cut at a word); ``tool:``, ``action:``, ``task:`` and ``query:``
+    labels are dropped and their words kept. A query without labels is returned as it is, with no hint.
     """
     hint = None
     found = _HINT.search(query)
     if found is None and _LABEL.search(query) is None:
         return query, None
     if found is not None:
-        hint = found.group(2).strip() or None
-        query = query[: found.start()] + " " + query[found.end() :]
+        start, end = found.span(2)
+        label = _LABEL.search(query, start, end)
+        end = label.start() if label is not None else end
+        if end - start > HINT_MAX_CHARS:
+            space = query.rfind(" ", start, start + HINT_MAX_CHARS + 1)
+            end = space if space > start else start + HINT_MAX_CHARS
+        hint = query[start:end].strip().rstrip(",").strip() or None
+        query = query[: found.start()] + " " + query[end:]
     words = _LABEL.sub(" ", query)
     words = " ".join(words.replace("/", " ").replace("|", " ").replace(";", " ").split())
     return (words or query.strip()), hint

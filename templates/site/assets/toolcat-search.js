@@ -1492,8 +1492,16 @@
     const found = HINT.exec(query);
     if (found === null && !LABEL.test(query)) return [query, null];
     if (found !== null) {
-      hint = found[2].trim() || null;
-      query = query.slice(0, found.index) + " " + query.slice(found.index + found[0].length);
+      const start = found.index + found[0].length - found[2].length;
+      let end = found.index + found[0].length;
+      const label = LABEL.exec(query.slice(start, end));
+      if (label !== null) end = start + label.index;
+      if (end - start > HINT_MAX_CHARS) {
+        const space2 = query.lastIndexOf(" ", start + HINT_MAX_CHARS);
+        end = space2 > start ? space2 : start + HINT_MAX_CHARS;
+      }
+      hint = query.slice(start, end).trim().replace(/,+$/, "").trim() || null;
+      query = query.slice(0, found.index) + " " + query.slice(end);
     }
     const words2 = query.replace(new RegExp(LABEL.source, "giu"), " ").replace(/[/|;]/g, " ").split(/\s+/).filter(Boolean).join(" ");
     return [words2 || query.trim(), hint];
@@ -1755,7 +1763,7 @@
       hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
     });
   }
-  var head200, browseRoot, contentTokens, HINT, LABEL, REDIRECT_HINT;
+  var head200, browseRoot, contentTokens, HINT, HINT_MAX_CHARS, LABEL, REDIRECT_HINT;
   var init_failures = __esm({
     "src/failures.ts"() {
       "use strict";
@@ -1773,7 +1781,8 @@
       head200 = (text) => pyQuote([...text].slice(0, 200).join(""));
       browseRoot = () => ({ op: "list", args: { path: "" } });
       contentTokens = (searcher, query) => unique(Array.from(query).slice(0, 1e3).join("").match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => searcher.words(t).length);
-      HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]{1,80})/iu;
+      HINT = /(?<![\p{L}\p{N}_])(server|category|namespace|service|app)\s*[:=]\s*([^/;|\n]*)/iu;
+      HINT_MAX_CHARS = 80;
       LABEL = /(?<![\p{L}\p{N}_])(tool|action|task|query)\s*[:=]/iu;
       REDIRECT_HINT = `The reader follows redirects only within the base URL's scheme, host and port, at most ${MAX_REDIRECTS} hops; open the final URL directly.`;
     }
