@@ -6,13 +6,15 @@ ranking, so a change to the operations can be shown not to lose recall:
 
 * ``example``: the example catalogue's own evals (``catalog_src/evals/*.yaml``);
 * ``github``: the GitHub MCP server's 117 tools, each queried by its annotation title (``bench_tokens``);
-* ``metatool``: 2,000 sampled MetaTool queries (seed 0), ``bfcl``: every BFCL query (``bench_search``).
+* ``metatool``: 2,000 sampled MetaTool queries (seed 0), ``bfcl``: every BFCL query (``bench_search``);
+* ``livemcp``, ``livemcp-agent`` (report-only; ``TOOLCAT_LIVEMCPBENCH``, bench/livemcp.py): LiveMCPBench's tasks,
+  steps and agent-written router queries, or the last alone; the agent's ``server:`` lines reach ``find_tool``.
 
 For each set it prints recall@1, recall@5 and MRR@10 of the raw ranking and of ``find_tool``, how many hits
 ``find_tool`` returns on average, how many queries get none, and the score distribution of the right tool
 (which is what the threshold in :mod:`toolcat.reader.search.searcher` was chosen from).
 
-    python bench/bench_search_answers.py [--sets example,github,metatool,bfcl] [--keep DIR]
+    python bench/bench_search_answers.py [--sets example,github,metatool,bfcl] [--keep DIR] [--embedder NAME]
 
 ``--keep DIR`` keeps the builds in DIR and reuses them on the next run (the reader is what changes).
 """
@@ -37,6 +39,8 @@ sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, bfcl_source, metatool_source, open_build  # noqa: E402
 from bench_tokens import CORPUS as MCP_CORPUS  # noqa: E402
 from bench_tokens import mcp_source  # noqa: E402
+from livemcp import livemcp_agent_source, livemcp_source  # noqa: E402
+from livemcp import missing as livemcp_missing  # noqa: E402
 
 from toolcat.build import build  # noqa: E402
 from toolcat.reader.search.searcher import Searcher  # noqa: E402
@@ -76,7 +80,12 @@ SETS: dict[str, tuple[Maker, int | None]] = {
     "github": (github_source, None),
     "metatool": (metatool_source, 2000),
     "bfcl": (bfcl_source, None),
+    # report-only, outside ../shared/corpus: TOOLCAT_LIVEMCPBENCH names a LiveMCPBench checkout (bench/livemcp.py)
+    "livemcp": (livemcp_source, None),
+    "livemcp-agent": (livemcp_agent_source, None),
 }
+#: The embedder sets are built with (``--embedder``; None: the default tier).
+EMBEDDER: list[str | None] = [None]
 
 
 def prepare(name: str, work: Path) -> tuple[Path, dict[str, str], Queries]:
@@ -89,7 +98,7 @@ def prepare(name: str, work: Path) -> tuple[Path, dict[str, str], Queries]:
     back, queries = make(src)
     if sample is not None and len(queries) > sample:
         queries = random.Random(0).sample(queries, sample)
-    build(src, out)
+    build(src, out, embedder=EMBEDDER[0])
     saved.write_text(json.dumps({"back": back, "queries": [[q, sorted(g)] for q, g in queries]}), encoding="utf-8")
     return out, back, queries
 
@@ -176,8 +185,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="example,github,metatool,bfcl")
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the builds in this folder")
+    parser.add_argument(
+        "--embedder", default=None, help="build with this embedder (none: lexical) instead of the default"
+    )
     args = parser.parse_args()
+    EMBEDDER[0] = args.embedder
     names = [s for s in args.sets.split(",") if s]
+    why = livemcp_missing()
+    if why is not None and any(n.startswith("livemcp") for n in names):
+        names = [n for n in names if not n.startswith("livemcp")]
+        print(f"livemcp skipped: {why}")
     if not CORPUS.is_dir() or not MCP_CORPUS.is_dir():
         names = [n for n in names if n == "example"]
         print("corpus not found: only the example catalogue is measured")

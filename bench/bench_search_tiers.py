@@ -4,8 +4,10 @@
                                        [--errors 10] [--keep DIR]
 
 Sets: the example catalogue's own evals (``catalog_src/evals``), the GitHub MCP server's tools queried by their
-annotation titles, 2,000 sampled MetaTool queries (seed 0), every BFCL query (live_multiple and multiple). Each
-set is compiled through ``toolcat.build.build`` once per tier, and ranked with ``find_tool``'s engine
+annotation titles, 2,000 sampled MetaTool queries (seed 0), every BFCL query (live_multiple and multiple), and,
+report-only, LiveMCPBench (``livemcp``: its tasks, steps and agent-written router queries; ``livemcp-agent``: the
+last alone), read from a checkout named by ``TOOLCAT_LIVEMCPBENCH`` and skipped with that reason without one
+(bench/livemcp.py). Each set is compiled through ``toolcat.build.build`` once per tier, and ranked with ``find_tool``'s engine
 (``Searcher.rank_tools(query, limit=10)``, exact names included through the operation: see
 bench_search_answers.py). Figures are on every query and on the held-out split (``bench_search.split``: sha256 of
 the query mod 10 >= 7), the part nothing was tuned on.
@@ -40,6 +42,8 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from bench_search import CORPUS, bfcl_source, metatool_source, open_build, print_table, split  # noqa: E402
 from bench_search_answers import example_source, github_source  # noqa: E402
+from livemcp import livemcp_agent_source, livemcp_source  # noqa: E402
+from livemcp import missing as livemcp_missing  # noqa: E402
 
 from toolcat.build import build, compile_catalog  # noqa: E402
 from toolcat.build.contributors import vectors  # noqa: E402
@@ -55,7 +59,12 @@ SETS = {
     "github": (github_source, None),
     "metatool": (metatool_source, 2000),
     "bfcl": (bfcl_source, None),
+    # report-only: LiveMCPBench, outside ../shared/corpus (TOOLCAT_LIVEMCPBENCH; bench/livemcp.py); never tuned on
+    "livemcp": (livemcp_source, None),
+    "livemcp-agent": (livemcp_agent_source, None),
 }
+#: Why a set cannot be built here (None: it can).
+SET_MISSING = {"livemcp": livemcp_missing, "livemcp-agent": livemcp_missing}
 TIERS = {
     "lexical": "none",
     "terms": "terms",
@@ -246,6 +255,9 @@ def top1_report(name: str, queries: Queries, runs: dict[str, list[list[str]]], s
 
 def run_set(name: str, tmp: Path, tiers: list[str], shown: int, keep: Path | None) -> tuple[list[list[str]], list[str]]:
     """Rows of the table for one set, and its top-1 report."""
+    why = SET_MISSING[name]() if name in SET_MISSING else None
+    if why:
+        return [[name, ", ".join(tiers), f"skipped: {why}", "", "", "", ""]], []
     src = tmp / f"{name}-src"
     back, queries = labelled_set(name, src)
     held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
