@@ -45,7 +45,11 @@ from gen_catalog import DOMAINS, OBJECTS, VERBS, generate
 
 from toolcat.build import build, compile_catalog
 from toolcat.build.contributors.index.texts import tool_order, tool_text
-from toolcat.engines.embedding import cache_dir as toolcat_cache_dir
+
+try:
+    from toolcat.engines.embedding import cache_dir as toolcat_cache_dir
+except ImportError:  # a toolcat from before the engines package (bench_side_by_side's baseline, 6a6eaf1)
+    from toolcat.format.embedding import cache_dir as toolcat_cache_dir  # type: ignore[no-redef]
 from toolcat.format import analyzer
 from toolcat.reader.search.searcher import Searcher
 

@@ -29,9 +29,9 @@ its children, so they do not depend on how busy the machine's other cores are.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
-import random
 import resource
 import shutil
 import statistics
@@ -77,14 +77,34 @@ def tree_of(ref: str) -> tuple[Path, str]:
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
         pp.mkdir()
         (pp / "toolcat").symlink_to(tree / "compiler")
+        if (tree / "templates").is_dir() and not (tree / "compiler" / "templates").exists():
+            # the package data `toolcat.templates` is the top-level templates/ (pyproject's package-dir): without
+            # this link the ref's toolcat would render this checkout's templates (the editable install's mapping)
+            (tree / "compiler" / "templates").symlink_to(tree / "templates")
         (home / ".exported").write_text(commit)
     return pp, f"{ref} ({commit[:7]})"
+
+
+def prepare_sets(names: list[str], where: Path) -> None:
+    """Each set's sources and labelled queries, written once by this checkout's bench code for both sides.
+
+    The worker then needs nothing of a side's toolcat but ``build`` and ``Searcher``: the set makers import
+    toolcat internals that move between versions (a baseline from before a refactor could not import them).
+    """
+    from bench_search_tiers import labelled_set  # noqa: PLC0415 - this checkout's bench code
+
+    for name in names:
+        folder = where / name
+        back, queries = labelled_set(name, folder / "src")
+        data = {"back": back, "queries": [[q, sorted(g)] for q, g in queries]}
+        (folder / "queries.json").write_text(json.dumps(data), encoding="utf-8")
 
 
 def run_side(ref: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """The worker's JSON for one side (``{"error": ...}`` when it failed)."""
     pp, label = tree_of(ref)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--json", str(out), "--sets", args.sets]
+    cmd += ["--prepared", str(args.prepared)]
     cmd += ["--scale", str(args.scale)] + (["--no-cost"] if args.no_cost else [])
     if args.ref_embedder and ref == args.ref:
         cmd += ["--embedder", args.ref_embedder]
@@ -127,6 +147,9 @@ def print_report(sides: list[dict[str, Any]]) -> None:
     for name in names:
         b, n = base.get("sets", {}).get(name, {}), new.get("sets", {}).get(name, {})
         label = n.get("label") or b.get("label") or name
+        for side, got in ((base, b), (new, n)):
+            if "error" in got:
+                print(f"| {label} | - | {side['label']} failed: {got['error']} | | |")
         for split, key in (("all", "all"), ("held out", "held")):
             cells = [fmt(b.get(key)), fmt(n.get(key)), delta(b.get(key), n.get(key))]
             print(f"| {label} | {split} | " + " | ".join(cells) + " |")
@@ -264,6 +287,7 @@ def main() -> None:
         "--first-runs", type=int, default=FIRST_RUNS, help="rounds of --first-query (one process a side)"
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--prepared", type=Path, default=None, help=argparse.SUPPRESS)  # the worker's: the sets
     args = parser.parse_args()
     if args.worker:
         worker(args)
@@ -276,8 +300,17 @@ def main() -> None:
     if not CORPUS.is_dir():
         print(f"skipped: the corpus is not at {CORPUS}")
         return
+    from bench_search_tiers import SET_MISSING  # noqa: PLC0415 - sets outside the corpus (LiveMCPBench)
+
+    sets = [s for s in args.sets.split(",") if s]
+    for name in [s for s in sets if s in SET_MISSING and SET_MISSING[s]()]:
+        print(f"{name} skipped: {SET_MISSING[name]()}")
+        sets.remove(name)
+    args.sets = ",".join(sets)
     print(f"CPU: {cpu_name()}\n")
     with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
+        args.prepared = Path(tmp) / "sets"
+        prepare_sets([s for s in args.sets.split(",") if s], args.prepared)
         if args.baseline_json:
             earlier = json.loads(args.baseline_json.read_text(encoding="utf-8"))[0]
             earlier["label"] += f" (from {args.baseline_json.name})"
@@ -308,26 +341,51 @@ def fresh_cache(work: Path, name: str, warm: Path) -> Path:
     return cache
 
 
-def quality(name: str, work: Path, warm: Path, embedder: str | None = None) -> dict[str, Any]:
-    """R@1 / R@5 / MRR of one labelled set, its build CPU and its query CPU, built as a new user builds."""
-    from bench_search import open_build, split  # noqa: PLC0415 - this checkout's bench code
-    from bench_search_tiers import SETS, metrics  # noqa: PLC0415
+def _split(query: str) -> str:
+    """``bench_search.split``, here so the worker imports no bench module (they import toolcat internals)."""
+    return "test" if int(hashlib.sha256(query.encode("utf-8")).hexdigest()[:8], 16) % 10 >= 7 else "train"
 
+
+def _metrics(ranked: list[list[str]], queries: list[tuple[str, set[str]]], pick: list[int]) -> tuple[float, ...]:
+    """``bench_search_tiers.metrics``: R@1, R@5, MRR@10 over the queries at ``pick``."""
+    r1 = r5 = mrr = 0.0
+    for i in pick:
+        at = next((k for k, name in enumerate(ranked[i][:10]) if name in queries[i][1]), None)
+        if at is not None:
+            r1, r5, mrr = r1 + (at == 0), r5 + (at < 5), mrr + 1 / (at + 1)
+    n = max(1, len(pick))
+    return (r1 / n, r5 / n, mrr / n)
+
+
+def _open_build(out: Path) -> tuple[dict[str, Any], Any]:
+    """``bench_search.open_build``: the manifest and a fetch that checks each file's sha256."""
+
+    def fetch(ref: dict[str, Any]) -> Any:
+        data = (out / ref["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == ref["sha256"]
+        return json.loads(data)
+
+    entry = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
+    return fetch(entry["manifest"]), fetch
+
+
+def quality(name: str, prepared: Path, work: Path, warm: Path, embedder: str | None = None) -> dict[str, Any]:
+    """R@1 / R@5 / MRR of one labelled set, its build CPU and its query CPU, built as a new user builds."""
     from toolcat.build import build  # noqa: PLC0415 - the side's toolcat
     from toolcat.reader.search.searcher import Searcher  # noqa: PLC0415
 
-    maker, sample = SETS[name]
+    data = json.loads((prepared / name / "queries.json").read_text(encoding="utf-8"))
+    back: dict[str, str] = data["back"]
+    queries = [(q, set(g)) for q, g in data["queries"]]
     src = work / f"{name}-src"
-    back, queries = maker(src)
-    if sample is not None and len(queries) > sample:
-        queries = random.Random(0).sample(queries, sample)
-    held = [i for i, (q, _) in enumerate(queries) if split(q) == "test"]
+    shutil.copytree(prepared / name / "src", src)
+    held = [i for i, (q, _) in enumerate(queries) if _split(q) == "test"]
     fresh_cache(work, name, warm)
     out = work / f"{name}-build"
     started = cpu_seconds()
     build(src, out, embedder=embedder)
     build_cpu = cpu_seconds() - started
-    manifest, fetch = open_build(out)
+    manifest, fetch = _open_build(out)
     searcher = Searcher(manifest, fetch)
     searcher.rank_tools(queries[0][0], limit=10)  # the model and vectors load once per process: not timed
     ranked, cpus = [], []
@@ -338,8 +396,8 @@ def quality(name: str, work: Path, warm: Path, embedder: str | None = None) -> d
         ranked.append([back.get(p["tool_id"], p["tool_id"]) for p, _, _ in hits])
     return {
         "label": f"{name} ({len(queries)} queries, {len(held)} held out)",
-        "all": list(metrics(ranked, queries, list(range(len(queries))))),
-        "held": list(metrics(ranked, queries, held)),
+        "all": list(_metrics(ranked, queries, list(range(len(queries))))),
+        "held": list(_metrics(ranked, queries, held)),
         "build_cpu": build_cpu,
         "query_cpu_ms": statistics.median(cpus),
         "tier": tier_of(out, queries[0][0]),
@@ -478,9 +536,15 @@ def worker(args: argparse.Namespace) -> None:
         os.environ["TOOLCAT_CACHE_DIR"] = str(warm)
         from toolcat.build import build  # noqa: PLC0415
 
-        build(REPO / "catalog_src", work / "warm-up")  # makes the default model's files once (not measured)
+        # makes the default model's files once (not measured), from the side's own example catalogue
+        build(Path(toolcat.__file__).resolve().parent.parent / "catalog_src", work / "warm-up")
         for name in (s for s in args.sets.split(",") if s):
-            result["sets"][name] = quality(name, work, warm, args.embedder)
+            try:
+                result["sets"][name] = quality(name, args.prepared, work, warm, args.embedder)
+            except Exception as err:
+                result["sets"][name] = {"error": f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"}
+                print(f"   {name}: failed: {result['sets'][name]['error']}", file=sys.stderr, flush=True)
+                continue
             print(f"   {name}: {result['sets'][name]['all']}", file=sys.stderr, flush=True)
         if not args.no_cost:
             result["cost"] = cost(args.scale, work, warm, args.embedder)
