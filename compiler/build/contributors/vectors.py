@@ -1184,7 +1184,7 @@ def _write_rows(
     file) and the rows of the ancestor nodes of its docs (``nodes``: a query's candidates share their nodes); one more
     page, the directory, holds the groups' sha256 (the meta's ``pages`` is its ref). A reader fetches a row file by path
     together with its group and the directory, in one round, checks the directory and the group against the level
-    above and the row file's path against its page's root before use (:meth:`toolcat.reader.store.Store.fetch_proven`).
+    above and the row file's path against its page's root before use (:meth:`toolcat.reader.store.Store.fetch_json` of a proven ref).
     A candidate pays its file's 3 sibling digests instead of a page of 11 sha256 (docs/search.md, "Proof paths
     instead of pages").
     """
@@ -1213,7 +1213,13 @@ def _write_rows(
         docs_at = list(range(start, end))
         # a row file lists its ancestors; their rows lie in its group (toolcat-vectors-9), not in the file
         return inputs.key(
-            "rows10", start, docs_at, assign[start:end], ancestors[start:end], docs[start:end], with_nodes=False
+            f"rows10:{ROW_PROOF_PAGE}",
+            start,
+            docs_at,
+            assign[start:end],
+            ancestors[start:end],
+            docs[start:end],
+            with_nodes=False,
         )
 
     n = len(ancestors)
