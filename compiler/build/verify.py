@@ -24,6 +24,7 @@ from ..format.envelope import ReaderError
 from ..format.field_errors import json_path
 from ..format.index_format import WordFilter
 from ..format.refs import page_refs
+from ..format.vector_format import PROVEN_ROW_FORMATS, proven_body, proven_rows
 from ..reader.fetch.folder import FolderSource
 
 log = logging.getLogger(__name__)
@@ -155,6 +156,7 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
     seen: set[str] = set()
     terms: dict[str, Any] = {}  # path -> each index_terms file read, for the filters' check
     metas: list[dict[str, Any]] = []
+    proven: dict[str, dict[str, Any]] = {}  # a toolcat-vectors-10 row table's group folder -> the table
     while queue:
         ref = queue.pop()
         rel = str(ref.get("path")) if isinstance(ref, dict) else repr(ref)
@@ -166,10 +168,51 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
             continue
         report.files_checked += 1
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
-            queue.extend(_follow(rel, _check_json(rel, data, report), report, terms, metas))
+            obj = _check_json(rel, data, report)
+            table = proven.get(rel.rsplit("/", 1)[0]) if isinstance(obj, dict) and "nodes" in obj else None
+            if table is not None:  # a group of proven row files: it lists its pages' roots, not files
+                _check_proven_group(source, rel, obj, table, report)
+                continue
+            queue.extend(_follow(rel, obj, report, terms, metas))
+            _note_proven(obj, proven)
     for meta in metas:
         _check_filters(meta, terms, report)
     return report
+
+
+def _note_proven(obj: Any, proven: dict[str, dict[str, Any]]) -> None:
+    """Keep the row table of a vectors meta whose row files carry proofs (``toolcat-vectors-10``), by group folder."""
+    if (
+        not isinstance(obj, dict)
+        or obj.get("artifact") != "vectors_meta"
+        or obj.get("format") not in PROVEN_ROW_FORMATS
+    ):
+        return
+    table = (obj.get("tools") or {}).get("rows")
+    if isinstance(table, dict) and isinstance(table.get("group_folder"), str):
+        proven[table["group_folder"]] = table
+
+
+def _check_proven_group(
+    source: FolderSource, rel: str, group: dict[str, Any], table: dict[str, Any], report: VerifyReport
+) -> None:
+    """Each row file of a proven group's pages: read within its page's bound, its path led to the page's root."""
+    try:
+        rows = proven_rows(table, group)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        report.problems.append(f"{rel}: malformed group of proven row files ({exc!r})")
+        return
+    for path, root, place, per_page, bound in rows:
+        data = _fetch(source, {"path": path, "max_bytes": bound}, path, report)
+        if data is None:
+            continue
+        report.files_checked += 1
+        try:
+            proven_body(data, root, place, per_page)
+        except ValueError as exc:
+            report.problems.append(f"{path}: {exc} (tampered or stale)")
+            continue
+        _check_json(path, data, report)
 
 
 def _follow(

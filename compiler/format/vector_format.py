@@ -7,17 +7,24 @@ so the two cannot drift apart; the TypeScript reader (``js/src/semantic.ts``) re
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 #: The vectors meta's ``format`` of a partitioned build (``toolcat-vectors-8``: clusters, centroids and a row table,
 #: each row's int4 codes stored as differences from a prediction by a reference's codes, two a character: a row
 #: file's and a node row's reference a centroid, a cluster shard's row's its centroid or another row of the shard
 #: (``parents``); the centroids one character a code, dimension by dimension; each row file holding its tool's index
 #: document too; the cluster shards a paged table, ``clusters``; the row table's files in buckets of consecutive
 #: docs, a folder each, named in the meta, ``buckets``; ``toolcat-vectors-9``: the row files' ancestor node rows in
-#: their group of the row table, ``nodes``, once for its docs, not in each row file). A reader refuses another with a
-#: "rebuild" reason.
-PARTITIONED_FORMAT = "toolcat-vectors-9"
-#: The partitioned formats a reader reads: this one, and ``toolcat-vectors-8`` (each row file holds its node rows).
-READ_PARTITIONED_FORMATS = ("toolcat-vectors-8", PARTITIONED_FORMAT)
+#: their group of the row table, ``nodes``, once for its docs, not in each row file; ``toolcat-vectors-10``: no row
+#: pages, each row file carrying its Merkle path to its page's root, which its group lists, :func:`proven_body`). A
+#: reader refuses another with a "rebuild" reason.
+PARTITIONED_FORMAT = "toolcat-vectors-10"
+#: The partitioned formats a reader reads: this one, ``toolcat-vectors-9`` (row pages listing their files' sha256) and
+#: ``toolcat-vectors-8`` (each row file holds its node rows, too).
+READ_PARTITIONED_FORMATS = ("toolcat-vectors-8", "toolcat-vectors-9", PARTITIONED_FORMAT)
+#: The partitioned formats whose row files carry proofs instead of being listed in row pages.
+PROVEN_ROW_FORMATS = (PARTITIONED_FORMAT,)
 #: A centroid's codes: character ``n`` of this alphabet (base64url's) is the int4 code ``n - RESIDUAL_ZERO``.
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 RESIDUAL_ZERO = 32
@@ -26,3 +33,80 @@ RESIDUAL_ZERO = 32
 #: without ``\\``: JSON writes them as they are).
 PAIR_ALPHABET = "".join(chr(c) for c in range(0x23, 0x7F) if chr(c) != "\\")[:81]
 PAIR_LEVELS, PAIR_LOW = 9, -4
+
+
+#: How a proven file carries its Merkle path: its last key, written after the file's canonical JSON (``proof``: the
+#: sibling digests from the leaf up, 64 hex characters each).
+PROOF_KEY = b',"proof":"'
+#: The digest of an empty place of a page (a last page with fewer files than ``per_page``).
+EMPTY_LEAF = bytes(32)
+
+
+def leaf_digest(body: bytes) -> bytes:
+    """A proven file's leaf: sha256 over 0x00 and its bytes without the proof (RFC 9162's domain separation)."""
+    return hashlib.sha256(b"\x00" + body).digest()
+
+
+def node_digest(left: bytes, right: bytes) -> bytes:
+    """An inner node of a page's tree: sha256 over 0x01 and its two children's digests."""
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def proof_depth(per_page: int) -> int:
+    """Sibling digests on the path from a file to its page's root (a page padded to a power of two)."""
+    return max(0, (per_page - 1).bit_length())
+
+
+def page_proofs(bodies: list[bytes], per_page: int) -> tuple[str, list[str]]:
+    """(the page's root, each file's proof), both hex, of one page's files (their bytes without proofs)."""
+    level = [leaf_digest(body) for body in bodies] + [EMPTY_LEAF] * ((1 << proof_depth(per_page)) - len(bodies))
+    paths: list[list[bytes]] = [[] for _ in bodies]
+    places = list(range(len(bodies)))
+    while len(level) > 1:
+        for i, place in enumerate(places):
+            paths[i].append(level[place ^ 1])
+            places[i] = place // 2
+        level = [node_digest(level[j], level[j + 1]) for j in range(0, len(level), 2)]
+    return level[0].hex(), [b"".join(path).hex() for path in paths]
+
+
+def with_proof(body: bytes, proof: str) -> bytes:
+    """A file's canonical JSON object ``body`` with its proof as its last key."""
+    return body[:-1] + PROOF_KEY + proof.encode("ascii") + b'"}'
+
+
+def proven_body(data: bytes, root: str, place: int, per_page: int) -> bytes:
+    """The bytes without the proof of a proven file (``data``), once its path leads to ``root`` from ``place``.
+
+    Raises ValueError when it does not (or the file holds no well-formed proof): the file was not the build's.
+    """
+    at = data.rfind(PROOF_KEY)
+    depth = proof_depth(per_page)
+    proof = data[at + len(PROOF_KEY) : -2] if at > 0 else b""
+    if at <= 0 or not data.endswith(b'"}') or len(proof) != 64 * depth or proof.strip(b"0123456789abcdef"):
+        raise ValueError("a proven file without a well-formed proof")
+    body = data[:at] + b"}"
+    digest, siblings = leaf_digest(body), bytes.fromhex(proof.decode("ascii"))
+    for level in range(depth):
+        sibling = siblings[32 * level : 32 * level + 32]
+        digest = node_digest(sibling, digest) if (place >> level) & 1 else node_digest(digest, sibling)
+    if not 0 <= place < per_page or digest.hex() != root:
+        raise ValueError("a proven file whose path does not lead to its page's root")
+    return body
+
+
+def proven_rows(table: dict[str, Any], group: dict[str, Any]) -> list[tuple[str, str, int, int, int]]:
+    """``(path, root, place, per_page, bytes)`` of each row file a group of a ``toolcat-vectors-10`` row table lists.
+
+    ``table`` is the vectors meta's ``rows``; a group's ``files`` are its pages' roots and bounds, from page ``first``.
+    For the walks that follow every file of a build (``toolcat verify``, the site's mirror).
+    """
+    per_page, files, per_bucket = int(table["per_page"]), int(table["files"]), int(table["per_bucket"])
+    out = []
+    for number, (root, bound) in enumerate(group["files"], int(group["first"])):
+        for doc in range(number * per_page, min(files, (number + 1) * per_page)):
+            folder = f"{table['folder']}.{table['buckets'][doc // per_bucket]}"
+            out.append(
+                (f"{folder}/{table['prefix']}{doc}.json", str(root), doc - number * per_page, per_page, int(bound))
+            )
+    return out

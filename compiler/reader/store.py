@@ -19,6 +19,7 @@ from ..format.envelope import ReaderError
 from ..format.refs import check_ref, verify
 from ..format.shapes import check_shape
 from ..format.types import Json
+from ..format.vector_format import proven_body
 from ..format.version import FORMAT_VERSION
 from .checks import MAX_NAME, child_name, close_names, shown
 from .fetch.folder import Source
@@ -170,7 +171,14 @@ class Store:
         return data
 
     def fetch_json(self, ref: Json) -> Any:
-        """The parsed JSON a ref points to (verified, cached by sha256; treat it as read-only)."""
+        """The parsed JSON a ref points to (verified, cached by sha256; treat it as read-only).
+
+        A *proven* ref ``{path, max_bytes, root, place, per_page}`` names a file that carries its Merkle path to a
+        page's root (``toolcat-vectors-10``'s row files): it is read by path and used only once that path leads to
+        ``root`` (:func:`toolcat.format.vector_format.proven_body`); what is parsed is the file without its proof.
+        """
+        if isinstance(ref, dict) and "root" in ref:
+            return self._fetch_proven(ref)
         digest = ref.get("sha256") if isinstance(ref, dict) else None
         if isinstance(digest, str) and digest in self._json:
             return self._json[digest]
@@ -184,6 +192,28 @@ class Store:
             self.source.remember(digest, data)
             return self._parse(ref, data)
         return self._parse(ref, self.source.fetch(ref))
+
+    def _fetch_proven(self, ref: dict[str, Any]) -> Any:
+        """:meth:`fetch_json` of a proven ref: kept in memory by its root and place, like a file by its sha256."""
+        key = f"{ref.get('root')}/{ref.get('place')}"
+        if key in self._json:
+            return self._json[key]
+        path = str(ref.get("path"))
+        data = self._pending.pop(path, None)
+        if data is None:
+            data = self.source.fetch({"path": ref.get("path"), "max_bytes": ref.get("max_bytes")})
+        try:
+            body = proven_body(data, str(ref["root"]), int(ref["place"]), int(ref["per_page"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReaderError(
+                "INTEGRITY",
+                f"{path} does not match the page root its parent holds ({exc}); it was not used",
+                details={"path": path, "expected_root": str(ref.get("root"))[:64]},
+                hints=[
+                    "The file was modified after the build, or a cache/CDN serves a stale copy; redeploy the build."
+                ],
+            ) from None
+        return self._parse({"path": path, "sha256": key}, body)
 
     def _parse(self, ref: Json, data: bytes) -> Any:
         try:
@@ -214,7 +244,14 @@ class Store:
         )
         # pending refs {path, max_bytes}: files whose sha256 is in another file of this round; kept unparsed
         # and unused until fetch_json gets a verified ref for them
-        pending = [r for r in refs if isinstance(r, dict) and "max_bytes" in r and "sha256" not in r]
+        pending = [
+            r
+            for r in refs
+            if isinstance(r, dict)
+            and "max_bytes" in r
+            and "sha256" not in r
+            and f"{r.get('root')}/{r.get('place')}" not in self._json  # a proven file read already
+        ]
         if len(wanted) + len(pending) < 2:  # a single file is fetched where it is read
             return
         results = self.source.fetch_many([*wanted, *pending])

@@ -23,6 +23,7 @@ from ..build.progress import report
 from ..format.envelope import ReaderError
 from ..format.refs import page_refs
 from ..format.types import Ref
+from ..format.vector_format import PROVEN_ROW_FORMATS, proven_body, proven_rows
 from ..reader.fetch.folder import FolderSource
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,7 @@ class _VerifiedFiles:
     def mirror(self, start: Ref, *, held_by: str) -> None:
         """Read every file reachable from ``start``, following refs inside JSON artifacts."""
         pending: list[tuple[Ref, str]] = [(start, held_by)]
+        proven: dict[str, dict[str, Any]] = {}  # a toolcat-vectors-10 row table's group folder -> the table
         while pending:
             ref, holder = pending.pop()
             if ref["path"] in self.files:
@@ -140,10 +142,30 @@ class _VerifiedFiles:
             if ref["path"].endswith(".json"):
                 obj = self.json(ref, held_by=holder)
                 pending.extend((inner, ref["path"]) for inner in _refs_in(obj))
-                if isinstance(obj, dict) and obj.get("artifact") == "index_pages":  # a paged table's files
+                if not isinstance(obj, dict):
+                    continue
+                if obj.get("artifact") == "vectors_meta" and obj.get("format") in PROVEN_ROW_FORMATS:
+                    proven[str(obj["tools"]["rows"]["group_folder"])] = obj["tools"]["rows"]
+                table = proven.get(ref["path"].rsplit("/", 1)[0])
+                if obj.get("artifact") == "index_pages" and table is not None:  # its pages' roots: their row files
+                    for path, root, place, per_page, bound in proven_rows(table, obj):
+                        self.read_proven(path, root, place, per_page, bound, held_by=ref["path"])
+                elif obj.get("artifact") == "index_pages":  # a paged table's files
                     pending.extend((inner, ref["path"]) for inner in page_refs(obj))
             else:
                 self.read(ref, held_by=holder)
+
+    def read_proven(self, path: str, root: str, place: int, per_page: int, bound: int, *, held_by: str) -> None:
+        """Read a proven row file (``toolcat-vectors-10``): used once its Merkle path leads to its page's root."""
+        try:
+            data = self.source.fetch({"path": path, "max_bytes": bound})
+            proven_body(data, root, place, per_page)
+        except (ReaderError, ValueError) as err:
+            raise BuildError(
+                f"{self.root / path}: integrity check failed: {err} (held by {held_by}); "
+                "rebuild the catalogue with `toolcat build --force`"
+            ) from None
+        self.files[path] = data
 
 
 #: Names that become page file names, URL paths and HTML ids; ``toolcat build`` only writes names like these.

@@ -15,6 +15,7 @@ import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
 import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, learnedRank, learnedRanked, modelFor, semanticWeight, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
 import { WordPiece } from "./wordpiece.js";
+import { provenBody } from "./proven.js";
 
 type Allowed = ((docId: number) => boolean) | null;
 /** A fusion of the candidates for some cosines (``SemanticTier.head_guess``'s ``rank``): the top ``limit``. */
@@ -66,8 +67,11 @@ const MODEL_FORMAT = "toolcat-model-1";
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
  * character; -9: the row files' node rows in their group of the table), and the older one it reads too (-8: each row
  * file holds its node rows; ``READ_PARTITIONED_FORMATS``). */
-const PARTITIONED_FORMAT = "toolcat-vectors-9";
-const READ_PARTITIONED_FORMATS = ["toolcat-vectors-8", PARTITIONED_FORMAT];
+const PARTITIONED_FORMAT = "toolcat-vectors-10";
+const READ_PARTITIONED_FORMATS = ["toolcat-vectors-8", "toolcat-vectors-9", PARTITIONED_FORMAT];
+/** The formats whose row files carry their Merkle path to their page's root, listed by their group: no row pages
+ * (``PROVEN_ROW_FORMATS``, -10). */
+const PROVEN_ROW_FORMATS = [PARTITIONED_FORMAT];
 /** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
@@ -295,7 +299,8 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   if (![...clusterTable.folders, clusterTable.prefix, ...clusterTable.pages.flatMap((ref: Artifact) => [ref?.path, ref?.sha256])].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folders or page refs");
   const table = part.rows;
   const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
-  if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
+  const proven = PROVEN_ROW_FORMATS.includes(meta.format); // no row pages: each row file carries its path (-10)
+  if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), proven ? 0 : int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
     throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
   }
   if (![table.folder, table.prefix, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
@@ -312,7 +317,7 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   const lengths = centroids.map((c) => f32(Math.sqrt(c.reduce((sum, x) => sum + x * x, 0))));
   const unit = centroids.map((c, i) => c.map((x) => f32(x / ((lengths[i] as number) > 0 ? (lengths[i] as number) : 1))));
   const spread = lengths.map((l) => f32(Math.sqrt(Math.min(Math.max(f32(1 - f32(l * l)), 0), 1))));
-  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table, clusterTable };
+  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table: { ...table, proven }, clusterTable };
 }
 
 /** ``k`` centroids' int4 codes from one character a code, dimension by dimension (``semantic.centroid_codes``):
@@ -779,9 +784,20 @@ export class SemanticTier {
   /** Tool ``doc``'s row from its file in the row table (``SemanticTier._row``); a file that holds the tool's document
    * (``toolcat-vectors-7``) is noted in ``docFiles`` (``SemanticTier.read_rows``). */
   private async single(searcher: Searcher, doc: number): Promise<Block> {
-    const page = await this.page(searcher, Math.floor(doc / int((this.partition as Partition).table.per_page)));
-    const ref = pageRef(page, doc - int(page.first));
-    const data = await searcher.fetch(ref);
+    const { table } = this.partition as Partition;
+    let ref: Artifact, data: Artifact;
+    if (table.proven) {
+      // -10: its path to its page's root, which its group lists (``SemanticTier._row_file``, ``Store.fetch_json``)
+      const perPage = int(table.per_page), number = Math.floor(doc / perPage);
+      const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
+      const [root, bound] = group.files[number - int(group.first)];
+      ref = { path: `${rowFolder(table, doc)}/${table.prefix}${doc}.json`, sha256: `${root}/${doc - number * perPage}` };
+      data = await this.proven(searcher, ref, int(bound), String(root), doc - number * perPage, perPage);
+    } else {
+      const page = await this.page(searcher, Math.floor(doc / int(table.per_page)));
+      ref = pageRef(page, doc - int(page.first));
+      data = await searcher.fetch(ref);
+    }
     if (int(data.first) !== doc || int(data.count) !== 1) throw new RangeError(`row file ${ref.path} is not tool ${doc}'s row`);
     if (data.docs !== undefined) {
       if (!Array.isArray(data.ids) || data.ids.length !== 1 || int(data.ids[0]) !== doc || !Array.isArray(data.docs) || data.docs.length !== 1) throw new RangeError(`row file ${ref.path} does not hold tool ${doc}'s document`);
@@ -789,6 +805,28 @@ export class SemanticTier {
       this.docFiles.set(doc, ref);
     }
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path, false, data.nodes === undefined ? await this.nodesOfGroup(searcher, doc) : undefined);
+  }
+
+  /** A proven row file (``Store._fetch_proven``): its bytes fetched by path this round (or now), used once its Merkle
+   * path leads to its page's root; what is parsed is the file without its proof. It is kept as the store and the
+   * searcher keep a file, under ``ref.sha256`` (``root/place``), so its document is read from there (``docFiles``).
+   * Here, not in the store: the main entry has no bytes to spare (``tests/js/test_js_size.py``). */
+  private async proven(searcher: Searcher, ref: Artifact, bound: number, root: string, place: number, perPage: number): Promise<Artifact> {
+    const inner = searcher as unknown as { cache: Map<string, Artifact>; store: { pending: Map<string, Uint8Array>; json: Map<string, Promise<unknown>>; source: Store["source"] } };
+    const known = inner.cache.get(ref.sha256);
+    if (known) return known;
+    const { pending, json, source } = inner.store;
+    const bytes = pending.get(ref.path) ?? (await source.fetch({ path: ref.path, max_bytes: bound }));
+    pending.delete(ref.path);
+    let value: Artifact;
+    try {
+      value = JSON.parse(new TextDecoder().decode(await provenBody(bytes, root, place, perPage)));
+    } catch (err) {
+      throw new RangeError(`${ref.path} does not match the page root its group holds (${(err as Error).message}); it was not used`);
+    }
+    json.set(ref.sha256, Promise.resolve(value));
+    inner.cache.set(ref.sha256, value);
+    return value;
   }
 
   /** The node rows the row table's group of ``doc`` holds (``SemanticTier._nodes_of_group``, ``toolcat-vectors-9``),
@@ -847,12 +885,12 @@ export class SemanticTier {
     for (const number of [...new Set(pages.map((n) => Math.floor(n / perGroup)))].filter((n) => !this.groups.has(n))) {
       refs.push(this.directory === null ? { path: `${table.group_folder}/g${number}.json`, max_bytes: table.group_max_bytes } : pageRef(this.directory, number));
     }
-    for (const number of pages) {
+    for (const number of table.proven ? [] : pages) {
       const group = this.groups.get(Math.floor(number / perGroup));
       refs.push(group ? pageRef(group, number - int(group.first)) : { path: `${rowFolder(table, number * perPage)}/p${number}.json`, max_bytes: table.page_max_bytes });
     }
     for (const doc of wanted) {
-      const page = this.pages.get(Math.floor(doc / perPage));
+      const page = table.proven ? undefined : this.pages.get(Math.floor(doc / perPage));
       refs.push(page ? pageRef(page, doc - int(page.first)) : { path: `${rowFolder(table, doc)}/${table.prefix}${doc}.json`, max_bytes: table.max_bytes });
     }
     const guess = await this.headGuess(searcher, query, lexical, depth, allowed, params, rank);
@@ -864,7 +902,7 @@ export class SemanticTier {
     for (const doc of guess) if (!needed.has(doc)) docRefs.push(await inner.docRef(part, doc, false));
     const all = new Map([...refs, ...inner.pendingPages, ...docRefs].map((r) => [String(r.sha256 ?? r.path), r]));
     await inner.store.prefetch([...all.values()]).catch(() => null);
-    for (const number of pages) await this.page(searcher, number);
+    for (const number of table.proven ? [] : pages) await this.page(searcher, number);
     const blocks = await Promise.all(wanted.map((d) => this.single(searcher, d)));
     wanted.forEach((d, i) => this.singles.set(d, blocks[i] as Block));
     // a delta segment's own file for the doc wins (the same document)

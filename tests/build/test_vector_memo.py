@@ -249,7 +249,14 @@ def _version_files(out: Path) -> dict[str, str]:
         data = (out / path).read_bytes()
         seen[path] = hashlib.sha256(data).hexdigest()
         if path.endswith(".json"):
-            todo += _paths(json.loads(data), path)
+            value = json.loads(data)
+            todo += _paths(value, path)
+            rows = value.get("tools", {}).get("rows") if value.get("artifact") == "vectors_meta" else None
+            if rows:  # toolcat-vectors-10: the row files, which its groups list by their pages' roots, no page files
+                todo += [
+                    f"{rows['folder']}.{rows['buckets'][doc // rows['per_bucket']]}/{rows['prefix']}{doc}.json"
+                    for doc in range(rows["files"])
+                ]
     return seen
 
 
@@ -259,7 +266,7 @@ def _paths(value: Any, at: str) -> list[str]:
     if isinstance(value, dict):
         if isinstance(value.get("path"), str) and "sha256" in value:
             found.append(value["path"])
-        if value.get("artifact") == "index_pages" and isinstance(value.get("files"), list):
+        if value.get("artifact") == "index_pages" and isinstance(value.get("files"), list) and "nodes" not in value:
             found += [
                 f"{value['folder']}/{value['prefix']}{value['first'] + i}.json" for i in range(len(value["files"]))
             ]

@@ -586,15 +586,73 @@ def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(build
                 assert js[key] == py[key], (query, key, py, js)
 
 
-def _as_vectors_8(build_dir: Path, out: Path) -> None:
-    """A copy of a ``toolcat-vectors-9`` build laid out as ``-8``: each row file with its node rows, none in the groups.
+def _as_vectors_9(build_dir: Path, out: Path) -> None:
+    """A copy of a ``toolcat-vectors-10`` build laid out as ``-9``: row files without proofs, listed by page files.
 
-    The same paths; every changed file's sha256 and size put right up the chain (page, group, directory, meta,
-    manifest, catalog), so both readers verify it as they verify a build.
+    The row files' paths are the same; each page (``p<i>.json`` in its bucket's folder) lists its files' sha256 and
+    size, each group its pages' instead of their roots, and every changed file's sha256 and size are put right up the
+    chain (directory, meta, manifest, catalog), so both readers verify it as they verify a build.
     """
     import hashlib  # noqa: PLC0415 - this helper only
 
+    from toolcat.format.vector_format import proven_body  # noqa: PLC0415 - this helper only
+
     shutil.copytree(build_dir, out)
+    catalog_path = out / "catalog.json"
+    catalog = json.loads(catalog_path.read_text())
+    manifest_path = out / catalog["manifest"]["path"]
+    manifest = json.loads(manifest_path.read_text())
+    meta_path = out / manifest["vectors"]["path"]
+    meta = json.loads(meta_path.read_text())
+    table = meta["tools"]["rows"]
+    per_page = int(table["per_page"])
+
+    def write(path: Path, data: bytes) -> list[Any]:
+        path.write_bytes(data)
+        return [hashlib.sha256(data).hexdigest(), len(data)]
+
+    directory_path = out / table["pages"]["path"]
+    directory = json.loads(directory_path.read_text())
+    page_max = 0
+    for number in range(len(directory["files"])):
+        group_path = out / table["group_folder"] / f"g{number}.json"
+        group = json.loads(group_path.read_text())
+        for p, (root, _) in enumerate(group["files"]):
+            page_number = int(group["first"]) + p
+            first = page_number * per_page
+            listed = []
+            for doc in range(first, min(int(table["files"]), first + per_page)):
+                row_path = out / group["folder"] / f"{table['prefix']}{doc}.json"
+                listed.append(write(row_path, proven_body(row_path.read_bytes(), root, doc - first, per_page)))
+            page = {"artifact": "index_pages", "part": "tools", "folder": group["folder"], "prefix": table["prefix"]}
+            data = json.dumps({**page, "first": first, "files": listed}, separators=(",", ":"), sort_keys=True)
+            group["files"][p] = write(out / group["folder"] / f"p{page_number}.json", data.encode())
+            page_max = max(page_max, group["files"][p][1])
+        digest, size = write(group_path, json.dumps(group, separators=(",", ":"), sort_keys=True).encode())
+        directory["files"][number] = [digest, size]
+    digest, size = write(directory_path, json.dumps(directory, separators=(",", ":"), sort_keys=True).encode())
+    table["pages"].update(sha256=digest, bytes=size)
+    table["page_max_bytes"] = page_max
+    meta["format"] = "toolcat-vectors-9"
+    digest, size = write(meta_path, json.dumps(meta, separators=(",", ":"), sort_keys=True).encode())
+    manifest["vectors"].update(sha256=digest, bytes=size)
+    digest, size = write(manifest_path, json.dumps(manifest, separators=(",", ":"), sort_keys=True).encode())
+    catalog["manifest"].update(sha256=digest, bytes=size)
+    for version in catalog.get("versions", []):
+        if version.get("manifest", {}).get("path") == catalog["manifest"]["path"]:
+            version["manifest"].update(sha256=digest, bytes=size)
+    catalog_path.write_text(json.dumps(catalog))
+
+
+def _as_vectors_8(build_dir: Path, out: Path) -> None:
+    """A copy of a ``toolcat-vectors-10`` build laid out as ``-8``: each row file with its node rows, none in the groups.
+
+    Laid out as ``-9`` first (:func:`_as_vectors_9`); the same paths; every changed file's sha256 and size put right
+    up the chain (page, group, directory, meta, manifest, catalog), so both readers verify it as they verify a build.
+    """
+    import hashlib  # noqa: PLC0415 - this helper only
+
+    _as_vectors_9(build_dir, out)
     catalog_path = out / "catalog.json"
     catalog = json.loads(catalog_path.read_text())
     manifest_path = out / catalog["manifest"]["path"]
@@ -656,14 +714,18 @@ def _as_vectors_8(build_dir: Path, out: Path) -> None:
     catalog_path.write_text(json.dumps(catalog))
 
 
-def test_a_vectors_8_build_is_still_read_by_both_readers_with_the_same_answers(
-    builds_root: str, tmp_path: Path
+@pytest.mark.parametrize("layout", ["8", "9"])
+def test_an_older_partitioned_build_is_still_read_by_both_readers_with_the_same_answers(
+    builds_root: str, tmp_path: Path, layout: str
 ) -> None:
-    """A toolcat-vectors-8 layout (node rows in each row file) is read by the Node reader as by Python, as -9 is."""
+    """Older partitioned layouts are read by the Node reader as by Python, with the answers of the -10 build.
+
+    A toolcat-vectors-9 layout (row pages listing the row files' sha256), and a -8 one (node rows in each row file too).
+    """
     _require_node()
     build_dir, labelled = _built(PROBED, "default", builds_root)
-    old = tmp_path / "vectors-8"
-    _as_vectors_8(build_dir, old)
+    old = tmp_path / f"vectors-{layout}"
+    (_as_vectors_8 if layout == "8" else _as_vectors_9)(build_dir, old)
     calls = [["findTool", query, 5] for query in [*labelled[:12], "upload a report to a bucket"]]
     with serve_folder(build_dir) as url:
         new_js = node_answers(url, calls, MODEL_OPTIONS)
@@ -673,7 +735,34 @@ def test_a_vectors_8_build_is_still_read_by_both_readers_with_the_same_answers(
     assert got["answers"] == new_js
     assert python_answers(old, calls) == python_answers(build_dir, calls)
     meta = json.loads(next((old / "vectors").glob("meta.*.json")).read_text())
-    assert meta["format"] == "toolcat-vectors-8"
+    assert meta["format"] == f"toolcat-vectors-{layout}"
+    assert list(old.glob("vectors/tools.rows.*/p*.json"))  # its row pages
     groups = list((old / meta["tools"]["rows"]["group_folder"]).glob("g*.json"))
     assert groups
-    assert not any("nodes" in json.loads(p.read_text()) for p in groups)
+    assert any("nodes" in json.loads(p.read_text()) for p in groups) == (layout == "9")
+
+
+def test_a_row_file_changed_after_the_build_is_refused_by_both_readers(builds_root: str, tmp_path: Path) -> None:
+    """toolcat-vectors-10: a row file whose bytes changed (its proof kept) does not lead to its page's root.
+
+    Both readers refuse it as they refuse a file whose sha256 differs, and answer by words, saying why.
+    """
+    _require_node()
+    build_dir, _ = _built(PROBED, "default", builds_root)
+    bad = tmp_path / "changed"
+    shutil.copytree(build_dir, bad)
+    rows = list(bad.glob("vectors/tools.rows.*/r*.json"))
+    assert rows
+    for path in rows:  # still JSON, the same proof: only the bytes its leaf hashes changed
+        path.write_bytes(b"{ " + path.read_bytes()[1:])
+    query = "upload a report to a bucket"
+    with serve_folder(bad) as url:
+        catalog = Catalog.open(url, cache_dir=tmp_path / "cache")
+        py_answer = catalog.find_tool(query, 5)
+        py_tier = str(catalog.stats()["search_tier"])
+        got = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)
+    js_tier = str(got["stats"]["search_tier"])
+    for tier in (py_tier, js_tier):
+        assert tier.startswith("lexical"), tier
+        assert "page root" in tier, tier
+    assert [m["name"] for m in got["answers"][0]["matches"]] == [m["name"] for m in py_answer["matches"]]

@@ -20,6 +20,8 @@ from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, serve_folder, write_tree
 
 from toolcat.build import build
 from toolcat.engines import embedding
+from toolcat.format.canonical import dumps
+from toolcat.format.vector_format import proven_body
 from toolcat.reader.search import semantic
 from toolcat.reader.search.searcher import Searcher
 
@@ -31,12 +33,19 @@ needs_default = pytest.mark.skipif(
 Patch = Callable[[dict[str, Any]], None]
 
 
-def _open(out: Path, patch: Patch | None = None) -> Searcher:
-    """A Searcher over a build folder; ``patch`` may change each vectors file after it was read and verified."""
+def _open(out: Path, patch: Patch | None = None, extra: dict[str, bytes] | None = None) -> Searcher:
+    """A Searcher over a build folder; ``patch`` may change each vectors file after it was read and verified.
+
+    ``extra``: files (path -> bytes) read as if they were in the folder (an older layout's pages). A proven ref (a
+    ``toolcat-vectors-10`` row file) is checked by its path to its page's root, as the reader's store checks it.
+    """
 
     def fetch(ref: dict[str, Any]) -> Any:
-        data = (out / ref["path"]).read_bytes()
-        assert hashlib.sha256(data).hexdigest() == ref["sha256"]
+        if "root" in ref:
+            data = proven_body((out / ref["path"]).read_bytes(), ref["root"], ref["place"], ref["per_page"])
+        else:
+            data = (extra or {}).get(ref["path"]) or (out / ref["path"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == ref["sha256"]
         obj = json.loads(data)
         vectors_page = obj.get("artifact") == "index_pages" and str(obj.get("folder", "")).startswith("vectors/")
         if patch is not None and (str(obj.get("artifact", "")).startswith("vectors") or vectors_page):
@@ -308,7 +317,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-9"
+    assert tier._meta["format"] == "toolcat-vectors-10"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
@@ -424,14 +433,78 @@ def test_row_groups_hold_their_docs_node_rows_and_row_files_none(partitioned_bui
             assert np.array_equal(row, cluster_nodes[node]), node
 
 
+def _as_9(out: Path) -> tuple[Patch, dict[str, bytes]]:
+    """A ``toolcat-vectors-9`` layout of a -10 build: page files listing the row files' sha256, groups listing them."""
+    table, files, _ = _rows_group_nodes(out)
+    per_page = table["per_page"]
+    pages: dict[str, bytes] = {}
+    for number in range(-(-table["files"] // per_page)):
+        folder = semantic.row_folder(table, number * per_page)
+        docs = range(number * per_page, min(table["files"], (number + 1) * per_page))
+        listed = [(out / folder / f"r{doc}.json").read_bytes() for doc in docs]
+        page = {"artifact": "index_pages", "part": "tools", "folder": folder, "prefix": "r", "first": number * per_page}
+        pages[f"{folder}/p{number}.json"] = dumps(
+            {**page, "files": [[hashlib.sha256(d).hexdigest(), len(d)] for d in listed]}
+        )
+    del files
+
+    def as_9(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_meta":
+            obj["format"] = "toolcat-vectors-9"
+            obj["tools"]["rows"]["page_max_bytes"] = max(len(data) for data in pages.values())
+        elif obj["artifact"] == "index_pages" and obj["prefix"] == "p":
+            obj["files"] = [
+                [hashlib.sha256(data).hexdigest(), len(data)]
+                for number in range(obj["first"], obj["first"] + len(obj["files"]))
+                for data in [pages[f"{obj['folder']}/p{number}.json"]]
+            ]
+
+    return as_9, pages
+
+
+@needs_default
+def test_row_files_carry_their_path_to_a_page_root_their_group_lists(partitioned_build: Path) -> None:
+    """toolcat-vectors-10: no row page files; each row file's Merkle path leads to the root its group lists."""
+    table, files, groups = _rows_group_nodes(partitioned_build)
+    per_page, per_group = table["per_page"], table["per_group"]
+    assert "page_max_bytes" not in table
+    assert not list(partitioned_build.glob("vectors/tools.rows.*/p*.json"))
+    assert len(files) > per_page
+    for doc in files:
+        path = partitioned_build / semantic.row_folder(table, doc) / f"r{doc}.json"
+        data, page = path.read_bytes(), doc // per_page
+        root, bound = groups[page // per_group]["files"][page - groups[page // per_group]["first"]]
+        assert len(data) <= bound
+        body = json.loads(proven_body(data, root, doc % per_page, per_page))
+        assert body == {k: v for k, v in files[doc].items() if k != "proof"}
+        with pytest.raises(ValueError, match="root"):  # another place of the page: not this file's path
+            proven_body(data, root, (doc + 1) % per_page, per_page)
+
+
+@needs_default
+def test_a_vectors_9_row_table_is_still_read_with_the_same_answers(partitioned_build: Path) -> None:
+    """A toolcat-vectors-9 layout (row pages listing each row file's sha256) is read and answers as -10 does."""
+    as_9, pages = _as_9(partitioned_build)
+    queries = ("read a text file", "send an email to a colleague", "calendar events next week", "zip the reports")
+    for query in queries:
+        old, new = _open(partitioned_build, as_9, pages), _open(partitioned_build)
+        assert old.find_tool(query) == new.find_tool(query), query
+        assert old._semantic.available(), old._semantic.reason
+        assert old._semantic._rows
+        assert old._semantic._pages  # -9: the row files were listed by pages
+        assert not new._semantic._pages
+
+
 @needs_default
 def test_a_vectors_8_row_table_is_still_read_with_the_same_answers(partitioned_build: Path) -> None:
-    """A toolcat-vectors-8 layout (node rows in each row file, none in the groups) is read and answers as -9 does."""
+    """A toolcat-vectors-8 layout (node rows in each row file, none in the groups) is read and answers as -10 does."""
     table, _, groups = _rows_group_nodes(partitioned_build)
     docs_a_group = table["per_page"] * table["per_group"]
     dim = int(json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())["model"]["dim"])
+    as_9, pages = _as_9(partitioned_build)
 
     def as_8(obj: dict[str, Any]) -> None:
+        as_9(obj)
         if obj["artifact"] == "vectors_meta":
             obj["format"] = "toolcat-vectors-8"
         elif obj["artifact"] == "index_pages" and obj["prefix"] == "p":
@@ -443,7 +516,7 @@ def test_a_vectors_8_row_table_is_still_read_with_the_same_answers(partitioned_b
 
     queries = ("read a text file", "send an email to a colleague", "calendar events next week", "zip the reports")
     for query in queries:
-        old, new = _open(partitioned_build, as_8), _open(partitioned_build)
+        old, new = _open(partitioned_build, as_8, pages), _open(partitioned_build)
         assert old.find_tool(query) == new.find_tool(query), query
         assert old._semantic.available(), old._semantic.reason
         assert old._semantic._rows
@@ -484,6 +557,32 @@ def test_a_partitioned_build_verifies_against_its_schemas(partitioned_build: Pat
 
     report = verify_build(partitioned_build)
     assert report.ok, report.problems[:5]
+
+
+@needs_default
+def test_verify_and_the_site_follow_proven_row_files_and_refuse_a_changed_one(
+    partitioned_build: Path, tmp_path: Path
+) -> None:
+    """toolcat verify checks each row file's path to its page's root, and the site mirrors the row files.
+
+    A changed one (its proof kept) is reported by verify and refused by the site, as a file whose sha256 differs.
+    """
+    import shutil  # noqa: PLC0415 - this test only
+
+    from toolcat.build.errors import BuildError  # noqa: PLC0415 - the build side, only for this test
+    from toolcat.build.verify import verify_build  # noqa: PLC0415 - the build side, only for this test
+    from toolcat.site.read import read_build  # noqa: PLC0415 - the site, only for this test
+
+    rows = sorted(str(p.relative_to(partitioned_build)) for p in partitioned_build.glob("vectors/tools.rows.*/r*.json"))
+    assert rows
+    assert set(rows) <= set(read_build(partitioned_build).files)  # the site publishes every row file
+    changed = tmp_path / "changed"
+    shutil.copytree(partitioned_build, changed)
+    (changed / rows[3]).write_bytes(b"{ " + (changed / rows[3]).read_bytes()[1:])
+    report = verify_build(changed)
+    assert [p for p in report.problems if rows[3] in p and "page's root" in p], report.problems[:5]
+    with pytest.raises(BuildError, match="integrity"):
+        read_build(changed)
 
 
 @needs_default
@@ -584,8 +683,12 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row of a cluster out of range": _row(lambda o: o.update(cluster=-1)),
     "row cluster missing": _row(lambda o: o.pop("cluster")),
     "row ancestors garbage": _row(lambda o: o.update(ancestors="x")),
-    "row page of another folder": _page(lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "r" else None),
-    "row page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "r" else None),
+    "row group of other page roots": _page(
+        lambda o: o.update(files=o["files"][1:] + o["files"][:1]) if o["prefix"] == "p" else None
+    ),
+    "row group page root garbage": _page(
+        lambda o: o.update(files=[["x" * 64, b] for _, b in o["files"]]) if o["prefix"] == "p" else None
+    ),
     "row table pages garbage": _meta(lambda o: o["tools"]["rows"].update(pages=[1, 2])),
     "row group short of pages": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "p" else None),
     "row group of another folder": _page(

@@ -46,6 +46,8 @@ from ...format.vector_format import (
     PARTITIONED_FORMAT,
     RESIDUAL_ALPHABET,
     RESIDUAL_ZERO,
+    page_proofs,
+    with_proof,
 )
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
@@ -955,6 +957,9 @@ ROW_FANOUT_MIN, ROW_FANOUT_DIVISOR = 4, 8
 #: characters, about 8 bytes gzipped), and a one-tool edit rewrites the bucket of every row it changes (its own, and
 #: those of the tools under its node, consecutive docs: one or two buckets).
 ROW_BUCKETS = 32
+#: Row files a page of the row table (``toolcat-vectors-10``): a power of two, each row file carrying the 3 sibling
+#: digests of its path to the page's root, which its group lists (docs/search.md, "Proof paths instead of pages").
+ROW_PROOF_PAGE = 8
 
 
 def cluster_page_size(clusters: int) -> int:
@@ -971,13 +976,22 @@ def row_page_size(n_docs: int) -> int:
     return max(ROW_FANOUT_MIN, round(math.pow(n_docs / ROW_FANOUT_DIVISOR, 1 / 3)))
 
 
-def row_bucket_size(n_docs: int, per_page: int) -> int:
+def row_group_pages(n_docs: int) -> int:
+    """Pages a group of the row table lists (``toolcat-vectors-10``: pages of :data:`ROW_PROOF_PAGE` files).
+
+    A group covers about as many docs as a ``-9`` group of :func:`row_page_size` pages of as many files (121 at 10,000
+    tools, 529 at 100,000): a query's candidates share its node rows.
+    """
+    return max(1, round(row_page_size(n_docs) ** 2 / ROW_PROOF_PAGE))
+
+
+def row_bucket_size(n_docs: int, per_page: int, per_group: int | None = None) -> int:
     """Row files a bucket (a folder of its own) holds: whole groups, as few as keep the buckets under the cap.
 
-    A group is ``per_page`` pages of ``per_page`` files; the buckets are at most :data:`ROW_BUCKETS` (the meta lists
-    one name a bucket, and every query reads it).
+    A group is ``per_group`` pages (``per_page`` unless given) of ``per_page`` files; the buckets are at most
+    :data:`ROW_BUCKETS` (the meta lists one name a bucket, and every query reads it).
     """
-    group = per_page * per_page
+    group = per_page * (per_page if per_group is None else per_group)
     groups = max(1, -(-n_docs // group))
     return group * -(-groups // ROW_BUCKETS)
 
@@ -1164,14 +1178,15 @@ def _write_rows(
     :func:`residual_codes`), as in its cluster shard (a reader gets the same row from either). The files lie in
     buckets of ``per_bucket`` consecutive docs (whole groups, :func:`row_bucket_size`), each bucket's folder named by
     the hash of its files' hashes (``buckets``, in the meta), so a one-tool edit writes the buckets of the rows it
-    changed, not the whole table; pages (``index_pages``, the index's paged-table layout, ``p<i>.json`` in the folder
-    of the bucket their files are in) hold the files' sha256 and size; groups (``<group_folder>/g<j>.json``) hold
-    the pages', ``per_group`` a group, and the rows of the ancestor nodes of its docs (``nodes``, ``toolcat-vectors-9``:
-    a query's candidates share their nodes, and a row file held its own copy, 0.38 of its 0.92 KB gzipped at 10,000
-    tools); one more page, the directory, holds the groups' (the meta's ``pages`` is its
-    ref). A reader fetches a row file by path together
-    with its page and the directory, in one round, and checks each against the one above before use
-    (:meth:`toolcat.reader.store.Store.prefetch`).
+    changed, not the whole table. Pages of :data:`ROW_PROOF_PAGE` files are no files (``toolcat-vectors-10``): each
+    row file carries its Merkle path (``proof``, :func:`toolcat.format.vector_format.page_proofs`) to its page's root;
+    groups (``<group_folder>/g<j>.json``, ``index_pages``) list ``per_group`` pages' roots (with each page's largest
+    file) and the rows of the ancestor nodes of its docs (``nodes``: a query's candidates share their nodes); one more
+    page, the directory, holds the groups' sha256 (the meta's ``pages`` is its ref). A reader fetches a row file by path
+    together with its group and the directory, in one round, checks the directory and the group against the level
+    above and the row file's path against its page's root before use (:meth:`toolcat.reader.store.Store.fetch_json` of a proven ref).
+    A candidate pays its file's 3 sibling digests instead of a page of 11 sha256 (docs/search.md, "Proof paths
+    instead of pages").
     """
 
     def make(start: int, end: int) -> list[bytes]:
@@ -1198,28 +1213,47 @@ def _write_rows(
         docs_at = list(range(start, end))
         # a row file lists its ancestors; their rows lie in its group (toolcat-vectors-9), not in the file
         return inputs.key(
-            "rows", start, docs_at, assign[start:end], ancestors[start:end], docs[start:end], with_nodes=False
+            f"rows10:{ROW_PROOF_PAGE}",
+            start,
+            docs_at,
+            assign[start:end],
+            ancestors[start:end],
+            docs[start:end],
+            with_nodes=False,
         )
 
     n = len(ancestors)
-    per_page = row_page_size(n)
-    per_bucket = row_bucket_size(n, per_page)
+    per_page, per_group = ROW_PROOF_PAGE, row_group_pages(n)
+    per_bucket = row_bucket_size(n, per_page, per_group)
     stem = "vectors/tools.rows"
-    # a bucket's pages lie in its folder, so its name hashes its first doc and the page size too: its files never
-    # change once published, and an edit rewrites only the buckets it touches (and makes only those: the memo)
-    rows = memoised_buckets(artifacts, "rows", make, key_of)
+    # each page's root (its files' Merkle tree, toolcat-vectors-10), kept in the memo beside its bucket's files
+    roots: dict[int, str] = {}
+
+    def bucket(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
+        made: list[list[bytes]] = []
+
+        def files_of() -> dict[str, Any]:
+            bodies = make(start, end)
+            files, page_roots = [], []
+            for first in range(0, len(bodies), per_page):
+                root, proofs = page_proofs(bodies[first : first + per_page], per_page)
+                page_roots.append(root)
+                files += [with_proof(body, proof) for body, proof in zip(bodies[first:], proofs, strict=False)]
+            made.append(files)
+            return {"files": [[sha256(data), len(data)] for data in files], "roots": page_roots}
+
+        entry = artifacts.memo.get("vectors.rows", key_of(start, end), files_of)
+        for number, root in enumerate(entry["roots"], start // per_page):
+            roots[number] = str(root)
+        return [(str(digest), int(size)) for digest, size in entry["files"]], made[0] if made else None
+
     folders, listing, files = buckets_of(
-        artifacts, stem, "tools", "r", n, per_page, per_bucket, rows, pages_inside=True
+        artifacts, stem, "tools", "r", n, per_page, per_bucket, bucket, pages_inside=True
     )
     log.info("vectors: %d row files in %d buckets, %d bytes", n, len(folders), sum(size for _, size in files))
-    pages = []
-    for number, page in enumerate(listing):
-        data = dumps(page)
-        artifacts.files[f"{page['folder']}/p{number}.json"] = data
-        pages.append(data)
-    # the pages in groups of per_page, each in its bucket's folder (a bucket holds whole groups); a group holds the
-    # rows of its docs' ancestor nodes (toolcat-vectors-9), which a query's candidates share: not one copy a row file
-    docs_a_group = per_page * per_page
+    # no page files (toolcat-vectors-10): a group lists its pages' roots (and each page's largest file, the bound a
+    # reader fetches it by path with), and the rows of its docs' ancestor nodes, which a query's candidates share
+    docs_a_group = per_page * per_group
     group_listing = [
         {
             "artifact": "index_pages",
@@ -1227,16 +1261,19 @@ def _write_rows(
             "folder": listing[first]["folder"],
             "prefix": "p",
             "first": first,
-            "files": [[sha256(data), len(data)] for data in pages[first : first + per_page]],
+            "files": [
+                [roots[number], max(size for _, size in page["files"])]
+                for number, page in enumerate(listing[first : first + per_group], first)
+            ],
             "nodes": coder.nodes(
                 sorted({node for row in ancestors[first * per_page : first * per_page + docs_a_group] for node in row})
             ),
         }
-        for first in range(0, len(pages), per_page)
+        for first in range(0, len(listing), per_group)
     ]
     groups = [dumps(group) for group in group_listing]
     # the groups' hashes in one more page (the directory): the meta holds its ref alone, so a query that needs no row
-    # pays nothing for the table, and one that does fetches the directory, its groups, pages and rows in one round
+    # pays nothing for the table, and one that does fetches the directory, its groups and rows in one round
     group_folder, (directory,) = paged_files(
         artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1)
     )
@@ -1248,9 +1285,8 @@ def _write_rows(
         "files": len(files),
         "per_page": per_page,
         "max_bytes": max((size for _, size in files), default=0),
-        "page_max_bytes": max((len(data) for data in pages), default=0),
         "group_folder": group_folder,
-        "per_group": per_page,
+        "per_group": per_group,
         "group_max_bytes": max((len(data) for data in groups), default=0),
         "pages": artifacts.add_json("vectors", "tools.rowgroups", directory),
     }

@@ -36,6 +36,7 @@ from ...format.vector_format import (
     PAIR_LEVELS,
     PAIR_LOW,
     PARTITIONED_FORMAT,
+    PROVEN_ROW_FORMATS,
     READ_PARTITIONED_FORMATS,
     RESIDUAL_ALPHABET,
     RESIDUAL_ZERO,
@@ -244,10 +245,12 @@ class SemanticTier:
         check_cluster_table(part["clusters"], k, n_docs)
         table = dict(part["rows"])
         files, per_page, per_group = int(table["files"]), int(table["per_page"]), int(table["per_group"])
-        sizes = (int(table["max_bytes"]), int(table["page_max_bytes"]), int(table["group_max_bytes"]))
+        proven = meta.get("format") in PROVEN_ROW_FORMATS  # no row pages: each row file carries its path (-10)
+        sizes = (int(table["max_bytes"]), 0 if proven else int(table["page_max_bytes"]), int(table["group_max_bytes"]))
         if files != n_docs or per_page < 1 or per_group < 1 or min(sizes) < 0:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
         str(table["folder"]), str(table["prefix"]), str(table["group_folder"])
+        table["proven"] = proven
         str(dict(table["pages"])["sha256"])
         buckets, per_bucket = [str(name) for name in table["buckets"]], int(table["per_bucket"])
         if (
@@ -527,6 +530,21 @@ class SemanticTier:
         directory = self._directory
         refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
         pages = sorted({doc // per_page for doc in wanted if doc // per_page not in self._pages})
+        if table["proven"]:  # toolcat-vectors-10: no page files; a row file is checked by its path to its page's root
+            for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
+                if directory is None:
+                    path = f"{table['group_folder']}/g{number}.json"
+                    refs.append({"path": path, "max_bytes": table["group_max_bytes"]})
+                else:
+                    refs.append(page_ref(directory, number))
+            prefix = table["prefix"]
+            return [
+                *refs,
+                *(
+                    {"path": f"{row_folder(table, d)}/{prefix}{d}.json", "max_bytes": table["max_bytes"]}
+                    for d in wanted
+                ),
+            ]
         for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
             if directory is None:  # fetched by path with the directory, checked against it when read
                 refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
@@ -686,7 +704,21 @@ class SemanticTier:
         """(ref, parsed file) of tool ``doc``'s file in the row table (its page read first)."""
         if self._partition is None:
             raise ValueError("this build's tool vectors are not partitioned")
-        page = self._page(doc // int(self._partition[2]["per_page"]))
+        table = self._partition[2]
+        if table["proven"]:  # toolcat-vectors-10: its path to its page's root, which its group lists
+            per_page, number = int(table["per_page"]), doc // int(table["per_page"])
+            group = self._group(number // int(table["per_group"]))
+            entry: list[Any] = group["files"][number - int(group["first"])]
+            root, bound = entry
+            ref: dict[str, Any] = {
+                "path": f"{row_folder(table, doc)}/{table['prefix']}{doc}.json",
+                "max_bytes": int(bound),
+                "root": str(root),
+                "place": doc - number * per_page,
+                "per_page": per_page,
+            }
+            return ref, self._fetch_json(ref)
+        page = self._page(doc // int(table["per_page"]))
         ref = page_ref(page, doc - int(page["first"]))
         data = self._fetch_json(ref)
         self.bytes_read += int(ref.get("bytes", 0))
