@@ -518,8 +518,27 @@ class SemanticTier:
         if self._partition is None:
             return []
         table = self._partition[2]
-        n_docs, per_page = int(self._meta["tools"]["n_docs"]), int(table["per_page"])
-        per_group = int(table["per_group"])
+        per_page, per_group = int(table["per_page"]), int(table["per_group"])
+        wanted = self._wanted_rows(query, docs)
+        directory = self._directory
+        refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
+        pages = sorted({doc // per_page for doc in wanted if doc // per_page not in self._pages})
+        for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
+            if directory is None:  # fetched by path with the directory, checked against it when read
+                refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
+            else:
+                refs.append(page_ref(directory, number))
+        if table["proven"]:  # toolcat-vectors-10: no page files; a row file is checked by its path to its page's root
+            prefix = table["prefix"]
+            rows = (
+                {"path": f"{row_folder(table, d)}/{prefix}{d}.json", "max_bytes": table["max_bytes"]} for d in wanted
+            )
+            return [*refs, *rows]
+        return refs + self._listed_row_refs(table, pages, wanted)
+
+    def _wanted_rows(self, query: str, docs: list[int]) -> list[int]:
+        """The docs among ``docs`` outside the query's probed clusters whose rows are not held yet (noted for scoring)."""
+        n_docs = int(self._meta["tools"]["n_docs"])
         probed = [self._cluster_ids(c) for c in self.probe(query)]
         needed = {int(d) for d in docs if 0 <= int(d) < n_docs}
         needed = {d for d in needed if not any(d in ids for ids in probed)}
@@ -527,29 +546,12 @@ class SemanticTier:
         wanted = sorted(doc for doc in needed if doc not in self._rows)  # not set(self._rows): up to 4,096 keys
         if len(self._rows) + len(wanted) > MAX_ROWS:
             self._rows = {doc: self._rows[doc] for doc in needed if doc in self._rows}
-        directory = self._directory
-        refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
-        pages = sorted({doc // per_page for doc in wanted if doc // per_page not in self._pages})
-        if table["proven"]:  # toolcat-vectors-10: no page files; a row file is checked by its path to its page's root
-            for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
-                if directory is None:
-                    path = f"{table['group_folder']}/g{number}.json"
-                    refs.append({"path": path, "max_bytes": table["group_max_bytes"]})
-                else:
-                    refs.append(page_ref(directory, number))
-            prefix = table["prefix"]
-            return [
-                *refs,
-                *(
-                    {"path": f"{row_folder(table, d)}/{prefix}{d}.json", "max_bytes": table["max_bytes"]}
-                    for d in wanted
-                ),
-            ]
-        for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
-            if directory is None:  # fetched by path with the directory, checked against it when read
-                refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
-            else:
-                refs.append(page_ref(directory, number))
+        return wanted
+
+    def _listed_row_refs(self, table: dict[str, Any], pages: list[int], wanted: list[int]) -> list[dict[str, Any]]:
+        """A ``toolcat-vectors-9`` row table's page and row file refs (pages list their files' sha256)."""
+        per_page, per_group = int(table["per_page"]), int(table["per_group"])
+        refs: list[dict[str, Any]] = []
         for number in pages:
             group = self._groups.get(number // per_group)
             if group is None:  # fetched by path with its group, checked against it when read
