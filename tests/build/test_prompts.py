@@ -255,7 +255,7 @@ def test_a_tools_section_tidies_the_template_alone_and_equals_the_plain_render(m
 
     from toolcat.build.contributors import prompts  # noqa: PLC0415 - the module under test
 
-    rng = random.Random(33)
+    rng = random.Random(33)  # noqa: S311 - test data, not a secret
     pieces = ["a", "b", " ", "\t", "\n", "\n\n", "\r", "\u2028", "\x85", "\xa0", "≤", "#", "\x0b", "  \n", "\x00"]
     pieces.append("\x00toolcat-required\x00")  # a hole in a title or a snippet takes the plain way
 
