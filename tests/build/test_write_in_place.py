@@ -184,3 +184,14 @@ def test_a_planted_journal_removes_nothing_outside_the_build(tmp_path: Path, sta
     assert outside.is_dir()
     assert not (out / "own.json").exists(), "a path inside the folder is still recovered"
     assert not (out / write_module.PENDING).exists()
+
+
+def test_owned_files_takes_a_damaged_states_lists_without_failing() -> None:
+    """Lists taken as they are (issue 33); one holding a list or a dict is gone through for its paths alone."""
+    state = {
+        "written": ["a.json", {"not": "a path"}, "b.json"],
+        "versions": [{"files": ["c.json", ["x"]]}, {"files": ["d.json", 5]}, "junk"],
+    }
+    owned = write_module.owned_files(state)
+    assert {"a.json", "b.json", "c.json", "d.json", write_module.ENTRY, write_module.STATE} <= owned
+    assert "5" not in owned, "an entry that is not text claims no file"
