@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 from ..format.types import Ref
 
 HASH_CHARS = 16
+#: The memo's per-build kind (:meth:`toolcat.build.memo.ToolMemo.once`) the planner notes each tool's spec key under
+#: (:func:`payload_key` of its stored spec): the search texts' key builds on it (``index.texts.text_key``).
+SPEC_KEY = "spec_key"
 
 #: ``{"path", "sha256", "bytes"}``: how one file points to another (docs/format.md).
 #: Each tool id → its spec dict (as written) and the ref to it.

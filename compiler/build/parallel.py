@@ -2,9 +2,9 @@
 
 The prompt sections and the provider exports read only the compiled catalogue and the tool specs, and write
 only their own files, manifest entries and per-tool memo kinds. For a large catalogue :func:`run_beside`
-forks a worker for them while the search index is fitted here; the worker's files come back as bytes (in
-memory while under its budget) or as files it staged in the staging folder, which the writer links like any
-other staged file. The result is the same bytes as running them in turn (``tests/test_side.py``).
+forks a worker for them while the search index is fitted here; the worker's new files come back as files it
+staged in the staging folder (never as bytes through the pipe), which the writer links like any other staged
+file. The result is the same bytes as running them in turn (``tests/test_side.py``).
 
 They run here, in turn, when the catalogue is small (a fork costs more than it saves) or very large (the
 fork's copy of the catalogue would cost more memory than the time it saves is worth), when there is no
@@ -59,8 +59,11 @@ def _work() -> tuple[
 ]:
     assert _job is not None  # noqa: S101 - set before the fork
     job = _job
+    # every new file goes to the staging folder (a budget of 0), and the writer links it from there: sent back as
+    # bytes, the 30 MB of sections and provider files a one-tool edit at 10,000 tools writes were pickled here,
+    # unpickled into new memory there and written by the writer (issue 33)
     side = ArtifactSet(
-        files=FileStore(job.out, job.stage), previous=job.previous, memo=ToolMemo(job.previous, job.stage)
+        files=FileStore(job.out, job.stage, budget=0), previous=job.previous, memo=ToolMemo(job.previous, job.stage)
     )
     for contribute in job.contributors:
         contribute(job.catalog, side, job.specs)

@@ -22,7 +22,7 @@ from ..format.canonical import dumps, sha256
 from ..format.names import entity_action
 from ..format.types import Ref
 from ..format.version import FORMAT_VERSION, __version__
-from .artifacts import ArtifactSet, Contributor, Specs, payload_key, pointer
+from .artifacts import SPEC_KEY, ArtifactSet, Contributor, Specs, payload_key, pointer
 from .filestore import FileStore
 from .memo import ToolMemo
 from .model import CompiledCatalog, NodePath, Tool
@@ -173,6 +173,7 @@ def _remembered_spec(tool: Tool, spec: dict[str, Any], artifacts: ArtifactSet, s
     key = payload_key(spec, salt)
     if key is None:
         return _stored_spec(tool, spec, artifacts)
+    artifacts.memo.once(SPEC_KEY, tool.id, lambda: key)  # the texts' key builds on it (index.texts.text_key)
     made: list[bool] = []
 
     def make() -> dict[str, Any]:

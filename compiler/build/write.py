@@ -103,21 +103,26 @@ def _versions_saved(versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The versions as the state saves them: the first one's files listed, each next one's as what it adds and drops.
 
     Ten versions of a 10,000-tool build share most of their 25,000 files: listed whole they made the state 21 MB
-    (issue 33); :func:`_versions_read` lists them again.
+    (issue 33); :func:`_versions_read` lists them again. A version read from the last state that follows the same
+    version as there keeps the delta it was saved with (:data:`_READ_DELTA`): only the first two versions' lists are
+    compared, not ten lists of 25,000 files.
     """
     saved: list[dict[str, Any]] = []
-    previous: set[str] | None = None
-    for version in versions:
-        files = set(version.get("files", []))
-        if previous is None:
-            saved.append({**version, "files": sorted(files)})
+    for at, version in enumerate(versions):
+        fields = {key: value for key, value in version.items() if key not in ("files", *_READ_DELTA)}
+        if at == 0:
+            saved.append({**fields, "files": sorted(set(version.get("files", [])))})
+        elif _READ_DELTA[0] in version and version.get(_READ_DELTA[1]) == versions[at - 1].get("registry_version"):
+            saved.append({**fields, "files_delta": version[_READ_DELTA[0]]})
         else:
-            fields = {key: value for key, value in version.items() if key != "files"}
-            saved.append(
-                {**fields, "files_delta": {"added": sorted(files - previous), "dropped": sorted(previous - files)}}
-            )
-        previous = files
+            files, previous = set(version.get("files", [])), set(versions[at - 1].get("files", []))
+            delta = {"added": sorted(files - previous), "dropped": sorted(previous - files)}
+            saved.append({**fields, "files_delta": delta})
     return saved
+
+
+#: What :func:`_versions_read` notes on a version read as a delta: the delta, and the registry version it follows.
+_READ_DELTA = ("_read_delta", "_read_after")
 
 
 def _versions_read(versions: list[Any]) -> list[Any]:
@@ -129,7 +134,8 @@ def _versions_read(versions: list[Any]) -> list[Any]:
         if isinstance(delta, dict) and previous is not None:
             previous = (previous - set(delta.get("dropped", []))) | set(delta.get("added", []))
             fields = {key: value for key, value in version.items() if key != "files_delta"}
-            read.append({**fields, "files": list(previous)})
+            after = read[-1].get("registry_version") if isinstance(read[-1], dict) else None
+            read.append({**fields, "files": list(previous), _READ_DELTA[0]: delta, _READ_DELTA[1]: after})
             continue
         if isinstance(version, dict) and isinstance(version.get("files"), list):
             previous = set(version["files"])
@@ -376,25 +382,36 @@ def check_out(out: Path) -> None:
 
 
 def owned_files(state: dict[str, Any]) -> set[str]:
-    """The files of ``out`` a previous build wrote, by its state (older states: every version's files)."""
+    """The files of ``out`` a previous build wrote, by its state (older states: every version's files).
+
+    Only ever compared with the text of paths found in ``out``, so an entry of a damaged state that is not text matches
+    nothing: the lists are taken as they are (ten versions list 250,000 files at 10,000 tools), and only a list that
+    holds something a set cannot hold is gone through entry by entry.
+    """
     owned = {ENTRY, STATE}
     written = state.get("written")
-    if isinstance(written, list):
-        owned.update(map(str, written))
-    for version in state.get("versions", []) if isinstance(state.get("versions"), list) else []:
-        if isinstance(version, dict) and isinstance(version.get("files"), list):
-            owned.update(map(str, version["files"]))
+    versions = state.get("versions", []) if isinstance(state.get("versions"), list) else []
+    lists = [written] if isinstance(written, list) else []
+    lists += [v["files"] for v in versions if isinstance(v, dict) and isinstance(v.get("files"), list)]
+    for files in lists:
+        try:
+            owned.update(files)
+        except TypeError:  # a damaged state's list holding a list or a dict
+            owned.update(str(rel) for rel in files if isinstance(rel, str))
     return owned
 
 
-def _foreign(out: Path, state: dict[str, Any], found: set[str] | None = None) -> list[str]:
+def _foreign(
+    out: Path, state: dict[str, Any], found: set[str] | None = None, owned: set[str] | None = None
+) -> list[str]:
     """Files in ``out`` that no build wrote (private ``.toolcat-*`` files and the site are toolcat's).
 
-    ``found``: every file of ``out`` (:func:`_files`), when the caller listed them already.
+    ``found``: every file of ``out`` (:func:`_files`), and ``owned``: :func:`owned_files` of ``state``, when the caller
+    has them already.
     """
     if not out.is_dir():
         return []
-    owned = owned_files(state)
+    owned = owned_files(state) if owned is None else owned
     return sorted(
         rel
         for rel in (_files(out) if found is None else found)
@@ -409,7 +426,8 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
     out = out.resolve()
     check_out(out)
     before = _files(out) if out.is_dir() else set()  # listed once: the foreign files, and those this build removes
-    foreign = _foreign(out, state, before)
+    owned = owned_files(state)
+    foreign = _foreign(out, state, before, owned)
     tmp = out.parent / f"{tmp_prefix(out)}{os.getpid()}"
     old = out.parent / f"{_old_name(out)}{os.getpid()}"
     previous = [v for v in state.get("versions", []) if v.get("registry_version") != plan.registry_version]
@@ -422,7 +440,7 @@ def write_build(out: Path, plan: Plan, state: dict[str, Any], new_state: dict[st
         *previous,
     ][:KEEP_VERSIONS]
     if FAULTS.swap != "renames":  # the test-only two-rename swap needs the folder swap
-        done = _write_in_place(out, plan, state, new_state, versions, before, foreign)
+        done = _write_in_place(out, plan, state, new_state, versions, before, foreign, owned)
         if done is not None:
             return done
     keep: set[str] = set()
@@ -535,6 +553,7 @@ def _write_in_place(
     versions: list[dict[str, Any]],
     before: set[str],
     foreign: list[str],
+    owned: set[str],
 ) -> WriteResult | None:
     """Write an incremental build into ``out`` itself, adding only its new files; None when it cannot (issue 33).
 
@@ -562,7 +581,7 @@ def _write_in_place(
         name for name in {ENTRY, *plan.private} if name not in plan.files and name not in plan.carried
     )
     new_owned = set().union(*(version["files"] for version in versions), written_files, (STATE,))
-    drop = sorted(rel for rel in owned_files(state) - new_owned if rel in before)
+    drop = sorted(rel for rel in owned - new_owned if rel in before)
     staged = [*sorted(plan.private), STATE, ENTRY]  # renamed over in this order; the entry point last
     journal: dict[str, Any] = {
         "format": PENDING_FORMAT,

@@ -141,3 +141,34 @@ def test_the_text_key_changes_with_the_settings_the_texts_are_made_with(monkeypa
     with_names = texts_module._text_salt()
     monkeypatch.setattr(texts_module, "FIELD_WEIGHTS", {**texts_module.FIELD_WEIGHTS, "summary": 99})
     assert len({before, with_names, texts_module._text_salt()}) == 3
+
+
+def test_with_the_spec_key_the_text_key_covers_what_the_spec_does_not(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The planner's spec key stands for the fields the spec holds; search hints and titles still change the key.
+
+    Issue 33: the texts' key wrote every tool's schema and examples to ``marshal`` a second time. A build keys each
+    tool's texts by its spec key (every tool but skills, whose spec is stored without one).
+    """
+    catalog, _ = compile_catalog(example_src_copy)
+    tool = next(t for t in catalog.tools.values() if len(t.path) >= 2 and t.skill is None)
+    key = text_key(tool, catalog, "a" * 64)
+    assert key is not None
+    assert key == text_key(tool, catalog, "a" * 64)
+    assert key not in {text_key(tool, catalog), text_key(tool, catalog, "b" * 64)}
+    assert text_key(dataclasses.replace(tool, search_hints=("another hint",)), catalog, "a" * 64) != key
+    parent = catalog.nodes[tool.path[:1]]
+    catalog.nodes[tool.path[:1]] = dataclasses.replace(parent, title=parent.title + " renamed")
+    assert text_key(tool, catalog, "a" * 64) != key
+    seen: list[str | None] = []
+    real = texts_module.text_key
+
+    def spy(tool: Any, catalog: Any, spec_key: str | None = None) -> str | None:
+        seen.append(spec_key if tool.skill is None else "skill")
+        return real(tool, catalog, spec_key)
+
+    monkeypatch.setattr(texts_module, "text_key", spy)
+    build(example_src_copy, tmp_path / "build", embedder="none")
+    assert len(seen) > 50
+    assert None not in seen, "every tool's texts were keyed by its spec key"

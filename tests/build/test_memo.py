@@ -162,3 +162,76 @@ def test_an_edit_dumps_one_snippet_bucket_and_keeps_the_others(
     build(example_src_copy, fresh)
     assert len(dumped) == 17  # a build from nothing dumps every bucket
     assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)
+
+
+def test_the_spans_file_says_where_each_definition_and_its_warnings_lie_in_the_catalogue_file(
+    example_src_copy: Path, tmp_path: Path
+) -> None:
+    """Each provider's private file names its catalogue file and each tool's spans there: no definition text of its own.
+
+    Issue 33: the definitions' memo was 22 MB of JSON strings at 10,000 tools, read and written back by every edit.
+    """
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    manifest = _manifest(out)
+    for provider in ("anthropic", "gemini", "openai"):
+        saved = json.loads((out / export_build.spans_file(provider)).read_bytes())
+        assert saved["format"] == export_build.SPANS_FORMAT
+        assert saved["file"] == manifest["providers"][provider]["catalog"]
+        data = (out / saved["file"]["path"]).read_bytes()
+        catalogue = json.loads(data)
+        tools = catalogue["tools"][0]["functionDeclarations"] if provider == "gemini" else catalogue["tools"]
+        spans = [saved["spans"][i : i + 5] for i in range(0, len(saved["spans"]), 5)]
+        assert len(spans) == len(saved["shas"]) == len(saved["names"]) == len(tools) > 50
+        warned: list[Any] = []
+        for name, (start, end, w_start, w_end, count), tool in zip(saved["names"], spans, tools, strict=True):
+            assert json.loads(data[start:end]) == tool
+            assert name in json.dumps(tool)
+            lost = json.loads(b"[" + data[w_start:w_end] + b"]")
+            assert len(lost) == count
+            warned += lost
+        assert warned == catalogue["warnings"]
+        assert dict(zip(saved["names"], sorted(catalogue["names"].values()), strict=True)) == catalogue["names"]
+        assert len((out / export_build.spans_file(provider)).read_bytes()) < len(data) / 2
+
+
+@pytest.mark.parametrize("damage", ["catalogue changed", "path outside", "span past the end", "not a list"])
+def test_a_damaged_or_planted_spans_file_makes_every_definition_again(
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    """A spans file is used only whole and checked: its catalogue file there with its sha256, every span inside it."""
+    out = tmp_path / "build"
+    build(example_src_copy, out)
+    spans_file = out / export_build.spans_file("openai")
+    saved = json.loads(spans_file.read_bytes())
+    if damage == "catalogue changed":
+        catalogue = out / saved["file"]["path"]
+        catalogue.write_bytes(catalogue.read_bytes().replace(b'"name":', b'"name" :', 1))
+    elif damage == "path outside":
+        (tmp_path / "elsewhere.json").write_bytes((out / saved["file"]["path"]).read_bytes())
+        saved["file"]["path"] = "../elsewhere.json"
+    elif damage == "span past the end":
+        saved["spans"][1] = 10**9
+    else:
+        saved["spans"] = {"a": 1}
+    if damage != "catalogue changed":
+        spans_file.write_bytes(json.dumps(saved).encode())
+    made: list[str] = []
+    definition = export_build._definition_text
+
+    def counted(provider: str, spec: Any) -> Any:
+        made.append(provider)
+        return definition(provider, spec)
+
+    monkeypatch.setattr(export_build, "_definition_text", counted)
+    file = example_src_copy / "files" / "tools.yaml"
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("summary: ", "summary: Wombat-proof ", 1), encoding="utf-8"
+    )
+    build(example_src_copy, out)
+    assert made.count("anthropic") == made.count("gemini") == 1
+    assert made.count("openai") == len(saved["shas"]), "every openai definition was made again"
+    monkeypatch.undo()
+    fresh = tmp_path / "fresh"
+    build(example_src_copy, fresh)
+    assert _prompt_and_provider_files(out) == _prompt_and_provider_files(fresh)

@@ -101,3 +101,26 @@ def test_an_error_in_the_side_worker_fails_the_build_and_keeps_the_last_one(
         build(example_src_copy, out)
     assert _files(out) == before
     assert not [p for p in tmp_path.iterdir() if p.name not in {"build", "catalog_src", "pids.txt"}], "no staging left"
+
+
+def test_the_workers_files_come_back_staged_not_as_bytes(
+    tmp_path: Path, example_src_copy: Path, forking: Pids, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker writes its new files to the staging folder; only their paths come back through the pipe (issue 33).
+
+    At 10,000 tools a one-tool edit's worker made 30 MB of sections and provider files, pickled back and written again.
+    """
+    from toolcat.build.filestore import FileStore  # noqa: PLC0415 - the store the worker's files are adopted into
+
+    adopted: list[Any] = []
+    real = FileStore.adopt
+
+    def noting(self: FileStore, path: str, origin: Any) -> None:
+        adopted.append(origin)
+        real(self, path, origin)
+
+    monkeypatch.setattr(FileStore, "adopt", noting)
+    build(example_src_copy, tmp_path / "beside")
+    assert forking(), "the prompt contributor did not run"
+    assert len(adopted) > 10
+    assert all(isinstance(origin, Path) for origin in adopted), [type(o) for o in adopted]

@@ -401,3 +401,14 @@ def test_ordered_sums_are_numpy_add_at_sums_bit_for_bit(dtype: Any, cases: tuple
         sums, counts = vectors.ordered_sums(np.asarray(rows, dtype=dtype), assign, k)
         assert sums.tobytes() == expected.tobytes()
         assert counts.tolist() == np.bincount(assign, minlength=k).tolist()
+
+
+def test_int4_codes_are_int8_and_partition_takes_the_unit_rows_it_is_given() -> None:
+    """int4 codes come as int8 (one small array, issue 33); partition with its unit rows given assigns as without."""
+    rows = _families(600)
+    codes, _ = vectors.int4_codes(rows)
+    assert codes.dtype == np.int8
+    keys = [f"ns.tool_{i}" for i in range(600)]
+    unit = vectors.unit_rows(rows)
+    with_unit = vectors.partition(rows, 12, 75, keys, ToolMemo(), unit)
+    assert with_unit.tolist() == vectors.partition(rows, 12, 75, keys, ToolMemo()).tolist()

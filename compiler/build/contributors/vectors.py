@@ -603,14 +603,22 @@ def _nibbles(rows: Any) -> tuple[Any, list[float]]:
 
 
 def int4_codes(rows: Any) -> tuple[Any, list[float]]:
-    """The int4 codes ``n - 8`` (in -7..7, an int array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``.
+    """The int4 codes ``n - 8`` (in -7..7, an int8 array ``(rows, dim)``) and scales :func:`quantize` writes for ``rows``.
 
-    :func:`unpacked` of :func:`quantize`'s bytes, without packing and unpacking them (a one-tool edit at 10,000 tools).
+    :func:`unpacked` of :func:`quantize`'s bytes, without packing and unpacking them (a one-tool edit at 10,000 tools):
+    :func:`_nibbles`' arithmetic, in place and without its ``+ 8``, so a one-tool edit makes one array of the rows'
+    size in float64 and one in int8, not seven (each new page of memory a fault: issue 33).
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    nibbles, scales = _nibbles(rows)
-    return nibbles.astype(np.int64) - 8, scales
+    scale = np.abs(rows).max(axis=1) if len(rows) else np.zeros(0)
+    scales = [round(float(s), 6) for s in scale]
+    safe = np.asarray([s if s > 0 else 1.0 for s in scales], dtype=np.float64)[:, None]
+    values = np.divide(rows, safe)  # float64, as _nibbles divides
+    np.multiply(values, 7, out=values)
+    np.rint(values, out=values)
+    np.clip(values, -7, 7, out=values)
+    return values.astype(np.int8), scales
 
 
 def unpacked(data: bytes, n: int, dim: int) -> Any:
@@ -721,7 +729,7 @@ def tree_coded(codes: Any, scales: list[float], ids: list[int], centroid: Any) -
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
-    rows = np.asarray(codes, dtype=np.int64)[np.asarray(ids, dtype=np.int64)]  # (len(ids), dim), an empty cluster too
+    rows = np.asarray(codes)[np.asarray(ids, dtype=np.int64)].astype(np.int64)  # (len(ids), dim), an empty cluster too
     parents = tree_parents(rows, centroid)
     at = np.asarray(parents, dtype=np.int64)
     refs = np.where(at[:, None] < 0, np.asarray(centroid, dtype=np.int64)[None, :], rows[np.maximum(at, 0)])
@@ -916,7 +924,14 @@ def sampled(keys: list[str | None], denominator: int) -> list[int]:
     ]
 
 
-def partition(rows: Any, k: int, cap: int, keys: list[str | None] | None = None, memo: ToolMemo | None = None) -> Any:
+def partition(
+    rows: Any,
+    k: int,
+    cap: int,
+    keys: list[str | None] | None = None,
+    memo: ToolMemo | None = None,
+    unit: Any = None,
+) -> Any:
     """Each row's cluster (an int array) for a partitioned build: :func:`kmeans`, its centroids from a stable sample.
 
     ``keys``: each doc's tool id (None for a hole). With enough tools (:func:`sample_denominator`), the k-means'
@@ -926,6 +941,7 @@ def partition(rows: Any, k: int, cap: int, keys: list[str | None] | None = None,
     those rows, so a one-tool edit of a tool outside the sample (3 edits in 4 at 10,000 tools) takes them from the last
     build instead of iterating again, and writes the bytes a build from nothing writes (docs/search.md, "The one-tool
     edit in the ninth session"). Fewer tools, or no ``keys``: every row is iterated over, as :func:`kmeans` does.
+    ``unit``: :func:`unit_rows` of ``rows`` when the caller has them.
     """
     import numpy as np  # noqa: PLC0415 - numpy is an optional extra: imported only on the path that needs it
 
@@ -934,7 +950,7 @@ def partition(rows: Any, k: int, cap: int, keys: list[str | None] | None = None,
     chosen = sampled(keys, denominator) if keys is not None and denominator > 1 else []
     if len(chosen) < 2 * k:
         return kmeans(rows, k, cap=cap)
-    unit = unit_rows(rows)
+    unit = unit_rows(rows) if unit is None else unit
     sample = unit[np.asarray(chosen, dtype=np.int64)]
     sample_cap = math.ceil(CLUSTER_CAP * len(chosen) / k)
     head = f"kmeans-sample:{k}:{sample_cap}:{KMEANS_ITERATIONS}:{sample.shape[1]}:{len(chosen)}\0".encode()
@@ -1319,9 +1335,10 @@ def _write_partitioned(
 
     n = len(rows)
     k = max(1, round(n**0.5))
-    assign = partition(rows, k, math.ceil(CLUSTER_CAP * n / k), keys, artifacts.memo)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    unit = rows / np.where(norms > 0, norms, 1.0)
+    unit = rows / np.where(norms > 0, norms, 1.0)  # unit_rows' when the rows are float32, as the cache's are
+    same = unit if unit.dtype == np.float32 else None
+    assign = partition(rows, k, math.ceil(CLUSTER_CAP * n / k), keys, artifacts.memo, same)
     sums, counts = ordered_sums(np.asarray(unit, dtype=np.float64), assign, k)
     centroids = (sums / np.maximum(counts, 1)[:, None]).astype(np.float32)
     data, scales = quantize(centroids)

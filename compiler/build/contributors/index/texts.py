@@ -17,7 +17,7 @@ from typing import Any
 from ....format.analyzer import ANALYZERS, analyzer_settings, word_ngrams
 from ....format.index_format import INDEX_FORMAT, word_filter
 from ....format.types import Ref
-from ...artifacts import ArtifactSet, pointer
+from ...artifacts import SPEC_KEY, ArtifactSet, pointer
 from ...memo import ToolMemo
 from ...model import CompiledCatalog, Node, NodePath, Tool
 from ...progress import report
@@ -238,36 +238,52 @@ def _text_inputs(tool: Tool, catalog: CompiledCatalog) -> tuple[Any, ...]:
     Each home (the path, then each category) gives the title at every depth (None where no node is), so an edit of
     a node's title changes the key of every tool below it (``tests/build/test_incremental_texts.py``).
     """
-    skill = tool.skill
-    titles = [
+    return (
+        (tool.id, tool.summary, tool.description, tool.when_to_use),
+        (list(tool.tags), list(tool.search_hints), list(tool.legacy_aliases)),
+        (tool.args_schema, list(tool.examples), _titles(tool, catalog)),
+        _skill_inputs(tool),
+    )
+
+
+def _titles(tool: Tool, catalog: CompiledCatalog) -> list[list[str | None]]:
+    """The node title at every depth of each of the tool's homes (None where no node is)."""
+    return [
         [
             node.title if (node := catalog.nodes.get(home[:depth])) is not None else None
             for depth in range(len(home) + 1)
         ]
         for home in (tool.path, *tool.categories)
     ]
+
+
+def _skill_inputs(tool: Tool) -> tuple[Any, ...] | None:
+    skill = tool.skill
+    if skill is None:
+        return None
     return (
-        (tool.id, tool.summary, tool.description, tool.when_to_use),
-        (list(tool.tags), list(tool.search_hints), list(tool.legacy_aliases)),
-        (tool.args_schema, list(tool.examples), titles),
-        None
-        if skill is None
-        else (
-            skill.name,
-            skill.frontmatter.get("description", ""),
-            skill.meta.get("capabilities"),
-            skill.body[:SKILL_BODY_CHARS],
-        ),
+        skill.name,
+        skill.frontmatter.get("description", ""),
+        skill.meta.get("capabilities"),
+        skill.body[:SKILL_BODY_CHARS],
     )
 
 
-def text_key(tool: Tool, catalog: CompiledCatalog) -> str | None:
+def text_key(tool: Tool, catalog: CompiledCatalog, spec_key: str | None = None) -> str | None:
     """The key a tool's texts are kept under from one build to the next: the sha256 of their inputs' ``marshal`` bytes.
 
     ``marshal`` writes each value with its type, so equal keys mean equal inputs (two equal inputs may still get two
     keys, which only misses). None when an input is not one ``marshal`` writes (a YAML date...): then the texts are made.
+
+    ``spec_key``: the key of the tool's stored spec (:func:`toolcat.build.artifacts.payload_key`, the sha256 of the
+    spec's ``marshal`` bytes), when the planner made one. The spec holds every field of the tool the texts read but
+    its search hints, skill and the titles above it, so the key is the spec's key with those: a 10,000-tool build does
+    not write the tools' schemas and examples to ``marshal`` a second time (issue 33).
     """
     try:
+        if spec_key is not None:
+            rest = (list(tool.search_hints), _titles(tool, catalog), _skill_inputs(tool))
+            return hashlib.sha256(_text_salt() + f"spec:{spec_key}\0".encode() + marshal.dumps(rest, 2)).hexdigest()
         return hashlib.sha256(_text_salt() + marshal.dumps(_text_inputs(tool, catalog), 2)).hexdigest()
     except ValueError:
         return None
@@ -279,11 +295,15 @@ def _remembered(
     """``make(tool, catalog)`` for each tool, the last build's when the tool's :func:`text_key` is the same."""
 
     def one(tool: Tool) -> str:
-        key = memo.once("text_key", tool.id, lambda: text_key(tool, catalog))
+        key = memo.once("text_key", tool.id, lambda: text_key(tool, catalog, memo.once(SPEC_KEY, tool.id, _none)))
         text: str = make(tool, catalog) if key is None else memo.get(kind, key, lambda: make(tool, catalog))
         return text
 
     return [one(tool) for tool in tools]
+
+
+def _none() -> None:
+    return None
 
 
 def tool_texts(tools: list[Tool], catalog: CompiledCatalog, memo: ToolMemo) -> list[str]:
