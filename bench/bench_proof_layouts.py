@@ -4,7 +4,8 @@
 
 BUILD is a partitioned build of ``bench_cdn.py`` (``build10000-default``, ``build100000-default``) in
 ``toolcat-vectors-9`` (row pages listing sha256: the layout these replays start from; on a ``-10`` build, which has
-its proofs already, only the clusters, docs and terms rows mean what they say). Each of
+its proofs already, only the clusters, docs and terms rows mean what they say; on a ``toolcat-index-4`` build, whose doc
+shards carry theirs, not the docs rows either). Each of
 ``bench_cdn.queries(n)`` is asked cold through a fresh reader from a gzip host (:func:`bench_cdn.cdn`), and the files
 its find_tool fetched are replayed against other layouts of the same tables, each file re-encoded and gzipped at
 level 6 as the host sends it:

@@ -22,7 +22,7 @@ import jsonschema
 from ..engines import schemaguard
 from ..format.envelope import ReaderError
 from ..format.field_errors import json_path
-from ..format.index_format import WordFilter
+from ..format.index_format import WordFilter, proven_docs
 from ..format.refs import page_refs
 from ..format.vector_format import PROVEN_ROW_FORMATS, proven_body, proven_rows
 from ..reader.fetch.folder import FolderSource
@@ -175,6 +175,8 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
                 continue
             queue.extend(_follow(rel, obj, report, terms, metas))
             _note_proven(obj, proven)
+            if isinstance(obj, dict) and obj.get("artifact") == "index_meta":  # toolcat-index-4's proven doc shards
+                _check_proven_docs(source, rel, obj, report)
     for meta in metas:
         _check_filters(meta, terms, report)
     return report
@@ -209,6 +211,27 @@ def _check_proven_group(
         report.files_checked += 1
         try:
             proven_body(data, root, place, per_page)
+        except ValueError as exc:
+            report.problems.append(f"{path}: {exc} (tampered or stale)")
+            continue
+        _check_json(path, data, report)
+
+
+def _check_proven_docs(source: FolderSource, rel: str, meta: dict[str, Any], report: VerifyReport) -> None:
+    """Each doc shard of a proven doc table (``toolcat-index-4``): read within its bound, its path led to its root."""
+    try:
+        refs = proven_docs(meta)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        report.problems.append(f"{rel}: malformed proven doc table ({exc!r})")
+        return
+    for ref in refs:
+        path = str(ref["path"])
+        data = _fetch(source, {"path": path, "max_bytes": ref["max_bytes"]}, path, report)
+        if data is None:
+            continue
+        report.files_checked += 1
+        try:
+            proven_body(data, ref["root"], ref["place"], ref["per_page"])
         except ValueError as exc:
             report.problems.append(f"{path}: {exc} (tampered or stale)")
             continue

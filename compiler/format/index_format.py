@@ -23,10 +23,13 @@ from collections.abc import Iterable
 from typing import Any
 
 #: The index meta's ``format``. 2: the words space of each part carries a word ``filter``. 3: a paged chars space
-#: carries one too, of its n-grams (an unknown word's n-grams the index lacks read no shard).
-INDEX_FORMAT = "toolcat-index-3"
-#: The formats a reader reads: a ``toolcat-index-2`` build (no n-gram filter) is read as before.
-INDEX_FORMATS = ("toolcat-index-2", INDEX_FORMAT)
+#: carries one too, of its n-grams (an unknown word's n-grams the index lacks read no shard). 4: a paged doc table has
+#: no page files: each doc shard carries its Merkle path to its page's root, which the meta lists (``doc_pages``'
+#: ``roots`` instead of ``pages``; :func:`proven_docs`, ``vector_format.proven_body``).
+INDEX_FORMAT = "toolcat-index-4"
+#: The formats a reader reads: ``toolcat-index-3`` (doc pages listing their shards' sha256) and ``toolcat-index-2``
+#: (no n-gram filter either) are read as before.
+INDEX_FORMATS = ("toolcat-index-2", "toolcat-index-3", INDEX_FORMAT)
 #: Bits of filter per word held; with the best number of probes (``round(BITS_PER_WORD * ln 2)``, 6) a word the
 #: index lacks passes for a held one about 2% of the time.
 BITS_PER_WORD = 8
@@ -91,3 +94,29 @@ class WordFilter:
     def may_hold(self, word: str) -> bool:
         """False when ``word`` is surely not among the filter's words; True when it may be."""
         return all(self.array[bit >> 3] & (1 << (bit & 7)) for bit in _probes(word, self.bits, self.hashes))
+
+
+def proven_doc(table: dict[str, Any], number: int) -> dict[str, Any]:
+    """The proven ref ``{path, max_bytes, root, place, per_page}`` of doc shard ``number`` of a proven doc table.
+
+    A ``toolcat-index-4`` paged doc table (``doc_pages`` with ``roots``): the shard is read by path and used once its
+    path leads to its page's root (``Store.fetch_json``).
+    """
+    per_page = int(table["per_page"])
+    return {
+        "path": f"{table['folder']}/{table['prefix']}{number}.json",
+        "max_bytes": int(table["max_bytes"]),
+        "root": str(table["roots"][number // per_page]),
+        "place": number % per_page,
+        "per_page": per_page,
+    }
+
+
+def proven_docs(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The proven refs of every doc shard of an index meta's proven doc tables (for ``toolcat verify``, the mirror)."""
+    out = []
+    for part in ("tools", "nodes"):
+        table = meta.get(part, {}).get("doc_pages") if isinstance(meta.get(part), dict) else None
+        if isinstance(table, dict) and "roots" in table:
+            out += [proven_doc(table, number) for number in range(int(table["files"]))]
+    return out

@@ -21,6 +21,7 @@ from .. import FORMAT_VERSION
 from ..build.errors import BuildError
 from ..build.progress import report
 from ..format.envelope import ReaderError
+from ..format.index_format import proven_docs
 from ..format.refs import page_refs
 from ..format.types import Ref
 from ..format.vector_format import PROVEN_ROW_FORMATS, proven_body, proven_rows
@@ -144,6 +145,16 @@ class _VerifiedFiles:
                 pending.extend((inner, ref["path"]) for inner in _refs_in(obj))
                 if not isinstance(obj, dict):
                     continue
+                if obj.get("artifact") == "index_meta":  # toolcat-index-4: the doc shards carry their paths
+                    for doc in proven_docs(obj):
+                        self.read_proven(
+                            doc["path"],
+                            doc["root"],
+                            doc["place"],
+                            doc["per_page"],
+                            doc["max_bytes"],
+                            held_by=ref["path"],
+                        )
                 if obj.get("artifact") == "vectors_meta" and obj.get("format") in PROVEN_ROW_FORMATS:
                     proven[str(obj["tools"]["rows"]["group_folder"])] = obj["tools"]["rows"]
                 table = proven.get(ref["path"].rsplit("/", 1)[0])
@@ -156,7 +167,10 @@ class _VerifiedFiles:
                 self.read(ref, held_by=holder)
 
     def read_proven(self, path: str, root: str, place: int, per_page: int, bound: int, *, held_by: str) -> None:
-        """Read a proven row file (``toolcat-vectors-10``): used once its Merkle path leads to its page's root."""
+        """Read a proven file: used once its Merkle path leads to its page's root.
+
+        ``toolcat-vectors-10``'s row files and ``toolcat-index-4``'s doc shards.
+        """
         try:
             data = self.source.fetch({"path": path, "max_bytes": bound})
             proven_body(data, root, place, per_page)

@@ -258,6 +258,15 @@ export function hashMismatch(where: string, path: string, digest: string, size: 
   );
 }
 
+/** A proven file (``toolcat-index-4``'s doc shards) whose Merkle path does not lead to the root its parent holds
+ * (``Store._fetch_proven``). */
+export function provenMismatch(path: string, root: string, why: string): ReaderError {
+  return new ReaderError("INTEGRITY", `${path} does not match the page root its parent holds (${why}); it was not used`, {
+    details: { path, expected_root: root.slice(0, 64) },
+    hints: ["The file was modified after the build, or a cache/CDN serves a stale copy; redeploy the build."],
+  });
+}
+
 export function tooLarge(url: string, limit: number, why: string): ReaderError {
   return new ReaderError("INTEGRITY", `${url} is larger than expected (${limit} bytes: ${why}); it was not used`, {
     details: { url, limit_bytes: limit },

@@ -1,5 +1,9 @@
-/** Proven files (``toolcat-vectors-10``'s row files, ``vector_format.proven_body``): a Merkle path to a page's root, which
- * the row table's group lists, instead of a page of sha256. Loaded with the semantic tier (not the main entry). */
+/** Proven files (``vector_format.proven_body``): a Merkle path to a page's root instead of a page of sha256, in
+ * ``toolcat-vectors-10``'s row files (the root in the row table's group) and ``toolcat-index-4``'s doc shards (the
+ * root in the index meta). Bundled in the word filter's chunk, which the first search loads before it reads any doc
+ * or row (``search.ts``'s ``part``), not the main entry; the semantic tier takes it from there. */
+import type { Artifact, Store } from "./store.js";
+import type { Searcher } from "./search.js";
 
 // not sha256.ts's: importing it from here would split it out of the main entry into a chunk of its own (a request
 // and ~170 bytes more for every page; ``tests/js/test_js_size.py``)
@@ -52,4 +56,43 @@ export async function provenBody(data: Uint8Array, root: string, place: number, 
   }
   if (!(place >= 0 && place < perPage) || hex(digest) !== root) throw new RangeError("a proven file whose path does not lead to its page's root");
   return body;
+}
+
+/** A proven file through a searcher (``Store._fetch_proven``): its bytes fetched by path this round (or now), used once
+ * its Merkle path leads from ``place`` to ``root``; what is parsed is the file without its proof, kept as the store
+ * and the searcher keep a file, under ``ref.sha256``. Throws RangeError naming the file and its ``holder`` when the
+ * path does not lead there. */
+export async function provenFile(searcher: Searcher, ref: Artifact, bound: number, root: string, place: number, perPage: number, holder: string): Promise<Artifact> {
+  const inner = searcher as unknown as { cache: Map<string, Artifact>; store: { pending: Map<string, Uint8Array>; json: Map<string, Promise<unknown>>; source: Store["source"]; parse(ref: Artifact, data: Uint8Array): Artifact } };
+  const known = inner.cache.get(ref.sha256);
+  if (known) return known;
+  const { store } = inner;
+  const bytes = store.pending.get(ref.path) ?? (await store.source.fetch({ path: ref.path, max_bytes: bound }));
+  store.pending.delete(ref.path);
+  let body: Uint8Array;
+  try {
+    body = await provenBody(bytes, root, place, perPage);
+  } catch (err) {
+    // a doc shard's is an INTEGRITY error, as in Python; a row file's a RangeError the semantic tier reports
+    if (holder === "parent") throw (await import("./deferred.js")).provenMismatch(ref.path, root, (err as Error).message);
+    throw new RangeError(`${ref.path} does not match the page root its ${holder} holds (${(err as Error).message}); it was not used`);
+  }
+  const value = store.parse(ref, body);
+  store.json.set(ref.sha256, Promise.resolve(value));
+  inner.cache.set(ref.sha256, value);
+  return value;
+}
+
+/** The ref of doc shard ``number`` of a paged doc table (``IndexReader._doc_ref``). In a proven one (``toolcat-index-4``'s
+ * ``doc_pages`` with ``roots``, ``index_format.proven_doc``), without ``fetch``, for a shard not read yet: a pending
+ * ref ``{path, max_bytes}`` (fetched by path in this round's prefetch); else, once the shard is read and its path led
+ * to its page's root, a ref kept under its path, so ``Searcher.fetch`` finds it (a shard that does not lead there is
+ * an INTEGRITY error, as in Python). In a ``toolcat-index-3`` table, the ref its page lists (``Searcher.pagedRef``). */
+export async function provenDoc(searcher: Searcher, pages: Artifact, number: number, fetch: boolean): Promise<Artifact> {
+  const inner = searcher as unknown as { cache: Map<string, Artifact>; pagedRef(pages: Artifact, number: number, fetchPage: boolean): Promise<[Artifact, Artifact | null]> };
+  if (!pages.roots) return (await inner.pagedRef(pages, number, fetch))[0];
+  const perPage = Number(pages.per_page), path = `${pages.folder}/${pages.prefix}${number}.json`, ref = { path, sha256: path };
+  if (!fetch && !inner.cache.has(path)) return { path, max_bytes: Number(pages.max_bytes) };
+  await provenFile(searcher, ref, Number(pages.max_bytes), String(pages.roots[Math.floor(number / perPage)]), number % perPage, perPage, "parent");
+  return ref;
 }

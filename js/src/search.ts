@@ -387,7 +387,8 @@ export class Searcher {
     if (ref !== undefined) return ref;
     const shardNo = Math.floor(docId / part.docShardSize);
     if (part.docPages === null) return part.docShards[shardNo].ref;
-    return (await this.pagedRef(part.docPages, shardNo, fetchPage))[0];
+    // in the word filter's chunk: toolcat-index-4's doc shards carry their paths to roots the meta lists (proven.ts)
+    return (await wordFilter()).provenDoc(this, part.docPages, shardNo, fetchPage);
   }
 
   private async doc(part: Part, docId: number): Promise<Artifact> {

@@ -15,7 +15,6 @@ import type { Artifact, Store } from "./store.js";
 import { nameMatch } from "./expand.js";
 import { CANDIDATES, NAME_MIN, SEMANTIC_TERM, candidates, learnedRank, learnedRanked, modelFor, semanticWeight, type LearnedFusion, type LinearModel, type Params } from "./fusionModel.js";
 import { WordPiece } from "./wordpiece.js";
-import { provenBody } from "./proven.js";
 
 type Allowed = ((docId: number) => boolean) | null;
 /** A fusion of the candidates for some cosines (``SemanticTier.head_guess``'s ``rank``): the top ``limit``. */
@@ -792,7 +791,8 @@ export class SemanticTier {
       const group = await this.group(searcher, Math.floor(number / int(table.per_group)));
       const [root, bound] = group.files[number - int(group.first)];
       ref = { path: `${rowFolder(table, doc)}/${table.prefix}${doc}.json`, sha256: `${root}/${doc - number * perPage}` };
-      data = await this.proven(searcher, ref, int(bound), String(root), doc - number * perPage, perPage);
+      // in the word filter's chunk, loaded by the search before any row (not the main entry: test_js_size.py)
+      data = await (await import("./wordfilter.js")).provenFile(searcher, ref, int(bound), String(root), doc - number * perPage, perPage, "group");
     } else {
       const page = await this.page(searcher, Math.floor(doc / int(table.per_page)));
       ref = pageRef(page, doc - int(page.first));
@@ -805,28 +805,6 @@ export class SemanticTier {
       this.docFiles.set(doc, ref);
     }
     return this.block({ ...data, ids: [doc], ancestors: (data.ancestors ?? [[]]).slice(0, 1) }, 1, int(data.cluster), ref.path, false, data.nodes === undefined ? await this.nodesOfGroup(searcher, doc) : undefined);
-  }
-
-  /** A proven row file (``Store._fetch_proven``): its bytes fetched by path this round (or now), used once its Merkle
-   * path leads to its page's root; what is parsed is the file without its proof. It is kept as the store and the
-   * searcher keep a file, under ``ref.sha256`` (``root/place``), so its document is read from there (``docFiles``).
-   * Here, not in the store: the main entry has no bytes to spare (``tests/js/test_js_size.py``). */
-  private async proven(searcher: Searcher, ref: Artifact, bound: number, root: string, place: number, perPage: number): Promise<Artifact> {
-    const inner = searcher as unknown as { cache: Map<string, Artifact>; store: { pending: Map<string, Uint8Array>; json: Map<string, Promise<unknown>>; source: Store["source"] } };
-    const known = inner.cache.get(ref.sha256);
-    if (known) return known;
-    const { pending, json, source } = inner.store;
-    const bytes = pending.get(ref.path) ?? (await source.fetch({ path: ref.path, max_bytes: bound }));
-    pending.delete(ref.path);
-    let value: Artifact;
-    try {
-      value = JSON.parse(new TextDecoder().decode(await provenBody(bytes, root, place, perPage)));
-    } catch (err) {
-      throw new RangeError(`${ref.path} does not match the page root its group holds (${(err as Error).message}); it was not used`);
-    }
-    json.set(ref.sha256, Promise.resolve(value));
-    inner.cache.set(ref.sha256, value);
-    return value;
   }
 
   /** The node rows the row table's group of ``doc`` holds (``SemanticTier._nodes_of_group``, ``toolcat-vectors-9``),

@@ -6,9 +6,12 @@
  * probe ``i`` is ``(h1 + i * (h2 | 1)) mod bits``: the same integers as Python's. */
 import type { Artifact } from "./store.js";
 
-export const INDEX_FORMAT = "toolcat-index-3";
-/** The formats this reader reads (``INDEX_FORMATS``): a ``toolcat-index-2`` build has no n-gram filter. */
-export const INDEX_FORMATS = ["toolcat-index-2", INDEX_FORMAT];
+export const INDEX_FORMAT = "toolcat-index-4";
+/** The formats this reader reads (``INDEX_FORMATS``): a ``toolcat-index-3`` build lists its doc shards in pages of
+ * sha256, a ``toolcat-index-2`` build has no n-gram filter either. */
+export const INDEX_FORMATS = ["toolcat-index-2", "toolcat-index-3", INDEX_FORMAT];
+// proven files (toolcat-index-4's doc shards, toolcat-vectors-10's row files): in this chunk, which every search loads
+export { provenDoc, provenFile } from "./proven.js";
 
 /** True when an index meta is of a format or analyzer version (``analyzer``: the reader's) this reader does not read
  * (``IndexReader._part``). */

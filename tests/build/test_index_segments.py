@@ -15,8 +15,12 @@ from support import REPO, serve_folder
 from toolcat.build import build
 from toolcat.build.contributors.index import segments as index_delta
 from toolcat.build.contributors.index import shards
+from toolcat.build.errors import BuildError
 from toolcat.build.verify import verify_build
+from toolcat.format.index_format import proven_doc
+from toolcat.format.vector_format import proven_body
 from toolcat.reader import Catalog
+from toolcat.site.read import read_build
 
 EVALS = REPO / "catalog_src" / "evals" / "search.yaml"
 
@@ -238,7 +242,8 @@ def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Pat
     pages = _meta(out)["tools"]["doc_pages"]
     assert "doc_shards" not in _meta(out)["tools"]
     assert _meta(out)["tools"]["doc_shard_size"] == shards.PAGED_DOC_SHARD_SIZE, "a paged table has small shards"
-    assert len(pages["pages"]) == -(-pages["files"] // pages["per_page"])
+    assert len(pages["roots"]) == -(-pages["files"] // pages["per_page"]), "toolcat-index-4: a root a page"
+    assert "pages" not in pages
     spaces = _meta(out)["tools"]["spaces"]
     assert all("term_pages" in space and "shards" not in space for space in spaces), "term shards paged too"
     paged_catalog, plain = Catalog.open(out), Catalog.open(example_build)
@@ -249,6 +254,33 @@ def test_paged_doc_table_keeps_the_meta_small_and_answers_alike(paged: tuple[Pat
     assert report.ok, report.problems
     assert report.kinds.get("index_docs", 0) >= pages["files"]
     assert report.kinds.get("index_terms", 0) >= sum(space["term_pages"]["files"] for space in spaces)
+
+
+def test_a_paged_doc_table_is_proven_shards_and_no_page_files(paged: tuple[Path, Path], tmp_path: Path) -> None:
+    """toolcat-index-4: each doc shard carries its Merkle path to a root the meta lists; no page file is written.
+
+    ``toolcat verify`` and the site's mirror check each shard's path: a shard changed after the build is reported.
+    """
+    _, out = paged
+    meta = _meta(out)
+    assert meta["format"] == "toolcat-index-4"
+    table = meta["tools"]["doc_pages"]
+    assert not list((out / "index").glob("tools.docs.p*")), "no doc page files"
+    for number in range(table["files"]):
+        ref = proven_doc(table, number)
+        body = proven_body((out / ref["path"]).read_bytes(), ref["root"], ref["place"], ref["per_page"])
+        assert json.loads(body)["first"] == number * meta["tools"]["doc_shard_size"]
+    shards_paths = {proven_doc(table, number)["path"] for number in range(table["files"])}
+    assert shards_paths <= set(read_build(out).files), "the site publishes every doc shard"
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    shard = bad / proven_doc(table, 1)["path"]
+    shard.write_bytes(shard.read_bytes().replace(b'"summary":"', b'"summary":"EVIL ', 1))
+    report = verify_build(bad)
+    assert not report.ok
+    assert any(table["folder"] + "/d1.json" in problem and "root" in problem for problem in report.problems)
+    with pytest.raises(BuildError, match=r"d1\.json: integrity check failed"):
+        read_build(bad)
 
 
 def test_doc_layout_pages_big_tool_parts_in_small_shards() -> None:

@@ -742,6 +742,105 @@ def test_an_older_partitioned_build_is_still_read_by_both_readers_with_the_same_
     assert any("nodes" in json.loads(p.read_text()) for p in groups) == (layout == "9")
 
 
+def _as_index_3(build_dir: Path, out: Path) -> None:
+    """A copy of a ``toolcat-index-4`` build laid out as ``-3``: doc shards without proofs, listed by page files.
+
+    Each shard keeps its path; each page (``index/tools.docs.p<i>.json``) lists its shards' sha256 and size, the
+    meta its pages' refs instead of their roots, and the meta's, manifest's and catalog's refs are put right, so
+    both readers verify it as they verify a build.
+    """
+    import hashlib  # noqa: PLC0415 - this helper only
+
+    from toolcat.format.index_format import proven_doc  # noqa: PLC0415 - this helper only
+    from toolcat.format.vector_format import proven_body  # noqa: PLC0415 - this helper only
+
+    def write(path: Path, data: bytes) -> dict[str, Any]:
+        path.write_bytes(data)
+        return {"path": str(path.relative_to(out)), "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+    def dumps(obj: Any) -> bytes:
+        return json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
+
+    shutil.copytree(build_dir, out)
+    catalog = json.loads((out / "catalog.json").read_text())
+    manifest_path = out / catalog["manifest"]["path"]
+    manifest = json.loads(manifest_path.read_text())
+    meta = json.loads((out / manifest["index"]["path"]).read_text())
+    table = meta["tools"]["doc_pages"]
+    per_page, listed = int(table["per_page"]), []
+    for number in range(int(table["files"])):
+        ref = proven_doc(table, number)
+        body = proven_body((out / ref["path"]).read_bytes(), ref["root"], ref["place"], per_page)
+        written = write(out / ref["path"], body)
+        listed.append([written["sha256"], written["bytes"]])
+    pages = []
+    for page, first in enumerate(range(0, len(listed), per_page)):
+        files = listed[first : first + per_page]
+        data = {"artifact": "index_pages", "part": "tools", "folder": table["folder"], "prefix": "d", "first": first}
+        pages.append(write(out / "index" / f"tools.docs.p{page}.json", dumps({**data, "files": files})))
+    del table["roots"]
+    table.update(pages=pages, max_bytes=max(size for _, size in listed))
+    meta["format"] = "toolcat-index-3"
+    manifest["index"] = write(out / "index" / "meta.index-3.json", dumps(meta))
+    catalog["manifest"] = write(manifest_path, dumps(manifest))
+    for version in catalog.get("versions", []):
+        if version.get("manifest", {}).get("path") == catalog["manifest"]["path"]:
+            version["manifest"] = catalog["manifest"]
+    (out / "catalog.json").write_text(json.dumps(catalog))
+
+
+def test_an_index_3_build_is_still_read_by_both_readers_with_the_same_answers(builds_root: str, tmp_path: Path) -> None:
+    """A toolcat-index-3 doc table (pages listing the doc shards' sha256) is read by both readers as before.
+
+    The same answers as the -4 build it was made from (paged doc tables of 2 a page: every doc through a page), in
+    Node and in Python; cold over HTTP the Node reader makes the Python reader's requests on it too.
+    """
+    _require_node()
+    build_dir, labelled = _built(PROBED, "default", builds_root)
+    old = tmp_path / "index-3"
+    _as_index_3(build_dir, old)
+    calls = [["findTool", query, 5] for query in [*labelled[:12], "upload a report to a bucket"]]
+    with serve_folder(build_dir) as url:
+        new_js = node_answers(url, calls, MODEL_OPTIONS)
+    with serve_folder(old) as url:
+        got = node_run(url, calls, MODEL_OPTIONS)
+        for i, query in enumerate(["upload a report to a bucket", *labelled[:3]]):
+            catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
+            catalog.find_tool(query, 5)
+            py = catalog.stats()
+            js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
+            for key in ("round_trips", "requests", "bytes_decoded"):
+                assert js[key] == py[key], (query, key, py, js)
+    assert got["answers"] == new_js
+    assert python_answers(old, calls) == python_answers(build_dir, calls)
+    assert list(old.glob("index/tools.docs.p*.json")), "its doc pages"
+    assert not list(build_dir.glob("index/tools.docs.p*.json")), "the -4 build has none"
+
+
+def test_a_doc_shard_changed_after_the_build_is_refused_by_both_readers(builds_root: str, tmp_path: Path) -> None:
+    """toolcat-index-4: a doc shard whose bytes changed (its proof kept) does not lead to its page's root.
+
+    Both readers refuse it, as a file whose sha256 differs: find_tool answers INTEGRITY, naming the shard.
+    """
+    _require_node()
+    build_dir, _ = _built(PROBED, "default", builds_root)
+    bad = tmp_path / "changed"
+    shutil.copytree(build_dir, bad)
+    docs = list(bad.glob("index/tools.docs.*/d*.json"))
+    assert docs
+    for path in docs:  # still JSON, the same proof: only the bytes its leaf hashes changed
+        path.write_bytes(b"{ " + path.read_bytes()[1:])
+    query = "upload a report to a bucket"
+    with serve_folder(bad) as url:
+        py_answer = Catalog.open(url, cache_dir=tmp_path / "cache").find_tool(query, 5)
+        got = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)
+    js_answer = got["answers"][0]
+    for answer in (py_answer, js_answer):
+        assert answer["ok"] is False, answer
+        assert answer["error"]["code"] == "INTEGRITY", answer
+        assert "does not match the page root its parent holds" in answer["error"]["message"], answer
+
+
 def test_a_row_file_changed_after_the_build_is_refused_by_both_readers(builds_root: str, tmp_path: Path) -> None:
     """toolcat-vectors-10: a row file whose bytes changed (its proof kept) does not lead to its page's root.
 

@@ -149,7 +149,7 @@ def _paged_build(out: Path, *, old: bool = False) -> None:
 
 @pytest.fixture(scope="module")
 def paged(tmp_path_factory: pytest.TempPathFactory):
-    """The paged example (``toolcat-index-3``) and the same sources as ``toolcat-index-2`` wrote them, served."""
+    """The paged example (``toolcat-index-4``) and the same sources as ``toolcat-index-2`` wrote them, served."""
     tmp = tmp_path_factory.mktemp("grams")
     _paged_build(tmp / "new")
     _paged_build(tmp / "old", old=True)
@@ -172,7 +172,7 @@ def test_a_paged_chars_space_carries_a_filter_of_its_ngrams(paged):
     """The paged chars space's filter passes every n-gram its shards hold; an unpaged one (nodes) carries none."""
     server, _, _ = paged
     meta = _meta(server.root)
-    assert meta["format"] == INDEX_FORMAT == "toolcat-index-3"
+    assert meta["format"] == INDEX_FORMAT == "toolcat-index-4"
     chars = next(s for s in meta["tools"]["spaces"] if s["name"] == "chars")
     pages = chars["term_pages"]
     grams: set[str] = set()

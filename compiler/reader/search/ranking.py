@@ -17,7 +17,7 @@ from typing import Any
 
 from ...format.analyzer import ANALYZER_VERSION, ANALYZERS, analyze_chars, analyze_words, word_ngrams
 from ...format.envelope import ReaderError
-from ...format.index_format import INDEX_FORMAT, INDEX_FORMATS, WordFilter
+from ...format.index_format import INDEX_FORMAT, INDEX_FORMATS, WordFilter, proven_doc
 from ...format.refs import page_ref
 
 FetchJSON = Callable[[dict[str, Any]], Any]
@@ -449,6 +449,8 @@ class IndexReader:
         if part.doc_pages is None:
             base: dict[str, Any] = part.doc_shards[shard_no]["ref"]
             return base
+        if "roots" in part.doc_pages:  # toolcat-index-4: read by path, used once its path leads to its page's root
+            return proven_doc(part.doc_pages, shard_no)
         return self._paged_ref(part.doc_pages, shard_no, fetch_page=fetch_page)[0]
 
     def _doc(self, part: _Part, doc_id: int) -> dict[str, Any]:

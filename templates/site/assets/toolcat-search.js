@@ -364,6 +364,81 @@
     }
   });
 
+  // src/proven.ts
+  function hex2(bytes) {
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  async function sha2562(data) {
+    const subtle = globalThis.crypto?.subtle;
+    return hex2(subtle ? new Uint8Array(await subtle.digest("SHA-256", data)) : (await Promise.resolve().then(() => (init_sha256sync(), sha256sync_exports))).sha256Sync(data));
+  }
+  function unhex(text) {
+    return Uint8Array.from(text.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+  }
+  function joined(...parts) {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
+  }
+  async function provenBody(data, root, place, perPage) {
+    let at = -1;
+    for (let i = data.length - PROOF_KEY.length; i > 0 && at < 0; i--) {
+      if (PROOF_KEY.every((b, j) => data[i + j] === b)) at = i;
+    }
+    const depth = perPage > 1 ? (perPage - 1).toString(2).length : 0;
+    const proof = at > 0 ? new TextDecoder().decode(data.subarray(at + PROOF_KEY.length, data.length - 2)) : "";
+    if (at <= 0 || data[data.length - 2] !== 34 || data[data.length - 1] !== 125 || proof.length !== 64 * depth || !/^[0-9a-f]*$/.test(proof)) {
+      throw new RangeError("a proven file without a well-formed proof");
+    }
+    const body = joined(data.subarray(0, at), Uint8Array.of(125));
+    let digest = unhex(await sha2562(joined(Uint8Array.of(0), body)));
+    for (let level = 0; level < depth; level++) {
+      const sibling = unhex(proof.slice(64 * level, 64 * level + 64));
+      digest = unhex(await sha2562(place >> level & 1 ? joined(Uint8Array.of(1), sibling, digest) : joined(Uint8Array.of(1), digest, sibling)));
+    }
+    if (!(place >= 0 && place < perPage) || hex2(digest) !== root) throw new RangeError("a proven file whose path does not lead to its page's root");
+    return body;
+  }
+  async function provenFile(searcher, ref, bound, root, place, perPage, holder) {
+    const inner = searcher;
+    const known = inner.cache.get(ref.sha256);
+    if (known) return known;
+    const { store } = inner;
+    const bytes = store.pending.get(ref.path) ?? await store.source.fetch({ path: ref.path, max_bytes: bound });
+    store.pending.delete(ref.path);
+    let body;
+    try {
+      body = await provenBody(bytes, root, place, perPage);
+    } catch (err) {
+      if (holder === "parent") throw (await Promise.resolve().then(() => (init_deferred(), deferred_exports))).provenMismatch(ref.path, root, err.message);
+      throw new RangeError(`${ref.path} does not match the page root its ${holder} holds (${err.message}); it was not used`);
+    }
+    const value = store.parse(ref, body);
+    store.json.set(ref.sha256, Promise.resolve(value));
+    inner.cache.set(ref.sha256, value);
+    return value;
+  }
+  async function provenDoc(searcher, pages, number, fetch) {
+    const inner = searcher;
+    if (!pages.roots) return (await inner.pagedRef(pages, number, fetch))[0];
+    const perPage = Number(pages.per_page), path = `${pages.folder}/${pages.prefix}${number}.json`, ref = { path, sha256: path };
+    if (!fetch && !inner.cache.has(path)) return { path, max_bytes: Number(pages.max_bytes) };
+    await provenFile(searcher, ref, Number(pages.max_bytes), String(pages.roots[Math.floor(number / perPage)]), number % perPage, perPage, "parent");
+    return ref;
+  }
+  var encoder2, PROOF_KEY;
+  var init_proven = __esm({
+    "src/proven.ts"() {
+      "use strict";
+      encoder2 = new TextEncoder();
+      PROOF_KEY = encoder2.encode(',"proof":"');
+    }
+  });
+
   // src/wordfilter.ts
   var wordfilter_exports = {};
   __export(wordfilter_exports, {
@@ -372,6 +447,8 @@
     PartFilter: () => PartFilter,
     WordFilter: () => WordFilter,
     partFilter: () => partFilter,
+    provenDoc: () => provenDoc,
+    provenFile: () => provenFile,
     stale: () => stale,
     wordRefs: () => wordRefs
   });
@@ -403,8 +480,9 @@
   var init_wordfilter = __esm({
     "src/wordfilter.ts"() {
       "use strict";
-      INDEX_FORMAT = "toolcat-index-3";
-      INDEX_FORMATS = ["toolcat-index-2", INDEX_FORMAT];
+      init_proven();
+      INDEX_FORMAT = "toolcat-index-4";
+      INDEX_FORMATS = ["toolcat-index-2", "toolcat-index-3", INDEX_FORMAT];
       stale = (meta, analyzer) => !INDEX_FORMATS.includes(meta.format) || meta.analyzer?.version !== analyzer;
       UTF8 = new TextEncoder();
       WordFilter = class {
@@ -1112,7 +1190,7 @@
           if (ref !== void 0) return ref;
           const shardNo = Math.floor(docId / part.docShardSize);
           if (part.docPages === null) return part.docShards[shardNo].ref;
-          return (await this.pagedRef(part.docPages, shardNo, fetchPage))[0];
+          return (await wordFilter()).provenDoc(this, part.docPages, shardNo, fetchPage);
         }
         async doc(part, docId) {
           const shard = await this.fetch(await this.docRef(part, docId));
@@ -1535,6 +1613,12 @@
       }
     );
   }
+  function provenMismatch(path, root, why) {
+    return new ReaderError("INTEGRITY", `${path} does not match the page root its parent holds (${why}); it was not used`, {
+      details: { path, expected_root: root.slice(0, 64) },
+      hints: ["The file was modified after the build, or a cache/CDN serves a stale copy; redeploy the build."]
+    });
+  }
   function tooLarge(url, limit, why) {
     return new ReaderError("INTEGRITY", `${url} is larger than expected (${limit} bytes: ${why}); it was not used`, {
       details: { url, limit_bytes: limit },
@@ -1953,6 +2037,7 @@
     notTheManifest: () => notTheManifest,
     overCap: () => overCap,
     pinMismatch: () => pinMismatch,
+    provenMismatch: () => provenMismatch,
     queryNote: () => queryNote,
     redirect: () => redirect,
     redirectWithoutLocation: () => redirectWithoutLocation,

@@ -110,7 +110,14 @@ def part_files(meta: dict[str, Any], root: Path) -> list[Ref]:
     refs = [shard["ref"] for space in meta["spaces"] for shard in space.get("shards", ())]
     refs += [shard["ref"] for shard in meta.get("doc_shards", ())]
     tables = [space["term_pages"] for space in meta["spaces"] if "term_pages" in space]
-    tables += [meta["doc_pages"]] if "doc_pages" in meta else []
+    docs = meta.get("doc_pages")
+    if docs is not None and "roots" in docs:  # toolcat-index-4: no pages, the doc shards carry their paths
+        for number in range(int(docs["files"])):
+            path = f"{docs['folder']}/{docs['prefix']}{number}.json"
+            data = (root / path).read_bytes()
+            refs.append({"path": path, "sha256": sha256(data), "bytes": len(data)})
+    elif docs is not None:
+        tables.append(docs)
     for table in tables:
         refs += table["pages"]
         for ref in table["pages"]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ....format.canonical import dumps, sha256
+from ....format.vector_format import page_proofs, with_proof
 from ...artifacts import ArtifactSet
 
 #: Spaces and their weights in the combined score ``sum(weight * cosine)``.
@@ -129,10 +130,9 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
         obj = {"artifact": "index_docs", "part": part, "first": first, "docs": chunk}
         shards.append((first, len(chunk), dumps(obj)))
     if per_page is not None:
-        files = [data for _, _, data in shards]
         return {
             "doc_shard_size": size,
-            "doc_pages": _write_pages(artifacts, part, f"{part}.docs", "d", files, per_page=per_page),
+            "doc_pages": _write_proven(artifacts, part, [data for _, _, data in shards], per_page),
         }
     out = []
     for number, (first, count, data) in enumerate(shards):
@@ -142,6 +142,32 @@ def _write_docs(artifacts: ArtifactSet, part: str, docs: list[dict[str, Any]]) -
             shard["first_path"] = docs[first]["path"]
         out.append(shard)
     return {"doc_shard_size": size, "doc_shards": out}
+
+
+def _write_proven(artifacts: ArtifactSet, part: str, files: list[bytes], per_page: int) -> dict[str, Any]:
+    """A paged doc table without page files (``toolcat-index-4``): its shards carry their paths, the meta the roots.
+
+    File ``i`` is ``<folder>/d<i>.json``, carrying its Merkle path to its page's root (``vector_format.page_proofs``,
+    ``with_proof``); the meta lists the pages' roots (``roots``) where it listed the pages' refs.
+
+    A cold query reads a few shards of each page it touches: their paths (6 digests with pages of 64) cost less than
+    the pages' 64 sha256 (docs/search.md, "Doc shards as proofs").
+    """
+    proven: list[bytes] = []
+    roots: list[str] = []
+    for first in range(0, len(files), per_page):
+        root, proofs = page_proofs(files[first : first + per_page], per_page)
+        roots.append(root)
+        proven += [with_proof(data, proof) for data, proof in zip(files[first : first + per_page], proofs, strict=True)]
+    folder, _ = paged_files(artifacts, "index", f"{part}.docs", part, "d", proven, per_page)
+    return {
+        "folder": folder,
+        "prefix": "d",
+        "files": len(proven),
+        "per_page": per_page,
+        "max_bytes": max(len(data) for data in proven),
+        "roots": roots,
+    }
 
 
 def paged_files(
