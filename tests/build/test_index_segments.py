@@ -283,6 +283,24 @@ def test_a_paged_doc_table_is_proven_shards_and_no_page_files(paged: tuple[Path,
         read_build(bad)
 
 
+def test_a_doc_table_listing_too_few_pages_is_refused_when_read(paged: tuple[Path, Path]) -> None:
+    """A meta whose doc table names fewer page roots (or pages) than its shards need is refused as a whole.
+
+    A host serving a self-consistent catalogue it made (hashes and all) could otherwise send a search into an
+    IndexError at the shard past the last root; the reader now says INTEGRITY when it opens the part.
+    """
+    from toolcat.reader.search.ranking import _Part  # noqa: PLC0415
+
+    _, out = paged
+    part = _meta(out)["tools"]
+    table = part["doc_pages"]
+    assert len(table["roots"]) == -(-table["files"] // table["per_page"]) > 1
+    _Part(part)  # as built: read
+    for short in ({**table, "roots": table["roots"][:-1]}, {**table, "files": table["files"] + table["per_page"]}):
+        with pytest.raises(ValueError, match="lists"):
+            _Part({**part, "doc_pages": short})
+
+
 def test_doc_layout_pages_big_tool_parts_in_small_shards() -> None:
     """Small parts and every nodes part keep 32-doc shards listed in the meta; big tool parts 4 (8 from 50,000)."""
     assert shards.doc_layout("tools", 2_016) == (32, None)  # 63 shards of 32

@@ -116,6 +116,12 @@ class _Part:
         if self.doc_pages is None and "doc_shards" not in meta:
             msg = "a part needs doc_shards or doc_pages"
             raise KeyError(msg)
+        if self.doc_pages is not None:  # a page a shard's number names must exist: no IndexError at query time
+            files, per_page = int(self.doc_pages["files"]), int(self.doc_pages["per_page"])
+            listed = self.doc_pages["roots"] if "roots" in self.doc_pages else self.doc_pages["pages"]
+            if files < 1 or per_page < 1 or len(listed) != -(-files // per_page):
+                msg = f"a doc table of {files} shards in pages of {per_page} lists {len(listed)} pages"
+                raise ValueError(msg)
         delta = meta.get("delta")
         self.delta: dict[str, Any] | None = delta if isinstance(delta, dict) else None
         self.masked: frozenset[int] = frozenset()
