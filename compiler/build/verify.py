@@ -169,17 +169,33 @@ def verify_build(out: Path, *, all_versions: bool = True) -> VerifyReport:
         report.files_checked += 1
         if rel.endswith(".json") and not rel.startswith(("skills/", "providers/")):
             obj = _check_json(rel, data, report)
-            table = proven.get(rel.rsplit("/", 1)[0]) if isinstance(obj, dict) and "nodes" in obj else None
-            if table is not None:  # a group of proven row files: it lists its pages' roots, not files
-                _check_proven_group(source, rel, obj, table, report)
-                continue
-            queue.extend(_follow(rel, obj, report, terms, metas))
-            _note_proven(obj, proven)
-            if isinstance(obj, dict) and obj.get("artifact") == "index_meta":  # toolcat-index-4's proven doc shards
-                _check_proven_docs(source, rel, obj, report)
+            queue.extend(_walk_json(source, rel, obj, report, (terms, metas, proven)))
     for meta in metas:
         _check_filters(meta, terms, report)
     return report
+
+
+def _walk_json(
+    source: FolderSource,
+    rel: str,
+    obj: Any,
+    report: VerifyReport,
+    noted: tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict[str, Any]]],
+) -> list[Any]:
+    """The refs one JSON file of the build leads to; the proven files it names (row groups', doc tables') checked here.
+
+    ``noted``: what the walk keeps across files (each index_terms file read, each index meta, the proven row tables).
+    """
+    terms, metas, proven = noted
+    table = proven.get(rel.rsplit("/", 1)[0]) if isinstance(obj, dict) and "nodes" in obj else None
+    if table is not None:  # a group of proven row files: it lists its pages' roots, not files
+        _check_proven_group(source, rel, obj, table, report)
+        return []
+    refs = _follow(rel, obj, report, terms, metas)
+    _note_proven(obj, proven)
+    if isinstance(obj, dict) and obj.get("artifact") == "index_meta":  # toolcat-index-4's proven doc shards
+        _check_proven_docs(source, rel, obj, report)
+    return refs
 
 
 def _note_proven(obj: Any, proven: dict[str, dict[str, Any]]) -> None:

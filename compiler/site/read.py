@@ -143,28 +143,32 @@ class _VerifiedFiles:
             if ref["path"].endswith(".json"):
                 obj = self.json(ref, held_by=holder)
                 pending.extend((inner, ref["path"]) for inner in _refs_in(obj))
-                if not isinstance(obj, dict):
-                    continue
-                if obj.get("artifact") == "index_meta":  # toolcat-index-4: the doc shards carry their paths
-                    for doc in proven_docs(obj):
-                        self.read_proven(
-                            doc["path"],
-                            doc["root"],
-                            doc["place"],
-                            doc["per_page"],
-                            doc["max_bytes"],
-                            held_by=ref["path"],
-                        )
-                if obj.get("artifact") == "vectors_meta" and obj.get("format") in PROVEN_ROW_FORMATS:
-                    proven[str(obj["tools"]["rows"]["group_folder"])] = obj["tools"]["rows"]
-                table = proven.get(ref["path"].rsplit("/", 1)[0])
-                if obj.get("artifact") == "index_pages" and table is not None:  # its pages' roots: their row files
-                    for path, root, place, per_page, bound in proven_rows(table, obj):
-                        self.read_proven(path, root, place, per_page, bound, held_by=ref["path"])
-                elif obj.get("artifact") == "index_pages":  # a paged table's files
-                    pending.extend((inner, ref["path"]) for inner in page_refs(obj))
+                if isinstance(obj, dict):
+                    pending.extend((inner, ref["path"]) for inner in self._mirror_proven(ref["path"], obj, proven))
             else:
                 self.read(ref, held_by=holder)
+
+    def _mirror_proven(self, path: str, obj: dict[str, Any], proven: dict[str, dict[str, Any]]) -> list[Ref]:
+        """Read the proven files a JSON artifact at ``path`` names; the refs of a (non-proven) page's files.
+
+        An index meta's doc shards (``toolcat-index-4``); a vectors meta's row table noted in ``proven`` by group
+        folder (``toolcat-vectors-10``), whose groups list their pages' roots: their row files are read here.
+        """
+        if obj.get("artifact") == "index_meta":  # toolcat-index-4: the doc shards carry their paths
+            for doc in proven_docs(obj):
+                self.read_proven(
+                    doc["path"], doc["root"], doc["place"], doc["per_page"], doc["max_bytes"], held_by=path
+                )
+        if obj.get("artifact") == "vectors_meta" and obj.get("format") in PROVEN_ROW_FORMATS:
+            proven[str(obj["tools"]["rows"]["group_folder"])] = obj["tools"]["rows"]
+        if obj.get("artifact") != "index_pages":
+            return []
+        table = proven.get(path.rsplit("/", 1)[0])
+        if table is None:  # a paged table's files
+            return list(page_refs(obj))
+        for row_path, root, place, per_page, bound in proven_rows(table, obj):  # its pages' roots: their row files
+            self.read_proven(row_path, root, place, per_page, bound, held_by=path)
+        return []
 
     def read_proven(self, path: str, root: str, place: int, per_page: int, bound: int, *, held_by: str) -> None:
         """Read a proven file: used once its Merkle path leads to its page's root.
