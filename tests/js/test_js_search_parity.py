@@ -817,19 +817,25 @@ def test_an_index_3_build_is_still_read_by_both_readers_with_the_same_answers(bu
     assert not list(build_dir.glob("index/tools.docs.p*.json")), "the -4 build has none"
 
 
+def _each_proven_file_changed(builds_root: str, tmp_path: Path, pattern: str) -> Path:
+    """A copy of the probed default build whose files matching ``pattern`` changed, each still JSON with its proof."""
+    _require_node()
+    build_dir, _ = _built(PROBED, "default", builds_root)
+    bad = tmp_path / "changed"
+    shutil.copytree(build_dir, bad)
+    files = list(bad.glob(pattern))
+    assert files
+    for path in files:  # still JSON, the same proof: only the bytes its leaf hashes changed
+        path.write_bytes(b"{ " + path.read_bytes()[1:])
+    return bad
+
+
 def test_a_doc_shard_changed_after_the_build_is_refused_by_both_readers(builds_root: str, tmp_path: Path) -> None:
     """toolcat-index-4: a doc shard whose bytes changed (its proof kept) does not lead to its page's root.
 
     Both readers refuse it, as a file whose sha256 differs: find_tool answers INTEGRITY, naming the shard.
     """
-    _require_node()
-    build_dir, _ = _built(PROBED, "default", builds_root)
-    bad = tmp_path / "changed"
-    shutil.copytree(build_dir, bad)
-    docs = list(bad.glob("index/tools.docs.*/d*.json"))
-    assert docs
-    for path in docs:  # still JSON, the same proof: only the bytes its leaf hashes changed
-        path.write_bytes(b"{ " + path.read_bytes()[1:])
+    bad = _each_proven_file_changed(builds_root, tmp_path, "index/tools.docs.*/d*.json")
     query = "upload a report to a bucket"
     with serve_folder(bad) as url:
         py_answer = Catalog.open(url, cache_dir=tmp_path / "cache").find_tool(query, 5)
@@ -846,14 +852,7 @@ def test_a_row_file_changed_after_the_build_is_refused_by_both_readers(builds_ro
 
     Both readers refuse it as they refuse a file whose sha256 differs, and answer by words, saying why.
     """
-    _require_node()
-    build_dir, _ = _built(PROBED, "default", builds_root)
-    bad = tmp_path / "changed"
-    shutil.copytree(build_dir, bad)
-    rows = list(bad.glob("vectors/tools.rows.*/r*.json"))
-    assert rows
-    for path in rows:  # still JSON, the same proof: only the bytes its leaf hashes changed
-        path.write_bytes(b"{ " + path.read_bytes()[1:])
+    bad = _each_proven_file_changed(builds_root, tmp_path, "vectors/tools.rows.*/r*.json")
     query = "upload a report to a bucket"
     with serve_folder(bad) as url:
         catalog = Catalog.open(url, cache_dir=tmp_path / "cache")
