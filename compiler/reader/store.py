@@ -201,6 +201,9 @@ class Store:
         path = str(ref.get("path"))
         data = self._pending.pop(path, None)
         if data is None:
+            recalled = self._recall_proven(ref)
+            if recalled is not None:
+                return recalled
             data = self.source.fetch({"path": ref.get("path"), "max_bytes": ref.get("max_bytes")})
         try:
             body = proven_body(data, str(ref["root"]), int(ref["place"]), int(ref["per_page"]))
@@ -213,7 +216,26 @@ class Store:
                     "The file was modified after the build, or a cache/CDN serves a stale copy; redeploy the build."
                 ],
             ) from None
-        return self._parse({"path": path, "sha256": key}, body)
+        value = self._parse({"path": path, "sha256": key}, body)
+        self.source.keep_proven(f"{ref['root']}-{ref['place']}", data)
+        return value
+
+    def _recall_proven(self, ref: dict[str, Any]) -> Any:
+        """A proven file from the source's disk cache, parsed once its path leads to its root; else None.
+
+        A kept copy that does not lead there (changed on disk) is dropped, and the file is fetched again.
+        """
+        kept = f"{ref.get('root')}-{ref.get('place')}"
+        bound = ref.get("max_bytes")
+        data = self.source.recall_proven(kept, bound if isinstance(bound, int) else 0)
+        if data is None:
+            return None
+        try:
+            body = proven_body(data, str(ref["root"]), int(ref["place"]), int(ref["per_page"]))
+        except (KeyError, TypeError, ValueError):
+            self.source.forget_proven(kept)
+            return None
+        return self._parse({"path": str(ref.get("path")), "sha256": f"{ref['root']}/{ref['place']}"}, body)
 
     def _parse(self, ref: Json, data: bytes) -> Any:
         try:
@@ -242,6 +264,9 @@ class Store:
                 if isinstance(r, dict) and isinstance(r.get("sha256"), str) and r["sha256"] not in self._json
             }.values()
         )
+        for ref in refs:  # a proven file the disk cache holds is read from there (checked), not fetched
+            if isinstance(ref, dict) and "root" in ref and f"{ref.get('root')}/{ref.get('place')}" not in self._json:
+                self._recall_proven(ref)
         # pending refs {path, max_bytes}: files whose sha256 is in another file of this round; kept unparsed
         # and unused until fetch_json gets a verified ref for them
         pending = [

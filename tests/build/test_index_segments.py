@@ -301,6 +301,33 @@ def test_a_doc_table_listing_too_few_pages_is_refused_when_read(paged: tuple[Pat
             _Part({**part, "doc_pages": short})
 
 
+def test_proven_doc_shards_come_from_the_disk_cache_in_a_new_process(paged: tuple[Path, Path], tmp_path: Path) -> None:
+    """A proven doc shard has no sha256 of its own: it is kept under its page's root and place, checked when read.
+
+    A second reader with the same cache dir fetches none of them again; a kept copy changed on disk is refused by
+    its path, dropped, and fetched again (the answer is the same).
+    """
+    _, out = paged
+    query = "upload a report to a bucket"
+    cache = tmp_path / "cache"
+    seen: list[str] = []
+    with serve_folder(out, seen) as url:
+        first = Catalog.open(url, cache_dir=cache).find_tool(query)
+        fetched = [p for p in seen if "/tools.docs." in p]
+        assert fetched, "the first reader reads doc shards"
+        kept = sorted((cache / "proven").rglob("*-*"))
+        assert kept, "and keeps them"
+        seen.clear()
+        again = Catalog.open(url, cache_dir=cache)
+        assert again.find_tool(query) == first
+        assert not [p for p in seen if "/tools.docs." in p], "a new reader takes them from the disk cache"
+        assert again.stats()["cache_hits"] >= len(fetched)
+        kept[0].write_bytes(kept[0].read_bytes().replace(b'"', b"'", 1))  # changed: its path no longer checks
+        seen.clear()
+        assert Catalog.open(url, cache_dir=cache).find_tool(query) == first
+    assert [p for p in seen if "/tools.docs." in p], "the changed copy was fetched again"
+
+
 def test_doc_layout_pages_big_tool_parts_in_small_shards() -> None:
     """Small parts and every nodes part keep 32-doc shards listed in the meta; big tool parts 4 (8 from 50,000)."""
     assert shards.doc_layout("tools", 2_016) == (32, None)  # 63 shards of 32

@@ -83,6 +83,17 @@ class Source:
     def remember(self, digest: str, data: bytes) -> None:
         """Keep bytes the caller verified against ``digest`` (a disk cache does; a folder has nothing to keep)."""
 
+    def recall_proven(self, key: str, max_bytes: int) -> bytes | None:
+        """A proven file kept under ``key`` (its page's root and place), unchecked: the caller checks its path."""
+        del key, max_bytes  # a folder keeps nothing: its files are read where they are
+        return None
+
+    def keep_proven(self, key: str, data: bytes) -> None:
+        """Keep a proven file whose path the caller checked (a disk cache does; a folder has nothing to keep)."""
+
+    def forget_proven(self, key: str) -> None:
+        """Drop a kept proven file whose path did not check."""
+
     def fetch_many(self, refs: list[dict[str, Any]]) -> list[bytes | ReaderError]:
         """The verified bytes of several refs (or the error each one met), in order; one after the other here."""
         out: list[bytes | ReaderError] = []

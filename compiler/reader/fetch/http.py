@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 import time
 from pathlib import Path
@@ -44,6 +45,8 @@ from .transport import (
 
 log = logging.getLogger(__name__)
 
+#: The disk cache's name for a proven file: its page's root (sha256 hex) and its place in the page.
+_PROVEN_KEY = re.compile(r"[0-9a-f]{64}-[0-9]{1,6}")
 #: A cached entry record is small (url, etag, sha256, bytes).
 _MAX_RECORD_BYTES = 4096
 
@@ -96,6 +99,29 @@ class HttpSource(Source):
     def _write_cached(self, digest: str, data: bytes) -> None:
         if self.cache is not None and is_sha256(digest):
             self.cache.write(self._object_parts(digest), digest, data)
+
+    # A proven file (toolcat-vectors-10's row files, toolcat-index-4's doc shards) has no sha256 of its own in the
+    # build: it is kept under its page's root and its place, and checked by its Merkle path each time it is read.
+    def recall_proven(self, key: str, max_bytes: int) -> bytes | None:
+        """A proven file kept in the disk cache under ``key`` (``<root>-<place>``), for the caller to check."""
+        if self.cache is None or not _PROVEN_KEY.fullmatch(key):
+            return None
+        data = self.cache.read(("proven", key[:2]), key, None, max(max_bytes, 0))
+        if data is not None:
+            with self._lock:
+                self.stats.cache_hits += 1
+        return data
+
+    def keep_proven(self, key: str, data: bytes) -> None:
+        """Keep a proven file the caller checked."""
+        if self.cache is not None and _PROVEN_KEY.fullmatch(key):
+            self.cache.write(("proven", key[:2]), key, data)
+
+    def forget_proven(self, key: str) -> None:
+        """Drop a kept proven file whose path did not lead to its root."""
+        if self.cache is not None and _PROVEN_KEY.fullmatch(key):
+            log.warning("cached proven file %s does not lead to its root; fetching it again", key)
+            self.cache.remove(("proven", key[:2]), key)
 
     def _cached_entry(self) -> tuple[str, bytes] | None:
         """The cached ``(etag, catalog.json)`` of this URL, when its record and body both verify."""
