@@ -24,7 +24,7 @@ from ..format.envelope import ReaderError
 from ..format.field_errors import json_path
 from ..format.index_format import WordFilter, proven_docs
 from ..format.refs import page_refs
-from ..format.vector_format import PROVEN_ROW_FORMATS, proven_body, proven_rows
+from ..format.vector_format import PROVEN_ROW_FORMATS, proven_checked, proven_rows
 from ..reader.fetch.folder import FolderSource
 
 log = logging.getLogger(__name__)
@@ -214,32 +214,27 @@ def _note_proven(obj: Any, proven: dict[str, dict[str, Any]]) -> None:
 def _check_proven_group(
     source: FolderSource, rel: str, group: dict[str, Any], table: dict[str, Any], report: VerifyReport
 ) -> None:
-    """Each row file of a proven group's pages: read within its page's bound, its path led to the page's root."""
+    """Each row file of a proven group's pages (``toolcat-vectors-10``): :func:`_check_proven`."""
     try:
-        rows = proven_rows(table, group)
+        refs = proven_rows(table, group)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         report.problems.append(f"{rel}: malformed group of proven row files ({exc!r})")
         return
-    for path, root, place, per_page, bound in rows:
-        data = _fetch(source, {"path": path, "max_bytes": bound}, path, report)
-        if data is None:
-            continue
-        report.files_checked += 1
-        try:
-            proven_body(data, root, place, per_page)
-        except ValueError as exc:
-            report.problems.append(f"{path}: {exc} (tampered or stale)")
-            continue
-        _check_json(path, data, report)
+    _check_proven(source, refs, report)
 
 
 def _check_proven_docs(source: FolderSource, rel: str, meta: dict[str, Any], report: VerifyReport) -> None:
-    """Each doc shard of a proven doc table (``toolcat-index-4``): read within its bound, its path led to its root."""
+    """Each doc shard of a proven doc table (``toolcat-index-4``): :func:`_check_proven`."""
     try:
         refs = proven_docs(meta)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         report.problems.append(f"{rel}: malformed proven doc table ({exc!r})")
         return
+    _check_proven(source, refs, report)
+
+
+def _check_proven(source: FolderSource, refs: list[dict[str, Any]], report: VerifyReport) -> None:
+    """Each proven file: read within its bound, its path led to its page's root, then its JSON checked."""
     for ref in refs:
         path = str(ref["path"])
         data = _fetch(source, {"path": path, "max_bytes": ref["max_bytes"]}, path, report)
@@ -247,7 +242,7 @@ def _check_proven_docs(source: FolderSource, rel: str, meta: dict[str, Any], rep
             continue
         report.files_checked += 1
         try:
-            proven_body(data, ref["root"], ref["place"], ref["per_page"])
+            proven_checked(data, ref)
         except ValueError as exc:
             report.problems.append(f"{path}: {exc} (tampered or stale)")
             continue

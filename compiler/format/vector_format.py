@@ -95,18 +95,47 @@ def proven_body(data: bytes, root: str, place: int, per_page: int) -> bytes:
     return body
 
 
-def proven_rows(table: dict[str, Any], group: dict[str, Any]) -> list[tuple[str, str, int, int, int]]:
-    """``(path, root, place, per_page, bytes)`` of each row file a group of a ``toolcat-vectors-10`` row table lists.
+def proven_checked(data: bytes, ref: dict[str, Any]) -> bytes:
+    """:func:`proven_body` of ``data`` read for a proven ref ``{path, max_bytes, root, place, per_page}``.
 
-    ``table`` is the vectors meta's ``rows``; a group's ``files`` are its pages' roots and bounds, from page ``first``.
+    Raises ValueError (a ref without those fields included) when the file's path does not lead to the ref's root.
+    """
+    return proven_body(data, str(ref["root"]), int(ref["place"]), int(ref["per_page"]))
+
+
+def proven_key(ref: dict[str, Any]) -> str:
+    """What a reader keeps a proven file's parsed JSON under, as a file by its sha256: ``<root>/<place>``."""
+    return f"{ref.get('root')}/{ref.get('place')}"
+
+
+def row_folder(table: dict[str, Any], doc: int) -> str:
+    """The folder of the row table's bucket holding tool ``doc``'s row file (and its page): ``<folder>.<bucket>``."""
+    return f"{table['folder']}.{table['buckets'][doc // int(table['per_bucket'])]}"
+
+
+def proven_row(table: dict[str, Any], group: dict[str, Any], doc: int) -> dict[str, Any]:
+    """The proven ref ``{path, max_bytes, root, place, per_page}`` of tool ``doc``'s row file.
+
+    ``table`` is a ``toolcat-vectors-10`` vectors meta's ``rows``; ``group`` the group of the table that lists the
+    root (and bound) of ``doc``'s page, from page ``first`` (``index_format.proven_doc`` does the same for a doc).
+    """
+    per_page = int(table["per_page"])
+    number = doc // per_page
+    root, bound = group["files"][number - int(group["first"])]
+    return {
+        "path": f"{row_folder(table, doc)}/{table['prefix']}{doc}.json",
+        "max_bytes": int(bound),
+        "root": str(root),
+        "place": doc - number * per_page,
+        "per_page": per_page,
+    }
+
+
+def proven_rows(table: dict[str, Any], group: dict[str, Any]) -> list[dict[str, Any]]:
+    """The proven ref (:func:`proven_row`) of each row file a group of a ``toolcat-vectors-10`` row table lists.
+
     For the walks that follow every file of a build (``toolcat verify``, the site's mirror).
     """
-    per_page, files, per_bucket = int(table["per_page"]), int(table["files"]), int(table["per_bucket"])
-    out = []
-    for number, (root, bound) in enumerate(group["files"], int(group["first"])):
-        for doc in range(number * per_page, min(files, (number + 1) * per_page)):
-            folder = f"{table['folder']}.{table['buckets'][doc // per_bucket]}"
-            out.append(
-                (f"{folder}/{table['prefix']}{doc}.json", str(root), doc - number * per_page, per_page, int(bound))
-            )
-    return out
+    per_page, files, first = int(table["per_page"]), int(table["files"]), int(group["first"])
+    docs = range(first * per_page, min(files, (first + len(group["files"])) * per_page))
+    return [proven_row(table, group, doc) for doc in docs]

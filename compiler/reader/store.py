@@ -19,7 +19,7 @@ from ..format.envelope import ReaderError
 from ..format.refs import check_ref, verify
 from ..format.shapes import check_shape
 from ..format.types import Json
-from ..format.vector_format import proven_body
+from ..format.vector_format import proven_checked, proven_key
 from ..format.version import FORMAT_VERSION
 from .checks import MAX_NAME, child_name, close_names, shown
 from .fetch.folder import Source
@@ -195,7 +195,7 @@ class Store:
 
     def _fetch_proven(self, ref: dict[str, Any]) -> Any:
         """:meth:`fetch_json` of a proven ref: kept in memory by its root and place, like a file by its sha256."""
-        key = f"{ref.get('root')}/{ref.get('place')}"
+        key = proven_key(ref)
         if key in self._json:
             return self._json[key]
         path = str(ref.get("path"))
@@ -206,7 +206,7 @@ class Store:
                 return recalled
             data = self.source.fetch({"path": ref.get("path"), "max_bytes": ref.get("max_bytes")})
         try:
-            body = proven_body(data, str(ref["root"]), int(ref["place"]), int(ref["per_page"]))
+            body = proven_checked(data, ref)
         except (KeyError, TypeError, ValueError) as exc:
             raise ReaderError(
                 "INTEGRITY",
@@ -231,11 +231,11 @@ class Store:
         if data is None:
             return None
         try:
-            body = proven_body(data, str(ref["root"]), int(ref["place"]), int(ref["per_page"]))
+            body = proven_checked(data, ref)
         except (KeyError, TypeError, ValueError):
             self.source.forget_proven(kept)
             return None
-        return self._parse({"path": str(ref.get("path")), "sha256": f"{ref['root']}/{ref['place']}"}, body)
+        return self._parse({"path": str(ref.get("path")), "sha256": proven_key(ref)}, body)
 
     def _parse(self, ref: Json, data: bytes) -> Any:
         try:
@@ -265,7 +265,7 @@ class Store:
             }.values()
         )
         for ref in refs:  # a proven file the disk cache holds is read from there (checked), not fetched
-            if isinstance(ref, dict) and "root" in ref and f"{ref.get('root')}/{ref.get('place')}" not in self._json:
+            if isinstance(ref, dict) and "root" in ref and proven_key(ref) not in self._json:
                 self._recall_proven(ref)
         # pending refs {path, max_bytes}: files whose sha256 is in another file of this round; kept unparsed
         # and unused until fetch_json gets a verified ref for them
@@ -275,7 +275,7 @@ class Store:
             if isinstance(r, dict)
             and "max_bytes" in r
             and "sha256" not in r
-            and f"{r.get('root')}/{r.get('place')}" not in self._json  # a proven file read already
+            and not ("root" in r and proven_key(r) in self._json)  # a proven file read already
         ]
         if len(wanted) + len(pending) < 2:  # a single file is fetched where it is read
             return

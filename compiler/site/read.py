@@ -24,7 +24,7 @@ from ..format.envelope import ReaderError
 from ..format.index_format import proven_docs
 from ..format.refs import page_refs
 from ..format.types import Ref
-from ..format.vector_format import PROVEN_ROW_FORMATS, proven_body, proven_rows
+from ..format.vector_format import PROVEN_ROW_FORMATS, proven_checked, proven_rows
 from ..reader.fetch.folder import FolderSource
 
 log = logging.getLogger(__name__)
@@ -156,9 +156,7 @@ class _VerifiedFiles:
         """
         if obj.get("artifact") == "index_meta":  # toolcat-index-4: the doc shards carry their paths
             for doc in proven_docs(obj):
-                self.read_proven(
-                    doc["path"], doc["root"], doc["place"], doc["per_page"], doc["max_bytes"], held_by=path
-                )
+                self.read_proven(doc, held_by=path)
         if obj.get("artifact") == "vectors_meta" and obj.get("format") in PROVEN_ROW_FORMATS:
             proven[str(obj["tools"]["rows"]["group_folder"])] = obj["tools"]["rows"]
         if obj.get("artifact") != "index_pages":
@@ -166,18 +164,20 @@ class _VerifiedFiles:
         table = proven.get(path.rsplit("/", 1)[0])
         if table is None:  # a paged table's files
             return list(page_refs(obj))
-        for row_path, root, place, per_page, bound in proven_rows(table, obj):  # its pages' roots: their row files
-            self.read_proven(row_path, root, place, per_page, bound, held_by=path)
+        for row in proven_rows(table, obj):  # its pages' roots: their row files
+            self.read_proven(row, held_by=path)
         return []
 
-    def read_proven(self, path: str, root: str, place: int, per_page: int, bound: int, *, held_by: str) -> None:
-        """Read a proven file: used once its Merkle path leads to its page's root.
+    def read_proven(self, ref: dict[str, Any], *, held_by: str) -> None:
+        """Read a proven file, used once its Merkle path leads to its page's root.
 
-        ``toolcat-vectors-10``'s row files and ``toolcat-index-4``'s doc shards.
+        ``ref`` is ``{path, max_bytes, root, place, per_page}``: ``toolcat-vectors-10``'s row files and
+        ``toolcat-index-4``'s doc shards.
         """
+        path = str(ref["path"])
         try:
-            data = self.source.fetch({"path": path, "max_bytes": bound})
-            proven_body(data, root, place, per_page)
+            data = self.source.fetch({"path": path, "max_bytes": ref["max_bytes"]})
+            proven_checked(data, ref)
         except (ReaderError, ValueError) as err:
             raise BuildError(
                 f"{self.root / path}: integrity check failed: {err} (held by {held_by}); "

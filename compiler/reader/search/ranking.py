@@ -19,6 +19,7 @@ from ...format.analyzer import ANALYZER_VERSION, ANALYZERS, analyze_chars, analy
 from ...format.envelope import ReaderError
 from ...format.index_format import INDEX_FORMAT, INDEX_FORMATS, WordFilter, proven_doc
 from ...format.refs import page_ref
+from ...format.vector_format import proven_key
 
 FetchJSON = Callable[[dict[str, Any]], Any]
 Prefetch = Callable[[list[dict[str, Any]]], None]
@@ -188,7 +189,7 @@ class IndexReader:
 
     def _fetch(self, ref: dict[str, Any]) -> Any:
         # a proven ref (toolcat-vectors-10's row files: Store.fetch_json) is known by its page root and place
-        digest = ref["sha256"] if "root" not in ref else f"{ref['root']}/{ref['place']}"
+        digest = ref["sha256"] if "root" not in ref else proven_key(ref)
         if digest not in self._cache:
             self._cache[digest] = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))

@@ -40,6 +40,8 @@ from ...format.vector_format import (
     READ_PARTITIONED_FORMATS,
     RESIDUAL_ALPHABET,
     RESIDUAL_ZERO,
+    proven_row,
+    row_folder,
 )
 from . import hybrid
 
@@ -708,17 +710,7 @@ class SemanticTier:
             raise ValueError("this build's tool vectors are not partitioned")
         table = self._partition[2]
         if table["proven"]:  # toolcat-vectors-10: its path to its page's root, which its group lists
-            per_page, number = int(table["per_page"]), doc // int(table["per_page"])
-            group = self._group(number // int(table["per_group"]))
-            entry: list[Any] = group["files"][number - int(group["first"])]
-            root, bound = entry
-            ref: dict[str, Any] = {
-                "path": f"{row_folder(table, doc)}/{table['prefix']}{doc}.json",
-                "max_bytes": int(bound),
-                "root": str(root),
-                "place": doc - number * per_page,
-                "per_page": per_page,
-            }
+            ref = proven_row(table, self._group(doc // int(table["per_page"]) // int(table["per_group"])), doc)
             return ref, self._fetch_json(ref)
         page = self._page(doc // int(table["per_page"]))
         ref = page_ref(page, doc - int(page["first"]))
@@ -944,11 +936,6 @@ def is_page(page: dict[str, Any], folder: str, prefix: str, number: int, per_pag
         and int(page["first"]) == number * per_page
         and len(page["files"]) == min(per_page, total - number * per_page)
     )
-
-
-def row_folder(table: dict[str, Any], doc: int) -> str:
-    """The folder of the row table's bucket holding tool ``doc``'s row file (and its page): ``<folder>.<bucket>``."""
-    return f"{table['folder']}.{table['buckets'][doc // int(table['per_bucket'])]}"
 
 
 def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
