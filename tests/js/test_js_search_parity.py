@@ -586,6 +586,35 @@ def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(build
                 assert js[key] == py[key], (query, key, py, js)
 
 
+def _vectors_meta(out: Path) -> dict[str, Any]:
+    """The vectors meta of the build in ``out`` (catalog -> manifest -> meta)."""
+    catalog = json.loads((out / "catalog.json").read_text())
+    manifest = json.loads((out / catalog["manifest"]["path"]).read_text())
+    meta: dict[str, Any] = json.loads((out / manifest["vectors"]["path"]).read_text())
+    return meta
+
+
+def _reseal_vectors_meta(out: Path, meta: dict[str, Any]) -> None:
+    """Write ``meta`` over the build's vectors meta and put its sha256 and size right up the chain (manifest, catalog)."""
+    import hashlib  # noqa: PLC0415 - this helper only
+
+    def write(path: Path, obj: Any) -> dict[str, Any]:
+        data = json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
+        path.write_bytes(data)
+        return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+    catalog = json.loads((out / "catalog.json").read_text())
+    manifest_path = out / catalog["manifest"]["path"]
+    manifest = json.loads(manifest_path.read_text())
+    manifest["vectors"].update(write(out / manifest["vectors"]["path"], meta))
+    ref = write(manifest_path, manifest)
+    catalog["manifest"].update(ref)
+    for version in catalog.get("versions", []):
+        if version.get("manifest", {}).get("path") == catalog["manifest"]["path"]:
+            version["manifest"].update(ref)
+    (out / "catalog.json").write_text(json.dumps(catalog))
+
+
 def _as_vectors_9(build_dir: Path, out: Path) -> None:
     """A copy of a ``toolcat-vectors-10`` build laid out as ``-9``: row files without proofs, listed by page files.
 
@@ -598,12 +627,7 @@ def _as_vectors_9(build_dir: Path, out: Path) -> None:
     from toolcat.format.vector_format import proven_body  # noqa: PLC0415 - this helper only
 
     shutil.copytree(build_dir, out)
-    catalog_path = out / "catalog.json"
-    catalog = json.loads(catalog_path.read_text())
-    manifest_path = out / catalog["manifest"]["path"]
-    manifest = json.loads(manifest_path.read_text())
-    meta_path = out / manifest["vectors"]["path"]
-    meta = json.loads(meta_path.read_text())
+    meta = _vectors_meta(out)
     table = meta["tools"]["rows"]
     per_page = int(table["per_page"])
 
@@ -634,14 +658,7 @@ def _as_vectors_9(build_dir: Path, out: Path) -> None:
     table["pages"].update(sha256=digest, bytes=size)
     table["page_max_bytes"] = page_max
     meta["format"] = "toolcat-vectors-9"
-    digest, size = write(meta_path, json.dumps(meta, separators=(",", ":"), sort_keys=True).encode())
-    manifest["vectors"].update(sha256=digest, bytes=size)
-    digest, size = write(manifest_path, json.dumps(manifest, separators=(",", ":"), sort_keys=True).encode())
-    catalog["manifest"].update(sha256=digest, bytes=size)
-    for version in catalog.get("versions", []):
-        if version.get("manifest", {}).get("path") == catalog["manifest"]["path"]:
-            version["manifest"].update(sha256=digest, bytes=size)
-    catalog_path.write_text(json.dumps(catalog))
+    _reseal_vectors_meta(out, meta)
 
 
 def _as_vectors_8(build_dir: Path, out: Path) -> None:
@@ -653,12 +670,7 @@ def _as_vectors_8(build_dir: Path, out: Path) -> None:
     import hashlib  # noqa: PLC0415 - this helper only
 
     _as_vectors_9(build_dir, out)
-    catalog_path = out / "catalog.json"
-    catalog = json.loads(catalog_path.read_text())
-    manifest_path = out / catalog["manifest"]["path"]
-    manifest = json.loads(manifest_path.read_text())
-    meta_path = out / manifest["vectors"]["path"]
-    meta = json.loads(meta_path.read_text())
+    meta = _vectors_meta(out)
     table, dim = meta["tools"]["rows"], int(meta["model"]["dim"])
 
     def write(path: Path, obj: Any) -> dict[str, Any]:
@@ -705,13 +717,7 @@ def _as_vectors_8(build_dir: Path, out: Path) -> None:
     table["pages"].update(write(directory_path, directory))
     table.update(sizes)
     meta["format"] = "toolcat-vectors-8"
-    manifest["vectors"].update(write(meta_path, meta))
-    ref = write(manifest_path, manifest)
-    catalog["manifest"].update(ref)
-    for version in catalog.get("versions", []):
-        if version.get("manifest", {}).get("path") == catalog["manifest"]["path"]:
-            version["manifest"].update(ref)
-    catalog_path.write_text(json.dumps(catalog))
+    _reseal_vectors_meta(out, meta)
 
 
 @pytest.mark.parametrize("layout", ["8", "9"])
