@@ -68,6 +68,10 @@ MODEL_OPTIONS = {"model": {"url": f"{MODEL_DIR}/model.json"}}
 #: from 0.930 (BFCL find_tool, 214 of 230) to 1; the example and its partitioned build alone: 1.84e-2, 0.940.
 WASM_TOLERANCE = 2.5e-2
 WASM_SAME_TOP5 = 0.93
+#: Where a catalogue measured lower (TOOLCAT_LIVEMCPBENCH set, twelfth session): LiveMCPBench's search_nodes, 246 of
+#: 270 top-5 lists (0.911; find_tool 256, categories 264), gaps up to 1.22e-2. Its 70 servers' node summaries sit
+#: close together, so a last-bit difference in the query vector reorders them more often than the tools.
+WASM_SAME_TOP5_BY_CATALOGUE = {"livemcp": 0.9}
 #: The one catalogue built in the default tier while that tier has vectors (the semantic tier's parity); the
 #: others would repeat that check at the price of a MiniLM build each (about a minute of CI; TOOLCAT_PARITY_ALL=1).
 VECTOR_CHECKED = "example"
@@ -125,6 +129,17 @@ def _bfcl(root: Path) -> list[str]:
     return rng.sample(asked, min(80, len(asked)))
 
 
+def _livemcp(root: Path) -> list[str]:
+    """LiveMCPBench's 527 tools and 120 of its requests (its agent's router queries among them: ``server:`` lines)."""
+    _bench()
+    import livemcp  # noqa: PLC0415 - bench/ is on sys.path now (_bench)
+
+    root.mkdir(parents=True)
+    _, queries = livemcp.livemcp_source(root)
+    rng = random.Random("livemcp")  # noqa: S311 - a seeded sample, no secret
+    return rng.sample(sorted({query for query, _ in queries}), 120)
+
+
 def _edit(src: Path) -> None:
     """Change one tool's summary (the next build writes a delta segment)."""
     tools = src / "files" / "tools.yaml"
@@ -133,7 +148,14 @@ def _edit(src: Path) -> None:
 
 
 #: name → writes its sources under the given folder, returns its labelled queries.
-CATALOGUES = {"example": _example, "github": _github, "bfcl": _bfcl, "segments": _example, "partitioned": _example}
+CATALOGUES = {
+    "example": _example,
+    "github": _github,
+    "bfcl": _bfcl,
+    "livemcp": _livemcp,
+    "segments": _example,
+    "partitioned": _example,
+}
 #: Built with its tool vectors partitioned into clusters (as a catalogue of over 2,000 tools is): only vectors differ.
 PARTITIONED = {"partitioned"}
 #: The example partitioned as a big catalogue reads it (a query's candidates outside its probed clusters, doc tables
@@ -225,6 +247,13 @@ def catalogue(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     need = NEEDS_CORPUS.get(name)
     if need is not None and not need.is_dir():
         pytest.skip(f"{need} is absent: the {name} catalogue is built from ../shared/corpus (tests never copy it)")
+    if name == "livemcp":  # a benchmark outside the corpus (bench/livemcp.py): a checkout named by its variable
+        _bench()
+        import livemcp  # noqa: PLC0415 - bench/ is on sys.path now
+
+        why = livemcp.missing()
+        if why is not None:
+            pytest.skip(f"the LiveMCPBench catalogue is built from a checkout of icip-cas/LiveMCPBench: {why}")
     return _built(name, tier, root)
 
 
@@ -513,7 +542,7 @@ def test_the_browser_gives_the_python_top_5(
     # onnxruntime-web's int8 kernels: most top-5 lists agree, relevance within the measured gap (module docstring)
     assert got["stats"]["search_tier"] == "hybrid (minilm-tools; the host's onnxruntime)", got["stats"]
     for op, row in table.items():
-        assert row["same_top5"] >= WASM_SAME_TOP5 * row["compared"], (op, row)
+        assert row["same_top5"] >= WASM_SAME_TOP5_BY_CATALOGUE.get(name, WASM_SAME_TOP5) * row["compared"], (op, row)
         assert row["max_diff"] <= WASM_TOLERANCE, (op, row)
 
 

@@ -722,12 +722,29 @@
   });
 
   // src/quote.ts
-  function pyQuote(text) {
-    return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+  function hex3(code, width) {
+    return code.toString(16).padStart(width, "0");
   }
+  function pyQuote(text) {
+    const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+    let out = quote;
+    for (const ch of text) {
+      const code = ch.codePointAt(0) ?? 0;
+      if (ch === quote) out += `\\${ch}`;
+      else if (ESCAPES[ch]) out += ESCAPES[ch];
+      else if (ch === " " || !UNPRINTABLE.test(ch)) out += ch;
+      else if (code <= 255) out += `\\x${hex3(code, 2)}`;
+      else if (code <= 65535) out += `\\u${hex3(code, 4)}`;
+      else out += `\\U${hex3(code, 8)}`;
+    }
+    return out + quote;
+  }
+  var UNPRINTABLE, ESCAPES;
   var init_quote = __esm({
     "src/quote.ts"() {
       "use strict";
+      UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+      ESCAPES = { "\\": "\\\\", "	": "\\t", "\n": "\\n", "\r": "\\r" };
     }
   });
 
