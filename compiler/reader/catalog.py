@@ -33,7 +33,7 @@ from ..format.envelope import ReaderError, error_envelope
 from ..format.refs import MAX_FILE_BYTES
 from ..format.types import Json
 from .audit import AuditSink
-from .checks import shown
+from .checks import shown, trim
 from .dialects import DIALECTS, direct, gateway, namespaced, protocol, shared
 from .dialects import spec as spec_dialect
 from .execution.handlers import Handler
@@ -52,7 +52,7 @@ def _check_pin(pin: Any) -> str | None:
     """The hex digest of ``pin="sha256:<64 hex>"``; BAD_REQUEST for anything else."""
     if pin is None:
         return None
-    text = pin.strip().lower() if isinstance(pin, str) else ""
+    text = trim(pin).lower() if isinstance(pin, str) else ""
     digest = text.removeprefix("sha256:")
     if not text.startswith("sha256:") or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
         raise ReaderError(

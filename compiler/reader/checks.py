@@ -60,9 +60,21 @@ def bad(
     )
 
 
+#: What the readers strip from a caller's string: JavaScript's ``String.prototype.trim`` set (its WhiteSpace and
+#: LineTerminator: tab, line feed, vertical tab, form feed, carriage return, the Zs spaces, U+2028, U+2029 and the byte
+#: order mark), so the TypeScript reader, which trims, reads the same text. ``str.strip()`` differs: it keeps a byte
+#: order mark and strips U+001C-U+001F and U+0085 (``tests/js/test_js_text.py`` checks the set against Node's).
+TRIM = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def trim(text: str) -> str:
+    """``text`` without the :data:`TRIM` characters at its ends (``text.trim()`` in the TypeScript reader)."""
+    return text.strip(TRIM)
+
+
 def check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: str = "root") -> str:
     """``value`` when it is a (non-empty) string of a sensible length; BAD_REQUEST otherwise."""
-    if not isinstance(value, str) or (not allow_empty and not value.strip()) or len(value) > 4 * MAX_NAME:
+    if not isinstance(value, str) or (not allow_empty and not trim(value)) or len(value) > 4 * MAX_NAME:
         raise bad(
             f"'{name}' must be a non-empty string (at most {4 * MAX_NAME} characters), got {shown(value)}",
             help_path=help_path,
@@ -72,7 +84,7 @@ def check_str(value: Any, name: str, *, allow_empty: bool = False, help_path: st
 
 def check_name(value: Any, *, help_path: str = "root") -> str:
     """A tool name (canonical id, alias or skill name) as given; BAD_REQUEST unless a non-empty, bounded string."""
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+    if not isinstance(value, str) or not trim(value) or len(value) > MAX_NAME:
         raise bad(f"a tool name must be a non-empty string, got {shown(value)}", help_path=help_path)
     return value
 
@@ -104,7 +116,7 @@ def check_query(value: Any, name: str = "query") -> str:
     A blank or non-string query is BAD_REQUEST with an example of a good one. A long query (an agent pasting its
     whole task) is cut at a word boundary; :func:`query_note` says so in the answer.
     """
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_QUERY_INPUT:
+    if not isinstance(value, str) or not trim(value) or len(value) > MAX_QUERY_INPUT:
         raise ReaderError(
             "BAD_REQUEST",
             f"'{name}' must be a non-empty string, got {shown(value, 60)}",
@@ -113,7 +125,7 @@ def check_query(value: Any, name: str = "query") -> str:
                 f"Say what you need in a few words: the action, the object and the domain, e.g. {name}='upload a file to an S3 bucket'."
             ],
         )
-    text = value.strip()
+    text = trim(value)
     if len(text) <= MAX_QUERY_CHARS:
         return text
     cut = text[:MAX_QUERY_CHARS]
@@ -123,10 +135,10 @@ def check_query(value: Any, name: str = "query") -> str:
 
 def query_note(value: Any) -> str | None:
     """The note an answer carries when :func:`check_query` cut ``value``, else None."""
-    if not isinstance(value, str) or len(value.strip()) <= MAX_QUERY_CHARS:
+    if not isinstance(value, str) or len(trim(value)) <= MAX_QUERY_CHARS:
         return None
     return (
-        f"The query was cut to its first {MAX_QUERY_CHARS:,} characters (of {len(value.strip()):,}); put the"
+        f"The query was cut to its first {MAX_QUERY_CHARS:,} characters (of {len(trim(value)):,}); put the"
         " action, the object and the domain first, in a few words."
     )
 
@@ -166,7 +178,7 @@ def node_path(path: Any) -> tuple[str, ...]:
     if path is None:
         return ()
     if isinstance(path, str):
-        text = path.strip()
+        text = trim(path)
         if text in ROOT_NAMES:
             return ()
         parts = text.strip("/").replace("/", ".").split(".")
@@ -233,6 +245,6 @@ def child_name(asked: str, children: dict[str, dict[str, Any]]) -> str | None:
 def deprecation_note(spec: dict[str, Any]) -> str:
     """What an agent is told about a deprecated tool."""
     value = spec.get("deprecated")
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and trim(value):
         return f"{spec.get('tool_id')} is deprecated: {value}"
     return f"{spec.get('tool_id')} is deprecated; search for its replacement before relying on it"

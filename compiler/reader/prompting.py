@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from ..format.buckets import lookup_bucket
 from ..format.envelope import ReaderError
+from .checks import trim
 
 DETAILS = ("short", "full")
 MAX_CANDIDATES = 20
@@ -219,14 +220,14 @@ def named_section(catalog: PromptSource, name: Any = None) -> dict[str, Any]:
             {"name": n, "media_type": sections[n].get("media_type"), "tokens": sections[n].get("tokens")} for n in known
         ]
         return {"ok": True, "sections": rows}
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str) or not trim(name):
         raise ReaderError(
             "BAD_REQUEST",
             f"a prompt section name must be a non-empty string, got {type(name).__name__}",
             details={"sections": known},
             hints=["Pass one of the names in details.sections, e.g. 'system.gateway'."],
         )
-    wanted = name.strip()
+    wanted = trim(name)
     if wanted not in sections:
         close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.5)
         hints = [f"Did you mean {', '.join(close)}?"] if close else []

@@ -21,7 +21,7 @@ from ..format.shapes import check_shape
 from ..format.types import Json
 from ..format.vector_format import proven_checked, proven_key
 from ..format.version import FORMAT_VERSION
-from .checks import MAX_NAME, child_name, close_names, shown
+from .checks import MAX_NAME, child_name, close_names, shown, trim
 from .fetch.folder import Source
 
 log = logging.getLogger(__name__)
@@ -312,7 +312,7 @@ class Store:
         return found if isinstance(found, dict) else None
 
     def _find(self, name: str) -> Json | None:
-        for candidate in dict.fromkeys([name, name.strip(), name.strip().lower()]):
+        for candidate in dict.fromkeys([name, trim(name), trim(name).lower()]):
             found = self._lookup(candidate)
             if found is not None:
                 return found
@@ -320,7 +320,7 @@ class Store:
 
     def resolve(self, name: Any) -> str | None:
         """The canonical tool id for a canonical id, any provider alias, or a skill name; None if unknown."""
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+        if not isinstance(name, str) or not trim(name) or len(name) > MAX_NAME:
             return None
         found = self._find(name)
         return str(found["tool_id"]) if found is not None else None

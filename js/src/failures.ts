@@ -10,7 +10,7 @@ import { ReaderError, bad, type Action } from "./errors.js";
 import { cmp, isObject, pyRound, shown, unique, type Json } from "./py.js";
 import { pyQuote } from "./quote.js";
 import { MIN_RELATIVE, MIN_RELEVANCE, nameKey, scope, type Hit, type PointedHit, type Searcher } from "./search.js";
-import { lookupBucket } from "./sha256.js";
+import { lookupBucket, sha256 } from "./sha256.js";
 import { MAX_REDIRECTS } from "./source.js";
 import { MAX_QUERY_CHARS, SUGGEST_WALK_LIMIT, SUPPORTED_FORMAT_VERSION, encodeCursor, type Artifact, type Store } from "./store.js";
 
@@ -541,4 +541,16 @@ export function badPart(name: string, why: string): ReaderError {
     details: { part: name },
     hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."],
   });
+}
+
+/** ``checks.cursor_key``: a category search loads this chunk anyway (``categoryAnswer``), so the key costs the main
+ * entry nothing. */
+export async function cursorKey(...parts: unknown[]): Promise<string> {
+  return (await sha256(new TextEncoder().encode(pyTupleRepr(parts)))).slice(0, 8);
+}
+
+/** ``repr(tuple)`` of strings and lists of strings: what Python hashes to bind a cursor to its query. */
+function pyTupleRepr(parts: unknown[]): string {
+  const one = (v: unknown): string => (Array.isArray(v) ? "[" + v.map(one).join(", ") + "]" : shown(v, 1 << 30));
+  return "(" + parts.map(one).join(", ") + (parts.length === 1 ? ",)" : ")");
 }

@@ -49,18 +49,19 @@ export function cmpPath(a: string[], b: string[]): number {
   return a.length - b.length;
 }
 
+/** ``repr(str)``: the quote Python chooses, and escapes for what ``str.isprintable`` calls unprintable (Unicode's
+ * Other and Separator categories but the space). */
 function reprStr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = "";
   for (const ch of text) {
     const code = ch.codePointAt(0) as number;
-    if (ch === "\\" || ch === quote) out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) out += "\\x" + code.toString(16).padStart(2, "0");
-    else if (code >= 0xd800 && code <= 0xdfff) out += "\\u" + code.toString(16);
-    else out += ch;
+    const width = code < 256 ? 2 : code < 65536 ? 4 : 8;
+    out +=
+      ch === quote ? "\\" + ch
+      : "\\\n\r\t".includes(ch) ? JSON.stringify(ch).slice(1, -1)
+      : /(?! )[\p{C}\p{Z}]/u.test(ch) ? "\\" + "xuU"[width >> 2] + code.toString(16).padStart(width, "0")
+      : ch;
   }
   return quote + out + quote;
 }

@@ -10,7 +10,7 @@ import { ReaderError } from "./errors.js";
 import { LEXICAL_LEARNED } from "./fusionDefault.js";
 import { bisectRight, cmp, cmpPath, isObject, pyRound, unique, type Json } from "./py.js";
 import { lookupBucket, sha256 } from "./sha256.js";
-import { MAX_QUERY_CHARS, checkLimit, checkQuery, cursorKey, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
+import { MAX_QUERY_CHARS, checkLimit, checkQuery, decodeCursor, nodePath, type Artifact, type Store } from "./store.js";
 import type { PartFilter } from "./wordfilter.js";
 
 export const MIN_CHAR_ONLY_SCORE = 0.1;
@@ -636,7 +636,7 @@ export class Searcher {
       const text = await checkQuery(query, "query");
       const count = checkLimit(limit, 5);
       const path = nodePath(categoryPath);
-      const key = await cursorKey(text, path);
+      const key = await (await failures()).cursorKey(text, path);
       const offset = await decodeCursor(cursor, key);
       const candidates = await this.nameCandidates(text);
       const refs = candidates.map(([, ref]) => ref);

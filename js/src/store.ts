@@ -1,7 +1,7 @@
 /** The catalogue's store: the entry and manifest, verified files in memory, lookups and node walks (``toolcat.reader.store``). */
 import { ReaderError, bad } from "./errors.js";
 import { isObject, shown, unique, type Json } from "./py.js";
-import { lookupBucket, sha256 } from "./sha256.js";
+import { lookupBucket } from "./sha256.js";
 import { HttpSource, checkRef, verify, type PendingRef, type Ref } from "./source.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -380,16 +380,6 @@ export function checkTags(tags: unknown): string[] {
 export function checkBool(value: unknown, name: string): boolean {
   if (typeof value !== "boolean") throw bad(`'${name}' must be true or false, got ${shown(value)}`);
   return value;
-}
-
-export async function cursorKey(...parts: unknown[]): Promise<string> {
-  return (await sha256(new TextEncoder().encode(pyTupleRepr(parts)))).slice(0, 8);
-}
-
-/** ``repr(tuple)`` of strings and lists of strings: what Python hashes to bind a cursor to its query. */
-function pyTupleRepr(parts: unknown[]): string {
-  const one = (v: unknown): string => (Array.isArray(v) ? "[" + v.map(one).join(", ") + "]" : shown(v, 1 << 30));
-  return "(" + parts.map(one).join(", ") + (parts.length === 1 ? ",)" : ")");
 }
 
 export function encodeCursor(offset: number, key?: string): string {

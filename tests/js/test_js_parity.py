@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import math
+import random
 import shutil
 import subprocess
 import sys
@@ -255,6 +256,110 @@ _TASK_DESCRIPTION = "\n".join(
         "Finally: upload the generated report to the shared bucket and open a pull request.",
     ]
 )
+
+
+#: Characters where Python's and JavaScript's string handling part ways: case mappings that change length or differ
+#: (ß, İ, ﬁ, final sigma, Turkish dotless i), combining marks, zero-width and bidirectional controls, line and
+#: paragraph separators, other whitespace, quotes and backslashes (a hint quotes the query), surrogate pairs.
+_ODD = [
+    "ß",
+    "ẞ",
+    "İ",
+    "\u0131",
+    "ﬁ",
+    "ﬀ",
+    "Σ",
+    "ς",
+    "ǅ",
+    "Å",
+    "e\u0301",
+    "\u0307",
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u202e",
+    "\u2066",
+    "\u2028",
+    "\u2029",
+    "\u0085",
+    "\u00a0",
+    "\u3000",
+    "\u1680",
+    "\t",
+    "\n",
+    "\r\n",
+    "\x0b",
+    "\x1c",
+    "\x00",
+    "\x7f",
+    "'",
+    '"',
+    "\\",
+    "`",
+    "😀",
+    "👩‍💻",
+    "🇫🇷",
+    "\U0001d518\U0001d52b\U0001d526",
+    "東京",
+    "ファイル",
+    "файл",
+    "ملف",
+    "١٢٣",
+    "²",
+    "½",
+    "Ⅻ",
+    "①",
+    "\uff05",
+    "\uff26\uff49\uff4c\uff45",
+    "ǰ",
+    "ŉ",
+]
+
+
+def _odd_queries(count: int) -> list[str]:
+    """Seeded queries mixing the example's words with :data:`_ODD`: how pasted and non-English requests arrive."""
+    rng = random.Random("odd")  # noqa: S311 - seeded queries, no secret
+    words = [
+        "read",
+        "write",
+        "file",
+        "pdf",
+        "convert",
+        "rename",
+        "upload",
+        "bucket",
+        "issue",
+        "report",
+        "SERVER:",
+        "tool:",
+    ]
+    out = []
+    for _ in range(count):
+        parts = [rng.choice(_ODD) if rng.random() < 0.4 else rng.choice(words) for _ in range(rng.randint(1, 7))]
+        glue = rng.choice(["", " ", " ", "\n", "_", "-", "."])
+        out.append(glue.join(parts))
+    return out
+
+
+def test_odd_characters_get_the_same_answers(example, tmp_path):
+    """Queries with case mappings, combining marks, controls, separators and quotes: the same answers, hints too."""
+    url, _ = example
+    queries = _odd_queries(120)
+    calls = []
+    for q in queries:
+        calls += [call("find_tool", q, 5), call("search_nodes", q, 5), call("search_tool_by_category", q, "files", 3)]
+    catalog = Catalog.open(url, cache_dir=tmp_path / "cache")
+    expected = [_execution_free(json.loads(json.dumps(fn(catalog)))) for fn, _ in calls]
+    got = run_js(url, [js for _, js in calls])["answers"]
+    wrong = []
+    for (_, js_call), py, js in zip(calls, expected, got, strict=True):
+        try:
+            assert_same(py, _execution_free(js))
+        except AssertionError as err:
+            wrong.append(f"{js_call}: {str(err)[:300]}")
+    assert not wrong, f"{len(wrong)} of {len(calls)} answers differ:\n" + "\n".join(wrong[:40])
+    assert sum(1 for a in expected if a.get("matches")) > 60  # most of them are answered, not refused
 
 
 def test_category_pages_follow_the_same_cursors(example, tmp_path):

@@ -233,6 +233,13 @@ def catalogue(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     _require_node()
     if name in PARTITIONED and tier != "default":
         pytest.skip("without vectors the partitioned build is the example's: checked there")
+    if name == "livemcp":  # a benchmark outside the corpus (bench/livemcp.py): a checkout named by its variable
+        _bench()
+        import livemcp  # noqa: PLC0415 - bench/ is on sys.path now
+
+        why = livemcp.missing()
+        if why is not None:
+            pytest.skip(f"the LiveMCPBench catalogue is built from a checkout of icip-cas/LiveMCPBench: {why}")
     everything = os.environ.get("TOOLCAT_PARITY_ALL") == "1"
     if (
         tier == "default"
@@ -247,13 +254,6 @@ def catalogue(name: str, tier: str, root: str) -> tuple[Path, list[str]]:
     need = NEEDS_CORPUS.get(name)
     if need is not None and not need.is_dir():
         pytest.skip(f"{need} is absent: the {name} catalogue is built from ../shared/corpus (tests never copy it)")
-    if name == "livemcp":  # a benchmark outside the corpus (bench/livemcp.py): a checkout named by its variable
-        _bench()
-        import livemcp  # noqa: PLC0415 - bench/ is on sys.path now
-
-        why = livemcp.missing()
-        if why is not None:
-            pytest.skip(f"the LiveMCPBench catalogue is built from a checkout of icip-cas/LiveMCPBench: {why}")
     return _built(name, tier, root)
 
 

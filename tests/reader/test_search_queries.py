@@ -59,6 +59,17 @@ def test_every_search_takes_long_queries_and_gives_one_helpful_message_for_blank
     assert any("the action, the object and the domain" in hint for hint in blank["error"]["hints"])
 
 
+def test_a_query_is_trimmed_as_the_typescript_reader_trims_it() -> None:
+    """A byte order mark and U+3000 go (JavaScript's trim drops them); U+001C and U+0085 stay (it keeps them).
+
+    ``str.strip()`` did the opposite for each: a pasted query read two texts in the two readers, and a category page's
+    cursor (a digest of the text) differed (``tests/js/test_js_parity.py``, odd characters).
+    """
+    assert check_query("\ufeff\u3000read a file\u2028") == "read a file"
+    assert check_query("\x1cread a file\x85") == "\x1cread a file\x85"
+    assert split_hint("\ufeffserver: files\u3000\ntool: read a file")[1] == "files"
+
+
 def test_check_query_cuts_at_a_word_boundary() -> None:
     """A query over the limit keeps whole words and at most MAX_QUERY_CHARS characters."""
     text = "word " * 1000

@@ -29,6 +29,7 @@ from ..checks import (
     ok,
     or_default,
     shown,
+    trim,
 )
 from ..session import Session
 from ..store import Store
@@ -61,7 +62,7 @@ def tool_help(
     path = or_default(path, "root")
     if not isinstance(path, str) or len(path) > MAX_NAME:
         raise bad(f"a help path is a dotted string like 'onto.task', got {shown(path)}")
-    text = path.strip().strip(".").replace("/", ".")
+    text = trim(path).strip(".").replace("/", ".")
     if query is not None:
         checked = check_query(query, "query")  # a long query is cut (the searcher's answer says so)
         return _help_search(store, session, "" if text in ROOT_NAMES else text, checked, check_limit(limit, 5))

@@ -13,7 +13,7 @@ from typing import Any
 from ...format.dialects import dialect_tools
 from ...format.envelope import ReaderError
 from ...format.types import Json
-from ..checks import MAX_LIMIT, check_limit, check_query, check_str, check_tags, close_names, ok, shown
+from ..checks import MAX_LIMIT, check_limit, check_query, check_str, check_tags, close_names, ok, shown, trim
 from ..session import Session
 from ..store import Store
 from .protocol import World, drop_empty, path_text, words_of
@@ -38,7 +38,7 @@ def tool_list(store: Store, session: Session, namespace: Any, tags: Any, capabil
     group = None
     namespaces = namespaces_of(store, session)
     if namespace is not None:
-        group = check_str(namespace, "namespace").strip().strip(".")
+        group = trim(check_str(namespace, "namespace")).strip(".")
         if group.split(".", 1)[0] not in namespaces:
             raise unknown_path(group, namespaces)
     pointers = store.namespace_pointers(group.split(".", 1)[0]) if group is not None else store.all_pointers()
@@ -69,7 +69,7 @@ def tool_list(store: Store, session: Session, namespace: Any, tags: Any, capabil
     next_action = {"op": "describe", "args": {"tool_id": rows[0]["name"]}} if rows else None
     hints = [] if rows else ["Nothing matches these filters; search by purpose instead."]
     if not rows:
-        next_action = {"op": "search", "args": {"query": " ".join([*(wanted or []), able or "", group or ""]).strip()}}
+        next_action = {"op": "search", "args": {"query": trim(" ".join([*(wanted or []), able or "", group or ""]))}}
     out = drop_empty({"namespace": group, "count": len(rows), "tools": rows}, ("count", "tools"))
     return ok(out, help_path=group or "root", hints=hints, next_action=next_action)
 
@@ -105,7 +105,7 @@ def discover(store: Store, session: Session, domain: Any, tool: Any, describe: C
     and ``usage`` line. A domain the session may not see is UNKNOWN_PATH; a tool outside it TOOL_NOT_FOUND.
     ``describe(tool_id)`` is the dialect's ``tool_describe`` (the facade passes it: no dialect imports another).
     """
-    name = check_str(domain, "domain").strip().strip(".")
+    name = trim(check_str(domain, "domain")).strip(".")
     if tool is None:
         listed = tool_list(store, session, name, None)
         return {**listed, "domain": name}

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ...format.types import Json
+from ..checks import TRIM, trim
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +80,9 @@ def path_text(path: Any) -> str:
     """A node path as the one string every dialect takes: ``["a", "b"]`` → ``"a/b"``; the root is ``""``."""
     if isinstance(path, (list, tuple)):
         return "/".join(str(p) for p in path)
-    if not isinstance(path, str) or path.strip() in ("root", "/", "."):
+    if not isinstance(path, str) or trim(path) in ("root", "/", "."):
         return ""
-    return path.strip()
+    return trim(path)
 
 
 def abstract(action: Any) -> tuple[str, Json] | None:
@@ -123,7 +124,7 @@ def abstract(action: Any) -> tuple[str, Json] | None:
 
 def words_of(path: str) -> str:
     """A path as search words: ``onto.task`` → ``onto task`` (``tools`` when nothing is left)."""
-    return re.sub(r"[./_\s-]+", " ", path).strip() or "tools"
+    return trim(re.sub(f"[./_{TRIM}-]+", " ", path)) or "tools"
 
 
 class Dialect(Protocol):
@@ -149,7 +150,7 @@ def render_action(action: Any, dialect: Dialect, world: World) -> Json | None:
         return None
     op, args = found
     for key in ("query", "tool_id"):
-        if key in args and (not isinstance(args[key], str) or not args[key].strip()):
+        if key in args and (not isinstance(args[key], str) or not trim(args[key])):
             if key == "query":
                 return dialect.render_next("help", {"path": ""}, world)
             return None

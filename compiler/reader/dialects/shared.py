@@ -13,6 +13,7 @@ from ..checks import (
     bad,
     close_names,
     shown,
+    trim,
 )
 from ..execution import arguments
 from ..execution.handlers import available, find_handler
@@ -44,9 +45,9 @@ def check_capability(capability: Any) -> str | None:
     """A capability filter as a lower-case string (None: no filter); BAD_REQUEST for anything else."""
     if capability is None:
         return None
-    if not isinstance(capability, str) or not capability.strip() or len(capability) > 200:
+    if not isinstance(capability, str) or not trim(capability) or len(capability) > 200:
         raise bad(f"'capability' must be a capability name such as 'code-analysis', got {shown(capability)}")
-    return capability.strip().lower()
+    return trim(capability).lower()
 
 
 def has_capability(pointer: Json, capability: str) -> bool:

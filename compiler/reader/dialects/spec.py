@@ -27,6 +27,7 @@ from ..checks import (
     node_path,
     ok,
     shown,
+    trim,
 )
 from ..execution import runners as execute
 from ..session import Session
@@ -127,7 +128,7 @@ def list_node(
         check_str(query, "query", allow_empty=True)
     offset = decode_cursor(cursor)
     shard = store.node(where)
-    searched = isinstance(query, str) and bool(query.strip())
+    searched = isinstance(query, str) and bool(trim(query))
     filtered = bool(wanted) or able is not None
     page, total, hits = _listed(
         store,

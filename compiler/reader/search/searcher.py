@@ -27,7 +27,16 @@ from ...format.analyzer import (
 )
 from ...format.buckets import lookup_bucket
 from ...format.envelope import ReaderError
-from ..checks import check_limit, check_query, cursor_key, decode_cursor, encode_cursor, node_path, query_note
+from ..checks import (
+    check_limit,
+    check_query,
+    cursor_key,
+    decode_cursor,
+    encode_cursor,
+    node_path,
+    query_note,
+    trim,
+)
 from . import expansion, fusion_model, hybrid, rerank
 from .hybrid import CANDIDATES, FUSION, SEMANTIC_TERM, fuse
 from .ranking import IndexReader
@@ -803,11 +812,11 @@ def split_hint(query: str) -> tuple[str, str | None]:
         if end - start > HINT_MAX_CHARS:
             space = query.rfind(" ", start, start + HINT_MAX_CHARS + 1)
             end = space if space > start else start + HINT_MAX_CHARS
-        hint = query[start:end].strip().rstrip(",").strip() or None
+        hint = trim(trim(query[start:end]).rstrip(",")) or None
         query = query[: found.start()] + " " + query[end:]
     words = _LABEL.sub(" ", query)
     words = " ".join(words.replace("/", " ").replace("|", " ").replace(";", " ").split())
-    return (words or query.strip()), hint
+    return (words or trim(query)), hint
 
 
 def name_key(text: str) -> str:

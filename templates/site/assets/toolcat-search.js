@@ -157,13 +157,8 @@
     let out = "";
     for (const ch of text) {
       const code = ch.codePointAt(0);
-      if (ch === "\\" || ch === quote) out += "\\" + ch;
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (ch === "	") out += "\\t";
-      else if (code < 32 || code >= 127 && code <= 160 || code === 173) out += "\\x" + code.toString(16).padStart(2, "0");
-      else if (code >= 55296 && code <= 57343) out += "\\u" + code.toString(16);
-      else out += ch;
+      const width = code < 256 ? 2 : code < 65536 ? 4 : 8;
+      out += ch === quote ? "\\" + ch : "\\\n\r	".includes(ch) ? JSON.stringify(ch).slice(1, -1) : /(?! )[\p{C}\p{Z}]/u.test(ch) ? "\\" + "xuU"[width >> 2] + code.toString(16).padStart(width, "0") : ch;
     }
     return quote + out + quote;
   }
@@ -722,29 +717,13 @@
   });
 
   // src/quote.ts
-  function hex3(code, width) {
-    return code.toString(16).padStart(width, "0");
-  }
   function pyQuote(text) {
-    const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-    let out = quote;
-    for (const ch of text) {
-      const code = ch.codePointAt(0) ?? 0;
-      if (ch === quote) out += `\\${ch}`;
-      else if (ESCAPES[ch]) out += ESCAPES[ch];
-      else if (ch === " " || !UNPRINTABLE.test(ch)) out += ch;
-      else if (code <= 255) out += `\\x${hex3(code, 2)}`;
-      else if (code <= 65535) out += `\\u${hex3(code, 4)}`;
-      else out += `\\U${hex3(code, 8)}`;
-    }
-    return out + quote;
+    return shown(text, 1 << 30);
   }
-  var UNPRINTABLE, ESCAPES;
   var init_quote = __esm({
     "src/quote.ts"() {
       "use strict";
-      UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-      ESCAPES = { "\\": "\\\\", "	": "\\t", "\n": "\\n", "\r": "\\r" };
+      init_py();
     }
   });
 
@@ -1437,7 +1416,7 @@
             const text = await checkQuery(query, "query");
             const count = checkLimit(limit, 5);
             const path = nodePath(categoryPath);
-            const key = await cursorKey(text, path);
+            const key = await (await failures()).cursorKey(text, path);
             const offset = await decodeCursor(cursor, key);
             const candidates = await this.nameCandidates(text);
             const refs2 = candidates.map(([, ref]) => ref);
@@ -1864,6 +1843,13 @@
       hints: ["The host serves files a toolcat build did not write; rebuild and republish the catalogue."]
     });
   }
+  async function cursorKey(...parts) {
+    return (await sha256(new TextEncoder().encode(pyTupleRepr(parts)))).slice(0, 8);
+  }
+  function pyTupleRepr(parts) {
+    const one = (v) => Array.isArray(v) ? "[" + v.map(one).join(", ") + "]" : shown(v, 1 << 30);
+    return "(" + parts.map(one).join(", ") + (parts.length === 1 ? ",)" : ")");
+  }
   var head200, browseRoot, contentTokens, HINT, HINT_MAX_CHARS, LABEL, REDIRECT_HINT;
   var init_failures = __esm({
     "src/failures.ts"() {
@@ -2035,6 +2021,7 @@
     categoryAnswer: () => categoryAnswer,
     checkLongQuery: () => checkLongQuery,
     closeNames: () => closeNames,
+    cursorKey: () => cursorKey,
     encoding: () => encoding,
     formatVersion: () => formatVersion,
     hashMismatch: () => hashMismatch,
@@ -2400,13 +2387,6 @@
     const list = typeof tags === "string" ? [tags] : tags;
     if (!Array.isArray(list) || !list.every((t) => typeof t === "string")) throw bad(`'tags' must be a list of strings, got ${shown(tags)}`);
     return list.map((t) => t.toLowerCase());
-  }
-  async function cursorKey(...parts) {
-    return (await sha256(new TextEncoder().encode(pyTupleRepr(parts)))).slice(0, 8);
-  }
-  function pyTupleRepr(parts) {
-    const one = (v) => Array.isArray(v) ? "[" + v.map(one).join(", ") + "]" : shown(v, 1 << 30);
-    return "(" + parts.map(one).join(", ") + (parts.length === 1 ? ",)" : ")");
   }
   function encodeCursor(offset, key) {
     return `o:${offset}` + (key ? `:${key}` : "");

@@ -1,4 +1,4 @@
-"""The TypeScript reader's ``pyQuote`` (js/src/quote.ts) against Python's ``repr`` of a string.
+"""The TypeScript reader's text handling against Python's: ``repr`` of a string, and what a reader strips.
 
 Hints quote an agent's query with ``!r``: a query of two lines (an agent's ``server:`` and ``tool:`` lines) is one
 quoted line in Python's hint (a backslash and an n where the line broke), and must be in TypeScript's too.
@@ -15,6 +15,8 @@ import unicodedata
 
 import pytest
 from support import REPO
+
+from toolcat.reader.checks import TRIM, trim
 
 JS = REPO / "js"
 TEXTS = [
@@ -88,3 +90,27 @@ def test_py_quote_is_python_repr() -> None:
     assert not wrong, f"{len(wrong)} of {len(texts)} differ, e.g. {wrong[:5]}"
     assert any("\\n" in repr(t) for t in texts)  # the escapes are exercised
     assert any("\\U" in repr(t) for t in texts)
+
+
+def test_the_trim_set_is_javascripts() -> None:
+    """``checks.TRIM`` (what both readers strip from a caller's string) is what ``String.prototype.trim`` strips.
+
+    Every code point is tried once at each end of a word in Node; those trimmed must be TRIM's, no more and no fewer.
+    """
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is absent: run `make js`")
+    script = (
+        "const out = [];"
+        "for (let c = 0; c <= 0x10ffff; c++) {"
+        "  if (c >= 0xd800 && c <= 0xdfff) continue;"
+        "  const ch = String.fromCodePoint(c);"
+        "  if ((ch + 'x' + ch).trim() === 'x') out.push(c);"
+        "}"
+        "console.log(JSON.stringify(out));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert [chr(c) for c in json.loads(done.stdout)] == sorted(TRIM)
+    assert trim("\ufeff\x1c read a file \x85\u3000") == "\x1c read a file \x85"  # the BOM and U+3000 go; these stay
