@@ -349,6 +349,12 @@ def test_odd_characters_get_the_same_answers(example, tmp_path):
     calls = []
     for q in queries:
         calls += [call("find_tool", q, 5), call("search_nodes", q, 5), call("search_tool_by_category", q, "files", 3)]
+        calls += [call("tool_help", query=q, limit=3)]
+    rng = random.Random("odd names")  # noqa: S311 - seeded, no secret
+    for name in ("file.read", "files", "coding/refactoring", "files.read_file"):  # names and paths, odd ends
+        for _ in range(6):
+            odd = rng.choice(_ODD) + name + rng.choice(_ODD)
+            calls += [call("expand_tool", odd), call("list", path=odd), call("search_tool_by_category", "read", odd, 3)]
     catalog = Catalog.open(url, cache_dir=tmp_path / "cache")
     expected = [_execution_free(json.loads(json.dumps(fn(catalog)))) for fn, _ in calls]
     got = run_js(url, [js for _, js in calls])["answers"]

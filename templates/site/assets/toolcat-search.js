@@ -1686,7 +1686,7 @@
     });
   }
   function versionNotPublished(requested, location2, available) {
-    return new ReaderError("UNAVAILABLE", `registry_version '${requested}' is not published at ${location2}`, {
+    return new ReaderError("UNAVAILABLE", `registry_version ${pyQuote(requested)} is not published at ${location2}`, {
       details: { requested, available },
       hints: ["Pin one of the available versions, or open without version= to read the latest."]
     });
@@ -1744,7 +1744,7 @@
     let close = closeNames(asked.toLowerCase(), names, 3);
     if (!close.length) close = closeNames(asked, names, 3);
     const suggestions = close.map((c) => [...walked, c].join("/"));
-    return new ReaderError("UNKNOWN_PATH", `node '${path.join("/")}' does not exist: ${where} has no child '${asked}'`, {
+    return new ReaderError("UNKNOWN_PATH", `node ${pyQuote(path.join("/"))} does not exist: ${where} has no child ${pyQuote(asked)}`, {
       details: { path: [...path], parent: walked.join("/"), children: names, suggestions },
       hints: [`Children of ${where}: ${names.join(", ") || "none"}.`],
       next_action: unknownNodeNext(suggestions, walked, path.slice(walked.length))
@@ -1765,12 +1765,12 @@
     const root = isObject(searcher.manifest.root) ? await searcher.fetch(searcher.manifest.root) : { children: [] };
     const roots2 = (root.children ?? []).map((c) => c.name);
     const close = path.length ? closeMatches(path[0], roots2, 3, 0.3) : [];
-    const hints = [`No category '${path.join("/")}'.`];
+    const hints = [`No category ${pyQuote(path.join("/"))}.`];
     if (close.length) hints.push("Closest root categories: " + close.join(", "));
     else if (roots2.length) hints.push("Root categories: " + roots2.slice(0, 10).join(", "));
     const suggestions = (await searcher.nodeResults(path.join(" "), 3)).map((r) => r.path);
     if (suggestions.length) hints.push("Closest node paths: " + suggestions.map((p) => p.join("/")).join(", "));
-    return new ReaderError("UNKNOWN_PATH", `unknown category path '${path.join("/")}'`, {
+    return new ReaderError("UNKNOWN_PATH", `unknown category path ${pyQuote(path.join("/"))}`, {
       details: { category_path: path, closest_roots: close, closest_paths: suggestions },
       hints,
       next_action: { op: "search_nodes", args: { query: query || path.join(" ") } }
