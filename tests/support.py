@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import json
 import shutil
 import socket
 import subprocess
@@ -165,3 +166,28 @@ def killed_build(src: Path, out: Path, crash_at: str, *args: str, swap: str = ""
     )
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-500:]
     return crashed.stderr
+
+
+def node_map(module: str, function: str, values: list[Any]) -> list[Any]:
+    """``function`` of js/dist/``module`` on each value, in Node (JSON in, JSON out); a skip without node or js/dist."""
+    import pytest  # noqa: PLC0415 - the benches import this module too, without pytest's help
+
+    node = shutil.which("node")
+    if node is None or not (REPO / "js" / "dist" / module).is_file():
+        pytest.skip("node or js/dist is absent: run `make js`")
+    script = (
+        f"import {{ {function} }} from './dist/{module}';"
+        "let s = ''; process.stdin.on('data', (d) => (s += d));"
+        f"process.stdin.on('end', () => console.log(JSON.stringify(JSON.parse(s).map((t) => {function}(t)))));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        cwd=REPO / "js",
+        input=json.dumps(values),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    result: list[Any] = json.loads(done.stdout)
+    return result

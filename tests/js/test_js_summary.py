@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-
-import pytest
-from support import REPO
+from support import node_map
 
 from toolcat.reader.dialects.shared import one_line
 
-JS = REPO / "js"
 TEXTS = [
     "Read a file.",
     "  \n\n  Leading blank lines, then the first line\nsecond line",
@@ -35,22 +29,5 @@ TEXTS = [
 
 def test_one_line_agrees_with_python() -> None:
     """Each text's one line (first line, Python whitespace, code points, word cut with "…") is Python's, byte for byte."""
-    node = shutil.which("node")
-    if node is None or not (JS / "dist" / "summary.js").is_file():
-        pytest.skip("node or js/dist is absent: run `make js`")
-    script = (
-        "import { oneLine } from './dist/summary.js';"
-        "let s = ''; process.stdin.on('data', (d) => (s += d));"
-        "process.stdin.on('end', () => console.log(JSON.stringify(JSON.parse(s).map((t) => oneLine(t)))));"
-    )
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=JS,
-        input=json.dumps(TEXTS),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert json.loads(done.stdout) == [one_line(t) for t in TEXTS]
+    assert node_map("summary.js", "oneLine", TEXTS) == [one_line(t) for t in TEXTS]
     assert any(len(one_line(t) or "") == 120 for t in TEXTS)  # the cut is exercised

@@ -14,11 +14,10 @@ import subprocess
 import unicodedata
 
 import pytest
-from support import REPO
+from support import node_map
 
 from toolcat.reader.checks import TRIM, trim
 
-JS = REPO / "js"
 TEXTS = [
     "plain words",
     "server: github\ntool: create issue",
@@ -67,25 +66,8 @@ def test_py_quote_is_python_repr() -> None:
 
     Controls, separators, format characters, surrogates and private use are escaped; other characters are kept.
     """
-    node = shutil.which("node")
-    if node is None or not (JS / "dist" / "quote.js").is_file():
-        pytest.skip("node or js/dist is absent: run `make js`")
     texts = [*TEXTS, *_random_texts(2000)]
-    script = (
-        "import { pyQuote } from './dist/quote.js';"
-        "let s = ''; process.stdin.on('data', (d) => (s += d));"
-        "process.stdin.on('end', () => console.log(JSON.stringify(JSON.parse(s).map((t) => pyQuote(t)))));"
-    )
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=JS,
-        input=json.dumps(texts),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    got = json.loads(done.stdout)
+    got = node_map("quote.js", "pyQuote", texts)
     wrong = [(t, g, repr(t)) for t, g in zip(texts, got, strict=True) if g != repr(t)]
     assert not wrong, f"{len(wrong)} of {len(texts)} differ, e.g. {wrong[:5]}"
     assert any("\\n" in repr(t) for t in texts)  # the escapes are exercised
