@@ -20,7 +20,11 @@ level 6 as the host sends it:
   the build's groups); ``groups``: each group carries its path to a root the meta holds, instead of the directory;
   ``clusters``, ``docs``, ``terms``: the cluster table's, the tools part's doc table's and the term tables' pages
   (the metas' page refs become roots: re-measured). The digests are pseudo-random (incompressible, as real ones);
-- **128-bit listings**: today's row table with its pages', groups' and directory's sha256 cut to 32 hex characters.
+- **128-bit listings**: today's row table with its pages', groups' and directory's sha256 cut to 32 hex characters;
+- on a ``toolcat-vectors-10`` build, its own groups carrying their paths (``built_groups``: 0 for one root, else
+  that many groups a root in the meta) instead of the directory, and its cluster pages as proofs (``clusters``, of
+  ``cluster_page`` shards a page when given): what ``toolcat-vectors-11`` built (docs/search.md, "Groups and cluster
+  shards as proofs"). Rows that re-prove the docs are skipped on a ``toolcat-index-4`` build.
 
 The answers cannot differ (the same rows and documents reach the reader), so only bytes are replayed: KB p50 / p90 /
 max and mean over the queries, the queries over the issue's target, and the five heaviest queries of today. File
@@ -193,9 +197,20 @@ class Replay:
         listing = {"artifact": "index_pages", "part": "tools", "folder": folder, "prefix": "g", "first": 0}
         return gz(dumps({**listing, "files": [[d, size] for d in digest]}))
 
+    def built_group(self, path: str, per_root: int) -> int:
+        """Bytes of a fetched row listing of a ``toolcat-vectors-10`` build when its groups carry their paths.
+
+        The directory is not fetched (0); a group carries the sibling digests of its path to a root the meta lists,
+        of ``per_root`` groups a root (0: one root for every group).
+        """
+        if path == self.rows["pages"]["path"]:
+            return 0
+        groups = -(-self.n // (int(self.rows["per_page"]) * int(self.rows["per_group"])))
+        return self.proven(path, depth(per_root or groups))
+
     def meta_delta(self, layout: dict[str, Any]) -> int:
         """How much the two metas change when the proven tables' page refs become their roots."""
-        if not any(layout.get(key) for key in ("docs", "terms", "clusters", "groups")):
+        if not any(layout.get(key) for key in ("docs", "terms", "clusters", "groups", "built_groups")):
             return 0
         before = gz(self.imeta_path.read_bytes()) + gz(self.vmeta_path.read_bytes())
         imeta, vmeta = json.loads(self.imeta_path.read_bytes()), json.loads(self.vmeta_path.read_bytes())
@@ -209,19 +224,30 @@ class Replay:
         if layout.get("clusters"):
             table = vmeta["tools"]["clusters"]
             table["pages"] = [ref["sha256"] for ref in table["pages"]]
+            if "cluster_page" in layout:  # pages of another size: one root each, a folder name each
+                pages = -(-int(table["files"]) // int(layout["cluster_page"]))
+                table["pages"] = re.findall(".{64}", digests("cluster roots", pages))
+                table["folders"] = [f"tools.clusters.{d[:16]}" for d in re.findall(".{64}", digests("folders", pages))]
         if layout.get("groups"):
             vmeta["tools"]["rows"]["pages"] = vmeta["tools"]["rows"]["pages"]["sha256"]
+        if "built_groups" in layout:
+            rows = vmeta["tools"]["rows"]
+            groups = -(-self.n // (int(rows["per_page"]) * int(rows["per_group"])))
+            per_root = int(layout["built_groups"]) or groups
+            rows["pages"] = re.findall(".{64}", digests("group roots", -(-groups // per_root)))
         return gz(dumps(imeta)) + gz(dumps(vmeta)) - before
 
     def cost(self, query: dict[str, Any], layout: dict[str, Any]) -> int:
         """Bytes of one query's find_tool under ``layout`` (see the module's docstring)."""
         total, rows = self.meta_delta(layout), []
-        clusters = int(self.vmeta["tools"]["clusters"]["per_page"])
+        clusters = int(layout.get("cluster_page") or self.vmeta["tools"]["clusters"]["per_page"])
         docs = int(self.imeta["tools"]["doc_pages"]["per_page"])
         for path, size in query["files"]:
             row = ROW_FILE.match(path)
             if row:
                 rows.append(int(row.group(1)))
+            elif ROW_LISTING.match(path) and "built_groups" in layout:
+                total += self.built_group(path, int(layout["built_groups"]))
             elif ROW_LISTING.match(path):
                 if layout.get("cut"):
                     listing = json.loads((self.build / path).read_bytes())
@@ -265,6 +291,13 @@ LAYOUTS: list[tuple[str, dict[str, Any]]] = [
     ("rows P8 G16 + groups + clusters + docs", {"P": 8, "G": 16, "groups": True, "clusters": True, "docs": True}),
     ("every paged table (rows P8 G16, groups, clusters, docs, terms)", {"P": 8, "G": 16, **ALL}),
     ("clusters + docs + terms (rows as today)", {"clusters": True, "docs": True, "terms": True}),
+    ("-10 build: groups carry their paths, one root", {"built_groups": 0}),
+    ("-10 build: groups carry their paths, 16 a root", {"built_groups": 16}),
+    ("-10 build: cluster pages as proofs", {"clusters": True}),
+    ("-10 build: groups (one root) + cluster pages as proofs", {"built_groups": 0, "clusters": True}),
+    ("-10 build: groups (16 a root) + cluster pages as proofs", {"built_groups": 16, "clusters": True}),
+    ("-10 build: groups (one root) + cluster pages of 8", {"built_groups": 0, "clusters": True, "cluster_page": 8}),
+    ("-10 build: groups (one root) + cluster pages of 16", {"built_groups": 0, "clusters": True, "cluster_page": 16}),
 ]
 
 
@@ -283,7 +316,12 @@ def main() -> None:
     names = "; ".join(log[i]["text"] for i in heaviest)
     print(f"| layout, {replay.n:,} tools, {len(log)} queries | KB p50 / p90 / max | mean | over the target | {names} |")
     print("|---|---|---|---|---|")
+    proven_docs = "roots" in replay.imeta["tools"].get("doc_pages", {})
     for name, layout in LAYOUTS:
+        if proven_docs and layout.get("docs"):  # a toolcat-index-4 build's doc shards carry their paths already
+            continue
+        if "group_roots" in replay.rows and any(k in layout for k in ("groups", "built_groups", "clusters")):
+            continue  # a toolcat-vectors-11 build's groups and cluster shards carry theirs
         cost = [replay.cost(query, layout) for query in log]
         p90 = statistics.quantiles(cost, n=10, method="inclusive")[-1]
         print(

@@ -24,7 +24,7 @@ from ..format.envelope import ReaderError
 from ..format.field_errors import json_path
 from ..format.index_format import WordFilter, proven_docs
 from ..format.refs import page_refs
-from ..format.vector_format import PROVEN_ROW_FORMATS, proven_checked, proven_rows
+from ..format.vector_format import PROVEN_ROW_FORMATS, proven_checked, proven_rows, proven_tables
 from ..reader.fetch.folder import FolderSource
 
 log = logging.getLogger(__name__)
@@ -195,6 +195,8 @@ def _walk_json(
     _note_proven(obj, proven)
     if isinstance(obj, dict) and obj.get("artifact") == "index_meta":  # toolcat-index-4's proven doc shards
         _check_proven_docs(source, rel, obj, report)
+    if isinstance(obj, dict) and obj.get("artifact") == "vectors_meta":  # toolcat-vectors-11's groups, cluster shards
+        _check_proven_tables(source, rel, obj, report)
     return refs
 
 
@@ -233,8 +235,25 @@ def _check_proven_docs(source: FolderSource, rel: str, meta: dict[str, Any], rep
     _check_proven(source, refs, report)
 
 
-def _check_proven(source: FolderSource, refs: list[dict[str, Any]], report: VerifyReport) -> None:
-    """Each proven file: read within its bound, its path led to its page's root, then its JSON checked."""
+def _check_proven_tables(source: FolderSource, rel: str, meta: dict[str, Any], report: VerifyReport) -> None:
+    """Each row group and cluster shard of a ``toolcat-vectors-11`` meta (:func:`_check_proven`), and each group's rows."""
+    try:
+        refs = proven_tables(meta)
+        rows = meta["tools"]["rows"] if refs else {}
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        report.problems.append(f"{rel}: malformed proven row groups or cluster table ({exc!r})")
+        return
+    for path, group in _check_proven(source, refs, report):
+        if path.startswith(f"{rows['group_folder']}/"):
+            _check_proven_group(source, path, group, rows, report)
+
+
+def _check_proven(source: FolderSource, refs: list[dict[str, Any]], report: VerifyReport) -> list[tuple[str, Any]]:
+    """Each proven file: read within its bound, its path led to its page's root, then its JSON checked.
+
+    Returns (path, parsed JSON) of each file that checked.
+    """
+    out = []
     for ref in refs:
         path = str(ref["path"])
         data = _fetch(source, {"path": path, "max_bytes": ref["max_bytes"]}, path, report)
@@ -246,7 +265,8 @@ def _check_proven(source: FolderSource, refs: list[dict[str, Any]], report: Veri
         except ValueError as exc:
             report.problems.append(f"{path}: {exc} (tampered or stale)")
             continue
-        _check_json(path, data, report)
+        out.append((path, _check_json(path, data, report)))
+    return out
 
 
 def _follow(

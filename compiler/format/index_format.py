@@ -22,6 +22,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .vector_format import proven_ref
+
 #: The index meta's ``format``. 2: the words space of each part carries a word ``filter``. 3: a paged chars space
 #: carries one too, of its n-grams (an unknown word's n-grams the index lacks read no shard). 4: a paged doc table has
 #: no page files: each doc shard carries its Merkle path to its page's root, which the meta lists (``doc_pages``'
@@ -100,16 +102,10 @@ def proven_doc(table: dict[str, Any], number: int) -> dict[str, Any]:
     """The proven ref ``{path, max_bytes, root, place, per_page}`` of doc shard ``number`` of a proven doc table.
 
     A ``toolcat-index-4`` paged doc table (``doc_pages`` with ``roots``): the shard is read by path and used once its
-    path leads to its page's root (``Store.fetch_json``).
+    path leads to its page's root (``Store.fetch_json``; ``vector_format.proven_ref``).
     """
-    per_page = int(table["per_page"])
-    return {
-        "path": f"{table['folder']}/{table['prefix']}{number}.json",
-        "max_bytes": int(table["max_bytes"]),
-        "root": str(table["roots"][number // per_page]),
-        "place": number % per_page,
-        "per_page": per_page,
-    }
+    folder, prefix, per_page = str(table["folder"]), str(table["prefix"]), int(table["per_page"])
+    return proven_ref(folder, prefix, number, table["max_bytes"], table["roots"], per_page)
 
 
 def proven_docs(meta: dict[str, Any]) -> list[dict[str, Any]]:

@@ -17,14 +17,20 @@ from typing import Any
 #: document too; the cluster shards a paged table, ``clusters``; the row table's files in buckets of consecutive
 #: docs, a folder each, named in the meta, ``buckets``; ``toolcat-vectors-9``: the row files' ancestor node rows in
 #: their group of the row table, ``nodes``, once for its docs, not in each row file; ``toolcat-vectors-10``: no row
-#: pages, each row file carrying its Merkle path to its page's root, which its group lists, :func:`proven_body`). A
-#: reader refuses another with a "rebuild" reason.
-PARTITIONED_FORMAT = "toolcat-vectors-10"
-#: The partitioned formats a reader reads: this one, ``toolcat-vectors-9`` (row pages listing their files' sha256) and
-#: ``toolcat-vectors-8`` (each row file holds its node rows, too).
-READ_PARTITIONED_FORMATS = ("toolcat-vectors-8", "toolcat-vectors-9", PARTITIONED_FORMAT)
+#: pages, each row file carrying its Merkle path to its page's root, which its group lists, :func:`proven_body`;
+#: ``toolcat-vectors-11``: no row directory nor cluster pages either, each group and each cluster shard carrying its
+#: path to a root the meta lists, :func:`proven_group`, :func:`proven_cluster`). A reader refuses another with a
+#: "rebuild" reason.
+PARTITIONED_FORMAT = "toolcat-vectors-11"
+#: The partitioned formats a reader reads: this one, ``toolcat-vectors-10`` (a row directory listing the groups' sha256,
+#: cluster pages listing the cluster shards'), ``-9`` (row pages listing their files' sha256) and ``-8`` (each row file
+#: holds its node rows, too).
+READ_PARTITIONED_FORMATS = ("toolcat-vectors-8", "toolcat-vectors-9", "toolcat-vectors-10", PARTITIONED_FORMAT)
 #: The partitioned formats whose row files carry proofs instead of being listed in row pages.
-PROVEN_ROW_FORMATS = (PARTITIONED_FORMAT,)
+PROVEN_ROW_FORMATS = ("toolcat-vectors-10", PARTITIONED_FORMAT)
+#: The partitioned formats whose row groups and cluster shards carry proofs to roots the meta lists (no directory, no
+#: cluster pages).
+PROVEN_TABLE_FORMATS = (PARTITIONED_FORMAT,)
 #: A centroid's codes: character ``n`` of this alphabet (base64url's) is the int4 code ``n - RESIDUAL_ZERO``.
 RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 RESIDUAL_ZERO = 32
@@ -129,6 +135,56 @@ def proven_row(table: dict[str, Any], group: dict[str, Any], doc: int) -> dict[s
         "place": doc - number * per_page,
         "per_page": per_page,
     }
+
+
+def proven_ref(
+    folder: str, prefix: str, number: int, max_bytes: Any, roots: list[Any], per_page: int
+) -> dict[str, Any]:
+    """The proven ref ``{path, max_bytes, root, place, per_page}`` of file ``number`` of a proven table.
+
+    ``<folder>/<prefix><number>.json``, on page ``number // per_page`` (whose root is ``roots[page]``), at place
+    ``number mod per_page``: a ``toolcat-vectors-11`` row group or cluster shard, a ``toolcat-index-4`` doc shard.
+    """
+    return {
+        "path": f"{folder}/{prefix}{number}.json",
+        "max_bytes": int(max_bytes),
+        "root": str(roots[number // per_page]),
+        "place": number % per_page,
+        "per_page": per_page,
+    }
+
+
+def proven_group(table: dict[str, Any], number: int) -> dict[str, Any]:
+    """The proven ref of group ``number`` of a ``toolcat-vectors-11`` row table (``table``: the meta's ``rows``).
+
+    ``<group_folder>/g<number>.json``, its root in ``group_roots`` (``groups_per_root`` groups a root).
+    """
+    roots, per_root = table["group_roots"], int(table["groups_per_root"])
+    return proven_ref(str(table["group_folder"]), "g", number, table["group_max_bytes"], roots, per_root)
+
+
+def proven_cluster(table: dict[str, Any], cluster: int) -> dict[str, Any]:
+    """The proven ref of cluster ``cluster``'s shard in a ``toolcat-vectors-11`` cluster table (the meta's ``clusters``).
+
+    ``<folders[page]>/<prefix><cluster>.json``, its page's root in ``roots`` (``per_page`` shards a page and a folder).
+    """
+    per_page = int(table["per_page"])
+    folder = str(table["folders"][cluster // per_page])
+    return proven_ref(folder, str(table["prefix"]), cluster, table["max_bytes"], table["roots"], per_page)
+
+
+def proven_tables(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The proven refs of a ``toolcat-vectors-11`` meta's row groups and cluster shards (``toolcat verify``, the mirror).
+
+    None for an older format (its directory and cluster pages are refs a walk follows).
+    """
+    if meta.get("format") not in PROVEN_TABLE_FORMATS or "partition" not in meta.get("tools", {}):
+        return []
+    rows, clusters = meta["tools"]["rows"], meta["tools"]["clusters"]
+    groups = -(-int(rows["files"]) // (int(rows["per_page"]) * int(rows["per_group"])))
+    return [proven_group(rows, j) for j in range(groups)] + [
+        proven_cluster(clusters, c) for c in range(int(clusters["files"]))
+    ]
 
 
 def proven_rows(table: dict[str, Any], group: dict[str, Any]) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from ..format.envelope import ReaderError
 from ..format.index_format import proven_docs
 from ..format.refs import page_refs
 from ..format.types import Ref
-from ..format.vector_format import PROVEN_ROW_FORMATS, proven_checked, proven_rows
+from ..format.vector_format import PROVEN_ROW_FORMATS, proven_checked, proven_rows, proven_tables
 from ..reader.fetch.folder import FolderSource
 
 log = logging.getLogger(__name__)
@@ -152,13 +152,16 @@ class _VerifiedFiles:
         """Read the proven files a JSON artifact at ``path`` names; the refs of a (non-proven) page's files.
 
         An index meta's doc shards (``toolcat-index-4``); a vectors meta's row table noted in ``proven`` by group
-        folder (``toolcat-vectors-10``), whose groups list their pages' roots: their row files are read here.
+        folder (``toolcat-vectors-10``), whose groups list their pages' roots: their row files are read here; a
+        ``toolcat-vectors-11`` meta's groups and cluster shards (:meth:`_mirror_tables`).
         """
         if obj.get("artifact") == "index_meta":  # toolcat-index-4: the doc shards carry their paths
             for doc in proven_docs(obj):
                 self.read_proven(doc, held_by=path)
         if obj.get("artifact") == "vectors_meta" and obj.get("format") in PROVEN_ROW_FORMATS:
             proven[str(obj["tools"]["rows"]["group_folder"])] = obj["tools"]["rows"]
+        if obj.get("artifact") == "vectors_meta":  # toolcat-vectors-11: its groups and cluster shards carry their paths
+            self._mirror_tables(path, obj, proven)
         if obj.get("artifact") != "index_pages":
             return []
         table = proven.get(path.rsplit("/", 1)[0])
@@ -168,11 +171,20 @@ class _VerifiedFiles:
             self.read_proven(row, held_by=path)
         return []
 
-    def read_proven(self, ref: dict[str, Any], *, held_by: str) -> None:
+    def _mirror_tables(self, path: str, meta: dict[str, Any], proven: dict[str, dict[str, Any]]) -> None:
+        """Read a ``toolcat-vectors-11`` meta's row groups and cluster shards, and each group's row files."""
+        for ref in proven_tables(meta):
+            data = self.read_proven(ref, held_by=path)
+            table = proven.get(str(ref["path"]).rsplit("/", 1)[0])
+            if table is not None:  # a group: its pages' roots, their row files
+                for row in proven_rows(table, json.loads(data)):
+                    self.read_proven(row, held_by=str(ref["path"]))
+
+    def read_proven(self, ref: dict[str, Any], *, held_by: str) -> bytes:
         """Read a proven file, used once its Merkle path leads to its page's root.
 
         ``ref`` is ``{path, max_bytes, root, place, per_page}``: ``toolcat-vectors-10``'s row files and
-        ``toolcat-index-4``'s doc shards.
+        ``toolcat-index-4``'s doc shards, ``toolcat-vectors-11``'s row groups and cluster shards. Returns its bytes.
         """
         path = str(ref["path"])
         try:
@@ -184,6 +196,7 @@ class _VerifiedFiles:
                 "rebuild the catalogue with `toolcat build --force`"
             ) from None
         self.files[path] = data
+        return data
 
 
 #: Names that become page file names, URL paths and HTML ids; ``toolcat build`` only writes names like these.

@@ -66,11 +66,14 @@ const MODEL_FORMAT = "toolcat-model-1";
  * character a code, a row table of three levels, rows as residual codes against a centroid's int4 codes, two a
  * character; -9: the row files' node rows in their group of the table), and the older one it reads too (-8: each row
  * file holds its node rows; ``READ_PARTITIONED_FORMATS``). */
-const PARTITIONED_FORMAT = "toolcat-vectors-10";
-const READ_PARTITIONED_FORMATS = ["toolcat-vectors-8", "toolcat-vectors-9", PARTITIONED_FORMAT];
+const PARTITIONED_FORMAT = "toolcat-vectors-11";
+const READ_PARTITIONED_FORMATS = ["toolcat-vectors-8", "toolcat-vectors-9", "toolcat-vectors-10", PARTITIONED_FORMAT];
 /** The formats whose row files carry their Merkle path to their page's root, listed by their group: no row pages
  * (``PROVEN_ROW_FORMATS``, -10). */
-const PROVEN_ROW_FORMATS = [PARTITIONED_FORMAT];
+const PROVEN_ROW_FORMATS = ["toolcat-vectors-10", PARTITIONED_FORMAT];
+/** The formats whose row groups and cluster shards carry their paths to roots the meta lists: no row directory, no
+ * cluster pages (``PROVEN_TABLE_FORMATS``, -11). */
+const PROVEN_TABLE_FORMATS = [PARTITIONED_FORMAT];
 /** The characters of a centroid's code, in order: character ``n`` is the code ``n - 32`` (``RESIDUAL_ALPHABET``). */
 const RESIDUAL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** The characters of a residual code, in order: character ``(a + 4) * 9 + b + 4`` holds the differences ``a`` then
@@ -291,18 +294,23 @@ function checkPartition(meta: Artifact, dim: number): Partition {
     throw new RangeError("the cluster shards do not match the partition (one shard a cluster, in order)");
   }
   const clusterPerPage = int(clusterTable.per_page);
-  if (clusterPerPage < 1 || int(clusterTable.max_bytes) < 0 || !Array.isArray(clusterTable.pages) || clusterTable.pages.length !== Math.ceil(k / clusterPerPage)) {
-    throw new RangeError(`a cluster table of ${clusterTable.pages?.length} pages of ${clusterPerPage} for ${k} clusters`);
+  // -11: no cluster pages, each page's root in the meta (``roots``)
+  const tables = PROVEN_TABLE_FORMATS.includes(meta.format), listed = tables ? clusterTable.roots : clusterTable.pages;
+  if (clusterPerPage < 1 || int(clusterTable.max_bytes) < 0 || !Array.isArray(listed) || listed.length !== Math.ceil(k / clusterPerPage)) {
+    throw new RangeError(`a cluster table of ${listed?.length} pages of ${clusterPerPage} for ${k} clusters`);
   }
-  if (!Array.isArray(clusterTable.folders) || clusterTable.folders.length !== clusterTable.pages.length) throw new RangeError(`a cluster table of ${clusterTable.pages.length} pages in ${clusterTable.folders?.length} folders`);
-  if (![...clusterTable.folders, clusterTable.prefix, ...clusterTable.pages.flatMap((ref: Artifact) => [ref?.path, ref?.sha256])].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folders or page refs");
+  if (!Array.isArray(clusterTable.folders) || clusterTable.folders.length !== listed.length) throw new RangeError(`a cluster table of ${listed.length} pages in ${clusterTable.folders?.length} folders`);
+  if (![...clusterTable.folders, clusterTable.prefix, ...(tables ? listed : listed.flatMap((ref: Artifact) => [ref?.path, ref?.sha256]))].every((x) => typeof x === "string")) throw new TypeError("a cluster table without its folders or page refs");
   const table = part.rows;
   const files = int(table.files), perPage = int(table.per_page), perGroup = int(table.per_group);
   const proven = PROVEN_ROW_FORMATS.includes(meta.format); // no row pages: each row file carries its path (-10)
   if (files !== nDocs || perPage < 1 || perGroup < 1 || Math.min(int(table.max_bytes), proven ? 0 : int(table.page_max_bytes), int(table.group_max_bytes)) < 0) {
     throw new RangeError(`a row table of ${files} files in pages of ${perPage}, for ${nDocs} tools`);
   }
-  if (![table.folder, table.prefix, table.group_folder, table.pages.sha256].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  if (![table.folder, table.prefix, table.group_folder, ...(tables ? table.group_roots : [table.pages.sha256])].every((x) => typeof x === "string")) throw new TypeError("a row table without its folders");
+  if (tables && (int(table.groups_per_root) < 1 || table.group_roots.length !== Math.ceil(Math.ceil(files / (perPage * perGroup)) / int(table.groups_per_root)))) {
+    throw new RangeError(`a row table of ${table.group_roots.length} group roots, ${table.groups_per_root} groups a root`);
+  }
   // -8: the row files in buckets of per_bucket consecutive docs (whole groups), a folder each (``rowFolder``)
   const perBucket = int(table.per_bucket);
   if (!Array.isArray(table.buckets) || perBucket < 1 || perBucket % (perPage * perGroup) || table.buckets.length !== Math.ceil(files / perBucket) || !table.buckets.every((b: unknown) => typeof b === "string" && /^[0-9a-f]{16}$/.test(b))) {
@@ -316,7 +324,7 @@ function checkPartition(meta: Artifact, dim: number): Partition {
   const lengths = centroids.map((c) => f32(Math.sqrt(c.reduce((sum, x) => sum + x * x, 0))));
   const unit = centroids.map((c, i) => c.map((x) => f32(x / ((lengths[i] as number) > 0 ? (lengths[i] as number) : 1))));
   const spread = lengths.map((l) => f32(Math.sqrt(Math.min(Math.max(f32(1 - f32(l * l)), 0), 1))));
-  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table: { ...table, proven }, clusterTable };
+  return { codes, denominator, unit, spread, nprobe, counts, probeRows, table: { ...table, proven, tables }, clusterTable: { ...clusterTable, tables } };
 }
 
 /** ``k`` centroids' int4 codes from one character a code, dimension by dimension (``semantic.centroid_codes``):
@@ -487,6 +495,8 @@ export class SemanticTier {
   /** The cluster table's pages read so far, and the clusters whose shards ``refs`` named by path (once each). */
   private clusterPages = new Map<number, Artifact>();
   private clusterNamed = new Set<number>();
+  /** The files of -11's proven tables read or being read (``proven``), by path. */
+  private provenFiles = new Map<string, Promise<[Artifact, Artifact]>>();
 
   private constructor() {}
 
@@ -638,7 +648,7 @@ export class SemanticTier {
   private clusterRefs(clusters: number[]): Artifact[] {
     const { clusterTable: table } = this.partition as Partition;
     const perPage = int(table.per_page);
-    const pages = [...new Set(clusters.map((c) => Math.floor(c / perPage)))].filter((n) => !this.clusterPages.has(n)).sort((a, b) => a - b);
+    const pages = [...new Set(clusters.map((c) => Math.floor(c / perPage)))].filter((n) => !this.clusterPages.has(n) && !table.tables).sort((a, b) => a - b);
     const out: Artifact[] = pages.map((n) => table.pages[n]);
     for (const cluster of clusters) {
       const page = this.clusterPages.get(Math.floor(cluster / perPage));
@@ -730,9 +740,16 @@ export class SemanticTier {
     let block = this.clusters.get(cluster);
     if (!block) {
       const { clusterTable: table, counts } = this.partition as Partition;
-      const page = await this.clusterPage(searcher, Math.floor(cluster / int(table.per_page)));
-      const ref = pageRef(page, cluster - int(page.first));
-      const data = await searcher.fetch(ref);
+      const perPage = int(table.per_page), path = `${table.folders[Math.floor(cluster / perPage)]}/${table.prefix}${cluster}.json`;
+      let ref: Artifact, data: Artifact;
+      if (table.tables) {
+        // -11: its path to its page's root, which the meta lists (``vector_format.proven_cluster``)
+        [ref, data] = await this.proven(searcher, path, table.max_bytes, table.roots, cluster, perPage);
+      } else {
+        const page = await this.clusterPage(searcher, Math.floor(cluster / perPage));
+        ref = pageRef(page, cluster - int(page.first));
+        data = await searcher.fetch(ref);
+      }
       if (int(data.cluster) !== cluster) throw new RangeError(`vector shard ${ref.path} is not cluster ${cluster} of the partition`);
       block = this.block(data, counts[cluster] as number, cluster, ref.path, true);
       this.clusters.set(cluster, block);
@@ -744,7 +761,7 @@ export class SemanticTier {
   private async group(searcher: Searcher, number: number): Promise<Artifact> {
     const { table } = this.partition as Partition;
     const perGroup = int(table.per_group), pages = Math.ceil(int(table.files) / int(table.per_page));
-    if (this.directory === null) {
+    if (this.directory === null && !table.tables) {
       const directory = await searcher.fetch(table.pages);
       if (int(directory.first) !== 0 || directory.folder !== table.group_folder || directory.prefix !== "g" || directory.files.length !== Math.ceil(pages / perGroup)) {
         throw new RangeError(`the row table's directory ${table.pages.path} does not list its groups`);
@@ -753,14 +770,29 @@ export class SemanticTier {
     }
     let group = this.groups.get(number);
     if (!group) {
-      const ref = pageRef(this.directory, number);
-      group = await searcher.fetch(ref);
+      // -11: no directory; the group carries its path to a root the meta lists (``vector_format.proven_group``)
+      let ref: Artifact;
+      if (table.tables) [ref, group] = await this.proven(searcher, `${table.group_folder}/g${number}.json`, table.group_max_bytes, table.group_roots, number, int(table.groups_per_root));
+      else group = await searcher.fetch((ref = pageRef(this.directory, number)));
       if (!isPage(group, rowFolder(table, number * perGroup * int(table.per_page)), "p", number, perGroup, pages)) {
         throw new RangeError(`row group ${ref.path} is not group ${number} of the row table's pages`);
       }
       this.groups.set(number, group);
     }
     return group;
+  }
+
+  /** File ``number`` of a proven table (``vector_format.proven_ref``: -11's groups and cluster shards): read by path and
+   * used once its Merkle path leads from its place to its page's root (``roots``), kept under ``<root>/<place>``. */
+  private proven(searcher: Searcher, path: string, bound: unknown, roots: unknown[], number: number, perPage: number): Promise<[Artifact, Artifact]> {
+    // once a file: the clusters of a probe (and the groups of a round's rows) are read concurrently
+    let read = this.provenFiles.get(path);
+    if (!read) {
+      const root = String(roots[Math.floor(number / perPage)]), place = number % perPage, ref = { path, sha256: `${root}/${place}` };
+      read = import("./wordfilter.js").then(async (m) => [ref, await m.provenFile(searcher, ref, int(bound), root, place, perPage, "meta")]);
+      this.provenFiles.set(path, read);
+    }
+    return read;
   }
 
   /** Page ``number`` of the row table, through its group (``SemanticTier._page``), checked. */
@@ -859,7 +891,7 @@ export class SemanticTier {
     // one round, as ``SemanticTier.row_refs``: the directory, groups, pages and row files not read yet, by path where
     // their ref is not known yet (each checked against the level above when it is read)
     const pages = [...new Set(wanted.map((d) => Math.floor(d / perPage)))].filter((n) => !this.pages.has(n)).sort((a, b) => a - b);
-    const refs: Artifact[] = this.directory !== null || !wanted.length ? [] : [table.pages];
+    const refs: Artifact[] = this.directory !== null || !wanted.length || table.tables ? [] : [table.pages];
     for (const number of [...new Set(pages.map((n) => Math.floor(n / perGroup)))].filter((n) => !this.groups.has(n))) {
       refs.push(this.directory === null ? { path: `${table.group_folder}/g${number}.json`, max_bytes: table.group_max_bytes } : pageRef(this.directory, number));
     }

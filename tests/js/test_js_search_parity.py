@@ -644,18 +644,60 @@ def _reseal_vectors_meta(out: Path, meta: dict[str, Any]) -> None:
     (out / "catalog.json").write_text(json.dumps(catalog))
 
 
-def _as_vectors_9(build_dir: Path, out: Path) -> None:
-    """A copy of a ``toolcat-vectors-10`` build laid out as ``-9``: row files without proofs, listed by page files.
+def _as_vectors_10(build_dir: Path, out: Path) -> None:
+    """A copy of a ``toolcat-vectors-11`` build laid out as ``-10``: a directory of the groups, cluster pages.
 
-    The row files' paths are the same; each page (``p<i>.json`` in its bucket's folder) lists its files' sha256 and
-    size, each group its pages' instead of their roots, and every changed file's sha256 and size are put right up the
-    chain (directory, meta, manifest, catalog), so both readers verify it as they verify a build.
+    The groups and cluster shards keep their paths, without their proofs; a directory (``index_pages`` of prefix ``g``)
+    lists the groups' sha256 and size, a page a folder of cluster shards lists theirs, the meta their refs instead of
+    the roots, and the meta's sha256 and size are put right up the chain (manifest, catalog).
+    """
+    import hashlib  # noqa: PLC0415 - this helper only
+
+    from toolcat.format.vector_format import proven_body, proven_tables  # noqa: PLC0415 - this helper only
+
+    shutil.copytree(build_dir, out)
+    meta = _vectors_meta(out)
+    listed: dict[str, list[Any]] = {}
+    for ref in proven_tables(meta):
+        body = proven_body((out / ref["path"]).read_bytes(), ref["root"], ref["place"], ref["per_page"])
+        (out / ref["path"]).write_bytes(body)
+        listed[ref["path"]] = [hashlib.sha256(body).hexdigest(), len(body)]
+
+    def page(folder: str, prefix: str, first: int, count: int, name: str) -> dict[str, Any]:
+        files = [listed[f"{folder}/{prefix}{i}.json"] for i in range(first, first + count)]
+        obj = {"artifact": "index_pages", "part": "tools", "folder": folder, "prefix": prefix, "first": first}
+        data = json.dumps({**obj, "files": files}, separators=(",", ":"), sort_keys=True).encode()
+        (out / name).write_bytes(data)
+        return {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+    rows, clusters = meta["tools"]["rows"], meta["tools"]["clusters"]
+    groups = -(-int(rows["files"]) // (int(rows["per_page"]) * int(rows["per_group"])))
+    rows["pages"] = page(rows["group_folder"], "g", 0, groups, "vectors/tools.rowgroups.dir.json")
+    per_page, k = int(clusters["per_page"]), int(clusters["files"])
+    clusters["pages"] = [
+        page(folder, "c", first, min(per_page, k - first), f"vectors/tools.clusterpages.p{n}.json")
+        for n, (folder, first) in enumerate(zip(clusters["folders"], range(0, k, per_page), strict=True))
+    ]
+    rows["group_max_bytes"] = max(size for path, (_, size) in listed.items() if path.startswith(rows["group_folder"]))
+    clusters["max_bytes"] = max(size for path, (_, size) in listed.items() if "/c" in path and "clusters" in path)
+    del rows["group_roots"], rows["groups_per_root"], clusters["roots"]
+    meta["format"] = "toolcat-vectors-10"
+    _reseal_vectors_meta(out, meta)
+
+
+def _as_vectors_9(build_dir: Path, out: Path) -> None:
+    """A copy of a ``toolcat-vectors-11`` build laid out as ``-9``: row files without proofs, listed by page files.
+
+    Laid out as ``-10`` first (:func:`_as_vectors_10`); the row files' paths are the same; each page (``p<i>.json``
+    in its bucket's folder) lists its files' sha256 and size, each group its pages' instead of their roots, and every
+    changed file's sha256 and size are put right up the chain (directory, meta, manifest, catalog), so both readers
+    verify it as they verify a build.
     """
     import hashlib  # noqa: PLC0415 - this helper only
 
     from toolcat.format.vector_format import proven_body  # noqa: PLC0415 - this helper only
 
-    shutil.copytree(build_dir, out)
+    _as_vectors_10(build_dir, out)
     meta = _vectors_meta(out)
     table = meta["tools"]["rows"]
     per_page = int(table["per_page"])
@@ -691,7 +733,7 @@ def _as_vectors_9(build_dir: Path, out: Path) -> None:
 
 
 def _as_vectors_8(build_dir: Path, out: Path) -> None:
-    """A copy of a ``toolcat-vectors-10`` build laid out as ``-8``: each row file with its node rows, none in the groups.
+    """A copy of a ``toolcat-vectors-11`` build laid out as ``-8``: each row file with its node rows, none in the groups.
 
     Laid out as ``-9`` first (:func:`_as_vectors_9`); the same paths; every changed file's sha256 and size put right
     up the chain (page, group, directory, meta, manifest, catalog), so both readers verify it as they verify a build.
@@ -749,18 +791,19 @@ def _as_vectors_8(build_dir: Path, out: Path) -> None:
     _reseal_vectors_meta(out, meta)
 
 
-@pytest.mark.parametrize("layout", ["8", "9"])
+@pytest.mark.parametrize("layout", ["8", "9", "10"])
 def test_an_older_partitioned_build_is_still_read_by_both_readers_with_the_same_answers(
     builds_root: str, tmp_path: Path, layout: str
 ) -> None:
-    """Older partitioned layouts are read by the Node reader as by Python, with the answers of the -10 build.
+    """Older partitioned layouts are read by the Node reader as by Python, with the answers of the -11 build.
 
-    A toolcat-vectors-9 layout (row pages listing the row files' sha256), and a -8 one (node rows in each row file too).
+    A toolcat-vectors-10 layout (a directory listing the row groups' sha256, cluster pages the shards'), a -9 one (row
+    pages listing the row files' sha256 too), and a -8 one (node rows in each row file too).
     """
     _require_node()
     build_dir, labelled = _built(PROBED, "default", builds_root)
     old = tmp_path / f"vectors-{layout}"
-    (_as_vectors_8 if layout == "8" else _as_vectors_9)(build_dir, old)
+    {"8": _as_vectors_8, "9": _as_vectors_9, "10": _as_vectors_10}[layout](build_dir, old)
     calls = [["findTool", query, 5] for query in [*labelled[:12], "upload a report to a bucket"]]
     with serve_folder(build_dir) as url:
         new_js = node_answers(url, calls, MODEL_OPTIONS)
@@ -771,10 +814,20 @@ def test_an_older_partitioned_build_is_still_read_by_both_readers_with_the_same_
     assert python_answers(old, calls) == python_answers(build_dir, calls)
     meta = json.loads(next((old / "vectors").glob("meta.*.json")).read_text())
     assert meta["format"] == f"toolcat-vectors-{layout}"
-    assert list(old.glob("vectors/tools.rows.*/p*.json"))  # its row pages
+    assert bool(list(old.glob("vectors/tools.rows.*/p*.json"))) == (layout != "10")  # its row pages
+    assert list(old.glob("vectors/tools.clusterpages.p*.json"))  # its cluster pages
     groups = list((old / meta["tools"]["rows"]["group_folder"]).glob("g*.json"))
     assert groups
-    assert any("nodes" in json.loads(p.read_text()) for p in groups) == (layout == "9")
+    assert any("nodes" in json.loads(p.read_text()) for p in groups) == (layout != "8")
+    if layout == "10":  # cold over HTTP the Node reader makes the Python reader's requests on it too
+        with serve_folder(old) as url:
+            for i, query in enumerate(["upload a report to a bucket", *labelled[:3]]):
+                catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
+                catalog.find_tool(query, 5)
+                py = catalog.stats()
+                js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
+                for key in ("round_trips", "requests", "bytes_decoded"):
+                    assert js[key] == py[key], (query, key, py, js)
 
 
 def _as_index_3(build_dir: Path, out: Path) -> None:
@@ -860,8 +913,10 @@ def _each_proven_file_changed(builds_root: str, tmp_path: Path, pattern: str) ->
     shutil.copytree(build_dir, bad)
     files = list(bad.glob(pattern))
     assert files
-    for path in files:  # still JSON, the same proof: only the bytes its leaf hashes changed
-        path.write_bytes(b"{ " + path.read_bytes()[1:])
+    for path in files:  # still JSON of the same size, the same proof: only the bytes its leaf hashes changed
+        data = path.read_bytes()
+        assert b'"part":"tools"' in data, path
+        path.write_bytes(data.replace(b'"part":"tools"', b'"part":"nodes"', 1))
     return bad
 
 
@@ -882,12 +937,20 @@ def test_a_doc_shard_changed_after_the_build_is_refused_by_both_readers(builds_r
         assert "does not match the page root its parent holds" in answer["error"]["message"], answer
 
 
-def test_a_row_file_changed_after_the_build_is_refused_by_both_readers(builds_root: str, tmp_path: Path) -> None:
-    """toolcat-vectors-10: a row file whose bytes changed (its proof kept) does not lead to its page's root.
+@pytest.mark.parametrize(
+    "pattern",
+    ["vectors/tools.rows.*/r*.json", "vectors/tools.rowgroups.*/g*.json", "vectors/tools.clusters.*/c*.json"],
+    ids=["row files", "row groups", "cluster shards"],
+)
+def test_a_row_file_changed_after_the_build_is_refused_by_both_readers(
+    builds_root: str, tmp_path: Path, pattern: str
+) -> None:
+    """A row file (toolcat-vectors-10), row group or cluster shard (-11) whose bytes changed (its proof kept).
 
-    Both readers refuse it as they refuse a file whose sha256 differs, and answer by words, saying why.
+    Its path does not lead to its page's root: both readers refuse it as they refuse a file whose sha256 differs, and
+    answer by words, saying why.
     """
-    bad = _each_proven_file_changed(builds_root, tmp_path, "vectors/tools.rows.*/r*.json")
+    bad = _each_proven_file_changed(builds_root, tmp_path, pattern)
     query = "upload a report to a bucket"
     with serve_folder(bad) as url:
         catalog = Catalog.open(url, cache_dir=tmp_path / "cache")

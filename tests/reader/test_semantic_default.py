@@ -21,6 +21,7 @@ from support import EXAMPLE_SRC, HAVE_DEFAULT_TIER, serve_folder, write_tree
 from toolcat.build import build
 from toolcat.engines import embedding
 from toolcat.format.canonical import dumps
+from toolcat.format.envelope import ReaderError
 from toolcat.format.vector_format import proven_body
 from toolcat.reader.search import semantic
 from toolcat.reader.search.searcher import Searcher
@@ -41,6 +42,8 @@ def _open(out: Path, patch: Patch | None = None, extra: dict[str, bytes] | None 
     """
 
     def fetch(ref: dict[str, Any]) -> Any:
+        if not (out / ref["path"]).is_file() and ref["path"] not in (extra or {}):  # as a store: not found
+            raise ReaderError("NOT_FOUND", f"{ref['path']} is not in the build")
         if "root" in ref:
             data = proven_body((out / ref["path"]).read_bytes(), ref["root"], ref["place"], ref["per_page"])
         else:
@@ -317,7 +320,7 @@ def test_partitioned_builds_are_reproducible_and_probe_few_clusters(partitioned_
     tier = searcher._semantic
     assert tier.available(), tier.reason
     info = tier._meta["tools"]["partition"]
-    assert tier._meta["format"] == "toolcat-vectors-10"
+    assert tier._meta["format"] == "toolcat-vectors-11"
     assert "assign" not in info  # each tool's cluster is no longer in the meta
     assert info["clusters"] > 1
     assert set(tier._clusters) == set(tier.probe("read a text file"))
@@ -433,11 +436,47 @@ def test_row_groups_hold_their_docs_node_rows_and_row_files_none(partitioned_bui
             assert np.array_equal(row, cluster_nodes[node]), node
 
 
+def _as_10(out: Path) -> tuple[Patch, dict[str, bytes]]:
+    """A ``toolcat-vectors-10`` layout of a -11 build: a directory listing the groups' sha256, cluster pages the shards'.
+
+    The groups and cluster shards are read as they are (their proofs a key a -10 reader does not read).
+    """
+    meta = json.loads(next((out / "vectors").glob("meta.*.json")).read_text())
+    table, clusters = meta["tools"]["rows"], meta["tools"]["clusters"]
+    extra: dict[str, bytes] = {}
+
+    def listed(folder: str, prefix: str, first: int, count: int) -> dict[str, Any]:
+        files = [(out / folder / f"{prefix}{i}.json").read_bytes() for i in range(first, first + count)]
+        page = {"artifact": "index_pages", "part": "tools", "folder": folder, "prefix": prefix, "first": first}
+        data = dumps({**page, "files": [[hashlib.sha256(d).hexdigest(), len(d)] for d in files]})
+        path = f"vectors/listing.{prefix}{first}.json"
+        extra[path] = data
+        return {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+    groups = -(-table["files"] // (table["per_page"] * table["per_group"]))
+    directory = listed(table["group_folder"], "g", 0, groups)
+    per_page, k = clusters["per_page"], clusters["files"]
+    pages = [
+        listed(folder, "c", first, min(per_page, k - first))
+        for folder, first in zip(clusters["folders"], range(0, k, per_page), strict=True)
+    ]
+
+    def as_10(obj: dict[str, Any]) -> None:
+        if obj["artifact"] == "vectors_meta":
+            obj["format"] = "toolcat-vectors-10"
+            rows, table = obj["tools"]["rows"], obj["tools"]["clusters"]
+            del rows["group_roots"], rows["groups_per_root"], table["roots"]
+            rows["pages"], table["pages"] = directory, pages
+
+    return as_10, extra
+
+
 def _as_9(out: Path) -> tuple[Patch, dict[str, bytes]]:
-    """A ``toolcat-vectors-9`` layout of a -10 build: page files listing the row files' sha256, groups listing them."""
+    """A ``toolcat-vectors-9`` layout of a -11 build: -10's (:func:`_as_10`), page files listing the row files' sha256."""
+    as_10, extra = _as_10(out)
     table, files, _ = _rows_group_nodes(out)
     per_page = table["per_page"]
-    pages: dict[str, bytes] = {}
+    pages: dict[str, bytes] = dict(extra)
     for number in range(-(-table["files"] // per_page)):
         folder = semantic.row_folder(table, number * per_page)
         docs = range(number * per_page, min(table["files"], (number + 1) * per_page))
@@ -449,6 +488,7 @@ def _as_9(out: Path) -> tuple[Patch, dict[str, bytes]]:
     del files
 
     def as_9(obj: dict[str, Any]) -> None:
+        as_10(obj)
         if obj["artifact"] == "vectors_meta":
             obj["format"] = "toolcat-vectors-9"
             obj["tools"]["rows"]["page_max_bytes"] = max(len(data) for data in pages.values())
@@ -458,6 +498,7 @@ def _as_9(out: Path) -> tuple[Patch, dict[str, bytes]]:
                 for number in range(obj["first"], obj["first"] + len(obj["files"]))
                 for data in [pages[f"{obj['folder']}/p{number}.json"]]
             ]
+            obj.pop("proof", None)
 
     return as_9, pages
 
@@ -479,6 +520,45 @@ def test_row_files_carry_their_path_to_a_page_root_their_group_lists(partitioned
         assert body == {k: v for k, v in files[doc].items() if k != "proof"}
         with pytest.raises(ValueError, match="root"):  # another place of the page: not this file's path
             proven_body(data, root, (doc + 1) % per_page, per_page)
+
+
+@needs_default
+def test_a_vectors_10_layout_is_still_read_with_the_same_answers(partitioned_build: Path) -> None:
+    """A toolcat-vectors-10 layout (a directory of the groups, cluster pages) is read and answers as -11 does."""
+    as_10, extra = _as_10(partitioned_build)
+    queries = ("read a text file", "send an email to a colleague", "calendar events next week", "zip the reports")
+    for query in queries:
+        old, new = _open(partitioned_build, as_10, extra), _open(partitioned_build)
+        assert old.find_tool(query) == new.find_tool(query), query
+        assert old._semantic.available(), old._semantic.reason
+        assert old._semantic._cluster_pages  # -10: the cluster shards were listed by pages
+        assert not new._semantic._cluster_pages
+        if old._semantic._rows:
+            assert old._semantic._directory is not None  # -10: the groups were listed by the directory
+            assert new._semantic._groups
+            assert new._semantic._directory is None
+
+
+@needs_default
+def test_groups_and_cluster_shards_carry_their_path_to_a_root_the_meta_lists(partitioned_build: Path) -> None:
+    """toolcat-vectors-11: no row directory nor cluster pages; each group's and cluster shard's path leads to its root."""
+    from toolcat.format.vector_format import proven_tables  # noqa: PLC0415 - this test only
+
+    meta = json.loads(next((partitioned_build / "vectors").glob("meta.*.json")).read_text())
+    rows, clusters = meta["tools"]["rows"], meta["tools"]["clusters"]
+    assert "pages" not in rows
+    assert "pages" not in clusters
+    refs = proven_tables(meta)
+    groups = -(-rows["files"] // (rows["per_page"] * rows["per_group"]))
+    assert len(refs) == groups + clusters["files"] > groups > 1
+    for ref in refs:
+        data = (partitioned_build / ref["path"]).read_bytes()
+        assert len(data) <= ref["max_bytes"]
+        proven_body(data, ref["root"], ref["place"], ref["per_page"])
+        if ref["per_page"] > 1:
+            with pytest.raises(ValueError, match="root"):  # another place of the page: not this file's path
+                proven_body(data, ref["root"], (ref["place"] + 1) % ref["per_page"], ref["per_page"])
+    assert {ref["per_page"] for ref in refs} == {rows["groups_per_root"], clusters["per_page"]}
 
 
 @needs_default
@@ -537,7 +617,8 @@ def test_cluster_shards_are_a_paged_table_and_their_tree_coded_rows_equal_the_ro
     assert "shards" not in part
     table = part["clusters"]
     k = int(part["partition"]["clusters"])
-    assert len(table["pages"]) == -(-k // table["per_page"]) < k
+    assert len(table["roots"]) == -(-k // table["per_page"]) < k  # toolcat-vectors-11: a root a page, no page files
+    assert not list(partitioned_build.glob("vectors/tools.clusterpages.*"))
     referenced = 0
     for cluster in range(k):
         ids, block, _, _ = tier._cluster(cluster)
@@ -560,12 +641,14 @@ def test_a_partitioned_build_verifies_against_its_schemas(partitioned_build: Pat
 
 
 @needs_default
+@pytest.mark.parametrize("pattern", ["tools.rows.*/r*.json", "tools.rowgroups.*/g*.json", "tools.clusters.*/c*.json"])
 def test_verify_and_the_site_follow_proven_row_files_and_refuse_a_changed_one(
-    partitioned_build: Path, tmp_path: Path
+    partitioned_build: Path, tmp_path: Path, pattern: str
 ) -> None:
-    """toolcat verify checks each row file's path to its page's root, and the site mirrors the row files.
+    """toolcat verify checks each proven file's path to its page's root, and the site mirrors every one.
 
-    A changed one (its proof kept) is reported by verify and refused by the site, as a file whose sha256 differs.
+    Row files (toolcat-vectors-10), row groups and cluster shards (-11): a changed one (its proof kept) is reported by
+    verify and refused by the site, as a file whose sha256 differs.
     """
     import shutil  # noqa: PLC0415 - this test only
 
@@ -573,14 +656,15 @@ def test_verify_and_the_site_follow_proven_row_files_and_refuse_a_changed_one(
     from toolcat.build.verify import verify_build  # noqa: PLC0415 - the build side, only for this test
     from toolcat.site.read import read_build  # noqa: PLC0415 - the site, only for this test
 
-    rows = sorted(str(p.relative_to(partitioned_build)) for p in partitioned_build.glob("vectors/tools.rows.*/r*.json"))
-    assert rows
-    assert set(rows) <= set(read_build(partitioned_build).files)  # the site publishes every row file
+    files = sorted(str(p.relative_to(partitioned_build)) for p in partitioned_build.glob(f"vectors/{pattern}"))
+    assert len(files) > 1
+    assert set(files) <= set(read_build(partitioned_build).files)  # the site publishes every one
     changed = tmp_path / "changed"
     shutil.copytree(partitioned_build, changed)
-    (changed / rows[3]).write_bytes(b"{ " + (changed / rows[3]).read_bytes()[1:])
+    bad = files[len(files) // 2]
+    (changed / bad).write_bytes((changed / bad).read_bytes().replace(b'"part":"tools"', b'"part":"nodes"', 1))
     report = verify_build(changed)
-    assert [p for p in report.problems if rows[3] in p and "page's root" in p], report.problems[:5]
+    assert [p for p in report.problems if bad in p and "page's root" in p], report.problems[:5]
     with pytest.raises(BuildError, match="integrity"):
         read_build(changed)
 
@@ -689,18 +773,24 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "row group page root garbage": _page(
         lambda o: o.update(files=[["x" * 64, b] for _, b in o["files"]]) if o["prefix"] == "p" else None
     ),
-    "row table pages garbage": _meta(lambda o: o["tools"]["rows"].update(pages=[1, 2])),
+    "row group roots garbage": _meta(lambda o: o["tools"]["rows"].update(group_roots=[1, 2])),
+    "row group roots short": _meta(
+        lambda o: o["tools"]["rows"].update(group_roots=o["tools"]["rows"]["group_roots"][1:])
+    ),
+    "row group roots of other groups": _meta(
+        lambda o: o["tools"]["rows"].update(group_roots=["0" * 64] * len(o["tools"]["rows"]["group_roots"]))
+    ),
+    "row groups_per_root zero": _meta(lambda o: o["tools"]["rows"].update(groups_per_root=0)),
+    "row groups_per_root missing": _meta(lambda o: o["tools"]["rows"].pop("groups_per_root")),
     "row group short of pages": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "p" else None),
     "row group of another folder": _page(
         lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "p" else None
     ),
     "row group of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "p" else None),
-    "row directory short of groups": _page(lambda o: o.update(files=o["files"][:0]) if o["prefix"] == "g" else None),
-    "row directory of other files": _page(lambda o: o.update(prefix="p") if o["prefix"] == "g" else None),
     "row table per_group zero": _meta(lambda o: o["tools"]["rows"].update(per_group=0)),
     "row table per_group garbage": _meta(lambda o: o["tools"]["rows"].update(per_group="x")),
     "row table group folder missing": _meta(lambda o: o["tools"]["rows"].pop("group_folder")),
-    "row directory of another folder": _meta(lambda o: o["tools"]["rows"].update(group_folder="vectors/x")),
+    "row groups of another folder": _meta(lambda o: o["tools"]["rows"].update(group_folder="vectors/x")),
     "row buckets of another folder": _meta(lambda o: o["tools"]["rows"].update(folder="vectors/x")),
     "row bucket renamed": _meta(lambda o: o["tools"]["rows"]["buckets"].__setitem__(0, "0" * 16)),
     "row bucket name not hex": _meta(lambda o: o["tools"]["rows"]["buckets"].__setitem__(0, "../../etc/passwd")),
@@ -735,10 +825,16 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     ),
     "cluster counts short": _meta(lambda o: o["tools"]["clusters"].update(counts=o["tools"]["clusters"]["counts"][1:])),
     "cluster table missing": _meta(lambda o: o["tools"].pop("clusters")),
-    "cluster table pages short": _meta(
-        lambda o: o["tools"]["clusters"].update(pages=o["tools"]["clusters"]["pages"][1:])
+    "cluster table roots short": _meta(
+        lambda o: o["tools"]["clusters"].update(roots=o["tools"]["clusters"]["roots"][1:])
     ),
-    "cluster table pages garbage": _meta(lambda o: o["tools"]["clusters"].update(pages=[1] * 9)),
+    "cluster table roots garbage": _meta(lambda o: o["tools"]["clusters"].update(roots=[1] * 9)),
+    "cluster table roots rotated": _meta(
+        lambda o: o["tools"]["clusters"].update(
+            roots=o["tools"]["clusters"]["roots"][1:] + o["tools"]["clusters"]["roots"][:1]
+        )
+    ),
+    "cluster table roots missing": _meta(lambda o: o["tools"]["clusters"].pop("roots")),
     "cluster table per_page zero": _meta(lambda o: o["tools"]["clusters"].update(per_page=0)),
     "cluster table folders short": _meta(
         lambda o: o["tools"]["clusters"].update(folders=o["tools"]["clusters"]["folders"][1:])
@@ -751,11 +847,6 @@ PARTITION_MALFORMED: dict[str, Patch] = {
     "cluster table of other files": _meta(
         lambda o: o["tools"]["clusters"].update(files=o["tools"]["clusters"]["files"] + 1)
     ),
-    "cluster page of another folder": _page(
-        lambda o: o.update(folder="vectors/elsewhere") if o["prefix"] == "c" else None
-    ),
-    "cluster page cut": _page(lambda o: o.update(files=o["files"][:1]) if o["prefix"] == "c" else None),
-    "cluster page of another first": _page(lambda o: o.update(first=o["first"] + 1) if o["prefix"] == "c" else None),
     "cluster parents missing": _shard(lambda o: o.pop("parents") if "parents" in o else o.pop("ids")),
     "cluster parents short": _shard(lambda o: o.update(parents=o["parents"][1:]) if "parents" in o else o.pop("ids")),
     "cluster parent outside the shard": _shard(

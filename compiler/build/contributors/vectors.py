@@ -976,6 +976,9 @@ ROW_BUCKETS = 32
 #: Row files a page of the row table (``toolcat-vectors-10``): a power of two, each row file carrying the 3 sibling
 #: digests of its path to the page's root, which its group lists (docs/search.md, "Proof paths instead of pages").
 ROW_PROOF_PAGE = 8
+#: Row groups a root of the meta's ``group_roots`` (``toolcat-vectors-11``): each group carries its 4 sibling digests
+#: (docs/search.md, "Groups and cluster shards as proofs").
+GROUPS_PER_ROOT = 16
 
 
 def cluster_page_size(clusters: int) -> int:
@@ -1197,10 +1200,11 @@ def _write_rows(
     changed, not the whole table. Pages of :data:`ROW_PROOF_PAGE` files are no files (``toolcat-vectors-10``): each
     row file carries its Merkle path (``proof``, :func:`toolcat.format.vector_format.page_proofs`) to its page's root;
     groups (``<group_folder>/g<j>.json``, ``index_pages``) list ``per_group`` pages' roots (with each page's largest
-    file) and the rows of the ancestor nodes of its docs (``nodes``: a query's candidates share their nodes); one more
-    page, the directory, holds the groups' sha256 (the meta's ``pages`` is its ref). A reader fetches a row file by path
-    together with its group and the directory, in one round, checks the directory and the group against the level
-    above and the row file's path against its page's root before use (:meth:`toolcat.reader.store.Store.fetch_json` of a proven ref).
+    file) and the rows of the ancestor nodes of its docs (``nodes``: a query's candidates share their nodes); each
+    group carries its Merkle path to a root the meta lists (``group_roots``, :data:`GROUPS_PER_ROOT` groups a root;
+    ``toolcat-vectors-11``: no directory page). A reader fetches a row file by path together with its group, in one
+    round, checks the group's path to its root and the row file's path to its page's root before use
+    (:meth:`toolcat.reader.store.Store.fetch_json` of a proven ref).
     A candidate pays its file's 3 sibling digests instead of a page of 11 sha256 (docs/search.md, "Proof paths
     instead of pages").
     """
@@ -1287,12 +1291,9 @@ def _write_rows(
         }
         for first in range(0, len(listing), per_group)
     ]
-    groups = [dumps(group) for group in group_listing]
-    # the groups' hashes in one more page (the directory): the meta holds its ref alone, so a query that needs no row
-    # pays nothing for the table, and one that does fetches the directory, its groups and rows in one round
-    group_folder, (directory,) = paged_files(
-        artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1)
-    )
+    groups, group_roots = proven_pages([dumps(group) for group in group_listing], GROUPS_PER_ROOT)
+    # each group carries its path to a root the meta lists (toolcat-vectors-11): no directory a query must fetch
+    group_folder, _ = paged_files(artifacts, "vectors", "tools.rowgroups", "tools", "g", groups, max(len(groups), 1))
     return {
         "folder": stem,
         "buckets": [folder[len(stem) + 1 :] for folder in folders],
@@ -1304,8 +1305,20 @@ def _write_rows(
         "group_folder": group_folder,
         "per_group": per_group,
         "group_max_bytes": max((len(data) for data in groups), default=0),
-        "pages": artifacts.add_json("vectors", "tools.rowgroups", directory),
+        "groups_per_root": GROUPS_PER_ROOT,
+        "group_roots": group_roots,
     }
+
+
+def proven_pages(bodies: list[bytes], per_page: int) -> tuple[list[bytes], list[str]]:
+    """(each file with its Merkle path to its page's root, each page's root) of ``bodies`` in pages of ``per_page``."""
+    files: list[bytes] = []
+    roots: list[str] = []
+    for first in range(0, len(bodies), per_page):
+        root, proofs = page_proofs(bodies[first : first + per_page], per_page)
+        roots.append(root)
+        files += [with_proof(body, proof) for body, proof in zip(bodies[first : first + per_page], proofs, strict=True)]
+    return files, roots
 
 
 def _write_partitioned(
@@ -1322,10 +1335,10 @@ def _write_partitioned(
     nearest in direction. A cluster shard's rows are stored as residuals from a tree of references
     (:func:`tree_coded`: the centroid or a nearer row of the shard); a row file's from its centroid, a node row's
     from its nearest centroid (:func:`residual_codes`). Each cluster shard carries the rows of its tools' ancestor
-    nodes too (the hierarchy term), so a query reads no node shard. The cluster shards are a paged table
-    (``clusters``: ``<folder>/c<i>.json``, their sha256 and size in pages the meta lists, ``counts`` each cluster's
-    tools, which the probe needs), fetched by path together with their pages; a folder a page (``folders``), so an
-    edit writes again only the pages whose clusters it changed. A lexical candidate outside the
+    nodes too (the hierarchy term), so a query reads no node shard. The cluster shards are a proven table
+    (``clusters``: ``<folder>/c<i>.json``, each carrying its Merkle path to its page's root, which the meta lists in
+    ``roots``; ``counts`` each cluster's tools, which the probe needs; ``toolcat-vectors-11``: no page files), fetched
+    by path; a folder a page (``folders``), so an edit writes again only the pages whose clusters it changed. A lexical candidate outside the
     probed clusters is scored by its own row, from the row table (:func:`_write_rows`), fetched with the
     candidates' doc shards.
     """
@@ -1372,12 +1385,23 @@ def _write_partitioned(
         return inputs.key("clusters", start, ids, np.asarray(clusters), [ancestors[i] for i in ids], sizes)
 
     per_page = cluster_page_size(k)
-    # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes
-    clusters = memoised_buckets(artifacts, "clusters", make, key_of)
-    folders, listing, files = buckets_of(
-        artifacts, "vectors/tools.clusters", "tools", "c", k, per_page, per_page, clusters
-    )
-    pages = [artifacts.add_json("vectors", f"tools.clusterpages.p{n}", page) for n, page in enumerate(listing)]
+    # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes; each
+    # shard carries its Merkle path to its page's root, which the meta lists (toolcat-vectors-11: no page files)
+    roots: dict[int, str] = {}
+
+    def clusters(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
+        made: list[list[bytes]] = []
+
+        def files_of() -> dict[str, Any]:
+            files, page_roots = proven_pages(make(start, end), per_page)
+            made.append(files)
+            return {"files": [[sha256(data), len(data)] for data in files], "roots": page_roots}
+
+        entry = artifacts.memo.get("vectors.clusters11", key_of(start, end), files_of)
+        roots[start // per_page] = str(entry["roots"][0])
+        return [(str(digest), int(size)) for digest, size in entry["files"]], made[0] if made else None
+
+    folders, _, files = buckets_of(artifacts, "vectors/tools.clusters", "tools", "c", k, per_page, per_page, clusters)
     # the contributor's summary line counts whole shards only: a partitioned build's tables are counted here
     log.info("vectors: %d cluster shards, %d bytes", k, sum(size for _, size in files))
     table = {
@@ -1387,7 +1411,7 @@ def _write_partitioned(
         "per_page": per_page,
         "max_bytes": max(size for _, size in files),
         "counts": [int(c) for c in counts],
-        "pages": pages,
+        "roots": [roots[number] for number in range(len(folders))],
     }
     return {
         "n_docs": n,

@@ -100,8 +100,9 @@ class HttpSource(Source):
         if self.cache is not None and is_sha256(digest):
             self.cache.write(self._object_parts(digest), digest, data)
 
-    # A proven file (toolcat-vectors-10's row files, toolcat-index-4's doc shards) has no sha256 of its own in the
-    # build: it is kept under its page's root and its place, and checked by its Merkle path each time it is read.
+    # A proven file (toolcat-vectors-10's row files, -11's row groups and cluster shards, toolcat-index-4's doc
+    # shards) has no sha256 of its own in the build: it is kept under its page's root and its place, and checked by
+    # its Merkle path each time it is read.
     def recall_proven(self, key: str, max_bytes: int) -> bytes | None:
         """A proven file kept in the disk cache under ``key`` (``<root>-<place>``), for the caller to check."""
         if self.cache is None or not _PROVEN_KEY.fullmatch(key):

@@ -37,9 +37,12 @@ from ...format.vector_format import (
     PAIR_LOW,
     PARTITIONED_FORMAT,
     PROVEN_ROW_FORMATS,
+    PROVEN_TABLE_FORMATS,
     READ_PARTITIONED_FORMATS,
     RESIDUAL_ALPHABET,
     RESIDUAL_ZERO,
+    proven_cluster,
+    proven_group,
     proven_row,
     row_folder,
 )
@@ -215,6 +218,7 @@ class SemanticTier:
         self._embedder, self._meta, self._dtype, self.model = embedder, meta, dtype, spec
         self._partition = partition
         self._cluster_table = dict(meta["tools"]["clusters"]) if partition is not None else {}
+        self._cluster_table["proven"] = meta.get("format") in PROVEN_TABLE_FORMATS
         self._residual = residual_settings(meta) if partition is not None else (None, 1)
         self._probe_rows = probe_settings(meta) if partition is not None else ([], None)
         return None
@@ -244,7 +248,8 @@ class SemanticTier:
         centroids = np.multiply(codes.astype(np.float32), scale / 7.0)
         if centroids.shape != (k, dim):
             raise ValueError(f"{centroids.shape[0]} centroids of {centroids.shape[1]} values, not {k} of {dim}")
-        check_cluster_table(part["clusters"], k, n_docs)
+        tables = meta.get("format") in PROVEN_TABLE_FORMATS  # groups and cluster shards carry their paths (-11)
+        check_cluster_table(part["clusters"], k, n_docs, proven=tables)
         table = dict(part["rows"])
         files, per_page, per_group = int(table["files"]), int(table["per_page"]), int(table["per_group"])
         proven = meta.get("format") in PROVEN_ROW_FORMATS  # no row pages: each row file carries its path (-10)
@@ -252,8 +257,14 @@ class SemanticTier:
         if files != n_docs or per_page < 1 or per_group < 1 or min(sizes) < 0:
             raise ValueError(f"a row table of {files} files in pages of {per_page}, for {n_docs} tools")
         str(table["folder"]), str(table["prefix"]), str(table["group_folder"])
-        table["proven"] = proven
-        str(dict(table["pages"])["sha256"])
+        table["proven"], table["proven_groups"] = proven, tables
+        if tables:  # no directory: each group's root in the meta
+            groups, per_root = -(-files // (per_page * per_group)), int(table["groups_per_root"])
+            if per_root < 1 or len(table["group_roots"]) != -(-groups // per_root):
+                raise ValueError(f"a row table of {groups} groups, {per_root} a root, with {len(table['group_roots'])}")
+            [str(root) for root in table["group_roots"]]
+        else:
+            str(dict(table["pages"])["sha256"])
         buckets, per_bucket = [str(name) for name in table["buckets"]], int(table["per_bucket"])
         if (
             per_bucket < 1
@@ -353,6 +364,10 @@ class SemanticTier:
         happen, :meth:`_cluster` fetches it by its page's ref.
         """
         table = self._cluster_table
+        if table["proven"]:  # toolcat-vectors-11: no pages; a shard is checked by its path to its page's root
+            named = [c for c in clusters if c not in self._cluster_named]
+            self._cluster_named.update(named)
+            return [{"path": proven_cluster(table, c)["path"], "max_bytes": table["max_bytes"]} for c in named]
         per_page = int(table["per_page"])
         pages = sorted({c // per_page for c in clusters if c // per_page not in self._cluster_pages})
         out: list[dict[str, Any]] = [table["pages"][number] for number in pages]
@@ -471,8 +486,7 @@ class SemanticTier:
 
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
-            page = self._cluster_page(cluster // int(self._cluster_table["per_page"]))
-            ref = page_ref(page, cluster - int(page["first"]))
+            ref = self._cluster_ref(cluster)
             data = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             dim, count = int(self._meta["model"]["dim"]), int(self._cluster_table["counts"][cluster])
@@ -502,6 +516,14 @@ class SemanticTier:
             self._clusters[cluster] = (ids, block, ancestors, (node_ids, node_block))
         return self._clusters[cluster]
 
+    def _cluster_ref(self, cluster: int) -> dict[str, Any]:
+        """The ref of ``cluster``'s shard: a proven one (``toolcat-vectors-11``), or the one its page lists."""
+        table = self._cluster_table
+        if table["proven"]:
+            return proven_cluster(table, cluster)
+        page = self._cluster_page(cluster // int(table["per_page"]))
+        return page_ref(page, cluster - int(page["first"]))
+
     def _cluster_ids(self, cluster: int) -> frozenset[int]:
         """The doc ids of one cluster as a set (made once a cluster)."""
         ids = self._cluster_sets.get(cluster)
@@ -523,10 +545,11 @@ class SemanticTier:
         per_page, per_group = int(table["per_page"]), int(table["per_group"])
         wanted = self._wanted_rows(query, docs)
         directory = self._directory
-        refs: list[dict[str, Any]] = [] if directory is not None or not wanted else [table["pages"]]
+        proven_groups = table["proven_groups"]  # toolcat-vectors-11: no directory, each group carries its path
+        refs: list[dict[str, Any]] = [] if directory is not None or not wanted or proven_groups else [table["pages"]]
         pages = sorted({doc // per_page for doc in wanted if doc // per_page not in self._pages})
         for number in sorted({page // per_group for page in pages if page // per_group not in self._groups}):
-            if directory is None:  # fetched by path with the directory, checked against it when read
+            if directory is None:  # by path with the directory (or alone), checked against it (or its path) when read
                 refs.append({"path": f"{table['group_folder']}/g{number}.json", "max_bytes": table["group_max_bytes"]})
             else:
                 refs.append(page_ref(directory, number))
@@ -677,7 +700,7 @@ class SemanticTier:
             if self._partition is None:
                 raise ValueError("this build's tool vectors are not partitioned")
             table = self._partition[2]
-            ref = page_ref(self._read_directory(), number)
+            ref = proven_group(table, number) if table["proven_groups"] else page_ref(self._read_directory(), number)
             group = self._fetch_json(ref)
             self.bytes_read += int(ref.get("bytes", 0))
             per_group, pages = int(table["per_group"]), -(-int(table["files"]) // int(table["per_page"]))
@@ -950,22 +973,23 @@ def probe_settings(meta: dict[str, Any]) -> tuple[list[int], int | None]:
     return [int(count) for count in meta["tools"]["clusters"]["counts"]], rows
 
 
-def check_cluster_table(table: Any, k: int, n_docs: int) -> None:
+def check_cluster_table(table: Any, k: int, n_docs: int, *, proven: bool = False) -> None:
     """ValueError (or another of :data:`VECTOR_ERRORS`) unless ``table`` is a cluster table a build writes.
 
-    That is: of ``k`` clusters of ``n_docs`` tools, one shard a cluster, ``counts`` adding up, a page ref and a
-    folder per ``per_page`` shards.
+    That is: of ``k`` clusters of ``n_docs`` tools, one shard a cluster, ``counts`` adding up, a page ref (``proven``,
+    ``toolcat-vectors-11``: a page root) and a folder per ``per_page`` shards.
     """
     files, per_page, max_bytes = int(table["files"]), int(table["per_page"]), int(table["max_bytes"])
     counts = [int(count) for count in table["counts"]]
     if files != k or len(counts) != k or min(counts) < 0 or sum(counts) != n_docs:
         raise ValueError("the cluster shards do not match the partition (one shard a cluster, in order)")
-    if per_page < 1 or max_bytes < 0 or len(table["pages"]) != -(-k // per_page):
-        raise ValueError(f"a cluster table of {len(table['pages'])} pages of {per_page} for {k} clusters")
-    for ref in table["pages"]:
-        str(dict(ref)["sha256"]), str(ref["path"])
-    if len(table["folders"]) != len(table["pages"]) or not all(isinstance(f, str) for f in table["folders"]):
-        raise ValueError(f"a cluster table of {len(table['pages'])} pages in {len(table['folders'])} folders")
+    pages = table["roots"] if proven else table["pages"]
+    if per_page < 1 or max_bytes < 0 or len(pages) != -(-k // per_page):
+        raise ValueError(f"a cluster table of {len(pages)} pages of {per_page} for {k} clusters")
+    for ref in pages:
+        str(ref) if proven else (str(dict(ref)["sha256"]), str(ref["path"]))
+    if len(table["folders"]) != len(pages) or not all(isinstance(f, str) for f in table["folders"]):
+        raise ValueError(f"a cluster table of {len(pages)} pages in {len(table['folders'])} folders")
     str(table["prefix"])
 
 
