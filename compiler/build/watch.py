@@ -38,16 +38,16 @@ NAP_SECONDS = 0.05
 Stamp = tuple[int, int, int, int, bool]
 
 
-def snapshot(src: Path, skip: Path | None = None) -> dict[str, Stamp]:
+def snapshot(src: Path, skip: str | None = None) -> dict[str, Stamp]:
     """Every file and symbolic link under ``src`` the build reads, by relative path, with its stamp.
 
     As :func:`toolcat.build.sources.load.fingerprint` walks: hidden names and ``__pycache__`` are left out,
-    links are not followed. ``skip``: a folder left out too (the output folder, when it lies inside the sources).
+    links are not followed. ``skip``: a folder left out too, by its path relative to ``src`` (``build``: the output
+    folder, when it lies inside the sources).
     A folder that vanishes while it is listed (a save replacing it) is left out of this snapshot: the next one sees
     what took its place.
     """
     found: dict[str, Stamp] = {}
-    skipped = os.fspath(skip) if skip is not None else None
     pending = [(os.fspath(src), "")]
     while pending:
         folder, prefix = pending.pop()
@@ -62,7 +62,7 @@ def snapshot(src: Path, skip: Path | None = None) -> dict[str, Stamp]:
             try:
                 is_link = entry.is_symlink()
                 if not is_link and entry.is_dir():
-                    if entry.path != skipped:
+                    if prefix + name != skip:
                         pending.append((entry.path, f"{prefix}{name}/"))
                     continue
                 stat = entry.stat(follow_symlinks=False)
@@ -93,11 +93,12 @@ def changes(before: dict[str, Stamp], after: dict[str, Stamp]) -> list[str]:
 class Watcher:
     """Waits for the sources under ``src`` to change and settle; :meth:`request_stop` ends every wait at once.
 
-    ``skip``: a folder under ``src`` not to watch (the build's output, so its own writes start no rebuild).
+    ``skip``: a folder under ``src`` not to watch, relative to it (the build's output, so its own writes start no
+    rebuild).
     """
 
     src: Path
-    skip: Path | None = None
+    skip: str | None = None
     poll: float = POLL_SECONDS
     quiet: float = QUIET_SECONDS
     #: Set (by a signal handler or another thread: :meth:`request_stop`) to end the watch.

@@ -148,8 +148,8 @@ def _watch(src: Path, out: Path, *, strict: bool, force: bool, embedder: str | N
     """
     from ..build import watch as watching  # noqa: PLC0415 - build only
 
-    skip = out.resolve() if out.resolve().is_relative_to(src.resolve()) else None
-    watcher = watching.Watcher(src, skip=skip)
+    inside = out.resolve().is_relative_to(src.resolve())  # its own writes start no rebuild
+    watcher = watching.Watcher(src, skip=out.resolve().relative_to(src.resolve()).as_posix() if inside else None)
     building = False
     me = os.getpid()
 

@@ -202,7 +202,7 @@ def test_the_output_folder_inside_the_sources_is_not_watched(make_tree) -> None:
     """A build written inside SRC starts no rebuild of its own; a link is seen, not followed."""
     src = make_tree({"a/tools.yaml": "tools: []\n", "build/catalog.json": "{}"})
     (src / "elsewhere").symlink_to(src / "a")
-    found = watching.snapshot(src, skip=src / "build")
+    found = watching.snapshot(src, skip="build")
     assert sorted(found) == ["a/tools.yaml", "elsewhere"]
     assert found["elsewhere"][4] is True
 
@@ -323,6 +323,25 @@ def test_a_second_ctrl_c_stops_at_once(example_src_copy: Path, tmp_path: Path, m
     )
     assert result.exit_code == 1
     assert "Aborted" in result.output
+
+
+def test_an_output_folder_named_relative_to_a_relative_src_is_not_watched(
+    make_tree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``toolcat build src --out src/build --watch`` from the folder above: the watcher leaves ``build`` out."""
+    src = make_tree({"a/tools.yaml": "tools: []\n", "build/catalog.json": "{}"})
+    monkeypatch.chdir(src.parent)
+    seen: list[str | None] = []
+
+    def record(watcher: watching.Watcher, build_once: object) -> int:
+        seen.append(watcher.skip)
+        return 0
+
+    monkeypatch.setattr(watching, "watch", record)
+    result = CliRunner().invoke(build_command.build, [src.name, "--out", f"{src.name}/build", "--watch"])
+    assert result.exit_code == 0, result.output
+    assert seen == ["build"]
+    assert sorted(watching.snapshot(Path(src.name), skip=seen[0])) == ["a/tools.yaml"]
 
 
 def test_watch_takes_neither_json_nor_publish_model(tmp_path: Path) -> None:
