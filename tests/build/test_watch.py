@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import queue
 import signal
@@ -360,8 +361,6 @@ def test_a_process_parses_a_state_entry_again_only_when_the_state_on_disk_change
     A build made by another process in between (here: an entry rewritten in the state file) is what the next build
     of this process reads: the changed entry is parsed from the disk's text, the others are the results kept.
     """
-    import json  # noqa: PLC0415 - this test alone edits a state
-
     from toolcat.build import pipeline  # noqa: PLC0415 - the module whose memo is tested
     from toolcat.build.write import STATE, read_state  # noqa: PLC0415 - the state file
 
@@ -382,3 +381,77 @@ def test_a_process_parses_a_state_entry_again_only_when_the_state_on_disk_change
     assert after[digest][1] is not first[digest][1]
     assert after[digest][1].tools[0]["summary"] == "Changed on disk by another build."
     assert all(after[d][1] is first[d][1] for d in first if d != digest)
+
+
+#: Run as ``python -c``: the watcher, with the build's worker forked from the first tool (not 2,000) and the index of
+#: every rebuild held until the test says go (a file), so that Ctrl-C lands while a build and its worker run.
+HELD_WATCHER = """
+import sys, time
+from pathlib import Path
+from toolcat.build import parallel
+from toolcat.build.contributors.index import texts
+from toolcat.cli import main
+
+parallel.SIDE_FROM_TOOLS = 1
+flags, real, builds = Path(sys.argv.pop(1)), texts.contribute, []
+
+def held(catalog, artifacts, specs):
+    builds.append(1)
+    if len(builds) > 1:
+        (flags / "in-build").write_text("")
+        deadline = time.monotonic() + 120
+        while not (flags / "go").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    real(catalog, artifacts, specs)
+
+texts.contribute = held
+sys.argv[0] = "toolcat"
+main()
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_the_process_group_mid_build_spares_the_forked_worker_and_exits_0(
+    example_src_copy: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C in a terminal signals the watcher and its build's forked worker: the build finishes, then exit 0.
+
+    The worker inherits the watcher's handler, which ignores the signal outside the watcher's own process: a worker
+    interrupted by it would fail the build (no summary line, the edit not built).
+    """
+    out, flags = tmp_path / "build", tmp_path / "flags"
+    flags.mkdir()
+    argv = ["build", str(example_src_copy), "--out", str(out), "--watch", "--embedder", "none"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", HELD_WATCHER, str(flags), *argv],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("built registry_version")
+        rel = _edit(example_src_copy, 0)
+        deadline = time.monotonic() + LINE_TIMEOUT
+        while not (flags / "in-build").exists():
+            assert time.monotonic() < deadline, "the rebuild never started"
+            assert process.poll() is None
+            time.sleep(0.01)
+        workers = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False)
+        os.killpg(process.pid, signal.SIGINT)
+        (flags / "go").write_text("")
+        stdout, stderr = process.communicate(timeout=LINE_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert workers.stdout.split(), "a forked worker ran beside the held index"
+    assert process.returncode == 0, stderr[-2000:]
+    assert stdout.startswith(f"{rel} changed: built registry_version"), stdout + stderr[-2000:]
+    assert "stopping once this build is done" in stderr
+    assert "stopped watching" in stderr
+    entry = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
+    assert f"registry_version {entry['registry_version']}:" in stdout, "the interrupted rebuild was committed"
+    assert not [p for p in out.iterdir() if p.name.startswith(".toolcat-pending")]
