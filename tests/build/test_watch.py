@@ -455,3 +455,35 @@ def test_ctrl_c_to_the_process_group_mid_build_spares_the_forked_worker_and_exit
     entry = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
     assert f"registry_version {entry['registry_version']}:" in stdout, "the interrupted rebuild was committed"
     assert not [p for p in out.iterdir() if p.name.startswith(".toolcat-pending")]
+
+
+@pytest.mark.slow
+def test_a_build_made_by_another_process_in_between_is_built_on(example_src_copy: Path, tmp_path: Path) -> None:
+    """A one-shot build of other sources into the watched folder, then an edit: the watcher builds on that build.
+
+    Its output equals a one-shot build of the edited sources made after the other build (the reference, on its own
+    copy of the same history), so nothing the watcher kept from its own last build was written stale.
+    """
+    import shutil  # noqa: PLC0415 - this test alone copies trees
+
+    src, out = example_src_copy, tmp_path / "watched" / "build"
+    other = tmp_path / "other_src"
+    shutil.copytree(src, other)
+    _edit(other, 7)
+    reference_src, reference = tmp_path / "reference_src", tmp_path / "reference" / "build"
+    shutil.copytree(src, reference_src)
+    build(reference_src, reference, embedder="none")
+    watcher = Watching(src, out, "--embedder", "none")
+    try:
+        assert watcher.line().startswith("built registry_version")
+        watcher.until_err("watching")
+        build(other, out, embedder="none")  # another process's build, as far as the watcher can tell
+        build(other, reference, embedder="none")
+        rel = _edit(src, 1)
+        _edit(reference_src, 1)
+        assert watcher.line().startswith(f"{rel} changed: built registry_version")
+        build(reference_src, reference, embedder="none")
+        assert _files(out) == _files(reference)
+        assert watcher.stop() == 0, "".join(watcher.stderr)
+    finally:
+        watcher.kill()
