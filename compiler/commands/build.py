@@ -148,6 +148,8 @@ def _watch(src: Path, out: Path, *, strict: bool, force: bool, embedder: str | N
     """
     from ..build import watch as watching  # noqa: PLC0415 - build only
 
+    if not src.is_dir():  # a typo: the one-shot build's error and exit 1, not a watch of nothing
+        _build_once(src, out, strict=strict, force=force, embedder=embedder)
     inside = out.resolve().is_relative_to(src.resolve())  # its own writes start no rebuild
     watcher = watching.Watcher(src, skip=out.resolve().relative_to(src.resolve()).as_posix() if inside else None)
     building = False

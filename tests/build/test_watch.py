@@ -345,6 +345,15 @@ def test_an_output_folder_named_relative_to_a_relative_src_is_not_watched(
     assert sorted(watching.snapshot(Path(src.name), skip=seen[0])) == ["a/tools.yaml"]
 
 
+def test_a_missing_source_folder_is_the_one_shot_error_and_exit_1(tmp_path: Path) -> None:
+    """A mistyped SRC does not start a watch of nothing: the one-shot build's error, exit 1."""
+    missing = tmp_path / "catalgo_src"
+    result = CliRunner().invoke(build_command.build, [str(missing), "--out", str(tmp_path / "b"), "--watch"])
+    assert result.exit_code == 1
+    assert "does not exist or is not a folder" in result.output
+    assert "watching" not in result.output
+
+
 def test_watch_takes_neither_json_nor_publish_model(tmp_path: Path) -> None:
     """--watch prints a line a build, not one JSON document; publishing a model is a one-shot step."""
     for extra in (["--json"], ["--publish-model", str(tmp_path / "m")]):
