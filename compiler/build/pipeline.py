@@ -204,19 +204,35 @@ class BuildResult:
         )
 
 
+#: The tools files' results this process last took from a state (:func:`_cache_from_state`), by file digest: the
+#: entry's text as the state held it, and the result parsed from it. A process that builds again (``toolcat build
+#: --watch``, issue 33) does not parse an entry again while the state it reads from disk holds the same text.
+_parsed: dict[str, tuple[str, list[Any], FileResult]] = {}
+
+
 def _cache_from_state(state: dict[str, Any]) -> dict[str, Any]:
     """The loaded sources' results the last build kept, by file digest: (path, FileResult, its entry in the state).
 
     The entry is written back as it was while the file is unchanged (:func:`_cache_to_state`): 10,000 tools are not
-    dumped again for a one-tool edit (issue 33).
+    dumped again for a one-tool edit (issue 33). An entry whose text equals (character for character) the one this
+    process parsed last is not parsed again: the build reads the state from disk each time, so what is kept is what
+    the disk says (a build made by another process in between changes the entries, which are then parsed).
     """
+    global _parsed  # noqa: PLW0603 - replaced whole, so builds in other threads see one or the other
     cache: dict[str, Any] = {}
+    parsed: dict[str, tuple[str, list[Any], FileResult]] = {}
     for digest, entry in state.get("cache", {}).items():
         rel, raw = entry
-        if not isinstance(raw.get("tools_json"), str):
+        text = raw.get("tools_json")
+        if not isinstance(text, str):
             continue  # an older state: its key order was lost, so the file is loaded again
-        diagnostics = [Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]]
-        cache[digest] = (rel, FileResult(tools=json.loads(raw["tools_json"]), diagnostics=diagnostics), entry)
+        kept = _parsed.get(digest)
+        if kept is None or kept[0] != text or kept[1] != raw["diagnostics"]:
+            diagnostics = [Diagnostic(**{**d, "severity": Severity(d["severity"])}) for d in raw["diagnostics"]]
+            kept = (text, raw["diagnostics"], FileResult(tools=json.loads(text), diagnostics=diagnostics))
+        parsed[digest] = kept
+        cache[digest] = (rel, kept[2], entry)
+    _parsed = parsed
     return cache
 
 

@@ -64,6 +64,11 @@ def _load_bindings() -> Any:
     return module
 
 
+def load() -> None:
+    """Load the tokenizer now (``toolcat build --watch`` does before a build forks its worker, which then has it)."""
+    _encoding()
+
+
 def _count(text: str) -> int:
     """Tokens of one piece (under a million characters), as ``len(bpe_openai.get_encoding(...).encode(text))``.
 

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..build.errors import Diagnostic
 from .progress import PhaseDisplay, wanted
+
+if TYPE_CHECKING:
+    from ..build.pipeline import BuildResult
 
 #: Show a progress bar when the tools files weigh more than this (a few hundred tools).
 PROGRESS_THRESHOLD_BYTES = 256 * 1024
@@ -71,20 +78,32 @@ def _progress(src: Path) -> Iterator[PhaseDisplay | None]:
     help="Also write the embedder the vectors were made with into this folder (model.json, the ONNX graph, the "
     "vocabulary: about 58 MB) for the TypeScript reader's semantic tier (js/README.md).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Build, then keep watching SRC (toolcat.yaml included) and build again in this process on each change, "
+    "until Ctrl-C. A failed build prints its errors, leaves the last good build as it was and keeps watching.",
+)
 def build(
-    src: Path, out: Path, strict: bool, force: bool, as_json: bool, embedder: str | None, publish_model: Path | None
+    src: Path,
+    out: Path,
+    strict: bool,
+    force: bool,
+    as_json: bool,
+    embedder: str | None,
+    publish_model: Path | None,
+    watch: bool,
 ) -> None:
     """Compile SRC (default catalog_src) into versioned artifacts in --out (default build)."""
-    from ..build.pipeline import build as run_build  # noqa: PLC0415 - heavy imports only when building
-    from ..engines.embedding import EmbedderError  # noqa: PLC0415 - loaded by the command that needs it
-
-    with _progress(src) as progress:
-        try:
-            result = run_build(src, out, strict=strict, force=force, progress=progress, embedder=embedder)
-        except EmbedderError as err:
-            raise click.ClickException(f"--embedder: {err.message}; {err.hint}") from err
+    if watch:
+        if as_json or publish_model is not None:
+            raise click.UsageError("--watch takes neither --json nor --publish-model")
+        _watch(src, out, strict=strict, force=force, embedder=embedder)
+        return
+    result = _build_once(src, out, strict=strict, force=force, embedder=embedder)
     if publish_model is not None:
         from ..build.published_model import publish_build_model  # noqa: PLC0415 - only when publishing the model
+        from ..engines.embedding import EmbedderError  # noqa: PLC0415 - loaded by the command that needs it
 
         try:
             publish_build_model(out, publish_model)
@@ -106,6 +125,77 @@ def build(
         return
     _print_warnings(result.warnings, quiet=False)
     click.echo(result.summary())
+
+
+def _build_once(src: Path, out: Path, *, strict: bool, force: bool, embedder: str | None) -> BuildResult:
+    """One build, with its progress display; an embedder that cannot be loaded is a one-line error."""
+    from ..build.pipeline import build as run_build  # noqa: PLC0415 - heavy imports only when building
+    from ..engines.embedding import EmbedderError  # noqa: PLC0415 - loaded by the command that needs it
+
+    with _progress(src) as progress:
+        try:
+            return run_build(src, out, strict=strict, force=force, progress=progress, embedder=embedder)
+        except EmbedderError as err:
+            raise click.ClickException(f"--embedder: {err.message}; {err.hint}") from err
+
+
+def _watch(src: Path, out: Path, *, strict: bool, force: bool, embedder: str | None) -> None:
+    """``--watch``: build, then build again on each settled change of SRC until Ctrl-C (or SIGTERM); exit 0.
+
+    A first Ctrl-C during a build lets it finish (a build stopped half-way is repaired by the next one, but is
+    not left to it), then exits; a second stops it at once. Errors of a build are printed as a one-shot build
+    prints them, and the watch goes on.
+    """
+    from ..build import watch as watching  # noqa: PLC0415 - build only
+
+    if not src.is_dir():  # a typo: the one-shot build's error and exit 1, not a watch of nothing
+        _build_once(src, out, strict=strict, force=force, embedder=embedder)
+    inside = out.resolve().is_relative_to(src.resolve())  # its own writes start no rebuild
+    watcher = watching.Watcher(src, skip=out.resolve().relative_to(src.resolve()).as_posix() if inside else None)
+    building = False
+    me = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
+        if os.getpid() != me:  # a forked worker of the build inherits the handler: the watcher decides
+            return
+        if watcher.stopped:
+            raise KeyboardInterrupt
+        watcher.request_stop()
+        if building:  # written at once, unbuffered: the build may be inside a write to stderr
+            with contextlib.suppress(OSError):
+                os.write(sys.stderr.fileno(), b"stopping once this build is done (Ctrl-C again to stop now)\n")
+
+    def build_once(changed: list[str]) -> bool:
+        nonlocal building
+        what = f"{watching.describe_changes(changed)}: " if changed else ""
+        building = True
+        try:
+            result = _build_once(src, out, strict=strict, force=force and not changed, embedder=embedder)
+        except click.ClickException as exc:
+            exc.show()
+            click.echo(
+                f"{what}build failed: the last good build in {out} is as it was; "
+                f"watching {src} for changes (Ctrl-C stops)",
+                err=True,
+            )
+            return False
+        finally:
+            building = False
+        _print_warnings(result.warnings, quiet=False)
+        took = f" in {result.seconds:.2f}s" if result.up_to_date else ""  # a build's summary has its seconds
+        click.echo(f"{what}{result.summary()}{took}")
+        watching.prime()  # once: what the next build's forked worker finds loaded
+        if not changed and not watcher.stopped:
+            click.echo(f"watching {src} for changes (Ctrl-C stops)", err=True)
+        return True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        watching.watch(watcher, build_once)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    click.echo("stopped watching", err=True)
 
 
 @click.command()

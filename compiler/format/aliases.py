@@ -101,6 +101,7 @@ def assign_aliases(tool_ids: list[str], explicit: dict[str, str] | None = None) 
     ids = sorted(tool_ids)
     out: dict[str, dict[str, str]] = {tool_id: {} for tool_id in ids}
     adjustments: list[tuple[str, str, str]] = []
+    plain = {tool_id: plain_alias(explicit.get(tool_id, tool_id)) for tool_id in ids}  # once, not once a provider
     for provider, rule in PROVIDER_RULES.items():
         taken: dict[str, str] = {}
         for tool_id, alias in sorted(explicit.items()):
@@ -110,7 +111,7 @@ def assign_aliases(tool_ids: list[str], explicit: dict[str, str] | None = None) 
         for tool_id in ids:
             if provider in out[tool_id]:
                 continue
-            alias = plain_alias(explicit.get(tool_id, tool_id))
+            alias = plain[tool_id]
             reason = ""
             if len(alias) > rule.max_length:
                 alias = _suffixed(alias, tool_id, rule.max_length)

@@ -105,6 +105,10 @@ def part_state(
     return state
 
 
+#: Where :func:`read_base` puts a part's files in the state it returns (never saved: the state file is copied as read).
+PART_FILES = "part_files"
+
+
 def part_files(meta: dict[str, Any], root: Path) -> list[Ref]:
     """Every file a base part's meta entry points to (the files of paged tables are read from ``root``'s pages)."""
     refs = [shard["ref"] for space in meta["spaces"] for shard in space.get("shards", ())]
@@ -137,11 +141,13 @@ def read_base(previous: Path | None) -> dict[str, Any] | None:
         return None
     try:
         for part in ("tools", "nodes"):
-            for ref in part_files(state[part]["meta"], previous):
+            refs = part_files(state[part]["meta"], previous)
+            for ref in refs:
                 file = previous / ref["path"]
                 if not file.is_file() or file.stat().st_size != int(ref["bytes"]):
                     log.info("index: %s of the base segment is missing; building the index afresh", file)
                     return None
+            state[part][PART_FILES] = refs  # for write_delta: the doc shards are not read and hashed twice
     except (KeyError, TypeError, OSError, ValueError):
         return None
     return state
@@ -276,12 +282,20 @@ def fit_delta(delta: Delta, base: dict[str, Any], base_terms: BaseTerms, n_live:
 
 
 def write_delta(
-    artifacts: ArtifactSet, part: str, base_meta: dict[str, Any], delta: Delta, previous: Path
+    artifacts: ArtifactSet,
+    part: str,
+    base_meta: dict[str, Any],
+    delta: Delta,
+    previous: Path,
+    refs: list[Ref] | None = None,
 ) -> dict[str, Any]:
-    """Write the delta's files; the part's meta entry is the base's with a ``delta`` key."""
+    """Write the delta's files; the part's meta entry is the base's with a ``delta`` key.
+
+    ``refs``: the base part's files as :func:`read_base` found them (else they are listed again).
+    """
     from .shards import SPACE_WEIGHTS, _write_space  # noqa: PLC0415 - no cycle at import
 
-    for ref in part_files(base_meta, previous):
+    for ref in refs if refs is not None else part_files(base_meta, previous):
         artifacts.carry(ref)
     if delta.empty():
         return base_meta

@@ -26,6 +26,7 @@ from .segments import (
     DELTA_MAX_BYTES,
     DELTA_MAX_DOCS,
     INDEX_STATE,
+    PART_FILES,
     BaseTerms,
     PartDocs,
     assign_ids,
@@ -570,8 +571,10 @@ def _delta_parts(
             log.info("index: the %s delta outgrew %d bytes; merging into a new base segment", name, DELTA_MAX_BYTES)
             return None
         deltas[name] = delta
-    tools = write_delta(artifacts, "tools", base["tools"]["meta"], deltas["tools"], artifacts.previous)
-    nodes = write_delta(artifacts, "nodes", base["nodes"]["meta"], deltas["nodes"], artifacts.previous)
+    tools, nodes = (
+        write_delta(artifacts, part, base[part]["meta"], deltas[part], artifacts.previous, base[part].get(PART_FILES))
+        for part in ("tools", "nodes")
+    )
     artifacts.private[INDEX_STATE] = (artifacts.previous / INDEX_STATE).read_bytes()
     artifacts.doc_order["tools"] = [None if k is None else k.split("\x1f", 1)[0] for k in tool_order_ids]
     artifacts.doc_order["nodes"] = node_order_ids
