@@ -355,6 +355,8 @@ def test_odd_characters_get_the_same_answers(example, tmp_path):
         for _ in range(6):
             odd = rng.choice(_ODD) + name + rng.choice(_ODD)
             calls += [call("expand_tool", odd), call("list", path=odd), call("search_tool_by_category", "read", odd, 3)]
+            calls += [call("tool_help", path=odd.replace("/", ".")), call("tool_list", namespace=odd.split("/")[0])]
+            calls += [call("tool_describe", odd), call("prompt", odd)]
     catalog = Catalog.open(url, cache_dir=tmp_path / "cache")
     expected = [_execution_free(json.loads(json.dumps(fn(catalog)))) for fn, _ in calls]
     got = run_js(url, [js for _, js in calls])["answers"]
