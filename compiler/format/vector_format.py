@@ -81,6 +81,17 @@ def with_proof(body: bytes, proof: str) -> bytes:
     return body[:-1] + PROOF_KEY + proof.encode("ascii") + b'"}'
 
 
+def proven_pages(bodies: list[bytes], per_page: int) -> tuple[list[bytes], list[str]]:
+    """(each file with its Merkle path to its page's root, each page's root) of ``bodies`` in pages of ``per_page``."""
+    files: list[bytes] = []
+    roots: list[str] = []
+    for first in range(0, len(bodies), per_page):
+        root, proofs = page_proofs(bodies[first : first + per_page], per_page)
+        roots.append(root)
+        files += [with_proof(body, proof) for body, proof in zip(bodies[first : first + per_page], proofs, strict=True)]
+    return files, roots
+
+
 def proven_body(data: bytes, root: str, place: int, per_page: int) -> bytes:
     """The bytes without the proof of a proven file (``data``), once its path leads to ``root`` from ``place``.
 

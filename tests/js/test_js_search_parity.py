@@ -595,6 +595,23 @@ def test_a_cold_find_tool_makes_the_python_round_trips_with_the_expansion(builds
             assert js["bytes_decoded"] <= py["bytes_decoded"], (query, py, js)
 
 
+def assert_same_cold_requests(url: str, queries: list[str], tmp: Path) -> list[dict[str, Any]]:
+    """Each query cold, in a fresh Python reader and a fresh Node process: the same round trips, requests and bytes.
+
+    Returns the Node reader's stats, a query each.
+    """
+    seen = []
+    for i, query in enumerate(queries):
+        catalog = Catalog.open(url, cache_dir=tmp / f"cache{i}")
+        catalog.find_tool(query, 5)
+        py = catalog.stats()
+        js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
+        for key in ("round_trips", "requests", "bytes_decoded"):
+            assert js[key] == py[key], (query, key, py, js)
+        seen.append(js)
+    return seen
+
+
 def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(builds_root: str, tmp_path: Path) -> None:
     """Cold, per query, on a partitioned default build over HTTP: the Python reader's round trips, requests and bytes.
 
@@ -603,16 +620,11 @@ def test_a_cold_find_tool_on_a_partitioned_build_makes_the_python_requests(build
     """
     _require_node()
     build_dir, labelled = _built(PROBED, "default", builds_root)
+    # a misspelt one: its unknown words' n-grams go through the chars space's filter (toolcat-index-3)
+    queries = [*labelled[:8], "upload a report to a bucket", "uplaod a zyxwv report to a bukcet"]
     with serve_folder(build_dir) as url:
-        # a misspelt one: its unknown words' n-grams go through the chars space's filter (toolcat-index-3)
-        for i, query in enumerate([*labelled[:8], "upload a report to a bucket", "uplaod a zyxwv report to a bukcet"]):
-            catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
-            catalog.find_tool(query, 5)
-            py = catalog.stats()
-            js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
+        for js in assert_same_cold_requests(url, queries, tmp_path):
             assert js["search_tier"] == "hybrid (minilm-tools; onnxruntime-node)", js
-            for key in ("round_trips", "requests", "bytes_decoded"):
-                assert js[key] == py[key], (query, key, py, js)
 
 
 def _vectors_meta(out: Path) -> dict[str, Any]:
@@ -821,13 +833,7 @@ def test_an_older_partitioned_build_is_still_read_by_both_readers_with_the_same_
     assert any("nodes" in json.loads(p.read_text()) for p in groups) == (layout != "8")
     if layout == "10":  # cold over HTTP the Node reader makes the Python reader's requests on it too
         with serve_folder(old) as url:
-            for i, query in enumerate(["upload a report to a bucket", *labelled[:3]]):
-                catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
-                catalog.find_tool(query, 5)
-                py = catalog.stats()
-                js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
-                for key in ("round_trips", "requests", "bytes_decoded"):
-                    assert js[key] == py[key], (query, key, py, js)
+            assert_same_cold_requests(url, ["upload a report to a bucket", *labelled[:3]], tmp_path)
 
 
 def _as_index_3(build_dir: Path, out: Path) -> None:
@@ -892,13 +898,7 @@ def test_an_index_3_build_is_still_read_by_both_readers_with_the_same_answers(bu
         new_js = node_answers(url, calls, MODEL_OPTIONS)
     with serve_folder(old) as url:
         got = node_run(url, calls, MODEL_OPTIONS)
-        for i, query in enumerate(["upload a report to a bucket", *labelled[:3]]):
-            catalog = Catalog.open(url, cache_dir=tmp_path / f"cache{i}")
-            catalog.find_tool(query, 5)
-            py = catalog.stats()
-            js = node_run(url, [["findTool", query, 5]], MODEL_OPTIONS)["stats"]
-            for key in ("round_trips", "requests", "bytes_decoded"):
-                assert js[key] == py[key], (query, key, py, js)
+        assert_same_cold_requests(url, ["upload a report to a bucket", *labelled[:3]], tmp_path)
     assert got["answers"] == new_js
     assert python_answers(old, calls) == python_answers(build_dir, calls)
     assert list(old.glob("index/tools.docs.p*.json")), "its doc pages"

@@ -46,8 +46,7 @@ from ...format.vector_format import (
     PARTITIONED_FORMAT,
     RESIDUAL_ALPHABET,
     RESIDUAL_ZERO,
-    page_proofs,
-    with_proof,
+    proven_pages,
 )
 from ..artifacts import ArtifactSet, Contributor
 from ..config import BuildConfig
@@ -1253,12 +1252,7 @@ def _write_rows(
         made: list[list[bytes]] = []
 
         def files_of() -> dict[str, Any]:
-            bodies = make(start, end)
-            files, page_roots = [], []
-            for first in range(0, len(bodies), per_page):
-                root, proofs = page_proofs(bodies[first : first + per_page], per_page)
-                page_roots.append(root)
-                files += [with_proof(body, proof) for body, proof in zip(bodies[first:], proofs, strict=False)]
+            files, page_roots = proven_pages(make(start, end), per_page)
             made.append(files)
             return {"files": [[sha256(data), len(data)] for data in files], "roots": page_roots}
 
@@ -1308,17 +1302,6 @@ def _write_rows(
         "groups_per_root": GROUPS_PER_ROOT,
         "group_roots": group_roots,
     }
-
-
-def proven_pages(bodies: list[bytes], per_page: int) -> tuple[list[bytes], list[str]]:
-    """(each file with its Merkle path to its page's root, each page's root) of ``bodies`` in pages of ``per_page``."""
-    files: list[bytes] = []
-    roots: list[str] = []
-    for first in range(0, len(bodies), per_page):
-        root, proofs = page_proofs(bodies[first : first + per_page], per_page)
-        roots.append(root)
-        files += [with_proof(body, proof) for body, proof in zip(bodies[first : first + per_page], proofs, strict=True)]
-    return files, roots
 
 
 def _write_partitioned(

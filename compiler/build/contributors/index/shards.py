@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ....format.canonical import dumps, sha256
-from ....format.vector_format import page_proofs, with_proof
+from ....format.vector_format import proven_pages
 from ...artifacts import ArtifactSet
 
 #: Spaces and their weights in the combined score ``sum(weight * cosine)``.
@@ -153,12 +153,7 @@ def _write_proven(artifacts: ArtifactSet, part: str, files: list[bytes], per_pag
     A cold query reads a few shards of each page it touches: their paths (6 digests with pages of 64) cost less than
     the pages' 64 sha256 (docs/search.md, "Doc shards as proofs").
     """
-    proven: list[bytes] = []
-    roots: list[str] = []
-    for first in range(0, len(files), per_page):
-        root, proofs = page_proofs(files[first : first + per_page], per_page)
-        roots.append(root)
-        proven += [with_proof(data, proof) for data, proof in zip(files[first : first + per_page], proofs, strict=True)]
+    proven, roots = proven_pages(files, per_page)
     folder, _ = paged_files(artifacts, "index", f"{part}.docs", part, "d", proven, per_page)
     return {
         "folder": folder,
