@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -213,36 +214,35 @@ def _note_proven(obj: Any, proven: dict[str, dict[str, Any]]) -> None:
         proven[table["group_folder"]] = table
 
 
+def _proven_refs(rel: str, what: str, refs_of: Callable[[], list[dict[str, Any]]], report: VerifyReport) -> list[Any]:
+    """The proven refs ``refs_of()`` gives, or none and a problem naming ``rel`` when its listing is malformed."""
+    try:
+        return refs_of()
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        report.problems.append(f"{rel}: malformed {what} ({exc!r})")
+        return []
+
+
 def _check_proven_group(
     source: FolderSource, rel: str, group: dict[str, Any], table: dict[str, Any], report: VerifyReport
 ) -> None:
     """Each row file of a proven group's pages (``toolcat-vectors-10``): :func:`_check_proven`."""
-    try:
-        refs = proven_rows(table, group)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        report.problems.append(f"{rel}: malformed group of proven row files ({exc!r})")
-        return
-    _check_proven(source, refs, report)
+    _check_proven(
+        source, _proven_refs(rel, "group of proven row files", lambda: proven_rows(table, group), report), report
+    )
 
 
 def _check_proven_docs(source: FolderSource, rel: str, meta: dict[str, Any], report: VerifyReport) -> None:
     """Each doc shard of a proven doc table (``toolcat-index-4``): :func:`_check_proven`."""
-    try:
-        refs = proven_docs(meta)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        report.problems.append(f"{rel}: malformed proven doc table ({exc!r})")
-        return
-    _check_proven(source, refs, report)
+    _check_proven(source, _proven_refs(rel, "proven doc table", lambda: proven_docs(meta), report), report)
 
 
 def _check_proven_tables(source: FolderSource, rel: str, meta: dict[str, Any], report: VerifyReport) -> None:
     """Each row group and cluster shard of a ``toolcat-vectors-11`` meta (:func:`_check_proven`), and each group's rows."""
-    try:
-        refs = proven_tables(meta)
-        rows = meta["tools"]["rows"] if refs else {}
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        report.problems.append(f"{rel}: malformed proven row groups or cluster table ({exc!r})")
+    refs = _proven_refs(rel, "proven row groups or cluster table", lambda: proven_tables(meta), report)
+    if not refs:
         return
+    rows = meta["tools"]["rows"]  # proven_tables read it: a meta with proven refs has it
     for path, group in _check_proven(source, refs, report):
         if path.startswith(f"{rows['group_folder']}/"):
             _check_proven_group(source, path, group, rows, report)

@@ -1247,20 +1247,7 @@ def _write_rows(
     stem = "vectors/tools.rows"
     # each page's root (its files' Merkle tree, toolcat-vectors-10), kept in the memo beside its bucket's files
     roots: dict[int, str] = {}
-
-    def bucket(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
-        made: list[list[bytes]] = []
-
-        def files_of() -> dict[str, Any]:
-            files, page_roots = proven_pages(make(start, end), per_page)
-            made.append(files)
-            return {"files": [[sha256(data), len(data)] for data in files], "roots": page_roots}
-
-        entry = artifacts.memo.get("vectors.rows", key_of(start, end), files_of)
-        for number, root in enumerate(entry["roots"], start // per_page):
-            roots[number] = str(root)
-        return [(str(digest), int(size)) for digest, size in entry["files"]], made[0] if made else None
-
+    bucket = _proven_buckets(artifacts, "vectors.rows", key_of, make, per_page, roots)
     folders, listing, files = buckets_of(
         artifacts, stem, "tools", "r", n, per_page, per_bucket, bucket, pages_inside=True
     )
@@ -1302,6 +1289,37 @@ def _write_rows(
         "groups_per_root": GROUPS_PER_ROOT,
         "group_roots": group_roots,
     }
+
+
+def _proven_buckets(
+    artifacts: ArtifactSet,
+    kind: str,
+    key_of: Callable[[int, int], str],
+    make: Callable[[int, int], list[bytes]],
+    per_page: int,
+    roots: dict[int, str],
+) -> Callable[[int, int], tuple[list[tuple[str, int]], list[bytes] | None]]:
+    """A :func:`buckets_of` bucket of proven files (row files, cluster shards), memoised under ``kind``.
+
+    Files ``start`` to ``end`` are made by ``make`` only when the memo lacks ``key_of(start, end)``; each carries its
+    Merkle path (:func:`proven_pages`), and each page's root is noted in ``roots`` by page number (the memo keeps the
+    roots beside the files' sha256 and sizes, so carried files have their roots too).
+    """
+
+    def bucket(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
+        made: list[list[bytes]] = []
+
+        def files_of() -> dict[str, Any]:
+            files, page_roots = proven_pages(make(start, end), per_page)
+            made.append(files)
+            return {"files": [[sha256(data), len(data)] for data in files], "roots": page_roots}
+
+        entry = artifacts.memo.get(kind, key_of(start, end), files_of)
+        for number, root in enumerate(entry["roots"], start // per_page):
+            roots[number] = str(root)
+        return [(str(digest), int(size)) for digest, size in entry["files"]], made[0] if made else None
+
+    return bucket
 
 
 def _write_partitioned(
@@ -1371,19 +1389,7 @@ def _write_partitioned(
     # a folder a page, named by the hash of its files' hashes: a one-tool edit writes again the pages it changes; each
     # shard carries its Merkle path to its page's root, which the meta lists (toolcat-vectors-11: no page files)
     roots: dict[int, str] = {}
-
-    def clusters(start: int, end: int) -> tuple[list[tuple[str, int]], list[bytes] | None]:
-        made: list[list[bytes]] = []
-
-        def files_of() -> dict[str, Any]:
-            files, page_roots = proven_pages(make(start, end), per_page)
-            made.append(files)
-            return {"files": [[sha256(data), len(data)] for data in files], "roots": page_roots}
-
-        entry = artifacts.memo.get("vectors.clusters11", key_of(start, end), files_of)
-        roots[start // per_page] = str(entry["roots"][0])
-        return [(str(digest), int(size)) for digest, size in entry["files"]], made[0] if made else None
-
+    clusters = _proven_buckets(artifacts, "vectors.clusters11", key_of, make, per_page, roots)
     folders, _, files = buckets_of(artifacts, "vectors/tools.clusters", "tools", "c", k, per_page, per_page, clusters)
     # the contributor's summary line counts whole shards only: a partitioned build's tables are counted here
     log.info("vectors: %d cluster shards, %d bytes", k, sum(size for _, size in files))
