@@ -184,11 +184,11 @@ def _watch(src: Path, out: Path, *, strict: bool, force: bool, embedder: str | N
         _print_warnings(result.warnings, quiet=False)
         took = f" in {result.seconds:.2f}s" if result.up_to_date else ""  # a build's summary has its seconds
         click.echo(f"{what}{result.summary()}{took}")
-        watching.prime()  # once: what the next build's forked worker finds loaded
         if not changed and not watcher.stopped:
             click.echo(f"watching {src} for changes (Ctrl-C stops)", err=True)
         return True
 
+    watching.prime()  # once, before the first build: what each build's forked worker then finds loaded
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         watching.watch(watcher, build_once)
